@@ -1,0 +1,190 @@
+# sbxsup — build, test, install.
+#
+# Sources are picked up by directory, so adding a file never needs a Makefile edit:
+#   policy/*.c      libc-only policy core (glob, paths, compiled policy, report records)
+#                   -> $(B)/libpolicy.a, linked into sbxsup, libsbxpreload.so, tests, fuzzers
+#   common/*.c      audit writer/reader (cJSON + libsodium) -> $(B)/libcommon.a, sbxsup + tests
+#   supervisor/*.c  the sbxsup CLI (main.c holds main(); the rest -> $(B)/libsup.a for tests)
+#   preload/*.c     libsbxpreload.so
+#   bpf/*.bpf.c     CO-RE BPF objects -> $(B)/bpf/NAME.skel.h (bpftool gen skeleton)
+#   tests/unit/test_*.c      one cmocka binary each
+#   tests/progs/*.c          helper programs for integration tests; *_static.c are linked -static
+#   tests/fuzz/fuzz_*.c      libFuzzer targets (make fuzz)
+#
+# B (build dir) can be overridden so several builds can coexist: make B=build-foo
+
+B        ?= build
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+CC       ?= cc
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+PKGS     := libseccomp libbpf libcjson libsodium
+VERSION  := 0.1.0
+
+DEB_PKGS := build-essential libseccomp-dev libbpf-dev libcjson-dev libcmocka-dev libsodium-dev \
+            clang llvm bpftool libelf-dev zlib1g-dev pkg-config bubblewrap python3 file iproute2 \
+            curl strace
+
+SAN      ?=
+HARDEN   := -O2 -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
+WARN     := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 -Wvla
+ifeq ($(SAN),1)
+  HARDEN := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -fPIE
+  SANLD  := -fsanitize=address,undefined
+endif
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CPPFLAGS += -D_GNU_SOURCE -DSBXSUP_VERSION='"$(VERSION)"' -Ipolicy -Icommon -Isupervisor -I$(B)/bpf \
+            -DSBXSUP_LIBDIR='"$(PREFIX)/lib/sbxsup"'
+CFLAGS   += -std=gnu11 -g $(HARDEN) $(WARN)
+LDFLAGS  += -pie -Wl,-z,relro,-z,now $(SANLD)
+
+POLICY_SRC := $(wildcard policy/*.c)
+COMMON_SRC := $(wildcard common/*.c)
+SUP_SRC    := $(filter-out supervisor/main.c,$(wildcard supervisor/*.c))
+PRELOAD_SRC:= $(wildcard preload/*.c)
+BPF_SRC    := $(wildcard bpf/*.bpf.c)
+UNIT_SRC   := $(wildcard tests/unit/test_*.c)
+PROG_SRC   := $(wildcard tests/progs/*.c)
+FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
+
+POLICY_OBJ := $(POLICY_SRC:%.c=$(B)/%.o)
+COMMON_OBJ := $(COMMON_SRC:%.c=$(B)/%.o)
+SUP_OBJ    := $(SUP_SRC:%.c=$(B)/%.o)
+PRELOAD_OBJ:= $(PRELOAD_SRC:%.c=$(B)/pic/%.o) $(POLICY_SRC:%.c=$(B)/pic/%.o)
+BPF_OBJ    := $(BPF_SRC:bpf/%.bpf.c=$(B)/bpf/%.bpf.o)
+BPF_SKEL   := $(BPF_SRC:bpf/%.bpf.c=$(B)/bpf/%.skel.h)
+UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+PROG_BIN   := $(PROG_SRC:tests/progs/%.c=$(B)/tests/progs/%)
+
+SBXSUP     := $(B)/sbxsup
+PRELOAD_SO := $(B)/libsbxpreload.so
+
+.PHONY: all test check asan install uninstall deps deps-check clean demo bench fuzz fuzz-ci escape-matrix progs
+all: deps-check $(SBXSUP) $(PRELOAD_SO) progs
+
+# ---- dependencies -----------------------------------------------------------------------------
+deps:
+	@if [ "$$(id -u)" = 0 ]; then \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(DEB_PKGS); \
+	else \
+	  echo "make deps: not root; run:"; echo "  sudo apt-get install -y $(DEB_PKGS)"; exit 1; \
+	fi
+
+# Checks (cheaply) that the build dependencies are there; as root installs them, otherwise says how.
+deps-check:
+	@missing=""; \
+	for p in $(PKGS) cmocka; do pkg-config --exists $$p 2>/dev/null || missing="$$missing $$p"; done; \
+	for t in $(CLANG) $(BPFTOOL) bwrap; do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then echo "sbxsup: missing:$$missing — installing (make deps)"; $(MAKE) --no-print-directory deps; \
+	  else echo "sbxsup: missing build dependencies:$$missing"; \
+	       echo "  install them with: sudo apt-get install -y $(DEB_PKGS)"; exit 1; fi; \
+	fi
+
+# ---- libraries and binaries -------------------------------------------------------------------
+$(B)/%.o: %.c | $(BPF_SKEL)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -DSBX_PRELOAD=1 -std=gnu11 -g -O2 -D_FORTIFY_SOURCE=2 -fstack-protector-strong \
+	  -fPIC -fvisibility=hidden $(WARN) -MMD -MP -c $< -o $@
+
+$(B)/libpolicy.a: $(POLICY_OBJ)
+	@rm -f $@; ar rcs $@ $^
+$(B)/libcommon.a: $(COMMON_OBJ)
+	@rm -f $@; ar rcs $@ $^
+$(B)/libsup.a: $(SUP_OBJ)
+	@rm -f $@; ar rcs $@ $^
+
+$(SBXSUP): $(B)/supervisor/main.o $(B)/libsup.a $(B)/libcommon.a $(B)/libpolicy.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lelf -lz
+
+# The preload is never sanitizer-instrumented: it is injected into arbitrary programs.
+$(PRELOAD_SO): $(PRELOAD_OBJ)
+	$(CC) -shared -fPIC -Wl,-z,relro,-z,now -Wl,--no-undefined -o $@ $^ -ldl -lpthread
+
+# ---- BPF ----------------------------------------------------------------------------------------
+BTF_VMLINUX ?= /sys/kernel/btf/vmlinux
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+$(B)/bpf/vmlinux.h:
+	@mkdir -p $(dir $@)
+	@if [ ! -r $(BTF_VMLINUX) ]; then \
+	  echo "sbxsup: $(BTF_VMLINUX) is missing: this kernel has no BTF (CONFIG_DEBUG_INFO_BTF=y is needed" \
+	       "for the CO-RE BPF layers). Build with BTF_VMLINUX=/path/to/vmlinux or a BTF-enabled kernel." >&2; exit 1; fi
+	$(BPFTOOL) btf dump file $(BTF_VMLINUX) format c > $@.tmp && mv $@.tmp $@
+
+$(B)/bpf/%.bpf.o: bpf/%.bpf.c $(B)/bpf/vmlinux.h $(wildcard bpf/*.h)
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(B)/bpf -Ibpf -c $< -o $@
+	llvm-strip -g $@ 2>/dev/null || true
+
+$(B)/bpf/%.skel.h: $(B)/bpf/%.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+# ---- tests --------------------------------------------------------------------------------------
+$(B)/tests/test_%: tests/unit/test_%.c $(B)/libsup.a $(B)/libcommon.a $(B)/libpolicy.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcmocka -lelf -lz
+
+progs: $(PROG_BIN)
+$(B)/tests/progs/%_static: tests/progs/%_static.c
+	@mkdir -p $(dir $@)
+	$(CC) -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Wno-unused-parameter -static -o $@ $<
+$(B)/tests/progs/%: tests/progs/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Wno-unused-parameter -o $@ $< -lpthread
+
+# make test: everything, with real bwrap/BPF where the host has them. Prints "N passed, N failed, N skipped".
+test: all $(UNIT_BIN)
+	@B=$(B) SBXSUP=$(abspath $(SBXSUP)) SBXSUP_PRELOAD_LIB=$(abspath $(PRELOAD_SO)) bash tests/run.sh
+
+# make asan: the unit and integration tests again with sbxsup built under ASan+UBSan.
+asan:
+	@$(MAKE) --no-print-directory B=build-asan SAN=1 test
+
+# make check: what CI runs — the full suite, then again under ASan+UBSan, then a short fuzz pass.
+check:
+	@$(MAKE) --no-print-directory test
+	@$(MAKE) --no-print-directory asan
+	@$(MAKE) --no-print-directory fuzz-ci
+
+# ---- fuzzing (libFuzzer, clang) --------------------------------------------------------------------
+FUZZ_SECONDS ?= 300
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ipolicy -Icommon -Isupervisor
+$(B)/fuzz/%: tests/fuzz/%.c $(POLICY_SRC) $(COMMON_SRC) $(SUP_SRC)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) -DSBXSUP_VERSION='"$(VERSION)"' -DSBXSUP_LIBDIR='"$(PREFIX)/lib/sbxsup"' \
+	  -I$(B)/bpf $(PKG_CFLAGS) -o $@ $^ $(PKG_LIBS) -lelf -lz
+fuzz: all $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) B=$(B) bash tests/fuzz/run.sh
+fuzz-ci:
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=20
+
+# ---- demo, bench, escape matrix -----------------------------------------------------------------------
+demo: all
+	@SBXSUP=$(abspath $(SBXSUP)) SBXSUP_PRELOAD_LIB=$(abspath $(PRELOAD_SO)) B=$(B) bash examples/demo.sh
+
+bench: all
+	@SBXSUP=$(abspath $(SBXSUP)) SBXSUP_PRELOAD_LIB=$(abspath $(PRELOAD_SO)) B=$(B) bash bench/run.sh
+
+escape-matrix: all
+	@SBXSUP=$(abspath $(SBXSUP)) SBXSUP_PRELOAD_LIB=$(abspath $(PRELOAD_SO)) B=$(B) bash tests/escape/run.sh --matrix docs/escape-matrix.md
+
+# ---- install ------------------------------------------------------------------------------------------
+install: $(SBXSUP) $(PRELOAD_SO)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/sbxsup $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 $(SBXSUP) $(DESTDIR)$(PREFIX)/bin/sbxsup
+	install -m 0644 $(PRELOAD_SO) $(DESTDIR)$(PREFIX)/lib/sbxsup/libsbxpreload.so
+	install -m 0644 man/sbxsup.1 $(DESTDIR)$(PREFIX)/share/man/man1/sbxsup.1
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/sbxsup $(DESTDIR)$(PREFIX)/lib/sbxsup/libsbxpreload.so \
+	      $(DESTDIR)$(PREFIX)/share/man/man1/sbxsup.1
+
+clean:
+	rm -rf build build-*
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

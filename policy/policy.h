@@ -1,0 +1,131 @@
+/* policy.h — the compiled policy: one flat, position-independent, read-only blob.
+ *
+ * Promise: the supervisor builds the blob once from a parsed manifest (pol_build, policy_build.c);
+ * every enforcing or observing part — the preload (from a sealed memfd), the supervisor's
+ * `explain`, the probe consumer, the Landlock stage — evaluates the *same* blob with the *same*
+ * decision functions below, so no two layers can disagree about what a manifest means.
+ *
+ * The blob holds offsets, never pointers; pol_open() bounds-checks every offset once, after which
+ * the decision functions do no allocation and no system calls. Path decisions cost O(depth of the
+ * path + rules sharing a literal prefix), not O(number of rules): rules are indexed by the literal
+ * directory prefix before their first glob component (a hash table over prefixes); only "floating"
+ * rules with no literal prefix (e.g. "**" + "/.env") are scanned linearly.
+ *
+ * libc only: this file and its .c are linked into libsbxpreload.so.
+ */
+#ifndef SBX_POLICY_H
+#define SBX_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define POL_MAGIC   0x4c4f5042u /* "BPOL" little endian */
+#define POL_VERSION 1u
+#define POL_MAX_BLOB (64u << 20)
+
+/* Access bits. WRITE means any call that can change the file (O_WRONLY/O_RDWR/O_CREAT/O_TRUNC/
+ * O_APPEND, unlink, rename, chmod, chown, utimes, truncate, mkdir, link, symlink). EXEC is a read
+ * that starts a program; it is allowed when the path is readable AND the manifest has code:exec
+ * (the initial command is exempt: that is the caller's business, not the policy's). */
+enum pol_access { POL_READ = 1u, POL_WRITE = 2u, POL_EXEC = 4u };
+
+enum pol_verdict { POL_ALLOW = 0, POL_DENY = 1 };
+
+/* Rule kinds, in order of strength when several match a path:
+ *   POL_R_HARD_DENY  manifest `deny` + the SPEC's never-readable secrets (~/.ssh, /etc/shadow, ...):
+ *                    wins over everything.
+ *   POL_R_SOFT_DENY  whole-tree blankets (/root, other users' homes): a grant whose literal prefix
+ *                    lies strictly inside the blanket (e.g. a workspace under /root) overrides it.
+ *   POL_R_GRANT      read or read+write grant (system paths, /etc parts, code dir, workspace,
+ *                    /tmp, /dev/null..., fs:read / fs:write hints).
+ * No match: denied by the implicit rule POL_RULE_DEFAULT. */
+enum pol_rule_kind { POL_R_GRANT = 0, POL_R_SOFT_DENY = 1, POL_R_HARD_DENY = 2, POL_R_NET = 3 };
+
+#define POL_RULE_DEFAULT   0xffffffffu /* "default: not granted" */
+#define POL_RULE_NET_ANY   0xfffffffeu /* network unrestricted (autonomy full / cap without hosts) */
+#define POL_RULE_NET_NONE  0xfffffffdu /* no network capability */
+
+struct pol_decision {
+	int verdict;      /* POL_ALLOW or POL_DENY */
+	uint32_t rule;    /* index into the rule table, or one of POL_RULE_* above */
+};
+
+/* Network mode of the whole policy. */
+enum pol_net_mode { POL_NET_NONE = 0, POL_NET_LIST = 1, POL_NET_ANY = 2 };
+
+/* A read-only view on a validated blob. The struct itself is opaque; it lives inside the blob
+ * mapping (no allocation), so it is valid as long as the mapping is. */
+struct policy;
+
+/* Validate `len` bytes at `blob` (magic, version, every offset and length in bounds, strings NUL
+ * terminated, hash table well formed). Returns the view, or NULL with *why set to a static string.
+ * `blob` must be 8-byte aligned (mmap and malloc results are). */
+const struct policy *pol_open(const void *blob, size_t len, const char **why);
+
+/* Lexical normalisation: join `path` onto `cwd` when relative, collapse "//", ".", "..", drop a
+ * trailing "/". `out` gets an absolute path. Returns 0, or -1 (ENAMETOOLONG) when it does not fit.
+ * No system calls: symlinks are the caller's job (the preload resolves them as the kernel would). */
+int pol_normalize(const char *cwd, const char *path, char *out, size_t outlen);
+
+/* Decide a path access. `path` must be absolute and normalised (pol_normalize). `access` is a
+ * combination of enum pol_access; all requested bits must be granted. Returns the verdict (also in
+ * out->verdict). */
+int pol_path(const struct policy *p, const char *path, unsigned access, struct pol_decision *out);
+
+/* Decide a network peer. family is AF_INET or AF_INET6 (IPv4-mapped IPv6 is decided as IPv4);
+ * addr points at 4 or 16 bytes in network order; port in host order (0: "any port" asked, e.g. a
+ * connect whose port is not known — then only a rule with no port allows). */
+int pol_net_addr(const struct policy *p, int family, const void *addr, uint16_t port,
+		 struct pol_decision *out);
+
+/* Decide a name resolution (port 0 = any port). Case-insensitive, trailing dot ignored. A name is
+ * allowed when some rule names it (any port, or that port when one is given). */
+int pol_net_name(const struct policy *p, const char *name, uint16_t port, struct pol_decision *out);
+
+/* Human-readable rule: "deny[0]: ~/.ssh/ **", "capabilities[1].hint: ~/notes/ **",
+ * "builtin:system: /usr", "builtin:secret: ~/.ssh", "default: not granted", ... Never NULL. */
+const char *pol_rule_text(const struct policy *p, uint32_t rule);
+
+bool pol_code_exec(const struct policy *p);
+enum pol_net_mode pol_net_mode(const struct policy *p);
+const char *pol_executor_name(const struct policy *p);   /* manifest name */
+const char *pol_workspace(const struct policy *p);        /* absolute workspace */
+const char *pol_home(const struct policy *p);             /* invoking user's home */
+
+/* Directory-level view for layers that work on directories (bwrap, Landlock): each granted hint
+ * truncated before its first glob component, with its access (POL_READ, POL_READ|POL_WRITE;
+ * POL_EXEC added for system paths and the code dir, and for every readable dir under code:exec).
+ * Entries whose directory does not exist are still listed; the consumer skips them.
+ * Masks: the literal paths of deny rules (truncated likewise) that bwrap masks when they exist. */
+struct pol_dir { const char *path; unsigned access; uint32_t rule; };
+size_t pol_dir_count(const struct policy *p);
+int pol_dir_get(const struct policy *p, size_t i, struct pol_dir *out);
+size_t pol_mask_count(const struct policy *p);
+int pol_mask_get(const struct policy *p, size_t i, struct pol_dir *out);
+
+/* Network rules, for the kernel layers (netfilter map entries, Landlock ports, DNS resolvers).
+ * A name rule appears once per address it resolved to at build time (is_name set, name given). */
+struct pol_net {
+	int family;            /* AF_INET, AF_INET6, or 0 for a name rule with no resolved address */
+	uint8_t addr[16];      /* network order; first 4 bytes for IPv4 */
+	uint8_t prefix;        /* CIDR prefix length (32/128 for a single address) */
+	uint16_t port;         /* 0 = any */
+	bool is_name;
+	const char *name;      /* the granted name, or NULL */
+	uint32_t rule;
+};
+size_t pol_net_count(const struct policy *p);
+int pol_net_get(const struct policy *p, size_t i, struct pol_net *out);
+
+/* Glob matching on path components (glob.c): '*' matches within one component, '?' one character
+ * other than '/', '**' (a whole component) any number of components including none. Both strings
+ * absolute or both relative. Returns true on match. No allocation, no recursion deeper than the
+ * number of '**' components (bounded). */
+bool pol_glob_match(const char *glob, const char *path);
+/* Length of the literal directory prefix of `glob`: the components before the first one holding
+ * '*' or '?'. "/home/u/notes/" "**" -> 13 ("/home/u/notes"); "**" + "/.env" -> 0; "/a/b" -> 4. */
+size_t pol_glob_literal_prefix(const char *glob);
+bool pol_glob_has_magic(const char *s);
+
+#endif

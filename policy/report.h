@@ -1,0 +1,74 @@
+/* report.h — records from inside the sandbox to the supervisor (preload denials, acks) and the
+ * stage's control messages.
+ *
+ * Transport: an AF_UNIX SOCK_DGRAM socketpair; the executor side is inherited at fd number given by
+ * SBXSUP_REPORT_FD. Every record is one datagram (one sendto with MSG_DONTWAIT|MSG_NOSIGNAL), so
+ * records never interleave, a full queue drops the record (never blocks the executor), and no lock
+ * is needed (async-signal-safe, fork-safe, thread-safe). Drops are counted by the preload in the
+ * next record it manages to send (`dropped`).
+ *
+ * The supervisor treats every byte as hostile: sbx_rec_decode() checks magic, version, type, sizes,
+ * NUL-termination and enum ranges; strings are bounded; the kernel-supplied SCM_CREDENTIALS pid is
+ * preferred over the record's pid when available.
+ *
+ * libc only (linked into libsbxpreload.so).
+ */
+#ifndef SBX_REPORT_H
+#define SBX_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SBX_REC_MAGIC   0x52584253u /* "SBXR" */
+#define SBX_REC_VERSION 1u
+#define SBX_REC_MAX     4608u       /* header + subject + comm: one datagram */
+#define SBX_REC_SUBJECT_MAX 4096u
+
+enum sbx_rec_type { SBX_REC_ACK = 1, SBX_REC_DENY = 2 };
+
+/* Operations (preload.deny "op"). Keep in step with sbx_op_name(). */
+enum sbx_op {
+	SBX_OP_OPEN = 1, SBX_OP_STAT, SBX_OP_EXEC, SBX_OP_CONNECT, SBX_OP_SENDTO, SBX_OP_BIND,
+	SBX_OP_RESOLVE, SBX_OP_UNLINK, SBX_OP_RENAME, SBX_OP_MKDIR, SBX_OP_RMDIR, SBX_OP_LINK,
+	SBX_OP_SYMLINK, SBX_OP_CHMOD, SBX_OP_CHOWN, SBX_OP_TRUNCATE, SBX_OP_UTIME, SBX_OP_READLINK,
+	SBX_OP_OPENDIR, SBX_OP_ACCESS, SBX_OP_SPAWN, SBX_OP__MAX
+};
+
+/* Wire format: header, then subject_len bytes (no NUL), then comm_len bytes (no NUL). */
+struct sbx_rec_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t type;        /* enum sbx_rec_type */
+	int32_t pid;          /* as seen by the sender (namespaced) */
+	uint16_t op;          /* enum sbx_op */
+	uint8_t access;       /* enum pol_access bits; for network: 0 */
+	uint8_t family;       /* 0 (path / name), AF_INET, AF_INET6, AF_UNIX */
+	int32_t err;          /* errno returned to the caller (EACCES, EPERM, EAI_FAIL...) */
+	uint32_t rule;        /* rule index in the compiled policy */
+	uint16_t port;        /* host order, network ops */
+	uint16_t subject_len; /* path, host name, or textual address */
+	uint16_t comm_len;
+	uint16_t reserved;
+	uint32_t dropped;     /* records this process could not send before this one */
+};
+
+struct sbx_rec {
+	struct sbx_rec_hdr h;
+	char subject[SBX_REC_SUBJECT_MAX + 1];
+	char comm[17];
+};
+
+/* Encode into buf (>= SBX_REC_MAX bytes). Truncates subject/comm to their bounds. Returns the
+ * length. Async-signal-safe. */
+size_t sbx_rec_encode(void *buf, const struct sbx_rec_hdr *h, const char *subject, const char *comm);
+/* Decode and validate an untrusted datagram. Returns 0, or -1 (reject it). */
+int sbx_rec_decode(const void *buf, size_t len, struct sbx_rec *out);
+const char *sbx_op_name(unsigned op);            /* "open", "exec", ... or NULL if out of range */
+const char *sbx_access_name(unsigned access);    /* "read", "write", "exec", "connect" */
+
+/* Environment variables the supervisor sets for the executor (and the exec interposers restore). */
+#define SBX_ENV_POLICY_FD "SBXSUP_POLICY_FD"
+#define SBX_ENV_REPORT_FD "SBXSUP_REPORT_FD"
+#define SBX_ENV_RUN       "SBXSUP_RUN"
+
+#endif

@@ -1,0 +1,39 @@
+/* layers.h — the seven layers of the SPEC, which are wanted, which are active, and why not.
+ *
+ * Promise: one bookkeeping struct per run. A layer is active only after it was actually put in
+ * place (not when merely requested); every inactive layer has a reason. run.start.layers/why,
+ * `sbxsup status` and --dry-run all print from this struct, so they cannot disagree.
+ */
+#ifndef SBX_LAYERS_H
+#define SBX_LAYERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum sbx_layer {
+	SBX_L_PRELOAD = 0, SBX_L_BWRAP, SBX_L_SECCOMP, SBX_L_LANDLOCK, SBX_L_NETFILTER, SBX_L_PROBES,
+	SBX_L_LIMITS, SBX_L__N
+};
+#define SBX_L_ALL ((1u << SBX_L__N) - 1u)
+
+struct sbx_layers {
+	unsigned want;                 /* bit per layer: requested (--layers, default auto = all) */
+	unsigned require;              /* bit per layer: --require / SBXSUP_REQUIRE */
+	unsigned active;               /* bit per layer: actually in place */
+	char why[SBX_L__N][256];       /* reason when not active */
+	char level[SBX_L__N][96];      /* detected level when active: "abi 7", "notify", "tp_btf", ... */
+};
+
+const char *sbx_layer_name(enum sbx_layer l);       /* "preload", "bwrap", ... */
+/* Parse "auto", "all", "none" or a comma list of names into a mask. Returns 0 or -1 (err set). */
+int sbx_layer_parse(const char *list, unsigned *mask, char *err, size_t errlen);
+void sbx_layer_set_off(struct sbx_layers *s, enum sbx_layer l, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void sbx_layer_set_on(struct sbx_layers *s, enum sbx_layer l, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static inline bool sbx_layer_on(const struct sbx_layers *s, enum sbx_layer l)
+{
+	return (s->active >> l) & 1u;
+}
+
+#endif

@@ -1,0 +1,111 @@
+/* manifest.h — executor manifest: JSON (cJSON) -> validated, expanded struct manifest.
+ *
+ * Promise: manifest_parse() either returns a complete manifest in which every hint is expanded
+ * (absolute, `~` replaced by the invoking user's home, relative hints joined onto the workspace,
+ * lexically normalised) and every host parsed, with the autonomy transform already applied — or it
+ * returns -1 with *every* problem listed in `errs`, each naming line/column (syntax) or its JSON
+ * path (semantics: "capabilities[2].hosts[0]: ..."). Nothing downstream re-reads the JSON.
+ * Input bounds: at most MF_MAX_BYTES bytes and MF_MAX_DEPTH nesting, checked before cJSON parses.
+ */
+#ifndef SBX_MANIFEST_H
+#define SBX_MANIFEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define MF_MAX_BYTES (1u << 20) /* 1 MiB */
+#define MF_MAX_DEPTH 32
+#define MF_MAX_ERRORS 64
+
+enum mf_autonomy { MF_AUTONOMY_READONLY = 0, MF_AUTONOMY_SUPERVISED = 1, MF_AUTONOMY_FULL = 2 };
+
+struct mf_hint {
+	char *glob;    /* as written in the manifest */
+	char *abs;     /* expanded + normalised glob (absolute) */
+	char *dir;     /* abs truncated before its first glob component (directory-level layers) */
+	char *jpath;   /* "capabilities[1].hints[0]" / "deny[2]" */
+};
+
+enum mf_host_kind { MF_HOST_NAME = 0, MF_HOST_V4 = 1, MF_HOST_V6 = 2 };
+struct mf_host {
+	enum mf_host_kind kind;
+	char *text;        /* as written */
+	char *name;        /* lower-case, no trailing dot (MF_HOST_NAME) */
+	uint8_t addr[16];  /* network order (V4: first 4 bytes) */
+	uint8_t prefix;    /* 32/128 when no /len given */
+	uint16_t port;     /* 0 = any port */
+	char *jpath;       /* "capabilities[3].hosts[0]" */
+};
+
+struct mf_env_set { char *name; char *value; };
+
+struct mf_limits {              /* -1 = not set in the manifest (the default applies) */
+	long wall_s, cpu_s, memory_mb, pids, fsize_mb, nofile;
+};
+#define MF_DEFAULT_WALL_S 300
+#define MF_DEFAULT_NOFILE 1024
+
+struct manifest {
+	int version;               /* always 1 */
+	char *name;
+	enum mf_autonomy autonomy;
+	char *code_path;           /* absolute, or NULL */
+	char *code_dir;            /* directory of code_path, or NULL */
+	bool code_exec;            /* capability code:exec */
+
+	struct mf_hint *reads;   size_t nreads;    /* fs:read hints (plus fs:write under readonly) */
+	struct mf_hint *writes;  size_t nwrites;   /* fs:write hints (write implies read) */
+	struct mf_hint *denies;  size_t ndenies;   /* manifest `deny` */
+
+	bool net_granted;          /* some network capability survives autonomy */
+	bool net_any;              /* unrestricted: autonomy full, or a network cap without hosts */
+	struct mf_host *hosts;   size_t nhosts;
+	char **net_modes;        size_t nnet_modes; /* "http", "tcp", ... as written */
+
+	char **ignored_caps;     size_t nignored;  /* "mail:send" ...: accepted, no effect */
+
+	char **env_pass;         size_t nenv_pass; /* globs */
+	struct mf_env_set *env_set; size_t nenv_set;
+
+	struct mf_limits limits;
+
+	char *source;              /* manifest path, or "(built-in default)" */
+	char sha256_hex[65];       /* of the manifest bytes (of the built-in text for the default) */
+	char *workspace;           /* absolute */
+	char *home;                /* invoking user's home */
+	bool is_default;
+};
+
+struct mf_ctx {
+	const char *home;          /* $HOME of the invoking user (getpwuid fallback) */
+	const char *workspace;     /* absolute, normalised */
+	uid_t uid;
+};
+
+struct mf_errors {
+	size_t n;
+	char *msg[MF_MAX_ERRORS];  /* "line 3, column 7: ..." / "capabilities[2].hosts[0]: ..." */
+	size_t nwarn;
+	char *warn[MF_MAX_ERRORS]; /* non-fatal: "capabilities[3]: network:http without hosts grants any host" */
+};
+
+/* The built-in default manifest (JSON text, see SPEC "Built-in default manifest"). */
+extern const char manifest_default_json[];
+
+int manifest_parse(const char *buf, size_t len, const char *source, const struct mf_ctx *ctx,
+		   struct manifest **out, struct mf_errors *errs);
+/* Reads the file (refusing > MF_MAX_BYTES without reading it all), then manifest_parse. */
+int manifest_load(const char *path, const struct mf_ctx *ctx, struct manifest **out,
+		  struct mf_errors *errs);
+int manifest_load_default(const struct mf_ctx *ctx, struct manifest **out, struct mf_errors *errs);
+/* Fills ctx from the environment: HOME (or the passwd entry), workspace (given or cwd), uid. */
+int mf_ctx_init(struct mf_ctx *ctx, const char *workspace, char *err, size_t errlen);
+void manifest_free(struct manifest *m);
+void mf_errors_free(struct mf_errors *e);
+
+/* Expand one hint as the manifest would (exposed for tests and explain --path). */
+char *mf_expand_path(const char *hint, const struct mf_ctx *ctx);
+
+#endif

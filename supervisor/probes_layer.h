@@ -1,0 +1,31 @@
+/* probes_layer.h — eBPF tracepoint probes that observe policy-violating syscalls of the run.
+ * Owner: probes work (issue 6).
+ *
+ * Promise: sbx_probes_start() makes the probes watch this run (scoped by the run's cgroup v2 id
+ * when there is one, else by a pid set kept from fork/exit); sbx_probes_arm() starts the watch at
+ * the next exec of `pid` (the stage's execve of the command), so sbxsup's and bwrap's own set-up is
+ * never reported. sbx_probes_drain() decides each event with the compiled policy (pol_path /
+ * pol_net_addr) and emits `kernel.violation` with its outcome and sensor. sbx_probes_lost() is the
+ * exact count of events the kernel ring buffer dropped.
+ */
+#ifndef SBX_PROBES_LAYER_H
+#define SBX_PROBES_LAYER_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include "audit.h"
+#include "policy.h"
+
+struct sbx_probes;
+/* 1 usable (level: the hook tier, e.g. "tp_btf sys_enter/sys_exit"), 0 not (why). */
+int sbx_probes_probe(char *level, size_t levellen, char *why, size_t whylen);
+int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id /* 0: none */,
+		     struct sbx_probes **out, char *level, size_t levellen, char *why, size_t whylen);
+int sbx_probes_arm(struct sbx_probes *pr, pid_t pid);
+int sbx_probes_fd(const struct sbx_probes *pr);
+int sbx_probes_drain(struct sbx_probes *pr, struct audit *a);
+uint64_t sbx_probes_lost(const struct sbx_probes *pr);
+void sbx_probes_stop(struct sbx_probes *pr);
+
+#endif

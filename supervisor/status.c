@@ -1,0 +1,8 @@
+/* STUB — to be replaced by: issue 3 (run). */
+#include "cmd.h"
+int cmd_status(int argc, char **argv)
+{
+	(void)argc; (void)argv;
+	sbx_msg("cmd_status: not implemented yet");
+	return SBX_EXIT_INTERNAL;
+}
