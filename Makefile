@@ -24,7 +24,7 @@ VERSION  := 0.1.0
 
 DEB_PKGS := build-essential libseccomp-dev libbpf-dev libcjson-dev libcmocka-dev libsodium-dev \
             clang llvm bpftool libelf-dev zlib1g-dev pkg-config bubblewrap python3 file iproute2 \
-            curl strace
+            curl strace chromium
 
 SAN      ?=
 HARDEN   := -O2 -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE

@@ -11,6 +11,9 @@
  * directory prefix before their first glob component (a hash table over prefixes); only "floating"
  * rules with no literal prefix (e.g. "**" + "/.env") are scanned linearly.
  *
+ * The byte layout and the writer live in policy_format.h / policy_write.c (private to the policy
+ * module and the builder); glob matching in glob.c; decisions and validation in policy.c.
+ *
  * libc only: this file and its .c are linked into libsbxpreload.so.
  */
 #ifndef SBX_POLICY_H
@@ -45,10 +48,13 @@ enum pol_rule_kind { POL_R_GRANT = 0, POL_R_SOFT_DENY = 1, POL_R_HARD_DENY = 2, 
 #define POL_RULE_DEFAULT   0xffffffffu /* "default: not granted" */
 #define POL_RULE_NET_ANY   0xfffffffeu /* network unrestricted (autonomy full / cap without hosts) */
 #define POL_RULE_NET_NONE  0xfffffffdu /* no network capability */
+#define POL_RULE_NO_EXEC   0xfffffffcu /* readable, but the manifest has no code:exec */
 
 struct pol_decision {
 	int verdict;      /* POL_ALLOW or POL_DENY */
 	uint32_t rule;    /* index into the rule table, or one of POL_RULE_* above */
+	uint32_t examined; /* diagnostics: rules tested for this decision (bounded by path depth,
+			    * rules sharing a literal prefix and floating rules; not by the total) */
 };
 
 /* Network mode of the whole policy. */
@@ -65,12 +71,17 @@ const struct policy *pol_open(const void *blob, size_t len, const char **why);
 
 /* Lexical normalisation: join `path` onto `cwd` when relative, collapse "//", ".", "..", drop a
  * trailing "/". `out` gets an absolute path. Returns 0, or -1 (ENAMETOOLONG) when it does not fit.
- * No system calls: symlinks are the caller's job (the preload resolves them as the kernel would). */
+ * No system calls: symlinks are the caller's job (the preload resolves them as the kernel would).
+ * A relative path with a NULL or relative cwd: -1 (EINVAL). ".." at "/" stays "/". */
 int pol_normalize(const char *cwd, const char *path, char *out, size_t outlen);
 
-/* Decide a path access. `path` must be absolute and normalised (pol_normalize). `access` is a
- * combination of enum pol_access; all requested bits must be granted. Returns the verdict (also in
- * out->verdict). */
+/* Decide a path access. `path` must be absolute and normalised (pol_normalize); anything else is
+ * denied (POL_RULE_DEFAULT). `access` is a combination of enum pol_access (0 counts as READ); all
+ * requested bits must be granted by one rule. Strength: a matching hard deny wins; else the grant
+ * with the longest literal prefix covering the access competes with the longest soft deny, and
+ * the grant wins only when its prefix is strictly longer; else POL_RULE_DEFAULT. EXEC = READ plus
+ * code:exec (POL_RULE_NO_EXEC when the manifest lacks it). Returns the verdict (also in
+ * out->verdict, which may be NULL). */
 int pol_path(const struct policy *p, const char *path, unsigned access, struct pol_decision *out);
 
 /* Decide a network peer. family is AF_INET or AF_INET6 (IPv4-mapped IPv6 is decided as IPv4);
@@ -83,8 +94,14 @@ int pol_net_addr(const struct policy *p, int family, const void *addr, uint16_t 
  * allowed when some rule names it (any port, or that port when one is given). */
 int pol_net_name(const struct policy *p, const char *name, uint16_t port, struct pol_decision *out);
 
-/* Human-readable rule: "deny[0]: ~/.ssh/ **", "capabilities[1].hint: ~/notes/ **",
- * "builtin:system: /usr", "builtin:secret: ~/.ssh", "default: not granted", ... Never NULL. */
+/* Human-readable rule: "deny[0]: ~/.ssh/ **" (the glob as written), "capabilities[1].hints[0]:
+ * ~/notes/ **", "capabilities[3].hosts[0]: api.example.com:443", "builtin:system: /usr",
+ * "builtin:secret: ~/.ssh", "builtin:etc: /etc/resolv.conf", "builtin:workspace: /w",
+ * "builtin:tmp: /tmp", "builtin:dev: /dev/null", "builtin:proc: /proc/self/ **",
+ * "builtin:home-blanket: /home/ *", "builtin:dns: 192.168.1.1:53", "builtin:code: DIR",
+ * "builtin:sbxsup: PATH", "builtin:sys: ...", and for the pseudo rules "default: not granted",
+ * "no code:exec capability", "network: unrestricted", "network: no capability".
+ * Unknown index: "unknown rule". Never NULL. */
 const char *pol_rule_text(const struct policy *p, uint32_t rule);
 
 bool pol_code_exec(const struct policy *p);
@@ -97,7 +114,12 @@ const char *pol_home(const struct policy *p);             /* invoking user's hom
  * truncated before its first glob component, with its access (POL_READ, POL_READ|POL_WRITE;
  * POL_EXEC added for system paths and the code dir, and for every readable dir under code:exec).
  * Entries whose directory does not exist are still listed; the consumer skips them.
- * Masks: the literal paths of deny rules (truncated likewise) that bwrap masks when they exist. */
+ * Masks: paths wholly covered by a hard deny, for bwrap to mask when they exist: a literal deny
+ * path, the LITERAL part of a "LITERAL/" "**" deny, and /etc/shadow, /etc/gshadow, /etc/sudoers,
+ * /etc/sudoers.d. Other deny globs ("**" "/.env", "/etc/shadow*"'s variants) have no mask: the
+ * preload and the probes match them. A mask's access is READ|WRITE; its rule is the deny rule.
+ * The dir table may list a path whose grant a hard deny partly covers: consumers apply the masks
+ * after the dirs. */
 struct pol_dir { const char *path; unsigned access; uint32_t rule; };
 size_t pol_dir_count(const struct policy *p);
 int pol_dir_get(const struct policy *p, size_t i, struct pol_dir *out);
@@ -124,7 +146,8 @@ int pol_net_get(const struct policy *p, size_t i, struct pol_net *out);
  * number of '**' components (bounded). */
 bool pol_glob_match(const char *glob, const char *path);
 /* Length of the literal directory prefix of `glob`: the components before the first one holding
- * '*' or '?'. "/home/u/notes/" "**" -> 13 ("/home/u/notes"); "**" + "/.env" -> 0; "/a/b" -> 4. */
+ * '*' or '?'. "/home/u/notes/" "**" -> 13 ("/home/u/notes"); "**" + "/.env" -> 0; "/a/b" -> 4;
+ * "/" -> 1; "/" "*" -> 0 (a rule with an empty prefix is "floating": tested on every decision). */
 size_t pol_glob_literal_prefix(const char *glob);
 bool pol_glob_has_magic(const char *s);
 

@@ -1,4 +1,315 @@
-/* STUB — to be replaced by issue 4 (preload). */
-#include "policy.h"
-#include "report.h"
-__attribute__((visibility("default"))) int sbx_preload_stub;
+/* preload.c — libsbxpreload.so: the one process-wide state and its initialisation.
+ *
+ * Promise: all process-wide state of the library is the struct `sbx_pl` below. It is set up once,
+ * by the constructor (which gets argc/argv from glibc) or, if some other library's constructor
+ * calls an interposed function first, lazily by that call. Set-up:
+ *   - passive in the stage: argv[1] is "__stage" and basename(/proc/self/exe) is "sbxsup" ->
+ *     no enforcement and no ack;
+ *   - saves LD_PRELOAD (or, if it is absent, the library's own path) and the SBXSUP_* variables,
+ *     for the exec interposers to put back;
+ *   - maps SBXSUP_POLICY_FD (a memfd that must carry F_SEAL_WRITE) PROT_READ/MAP_PRIVATE and
+ *     validates it with pol_open(); when the policy is absent or invalid it prints one
+ *     "sbxsup-preload: " line and fails CLOSED: every decision denies (and is still reported);
+ *   - the constructor sends one SBX_REC_ACK record; the destructor sends the count of records
+ *     that could not be sent (if any) on one more.
+ * The state is only ever appended to after set-up (address table, directory cache), lock-free, so
+ * a fork child or a signal handler never waits for a lock.
+ */
+#include "pl.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct sbx_pl sbx_pl = { .mode = SBX_PL_UNINIT, .policy_fd = -1, .report_fd = -1 };
+
+static atomic_int init_owner; /* tid of the thread initialising, 0 when none */
+
+static const char *const env_names[SBX_PL_ENV_N] = {
+	"LD_PRELOAD", SBX_ENV_POLICY_FD, SBX_ENV_REPORT_FD, SBX_ENV_RUN,
+};
+
+static void say(const char *msg)
+{
+	char buf[512];
+	int n = snprintf(buf, sizeof buf, "sbxsup-preload: %s\n", msg);
+	if (n > 0)
+		(void)!write(2, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+/* Strict decimal fd number. */
+static int parse_fd(const char *s)
+{
+	long v = 0;
+	if (!s || !*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > 1000000)
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	return (int)v;
+}
+
+/* out = "name=value" when it fits (else left empty). */
+static void set_pair(char out[SBX_PL_ENV_MAX], const char *name, const char *value)
+{
+	if (!value)
+		return;
+	size_t n = strlen(name), v = strlen(value);
+	if (n + 1 + v >= SBX_PL_ENV_MAX)
+		return;
+	memcpy(out, name, n);
+	out[n] = '=';
+	memcpy(out + n + 1, value, v + 1);
+}
+
+static void save_env(void)
+{
+	for (int i = 0; i < SBX_PL_ENV_N; i++) {
+		sbx_pl.env[i][0] = 0;
+		set_pair(sbx_pl.env[i], env_names[i], getenv(env_names[i]));
+	}
+	/* Loaded through /etc/ld.so.preload after the environment was stripped: name ourselves. */
+	if (!sbx_pl.env[0][0]) {
+		Dl_info di;
+		if (dladdr((void *)&sbx_pl_init, &di) && di.dli_fname && di.dli_fname[0] == '/')
+			set_pair(sbx_pl.env[0], env_names[0], di.dli_fname);
+	}
+}
+
+/* Reads argv[1] from /proc/self/cmdline (lazy initialisation has no argv). */
+static bool argv1_from_proc(char *out, size_t len)
+{
+	char buf[256];
+	int fd = (int)sbx_sys(SYS_openat, AT_FDCWD, (long)"/proc/self/cmdline", O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return false;
+	long n = sbx_sys(SYS_read, fd, (long)buf, sizeof buf - 1, 0, 0, 0);
+	sbx_sys(SYS_close, fd, 0, 0, 0, 0, 0);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	size_t a0 = strlen(buf);
+	if ((long)a0 + 1 >= n)
+		return false;
+	snprintf(out, len, "%s", buf + a0 + 1);
+	return true;
+}
+
+static bool is_stage(int argc, char **argv)
+{
+	char a1[64] = "", exe[PATH_MAX];
+	if (argv && argc > 1 && argv[1])
+		snprintf(a1, sizeof a1, "%s", argv[1]);
+	else if (!argv && !argv1_from_proc(a1, sizeof a1))
+		return false;
+	if (strcmp(a1, "__stage") != 0)
+		return false;
+	ssize_t n = sbx_readlinkat(AT_FDCWD, "/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = 0;
+	const char *b = strrchr(exe, '/');
+	b = b ? b + 1 : exe;
+	return strcmp(b, "sbxsup") == 0;
+}
+
+/* Maps and validates the policy. Returns NULL with *why set on any problem. */
+static const struct policy *map_policy(const char **why)
+{
+	struct stat st;
+	int fd = parse_fd(getenv(SBX_ENV_POLICY_FD));
+	if (fd < 0) {
+		*why = "SBXSUP_POLICY_FD is not set";
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		*why = "SBXSUP_POLICY_FD is not an open memfd";
+		return NULL;
+	}
+	int seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || !(seals & F_SEAL_WRITE) || !(seals & F_SEAL_SHRINK)) {
+		*why = "the policy memfd is not sealed against writing";
+		return NULL;
+	}
+	if (st.st_size <= 0 || (uint64_t)st.st_size > POL_MAX_BLOB) {
+		*why = "the policy memfd has an invalid size";
+		return NULL;
+	}
+	void *blob = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (blob == MAP_FAILED) {
+		*why = "cannot map the policy memfd";
+		return NULL;
+	}
+	const struct policy *p = pol_open(blob, (size_t)st.st_size, why);
+	if (!p) {
+		munmap(blob, (size_t)st.st_size);
+		return NULL;
+	}
+	sbx_pl.policy_fd = fd;
+	sbx_pl.policy_dev = st.st_dev;
+	sbx_pl.policy_ino = st.st_ino;
+	return p;
+}
+
+static int do_init(int argc, char **argv)
+{
+	int saved = errno;
+	if (is_stage(argc, argv)) {
+		errno = saved;
+		return SBX_PL_PASSIVE;
+	}
+	save_env();
+	int rfd = parse_fd(getenv(SBX_ENV_REPORT_FD));
+	struct stat st;
+	if (rfd >= 0 && fstat(rfd, &st) == 0 && S_ISSOCK(st.st_mode))
+		sbx_pl.report_fd = rfd;
+	else
+		say("SBXSUP_REPORT_FD is not an open socket: denials will not be reported");
+
+	const char *why = NULL;
+	const struct policy *p = map_policy(&why);
+	int mode;
+	if (p) {
+		sbx_pl.pol = p;
+		sbx_pl.code_exec = pol_code_exec(p);
+		sbx_pl.net_mode = pol_net_mode(p);
+		mode = SBX_PL_ENFORCE;
+	} else {
+		char msg[300];
+		snprintf(msg, sizeof msg, "policy unavailable (%s): failing closed, every access that "
+			 "needs a decision is denied", why ? why : "unknown");
+		say(msg);
+		sbx_pl.code_exec = false;
+		sbx_pl.net_mode = POL_NET_NONE;
+		mode = SBX_PL_CLOSED;
+	}
+	errno = saved;
+	return mode;
+}
+
+int sbx_pl_init(int argc, char **argv)
+{
+	int m = atomic_load_explicit(&sbx_pl.mode, memory_order_acquire);
+	if (m != SBX_PL_UNINIT)
+		return m;
+	int self = (int)sbx_sys(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	int none = 0;
+	if (!atomic_compare_exchange_strong(&init_owner, &none, self)) {
+		if (none == self)  /* re-entered from our own set-up (dlsym, getenv): nothing to decide yet */
+			return SBX_PL_PASSIVE;
+		while ((m = atomic_load_explicit(&sbx_pl.mode, memory_order_acquire)) == SBX_PL_UNINIT)
+			sched_yield();
+		return m;
+	}
+	m = do_init(argc, argv);
+	atomic_store_explicit(&sbx_pl.mode, m, memory_order_release);
+	return m;
+}
+
+__attribute__((constructor)) static void sbx_pl_ctor(int argc, char **argv, char **envp)
+{
+	(void)envp;
+	if (sbx_pl_init(argc, argv) != SBX_PL_PASSIVE)
+		sbx_report_ack();
+}
+
+__attribute__((destructor)) static void sbx_pl_dtor(void)
+{
+	int m = atomic_load(&sbx_pl.mode);
+	if (m == SBX_PL_ENFORCE || m == SBX_PL_CLOSED)
+		sbx_report_flush();
+}
+
+/* ---- resolved-address table -------------------------------------------------------------------- */
+
+void sbx_pl_addr_add(const char *name, int family, const void *addr)
+{
+	unsigned i = atomic_fetch_add(&sbx_pl.addr_next, 1u) % SBX_PL_ADDRS;
+	struct sbx_pl_addr *e = &sbx_pl.addrs[i];
+	unsigned s = atomic_load(&e->seq);
+	if (s & 1u)                       /* someone else is writing this slot: skip, not block */
+		return;
+	if (!atomic_compare_exchange_strong(&e->seq, &s, s + 1u))
+		return;
+	e->family = family;
+	memset(e->addr, 0, sizeof e->addr);
+	memcpy(e->addr, addr, family == AF_INET6 ? 16 : 4);
+	snprintf(e->name, sizeof e->name, "%s", name);
+	atomic_store(&e->seq, s + 2u);
+}
+
+bool sbx_pl_addr_find(int family, const void *addr, char *namebuf, size_t len)
+{
+	size_t alen = family == AF_INET6 ? 16 : 4;
+	for (unsigned i = 0; i < SBX_PL_ADDRS; i++) {
+		struct sbx_pl_addr *e = &sbx_pl.addrs[i];
+		unsigned s1 = atomic_load(&e->seq);
+		if (s1 == 0 || (s1 & 1u))
+			continue;
+		bool hit = e->family == family && memcmp(e->addr, addr, alen) == 0;
+		if (hit)
+			snprintf(namebuf, len, "%s", e->name);
+		if (atomic_load(&e->seq) != s1)
+			continue;                 /* torn: ignore this slot */
+		if (hit)
+			return true;
+	}
+	return false;
+}
+
+/* ---- path cache -------------------------------------------------------------------------------- */
+
+#define PROBES 8
+
+static uint32_t fnv(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+bool sbx_pl_dir_known(const char *path, size_t len)
+{
+	if (len >= SBX_PL_DIRPATH)
+		return false;
+	uint32_t h = fnv(path, len);
+	for (unsigned k = 0; k < PROBES; k++) {
+		const struct sbx_pl_dir *d = &sbx_pl.dirs[(h + k) % SBX_PL_DIRCACHE];
+		unsigned st = atomic_load_explicit(&d->state, memory_order_acquire);
+		if (st == 0)
+			return false;
+		if (st == 2 && d->hash == h && d->len == len && memcmp(d->path, path, len) == 0)
+			return true;
+	}
+	return false;
+}
+
+void sbx_pl_dir_add(const char *path, size_t len)
+{
+	if (len >= SBX_PL_DIRPATH || sbx_pl_dir_known(path, len))
+		return;
+	uint32_t h = fnv(path, len);
+	for (unsigned k = 0; k < PROBES; k++) {
+		struct sbx_pl_dir *d = &sbx_pl.dirs[(h + k) % SBX_PL_DIRCACHE];
+		unsigned zero = 0;
+		if (!atomic_compare_exchange_strong(&d->state, &zero, 1u))
+			continue;
+		memcpy(d->path, path, len);
+		d->path[len] = 0;
+		d->len = (uint16_t)len;
+		d->hash = h;
+		atomic_store_explicit(&d->state, 2u, memory_order_release);
+		return;
+	}
+}

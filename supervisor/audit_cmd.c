@@ -1,8 +1,64 @@
-/* STUB — to be replaced by: issue 8 (audit review). */
+/* audit_cmd.c — `sbxsup audit summary|verify|filter|report`: dispatch and usage.
+ * The subcommands live in audit_verify.c, audit_summary.c, audit_filter.c, audit_report.c;
+ * the shared reader and schema check in common/audit_read.c, the aggregation in audit_model.c.
+ */
+#include "audit_cmd.h"
 #include "cmd.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+volatile sig_atomic_t *audit_stop_install(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0; /* no SA_RESTART: a blocking read returns EINTR and sees the flag */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	return &stop_flag;
+}
+
+static const char usage[] =
+	"usage: sbxsup audit COMMAND [options] FILE...     (FILE \"-\" = stdin)\n"
+	"  summary [--json] [--follow] FILE...   per executor and per run: denials by layer, kernel\n"
+	"                                        violations (breaches first), exits, limits, lost events,\n"
+	"                                        degraded runs; executors most hostile first\n"
+	"  verify FILE...                        hash chain, sequence and schema check; exit 0 clean,\n"
+	"                                        1 with every problem listed as FILE:LINE: problem\n"
+	"  filter [--event E] [--executor N] [--run ID] [--since T] [--until T] [--layer L]\n"
+	"         [--outcome contained|breach] [--follow] FILE...\n"
+	"                                        matching lines, byte-for-byte unchanged\n"
+	"  report --html OUT FILE...             self-contained HTML page for a security reviewer\n"
+	"Each command has --help.\n";
+
 int cmd_audit(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	sbx_msg("cmd_audit: not implemented yet");
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		fputs(usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? SBX_EXIT_INTERNAL : 0;
+	}
+	const char *sub = argv[1];
+	if (strcmp(sub, "verify") == 0)
+		return audit_verify_main(argc - 1, argv + 1);
+	if (strcmp(sub, "summary") == 0)
+		return audit_summary_main(argc - 1, argv + 1);
+	if (strcmp(sub, "filter") == 0)
+		return audit_filter_main(argc - 1, argv + 1);
+	if (strcmp(sub, "report") == 0)
+		return audit_report_main(argc - 1, argv + 1);
+	sbx_msg("audit: unknown command '%s'", sub);
+	fputs(usage, stderr);
 	return SBX_EXIT_INTERNAL;
 }

@@ -1,8 +1,124 @@
-/* STUB — to be replaced by: issue 2 (foundation). */
+/* cmd_validate.c — `sbxsup validate -m FILE [-w WORKSPACE]`.
+ *
+ * Promise: exit 0 and "sbxsup: FILE: ok" on stdout (warnings on stderr as
+ * "sbxsup: FILE: warning: ..."), or exit 125 with every problem the parser found on stderr, one
+ * per line, each "sbxsup: FILE: <line/column or JSON path>: <what>". Bad arguments: exit 125.
+ * The manifest is also compiled (pol_build, names not resolved) and the blob verified (pol_open),
+ * so a manifest that validates is one `sbxsup run` accepts. Nothing is run and nothing outside the
+ * manifest file is read (hint paths need not exist).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cmd.h"
+#include "manifest.h"
+#include "policy.h"
+#include "policy_build.h"
+
+static const char validate_usage[] =
+	"usage: sbxsup validate -m FILE [-w WORKSPACE]\n"
+	"\n"
+	"Check an executor manifest. Exit 0 (\"ok\", plus any warnings), or 125 with every problem\n"
+	"listed on stderr: malformed JSON by line and column, semantic problems by JSON path\n"
+	"(e.g. capabilities[2].hosts[0]: ...).\n"
+	"\n"
+	"  -m, --manifest FILE    the manifest to check (also accepted as the only operand)\n"
+	"  -w, --workspace DIR    workspace that relative hints refer to (default: current directory)\n"
+	"  -h, --help             this text\n";
+
+/* Print a parse outcome; shared shape with explain. */
+static void print_errors(const char *file, const struct mf_errors *e)
+{
+	for (size_t i = 0; i < e->n; i++)
+		fprintf(stderr, "sbxsup: %s: %s\n", file, e->msg[i]);
+	if (e->ndropped)
+		fprintf(stderr, "sbxsup: %s: ... and %zu more problem(s) not listed\n", file, e->ndropped);
+}
+
 int cmd_validate(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	sbx_msg("cmd_validate: not implemented yet");
-	return SBX_EXIT_INTERNAL;
+	static const struct option opts[] = {
+		{"manifest", required_argument, NULL, 'm'},
+		{"workspace", required_argument, NULL, 'w'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *file = NULL, *ws = NULL;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+m:w:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			if (file) {
+				sbx_msg("validate: -m given twice");
+				return SBX_EXIT_INTERNAL;
+			}
+			file = optarg;
+			break;
+		case 'w':
+			ws = optarg;
+			break;
+		case 'h':
+			fputs(validate_usage, stdout);
+			return 0;
+		default:
+			if (optopt)
+				sbx_msg("validate: option -%c needs an argument or is unknown (see sbxsup validate --help)",
+					optopt);
+			else
+				sbx_msg("validate: unknown option '%s' (see sbxsup validate --help)",
+					argv[optind - 1]);
+			return SBX_EXIT_INTERNAL;
+		}
+	}
+	if (!file && optind < argc)
+		file = argv[optind++];
+	if (optind < argc) {
+		sbx_msg("validate: unexpected argument '%s' (see sbxsup validate --help)", argv[optind]);
+		return SBX_EXIT_INTERNAL;
+	}
+	if (!file) {
+		sbx_msg("validate: no manifest given (sbxsup validate -m FILE)");
+		return SBX_EXIT_INTERNAL;
+	}
+	struct mf_ctx ctx;
+	char err[512];
+	if (mf_ctx_init(&ctx, ws, err, sizeof err) < 0) {
+		sbx_msg("validate: %s", err);
+		return SBX_EXIT_INTERNAL;
+	}
+	struct mf_errors e = {0};
+	struct manifest *m = NULL;
+	int rc = manifest_load(file, &ctx, &m, &e);
+	for (size_t i = 0; i < e.nwarn; i++)
+		fprintf(stderr, "sbxsup: %s: warning: %s\n", file, e.warn[i]);
+	if (rc < 0) {
+		print_errors(file, &e);
+		mf_errors_free(&e);
+		return SBX_EXIT_INTERNAL;
+	}
+	void *blob = NULL;
+	size_t len = 0;
+	const char *why = NULL;
+	struct pol_build_opts bo = {.resolve = false, .uid = ctx.uid};
+	int ret = 0;
+	if (pol_build(m, &bo, &blob, &len, err, sizeof err) < 0) {
+		fprintf(stderr, "sbxsup: %s: cannot compile the policy: %s\n", file, err);
+		ret = SBX_EXIT_INTERNAL;
+	} else if (!pol_open(blob, len, &why)) {
+		fprintf(stderr, "sbxsup: %s: the compiled policy does not verify: %s\n", file,
+			why ? why : "?");
+		ret = SBX_EXIT_INTERNAL;
+	} else {
+		printf("sbxsup: %s: ok\n", file);
+		if (fflush(stdout) != 0)
+			ret = SBX_EXIT_INTERNAL;
+	}
+	free(blob);
+	manifest_free(m);
+	mf_errors_free(&e);
+	return ret;
 }

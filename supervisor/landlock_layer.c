@@ -1,7 +1,448 @@
-/* STUB — to be replaced by issue 5 (kernel layers). */
-#include <stdio.h>
+/* landlock_layer.c — the Landlock layer (see landlock_layer.h for the promise).
+ *
+ * Raw syscalls. The system's linux/landlock.h may predate the ABI we use (Debian 12 ships ABI 2
+ * headers), so the structures and constants of ABI 1..7 are defined here under our own names.
+ */
 #include "landlock_layer.h"
-int sbx_landlock_probe(char *why, size_t whylen) { snprintf(why, whylen, "not implemented"); return 0; }
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset 444
+#define __NR_landlock_add_rule 445
+#define __NR_landlock_restrict_self 446
+#endif
+
+/* --- ABI definitions (include/uapi/linux/landlock.h, ABI 7) ---------------------------------- */
+struct ll_ruleset_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;   /* ABI 4 */
+	uint64_t scoped;               /* ABI 6 */
+};
+struct ll_path_beneath_attr {
+	uint64_t allowed_access;
+	int32_t parent_fd;
+} __attribute__((packed));
+struct ll_net_port_attr {
+	uint64_t allowed_access;
+	uint64_t port;
+};
+#define LL_CREATE_RULESET_VERSION (1u << 0)
+#define LL_RULE_PATH_BENEATH 1
+#define LL_RULE_NET_PORT 2
+
+#define LL_FS_EXECUTE     (1ull << 0)
+#define LL_FS_WRITE_FILE  (1ull << 1)
+#define LL_FS_READ_FILE   (1ull << 2)
+#define LL_FS_READ_DIR    (1ull << 3)
+#define LL_FS_REMOVE_DIR  (1ull << 4)
+#define LL_FS_REMOVE_FILE (1ull << 5)
+#define LL_FS_MAKE_CHAR   (1ull << 6)
+#define LL_FS_MAKE_DIR    (1ull << 7)
+#define LL_FS_MAKE_REG    (1ull << 8)
+#define LL_FS_MAKE_SOCK   (1ull << 9)
+#define LL_FS_MAKE_FIFO   (1ull << 10)
+#define LL_FS_MAKE_BLOCK  (1ull << 11)
+#define LL_FS_MAKE_SYM    (1ull << 12)
+#define LL_FS_REFER       (1ull << 13) /* ABI 2 */
+#define LL_FS_TRUNCATE    (1ull << 14) /* ABI 3 */
+#define LL_FS_IOCTL_DEV   (1ull << 15) /* ABI 5 */
+
+#define LL_NET_BIND_TCP    (1ull << 0)  /* ABI 4 */
+#define LL_NET_CONNECT_TCP (1ull << 1)
+
+#define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ull << 0) /* ABI 6 */
+#define LL_SCOPE_SIGNAL               (1ull << 1)
+
+#define LL_RESTRICT_SELF_LOG_SAME_EXEC_OFF (1u << 0) /* ABI 7 */
+#define LL_RESTRICT_SELF_LOG_NEW_EXEC_ON   (1u << 1)
+
+#define LL_FS_ABI1 ((1ull << 13) - 1)
+#define LL_FS_FILE (LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
+#define LL_FS_READ_SET (LL_FS_READ_FILE | LL_FS_READ_DIR)
+#define LL_FS_WRITE_SET (LL_FS_WRITE_FILE | LL_FS_REMOVE_DIR | LL_FS_REMOVE_FILE | LL_FS_MAKE_DIR | \
+			 LL_FS_MAKE_REG | LL_FS_MAKE_SOCK | LL_FS_MAKE_FIFO | LL_FS_MAKE_SYM | LL_FS_REFER | \
+			 LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
+
+static const struct { uint64_t bit; const char *name; } fs_names[] = {
+	{LL_FS_EXECUTE, "execute"}, {LL_FS_WRITE_FILE, "write_file"}, {LL_FS_READ_FILE, "read_file"},
+	{LL_FS_READ_DIR, "read_dir"}, {LL_FS_REMOVE_DIR, "remove_dir"}, {LL_FS_REMOVE_FILE, "remove_file"},
+	{LL_FS_MAKE_CHAR, "make_char"}, {LL_FS_MAKE_DIR, "make_dir"}, {LL_FS_MAKE_REG, "make_reg"},
+	{LL_FS_MAKE_SOCK, "make_sock"}, {LL_FS_MAKE_FIFO, "make_fifo"}, {LL_FS_MAKE_BLOCK, "make_block"},
+	{LL_FS_MAKE_SYM, "make_sym"}, {LL_FS_REFER, "refer"}, {LL_FS_TRUNCATE, "truncate"},
+	{LL_FS_IOCTL_DEV, "ioctl_dev"},
+};
+
+static int ll_abi(void)
+{
+	long r = syscall(__NR_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
+	return r < 0 ? -errno : (int)r;
+}
+
+static uint64_t fs_handled(int abi)
+{
+	uint64_t h = LL_FS_ABI1;
+	if (abi >= 2)
+		h |= LL_FS_REFER;
+	if (abi >= 3)
+		h |= LL_FS_TRUNCATE;
+	if (abi >= 5)
+		h |= LL_FS_IOCTL_DEV;
+	return h;
+}
+
+static void appendf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void appendf(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	if (n + 1 >= len)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+}
+
+/* What an ABI lacks, right by right. */
+static void degraded_text(int abi, char *out, size_t len)
+{
+	out[0] = 0;
+	if (abi < 2)
+		appendf(out, len, "abi %d: no REFER right (cross-directory rename/link always refused); ", abi);
+	if (abi < 3)
+		appendf(out, len, "abi %d: no TRUNCATE right (truncate(2) of granted files not restricted); ", abi);
+	if (abi < 4)
+		appendf(out, len, "abi %d: no TCP port rules; ", abi);
+	if (abi < 5)
+		appendf(out, len, "abi %d: no IOCTL_DEV right (device ioctls not restricted); ", abi);
+	if (abi < 6)
+		appendf(out, len, "abi %d: no signal / abstract unix socket scoping; ", abi);
+	if (abi < 7)
+		appendf(out, len, "abi %d: no Landlock audit flags; ", abi);
+	size_t n = strlen(out);
+	if (n >= 2)
+		out[n - 2] = 0;
+}
+
+static const char *abi_err(int e)
+{
+	switch (e) {
+	case ENOSYS: return "kernel without Landlock (CONFIG_SECURITY_LANDLOCK, needs Linux >= 5.13)";
+	case EOPNOTSUPP: return "Landlock is disabled at boot (add landlock to the lsm= kernel parameter)";
+	default: return strerror(e);
+	}
+}
+
+int sbx_landlock_probe(char *why, size_t whylen)
+{
+	int abi = ll_abi();
+	if (abi <= 0) {
+		snprintf(why, whylen, "%s", abi_err(-abi));
+		return 0;
+	}
+	return abi;
+}
+
+/* Allowed rights for one table entry. */
+static uint64_t entry_rights(unsigned access, bool is_dir, uint64_t handled)
+{
+	uint64_t a = 0;
+	if (access & (POL_READ | POL_WRITE))
+		a |= LL_FS_READ_SET;
+	if (access & POL_EXEC)
+		a |= LL_FS_EXECUTE;
+	if (access & POL_WRITE)
+		a |= LL_FS_WRITE_SET;
+	if (!is_dir)
+		a &= LL_FS_FILE;
+	return a & handled;
+}
+
+/* The net decision (shared by apply and plan). Returns true when TCP is handled. */
+static bool net_handled(enum pol_net_mode mode, bool portless, int abi, char *why, size_t whylen)
+{
+	why[0] = 0;
+	if (abi < 4) {
+		snprintf(why, whylen, "abi %d < 4: no TCP port rules", abi);
+		return false;
+	}
+	if (mode == POL_NET_ANY) {
+		snprintf(why, whylen, "network unrestricted (autonomy full or a network capability without hosts)");
+		return false;
+	}
+	if (mode == POL_NET_LIST && portless) {
+		snprintf(why, whylen, "a granted host has no port: Landlock rules are ports only, so TCP is "
+			 "left to netfilter and the preload");
+		return false;
+	}
+	return true;
+}
+
+static int add_net_port(int rfd, uint64_t access, uint16_t port)
+{
+	struct ll_net_port_attr na = {.allowed_access = access, .port = port};
+	return (int)syscall(__NR_landlock_add_rule, rfd, LL_RULE_NET_PORT, &na, 0);
+}
+
+static int add_path(int rfd, const char *path, unsigned access, uint64_t handled, struct sbx_landlock_result *r,
+		    char *why, size_t whylen)
+{
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES || errno == ELOOP) {
+			r->skipped++; /* a grant we cannot open only narrows access */
+			return 0;
+		}
+		snprintf(why, whylen, "open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		snprintf(why, whylen, "fstat %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	uint64_t a = entry_rights(access, S_ISDIR(st.st_mode), handled);
+	if (!a) {
+		close(fd);
+		return 0;
+	}
+	struct ll_path_beneath_attr pb = {.allowed_access = a, .parent_fd = fd};
+	long rc = syscall(__NR_landlock_add_rule, rfd, LL_RULE_PATH_BENEATH, &pb, 0);
+	int e = errno;
+	close(fd);
+	if (rc < 0 && e == EBADFD) {
+		/* not a filesystem Landlock can tag (e.g. /dev/stdout -> a pipe or socket): nothing to
+		 * grant there — fds already open are not affected by Landlock anyway */
+		r->skipped++;
+		return 0;
+	}
+	if (rc < 0) {
+		snprintf(why, whylen, "landlock_add_rule %s: %s", path, strerror(e));
+		return -1;
+	}
+	r->rules++;
+	return 0;
+}
+
+int sbx_landlock_apply_spec(const struct sbx_landlock_spec *s, struct sbx_landlock_result *r,
+			    char *why, size_t whylen)
+{
+	memset(r, 0, sizeof *r);
+	int abi = ll_abi();
+	if (abi <= 0) {
+		snprintf(why, whylen, "%s", abi_err(-abi));
+		return -1;
+	}
+	if (s->abi_cap > 0 && abi > s->abi_cap)
+		abi = s->abi_cap;
+	r->abi = abi;
+	degraded_text(abi, r->degraded, sizeof r->degraded);
+
+	struct ll_ruleset_attr attr = {.handled_access_fs = fs_handled(abi)};
+	size_t attr_size = sizeof(uint64_t);
+	bool net = net_handled(s->net_mode, s->portless, abi, r->net_why, sizeof r->net_why);
+	if (abi >= 4) {
+		attr_size = 2 * sizeof(uint64_t);
+		if (net)
+			attr.handled_access_net = LL_NET_CONNECT_TCP | LL_NET_BIND_TCP;
+	}
+	if (abi >= 6) {
+		attr_size = sizeof attr;
+		attr.scoped = LL_SCOPE_SIGNAL | LL_SCOPE_ABSTRACT_UNIX_SOCKET;
+	}
+	int rfd = (int)syscall(__NR_landlock_create_ruleset, &attr, attr_size, 0);
+	if (rfd < 0) {
+		snprintf(why, whylen, "landlock_create_ruleset: %s", strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < s->ndirs; i++)
+		if (s->dirs[i].path && add_path(rfd, s->dirs[i].path, s->dirs[i].access, attr.handled_access_fs,
+						r, why, whylen) < 0)
+			goto fail;
+	if (s->cmd && s->cmd[0] == '/' &&
+	    add_path(rfd, s->cmd, POL_READ | POL_EXEC, attr.handled_access_fs, r, why, whylen) < 0)
+		goto fail;
+	if (net && s->net_mode == POL_NET_LIST) {
+		for (size_t i = 0; i < s->nports; i++)
+			if (s->ports[i] && add_net_port(rfd, LL_NET_CONNECT_TCP, s->ports[i]) < 0) {
+				snprintf(why, whylen, "landlock_add_rule port %u: %s", s->ports[i], strerror(errno));
+				goto fail;
+			}
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		snprintf(why, whylen, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
+		goto fail;
+	}
+	unsigned flags = 0;
+	snprintf(r->flags, sizeof r->flags, "none");
+	if (abi >= 7) {
+		flags = LL_RESTRICT_SELF_LOG_SAME_EXEC_OFF | LL_RESTRICT_SELF_LOG_NEW_EXEC_ON;
+		snprintf(r->flags, sizeof r->flags, "log_same_exec_off|log_new_exec_on");
+	}
+	if (syscall(__NR_landlock_restrict_self, rfd, flags) < 0) {
+		if (!flags || errno != EINVAL) {
+			snprintf(why, whylen, "landlock_restrict_self: %s", strerror(errno));
+			goto fail;
+		}
+		/* audit flags refused: enforce without them, and say so */
+		if (syscall(__NR_landlock_restrict_self, rfd, 0) < 0) {
+			snprintf(why, whylen, "landlock_restrict_self: %s", strerror(errno));
+			goto fail;
+		}
+		snprintf(r->flags, sizeof r->flags, "none (audit flags refused: EINVAL)");
+	}
+	close(rfd);
+	r->fs = true;
+	r->net = net;
+	r->scope = abi >= 6;
+	return 0;
+fail:
+	close(rfd);
+	return -1;
+}
+
+/* Collect the policy's table into a spec. Returns 0, or -1 (why). Free with spec_free. */
+static int spec_from_policy(const struct policy *p, const char *cmd, struct sbx_landlock_spec *s,
+			    char *why, size_t whylen)
+{
+	memset(s, 0, sizeof *s);
+	size_t nd = pol_dir_count(p), nn = pol_net_count(p);
+	struct pol_dir *dirs = calloc(nd ? nd : 1, sizeof *dirs);
+	uint16_t *ports = calloc(nn ? nn : 1, sizeof *ports);
+	if (!dirs || !ports) {
+		free(dirs);
+		free(ports);
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < nd; i++)
+		if (pol_dir_get(p, i, &dirs[k]) == 0)
+			k++;
+	s->dirs = dirs;
+	s->ndirs = k;
+	s->net_mode = pol_net_mode(p);
+	k = 0;
+	for (size_t i = 0; i < nn; i++) {
+		struct pol_net n;
+		if (pol_net_get(p, i, &n) != 0)
+			continue;
+		if (!n.port) {
+			s->portless = true;
+			continue;
+		}
+		size_t j;
+		for (j = 0; j < k && ports[j] != n.port; j++)
+			;
+		if (j == k)
+			ports[k++] = n.port;
+	}
+	s->ports = ports;
+	s->nports = k;
+	s->cmd = cmd;
+	return 0;
+}
+
+static void spec_free(struct sbx_landlock_spec *s)
+{
+	free((void *)s->dirs);
+	free((void *)s->ports);
+}
+
+int sbx_landlock_apply_cmd(const struct policy *p, const char *cmd, struct sbx_landlock_result *r,
+			   char *why, size_t whylen)
+{
+	struct sbx_landlock_spec s;
+	memset(r, 0, sizeof *r);
+	if (spec_from_policy(p, cmd, &s, why, whylen) < 0)
+		return -1;
+	int rc = sbx_landlock_apply_spec(&s, r, why, whylen);
+	spec_free(&s);
+	return rc;
+}
+
 int sbx_landlock_apply(const struct policy *p, struct sbx_landlock_result *r, char *why, size_t whylen)
-{ (void)p; (void)r; snprintf(why, whylen, "not implemented"); return -1; }
-cJSON *sbx_landlock_plan(const struct policy *p, int abi) { (void)p; (void)abi; return cJSON_CreateObject(); }
+{
+	return sbx_landlock_apply_cmd(p, NULL, r, why, whylen);
+}
+
+static cJSON *rights_json(uint64_t a)
+{
+	cJSON *arr = cJSON_CreateArray();
+	for (size_t i = 0; arr && i < sizeof fs_names / sizeof fs_names[0]; i++)
+		if (a & fs_names[i].bit)
+			cJSON_AddItemToArray(arr, cJSON_CreateString(fs_names[i].name));
+	return arr;
+}
+
+cJSON *sbx_landlock_plan(const struct policy *p, int abi)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	cJSON_AddNumberToObject(o, "abi", abi);
+	if (abi <= 0) {
+		cJSON_AddStringToObject(o, "status", "unavailable");
+		return o;
+	}
+	char deg[512], why[256];
+	degraded_text(abi, deg, sizeof deg);
+	cJSON_AddStringToObject(o, "degraded", deg);
+	uint64_t handled = fs_handled(abi);
+	cJSON_AddItemToObject(o, "handled_fs", rights_json(handled));
+	struct sbx_landlock_spec s;
+	if (spec_from_policy(p, NULL, &s, why, sizeof why) < 0) {
+		cJSON_AddStringToObject(o, "error", why);
+		return o;
+	}
+	cJSON *rules = cJSON_AddArrayToObject(o, "fs_rules");
+	for (size_t i = 0; rules && i < s.ndirs; i++) {
+		cJSON *r = cJSON_CreateObject();
+		if (!r)
+			break;
+		cJSON_AddStringToObject(r, "path", s.dirs[i].path);
+		struct stat st;
+		if (stat(s.dirs[i].path, &st) < 0) {
+			cJSON_AddStringToObject(r, "skipped", "missing");
+		} else {
+			cJSON_AddItemToObject(r, "access",
+					      rights_json(entry_rights(s.dirs[i].access, S_ISDIR(st.st_mode), handled)));
+		}
+		cJSON_AddStringToObject(r, "rule", pol_rule_text(p, s.dirs[i].rule));
+		cJSON_AddItemToArray(rules, r);
+	}
+	cJSON_AddStringToObject(o, "exec_cmd", "the command itself: read_file+execute");
+	char nwhy[160];
+	bool net = net_handled(s.net_mode, s.portless, abi, nwhy, sizeof nwhy);
+	cJSON *n = cJSON_AddObjectToObject(o, "net");
+	if (n) {
+		cJSON_AddBoolToObject(n, "handled", net);
+		if (net) {
+			cJSON *ports = cJSON_AddArrayToObject(n, "connect_tcp_ports");
+			for (size_t i = 0; ports && s.net_mode == POL_NET_LIST && i < s.nports; i++)
+				cJSON_AddItemToArray(ports, cJSON_CreateNumber(s.ports[i]));
+			cJSON_AddStringToObject(n, "bind_tcp", "denied");
+		} else {
+			cJSON_AddStringToObject(n, "why", nwhy);
+		}
+	}
+	cJSON *sc = cJSON_AddArrayToObject(o, "scope");
+	if (sc && abi >= 6) {
+		cJSON_AddItemToArray(sc, cJSON_CreateString("signal"));
+		cJSON_AddItemToArray(sc, cJSON_CreateString("abstract_unix_socket"));
+	}
+	cJSON_AddStringToObject(o, "restrict_flags", abi >= 7 ? "log_same_exec_off|log_new_exec_on" : "none");
+	spec_free(&s);
+	return o;
+}

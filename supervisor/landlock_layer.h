@@ -6,12 +6,23 @@
  * host has a port and the network is not unrestricted), signal and abstract-unix-socket scoping
  * (ABI >= 6), the audit flags where the ABI has them. Each right the ABI lacks is dropped with its
  * reason in `degraded`; nothing is silently widened.
+ *
+ * Rights: handled = every fs right the ABI knows (REFER from 2, TRUNCATE from 3, IOCTL_DEV from 5).
+ * POL_READ -> READ_FILE|READ_DIR (+EXECUTE with POL_EXEC); POL_WRITE -> WRITE_FILE, REMOVE_*,
+ * MAKE_{DIR,REG,SOCK,FIFO,SYM}, REFER, TRUNCATE, IOCTL_DEV (never MAKE_CHAR/MAKE_BLOCK). A table
+ * entry that is a file gets only the file rights. Entries whose path does not exist are skipped.
+ * Network: POL_NET_LIST with a port on every rule -> CONNECT_TCP allowed on those ports, BIND_TCP
+ * denied; POL_NET_NONE -> all TCP connect/bind denied; POL_NET_ANY or a port-less rule -> TCP not
+ * handled (recorded in `net_why`). Audit flags (ABI >= 7): LOG_SAME_EXEC_OFF|LOG_NEW_EXEC_ON, so
+ * the kernel audit log records the executor's denials, not the stage's.
+ * no_new_privs is set before landlock_restrict_self.
  */
 #ifndef SBX_LANDLOCK_LAYER_H
 #define SBX_LANDLOCK_LAYER_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <cjson/cJSON.h>
 #include "policy.h"
 
@@ -19,11 +30,34 @@ struct sbx_landlock_result {
 	int abi;
 	bool fs, net, scope;
 	char degraded[512];        /* "" or "abi 3: no TCP port rules; ..." */
+	char net_why[160];         /* why TCP is not handled ("" when it is) */
+	char flags[96];            /* restrict_self flags set ("log_same_exec_off|log_new_exec_on" or "none") */
+	unsigned rules, skipped;   /* fs rules added; table entries skipped (path missing) */
 };
 
 /* Returns the ABI (>=1) when usable, 0 when not (why). */
 int sbx_landlock_probe(char *why, size_t whylen);
+/* = sbx_landlock_apply_cmd(p, NULL, ...). */
 int sbx_landlock_apply(const struct policy *p, struct sbx_landlock_result *r, char *why, size_t whylen);
+/* As above, and the command about to be exec'd (absolute path, may be NULL) gets READ_FILE|EXECUTE
+ * on that one file: the initial command is exempt from the policy (SPEC), but Landlock would
+ * otherwise refuse to execve it when it lies outside every executable directory. */
+int sbx_landlock_apply_cmd(const struct policy *p, const char *cmd, struct sbx_landlock_result *r,
+			   char *why, size_t whylen);
 cJSON *sbx_landlock_plan(const struct policy *p, int abi);
+
+/* Lower level (used by the functions above and by tests): the grants given directly. */
+struct sbx_landlock_spec {
+	const struct pol_dir *dirs;
+	size_t ndirs;
+	enum pol_net_mode net_mode;
+	const uint16_t *ports;     /* TCP ports of the rules (POL_NET_LIST) */
+	size_t nports;
+	bool portless;             /* some POL_NET_LIST rule has no port */
+	const char *cmd;           /* may be NULL */
+	int abi_cap;               /* 0: the kernel's ABI; N > 0: behave as ABI min(N, kernel) (tests) */
+};
+int sbx_landlock_apply_spec(const struct sbx_landlock_spec *s, struct sbx_landlock_result *r,
+			    char *why, size_t whylen);
 
 #endif

@@ -41,7 +41,10 @@ struct mf_host {
 
 struct mf_env_set { char *name; char *value; };
 
-struct mf_limits {              /* -1 = not set in the manifest (the default applies) */
+/* -1 = not set in the manifest (no limit from the manifest). wall_s and nofile are never -1 after
+ * manifest_parse: when the manifest does not set them they hold MF_DEFAULT_WALL_S / MF_DEFAULT_NOFILE
+ * (a consumer that still maps -1 to these defaults is harmless). The core limit is always 0. */
+struct mf_limits {
 	long wall_s, cpu_s, memory_mb, pids, fsize_mb, nofile;
 };
 #define MF_DEFAULT_WALL_S 300
@@ -82,6 +85,9 @@ struct mf_ctx {
 	const char *home;          /* $HOME of the invoking user (getpwuid fallback) */
 	const char *workspace;     /* absolute, normalised */
 	uid_t uid;
+	/* storage used by mf_ctx_init (home/workspace point here); unused when filled by hand */
+	char home_buf[4096];
+	char workspace_buf[4096];
 };
 
 struct mf_errors {
@@ -89,7 +95,10 @@ struct mf_errors {
 	char *msg[MF_MAX_ERRORS];  /* "line 3, column 7: ..." / "capabilities[2].hosts[0]: ..." */
 	size_t nwarn;
 	char *warn[MF_MAX_ERRORS]; /* non-fatal: "capabilities[3]: network:http without hosts grants any host" */
+	size_t ndropped;           /* problems found but not stored (more than MF_MAX_ERRORS, or no memory) */
 };
+/* The functions below append to `errs`: zero-initialise it (struct mf_errors e = {0}) before the
+ * first call and mf_errors_free() it after use. A failed parse always has n >= 1 or ndropped >= 1. */
 
 /* The built-in default manifest (JSON text, see SPEC "Built-in default manifest"). */
 extern const char manifest_default_json[];
@@ -100,12 +109,24 @@ int manifest_parse(const char *buf, size_t len, const char *source, const struct
 int manifest_load(const char *path, const struct mf_ctx *ctx, struct manifest **out,
 		  struct mf_errors *errs);
 int manifest_load_default(const struct mf_ctx *ctx, struct manifest **out, struct mf_errors *errs);
-/* Fills ctx from the environment: HOME (or the passwd entry), workspace (given or cwd), uid. */
+/* Fills ctx from the environment: HOME (or the passwd entry), workspace (given or cwd), uid. Both
+ * paths are made absolute and resolved (realpath) when they exist; the workspace must be an existing
+ * directory other than "/" (which would make the whole file system writable). -1 with err set. */
 int mf_ctx_init(struct mf_ctx *ctx, const char *workspace, char *err, size_t errlen);
 void manifest_free(struct manifest *m);
 void mf_errors_free(struct mf_errors *e);
 
-/* Expand one hint as the manifest would (exposed for tests and explain --path). */
+/* Expand one hint as the manifest would (exposed for tests and explain --path): `~`/`~/x` -> home,
+ * relative -> workspace, lexically normalised. Returns a malloc'd absolute path, or NULL with errno
+ * (EINVAL: empty or `~user`; ENAMETOOLONG: longer than 4096 bytes). */
 char *mf_expand_path(const char *hint, const struct mf_ctx *ctx);
+/* The directory-level form of an expanded glob: truncated before its first component holding '*'
+ * or '?' ("/h/u/notes/" "**" -> "/h/u/notes"; "/" + "**" -> "/"). malloc'd, NULL on ENOMEM. */
+char *mf_hint_dir(const char *abs);
+
+/* Parse one host as the manifest would ("name[:port]", "IPv4[/len][:port]", "[IPv6][/len][:port]").
+ * Fills *out (text, name and jpath malloc'd; jpath NULL) or returns -1 with a reason in why. */
+int mf_parse_host(const char *text, struct mf_host *out, char *why, size_t whylen);
+void mf_host_clear(struct mf_host *h);
 
 #endif

@@ -1,10 +1,424 @@
-/* STUB — to be replaced by issue 5 (kernel layers). */
-#include <stdio.h>
+/* netfilter_layer.c — the kernel network allowlist (see netfilter_layer.h for the promise).
+ *
+ * User-space side of bpf/netfilter.bpf.c: detection, map filling from the compiled policy,
+ * attaching the four cgroup programs with bpf_links (destroyed in stop; nothing is pinned, so a
+ * crashed supervisor leaves nothing behind once its fds are closed), and the ring buffer consumer.
+ */
 #include "netfilter_layer.h"
-int sbx_netfilter_probe(char *why, size_t whylen) { snprintf(why, whylen, "not implemented"); return 0; }
-int sbx_netfilter_start(const struct policy *p, int fd, struct sbx_netfilter **out, char *why, size_t whylen)
-{ (void)p; (void)fd; *out = NULL; snprintf(why, whylen, "not implemented"); return -1; }
-int sbx_netfilter_fd(const struct sbx_netfilter *nf) { (void)nf; return -1; }
-int sbx_netfilter_drain(struct sbx_netfilter *nf, struct audit *a) { (void)nf; (void)a; return 0; }
-void sbx_netfilter_stop(struct sbx_netfilter *nf) { (void)nf; }
-cJSON *sbx_netfilter_plan(const struct policy *p) { (void)p; return cJSON_CreateObject(); }
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <linux/bpf.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "../bpf/netfilter.h"
+#include "netfilter.skel.h"
+
+struct sbx_netfilter {
+	struct netfilter_bpf *skel;
+	struct bpf_link *links[4];
+	struct ring_buffer *rb;
+	struct audit *a;          /* set for the duration of one drain */
+	int emitted;
+	bool failed;
+};
+
+/* --- detection ------------------------------------------------------------------------------ */
+
+static int try_bpf(char *why, size_t whylen)
+{
+	struct bpf_insn insns[2];
+	memset(insns, 0, sizeof insns);
+	insns[0].code = BPF_ALU64 | BPF_MOV | BPF_K; /* r0 = 1 */
+	insns[0].dst_reg = BPF_REG_0;
+	insns[0].imm = 1;
+	insns[1].code = BPF_JMP | BPF_EXIT;
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_CGROUP_INET4_CONNECT);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_CGROUP_SOCK_ADDR, "sbx_probe", "GPL", insns, 2, &opts);
+	if (fd < 0) {
+		int e = -fd;
+		snprintf(why, whylen, "cannot load a BPF cgroup/connect4 program: %s%s", strerror(e),
+			 e == EPERM ? " (needs CAP_BPF + CAP_NET_ADMIN, or root; check kernel.unprivileged_bpf_disabled)"
+				    : "");
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Directory of our own cgroup in the cgroup v2 hierarchy: the cgroup2 mount point from
+ * /proc/self/mountinfo joined with the "0::" path of /proc/self/cgroup. */
+static int cgroup2_base(char *out, size_t len, char *why, size_t whylen)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f) {
+		snprintf(why, whylen, "/proc/self/mountinfo: %s", strerror(errno));
+		return -1;
+	}
+	char line[4096], mnt[2048] = "", root[2048] = "";
+	while (fgets(line, sizeof line, f)) {
+		char *sep = strstr(line, " - ");
+		if (!sep || strncmp(sep + 3, "cgroup2 ", 8))
+			continue;
+		char r[2048], m[2048];
+		if (sscanf(line, "%*s %*s %*s %2047s %2047s", r, m) == 2) {
+			snprintf(root, sizeof root, "%s", r);
+			snprintf(mnt, sizeof mnt, "%s", m);
+			break;
+		}
+	}
+	fclose(f);
+	if (!mnt[0]) {
+		snprintf(why, whylen, "no cgroup v2 mount in /proc/self/mountinfo (mount cgroup2 or boot with "
+			 "systemd.unified_cgroup_hierarchy=1)");
+		return -1;
+	}
+	f = fopen("/proc/self/cgroup", "re");
+	if (!f) {
+		snprintf(why, whylen, "/proc/self/cgroup: %s", strerror(errno));
+		return -1;
+	}
+	char path[2048] = "";
+	while (fgets(line, sizeof line, f)) {
+		if (!strncmp(line, "0::", 3)) {
+			line[strcspn(line, "\n")] = 0;
+			snprintf(path, sizeof path, "%.2000s", line + 3);
+			break;
+		}
+	}
+	fclose(f);
+	/* a mount of a sub-tree (root != "/") shows the part of the path below that root */
+	const char *rel = path;
+	size_t rl = strlen(root);
+	if (strcmp(root, "/") && !strncmp(path, root, rl) && (path[rl] == '/' || !path[rl]))
+		rel = path + rl;
+	if (!strcmp(rel, "/"))
+		rel = "";
+	if ((size_t)snprintf(out, len, "%s%s", mnt, rel) >= len) {
+		snprintf(why, whylen, "cgroup path too long");
+		return -1;
+	}
+	return 0;
+}
+
+int sbx_netfilter_probe(char *why, size_t whylen)
+{
+	if (try_bpf(why, whylen) < 0)
+		return 0;
+	char base[4096], dir[4200];
+	if (cgroup2_base(base, sizeof base, why, whylen) < 0)
+		return 0;
+	snprintf(dir, sizeof dir, "%s/sbxsup-probe-%d", base, (int)getpid());
+	if (mkdir(dir, 0700) < 0) {
+		snprintf(why, whylen, "cannot create a cgroup v2 directory under %s: %s", base, strerror(errno));
+		return 0;
+	}
+	if (rmdir(dir) < 0) {
+		snprintf(why, whylen, "cannot remove probe cgroup %s: %s", dir, strerror(errno));
+		return 0;
+	}
+	return 1;
+}
+
+/* --- allowlist ------------------------------------------------------------------------------ */
+
+static void mask_addr(uint8_t *a, size_t alen, unsigned prefix)
+{
+	for (size_t i = 0; i < alen; i++) {
+		unsigned bits = prefix > i * 8 ? prefix - (unsigned)i * 8 : 0;
+		if (bits >= 8)
+			continue;
+		a[i] &= (uint8_t)(0xff00u >> bits);
+	}
+}
+
+/* does rule r (masked) contain the address a? */
+static bool contains(const struct pol_net *r, const uint8_t *a, size_t alen)
+{
+	uint8_t x[16];
+	memcpy(x, a, alen);
+	mask_addr(x, alen, r->prefix);
+	uint8_t y[16];
+	memcpy(y, r->addr, alen);
+	mask_addr(y, alen, r->prefix);
+	return !memcmp(x, y, alen);
+}
+
+static int add_port(struct nf_ports *v, uint16_t port)
+{
+	if (!port) {
+		v->any = 1;
+		return 0;
+	}
+	for (unsigned i = 0; i < v->n; i++)
+		if (v->port[i] == port)
+			return 0;
+	if (v->n >= NF_MAX_PORTS)
+		return -1;
+	v->port[v->n++] = port;
+	return 0;
+}
+
+/* One map entry per distinct (family, prefix, network); its ports are those of every rule whose
+ * prefix contains it (an LPM lookup returns the longest match only). */
+static int fill_maps(struct netfilter_bpf *skel, const struct pol_net *rules, size_t n, char *why,
+		     size_t whylen)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct pol_net *k = &rules[i];
+		if (k->family != AF_INET && k->family != AF_INET6)
+			continue; /* a name that resolved to nothing: nothing to allow */
+		size_t alen = k->family == AF_INET ? 4 : 16;
+		unsigned maxp = (unsigned)alen * 8;
+		if (k->prefix > maxp) {
+			snprintf(why, whylen, "network rule %zu: prefix /%u too long", i, k->prefix);
+			return -1;
+		}
+		uint8_t net[16] = {0};
+		memcpy(net, k->addr, alen);
+		mask_addr(net, alen, k->prefix);
+		struct nf_ports v;
+		memset(&v, 0, sizeof v);
+		for (size_t j = 0; j < n; j++) {
+			const struct pol_net *r = &rules[j];
+			if (r->family != k->family || r->prefix > k->prefix || !contains(r, net, alen))
+				continue;
+			if (add_port(&v, r->port) < 0) {
+				snprintf(why, whylen, "more than %d ports granted for one address (%s rule %zu)",
+					 NF_MAX_PORTS, r->name ? r->name : "address", j);
+				return -1;
+			}
+		}
+		int err;
+		if (k->family == AF_INET) {
+			struct nf_v4_key key = {.prefixlen = k->prefix};
+			memcpy(key.addr, net, 4);
+			err = bpf_map__update_elem(skel->maps.sbx_allow4, &key, sizeof key, &v, sizeof v, BPF_ANY);
+		} else {
+			struct nf_v6_key key = {.prefixlen = k->prefix};
+			memcpy(key.addr, net, 16);
+			err = bpf_map__update_elem(skel->maps.sbx_allow6, &key, sizeof key, &v, sizeof v, BPF_ANY);
+		}
+		if (err) {
+			snprintf(why, whylen, "allowlist map update: %s%s", strerror(-err),
+				 err == -E2BIG || err == -ENOSPC ? " (more than NF_MAX_RULES entries)" : "");
+			return -1;
+		}
+	}
+	struct nf_config c = {.mode = NF_MODE_LIST};
+	uint32_t zero = 0;
+	int err = bpf_map__update_elem(skel->maps.sbx_config, &zero, sizeof zero, &c, sizeof c, BPF_ANY);
+	if (err) {
+		snprintf(why, whylen, "config map update: %s", strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+/* --- ring buffer -------------------------------------------------------------------------------- */
+
+static const char *proto_name(uint32_t p, char *buf, size_t len)
+{
+	if (p == IPPROTO_TCP)
+		return "tcp";
+	if (p == IPPROTO_UDP)
+		return "udp";
+	snprintf(buf, len, "%u", p);
+	return buf;
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct sbx_netfilter *nf = ctx;
+	if (size < sizeof(struct nf_event))
+		return 0;
+	const struct nf_event *e = data;
+	char addr[INET6_ADDRSTRLEN] = "?", pbuf[16], comm[17];
+	if (e->family == AF_INET || e->family == AF_INET6)
+		inet_ntop(e->family, e->addr, addr, sizeof addr);
+	memcpy(comm, e->comm, 16);
+	comm[16] = 0;
+	if (!nf->a)
+		return 0;
+	cJSON *ev = audit_event(nf->a, "netfilter.deny", "kernel");
+	if (!ev) {
+		nf->failed = true;
+		return -1;
+	}
+	cJSON_AddNumberToObject(ev, "pid", e->pid);
+	audit_add_str(ev, "addr", addr, sizeof addr);
+	cJSON_AddNumberToObject(ev, "port", e->port);
+	audit_add_str(ev, "proto", proto_name(e->proto, pbuf, sizeof pbuf), 16);
+	audit_add_str(ev, "comm", comm, 16);
+	if (audit_emit(nf->a, ev) < 0) {
+		nf->failed = true;
+		return -1;
+	}
+	nf->emitted++;
+	return 0;
+}
+
+/* --- start / stop --------------------------------------------------------------------------------- */
+
+int sbx_netfilter_start_rules(const struct pol_net *rules, size_t n, enum pol_net_mode mode,
+			      int cgroup_v2_fd, struct sbx_netfilter **out, char *why, size_t whylen)
+{
+	*out = NULL;
+	if (mode == POL_NET_ANY) {
+		snprintf(why, whylen, "network unrestricted (autonomy full or a network capability without hosts): "
+			 "no allowlist to enforce");
+		return 1;
+	}
+	if (mode == POL_NET_NONE)
+		n = 0; /* empty allowlist: deny every connect/sendmsg */
+	struct sbx_netfilter *nf = calloc(1, sizeof *nf);
+	if (!nf) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	nf->skel = netfilter_bpf__open();
+	if (!nf->skel) {
+		snprintf(why, whylen, "BPF open: %s", strerror(errno));
+		goto fail;
+	}
+	int err = netfilter_bpf__load(nf->skel);
+	if (err) {
+		snprintf(why, whylen, "BPF load: %s", strerror(-err));
+		goto fail;
+	}
+	if (fill_maps(nf->skel, rules, n, why, whylen) < 0)
+		goto fail;
+	struct bpf_program *progs[4] = {nf->skel->progs.sbx_connect4, nf->skel->progs.sbx_connect6,
+					nf->skel->progs.sbx_sendmsg4, nf->skel->progs.sbx_sendmsg6};
+	for (int i = 0; i < 4; i++) {
+		nf->links[i] = bpf_program__attach_cgroup(progs[i], cgroup_v2_fd);
+		if (!nf->links[i]) {
+			snprintf(why, whylen, "attach %s to the run cgroup: %s", bpf_program__name(progs[i]),
+				 strerror(errno));
+			goto fail;
+		}
+	}
+	nf->rb = ring_buffer__new(bpf_map__fd(nf->skel->maps.sbx_events), on_event, nf, NULL);
+	if (!nf->rb) {
+		snprintf(why, whylen, "ring buffer: %s", strerror(errno));
+		goto fail;
+	}
+	*out = nf;
+	return 0;
+fail:
+	sbx_netfilter_stop(nf);
+	return -1;
+}
+
+int sbx_netfilter_start(const struct policy *p, int cgroup_v2_fd, struct sbx_netfilter **out,
+			char *why, size_t whylen)
+{
+	size_t n = pol_net_count(p);
+	struct pol_net *rules = calloc(n ? n : 1, sizeof *rules);
+	if (!rules) {
+		*out = NULL;
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (pol_net_get(p, i, &rules[k]) == 0)
+			k++;
+	int rc = sbx_netfilter_start_rules(rules, k, pol_net_mode(p), cgroup_v2_fd, out, why, whylen);
+	free(rules);
+	return rc;
+}
+
+int sbx_netfilter_fd(const struct sbx_netfilter *nf)
+{
+	return nf && nf->rb ? ring_buffer__epoll_fd(nf->rb) : -1;
+}
+
+int sbx_netfilter_drain(struct sbx_netfilter *nf, struct audit *a)
+{
+	if (!nf || !nf->rb)
+		return 0;
+	nf->a = a;
+	nf->emitted = 0;
+	int rc = ring_buffer__consume(nf->rb);
+	nf->a = NULL;
+	if (nf->failed || (rc < 0 && rc != -EINTR))
+		return -1;
+	return nf->emitted;
+}
+
+uint64_t sbx_netfilter_lost(const struct sbx_netfilter *nf)
+{
+	if (!nf || !nf->skel || !nf->skel->bss)
+		return 0;
+	return __atomic_load_n(&nf->skel->bss->sbx_lost, __ATOMIC_RELAXED);
+}
+
+void sbx_netfilter_stop(struct sbx_netfilter *nf)
+{
+	if (!nf)
+		return;
+	ring_buffer__free(nf->rb);
+	for (int i = 0; i < 4; i++)
+		bpf_link__destroy(nf->links[i]);
+	netfilter_bpf__destroy(nf->skel);
+	free(nf);
+}
+
+const char *sbx_netfilter_needed(const struct policy *p, bool private_netns)
+{
+	enum pol_net_mode m = pol_net_mode(p);
+	if (m == POL_NET_ANY)
+		return "network unrestricted (autonomy full or a network capability without hosts): no allowlist "
+		       "to enforce";
+	if (m == POL_NET_NONE && private_netns)
+		return "no network capability: the sandbox has no network (bwrap --unshare-net)";
+	return NULL;
+}
+
+cJSON *sbx_netfilter_plan(const struct policy *p)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	enum pol_net_mode m = pol_net_mode(p);
+	cJSON_AddStringToObject(o, "mode", m == POL_NET_ANY ? "unrestricted (not attached)"
+				 : m == POL_NET_NONE ? "deny all (empty allowlist)" : "allowlist");
+	cJSON_AddStringToObject(o, "hooks", "cgroup/connect4, cgroup/connect6, cgroup/sendmsg4, cgroup/sendmsg6");
+	cJSON *arr = cJSON_AddArrayToObject(o, "allow");
+	size_t n = m == POL_NET_LIST ? pol_net_count(p) : 0;
+	for (size_t i = 0; arr && i < n; i++) {
+		struct pol_net r;
+		if (pol_net_get(p, i, &r) != 0)
+			continue;
+		cJSON *e = cJSON_CreateObject();
+		if (!e)
+			break;
+		if (r.family == AF_INET || r.family == AF_INET6) {
+			char a[INET6_ADDRSTRLEN] = "?", cidr[INET6_ADDRSTRLEN + 8];
+			inet_ntop(r.family, r.addr, a, sizeof a);
+			snprintf(cidr, sizeof cidr, "%s/%u", a, r.prefix);
+			cJSON_AddStringToObject(e, "addr", cidr);
+		} else {
+			cJSON_AddStringToObject(e, "addr", "(name did not resolve: nothing allowed)");
+		}
+		if (r.port)
+			cJSON_AddNumberToObject(e, "port", r.port);
+		else
+			cJSON_AddStringToObject(e, "port", "any");
+		if (r.is_name && r.name)
+			cJSON_AddStringToObject(e, "name", r.name);
+		cJSON_AddStringToObject(e, "rule", pol_rule_text(p, r.rule));
+		cJSON_AddItemToArray(arr, e);
+	}
+	return o;
+}

@@ -4,7 +4,22 @@
  * the SPEC's built-in rules (system paths read-only, the needed /etc parts, never-readable secrets,
  * other users' homes, workspace and private /tmp writable, /dev/null and friends, /proc/self), and
  * resolves granted host names when `resolve` is true (for the kernel layers). The result is
- * malloc'd, 8-byte aligned, and passes pol_open().
+ * malloc'd, 8-byte aligned, and passes pol_open(). `o` may be NULL (all defaults). On failure
+ * returns -1 with a message in err ("capabilities[1].hints[0]: ...", or what went wrong).
+ *
+ * Built-in rules (texts as pol_rule_text shows them):
+ *   grant read (+exec in the dir table): builtin:system (/usr /bin /sbin /lib /lib64 /lib32 /opt
+ *     /var/lib/python3), builtin:code (code dir), builtin:etc (the /etc parts programs need),
+ *     builtin:sbxsup (opts->extra_read)
+ *   grant read+write: builtin:workspace, builtin:tmp, builtin:dev (/dev/null and friends)
+ *   grant read: builtin:proc (/proc/self/ **, /proc/thread-self/ **, /proc/ *), builtin:sys
+ *   hard deny: builtin:secret (/etc/shadow* /etc/gshadow* /etc/sudoers* /etc/sudoers.d ~/.ssh
+ *     ~/.gnupg ~/.aws ~/.config/gcloud ~/.netrc ~/.docker/config.json)
+ *   soft deny: builtin:home-blanket (/root, /home/ *)
+ *   net: builtin:dns (each resolv.conf nameserver, port 53) when a host name is granted
+ * Manifest rules: "capabilities[i].hints[j]: GLOB", "deny[i]: GLOB", "capabilities[i].hosts[j]: H".
+ * A `deny` glob written with a leading "**" component matches anywhere ("**" + "/.env" denies
+ * every .env), not only under the workspace; hints are used as the manifest expanded them.
  */
 #ifndef SBX_POLICY_BUILD_H
 #define SBX_POLICY_BUILD_H
@@ -16,6 +31,12 @@
 struct pol_build_opts {
 	bool resolve;              /* resolve host names with getaddrinfo at build time */
 	uid_t uid;
+	/* Added (all optional: zero/NULL = default). */
+	const char *const *extra_read; /* NULL-terminated: more read+exec paths (the preload library,
+					* the sbxsup binary), rule text "builtin:sbxsup: PATH" */
+	const char *tmp_dir;       /* the writable tmp dir; default "/tmp" (no-bwrap modes pass a
+				    * private per-run dir) */
+	const char *resolv_conf;   /* nameservers for builtin:dns; default "/etc/resolv.conf" */
 };
 
 int pol_build(const struct manifest *m, const struct pol_build_opts *o, void **blob, size_t *len,

@@ -1,8 +1,153 @@
-/* STUB — to be replaced by: issue 6 (probes). */
+/* probes_cmd.c — `sbxsup probes load|unload|status`: manage the pinned probe program set.
+ *
+ * Promise: `load` loads and attaches the probes once (best tier, see probes_bpf.h) and pins maps and
+ * links under /sys/fs/bpf/sbxsup/probes (mounting bpffs when missing), so that later runs only add
+ * a per-run entry instead of loading and verifying programs; `unload` removes the pins (refused
+ * while a live run uses the set, unless --force); `status` says what is pinned, which tier, how many
+ * runs use it. Exit 0 on success, 1 when the action could not be done, 125 on bad usage.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
 #include "cmd.h"
+#include "probes_bpf.h"
+#include "../bpf/probes.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: sbxsup probes load | unload [--force] | status\n"
+		   "  load     load the eBPF probes once and pin them under %s\n"
+		   "           (runs then reuse them instead of loading per run)\n"
+		   "  unload   remove the pinned set (refused while a run uses it, unless --force)\n"
+		   "  status   what is pinned and how many runs use it\n", PR_PIN_DIR);
+}
+
+/* Runs whose supervisor is alive, and total tracked processes. */
+static void usage_counts(const struct pr_loaded *L, unsigned *live, unsigned *tracked)
+{
+	*live = 0;
+	*tracked = 0;
+	uint32_t k, next, owner;
+	bool have = false;
+	while (bpf_map_get_next_key(L->m.owners, have ? &k : NULL, &next) == 0) {
+		if (bpf_map_lookup_elem(L->m.owners, &next, &owner) == 0 &&
+		    (kill((pid_t)owner, 0) == 0 || errno != ESRCH))
+			(*live)++;
+		k = next;
+		have = true;
+	}
+	have = false;
+	for (unsigned guard = 0; guard < (1u << 20); guard++) {
+		if (bpf_map_get_next_key(L->m.tracked, have ? &k : NULL, &next) != 0)
+			break;
+		(*tracked)++;
+		k = next;
+		have = true;
+	}
+}
+
+static int do_load(void)
+{
+	struct pr_loaded L;
+	char why[256] = "";
+	int rc = pr_bpf_open_pinned(PR_PIN_DIR, &L, why, sizeof(why));
+	if (rc == 0) {
+		printf("probes already loaded: %s\n", L.level);
+		pr_bpf_close(&L);
+		return 0;
+	}
+	if (rc < 0) {
+		sbx_msg("probes: %s", why);
+		return 1;
+	}
+	if (pr_bpf_load(&L, why, sizeof(why)) != 0) {
+		sbx_msg("probes: cannot load: %s", why);
+		return 1;
+	}
+	if (pr_bpf_pin(&L, PR_PIN_DIR, why, sizeof(why)) != 0) {
+		sbx_msg("probes: cannot pin: %s", why);
+		pr_bpf_close(&L);
+		return 1;
+	}
+	printf("probes loaded and pinned under %s: %s%s%s\n", PR_PIN_DIR, L.level,
+	       L.uring_why[0] ? "; " : "", L.uring_why);
+	pr_bpf_close(&L);
+	return 0;
+}
+
+static int do_unload(bool force)
+{
+	struct pr_loaded L;
+	char why[256] = "";
+	int rc = pr_bpf_open_pinned(PR_PIN_DIR, &L, why, sizeof(why));
+	if (rc == 1) {
+		printf("probes not loaded (nothing pinned under %s)\n", PR_PIN_DIR);
+		return 0;
+	}
+	if (rc == 0) {
+		unsigned live, tracked;
+		usage_counts(&L, &live, &tracked);
+		pr_bpf_close(&L);
+		if (live && !force) {
+			sbx_msg("probes: %u run(s) are using the pinned set; retry when they end, or --force "
+				"(those runs then lose their probes)", live);
+			return 1;
+		}
+	}
+	if (pr_bpf_unpin(PR_PIN_DIR, why, sizeof(why)) != 0) {
+		sbx_msg("probes: unload: %s", why);
+		return 1;
+	}
+	printf("probes unloaded (pins removed from %s)\n", PR_PIN_DIR);
+	return 0;
+}
+
+static int do_status(void)
+{
+	struct pr_loaded L;
+	char why[256] = "";
+	int rc = pr_bpf_open_pinned(PR_PIN_DIR, &L, why, sizeof(why));
+	if (rc < 0) {
+		printf("probes: pinned set damaged: %s\n", why);
+		return 1;
+	}
+	if (rc == 1) {
+		if (!pr_bpf_precheck(why, sizeof(why))) {
+			printf("probes: unavailable: %s\n", why);
+			return 1;
+		}
+		printf("probes: not pinned; each run loads the probes privately (sbxsup probes load to pin)\n");
+		return 0;
+	}
+	unsigned live, tracked;
+	usage_counts(&L, &live, &tracked);
+	printf("probes: pinned under %s: %s%s%s\n", PR_PIN_DIR, L.level, L.uring_why[0] ? "; " : "",
+	       L.uring_why);
+	printf("probes: %u run(s) using it (of %d slots), %u process(es) tracked\n", live, PR_SLOTS, tracked);
+	pr_bpf_close(&L);
+	return 0;
+}
+
 int cmd_probes(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	sbx_msg("cmd_probes: not implemented yet");
+	if (argc < 2) {
+		usage(stderr);
+		return SBX_EXIT_INTERNAL;
+	}
+	const char *sub = argv[1];
+	if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(sub, "load") && argc == 2)
+		return do_load();
+	if (!strcmp(sub, "unload") && (argc == 2 || (argc == 3 && !strcmp(argv[2], "--force"))))
+		return do_unload(argc == 3);
+	if (!strcmp(sub, "status") && argc == 2)
+		return do_status();
+	usage(stderr);
 	return SBX_EXIT_INTERNAL;
 }

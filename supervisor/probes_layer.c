@@ -1,13 +1,351 @@
-/* STUB — to be replaced by issue 6 (probes). */
+/* probes_layer.c — the probes layer for one run (see probes_layer.h).
+ *
+ * Per run: a run slot (0..PR_SLOTS-1, claimed atomically in the `owners` map), the slot's ring
+ * buffer (`rings[slot]`: reused from an earlier run of the slot in a pinned set, its leftovers
+ * discarded; else created and installed), the lost counters of the slot reset, the run's cgroup v2 id
+ * in `cgroups` (else the pid-mode counter raised so the programs look up every tgid), and the
+ * stage pid in `armed` once sbx_probes_arm() is called. The program set is the pinned one
+ * (`sbxsup probes load`) when present — no verification per run — else a private load for this
+ * run, recorded in the level text. Everything the run put into shared maps is removed by
+ * sbx_probes_stop(); a supervisor killed before that leaves a claimed slot whose owner is dead,
+ * which the next run reclaims.
+ */
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include "probes_layer.h"
+#include "probes_bpf.h"
+#include "probes_decode.h"
+
+/* One drain call handles at most this many records: more than the ring buffer can hold, so a
+ * single call after the run's processes are gone empties it, while under a flood each call is
+ * still bounded (the producers refill the ring while we read). */
+#define PR_DRAIN_BATCH (PR_RB_SIZE / sizeof(struct pr_event) + 1)
+
+struct sbx_probes {
+	struct pr_loaded L;
+	const struct policy *pol;
+	uint32_t slot;
+	bool slot_claimed;
+	int rbfd;
+	struct ring_buffer *rb;
+	uint64_t cgid;
+	bool pidmode;
+	struct pr_config *cfg;       /* mmap of the config map */
+	int ncpus;
+	/* drain state */
+	struct audit *a;
+	unsigned batch;
+	bool audit_failed;
+	bool discard;                /* leftovers of a previous run of the slot: drop */
+	uint64_t events, violations, malformed;
+};
+
+static void set(char *buf, size_t len, const char *text)
+{
+	if (buf && len)
+		snprintf(buf, len, "%s", text);
+}
+
 int sbx_probes_probe(char *level, size_t levellen, char *why, size_t whylen)
-{ (void)level; (void)levellen; snprintf(why, whylen, "not implemented"); return 0; }
-int sbx_probes_start(const struct policy *p, uint64_t id, struct sbx_probes **out, char *level, size_t ll,
-		     char *why, size_t whylen)
-{ (void)p; (void)id; (void)level; (void)ll; *out = NULL; snprintf(why, whylen, "not implemented"); return -1; }
-int sbx_probes_arm(struct sbx_probes *pr, pid_t pid) { (void)pr; (void)pid; return -1; }
-int sbx_probes_fd(const struct sbx_probes *pr) { (void)pr; return -1; }
-int sbx_probes_drain(struct sbx_probes *pr, struct audit *a) { (void)pr; (void)a; return 0; }
-uint64_t sbx_probes_lost(const struct sbx_probes *pr) { (void)pr; return 0; }
-void sbx_probes_stop(struct sbx_probes *pr) { (void)pr; }
+{
+	struct pr_loaded L;
+	char w[256] = "";
+	int rc = pr_bpf_open_pinned(PR_PIN_DIR, &L, w, sizeof(w));
+	if (rc == 0) {
+		set(level, levellen, L.level);
+		pr_bpf_close(&L);
+		return 1;
+	}
+	if (!pr_bpf_precheck(w, sizeof(w))) {
+		set(why, whylen, w);
+		return 0;
+	}
+	set(level, levellen, rc < 0 ? "per-run load (pinned set unusable)" : "per-run load");
+	return 1;
+}
+
+int sbx_probes_probe_full(char *level, size_t levellen, char *why, size_t whylen)
+{
+	struct pr_loaded L;
+	char w[256] = "";
+	int rc = pr_bpf_open_pinned(PR_PIN_DIR, &L, w, sizeof(w));
+	if (rc == 0) {
+		set(level, levellen, L.level);
+		pr_bpf_close(&L);
+		return 1;
+	}
+	if (pr_bpf_load(&L, w, sizeof(w)) != 0) {
+		set(why, whylen, w);
+		return 0;
+	}
+	char lv[300];
+	snprintf(lv, sizeof(lv), "%s (per-run load)%s%s", L.level, L.uring_why[0] ? "; " : "", L.uring_why);
+	set(level, levellen, lv);
+	pr_bpf_close(&L);
+	return 1;
+}
+
+static int percpu_zero(int fd, uint32_t key, int ncpus)
+{
+	uint64_t *z = calloc((size_t)ncpus, sizeof(uint64_t));
+	if (!z)
+		return -1;
+	int rc = bpf_map_update_elem(fd, &key, z, BPF_ANY);
+	free(z);
+	return rc;
+}
+
+static uint64_t percpu_sum(int fd, uint32_t key, int ncpus)
+{
+	uint64_t *v = calloc((size_t)ncpus, sizeof(uint64_t)), s = 0;
+	if (!v)
+		return 0;
+	if (bpf_map_lookup_elem(fd, &key, v) == 0)
+		for (int i = 0; i < ncpus; i++)
+			s += v[i];
+	free(v);
+	return s;
+}
+
+/* Delete every key of a u32->u32 hash map whose value is `slot`. */
+static void purge_slot(int fd, uint32_t slot)
+{
+	uint32_t key, next, val;
+	bool have = false;
+	for (int guard = 0; guard < 1 << 20; guard++) {
+		if (bpf_map_get_next_key(fd, have ? &key : NULL, &next) != 0)
+			break;
+		if (bpf_map_lookup_elem(fd, &next, &val) == 0 && val == slot) {
+			bpf_map_delete_elem(fd, &next);
+			/* the key is gone: restart from the beginning (the map is small) */
+			have = false;
+			continue;
+		}
+		key = next;
+		have = true;
+	}
+}
+
+static int claim_slot(struct sbx_probes *pr, char *why, size_t whylen)
+{
+	uint32_t me = (uint32_t)getpid();
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t s = 0; s < PR_SLOTS; s++) {
+			if (bpf_map_update_elem(pr->L.m.owners, &s, &me, BPF_NOEXIST) == 0) {
+				pr->slot = s;
+				pr->slot_claimed = true;
+				purge_slot(pr->L.m.tracked, s);
+				purge_slot(pr->L.m.armed, s);
+				return 0;
+			}
+			if (pass == 1) {
+				uint32_t owner;
+				if (bpf_map_lookup_elem(pr->L.m.owners, &s, &owner) == 0 && owner != me &&
+				    kill((pid_t)owner, 0) != 0 && errno == ESRCH)
+					bpf_map_delete_elem(pr->L.m.owners, &s); /* dead owner: reclaim */
+			}
+		}
+	}
+	snprintf(why, whylen, "all %d probe run slots are in use", PR_SLOTS);
+	return -1;
+}
+
+static int on_event(void *ctx, void *data, size_t len)
+{
+	struct sbx_probes *pr = ctx;
+	if (pr->discard)
+		return 0;
+	pr->events++;
+	pr->batch++;
+	if (len < sizeof(struct pr_event)) {
+		pr->malformed++;
+	} else {
+		struct pr_view *v = malloc(sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		int d = pr_decide(pr->pol, data, v);
+		if (d < 0)
+			pr->malformed++;
+		else if (d == 1) {
+			pr->violations++;
+			if (pr_emit_violation(pr->a, v) != 0) {
+				pr->audit_failed = true;
+				free(v);
+				return -EIO;
+			}
+		}
+		free(v);
+	}
+	return pr->batch >= PR_DRAIN_BATCH ? -ECANCELED : 0;
+}
+
+int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_probes **out,
+		     char *level, size_t levellen, char *why, size_t whylen)
+{
+	*out = NULL;
+	struct sbx_probes *pr = calloc(1, sizeof(*pr));
+	if (!pr) {
+		set(why, whylen, "out of memory");
+		return -1;
+	}
+	pr->pol = p;
+	pr->rbfd = -1;
+	pr->cfg = MAP_FAILED;
+	char w[256] = "", note[300] = "";
+	int rc = pr_bpf_open_pinned(PR_PIN_DIR, &pr->L, w, sizeof(w));
+	if (rc < 0)
+		snprintf(note, sizeof(note), " (pinned set unusable: %s)", w);
+	if (rc != 0) {
+		if (pr_bpf_load(&pr->L, w, sizeof(w)) != 0) {
+			set(why, whylen, w);
+			free(pr);
+			return -1;
+		}
+	}
+	pr->ncpus = libbpf_num_possible_cpus();
+	if (pr->ncpus <= 0) {
+		snprintf(w, sizeof(w), "cannot count possible CPUs");
+		goto fail;
+	}
+	if (claim_slot(pr, w, sizeof(w)) != 0)
+		goto fail;
+	/* A pinned set keeps each slot's ring buffer between runs: replacing an entry of the outer
+	 * map costs an RCU grace period (~10 ms here) per update and per delete. */
+	uint32_t inner_id = 0;
+	if (pr->L.pinned && bpf_map_lookup_elem(pr->L.m.rings, &pr->slot, &inner_id) == 0 && inner_id)
+		pr->rbfd = bpf_map_get_fd_by_id(inner_id);
+	bool reused = pr->rbfd >= 0;
+	if (!reused) {
+		pr->rbfd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "pr_run_rb", 0, 0, PR_RB_SIZE, NULL);
+		if (pr->rbfd < 0) {
+			snprintf(w, sizeof(w), "create ring buffer: %s", strerror(errno));
+			goto fail;
+		}
+	}
+	pr->rb = ring_buffer__new(pr->rbfd, on_event, pr, NULL);
+	if (!pr->rb) {
+		snprintf(w, sizeof(w), "ring buffer consumer: %s", strerror(errno));
+		goto fail;
+	}
+	if (reused) {                /* records a previous run of this slot left behind */
+		pr->discard = true;
+		ring_buffer__consume(pr->rb);
+		pr->discard = false;
+	}
+	if (percpu_zero(pr->L.m.lost, pr->slot, pr->ncpus) != 0 ||
+	    percpu_zero(pr->L.m.untracked, pr->slot, pr->ncpus) != 0) {
+		snprintf(w, sizeof(w), "reset loss counters: %s", strerror(errno));
+		goto fail;
+	}
+	if (!reused && bpf_map_update_elem(pr->L.m.rings, &pr->slot, &pr->rbfd, BPF_ANY) != 0) {
+		snprintf(w, sizeof(w), "install ring buffer: %s", strerror(errno));
+		goto fail;
+	}
+	pr->cfg = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE, MAP_SHARED,
+		       pr->L.m.config, 0);
+	if (pr->cfg == MAP_FAILED) {
+		snprintf(w, sizeof(w), "map config: %s", strerror(errno));
+		goto fail;
+	}
+	if (cgroup_v2_id) {
+		pr->cgid = cgroup_v2_id;
+		if (bpf_map_update_elem(pr->L.m.cgroups, &pr->cgid, &pr->slot, BPF_ANY) != 0) {
+			snprintf(w, sizeof(w), "install cgroup filter: %s", strerror(errno));
+			pr->cgid = 0;
+			goto fail;
+		}
+	} else {
+		__atomic_add_fetch(&pr->cfg->pidmode_runs, 1, __ATOMIC_SEQ_CST);
+		pr->pidmode = true;
+	}
+	if (level && levellen)
+		snprintf(level, levellen, "%s; %s; %s scope%s", pr->L.level,
+			 pr->L.pinned ? "pinned" : note[0] ? "per-run load, pinned set unusable" : "per-run load",
+			 pr->cgid ? "cgroup+pid" : "pid", pr->L.uring_why[0] ? "; no io_uring tp" : "");
+	*out = pr;
+	return 0;
+fail:
+	set(why, whylen, w);
+	sbx_probes_stop(pr);
+	return -1;
+}
+
+int sbx_probes_arm(struct sbx_probes *pr, pid_t pid)
+{
+	if (!pr || pid <= 0)
+		return -1;
+	uint32_t k = (uint32_t)pid;
+	return bpf_map_update_elem(pr->L.m.armed, &k, &pr->slot, BPF_ANY) == 0 ? 0 : -1;
+}
+
+int sbx_probes_fd(const struct sbx_probes *pr)
+{
+	return pr && pr->rb ? ring_buffer__epoll_fd(pr->rb) : -1;
+}
+
+int sbx_probes_drain(struct sbx_probes *pr, struct audit *a)
+{
+	if (!pr || !pr->rb)
+		return 0;
+	pr->a = a;
+	pr->batch = 0;
+	int rc = ring_buffer__consume(pr->rb);
+	unsigned n = pr->batch;
+	pr->a = NULL;
+	if (pr->audit_failed || (rc < 0 && rc != -ECANCELED))
+		return -1;
+	return (int)n;
+}
+
+uint64_t sbx_probes_lost(const struct sbx_probes *pr)
+{
+	if (!pr || pr->ncpus <= 0)
+		return 0;
+	return percpu_sum(pr->L.m.lost, pr->slot, pr->ncpus);
+}
+
+uint64_t sbx_probes_untracked(const struct sbx_probes *pr)
+{
+	if (!pr || pr->ncpus <= 0)
+		return 0;
+	return percpu_sum(pr->L.m.untracked, pr->slot, pr->ncpus);
+}
+
+void sbx_probes_stats(const struct sbx_probes *pr, uint64_t *events, uint64_t *violations,
+		      uint64_t *malformed)
+{
+	*events = pr ? pr->events : 0;
+	*violations = pr ? pr->violations : 0;
+	*malformed = pr ? pr->malformed : 0;
+}
+
+void sbx_probes_stop(struct sbx_probes *pr)
+{
+	if (!pr)
+		return;
+	if (pr->slot_claimed) {
+		if (pr->cgid)
+			bpf_map_delete_elem(pr->L.m.cgroups, &pr->cgid);
+		purge_slot(pr->L.m.armed, pr->slot);
+		purge_slot(pr->L.m.tracked, pr->slot);
+		/* the slot's ring buffer stays in `rings` for the next run (see sbx_probes_start) */
+		bpf_map_delete_elem(pr->L.m.owners, &pr->slot);
+	}
+	if (pr->pidmode && pr->cfg != MAP_FAILED)
+		__atomic_sub_fetch(&pr->cfg->pidmode_runs, 1, __ATOMIC_SEQ_CST);
+	if (pr->cfg != MAP_FAILED)
+		munmap(pr->cfg, (size_t)sysconf(_SC_PAGESIZE));
+	if (pr->rb)
+		ring_buffer__free(pr->rb);
+	if (pr->rbfd >= 0)
+		close(pr->rbfd);
+	pr_bpf_close(&pr->L);
+	free(pr);
+}

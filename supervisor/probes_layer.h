@@ -28,4 +28,21 @@ int sbx_probes_drain(struct sbx_probes *pr, struct audit *a);
 uint64_t sbx_probes_lost(const struct sbx_probes *pr);
 void sbx_probes_stop(struct sbx_probes *pr);
 
+/* Notes and additions (probes work):
+ * sbx_probes_probe() is cheap (no program load): it reports the pinned set when one is there
+ * (`sbxsup probes load`), else checks capabilities and BTF; the real tier is chosen, loaded and
+ * attached by sbx_probes_start() (whose failure turns the layer off with its reason).
+ * sbx_probes_probe_full() loads and attaches for real (tens of ms) — for `sbxsup status`.
+ * sbx_probes_drain() handles at most one ring buffer's worth of records per call and returns how
+ * many it handled (-1: the audit stream failed -> fail closed). The fd stays readable while records
+ * remain, so an epoll loop simply comes back; one call after the run's processes are gone empties
+ * the ring.
+ * sbx_probes_untracked(): children the kernel could not add to the run's pid set (blind spots;
+ * 0 in normal operation — report it if non-zero).
+ * sbx_probes_stats(): records seen, violations emitted, malformed records (for diagnostics). */
+int sbx_probes_probe_full(char *level, size_t levellen, char *why, size_t whylen);
+uint64_t sbx_probes_untracked(const struct sbx_probes *pr);
+void sbx_probes_stats(const struct sbx_probes *pr, uint64_t *events, uint64_t *violations,
+		      uint64_t *malformed);
+
 #endif

@@ -18,12 +18,23 @@
  * "errno (no user notification: <reason>)"), 0 unusable (why). */
 int sbx_seccomp_probe(char *level, size_t levellen, char *why, size_t whylen);
 
-/* In the stage: install. *listener gets the notification fd, or -1 when notify is unavailable
- * (denials then return their errno unreported and level says so). Returns 0, or -1 (why). */
+/* In the stage: install. *listener gets the notification fd (O_CLOEXEC), or -1 when notify is
+ * unavailable (denials then return their errno unreported and level says so). Also sets
+ * no_new_privs. Returns 0, or -1 (why). The caller must hand the listener to the supervisor before
+ * it makes any call the filter denies (it would block until someone answers), and must not let it
+ * reach the executor. If every holder of the listener closes it, denied calls fail with ENOSYS. */
 int sbx_seccomp_install(int *listener, char *why, size_t whylen);
 
+/* The same rules with SCMP_ACT_ERRNO only (what a host without user notification gets): denials
+ * return their errno, unreported. Used by sbx_seccomp_install on such hosts, and by tests. */
+int sbx_seccomp_install_errno_only(char *why, size_t whylen);
+
 /* In the supervisor: receive one pending notification from `listener`, answer it with its errno,
- * emit `seccomp.deny` (pid, syscall name, action). Returns 0, or -1 when the listener is gone. */
+ * emit `seccomp.deny` (pid, syscall name — "<arch>:<name>" for a foreign architecture —, action
+ * "errno EPERM"). Never blocks (polls the listener first). Returns 0 (also when nothing was pending
+ * or the caller died meanwhile), or -1 when the listener is gone (no filter user left: remove it
+ * from the event loop and close it) or the audit stream failed (a->failed set: fail closed).
+ * `a` may be NULL (answer only). */
 int sbx_seccomp_handle(int listener, struct audit *a);
 
 /* For --dry-run: the rules as JSON ({"deny":[{"syscall":..,"errno":..,"when":..}],...}). */

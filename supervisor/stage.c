@@ -1,8 +1,190 @@
-/* STUB — to be replaced by: issue 3 (run). */
+/* stage.c — see stage.h; also `sbxsup __stage` (cmd_stage), the entry point inside bwrap. */
+#include "stage.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "cmd.h"
+#include "ctl.h"
+#include "landlock_layer.h"
+#include "report.h"
+#include "seccomp_layer.h"
+
+static void add(char *st, size_t len, const char *key, const char *val)
+{
+	size_t l = strlen(st);
+	if (l < len)
+		snprintf(st + l, len - l, "%s=%s\n", key, val);
+}
+
+/* Resolve the command as execvp would, with the PATH of the environment it will run with (glibc's
+ * execvp searches the caller's PATH, not the new environment's). Returns 0 with an absolute path,
+ * or -1 with errno (ENOENT: nowhere on PATH). */
+static int resolve_cmd(const char *cmd, char **envp, char *out, size_t outlen)
+{
+	if (strchr(cmd, '/')) {
+		char cwd[4096];
+		int n;
+		if (cmd[0] == '/' || !getcwd(cwd, sizeof cwd))
+			n = snprintf(out, outlen, "%s", cmd);
+		else
+			n = snprintf(out, outlen, "%s/%s", cwd, cmd);
+		if (n < 0 || (size_t)n >= outlen) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		return 0;
+	}
+	const char *path = NULL;
+	for (char **e = envp ? envp : environ; e && *e; e++)
+		if (!strncmp(*e, "PATH=", 5))
+			path = *e + 5;
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	int err = ENOENT;
+	for (const char *p = path; *p;) {
+		size_t n = strcspn(p, ":");
+		if (n && n + strlen(cmd) + 2 <= outlen) {
+			snprintf(out, outlen, "%.*s/%s", (int)n, p, cmd);
+			struct stat st;
+			if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+				if (access(out, X_OK) == 0)
+					return 0;
+				err = EACCES;
+			}
+		}
+		p += n;
+		if (*p == ':')
+			p++;
+	}
+	errno = err;
+	return -1;
+}
+
+static int exec_failed(const char *cmd, int e)
+{
+	if (e == ENOENT || e == ENOTDIR) {
+		sbx_msg("%s: not found", cmd);
+		return SBX_EXIT_NOTFOUND;
+	}
+	sbx_msg("%s: %s", cmd, e == EACCES ? "permission denied" : strerror(e));
+	return SBX_EXIT_NOEXEC;
+}
+
+int stage_exec(const struct stage_args *a)
+{
+	char st[CTL_MAX - 16] = "", why[512], buf[900], path[4096];
+	int listener = -1;
+
+	if (a->stderr_fd >= 0 && a->stderr_fd != 2) {
+		if (dup2(a->stderr_fd, 2) < 0)
+			return SBX_EXIT_INTERNAL;
+		close(a->stderr_fd);
+	}
+	int resolve_err = resolve_cmd(a->cmd[0], a->envp, path, sizeof path) < 0 ? errno : 0;
+	if (a->landlock) {
+		struct sbx_landlock_result r;
+		memset(&r, 0, sizeof r);
+		why[0] = 0;
+		if (!a->pol) {
+			add(st, sizeof st, "landlock", "off");
+			add(st, sizeof st, "landlock_why", "no compiled policy in the stage");
+		} else if (sbx_landlock_apply_cmd(a->pol, resolve_err ? NULL : path, &r, why, sizeof why) < 0) {
+			add(st, sizeof st, "landlock", "off");
+			add(st, sizeof st, "landlock_why", why[0] ? why : "apply failed");
+		} else {
+			add(st, sizeof st, "landlock", "on");
+			snprintf(buf, sizeof buf, "abi %d%s%s%s%s", r.abi, r.degraded[0] ? "; " : "",
+				 r.degraded, !r.net && r.net_why[0] ? "; tcp: " : "", !r.net ? r.net_why : "");
+			add(st, sizeof st, "landlock_level", buf);
+		}
+	}
+	if (a->seccomp) {
+		why[0] = 0;
+		if (sbx_seccomp_install(&listener, why, sizeof why) < 0) {
+			add(st, sizeof st, "seccomp", "off");
+			add(st, sizeof st, "seccomp_why", why[0] ? why : "install failed");
+			listener = -1;
+		} else {
+			add(st, sizeof st, "seccomp", "on");
+			add(st, sizeof st, "seccomp_level",
+			    listener >= 0 ? "notify" : "errno (no user notification: denials unreported)");
+		}
+	}
+	if (ctl_send_ready(a->ctl_fd, st, listener) < 0)
+		return SBX_EXIT_INTERNAL;
+	if (listener >= 0)
+		close(listener);
+	if (ctl_wait_go(a->ctl_fd) < 0)
+		return SBX_EXIT_INTERNAL; /* the supervisor refused or died: never run the command */
+	if (fcntl(a->ctl_fd, F_SETFD, FD_CLOEXEC) < 0)
+		return SBX_EXIT_INTERNAL;
+	if (resolve_err)
+		return exec_failed(a->cmd[0], resolve_err);
+	execve(path, a->cmd, a->envp ? a->envp : environ);
+	return exec_failed(a->cmd[0], errno);
+}
+
+/* The compiled policy from SBXSUP_POLICY_FD (a sealed memfd), mapped read-only. */
+static const struct policy *stage_policy(void)
+{
+	const char *v = getenv(SBX_ENV_POLICY_FD);
+	if (!v)
+		return NULL;
+	char *end;
+	long fd = strtol(v, &end, 10);
+	struct stat st;
+	if (*end || fd < 0 || fd > 1 << 20 || fstat((int)fd, &st) < 0 || st.st_size <= 0 ||
+	    (size_t)st.st_size > POL_MAX_BLOB)
+		return NULL;
+	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, (int)fd, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	const char *why;
+	return pol_open(m, (size_t)st.st_size, &why);
+}
+
+static int parse_fd(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	return (*end || v < 0 || v > 1 << 20) ? -1 : (int)v;
+}
+
 int cmd_stage(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	sbx_msg("cmd_stage: not implemented yet");
-	return SBX_EXIT_INTERNAL;
+	struct stage_args a = {.ctl_fd = -1, .stderr_fd = -1};
+	int i;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		} else if (!strcmp(argv[i], "--ctl-fd") && i + 1 < argc) {
+			a.ctl_fd = parse_fd(argv[++i]);
+		} else if (!strcmp(argv[i], "--stderr-fd") && i + 1 < argc) {
+			a.stderr_fd = parse_fd(argv[++i]);
+		} else if (!strcmp(argv[i], "--landlock")) {
+			a.landlock = true;
+		} else if (!strcmp(argv[i], "--seccomp")) {
+			a.seccomp = true;
+		} else {
+			sbx_msg("__stage: unexpected argument '%s' (internal command, used by sbxsup run)", argv[i]);
+			return SBX_EXIT_INTERNAL;
+		}
+	}
+	if (a.ctl_fd < 0 || i >= argc) {
+		sbx_msg("__stage: internal command, used by sbxsup run: __stage --ctl-fd N [--landlock] "
+			"[--seccomp] -- COMMAND...");
+		return SBX_EXIT_INTERNAL;
+	}
+	a.cmd = argv + i;
+	if (a.landlock)
+		a.pol = stage_policy();
+	return stage_exec(&a);
 }

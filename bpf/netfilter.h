@@ -1,0 +1,54 @@
+/* netfilter.h — structures shared by bpf/netfilter.bpf.c and supervisor/netfilter_layer.c.
+ *
+ * Promise: one layout for both sides. Addresses are in network order, ports in host order.
+ * An allowlist entry is an LPM-trie key (prefix length + address) whose value is the set of ports
+ * granted for every address under that prefix (user space folds the ports of shorter containing
+ * prefixes into each longer one, because an LPM lookup returns only the longest match).
+ */
+#ifndef SBX_BPF_NETFILTER_H
+#define SBX_BPF_NETFILTER_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define NF_MAX_RULES 1024
+#define NF_MAX_PORTS 16
+#define NF_RINGBUF_BYTES (256 * 1024)
+
+struct nf_v4_key {
+	__u32 prefixlen;
+	__u8 addr[4];
+};
+
+struct nf_v6_key {
+	__u32 prefixlen;
+	__u8 addr[16];
+};
+
+struct nf_ports {
+	__u16 any;                 /* 1: every port */
+	__u16 n;                   /* ports used in port[] */
+	__u16 port[NF_MAX_PORTS];  /* host order */
+};
+
+/* config map, index 0 */
+enum nf_mode { NF_MODE_UNSET = 0, NF_MODE_LIST = 1 };
+struct nf_config {
+	__u32 mode;                /* NF_MODE_UNSET denies everything (fail closed) */
+};
+
+enum nf_hook { NF_HOOK_CONNECT4 = 1, NF_HOOK_CONNECT6, NF_HOOK_SENDMSG4, NF_HOOK_SENDMSG6 };
+
+/* ring buffer record, one per refusal */
+struct nf_event {
+	__u32 pid;                 /* tgid, initial pid namespace */
+	__u16 family;              /* AF_INET / AF_INET6 (a v4-mapped v6 address is reported as v4) */
+	__u16 port;                /* host order */
+	__u32 proto;               /* IPPROTO_TCP / IPPROTO_UDP / ... */
+	__u32 hook;                /* enum nf_hook */
+	__u8 addr[16];             /* network order; v4 in the first 4 bytes */
+	char comm[16];
+};
+
+#endif

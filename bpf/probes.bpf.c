@@ -1,0 +1,804 @@
+/* probes.bpf.c — CO-RE tracepoint probes for the `probes` layer (issue 6).
+ *
+ * Promise: for every process of a run (tracked from the exec of the armed pid, through fork, until
+ * exit), the candidate syscalls of bpf/probes.h are seen at the generic sys_enter/sys_exit hooks
+ * (so 32-bit int 0x80 calls are seen too), their arguments stashed at enter (strings and sockaddrs
+ * copied from user memory) and resolved at exit (the returned fd's file, the new exe, the dirfd's or
+ * cwd's dentry path), and one `struct pr_event` per path argument is written to the run's ring
+ * buffer. Nothing is decided here: user space applies the policy. Ring buffer reserve failures are
+ * counted per run slot in `lost` (exact).
+ *
+ * Cost for processes outside any run: the first check — a hash lookup of the current cgroup v2 id
+ * (when no run is in pid mode), else of the tgid.
+ *
+ * Two program tiers for the syscall hooks: tp_btf (preferred) and raw_tp (fallback); user space
+ * loads and attaches one and records which. Same for sched_process_* and io_uring_submit_req.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
+#include "probes.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define AT_FDCWD_ (-100)
+#define AT_EMPTY_PATH_ 0x1000
+#define TS_COMPAT_ 0x0002u
+#define X32_BIT_ 0x40000000L
+#define AF_INET_ 2
+#define AF_INET6_ 10
+#define NS_FLAGS_ (0x00020000ull | 0x02000000ull | 0x04000000ull | 0x08000000ull | 0x10000000ull | \
+		   0x20000000ull | 0x40000000ull | 0x00000080ull)
+
+struct ringbuf_inner {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, PR_RB_SIZE);
+};
+
+/* slot -> the run's ring buffer (filled by user space per run) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, PR_SLOTS);
+	__type(key, __u32);
+	__array(values, struct ringbuf_inner);
+} pr_rings SEC(".maps");
+
+/* slot -> events the ring buffer could not take (per cpu; user space sums) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PR_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} pr_lost SEC(".maps");
+
+/* slot -> children the tracked map could not take (blind spots; per cpu) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PR_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} pr_untracked SEC(".maps");
+
+/* armed pid (global tgid of the stage) -> slot; consumed by its next exec */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PR_SLOTS * 2);
+	__type(key, __u32);
+	__type(value, __u32);
+} pr_armed SEC(".maps");
+
+/* tgid -> slot: the run's processes */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 32768);
+	__type(key, __u32);
+	__type(value, __u32);
+} pr_tracked SEC(".maps");
+
+/* cgroup v2 id -> slot: runs with a cgroup (the cheap first check) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PR_SLOTS * 2);
+	__type(key, __u64);
+	__type(value, __u32);
+} pr_cgroups SEC(".maps");
+
+/* slot -> owner (supervisor pid); claimed with BPF_NOEXIST by user space (pinned mode) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PR_SLOTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} pr_owners SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pr_config);
+	__uint(map_flags, BPF_F_MMAPABLE);
+} pr_config SEC(".maps");
+
+/* tid -> arguments kept from sys_enter to sys_exit */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct pr_stash);
+} pr_stash SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pr_stash);
+} pr_scratch SEC(".maps");
+
+static __always_inline void count(void *map, __u32 slot)
+{
+	__u64 *v = bpf_map_lookup_elem(map, &slot);
+	if (v)
+		*v += 1;
+}
+
+/* The first check and the run slot of the current task, or -1. */
+static __always_inline int in_scope(void)
+{
+	__u32 k = 0;
+	struct pr_config *cfg = bpf_map_lookup_elem(&pr_config, &k);
+	if (!cfg)
+		return -1;
+	if (cfg->pidmode_runs == 0) {
+		__u64 cg = bpf_get_current_cgroup_id();
+		if (!bpf_map_lookup_elem(&pr_cgroups, &cg))
+			return -1;
+	}
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 *slot = bpf_map_lookup_elem(&pr_tracked, &tgid);
+	if (!slot)
+		return -1;
+	return (int)(*slot & (PR_SLOTS - 1));
+}
+
+/* x86-64 and i386 syscall numbers -> enum pr_sc */
+static __always_inline __u32 sc_of(long nr, bool compat)
+{
+	if (!compat) {
+		switch (nr) {
+		case 2: return PR_SC_OPEN;
+		case 257: return PR_SC_OPENAT;
+		case 437: return PR_SC_OPENAT2;
+		case 85: return PR_SC_CREAT;
+		case 76: return PR_SC_TRUNCATE;
+		case 82: return PR_SC_RENAME;
+		case 264: return PR_SC_RENAMEAT;
+		case 316: return PR_SC_RENAMEAT2;
+		case 87: return PR_SC_UNLINK;
+		case 263: return PR_SC_UNLINKAT;
+		case 83: return PR_SC_MKDIR;
+		case 258: return PR_SC_MKDIRAT;
+		case 84: return PR_SC_RMDIR;
+		case 86: return PR_SC_LINK;
+		case 265: return PR_SC_LINKAT;
+		case 88: return PR_SC_SYMLINK;
+		case 266: return PR_SC_SYMLINKAT;
+		case 90: return PR_SC_CHMOD;
+		case 268: return PR_SC_FCHMODAT;
+		case 452: return PR_SC_FCHMODAT2;
+		case 92: return PR_SC_CHOWN;
+		case 94: return PR_SC_LCHOWN;
+		case 260: return PR_SC_FCHOWNAT;
+		case 59: return PR_SC_EXECVE;
+		case 322: return PR_SC_EXECVEAT;
+		case 42: return PR_SC_CONNECT;
+		case 44: return PR_SC_SENDTO;
+		case 46: return PR_SC_SENDMSG;
+		case 49: return PR_SC_BIND;
+		case 425: return PR_SC_IO_URING_SETUP;
+		case 426: return PR_SC_IO_URING_ENTER;
+		case 101: return PR_SC_PTRACE;
+		case 165: return PR_SC_MOUNT;
+		case 166: return PR_SC_UMOUNT2;
+		case 428: return PR_SC_OPEN_TREE;
+		case 429: return PR_SC_MOVE_MOUNT;
+		case 430: return PR_SC_FSOPEN;
+		case 431: return PR_SC_FSCONFIG;
+		case 432: return PR_SC_FSMOUNT;
+		case 433: return PR_SC_FSPICK;
+		case 442: return PR_SC_MOUNT_SETATTR;
+		case 155: return PR_SC_PIVOT_ROOT;
+		case 272: return PR_SC_UNSHARE;
+		case 308: return PR_SC_SETNS;
+		case 321: return PR_SC_BPF;
+		}
+		return PR_SC_NONE;
+	}
+	switch (nr) {
+	case 5: return PR_SC_OPEN;
+	case 295: return PR_SC_OPENAT;
+	case 437: return PR_SC_OPENAT2;
+	case 8: return PR_SC_CREAT;
+	case 92: case 193: return PR_SC_TRUNCATE;
+	case 38: return PR_SC_RENAME;
+	case 302: return PR_SC_RENAMEAT;
+	case 353: return PR_SC_RENAMEAT2;
+	case 10: return PR_SC_UNLINK;
+	case 301: return PR_SC_UNLINKAT;
+	case 39: return PR_SC_MKDIR;
+	case 296: return PR_SC_MKDIRAT;
+	case 40: return PR_SC_RMDIR;
+	case 9: return PR_SC_LINK;
+	case 303: return PR_SC_LINKAT;
+	case 83: return PR_SC_SYMLINK;
+	case 304: return PR_SC_SYMLINKAT;
+	case 15: return PR_SC_CHMOD;
+	case 306: return PR_SC_FCHMODAT;
+	case 452: return PR_SC_FCHMODAT2;
+	case 182: case 212: return PR_SC_CHOWN;
+	case 16: case 198: return PR_SC_LCHOWN;
+	case 298: return PR_SC_FCHOWNAT;
+	case 11: return PR_SC_EXECVE;
+	case 358: return PR_SC_EXECVEAT;
+	case 362: return PR_SC_CONNECT;
+	case 369: return PR_SC_SENDTO;
+	case 370: return PR_SC_SENDMSG;
+	case 361: return PR_SC_BIND;
+	case 425: return PR_SC_IO_URING_SETUP;
+	case 426: return PR_SC_IO_URING_ENTER;
+	case 26: return PR_SC_PTRACE;
+	case 21: return PR_SC_MOUNT;
+	case 22: case 52: return PR_SC_UMOUNT2;
+	case 428: return PR_SC_OPEN_TREE;
+	case 429: return PR_SC_MOVE_MOUNT;
+	case 430: return PR_SC_FSOPEN;
+	case 431: return PR_SC_FSCONFIG;
+	case 432: return PR_SC_FSMOUNT;
+	case 433: return PR_SC_FSPICK;
+	case 442: return PR_SC_MOUNT_SETATTR;
+	case 217: return PR_SC_PIVOT_ROOT;
+	case 310: return PR_SC_UNSHARE;
+	case 346: return PR_SC_SETNS;
+	case 357: return PR_SC_BPF;
+	}
+	return PR_SC_NONE;
+}
+
+/* Where the path arguments are: path arg index and dirfd arg index (-1: relative to the cwd). */
+struct layout { int p0, d0, p1, d1; };
+
+static __always_inline struct layout layout_of(__u32 sc)
+{
+	struct layout l = { -1, -1, -1, -1 };
+	switch (sc) {
+	case PR_SC_OPEN: case PR_SC_CREAT: case PR_SC_TRUNCATE: case PR_SC_UNLINK: case PR_SC_MKDIR:
+	case PR_SC_RMDIR: case PR_SC_CHMOD: case PR_SC_CHOWN: case PR_SC_LCHOWN: case PR_SC_EXECVE:
+		l.p0 = 0; break;
+	case PR_SC_OPENAT: case PR_SC_OPENAT2: case PR_SC_UNLINKAT: case PR_SC_MKDIRAT:
+	case PR_SC_FCHMODAT: case PR_SC_FCHMODAT2: case PR_SC_FCHOWNAT: case PR_SC_EXECVEAT:
+		l.d0 = 0; l.p0 = 1; break;
+	case PR_SC_RENAME: case PR_SC_LINK:
+		l.p0 = 0; l.p1 = 1; break;
+	case PR_SC_RENAMEAT: case PR_SC_RENAMEAT2: case PR_SC_LINKAT:
+		l.d0 = 0; l.p0 = 1; l.d1 = 2; l.p1 = 3; break;
+	case PR_SC_SYMLINK:        /* target is only a string; the new link is what is written */
+		l.p0 = 1; break;
+	case PR_SC_SYMLINKAT:
+		l.d0 = 1; l.p0 = 2; break;
+	}
+	return l;
+}
+
+static __always_inline bool is_escape(__u32 sc)
+{
+	return sc >= PR_SC_IO_URING_SETUP && sc <= PR_SC_BPF;
+}
+
+static __always_inline bool is_net(__u32 sc)
+{
+	return sc >= PR_SC_CONNECT && sc <= PR_SC_BIND;
+}
+
+/* Copy a sockaddr (AF_INET/AF_INET6 only) from user memory into the stash. Returns true if kept. */
+static __always_inline bool read_sockaddr(struct pr_stash *s, const void *uaddr)
+{
+	__u16 fam = 0;
+	if (!uaddr || bpf_probe_read_user(&fam, sizeof(fam), uaddr))
+		return false;
+	if (fam == AF_INET_) {
+		struct { __u16 f; __u16 port; __u8 a[4]; } in4;
+		if (bpf_probe_read_user(&in4, sizeof(in4), uaddr))
+			return false;
+		s->family = fam;
+		s->port = bpf_ntohs(in4.port);
+		__builtin_memcpy(s->addr, in4.a, 4);
+		return true;
+	}
+	if (fam == AF_INET6_) {
+		struct { __u16 f; __u16 port; __u32 flow; __u8 a[16]; } in6;
+		if (bpf_probe_read_user(&in6, sizeof(in6), uaddr))
+			return false;
+		s->family = fam;
+		s->port = bpf_ntohs(in6.port);
+		__builtin_memcpy(s->addr, in6.a, 16);
+		return true;
+	}
+	return false;
+}
+
+static __always_inline void on_enter(struct pt_regs *regs, long id)
+{
+	int slot = in_scope();
+	if (slot < 0)
+		return;
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	bool compat = (BPF_CORE_READ(t, thread_info.status) & TS_COMPAT_) != 0;
+	long nr = id;
+	if (!compat)
+		nr &= ~X32_BIT_;
+	__u32 sc;
+	bool socketcall = false;
+	if (compat && nr == 102) {              /* i386 socketcall(call, args) */
+		socketcall = true;
+		long call = (long)(__u32)BPF_CORE_READ(regs, bx);
+		sc = call == 2 ? PR_SC_BIND : call == 3 ? PR_SC_CONNECT :
+		     call == 11 ? PR_SC_SENDTO : call == 16 ? PR_SC_SENDMSG : PR_SC_NONE;
+	} else {
+		sc = sc_of(nr, compat);
+	}
+	if (sc == PR_SC_NONE)
+		return;
+
+	__u32 z = 0;
+	struct pr_stash *s = bpf_map_lookup_elem(&pr_scratch, &z);
+	if (!s)
+		return;
+	s->nr = (int)id;
+	s->sc = sc;
+	s->compat = compat;
+	s->slot = (__u32)slot;
+	s->req_ok[0] = s->req_ok[1] = 0;
+	s->family = 0;
+	s->port = 0;
+	s->aflags = 0;
+	if (socketcall) {
+		__u32 a32[6] = {};
+		bpf_probe_read_user(a32, sizeof(a32), (void *)(long)(__u32)BPF_CORE_READ(regs, cx));
+		for (int i = 0; i < 6; i++)
+			s->args[i] = a32[i];
+	} else if (compat) {
+		s->args[0] = (__u32)BPF_CORE_READ(regs, bx);
+		s->args[1] = (__u32)BPF_CORE_READ(regs, cx);
+		s->args[2] = (__u32)BPF_CORE_READ(regs, dx);
+		s->args[3] = (__u32)BPF_CORE_READ(regs, si);
+		s->args[4] = (__u32)BPF_CORE_READ(regs, di);
+		s->args[5] = (__u32)BPF_CORE_READ(regs, bp);
+	} else {
+		s->args[0] = BPF_CORE_READ(regs, di);
+		s->args[1] = BPF_CORE_READ(regs, si);
+		s->args[2] = BPF_CORE_READ(regs, dx);
+		s->args[3] = BPF_CORE_READ(regs, r10);
+		s->args[4] = BPF_CORE_READ(regs, r8);
+		s->args[5] = BPF_CORE_READ(regs, r9);
+	}
+
+	if (is_net(sc)) {
+		const void *ua = NULL;
+		if (sc == PR_SC_CONNECT || sc == PR_SC_BIND)
+			ua = (const void *)s->args[1];
+		else if (sc == PR_SC_SENDTO)
+			ua = (const void *)s->args[4];
+		else {                              /* sendmsg: msghdr.msg_name */
+			__u64 name = 0;
+			if (compat) {
+				__u32 n32 = 0;
+				bpf_probe_read_user(&n32, sizeof(n32), (const void *)s->args[1]);
+				name = n32;
+			} else {
+				bpf_probe_read_user(&name, sizeof(name), (const void *)s->args[1]);
+			}
+			ua = (const void *)name;
+		}
+		if (!read_sockaddr(s, ua))
+			return;                     /* connected socket, AF_UNIX, ...: not a candidate */
+	} else if (sc == PR_SC_UNSHARE) {
+		s->aflags = s->args[0];
+		if (!(s->aflags & NS_FLAGS_))
+			return;
+	} else if (!is_escape(sc)) {
+		struct layout l = layout_of(sc);
+		if (l.p0 >= 0 && l.p0 < 6) {
+			long r = bpf_probe_read_user_str(s->req[0], PR_NAME_MAX, (const void *)s->args[l.p0]);
+			s->req_ok[0] = r > 0 ? (__u32)r : 0;
+		}
+		if (l.p1 >= 0 && l.p1 < 6) {
+			long r = bpf_probe_read_user_str(s->req[1], PR_NAME_MAX, (const void *)s->args[l.p1]);
+			s->req_ok[1] = r > 0 ? (__u32)r : 0;
+		}
+		if (sc == PR_SC_OPEN)
+			s->aflags = s->args[1];
+		else if (sc == PR_SC_OPENAT)
+			s->aflags = s->args[2];
+		else if (sc == PR_SC_OPENAT2) {
+			__u64 f = 0;
+			bpf_probe_read_user(&f, sizeof(f), (const void *)s->args[2]);
+			s->aflags = f;
+		} else if (sc == PR_SC_EXECVEAT)
+			s->aflags = s->args[4];
+	} else {
+		s->aflags = s->args[0];
+	}
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	bpf_map_update_elem(&pr_stash, &tid, s, BPF_ANY);
+}
+
+static __always_inline struct file *fd_file(struct task_struct *t, long fd)
+{
+	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
+	unsigned int max = BPF_CORE_READ(fdt, max_fds);
+	if (fd < 0 || fd >= (long)max)
+		return NULL;
+	struct file **arr = BPF_CORE_READ(fdt, fd);
+	struct file *f = NULL;
+	bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]);
+	return f;
+}
+
+struct pr_pathbuf { char b[PR_PATH_BUF]; };
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pr_pathbuf);
+} pr_pathbuf SEC(".maps");
+
+struct walk_ctx {
+	struct dentry *d;
+	struct vfsmount *mnt;
+	struct dentry *root_d;
+	struct vfsmount *root_m;
+	__u32 off;
+	__u32 n;
+	__u32 done;
+};
+
+/* One step of the walk (bpf_loop callback: verified once, whatever the depth). */
+static long walk_step(__u32 i, void *arg)
+{
+	struct walk_ctx *w = arg;
+	struct dentry *d = w->d;
+	struct vfsmount *mnt = w->mnt;
+	if (!d || (d == w->root_d && mnt == w->root_m)) {
+		w->done = 1;
+		return 1;
+	}
+	struct dentry *mroot = BPF_CORE_READ(mnt, mnt_root);
+	if (d == mroot) {
+		struct mount *m = (struct mount *)((void *)mnt - bpf_core_field_offset(struct mount, mnt));
+		struct mount *parent = BPF_CORE_READ(m, mnt_parent);
+		if (parent == m) {
+			w->done = 1;
+			return 1;
+		}
+		w->d = BPF_CORE_READ(m, mnt_mountpoint);
+		w->mnt = (struct vfsmount *)((void *)parent + bpf_core_field_offset(struct mount, mnt));
+		return 0;
+	}
+	if (w->off > PR_PATH_OFF_MASK)
+		return 1;                           /* buffer bound: truncated */
+	__u32 z = 0;
+	struct pr_pathbuf *pb = bpf_map_lookup_elem(&pr_pathbuf, &z);
+	if (!pb)
+		return 1;
+	struct dentry *up = BPF_CORE_READ(d, d_parent);
+	const unsigned char *name = BPF_CORE_READ(d, d_name.name);
+	long r = bpf_probe_read_kernel_str(&pb->b[w->off & PR_PATH_OFF_MASK], PR_NAME_MAX, name);
+	if (r <= 0)
+		return 1;
+	w->off += (__u32)r;
+	w->n++;
+	if (up == d) {
+		w->done = 1;
+		return 1;
+	}
+	w->d = up;
+	return 0;
+}
+
+/* Dentry names leaf first into ev->path, up to the task's root, crossing mounts. */
+static __always_inline void walk(struct pr_event *ev, struct task_struct *t, struct dentry *d,
+				 struct vfsmount *mnt)
+{
+	struct walk_ctx w = {
+		.d = d, .mnt = mnt,
+		.root_d = BPF_CORE_READ(t, fs, root.dentry),
+		.root_m = BPF_CORE_READ(t, fs, root.mnt),
+	};
+	bpf_loop(PR_MAX_DEPTH + 8, walk_step, &w, 0);
+	__u32 z = 0;
+	struct pr_pathbuf *pb = bpf_map_lookup_elem(&pr_pathbuf, &z);
+	if (!pb)
+		return;
+	bpf_probe_read_kernel(ev->path, sizeof(ev->path), pb->b);
+	if (!w.done)
+		ev->flags |= PR_EVF_TRUNC;
+	ev->ncomp = (__u16)w.n;
+	ev->path_len = (__u16)(w.off > PR_PATH_BUF ? PR_PATH_BUF : w.off);
+}
+
+/* The number of a struct pid in its innermost namespace. */
+static __always_inline __u32 ns_nr(struct pid *p)
+{
+	if (!p)
+		return 0;
+	unsigned int lvl = BPF_CORE_READ(p, level);
+	struct upid u = {};
+	bpf_probe_read_kernel(&u, sizeof(u), &p->numbers[lvl & 31]);
+	return (__u32)u.nr;
+}
+
+static __always_inline void fill_common(struct pr_event *ev, struct task_struct *t, __u32 slot,
+					__u16 sensor)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	ev->ts = bpf_ktime_get_ns();
+	ev->pid = (__u32)pt;
+	ev->tgid = pt >> 32;
+	ev->slot = slot;
+	ev->sensor = sensor;
+	ev->flags = 0;
+	ev->ncomp = 0;
+	ev->path_len = 0;
+	ev->path_kind = PR_PK_NONE;
+	ev->family = 0;
+	ev->port = 0;
+	ev->pad = 0;
+	ev->argi = 0;
+	ev->dirfd = AT_FDCWD_;
+	ev->req[0] = 0;
+	ev->path[0] = 0;
+	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
+	ev->nspid = ns_nr(BPF_CORE_READ(t, thread_pid));
+	ev->nstgid = ns_nr(BPF_CORE_READ(t, group_leader, thread_pid));
+	const unsigned char *en = BPF_CORE_READ(t, mm, exe_file, f_path.dentry, d_name.name);
+	if (!en || bpf_probe_read_kernel_str(ev->exe, sizeof(ev->exe), en) <= 0)
+		ev->exe[0] = 0;
+}
+
+static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u16 sensor,
+				      struct task_struct *t)
+{
+	__u32 slot = s->slot & (PR_SLOTS - 1);
+	void *rb = bpf_map_lookup_elem(&pr_rings, &slot);
+	if (!rb)
+		return;
+	struct pr_event *ev = bpf_ringbuf_reserve(rb, sizeof(*ev), 0);
+	if (!ev) {
+		count(&pr_lost, slot);
+		return;
+	}
+	fill_common(ev, t, slot, sensor);
+	ev->ret = ret;
+	ev->nr = s->nr;
+	ev->sc = s->sc;
+	ev->aflags = s->aflags;
+	ev->argi = (__u16)i;
+	if (s->compat)
+		ev->flags |= PR_EVF_COMPAT;
+	struct layout l = layout_of(s->sc);
+	int d = i ? l.d1 : l.d0;
+	if (d >= 0 && d < 6)
+		ev->dirfd = (int)s->args[d];
+	bool req_ok = s->req_ok[i & 1] != 0;
+	if (req_ok) {
+		bpf_probe_read_kernel(ev->req, sizeof(ev->req), s->req[i & 1]);
+		if (s->req_ok[i & 1] >= PR_NAME_MAX)
+			ev->flags |= PR_EVF_REQ_TRUNC;
+	} else {
+		ev->flags |= PR_EVF_NOPATH;
+	}
+
+	struct file *f = NULL;
+	__u16 kind = PR_PK_NONE;
+	__u32 sc = s->sc;
+	bool opens = sc == PR_SC_OPEN || sc == PR_SC_OPENAT || sc == PR_SC_OPENAT2 || sc == PR_SC_CREAT;
+	if (opens && ret >= 0) {
+		f = fd_file(t, ret);
+		kind = PR_PK_FULL;
+	} else if ((sc == PR_SC_EXECVE || sc == PR_SC_EXECVEAT) && ret == 0) {
+		f = BPF_CORE_READ(t, mm, exe_file);
+		kind = PR_PK_FULL;
+	} else if (req_ok && ev->req[0] == '/') {
+		kind = PR_PK_NONE;
+	} else if (sc == PR_SC_EXECVEAT && (!req_ok || ev->req[0] == 0) && (s->aflags & AT_EMPTY_PATH_)) {
+		f = fd_file(t, ev->dirfd);
+		kind = PR_PK_FULL;
+	} else if (ev->dirfd != AT_FDCWD_) {
+		f = fd_file(t, ev->dirfd);
+		kind = PR_PK_BASE;
+	} else {
+		struct dentry *cd = BPF_CORE_READ(t, fs, pwd.dentry);
+		struct vfsmount *cm = BPF_CORE_READ(t, fs, pwd.mnt);
+		ev->path_kind = PR_PK_BASE;
+		walk(ev, t, cd, cm);
+		bpf_ringbuf_submit(ev, 0);
+		return;
+	}
+	if (f) {
+		ev->path_kind = kind;
+		walk(ev, t, BPF_CORE_READ(f, f_path.dentry), BPF_CORE_READ(f, f_path.mnt));
+	}
+	bpf_ringbuf_submit(ev, 0);
+}
+
+static __always_inline void emit_other(struct pr_stash *s, long ret, __u16 sensor, struct task_struct *t)
+{
+	__u32 slot = s->slot & (PR_SLOTS - 1);
+	void *rb = bpf_map_lookup_elem(&pr_rings, &slot);
+	if (!rb)
+		return;
+	struct pr_event *ev = bpf_ringbuf_reserve(rb, sizeof(*ev), 0);
+	if (!ev) {
+		count(&pr_lost, slot);
+		return;
+	}
+	fill_common(ev, t, slot, sensor);
+	ev->ret = ret;
+	ev->nr = s->nr;
+	ev->sc = s->sc;
+	ev->aflags = s->aflags;
+	if (s->compat)
+		ev->flags |= PR_EVF_COMPAT;
+	ev->family = s->family;
+	ev->port = s->port;
+	__builtin_memcpy(ev->addr, s->addr, 16);
+	bpf_ringbuf_submit(ev, 0);
+}
+
+static __always_inline void on_exit(long ret, __u16 sensor)
+{
+	int slot = in_scope();
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	if (slot < 0)
+		return;
+	struct pr_stash *s = bpf_map_lookup_elem(&pr_stash, &tid);
+	if (!s)
+		return;
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	if (is_net(s->sc) || is_escape(s->sc)) {
+		emit_other(s, ret, sensor, t);
+	} else {
+		struct layout l = layout_of(s->sc);
+		if (l.p0 >= 0)
+			emit_path(s, ret, 0, sensor, t);
+		if (l.p1 >= 0)
+			emit_path(s, ret, 1, sensor, t);
+	}
+	bpf_map_delete_elem(&pr_stash, &tid);
+}
+
+/* ---- syscall hooks: tp_btf tier and raw_tp tier ---------------------------------------------- */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(btf_sys_enter, struct pt_regs *regs, long id)
+{
+	on_enter(regs, id);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(btf_sys_exit, struct pt_regs *regs, long ret)
+{
+	on_exit(ret, PR_SENSOR_TP_BTF_SYS_EXIT);
+	return 0;
+}
+
+SEC("raw_tp/sys_enter")
+int BPF_PROG(raw_sys_enter, struct pt_regs *regs, long id)
+{
+	on_enter(regs, id);
+	return 0;
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(raw_sys_exit, struct pt_regs *regs, long ret)
+{
+	on_exit(ret, PR_SENSOR_RAW_TP_SYS_EXIT);
+	return 0;
+}
+
+/* ---- process tree ----------------------------------------------------------------------------- */
+static __always_inline void on_exec(struct task_struct *t)
+{
+	__u32 tgid = BPF_CORE_READ(t, tgid);
+	__u32 *slot = bpf_map_lookup_elem(&pr_armed, &tgid);
+	if (!slot)
+		return;
+	__u32 v = *slot;
+	if (bpf_map_update_elem(&pr_tracked, &tgid, &v, BPF_ANY))
+		count(&pr_untracked, v & (PR_SLOTS - 1));
+	bpf_map_delete_elem(&pr_armed, &tgid);
+}
+
+static __always_inline void on_fork(struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid);
+	__u32 ctgid = BPF_CORE_READ(child, tgid);
+	if (ptgid == ctgid)
+		return;                             /* a thread: its process is tracked already */
+	__u32 *slot = bpf_map_lookup_elem(&pr_tracked, &ptgid);
+	if (!slot)
+		return;
+	__u32 v = *slot;
+	if (bpf_map_update_elem(&pr_tracked, &ctgid, &v, BPF_ANY))
+		count(&pr_untracked, v & (PR_SLOTS - 1));
+}
+
+static __always_inline void on_task_exit(struct task_struct *t, bool group_dead)
+{
+	__u32 tid = BPF_CORE_READ(t, pid);
+	bpf_map_delete_elem(&pr_stash, &tid);
+	if (group_dead) {
+		__u32 tgid = BPF_CORE_READ(t, tgid);
+		bpf_map_delete_elem(&pr_tracked, &tgid);
+	}
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(btf_exec, struct task_struct *t, pid_t old_pid, struct linux_binprm *bprm)
+{
+	on_exec(t);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(btf_fork, struct task_struct *parent, struct task_struct *child)
+{
+	on_fork(parent, child);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(btf_exit, struct task_struct *t, bool group_dead)
+{
+	on_task_exit(t, group_dead);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exec")
+int BPF_PROG(raw_exec, struct task_struct *t, pid_t old_pid, struct linux_binprm *bprm)
+{
+	on_exec(t);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_fork")
+int BPF_PROG(raw_fork, struct task_struct *parent, struct task_struct *child)
+{
+	on_fork(parent, child);
+	return 0;
+}
+
+/* Older kernels have no group_dead argument: treat the leader's exit as the group's. */
+SEC("raw_tp/sched_process_exit")
+int BPF_PROG(raw_exit, struct task_struct *t)
+{
+	on_task_exit(t, BPF_CORE_READ(t, pid) == BPF_CORE_READ(t, tgid));
+	return 0;
+}
+
+/* ---- io_uring: operations never pass through the syscall hooks ------------------------------- */
+static __always_inline void on_uring(struct io_kiocb *req, __u16 sensor)
+{
+	int slot = in_scope();
+	if (slot < 0)
+		return;
+	__u32 z = 0;
+	struct pr_stash *s = bpf_map_lookup_elem(&pr_scratch, &z);
+	if (!s)
+		return;
+	s->slot = (__u32)slot;
+	s->sc = PR_SC_IO_URING_OP;
+	s->nr = -1;
+	s->compat = 0;
+	s->family = 0;
+	s->port = 0;
+	__builtin_memset(s->addr, 0, sizeof(s->addr));
+	s->aflags = BPF_CORE_READ(req, opcode);
+	emit_other(s, 0, sensor, (struct task_struct *)bpf_get_current_task());
+}
+
+SEC("tp_btf/io_uring_submit_req")
+int BPF_PROG(btf_uring, struct io_kiocb *req)
+{
+	on_uring(req, PR_SENSOR_TP_BTF_IO_URING);
+	return 0;
+}
+
+SEC("raw_tp/io_uring_submit_req")
+int BPF_PROG(raw_uring, struct io_kiocb *req)
+{
+	on_uring(req, PR_SENSOR_RAW_TP_IO_URING);
+	return 0;
+}

@@ -1,0 +1,108 @@
+/* probes.h — the records shared by bpf/probes.bpf.c and the supervisor (supervisor/probes_*.c).
+ *
+ * Promise: one fixed-size record per observed candidate syscall argument (a path, an address, or
+ * an escape-class call), written into the run's ring buffer at syscall exit. The kernel side only
+ * collects facts (numbers, the string as given, dentry names, the copied sockaddr, the return
+ * value); every policy decision is taken in user space with the compiled policy.
+ *
+ * Path encoding (path[]): dentry names *leaf first*, each NUL-terminated, `ncomp` of them, as
+ * found by a bounded walk up the dentry tree (mount crossings followed via struct mount) until the
+ * task's root. `path_kind` says what was walked:
+ *   PR_PK_NONE  nothing walked (req is absolute, or no path argument)
+ *   PR_PK_FULL  the object itself (the file of the returned fd, the new exe, the dirfd's file for
+ *               AT_EMPTY_PATH): path is complete, req is informational
+ *   PR_PK_BASE  the directory a relative req is resolved against (dirfd's file or the cwd); user
+ *               space joins req onto it lexically (pol_normalize)
+ * PR_EVF_TRUNC is set when the walk hit PR_MAX_DEPTH or the buffer bound.
+ */
+#ifndef SBX_BPF_PROBES_H
+#define SBX_BPF_PROBES_H
+
+#define PR_SLOTS       64        /* concurrent runs sharing one pinned program set */
+#define PR_RB_SIZE     (4u << 20)
+#define PR_MAX_DEPTH   24
+#define PR_NAME_MAX    256       /* one dentry name incl. NUL, and one requested string */
+#define PR_PATH_BUF    2048      /* PR_PATH_OFF_MASK + 1 + PR_NAME_MAX rounded */
+#define PR_PATH_OFF_MASK 1023
+#define PR_EXE_MAX     64
+
+/* Internal syscall ids (architecture independent). Keep in step with pr_sc_name(). */
+enum pr_sc {
+	PR_SC_NONE = 0,
+	PR_SC_OPEN, PR_SC_OPENAT, PR_SC_OPENAT2, PR_SC_CREAT, PR_SC_TRUNCATE,
+	PR_SC_RENAME, PR_SC_RENAMEAT, PR_SC_RENAMEAT2, PR_SC_UNLINK, PR_SC_UNLINKAT,
+	PR_SC_MKDIR, PR_SC_MKDIRAT, PR_SC_RMDIR, PR_SC_LINK, PR_SC_LINKAT, PR_SC_SYMLINK,
+	PR_SC_SYMLINKAT, PR_SC_CHMOD, PR_SC_FCHMODAT, PR_SC_FCHMODAT2, PR_SC_CHOWN, PR_SC_LCHOWN,
+	PR_SC_FCHOWNAT, PR_SC_EXECVE, PR_SC_EXECVEAT,
+	PR_SC_CONNECT, PR_SC_SENDTO, PR_SC_SENDMSG, PR_SC_BIND,
+	PR_SC_IO_URING_SETUP, PR_SC_IO_URING_ENTER, PR_SC_PTRACE, PR_SC_MOUNT, PR_SC_UMOUNT2,
+	PR_SC_OPEN_TREE, PR_SC_MOVE_MOUNT, PR_SC_FSOPEN, PR_SC_FSCONFIG, PR_SC_FSMOUNT, PR_SC_FSPICK,
+	PR_SC_MOUNT_SETATTR, PR_SC_PIVOT_ROOT, PR_SC_UNSHARE, PR_SC_SETNS, PR_SC_BPF,
+	PR_SC_IO_URING_OP,            /* io_uring:io_uring_submit_req (not a syscall) */
+	PR_SC__MAX
+};
+
+enum pr_path_kind { PR_PK_NONE = 0, PR_PK_FULL = 1, PR_PK_BASE = 2 };
+
+enum pr_sensor {
+	PR_SENSOR_TP_BTF_SYS_EXIT = 1,
+	PR_SENSOR_RAW_TP_SYS_EXIT = 2,
+	PR_SENSOR_TP_BTF_IO_URING = 3,
+	PR_SENSOR_RAW_TP_IO_URING = 4,
+};
+
+#define PR_EVF_TRUNC   0x1u   /* path walk truncated */
+#define PR_EVF_COMPAT  0x2u   /* 32-bit (int 0x80 / ia32) syscall */
+#define PR_EVF_REQ_TRUNC 0x4u /* requested string did not fit */
+#define PR_EVF_NOPATH  0x8u   /* the path argument could not be read from user memory */
+
+struct pr_event {
+	unsigned long long ts;       /* bpf_ktime_get_ns */
+	long long ret;               /* syscall return value (io_uring op: 0) */
+	unsigned int pid;            /* thread id (global) */
+	unsigned int tgid;           /* process id (global) */
+	unsigned int slot;           /* run slot */
+	unsigned int nspid;          /* thread id in the task's own pid namespace (for /proc/<n>) */
+	unsigned int nstgid;         /* process id in the task's own pid namespace */
+	unsigned int sc;             /* enum pr_sc */
+	int nr;                      /* raw syscall number as seen (i386 number when compat) */
+	unsigned int flags;          /* PR_EVF_* */
+	unsigned long long aflags;   /* open flags / unshare flags / execveat flags / io_uring opcode */
+	int dirfd;                   /* as given (AT_FDCWD = -100) */
+	unsigned short argi;         /* which path argument of the syscall (0 or 1) */
+	unsigned short sensor;       /* enum pr_sensor */
+	unsigned short path_kind;    /* enum pr_path_kind */
+	unsigned short ncomp;        /* components in path[] */
+	unsigned short path_len;     /* bytes used in path[] */
+	unsigned short family;       /* AF_INET / AF_INET6 for network calls, else 0 */
+	unsigned short port;         /* host order */
+	unsigned short pad;
+	unsigned char addr[16];      /* network order */
+	char comm[16];
+	char exe[PR_EXE_MAX];        /* basename of the task's exe (dentry name) */
+	char req[PR_NAME_MAX];       /* the string as given */
+	char path[PR_PATH_BUF];
+};
+
+/* Per-thread argument stash, kept from sys_enter to sys_exit. */
+struct pr_stash {
+	unsigned long long args[6];
+	int nr;
+	unsigned int sc;
+	unsigned int compat;
+	unsigned int slot;
+	unsigned int req_ok[2];      /* bpf_probe_read_user_str result > 0 */
+	unsigned short family;
+	unsigned short port;
+	unsigned char addr[16];
+	unsigned long long aflags;
+	char req[2][PR_NAME_MAX];
+};
+
+/* Global config (array map, key 0). */
+struct pr_config {
+	unsigned int pidmode_runs;   /* runs with no cgroup filter: the tracked lookup is always done */
+	unsigned int pad;
+};
+
+#endif

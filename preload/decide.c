@@ -1,0 +1,266 @@
+/* decide.c — every decision of the library, each through the one rule engine (policy.h).
+ *
+ * Promise:
+ *   - paths: resolved as the kernel would (resolve.c), normalised (pol_normalize), then
+ *     pol_path(). Content access (SBX_K_DATA) is decided as the policy says. Metadata access
+ *     (SBX_K_META: stat, access, readlink, realpath, listing a directory) is refused only when a
+ *     rule of the policy denies the path (secrets, deny globs, other homes), not when the path is
+ *     merely outside every grant — so walking up to a granted directory keeps working while the
+ *     existence and attributes of a denied file stay hidden.
+ *   - exec: pol_path(POL_EXEC), and never without code:exec.
+ *   - network peers: AF_INET/AF_INET6 by pol_net_addr(), or allowed because an allowed name
+ *     resolution in this process returned the address (the name is then re-checked with the port);
+ *     AF_UNIX paths as a write access to the socket path; abstract AF_UNIX names only when the
+ *     network is unrestricted; other families are left to the kernel layers.
+ *   - names: numeric addresses and localhost resolve freely (the connect decides); any other name
+ *     must be allowed by pol_net_name().
+ * Failing closed (no valid policy): every decision denies, rule POL_RULE_DEFAULT.
+ * Every denial is reported; the errno left for the caller is EACCES (paths), EPERM (network).
+ */
+#include "pl.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+static void report_path(unsigned op, const char *subject, unsigned access, uint32_t rule, int err,
+			int family)
+{
+	struct sbx_rec_hdr h = {0};
+	h.op = (uint16_t)op;
+	h.access = (uint8_t)access;
+	h.family = (uint8_t)family;
+	h.err = err;
+	h.rule = rule;
+	sbx_report(&h, subject);
+}
+
+/* Decide an absolute, resolved path. Sets errno to `err` on denial. */
+static int decide_abs(unsigned op, const char *abs, unsigned access, enum sbx_kind kind, int err,
+		      int family)
+{
+	struct pol_decision d = { .verdict = POL_DENY, .rule = POL_RULE_DEFAULT };
+	char norm[PATH_MAX];
+	int mode = sbx_pl_mode();
+	if (mode == SBX_PL_PASSIVE)
+		return 0;
+	if (mode == SBX_PL_ENFORCE) {
+		if (pol_normalize("/", abs, norm, sizeof norm) != 0) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		pol_path(sbx_pl.pol, norm, access, &d);
+		if (d.verdict == POL_ALLOW && (access & POL_EXEC) && !sbx_pl.code_exec) {
+			d.verdict = POL_DENY;
+			d.rule = POL_RULE_NO_EXEC;
+		}
+		if (d.verdict == POL_ALLOW)
+			return 0;
+		if (kind == SBX_K_META && d.rule == POL_RULE_DEFAULT && !(access & POL_EXEC))
+			return 0;
+		abs = norm;
+	}
+	report_path(op, abs, access, d.rule, err, family);
+	errno = err;
+	return -1;
+}
+
+static int check_path_err(unsigned op, int dirfd, const char *path, unsigned access, unsigned rflags,
+			  enum sbx_kind kind, int err, int family)
+{
+	if (sbx_pl_mode() == SBX_PL_PASSIVE || !path || !path[0])
+		return 0;   /* NULL: EFAULT; "": ENOENT or AT_EMPTY_PATH on an object already open */
+	int saved = errno;
+	char abs[PATH_MAX];
+	int r = sbx_resolve(dirfd, path, rflags, abs);
+	if (r == 1 && !(access & POL_EXEC)) {
+		errno = saved;
+		return 0;
+	}
+	if (r != 0) {
+		if (r < 0 && (errno == ELOOP || errno == ENAMETOOLONG))
+			return -1;   /* the kernel would fail the same way */
+		report_path(op, path, access, POL_RULE_DEFAULT, err, family);
+		errno = err;
+		return -1;
+	}
+	if (decide_abs(op, abs, access, kind, err, family) != 0)
+		return -1;
+	errno = saved;
+	return 0;
+}
+
+int sbx_check_path(unsigned op, int dirfd, const char *path, unsigned access, unsigned rflags,
+		   enum sbx_kind kind)
+{
+	return check_path_err(op, dirfd, path, access, rflags, kind, EACCES, 0);
+}
+
+int sbx_check_resolved(unsigned op, const char *abs, unsigned access, enum sbx_kind kind)
+{
+	int saved = errno;
+	if (decide_abs(op, abs, access, kind, EACCES, 0) != 0)
+		return -1;
+	errno = saved;
+	return 0;
+}
+
+int sbx_check_exec(unsigned op, int dirfd, const char *path, unsigned rflags)
+{
+	if (sbx_pl_mode() == SBX_PL_PASSIVE)
+		return 0;
+	if (!path || !path[0])
+		return 0;
+	return check_path_err(op, dirfd, path, POL_READ | POL_EXEC, rflags, SBX_K_DATA, EACCES, 0);
+}
+
+/* ---- network ----------------------------------------------------------------------------------- */
+
+static void report_net(unsigned op, const char *subject, uint16_t port, int family, uint32_t rule, int err)
+{
+	struct sbx_rec_hdr h = {0};
+	h.op = (uint16_t)op;
+	h.family = (uint8_t)family;
+	h.port = port;
+	h.err = err;
+	h.rule = rule;
+	sbx_report(&h, subject);
+}
+
+static int check_unix(unsigned op, const struct sockaddr_un *sun, socklen_t len)
+{
+	size_t off = offsetof(struct sockaddr_un, sun_path);
+	if (len <= off)
+		return 0;                     /* unnamed / autobind */
+	size_t n = len - off;
+	if (n > sizeof sun->sun_path)
+		n = sizeof sun->sun_path;
+	if (sun->sun_path[0] == 0) {
+		char name[sizeof sun->sun_path + 2];
+		name[0] = '@';
+		size_t k = 0;
+		for (size_t i = 1; i < n; i++) {
+			unsigned char c = (unsigned char)sun->sun_path[i];
+			name[1 + k++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+		}
+		name[1 + k] = 0;
+		if (sbx_pl_mode() == SBX_PL_ENFORCE && sbx_pl.net_mode == POL_NET_ANY)
+			return 0;
+		report_net(op, name, 0, AF_UNIX, sbx_pl.net_mode == POL_NET_NONE ? POL_RULE_NET_NONE
+					       : POL_RULE_DEFAULT, EPERM);
+		errno = EPERM;
+		return -1;
+	}
+	char path[sizeof sun->sun_path + 1];
+	memcpy(path, sun->sun_path, n);
+	path[n] = 0;
+	return check_path_err(op, AT_FDCWD, path, POL_WRITE, op == SBX_OP_BIND ? SBX_R_NOFOLLOW : 0,
+			      SBX_K_DATA, EPERM, AF_UNIX);
+}
+
+int sbx_check_sockaddr(unsigned op, const void *sa, socklen_t len)
+{
+	if (sbx_pl_mode() == SBX_PL_PASSIVE || !sa || len < (socklen_t)sizeof(sa_family_t))
+		return 0;
+	int saved = errno;
+	sa_family_t fam;
+	memcpy(&fam, sa, sizeof fam);
+	if (fam == AF_UNIX) {
+		struct sockaddr_un sun;
+		memset(&sun, 0, sizeof sun);
+		memcpy(&sun, sa, len < sizeof sun ? len : sizeof sun);
+		if (check_unix(op, &sun, len) != 0)
+			return -1;
+		errno = saved;
+		return 0;
+	}
+	int family;
+	uint8_t addr[16];
+	uint16_t port;
+	if (fam == AF_INET && len >= (socklen_t)sizeof(struct sockaddr_in)) {
+		struct sockaddr_in in;
+		memcpy(&in, sa, sizeof in);
+		family = AF_INET;
+		memcpy(addr, &in.sin_addr, 4);
+		port = ntohs(in.sin_port);
+	} else if (fam == AF_INET6 && len >= (socklen_t)sizeof(struct sockaddr_in6)) {
+		struct sockaddr_in6 in6;
+		memcpy(&in6, sa, sizeof in6);
+		family = AF_INET6;
+		memcpy(addr, &in6.sin6_addr, 16);
+		port = ntohs(in6.sin6_port);
+		if (IN6_IS_ADDR_V4MAPPED(&in6.sin6_addr)) {
+			family = AF_INET;
+			memmove(addr, addr + 12, 4);
+		}
+	} else {
+		return 0;                     /* other families / short lengths: the kernel decides */
+	}
+	struct pol_decision d = { .verdict = POL_DENY, .rule = POL_RULE_DEFAULT };
+	int mode = sbx_pl_mode();
+	if (mode == SBX_PL_ENFORCE) {
+		if (op == SBX_OP_BIND) {
+			/* a local address to listen or send from: allowed unless there is no network */
+			if (sbx_pl.net_mode != POL_NET_NONE) {
+				errno = saved;
+				return 0;
+			}
+			d.rule = POL_RULE_NET_NONE;
+		} else {
+			pol_net_addr(sbx_pl.pol, family, addr, port, &d);
+			if (d.verdict == POL_ALLOW) {
+				errno = saved;
+				return 0;
+			}
+			char name[SBX_PL_NAME_MAX];
+			struct pol_decision dn;
+			if (sbx_pl_addr_find(family, addr, name, sizeof name) &&
+			    pol_net_name(sbx_pl.pol, name, port, &dn) == POL_ALLOW) {
+				errno = saved;
+				return 0;
+			}
+		}
+	}
+	char text[INET6_ADDRSTRLEN];
+	if (!inet_ntop(family, addr, text, sizeof text))
+		snprintf(text, sizeof text, "?");
+	report_net(op, text, port, family, d.rule, EPERM);
+	errno = EPERM;
+	return -1;
+}
+
+static bool is_numeric(const char *name)
+{
+	unsigned char b[16];
+	return inet_pton(AF_INET, name, b) == 1 || inet_pton(AF_INET6, name, b) == 1;
+}
+
+static bool is_localhost(const char *n)
+{
+	return !strcasecmp(n, "localhost") || !strcasecmp(n, "localhost.") ||
+	       !strcasecmp(n, "ip6-localhost") || !strcasecmp(n, "ip6-loopback");
+}
+
+int sbx_check_name(const char *name, uint16_t port)
+{
+	if (sbx_pl_mode() == SBX_PL_PASSIVE || !name)
+		return 0;
+	int saved = errno;
+	if (is_numeric(name) || is_localhost(name))
+		return 0;
+	struct pol_decision d = { .verdict = POL_DENY, .rule = POL_RULE_DEFAULT };
+	if (sbx_pl_mode() == SBX_PL_ENFORCE && pol_net_name(sbx_pl.pol, name, port, &d) == POL_ALLOW) {
+		errno = saved;
+		return 0;
+	}
+	report_net(SBX_OP_RESOLVE, name, port, 0, d.rule, EAI_FAIL);
+	errno = saved;
+	return -1;
+}

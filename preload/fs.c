@@ -1,0 +1,523 @@
+/* fs.c — interposers for every libc entry point that names a file.
+ *
+ * Promise: each decides before the real function runs (sbx_check_path), with the access the call
+ * can have (open flags / fopen mode: O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND, "w", "a", "+"
+ * mean write; unlink, rename (both names), mkdir, rmdir, link (new name), symlink (new name),
+ * chmod, chown, utime*, truncate are writes) and the symlink handling the kernel applies
+ * (O_NOFOLLOW, O_CREAT|O_EXCL, AT_SYMLINK_NOFOLLOW, lstat, lchown, and the calls that act on the
+ * last name itself: the final component is not followed). Metadata calls (stat family, access
+ * family, readlink, realpath, opendir, O_PATH and read-only O_DIRECTORY opens) are SBX_K_META.
+ * A denial returns -1/EACCES (fopen/freopen/opendir/realpath: NULL/EACCES) without calling libc.
+ */
+#undef _FORTIFY_SOURCE
+#include "pl.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+#include <utime.h>
+
+/* Fortified entry points (declared by bits/fcntl2.h only under _FORTIFY_SOURCE). */
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
+
+#define NEEDS_MODE(f) (((f) & O_CREAT) || ((f) & O_TMPFILE) == O_TMPFILE)
+
+int sbx_check_open(int dirfd, const char *path, int flags)
+{
+	unsigned acc;
+	int am = flags & O_ACCMODE;
+	enum sbx_kind kind = SBX_K_DATA;
+	unsigned rf = 0;
+
+	if (am == O_RDONLY)
+		acc = POL_READ;
+	else if (am == O_WRONLY)
+		acc = POL_WRITE;
+	else
+		acc = POL_READ | POL_WRITE;
+	if (flags & (O_CREAT | O_TRUNC | O_APPEND))
+		acc |= POL_WRITE;
+	if (flags & O_PATH) {
+		acc = POL_READ;
+		kind = SBX_K_META;
+	} else if ((flags & O_DIRECTORY) && acc == POL_READ) {
+		kind = SBX_K_META;
+	}
+	if ((flags & O_NOFOLLOW) || (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
+		rf |= SBX_R_NOFOLLOW;
+	return sbx_check_path(SBX_OP_OPEN, dirfd, path, acc, rf, kind);
+}
+
+#define GET_MODE(flags, last)                                  \
+	mode_t mode = 0;                                        \
+	if (NEEDS_MODE(flags)) {                                \
+		va_list ap;                                     \
+		va_start(ap, last);                             \
+		mode = (mode_t)va_arg(ap, int);                 \
+		va_end(ap);                                     \
+	}
+
+REAL_DECL(open); REAL_DECL(open64); REAL_DECL(openat); REAL_DECL(openat64);
+REAL_DECL(__open_2); REAL_DECL(__open64_2); REAL_DECL(__openat_2); REAL_DECL(__openat64_2);
+REAL_DECL(creat); REAL_DECL(creat64);
+
+SBX_EXPORT int open(const char *path, int flags, ...)
+{
+	GET_MODE(flags, flags);
+	if (sbx_check_open(AT_FDCWD, path, flags))
+		return -1;
+	return REAL(open)(path, flags, mode);
+}
+
+SBX_EXPORT int open64(const char *path, int flags, ...)
+{
+	GET_MODE(flags, flags);
+	if (sbx_check_open(AT_FDCWD, path, flags))
+		return -1;
+	return REAL(open64)(path, flags, mode);
+}
+
+SBX_EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	GET_MODE(flags, flags);
+	if (sbx_check_open(dirfd, path, flags))
+		return -1;
+	return REAL(openat)(dirfd, path, flags, mode);
+}
+
+SBX_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	GET_MODE(flags, flags);
+	if (sbx_check_open(dirfd, path, flags))
+		return -1;
+	return REAL(openat64)(dirfd, path, flags, mode);
+}
+
+SBX_EXPORT int __open_2(const char *path, int flags)
+{
+	if (sbx_check_open(AT_FDCWD, path, flags))
+		return -1;
+	return REAL(__open_2)(path, flags);
+}
+
+SBX_EXPORT int __open64_2(const char *path, int flags)
+{
+	if (sbx_check_open(AT_FDCWD, path, flags))
+		return -1;
+	return REAL(__open64_2)(path, flags);
+}
+
+SBX_EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	if (sbx_check_open(dirfd, path, flags))
+		return -1;
+	return REAL(__openat_2)(dirfd, path, flags);
+}
+
+SBX_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	if (sbx_check_open(dirfd, path, flags))
+		return -1;
+	return REAL(__openat64_2)(dirfd, path, flags);
+}
+
+SBX_EXPORT int creat(const char *path, mode_t mode)
+{
+	if (sbx_check_open(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC))
+		return -1;
+	return REAL(creat)(path, mode);
+}
+
+SBX_EXPORT int creat64(const char *path, mode_t mode)
+{
+	if (sbx_check_open(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC))
+		return -1;
+	return REAL(creat64)(path, mode);
+}
+
+/* ---- stdio / dirent ----------------------------------------------------------------------------- */
+
+static int fmode_flags(const char *m)
+{
+	int f = O_RDONLY;
+	if (!m)
+		return f;
+	switch (m[0]) {
+	case 'w': f = O_WRONLY | O_CREAT | O_TRUNC; break;
+	case 'a': f = O_WRONLY | O_CREAT | O_APPEND; break;
+	default: break;
+	}
+	for (const char *c = m + 1; *c && *c != ','; c++) {
+		if (*c == '+')
+			f = (f & ~O_ACCMODE) | O_RDWR;
+		else if (*c == 'x')
+			f |= O_EXCL;
+	}
+	return f;
+}
+
+REAL_DECL(fopen); REAL_DECL(fopen64); REAL_DECL(freopen); REAL_DECL(freopen64); REAL_DECL(opendir);
+
+SBX_EXPORT FILE *fopen(const char *path, const char *mode)
+{
+	if (sbx_check_open(AT_FDCWD, path, fmode_flags(mode)))
+		return NULL;
+	return REAL(fopen)(path, mode);
+}
+
+SBX_EXPORT FILE *fopen64(const char *path, const char *mode)
+{
+	if (sbx_check_open(AT_FDCWD, path, fmode_flags(mode)))
+		return NULL;
+	return REAL(fopen64)(path, mode);
+}
+
+/* freopen(NULL, mode, f) reopens f's own file with a new mode: decided on that file. */
+static int check_freopen(const char *path, const char *mode, FILE *f)
+{
+	if (path)
+		return sbx_check_open(AT_FDCWD, path, fmode_flags(mode));
+	char self[40];
+	int fd = f ? fileno(f) : -1;
+	if (fd < 0)
+		return 0;
+	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+	return sbx_check_open(AT_FDCWD, self, fmode_flags(mode));
+}
+
+SBX_EXPORT FILE *freopen(const char *path, const char *mode, FILE *f)
+{
+	if (check_freopen(path, mode, f))
+		return NULL;
+	return REAL(freopen)(path, mode, f);
+}
+
+SBX_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *f)
+{
+	if (check_freopen(path, mode, f))
+		return NULL;
+	return REAL(freopen64)(path, mode, f);
+}
+
+SBX_EXPORT DIR *opendir(const char *path)
+{
+	if (sbx_check_path(SBX_OP_OPENDIR, AT_FDCWD, path, POL_READ, 0, SBX_K_META))
+		return NULL;
+	return REAL(opendir)(path);
+}
+
+/* ---- stat / access family --------------------------------------------------------------------- */
+
+#define META(op, dirfd, path, rf) \
+	if (sbx_check_path(op, dirfd, path, POL_READ, rf, SBX_K_META)) return -1
+#define AT_RF(flags) (((flags) & AT_SYMLINK_NOFOLLOW) ? SBX_R_NOFOLLOW : 0u)
+
+REAL_DECL(stat); REAL_DECL(stat64); REAL_DECL(lstat); REAL_DECL(lstat64);
+REAL_DECL(fstatat); REAL_DECL(fstatat64); REAL_DECL(statx);
+REAL_DECL(access); REAL_DECL(faccessat); REAL_DECL(eaccess); REAL_DECL(euidaccess);
+
+SBX_EXPORT int stat(const char *path, struct stat *st)
+{
+	META(SBX_OP_STAT, AT_FDCWD, path, 0);
+	return REAL(stat)(path, st);
+}
+
+SBX_EXPORT int stat64(const char *path, struct stat64 *st)
+{
+	META(SBX_OP_STAT, AT_FDCWD, path, 0);
+	return REAL(stat64)(path, st);
+}
+
+SBX_EXPORT int lstat(const char *path, struct stat *st)
+{
+	META(SBX_OP_STAT, AT_FDCWD, path, SBX_R_NOFOLLOW);
+	return REAL(lstat)(path, st);
+}
+
+SBX_EXPORT int lstat64(const char *path, struct stat64 *st)
+{
+	META(SBX_OP_STAT, AT_FDCWD, path, SBX_R_NOFOLLOW);
+	return REAL(lstat64)(path, st);
+}
+
+SBX_EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	META(SBX_OP_STAT, dirfd, path, AT_RF(flags));
+	return REAL(fstatat)(dirfd, path, st, flags);
+}
+
+SBX_EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
+{
+	META(SBX_OP_STAT, dirfd, path, AT_RF(flags));
+	return REAL(fstatat64)(dirfd, path, st, flags);
+}
+
+SBX_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *st)
+{
+	META(SBX_OP_STAT, dirfd, path, AT_RF(flags));
+	return REAL(statx)(dirfd, path, flags, mask, st);
+}
+
+SBX_EXPORT int access(const char *path, int mode)
+{
+	META(SBX_OP_ACCESS, AT_FDCWD, path, 0);
+	return REAL(access)(path, mode);
+}
+
+SBX_EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
+{
+	META(SBX_OP_ACCESS, dirfd, path, AT_RF(flags));
+	return REAL(faccessat)(dirfd, path, mode, flags);
+}
+
+SBX_EXPORT int eaccess(const char *path, int mode)
+{
+	META(SBX_OP_ACCESS, AT_FDCWD, path, 0);
+	return REAL(eaccess)(path, mode);
+}
+
+SBX_EXPORT int euidaccess(const char *path, int mode)
+{
+	META(SBX_OP_ACCESS, AT_FDCWD, path, 0);
+	return REAL(euidaccess)(path, mode);
+}
+
+/* ---- readlink / realpath ------------------------------------------------------------------------ */
+
+REAL_DECL(readlink); REAL_DECL(readlinkat); REAL_DECL(realpath); REAL_DECL(canonicalize_file_name);
+
+SBX_EXPORT ssize_t readlink(const char *path, char *buf, size_t len)
+{
+	META(SBX_OP_READLINK, AT_FDCWD, path, SBX_R_NOFOLLOW);
+	return REAL(readlink)(path, buf, len);
+}
+
+SBX_EXPORT ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t len)
+{
+	META(SBX_OP_READLINK, dirfd, path, SBX_R_NOFOLLOW);
+	return REAL(readlinkat)(dirfd, path, buf, len);
+}
+
+SBX_EXPORT char *realpath(const char *path, char *resolved)
+{
+	if (sbx_check_path(SBX_OP_READLINK, AT_FDCWD, path, POL_READ, 0, SBX_K_META))
+		return NULL;
+	return REAL(realpath)(path, resolved);
+}
+
+SBX_EXPORT char *canonicalize_file_name(const char *path)
+{
+	if (sbx_check_path(SBX_OP_READLINK, AT_FDCWD, path, POL_READ, 0, SBX_K_META))
+		return NULL;
+	return REAL(canonicalize_file_name)(path);
+}
+
+/* ---- calls that change the file system --------------------------------------------------------- */
+
+#define WRITE(op, dirfd, path, rf) \
+	if (sbx_check_path(op, dirfd, path, POL_WRITE, rf, SBX_K_DATA)) return -1
+#define NOF SBX_R_NOFOLLOW
+
+REAL_DECL(truncate); REAL_DECL(truncate64); REAL_DECL(mkdir); REAL_DECL(mkdirat); REAL_DECL(rmdir);
+REAL_DECL(unlink); REAL_DECL(unlinkat); REAL_DECL(rename); REAL_DECL(renameat); REAL_DECL(renameat2);
+REAL_DECL(link); REAL_DECL(linkat); REAL_DECL(symlink); REAL_DECL(symlinkat);
+REAL_DECL(chmod); REAL_DECL(lchmod); REAL_DECL(fchmodat); REAL_DECL(chown); REAL_DECL(lchown);
+REAL_DECL(fchownat); REAL_DECL(utime); REAL_DECL(utimes); REAL_DECL(lutimes); REAL_DECL(utimensat);
+REAL_DECL(futimesat); REAL_DECL(mknod); REAL_DECL(mknodat); REAL_DECL(mkfifo); REAL_DECL(mkfifoat);
+
+SBX_EXPORT int truncate(const char *path, off_t len)
+{
+	WRITE(SBX_OP_TRUNCATE, AT_FDCWD, path, 0);
+	return REAL(truncate)(path, len);
+}
+
+SBX_EXPORT int truncate64(const char *path, off64_t len)
+{
+	WRITE(SBX_OP_TRUNCATE, AT_FDCWD, path, 0);
+	return REAL(truncate64)(path, len);
+}
+
+SBX_EXPORT int mkdir(const char *path, mode_t mode)
+{
+	WRITE(SBX_OP_MKDIR, AT_FDCWD, path, NOF);
+	return REAL(mkdir)(path, mode);
+}
+
+SBX_EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
+{
+	WRITE(SBX_OP_MKDIR, dirfd, path, NOF);
+	return REAL(mkdirat)(dirfd, path, mode);
+}
+
+SBX_EXPORT int rmdir(const char *path)
+{
+	WRITE(SBX_OP_RMDIR, AT_FDCWD, path, NOF);
+	return REAL(rmdir)(path);
+}
+
+SBX_EXPORT int unlink(const char *path)
+{
+	WRITE(SBX_OP_UNLINK, AT_FDCWD, path, NOF);
+	return REAL(unlink)(path);
+}
+
+SBX_EXPORT int unlinkat(int dirfd, const char *path, int flags)
+{
+	WRITE((flags & AT_REMOVEDIR) ? SBX_OP_RMDIR : SBX_OP_UNLINK, dirfd, path, NOF);
+	return REAL(unlinkat)(dirfd, path, flags);
+}
+
+SBX_EXPORT int rename(const char *from, const char *to)
+{
+	WRITE(SBX_OP_RENAME, AT_FDCWD, from, NOF);
+	WRITE(SBX_OP_RENAME, AT_FDCWD, to, NOF);
+	return REAL(rename)(from, to);
+}
+
+SBX_EXPORT int renameat(int fromfd, const char *from, int tofd, const char *to)
+{
+	WRITE(SBX_OP_RENAME, fromfd, from, NOF);
+	WRITE(SBX_OP_RENAME, tofd, to, NOF);
+	return REAL(renameat)(fromfd, from, tofd, to);
+}
+
+SBX_EXPORT int renameat2(int fromfd, const char *from, int tofd, const char *to, unsigned flags)
+{
+	WRITE(SBX_OP_RENAME, fromfd, from, NOF);
+	WRITE(SBX_OP_RENAME, tofd, to, NOF);
+	return REAL(renameat2)(fromfd, from, tofd, to, flags);
+}
+
+/* A hard link makes the old file reachable under the new name: the old name must be readable. */
+SBX_EXPORT int link(const char *from, const char *to)
+{
+	if (sbx_check_path(SBX_OP_LINK, AT_FDCWD, from, POL_READ, NOF, SBX_K_DATA))
+		return -1;
+	WRITE(SBX_OP_LINK, AT_FDCWD, to, NOF);
+	return REAL(link)(from, to);
+}
+
+SBX_EXPORT int linkat(int fromfd, const char *from, int tofd, const char *to, int flags)
+{
+	unsigned rf = (flags & AT_SYMLINK_FOLLOW) ? 0u : NOF;
+	if (!((flags & AT_EMPTY_PATH) && sbx_launder(from) && !from[0]) &&
+	    sbx_check_path(SBX_OP_LINK, fromfd, from, POL_READ, rf, SBX_K_DATA))
+		return -1;
+	WRITE(SBX_OP_LINK, tofd, to, NOF);
+	return REAL(linkat)(fromfd, from, tofd, to, flags);
+}
+
+SBX_EXPORT int symlink(const char *target, const char *linkpath)
+{
+	WRITE(SBX_OP_SYMLINK, AT_FDCWD, linkpath, NOF);
+	return REAL(symlink)(target, linkpath);
+}
+
+SBX_EXPORT int symlinkat(const char *target, int dirfd, const char *linkpath)
+{
+	WRITE(SBX_OP_SYMLINK, dirfd, linkpath, NOF);
+	return REAL(symlinkat)(target, dirfd, linkpath);
+}
+
+SBX_EXPORT int chmod(const char *path, mode_t mode)
+{
+	WRITE(SBX_OP_CHMOD, AT_FDCWD, path, 0);
+	return REAL(chmod)(path, mode);
+}
+
+SBX_EXPORT int lchmod(const char *path, mode_t mode)
+{
+	WRITE(SBX_OP_CHMOD, AT_FDCWD, path, NOF);
+	return REAL(lchmod)(path, mode);
+}
+
+SBX_EXPORT int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
+{
+	WRITE(SBX_OP_CHMOD, dirfd, path, AT_RF(flags));
+	return REAL(fchmodat)(dirfd, path, mode, flags);
+}
+
+SBX_EXPORT int chown(const char *path, uid_t u, gid_t g)
+{
+	WRITE(SBX_OP_CHOWN, AT_FDCWD, path, 0);
+	return REAL(chown)(path, u, g);
+}
+
+SBX_EXPORT int lchown(const char *path, uid_t u, gid_t g)
+{
+	WRITE(SBX_OP_CHOWN, AT_FDCWD, path, NOF);
+	return REAL(lchown)(path, u, g);
+}
+
+SBX_EXPORT int fchownat(int dirfd, const char *path, uid_t u, gid_t g, int flags)
+{
+	WRITE(SBX_OP_CHOWN, dirfd, path, AT_RF(flags));
+	return REAL(fchownat)(dirfd, path, u, g, flags);
+}
+
+SBX_EXPORT int utime(const char *path, const struct utimbuf *t)
+{
+	WRITE(SBX_OP_UTIME, AT_FDCWD, path, 0);
+	return REAL(utime)(path, t);
+}
+
+SBX_EXPORT int utimes(const char *path, const struct timeval t[2])
+{
+	WRITE(SBX_OP_UTIME, AT_FDCWD, path, 0);
+	return REAL(utimes)(path, t);
+}
+
+SBX_EXPORT int lutimes(const char *path, const struct timeval t[2])
+{
+	WRITE(SBX_OP_UTIME, AT_FDCWD, path, NOF);
+	return REAL(lutimes)(path, t);
+}
+
+/* utimensat(fd, NULL, ...) is futimens(fd): an object already open. */
+SBX_EXPORT int utimensat(int dirfd, const char *path, const struct timespec t[2], int flags)
+{
+	if (sbx_launder(path))
+		WRITE(SBX_OP_UTIME, dirfd, path, AT_RF(flags));
+	return REAL(utimensat)(dirfd, path, t, flags);
+}
+
+SBX_EXPORT int futimesat(int dirfd, const char *path, const struct timeval t[2])
+{
+	if (sbx_launder(path))
+		WRITE(SBX_OP_UTIME, dirfd, path, 0);
+	return REAL(futimesat)(dirfd, path, t);
+}
+
+SBX_EXPORT int mknod(const char *path, mode_t mode, dev_t dev)
+{
+	WRITE(SBX_OP_OPEN, AT_FDCWD, path, NOF);
+	return REAL(mknod)(path, mode, dev);
+}
+
+SBX_EXPORT int mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
+{
+	WRITE(SBX_OP_OPEN, dirfd, path, NOF);
+	return REAL(mknodat)(dirfd, path, mode, dev);
+}
+
+SBX_EXPORT int mkfifo(const char *path, mode_t mode)
+{
+	WRITE(SBX_OP_OPEN, AT_FDCWD, path, NOF);
+	return REAL(mkfifo)(path, mode);
+}
+
+SBX_EXPORT int mkfifoat(int dirfd, const char *path, mode_t mode)
+{
+	WRITE(SBX_OP_OPEN, dirfd, path, NOF);
+	return REAL(mkfifoat)(dirfd, path, mode);
+}

@@ -1,0 +1,170 @@
+/* pl.h — internal interfaces of libsbxpreload.so (not installed).
+ *
+ * Module map:
+ *   preload.c  the one process-wide struct (policy view, report fd, saved environment, resolved
+ *              address table), its initialisation (constructor, or lazily from the first call),
+ *              passive mode in the stage
+ *   real.c     the next definitions of interposed symbols (dlsym RTLD_NEXT, once per symbol,
+ *              lock-free) and the raw system calls the library itself uses
+ *   resolve.c  path resolution as the kernel does it (cwd, dirfds, "..", symlinks, /proc magic links)
+ *   decide.c   decisions: path / exec / network peer / name, each through policy.h, reported
+ *   report.c   records to the supervisor (one datagram each, never blocking, no locks, no malloc)
+ *   fs.c       file-system interposers          exec.c  exec family, posix_spawn, system, popen
+ *   net.c      connect/sendto/sendmsg/bind, name resolution
+ *   sysc.c     syscall(2) for path and network syscall numbers
+ *   fdguard.c  close/close_range/dup2/dup3 cannot remove the policy and report descriptors
+ *
+ * Rules for every interposer: resolve nothing and decide nothing when the library is passive;
+ * decide BEFORE calling the real function; on allow, errno is what the caller had; on deny, the
+ * real function is not called, the denial is reported, and errno is the denial errno.
+ */
+#ifndef SBX_PL_H
+#define SBX_PL_H
+
+#include <limits.h>
+#include <linux/limits.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include "policy.h"
+#include "report.h"
+
+#define SBX_EXPORT __attribute__((visibility("default")))
+
+/* libc declares most path arguments nonnull; callers pass NULL anyway (e.g. futimesat(fd, NULL)):
+ * hide the pointer from the optimiser so NULL checks in interposers stay. */
+static inline const char *sbx_launder(const char *p)
+{
+	__asm__("" : "+r"(p));
+	return p;
+}
+
+/* ---- state (preload.c) ------------------------------------------------------------------------ */
+
+#define SBX_PL_ENV_N 4           /* LD_PRELOAD + the three SBXSUP_* variables */
+#define SBX_PL_ENV_MAX 1024      /* bytes per saved "NAME=value" */
+#define SBX_PL_ADDRS 64          /* addresses remembered from allowed name resolutions */
+#define SBX_PL_NAME_MAX 256
+#define SBX_PL_DIRCACHE 1024     /* paths known symlink-free and not writable (hash table) */
+#define SBX_PL_DIRPATH 240       /* longer paths are not cached */
+
+struct sbx_pl_addr {
+	atomic_uint seq;             /* odd while being written */
+	int family;
+	uint8_t addr[16];
+	char name[SBX_PL_NAME_MAX];  /* the allowed name that returned it */
+};
+
+struct sbx_pl_dir {
+	atomic_uint state;           /* 0 empty, 1 being written, 2 ready */
+	uint32_t hash;
+	uint16_t len;
+	char path[SBX_PL_DIRPATH];
+};
+
+enum sbx_pl_mode {
+	SBX_PL_UNINIT = 0,
+	SBX_PL_PASSIVE,              /* the stage: no enforcement, no ack */
+	SBX_PL_ENFORCE,              /* policy mapped and valid */
+	SBX_PL_CLOSED,               /* policy absent or invalid: every decision denies */
+};
+
+struct sbx_pl {
+	atomic_int mode;             /* enum sbx_pl_mode */
+	const struct policy *pol;    /* NULL unless ENFORCE */
+	bool code_exec;
+	enum pol_net_mode net_mode;
+	int policy_fd, report_fd;    /* -1 when absent */
+	dev_t policy_dev; ino_t policy_ino;
+	char env[SBX_PL_ENV_N][SBX_PL_ENV_MAX];  /* "NAME=value" saved at load, "" when unset */
+	atomic_uint dropped;         /* records not sent since the last one sent */
+	atomic_uint addr_next;
+	struct sbx_pl_addr addrs[SBX_PL_ADDRS];
+	struct sbx_pl_dir dirs[SBX_PL_DIRCACHE];
+};
+
+extern struct sbx_pl sbx_pl;
+
+/* Initialise once (from the constructor with argv, or lazily with argv == NULL). Returns the mode. */
+int sbx_pl_init(int argc, char **argv);
+static inline int sbx_pl_mode(void)
+{
+	int m = atomic_load_explicit(&sbx_pl.mode, memory_order_acquire);
+	return m != SBX_PL_UNINIT ? m : sbx_pl_init(0, NULL);
+}
+static inline bool sbx_pl_passive(void) { return sbx_pl_mode() == SBX_PL_PASSIVE; }
+
+/* Remember the addresses of an allowed resolution of `name`; look one up (returns the name, copied
+ * into namebuf, or false). Lock-free (per-entry sequence counter). */
+void sbx_pl_addr_add(const char *name, int family, const void *addr);
+bool sbx_pl_addr_find(int family, const void *addr, char *namebuf, size_t len);
+
+/* Path cache: canonical paths without symlink components, where neither the path nor any ancestor
+ * may be written under the policy (so this process cannot plant a link there through libc).
+ * Open-addressing hash table, insert-only, lock-free (per-slot state). */
+bool sbx_pl_dir_known(const char *path, size_t len);
+void sbx_pl_dir_add(const char *path, size_t len);
+
+/* ---- next symbols and raw syscalls (real.c) ---------------------------------------------------- */
+
+void *sbx_real_sym(void *_Atomic *slot, const char *name);
+#define REAL_DECL(fn) static void *_Atomic sbx_real_##fn
+#define REAL(fn) ((__typeof__(&fn))sbx_real_sym(&sbx_real_##fn, #fn))
+
+long sbx_sys(long nr, long a, long b, long c, long d, long e, long f); /* -1 + errno like syscall(2) */
+ssize_t sbx_readlinkat(int dirfd, const char *path, char *buf, size_t len);
+int sbx_getcwd(char *buf, size_t len);
+pid_t sbx_getpid(void);
+void sbx_comm(char out[17]);
+int sbx_fd_valid(int fd);
+
+/* ---- resolution (resolve.c) -------------------------------------------------------------------- */
+
+enum {
+	SBX_R_NOFOLLOW = 1,          /* the final component is not followed (O_NOFOLLOW, lstat, unlink...) */
+};
+/* Resolve (dirfd, path) to a canonical absolute path in out[PATH_MAX].
+ * Returns 0; 1 when the path names no file-system object the policy can speak about (a magic
+ * link to a pipe/socket/anon inode, a bad dirfd, a dirfd that is not a directory): the kernel
+ * decides, nothing to check; -1 with errno (ELOOP, ENAMETOOLONG, EACCES when it cannot be decided). */
+int sbx_resolve(int dirfd, const char *path, unsigned rflags, char *out);
+
+/* ---- decisions (decide.c) ---------------------------------------------------------------------- */
+
+enum sbx_kind {
+	SBX_K_DATA = 0,              /* reading/writing contents: the policy decides as it is */
+	SBX_K_META,                  /* metadata (stat, access, readlink, realpath, directory listing
+	                              * reads): denied only by an explicit deny rule */
+};
+/* 0 = allowed (errno untouched); -1 = denied or undecidable (reported when denied; errno set). */
+int sbx_check_path(unsigned op, int dirfd, const char *path, unsigned access, unsigned rflags,
+		   enum sbx_kind kind);
+/* The same, for an already resolved absolute path (report as given). */
+int sbx_check_resolved(unsigned op, const char *abs, unsigned access, enum sbx_kind kind);
+int sbx_check_exec(unsigned op, int dirfd, const char *path, unsigned rflags);
+/* Network peer (struct sockaddr). 0 allowed, -1 denied (EPERM, reported). */
+int sbx_check_sockaddr(unsigned op, const void *sa, socklen_t len);
+/* Name resolution; port in host order (0 = any). 0 allowed, -1 denied (reported; caller maps the
+ * errno to EAI_FAIL / NO_RECOVERY). */
+int sbx_check_name(const char *name, uint16_t port);
+
+/* open(2) flags -> access, symlink handling and kind; then sbx_check_path (fs.c). */
+int sbx_check_open(int dirfd, const char *path, int flags);
+
+/* ---- reporting (report.c) ---------------------------------------------------------------------- */
+
+void sbx_report(const struct sbx_rec_hdr *h, const char *subject);
+void sbx_report_ack(void);
+/* At exit: send the count of dropped records, if any (bounded retry). */
+void sbx_report_flush(void);
+
+/* ---- descriptors the children need (fdguard.c) ------------------------------------------------- */
+
+/* True if fd is the policy or the report descriptor (not when passive). */
+bool sbx_pl_fd_protected(int fd);
+
+#endif

@@ -1,0 +1,18 @@
+/* audit_cmd.h — the `sbxsup audit` subcommands (SPEC "Command line"), shared by audit_*.c.
+ * Each returns the exit status: 0 ok, 1 (verify: damage found), 125 bad usage / unreadable input.
+ */
+#ifndef SBX_AUDIT_CMD_H
+#define SBX_AUDIT_CMD_H
+
+#include <signal.h>
+
+int audit_verify_main(int argc, char **argv);
+int audit_summary_main(int argc, char **argv);
+int audit_filter_main(int argc, char **argv);
+int audit_report_main(int argc, char **argv);
+
+/* Installs SIGINT/SIGTERM/SIGHUP handlers (no SA_RESTART) that set the returned flag, so
+ * --follow loops end cleanly. The flag is the only process-wide state of the audit commands. */
+volatile sig_atomic_t *audit_stop_install(void);
+
+#endif

@@ -1,0 +1,44 @@
+/* bwrap.h — the bubblewrap layer: locate bwrap and derive its argv from the compiled policy.
+ *
+ * Promise: bwrap_argv() maps the policy's directory table (pol_dir_*) onto bwrap options, in path
+ * order so a parent is always mounted before what lies inside it: existing system paths and /etc
+ * parts and fs:read dirs `--ro-bind` (top-level symlinks such as /bin -> usr/bin as `--symlink`),
+ * fs:write dirs and the workspace `--bind`, `--proc /proc`, `--dev /dev`, a private `--tmpfs /tmp`
+ * (host /tmp is never bound); then the masks: every existing deny path that a bind made visible is
+ * covered (`--tmpfs` + `--remount-ro` for a directory, `--ro-bind /dev/null` for a file). Paths
+ * that do not exist are skipped. Namespaces: user, ipc, uts, pid, cgroup (try), and net unless the
+ * policy grants network. `--die-with-parent --new-session --clearenv`, one `--setenv` per entry of
+ * the environment, `--chdir` the workspace, sbxsup and the preload library bound read-only under
+ * /run/sbxsup, `/etc/ld.so.preload` as `--ro-bind-data`. Nothing here starts a process.
+ */
+#ifndef SBX_BWRAP_H
+#define SBX_BWRAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "policy.h"
+#include "strv.h"
+
+#define SBX_RUN_DIR      "/run/sbxsup"
+#define SBX_RUN_SBXSUP   SBX_RUN_DIR "/sbxsup"
+#define SBX_RUN_PRELOAD  SBX_RUN_DIR "/libsbxpreload.so"
+
+/* Find an executable `bwrap` on $PATH. Returns 0 (path set) or -1 (why set). */
+int bwrap_find(char *path, size_t pathlen, char *why, size_t whylen);
+
+struct bwrap_in {
+	const char *bwrap;         /* path of bwrap */
+	const char *self_exe;      /* real path of the sbxsup binary */
+	const char *preload_lib;   /* real path of libsbxpreload.so, or NULL (preload off) */
+	int ldso_fd;               /* fd with "/run/sbxsup/libsbxpreload.so\n" for --ro-bind-data, or -1 */
+	const char *workspace;
+	bool share_net;            /* network granted: no --unshare-net */
+	const struct strv *env;    /* the executor environment (envp form) */
+};
+
+/* argv up to and including the "--" before the stage; the caller appends the stage argv.
+ * Returns 0, or -1 (allocation) with err set. */
+int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *out, char *err,
+	       size_t errlen);
+
+#endif

@@ -1,0 +1,398 @@
+/* cgroup.c — see cgroup.h. */
+#include "cgroup.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const ctl_name[CG__N] = {"memory", "pids", "cpu"};
+
+void cg_init(struct cg_run *c)
+{
+	memset(c, 0, sizeof *c);
+	c->v2_fd = -1;
+	for (int i = 0; i < 1 + CG__N; i++)
+		c->procs_fd[i] = -1;
+}
+
+__attribute__((format(printf, 2, 3)))
+static void why_add(struct cg_run *c, const char *fmt, ...)
+{
+	size_t l = strlen(c->why);
+	if (l && l + 2 < sizeof c->why) {
+		memcpy(c->why + l, "; ", 3);
+		l += 2;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->why + l, sizeof c->why - l, fmt, ap);
+	va_end(ap);
+}
+
+static bool has_word(const char *list, const char *w, const char *seps)
+{
+	size_t n = strlen(w);
+	for (const char *p = list; (p = strstr(p, w)); p += n) {
+		bool start = p == list || strchr(seps, p[-1]);
+		bool end = p[n] == 0 || strchr(seps, p[n]);
+		if (start && end)
+			return true;
+	}
+	return false;
+}
+
+/* Mount point of the hierarchy (v2 when ctl is NULL) and its root, from mountinfo. */
+static int find_mount(const char *ctl, char *mnt, size_t mntlen, char *root, size_t rootlen)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return -1;
+	char line[4096];
+	int rc = -1;
+	while (fgets(line, sizeof line, f)) {
+		char r[PATH_MAX], m[PATH_MAX];
+		if (sscanf(line, "%*s %*s %*s %4095s %4095s", r, m) != 2)
+			continue;
+		char *sep = strstr(line, " - ");
+		if (!sep)
+			continue;
+		char fstype[64], src[256], opts[1024];
+		if (sscanf(sep + 3, "%63s %255s %1023s", fstype, src, opts) != 3)
+			continue;
+		bool ok = ctl ? (!strcmp(fstype, "cgroup") && has_word(opts, ctl, ","))
+			      : !strcmp(fstype, "cgroup2");
+		if (ok) {
+			snprintf(mnt, mntlen, "%s", m);
+			snprintf(root, rootlen, "%s", r);
+			rc = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+/* Our own cgroup path in the hierarchy (v2 when ctl is NULL), from /proc/self/cgroup. */
+static int own_path(const char *ctl, char *out, size_t outlen)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	if (!f)
+		return -1;
+	char line[4096];
+	int rc = -1;
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = 0;
+		char *a = strchr(line, ':');
+		char *b = a ? strchr(a + 1, ':') : NULL;
+		if (!b)
+			continue;
+		*a = 0;
+		*b = 0;
+		bool ok = ctl ? has_word(a + 1, ctl, ",") : (!strcmp(line, "0") && a[1] == 0);
+		if (ok) {
+			snprintf(out, outlen, "%s", b + 1);
+			rc = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+/* Directory of our own cgroup in a hierarchy. */
+static int own_dir(const char *ctl, char *dir, size_t dirlen)
+{
+	char mnt[PATH_MAX], root[PATH_MAX], path[PATH_MAX];
+	if (find_mount(ctl, mnt, sizeof mnt, root, sizeof root) < 0 || own_path(ctl, path, sizeof path) < 0)
+		return -1;
+	const char *rel = path;
+	size_t rl = strlen(root);
+	if (strcmp(root, "/")) {
+		if (strncmp(path, root, rl) || (path[rl] && path[rl] != '/'))
+			return -1; /* our cgroup is outside what this mount shows */
+		rel = path + rl;
+	}
+	if (!strcmp(rel, "/"))
+		rel = "";
+	int n = snprintf(dir, dirlen, "%s%s", mnt, rel);
+	return n > 0 && (size_t)n < dirlen ? 0 : -1;
+}
+
+static int write_file(const char *dir, const char *file, const char *val)
+{
+	char p[PATH_MAX + 64];
+	snprintf(p, sizeof p, "%s/%s", dir, file);
+	int fd = open(p, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, val, strlen(val));
+	int e = errno;
+	close(fd);
+	errno = e;
+	return n == (ssize_t)strlen(val) ? 0 : -1;
+}
+
+static int read_file(const char *dir, const char *file, char *buf, size_t len)
+{
+	char p[PATH_MAX + 64];
+	snprintf(p, sizeof p, "%s/%s", dir, file);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	return 0;
+}
+
+static int open_procs(const char *dir)
+{
+	char p[PATH_MAX + 32];
+	snprintf(p, sizeof p, "%s/cgroup.procs", dir);
+	return open(p, O_WRONLY | O_CLOEXEC);
+}
+
+static uint64_t cgroup_id(const char *dir)
+{
+	struct {
+		struct file_handle fh;
+		unsigned char buf[64];
+	} h;
+	int mount_id;
+	h.fh.handle_bytes = sizeof h.buf;
+	if (name_to_handle_at(AT_FDCWD, dir, &h.fh, &mount_id, 0) == 0 && h.fh.handle_bytes >= 8) {
+		uint64_t id;
+		memcpy(&id, h.fh.f_handle, sizeof id);
+		return id;
+	}
+	struct stat st;
+	return stat(dir, &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+static int set_limit(const char *dir, enum cg_ctl k, bool v2, const struct cg_limits *lim)
+{
+	char v[64];
+	switch (k) {
+	case CG_MEMORY:
+		snprintf(v, sizeof v, "%ld", lim->memory_mb * 1024 * 1024);
+		if (v2) {
+			if (write_file(dir, "memory.max", v) < 0)
+				return -1;
+			(void)write_file(dir, "memory.swap.max", "0"); /* optional: swap accounting */
+			return 0;
+		}
+		if (write_file(dir, "memory.limit_in_bytes", v) < 0)
+			return -1;
+		(void)write_file(dir, "memory.memsw.limit_in_bytes", v); /* optional: swap accounting */
+		return 0;
+	case CG_PIDS:
+		snprintf(v, sizeof v, "%ld", lim->pids);
+		return write_file(dir, "pids.max", v);
+	case CG_CPU:
+		if (v2) {
+			snprintf(v, sizeof v, "%ld 100000", lim->cpu_pct * 1000);
+			return write_file(dir, "cpu.max", v);
+		}
+		snprintf(v, sizeof v, "%ld", lim->cpu_pct * 1000);
+		if (write_file(dir, "cpu.cfs_period_us", "100000") < 0)
+			return -1;
+		return write_file(dir, "cpu.cfs_quota_us", v);
+	default:
+		return -1;
+	}
+}
+
+static long wanted(const struct cg_limits *lim, enum cg_ctl k)
+{
+	return k == CG_MEMORY ? lim->memory_mb : k == CG_PIDS ? lim->pids : lim->cpu_pct;
+}
+
+int cg_setup(struct cg_run *c, const char *run_id, const struct cg_limits *lim)
+{
+	char own[PATH_MAX], name[64];
+	snprintf(name, sizeof name, "sbxsup-%s", run_id);
+
+	/* v2: the run cgroup, always (scope for netfilter/probes, cgroup.kill). */
+	if (own_dir(NULL, own, sizeof own) < 0) {
+		why_add(c, "no cgroup v2 hierarchy");
+	} else if (snprintf(c->v2, sizeof c->v2, "%s/%s", own, name) >= (int)sizeof c->v2 ||
+		   mkdir(c->v2, 0700) < 0) {
+		why_add(c, "cgroup v2 %s not writable: %s", own, strerror(errno));
+		c->v2[0] = 0;
+	} else {
+		c->v2_fd = open(c->v2, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		c->v2_id = cgroup_id(c->v2);
+		c->procs_fd[0] = open_procs(c->v2);
+		char p[PATH_MAX + 16];
+		snprintf(p, sizeof p, "%s/cgroup.kill", c->v2);
+		c->v2_kill = access(p, W_OK) == 0;
+		char sub[256] = "";
+		(void)read_file(own, "cgroup.subtree_control", sub, sizeof sub);
+		for (int k = 0; k < CG__N; k++) {
+			if (wanted(lim, k) <= 0 || !has_word(sub, ctl_name[k], " \n"))
+				continue;
+			if (set_limit(c->v2, k, true, lim) == 0)
+				c->ctl_v2[k] = c->ctl_on[k] = true;
+		}
+		if (c->procs_fd[0] < 0) {
+			why_add(c, "cgroup v2 %s: cannot open cgroup.procs: %s", c->v2, strerror(errno));
+			rmdir(c->v2);
+			c->v2[0] = 0;
+		}
+	}
+	/* v1 for every wanted controller v2 does not give us. */
+	for (int k = 0; k < CG__N; k++) {
+		if (wanted(lim, k) <= 0 || c->ctl_on[k])
+			continue;
+		if (own_dir(ctl_name[k], own, sizeof own) < 0) {
+			why_add(c, "%s: no cgroup v2 controller and no v1 hierarchy", ctl_name[k]);
+			continue;
+		}
+		char *d = c->v1[k];
+		if (snprintf(d, PATH_MAX, "%s/%s", own, name) >= PATH_MAX || mkdir(d, 0700) < 0) {
+			why_add(c, "%s: cgroup v1 not writable: %s", ctl_name[k], strerror(errno));
+			d[0] = 0;
+			continue;
+		}
+		if (set_limit(d, k, false, lim) < 0 || (c->procs_fd[1 + k] = open_procs(d)) < 0) {
+			why_add(c, "%s: cgroup v1 limit not settable: %s", ctl_name[k], strerror(errno));
+			rmdir(d);
+			d[0] = 0;
+			continue;
+		}
+		c->ctl_on[k] = true;
+	}
+	return 0;
+}
+
+int cg_join(const struct cg_run *c)
+{
+	for (int i = 0; i < 1 + CG__N; i++)
+		if (c->procs_fd[i] >= 0 && write(c->procs_fd[i], "0", 1) != 1)
+			return -1;
+	return 0;
+}
+
+static int kill_listed(const char *dir)
+{
+	char p[PATH_MAX + 32];
+	snprintf(p, sizeof p, "%s/cgroup.procs", dir);
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return 0;
+	int n = 0;
+	long pid;
+	while (fscanf(f, "%ld", &pid) == 1) {
+		if (pid > 0 && pid != getpid()) {
+			kill((pid_t)pid, SIGKILL);
+			n++;
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+int cg_kill_all(const struct cg_run *c)
+{
+	int n = 0;
+	if (c->v2[0]) {
+		if (c->v2_kill)
+			(void)write_file(c->v2, "cgroup.kill", "1");
+		n += kill_listed(c->v2);
+	}
+	for (int k = 0; k < CG__N; k++)
+		if (c->v1[k][0])
+			n += kill_listed(c->v1[k]);
+	return n;
+}
+
+bool cg_populated(const struct cg_run *c)
+{
+	char buf[512];
+	if (c->v2[0] && read_file(c->v2, "cgroup.events", buf, sizeof buf) == 0 &&
+	    strstr(buf, "populated 1"))
+		return true;
+	for (int k = 0; k < CG__N; k++)
+		if (c->v1[k][0] && read_file(c->v1[k], "cgroup.procs", buf, sizeof buf) == 0 && buf[0])
+			return true;
+	return false;
+}
+
+static uint64_t field(const char *buf, const char *key)
+{
+	const char *p = buf;
+	size_t n = strlen(key);
+	while (p && *p) {
+		if (!strncmp(p, key, n) && p[n] == ' ')
+			return strtoull(p + n + 1, NULL, 10);
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return 0;
+}
+
+void cg_events(const struct cg_run *c, struct cg_events *ev)
+{
+	char buf[2048];
+	memset(ev, 0, sizeof *ev);
+	const char *mem = c->ctl_v2[CG_MEMORY] ? c->v2 : c->v1[CG_MEMORY];
+	if (mem[0]) {
+		if (c->ctl_v2[CG_MEMORY]) {
+			if (read_file(mem, "memory.events", buf, sizeof buf) == 0)
+				ev->oom_kill = field(buf, "oom_kill");
+		} else if (read_file(mem, "memory.oom_control", buf, sizeof buf) == 0) {
+			ev->oom_kill = field(buf, "oom_kill");
+		}
+	}
+	const char *pids = c->ctl_v2[CG_PIDS] ? c->v2 : c->v1[CG_PIDS];
+	if (pids[0] && read_file(pids, "pids.events", buf, sizeof buf) == 0)
+		ev->pids_max = field(buf, "max");
+}
+
+void cg_cleanup(struct cg_run *c)
+{
+	for (int i = 0; i < 1 + CG__N; i++)
+		if (c->procs_fd[i] >= 0) {
+			close(c->procs_fd[i]);
+			c->procs_fd[i] = -1;
+		}
+	if (c->v2_fd >= 0) {
+		close(c->v2_fd);
+		c->v2_fd = -1;
+	}
+	for (int k = 0; k < CG__N; k++)
+		if (c->v1[k][0] && rmdir(c->v1[k]) == 0)
+			c->v1[k][0] = 0;
+	if (c->v2[0] && rmdir(c->v2) == 0)
+		c->v2[0] = 0;
+}
+
+void cg_describe(char *out, size_t outlen)
+{
+	char own[PATH_MAX], sub[256] = "";
+	size_t l = 0;
+	out[0] = 0;
+	if (own_dir(NULL, own, sizeof own) == 0) {
+		(void)read_file(own, "cgroup.subtree_control", sub, sizeof sub);
+		sub[strcspn(sub, "\n")] = 0;
+		l += (size_t)snprintf(out + l, outlen - l, "v2 %s (%s%s)", own,
+				      access(own, W_OK) == 0 ? "writable" : "not writable",
+				      sub[0] ? "" : ", no controllers delegated");
+	} else {
+		l += (size_t)snprintf(out + l, outlen - l, "no cgroup v2");
+	}
+	for (int k = 0; k < CG__N && l < outlen; k++)
+		if (!has_word(sub, ctl_name[k], " ") && own_dir(ctl_name[k], own, sizeof own) == 0)
+			l += (size_t)snprintf(out + l, outlen - l, "; v1 %s %s", ctl_name[k],
+					      access(own, W_OK) == 0 ? "writable" : "not writable");
+}

@@ -1,0 +1,53 @@
+/* cgroup.h — the run's cgroups: one v2 cgroup (scope for netfilter/probes, cgroup.kill) and, where
+ * the v2 hierarchy lacks the controllers, per-run children of our own v1 memory/pids/cpu cgroups.
+ *
+ * Promise: everything is found from /proc/self/mountinfo and /proc/self/cgroup (no assumed paths).
+ * cg_setup() creates `sbxsup-<run>` (mode 0700) under our own cgroup in each hierarchy it can
+ * write, sets the limits it was given, and keeps an O_CLOEXEC fd on each cgroup.procs so the child
+ * can join with cg_join() (after fork, before exec). Whatever could not be done is recorded in
+ * `why` (never fatal here: the limits layer records what it got). cg_kill_all() kills every process
+ * of the run that any of the cgroups still holds; cg_cleanup() removes the directories (after the
+ * tree is dead). cg_events() reads the OOM-kill and pids-refusal counters for `limit.hit`.
+ */
+#ifndef SBX_CGROUP_H
+#define SBX_CGROUP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <linux/limits.h>
+
+enum cg_ctl { CG_MEMORY = 0, CG_PIDS, CG_CPU, CG__N };
+
+struct cg_limits {       /* <= 0: not set */
+	long memory_mb, pids, cpu_pct;
+};
+
+struct cg_run {
+	char v2[PATH_MAX];         /* run cgroup v2 dir, "" when none */
+	int v2_fd;                 /* O_DIRECTORY fd on it (for netfilter), -1 */
+	uint64_t v2_id;            /* cgroup id (for probes), 0 */
+	bool v2_kill;              /* cgroup.kill exists */
+	char v1[CG__N][PATH_MAX];  /* per-run v1 dirs, "" when none */
+	bool ctl_v2[CG__N];        /* the controller is enforced through v2 */
+	bool ctl_on[CG__N];        /* the limit is enforced (v2 or v1) */
+	int procs_fd[1 + CG__N];   /* cgroup.procs fds to join: [0] v2, [1+c] v1 */
+	char why[512];             /* what is missing and why */
+};
+
+void cg_init(struct cg_run *c);
+int cg_setup(struct cg_run *c, const char *run_id, const struct cg_limits *lim);
+/* In the child: join every run cgroup. Returns 0, or -1 (errno). Async-signal-safe. */
+int cg_join(const struct cg_run *c);
+/* Kill every process listed in the run's cgroups (cgroup.kill where present). Returns the number
+ * of processes still listed after the attempt (0: empty). */
+int cg_kill_all(const struct cg_run *c);
+bool cg_populated(const struct cg_run *c);
+struct cg_events { uint64_t oom_kill, pids_max; };
+void cg_events(const struct cg_run *c, struct cg_events *ev);
+void cg_cleanup(struct cg_run *c);
+
+/* For `status`: which hierarchies we could create a cgroup in ("v2 (no controllers), v1 memory pids cpu"). */
+void cg_describe(char *out, size_t outlen);
+
+#endif

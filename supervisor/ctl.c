@@ -1,0 +1,123 @@
+/* ctl.c — see ctl.h. */
+#include "ctl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+int ctl_send_ready(int fd, const char *status, int passfd)
+{
+	char buf[CTL_MAX];
+	int n = snprintf(buf, sizeof buf, "ready\n%s", status);
+	if (n < 0 || (size_t)n >= sizeof buf)
+		n = (int)sizeof buf - 1;
+	struct iovec iov = {buf, (size_t)n};
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} c;
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	if (passfd >= 0) {
+		memset(&c, 0, sizeof c);
+		mh.msg_control = c.b;
+		mh.msg_controllen = sizeof c.b;
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &passfd, sizeof(int));
+	}
+	ssize_t r;
+	do
+		r = sendmsg(fd, &mh, MSG_NOSIGNAL);
+	while (r < 0 && errno == EINTR);
+	return r == n ? 0 : -1;
+}
+
+int ctl_recv_ready(int fd, char *status, size_t len, int *passfd, pid_t *pid)
+{
+	char buf[CTL_MAX + 1];
+	struct iovec iov = {buf, CTL_MAX};
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int) * 4) + CMSG_SPACE(sizeof(struct ucred))];
+	} c;
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b,
+			    .msg_controllen = sizeof c.b};
+	*passfd = -1;
+	*pid = 0;
+	ssize_t n;
+	do
+		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -1;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET)
+			continue;
+		if (cm->cmsg_type == SCM_RIGHTS) {
+			size_t nfd = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			for (size_t i = 0; i < nfd; i++) {
+				int f;
+				memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof f);
+				if (*passfd < 0)
+					*passfd = f;
+				else
+					close(f); /* more than announced: hostile or buggy, drop */
+			}
+		} else if (cm->cmsg_type == SCM_CREDENTIALS && cm->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
+			struct ucred uc;
+			memcpy(&uc, CMSG_DATA(cm), sizeof uc);
+			*pid = uc.pid;
+		}
+	}
+	if (n == 0 && *passfd < 0)
+		return 0;
+	buf[n] = 0;
+	if (n < 6 || memcmp(buf, "ready\n", 6)) {
+		if (*passfd >= 0)
+			close(*passfd);
+		*passfd = -1;
+		return -1;
+	}
+	snprintf(status, len, "%s", buf + 6);
+	return 1;
+}
+
+int ctl_send_go(int fd)
+{
+	ssize_t r;
+	do
+		r = send(fd, "go", 2, MSG_NOSIGNAL);
+	while (r < 0 && errno == EINTR);
+	return r == 2 ? 0 : -1;
+}
+
+int ctl_wait_go(int fd)
+{
+	char buf[16];
+	ssize_t n;
+	do
+		n = recv(fd, buf, sizeof buf, 0);
+	while (n < 0 && errno == EINTR);
+	return n == 2 && !memcmp(buf, "go", 2) ? 0 : -1;
+}
+
+int ctl_status_get(const char *status, const char *key, char *out, size_t outlen)
+{
+	size_t kl = strlen(key);
+	for (const char *p = status; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t ll = nl ? (size_t)(nl - p) : strlen(p);
+		if (ll > kl && !strncmp(p, key, kl) && p[kl] == '=') {
+			snprintf(out, outlen, "%.*s", (int)(ll - kl - 1), p + kl + 1);
+			return 0;
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	if (outlen)
+		out[0] = 0;
+	return -1;
+}

@@ -1,0 +1,111 @@
+/* detect.c — see detect.h. */
+#include "detect.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bwrap.h"
+#include "landlock_layer.h"
+#include "netfilter_layer.h"
+#include "probes_layer.h"
+#include "seccomp_layer.h"
+
+static int usable_lib(const char *cand, char *path, size_t pathlen)
+{
+	char real[PATH_MAX];
+	if (!realpath(cand, real) || access(real, R_OK) < 0)
+		return -1;
+	snprintf(path, pathlen, "%s", real);
+	return 0;
+}
+
+int detect_preload(char *path, size_t pathlen, char *why, size_t whylen)
+{
+	const char *env = getenv("SBXSUP_PRELOAD_LIB");
+	if (env && *env) {
+		if (usable_lib(env, path, pathlen) == 0)
+			return 0;
+		snprintf(why, whylen, "SBXSUP_PRELOAD_LIB=%s is not a readable file", env);
+		return -1;
+	}
+	char self[PATH_MAX], cand[PATH_MAX + 32];
+	if (realpath("/proc/self/exe", self)) {
+		char *slash = strrchr(self, '/');
+		if (slash) {
+			*slash = 0;
+			snprintf(cand, sizeof cand, "%s/libsbxpreload.so", self);
+			if (usable_lib(cand, path, pathlen) == 0)
+				return 0;
+		}
+	}
+	snprintf(cand, sizeof cand, "%s/libsbxpreload.so", SBXSUP_LIBDIR);
+	if (usable_lib(cand, path, pathlen) == 0)
+		return 0;
+	snprintf(why, whylen, "libsbxpreload.so not found (SBXSUP_PRELOAD_LIB, beside sbxsup, %s)",
+		 SBXSUP_LIBDIR);
+	path[0] = 0;
+	return -1;
+}
+
+static bool wanted(struct sbx_layers *L, enum sbx_layer l)
+{
+	if ((L->want >> l) & 1u)
+		return true;
+	sbx_layer_set_off(L, l, "not selected (--layers)");
+	return false;
+}
+
+void detect_layers(struct sbx_layers *L, struct detect *d)
+{
+	char why[256], level[96];
+	if (!realpath("/proc/self/exe", d->self))
+		d->self[0] = 0;
+
+	if (wanted(L, SBX_L_PRELOAD)) {
+		if (detect_preload(d->preload, sizeof d->preload, why, sizeof why) == 0)
+			sbx_layer_set_on(L, SBX_L_PRELOAD, "LD_PRELOAD");
+		else
+			sbx_layer_set_off(L, SBX_L_PRELOAD, "%s", why);
+	}
+	if (wanted(L, SBX_L_BWRAP)) {
+		if (!d->self[0])
+			sbx_layer_set_off(L, SBX_L_BWRAP, "cannot resolve /proc/self/exe");
+		else if (bwrap_find(d->bwrap, sizeof d->bwrap, why, sizeof why) == 0)
+			sbx_layer_set_on(L, SBX_L_BWRAP, "%s", d->bwrap);
+		else
+			sbx_layer_set_off(L, SBX_L_BWRAP, "%s", why);
+	}
+	if (wanted(L, SBX_L_SECCOMP)) {
+		why[0] = level[0] = 0;
+		if (sbx_seccomp_probe(level, sizeof level, why, sizeof why) == 1)
+			sbx_layer_set_on(L, SBX_L_SECCOMP, "%s", level);
+		else
+			sbx_layer_set_off(L, SBX_L_SECCOMP, "%s", why[0] ? why : "unavailable");
+	}
+	if (wanted(L, SBX_L_LANDLOCK)) {
+		why[0] = 0;
+		d->landlock_abi = sbx_landlock_probe(why, sizeof why);
+		if (d->landlock_abi > 0)
+			sbx_layer_set_on(L, SBX_L_LANDLOCK, "abi %d", d->landlock_abi);
+		else
+			sbx_layer_set_off(L, SBX_L_LANDLOCK, "%s", why[0] ? why : "unavailable");
+	}
+	if (wanted(L, SBX_L_NETFILTER)) {
+		why[0] = 0;
+		if (sbx_netfilter_probe(why, sizeof why) == 1)
+			sbx_layer_set_on(L, SBX_L_NETFILTER, "cgroup/connect4,6 sendmsg4,6");
+		else
+			sbx_layer_set_off(L, SBX_L_NETFILTER, "%s", why[0] ? why : "unavailable");
+	}
+	if (wanted(L, SBX_L_PROBES)) {
+		why[0] = level[0] = 0;
+		if (sbx_probes_probe(level, sizeof level, why, sizeof why) == 1)
+			sbx_layer_set_on(L, SBX_L_PROBES, "%s", level);
+		else
+			sbx_layer_set_off(L, SBX_L_PROBES, "%s", why[0] ? why : "unavailable");
+	}
+	if (wanted(L, SBX_L_LIMITS))
+		sbx_layer_set_on(L, SBX_L_LIMITS, "rlimit");
+}

@@ -1,0 +1,109 @@
+/* lifetime.c — see lifetime.h. */
+#include "lifetime.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int life_subreaper(void)
+{
+	return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
+
+int life_child_setup(int alive_fd)
+{
+	if (setsid() < 0)
+		return -1;
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		return -1;
+	/* The supervisor may have died between fork and prctl: then the pipe is at EOF. */
+	struct pollfd p = {.fd = alive_fd, .events = POLLIN};
+	if (poll(&p, 1, 0) != 0)
+		return -1;
+	return 0;
+}
+
+void life_kill_now(pid_t child, const struct cg_run *cg)
+{
+	if (child > 0) {
+		kill(-child, SIGKILL); /* its session / process group */
+		kill(child, SIGKILL);
+	}
+	if (cg)
+		cg_kill_all(cg);
+}
+
+/* SIGKILL every process whose parent is us (adopted orphans and the main child). */
+static int kill_our_children(void)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return 0;
+	pid_t self = getpid();
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		if (*end || pid <= 0)
+			continue;
+		char p[64], buf[512];
+		snprintf(p, sizeof p, "/proc/%ld/stat", pid);
+		FILE *f = fopen(p, "re");
+		if (!f)
+			continue;
+		size_t len = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+		buf[len] = 0;
+		char *rp = strrchr(buf, ')'); /* comm may contain anything: parse after the last ')' */
+		char state;
+		long ppid;
+		if (!rp || sscanf(rp + 1, " %c %ld", &state, &ppid) != 2)
+			continue;
+		if (ppid == self && state != 'Z') {
+			kill((pid_t)pid, SIGKILL);
+			n++;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+int life_end(pid_t child, bool *child_done, int *child_status, const struct cg_run *cg)
+{
+	for (int round = 0; round < 5000; round++) {
+		int listed = 0;
+		if (!*child_done && child > 0)
+			kill(child, SIGKILL);
+		if (child > 0)
+			kill(-child, SIGKILL);
+		if (cg)
+			listed = cg_kill_all(cg);
+		int ours = kill_our_children();
+		/* Reap whatever is ours and already dead; never block on a live process. */
+		int st;
+		pid_t p;
+		bool none_left = false;
+		while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+			if (p == child && !*child_done) {
+				*child_done = true;
+				*child_status = st;
+			}
+		}
+		if (p < 0 && errno == ECHILD)
+			none_left = true;
+		bool populated = cg && cg_populated(cg);
+		if (none_left && !ours && !populated)
+			return 0;
+		(void)listed;
+		usleep(1000); /* SIGKILLed processes are still exiting */
+	}
+	return cg && cg_populated(cg) ? 1 : 0;
+}

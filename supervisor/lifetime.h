@@ -1,0 +1,28 @@
+/* lifetime.h — the run is one process tree the supervisor owns, and none of it outlives the run.
+ *
+ * Promise: the supervisor is a child subreaper (orphans of the run are re-parented to it, not to
+ * init); life_child_setup() (in the child, after fork) makes the child a session leader with
+ * PR_SET_PDEATHSIG(SIGKILL) and closes the race where the supervisor died before the prctl
+ * (`alive_fd` is the read end of a pipe whose write end only the supervisor holds: EOF = dead).
+ * life_end() kills and reaps everything that is left of the run — the cgroups (cgroup.kill where
+ * present, else SIGKILL to every listed pid), the process group, every process whose parent is
+ * the supervisor (adopted orphans) — and returns only when none is left (or after a bounded
+ * number of rounds, reporting the survivors). The main child's wait status is captured if it is
+ * reaped here.
+ */
+#ifndef SBX_LIFETIME_H
+#define SBX_LIFETIME_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include "cgroup.h"
+
+int life_subreaper(void);
+/* In the child. Returns 0, or -1 when the supervisor is already gone. Async-signal-safe. */
+int life_child_setup(int alive_fd);
+/* SIGKILL to the whole run now (timeout, fail-closed): main child, its process group, cgroups. */
+void life_kill_now(pid_t child, const struct cg_run *cg);
+/* Kill and reap what is left. Returns the number of processes that could not be accounted for. */
+int life_end(pid_t child, bool *child_done, int *child_status, const struct cg_run *cg);
+
+#endif

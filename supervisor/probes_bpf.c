@@ -1,0 +1,362 @@
+/* probes_bpf.c — see probes_bpf.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "probes_bpf.h"
+#include "probes.skel.h"
+
+#ifndef BPF_FS_MAGIC
+#define BPF_FS_MAGIC 0xcafe4a11
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+
+static int quiet_print(enum libbpf_print_level lvl, const char *fmt, va_list ap)
+{
+	if (getenv("SBXSUP_DEBUG_BPF"))
+		return vfprintf(stderr, fmt, ap);
+	(void)lvl;
+	return 0;
+}
+
+static int has_cap(int cap)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct d[2];
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capget, &h, d) != 0)
+		return 0;
+	return (d[cap / 32].effective >> (cap % 32)) & 1u;
+}
+
+int pr_bpf_precheck(char *why, size_t whylen)
+{
+	bool sys_admin = has_cap(CAP_SYS_ADMIN);
+	if (!sys_admin && !(has_cap(CAP_BPF) && has_cap(CAP_PERFMON))) {
+		snprintf(why, whylen, "needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN); run sbxsup as root "
+			 "or grant them with setcap cap_bpf,cap_perfmon+ep");
+		return 0;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		snprintf(why, whylen, "kernel has no BTF (/sys/kernel/btf/vmlinux: %s); CONFIG_DEBUG_INFO_BTF=y "
+			 "is needed", strerror(errno));
+		return 0;
+	}
+	return 1;
+}
+
+static void maps_from_skel(struct pr_loaded *L)
+{
+	struct probes_bpf *s = L->skel;
+	L->m.rings = bpf_map__fd(s->maps.pr_rings);
+	L->m.lost = bpf_map__fd(s->maps.pr_lost);
+	L->m.untracked = bpf_map__fd(s->maps.pr_untracked);
+	L->m.armed = bpf_map__fd(s->maps.pr_armed);
+	L->m.tracked = bpf_map__fd(s->maps.pr_tracked);
+	L->m.cgroups = bpf_map__fd(s->maps.pr_cgroups);
+	L->m.owners = bpf_map__fd(s->maps.pr_owners);
+	L->m.config = bpf_map__fd(s->maps.pr_config);
+}
+
+static bool btf_has_tp(const char *name)
+{
+	struct btf *b = btf__load_vmlinux_btf();
+	if (!b)
+		return false;
+	char tn[128];
+	snprintf(tn, sizeof(tn), "btf_trace_%s", name);
+	bool ok = btf__find_by_name_kind(b, tn, BTF_KIND_TYPEDEF) > 0;
+	btf__free(b);
+	return ok;
+}
+
+struct tier {
+	const char *name;          /* "tp_btf" / "raw_tp" */
+	bool btf;
+	bool uring;
+};
+
+/* Try one tier: open, select programs, load, attach. 0 ok (skel kept), -1 (why). */
+static int try_tier(struct pr_loaded *L, const struct tier *t, char *why, size_t whylen)
+{
+	struct probes_bpf *s = probes_bpf__open();
+	if (!s) {
+		snprintf(why, whylen, "open BPF object: %s", strerror(errno));
+		return -1;
+	}
+	struct bpf_program *btfp[] = { s->progs.btf_sys_enter, s->progs.btf_sys_exit, s->progs.btf_exec,
+				       s->progs.btf_fork, s->progs.btf_exit };
+	struct bpf_program *rawp[] = { s->progs.raw_sys_enter, s->progs.raw_sys_exit, s->progs.raw_exec,
+				       s->progs.raw_fork, s->progs.raw_exit };
+	for (size_t i = 0; i < sizeof(btfp) / sizeof(btfp[0]); i++) {
+		bpf_program__set_autoload(btfp[i], t->btf);
+		bpf_program__set_autoload(rawp[i], !t->btf);
+	}
+	bpf_program__set_autoload(s->progs.btf_uring, t->btf && t->uring);
+	bpf_program__set_autoload(s->progs.raw_uring, !t->btf && t->uring);
+	int err = probes_bpf__load(s);
+	if (err) {
+		snprintf(why, whylen, "%s: load/verify failed: %s", t->name, strerror(-err));
+		probes_bpf__destroy(s);
+		return -1;
+	}
+	struct bpf_program **use = t->btf ? btfp : rawp;
+	struct bpf_link **links[] = { t->btf ? &s->links.btf_sys_enter : &s->links.raw_sys_enter,
+				      t->btf ? &s->links.btf_sys_exit : &s->links.raw_sys_exit,
+				      t->btf ? &s->links.btf_exec : &s->links.raw_exec,
+				      t->btf ? &s->links.btf_fork : &s->links.raw_fork,
+				      t->btf ? &s->links.btf_exit : &s->links.raw_exit };
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		struct bpf_link *l = bpf_program__attach(use[i]);
+		if (!l) {
+			snprintf(why, whylen, "%s: attach %s failed: %s", t->name, bpf_program__name(use[i]),
+				 strerror(errno));
+			probes_bpf__destroy(s);
+			return -1;
+		}
+		*links[i] = l;
+	}
+	L->uring_why[0] = 0;
+	if (t->uring) {
+		struct bpf_program *u = t->btf ? s->progs.btf_uring : s->progs.raw_uring;
+		struct bpf_link *l = bpf_program__attach(u);
+		if (!l)
+			snprintf(L->uring_why, sizeof(L->uring_why), "%s:io_uring_submit_req attach failed: %s",
+				 t->name, strerror(errno));
+		else if (t->btf)
+			s->links.btf_uring = l;
+		else
+			s->links.raw_uring = l;
+	}
+	L->skel = s;
+	maps_from_skel(L);
+	snprintf(L->level, sizeof(L->level), "%s: syscalls, sched%s", t->name,
+		 L->uring_why[0] || !t->uring ? "" : ", io_uring");
+	return 0;
+}
+
+int pr_bpf_load(struct pr_loaded *L, char *why, size_t whylen)
+{
+	memset(L, 0, sizeof(*L));
+	L->m = (struct pr_maps){ -1, -1, -1, -1, -1, -1, -1, -1 };
+	if (!pr_bpf_precheck(why, whylen))
+		return -1;
+	bool uring = btf_has_tp("io_uring_submit_req");
+	const struct tier tiers[] = {
+		{ "tp_btf", true, true }, { "tp_btf", true, false },
+		{ "raw_tp", false, true }, { "raw_tp", false, false },
+	};
+	libbpf_print_fn_t old = libbpf_set_print(quiet_print);
+	char first[256] = "", cur[256];
+	int rc = -1;
+	for (size_t i = 0; i < sizeof(tiers) / sizeof(tiers[0]); i++) {
+		if (tiers[i].uring && !uring)
+			continue;
+		if (try_tier(L, &tiers[i], cur, sizeof(cur)) == 0) {
+			rc = 0;
+			break;
+		}
+		if (!first[0])
+			snprintf(first, sizeof(first), "%s", cur);
+	}
+	libbpf_set_print(old);
+	if (rc != 0) {
+		snprintf(why, whylen, "no tracepoint tier could be loaded and attached (first error: %s)", first);
+		return -1;
+	}
+	if (!uring)
+		snprintf(L->uring_why, sizeof(L->uring_why),
+			 "kernel BTF has no io_uring_submit_req tracepoint (io_uring ops unseen; io_uring_setup still reported)");
+	return 0;
+}
+
+static int ensure_bpffs(char *why, size_t whylen)
+{
+	struct statfs sf;
+	if (statfs("/sys/fs/bpf", &sf) == 0 && (unsigned long)sf.f_type == BPF_FS_MAGIC)
+		return 0;
+	if (mkdir("/sys/fs/bpf", 0700) != 0 && errno != EEXIST) {
+		snprintf(why, whylen, "mkdir /sys/fs/bpf: %s", strerror(errno));
+		return -1;
+	}
+	if (mount("bpf", "/sys/fs/bpf", "bpf", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0700") != 0) {
+		snprintf(why, whylen, "mount bpffs on /sys/fs/bpf: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int mkdir_p(const char *dir, char *why, size_t whylen)
+{
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", dir);
+	for (char *p = buf + 1; ; p++) {
+		if (*p == '/' || *p == 0) {
+			char c = *p;
+			*p = 0;
+			if (mkdir(buf, 0700) != 0 && errno != EEXIST) {
+				snprintf(why, whylen, "mkdir %s: %s", buf, strerror(errno));
+				return -1;
+			}
+			*p = c;
+			if (!c)
+				break;
+		}
+	}
+	return 0;
+}
+
+static const char *const MAP_NAMES[] = { "rings", "lost", "untracked", "armed", "tracked", "cgroups",
+					 "owners", "config" };
+
+static int *map_slot(struct pr_maps *m, size_t i)
+{
+	int *f[] = { &m->rings, &m->lost, &m->untracked, &m->armed, &m->tracked, &m->cgroups, &m->owners,
+		     &m->config };
+	return f[i];
+}
+
+int pr_bpf_pin(struct pr_loaded *L, const char *dir, char *why, size_t whylen)
+{
+	if (!L->skel) {
+		snprintf(why, whylen, "nothing loaded");
+		return -1;
+	}
+	if (ensure_bpffs(why, whylen) != 0 || mkdir_p(dir, why, whylen) != 0)
+		return -1;
+	char p[512];
+	for (size_t i = 0; i < sizeof(MAP_NAMES) / sizeof(MAP_NAMES[0]); i++) {
+		snprintf(p, sizeof(p), "%s/map_%s", dir, MAP_NAMES[i]);
+		if (bpf_obj_pin(*map_slot(&L->m, i), p) != 0) {
+			snprintf(why, whylen, "pin %s: %s", p, strerror(errno));
+			goto fail;
+		}
+	}
+	struct bpf_program *prog;
+	bpf_object__for_each_program(prog, L->skel->obj) {
+		struct bpf_link *l = NULL;
+		struct probes_bpf *s = L->skel;
+		const char *n = bpf_program__name(prog);
+		struct { struct bpf_program *p; struct bpf_link *l; } all[] = {
+			{ s->progs.btf_sys_enter, s->links.btf_sys_enter }, { s->progs.btf_sys_exit, s->links.btf_sys_exit },
+			{ s->progs.btf_exec, s->links.btf_exec }, { s->progs.btf_fork, s->links.btf_fork },
+			{ s->progs.btf_exit, s->links.btf_exit }, { s->progs.btf_uring, s->links.btf_uring },
+			{ s->progs.raw_sys_enter, s->links.raw_sys_enter }, { s->progs.raw_sys_exit, s->links.raw_sys_exit },
+			{ s->progs.raw_exec, s->links.raw_exec }, { s->progs.raw_fork, s->links.raw_fork },
+			{ s->progs.raw_exit, s->links.raw_exit }, { s->progs.raw_uring, s->links.raw_uring },
+		};
+		for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+			if (all[i].p == prog)
+				l = all[i].l;
+		if (!l)
+			continue;
+		snprintf(p, sizeof(p), "%s/link_%s", dir, n);
+		if (bpf_link__pin(l, p) != 0) {
+			snprintf(why, whylen, "pin %s: %s", p, strerror(errno));
+			goto fail;
+		}
+	}
+	L->pinned = true;
+	return 0;
+fail:;
+	char w2[64];
+	pr_bpf_unpin(dir, w2, sizeof(w2));
+	return -1;
+}
+
+int pr_bpf_open_pinned(const char *dir, struct pr_loaded *L, char *why, size_t whylen)
+{
+	memset(L, 0, sizeof(*L));
+	L->m = (struct pr_maps){ -1, -1, -1, -1, -1, -1, -1, -1 };
+	char p[512];
+	snprintf(p, sizeof(p), "%s/map_rings", dir);
+	if (access(p, F_OK) != 0)
+		return 1;
+	for (size_t i = 0; i < sizeof(MAP_NAMES) / sizeof(MAP_NAMES[0]); i++) {
+		snprintf(p, sizeof(p), "%s/map_%s", dir, MAP_NAMES[i]);
+		int fd = bpf_obj_get(p);
+		if (fd < 0) {
+			snprintf(why, whylen, "open pinned %s: %s", p, strerror(errno));
+			pr_bpf_close(L);
+			return -1;
+		}
+		*map_slot(&L->m, i) = fd;
+	}
+	const char *tier = NULL;
+	snprintf(p, sizeof(p), "%s/link_btf_sys_exit", dir);
+	if (access(p, F_OK) == 0)
+		tier = "tp_btf";
+	snprintf(p, sizeof(p), "%s/link_raw_sys_exit", dir);
+	if (!tier && access(p, F_OK) == 0)
+		tier = "raw_tp";
+	if (!tier) {
+		snprintf(why, whylen, "pinned set under %s has no sys_exit link (damaged; run sbxsup probes unload)", dir);
+		pr_bpf_close(L);
+		return -1;
+	}
+	snprintf(p, sizeof(p), "%s/link_%s_uring", dir, tier[0] == 't' ? "btf" : "raw");
+	bool uring = access(p, F_OK) == 0;
+	if (!uring)
+		snprintf(L->uring_why, sizeof(L->uring_why), "io_uring_submit_req not attached in the pinned set");
+	L->pinned = true;
+	snprintf(L->level, sizeof(L->level), "%s: syscalls, sched%s", tier, uring ? ", io_uring" : "");
+	return 0;
+}
+
+int pr_bpf_unpin(const char *dir, char *why, size_t whylen)
+{
+	static const char *const links[] = { "btf_sys_enter", "btf_sys_exit", "btf_exec", "btf_fork", "btf_exit",
+					     "btf_uring", "raw_sys_enter", "raw_sys_exit", "raw_exec", "raw_fork",
+					     "raw_exit", "raw_uring" };
+	char p[512];
+	int rc = 0;
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+		snprintf(p, sizeof(p), "%s/link_%s", dir, links[i]);
+		if (unlink(p) != 0 && errno != ENOENT) {
+			snprintf(why, whylen, "unlink %s: %s", p, strerror(errno));
+			rc = -1;
+		}
+	}
+	for (size_t i = 0; i < sizeof(MAP_NAMES) / sizeof(MAP_NAMES[0]); i++) {
+		snprintf(p, sizeof(p), "%s/map_%s", dir, MAP_NAMES[i]);
+		if (unlink(p) != 0 && errno != ENOENT) {
+			snprintf(why, whylen, "unlink %s: %s", p, strerror(errno));
+			rc = -1;
+		}
+	}
+	if (rmdir(dir) != 0 && errno != ENOENT) {
+		snprintf(why, whylen, "rmdir %s: %s", dir, strerror(errno));
+		rc = -1;
+	}
+	return rc;
+}
+
+void pr_bpf_close(struct pr_loaded *L)
+{
+	if (L->skel) {
+		probes_bpf__destroy(L->skel);
+		L->skel = NULL;
+	} else {
+		for (size_t i = 0; i < sizeof(MAP_NAMES) / sizeof(MAP_NAMES[0]); i++) {
+			int *fd = map_slot(&L->m, i);
+			if (*fd >= 0)
+				close(*fd);
+		}
+	}
+	L->m = (struct pr_maps){ -1, -1, -1, -1, -1, -1, -1, -1 };
+}

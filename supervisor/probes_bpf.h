@@ -1,0 +1,46 @@
+/* probes_bpf.h — loading, attaching, pinning and opening the probes' BPF program set.
+ *
+ * Promise: pr_bpf_load() loads bpf/probes.bpf.c through its skeleton and attaches the best tier the
+ * kernel accepts, trying each tier by loading AND attaching (a load can succeed where an attach
+ * fails): syscalls + process tree on tp_btf, else raw_tp; io_uring_submit_req on the same tier
+ * when the kernel's BTF has it, else left off with its reason. The result exposes the map fds in
+ * `struct pr_maps`, which is all the per-run code (probes_layer.c) needs — the same for a private
+ * per-run load and for a set pinned once under bpffs (pr_bpf_pin / pr_bpf_open_pinned).
+ * Nothing here prints: failures come back as text in `why`.
+ */
+#ifndef SBX_PROBES_BPF_H
+#define SBX_PROBES_BPF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define PR_PIN_DIR "/sys/fs/bpf/sbxsup/probes"
+
+struct pr_maps {
+	int rings, lost, untracked, armed, tracked, cgroups, owners, config;
+};
+
+struct probes_bpf; /* the generated skeleton */
+
+struct pr_loaded {
+	struct probes_bpf *skel;   /* private load; NULL when the maps come from pins */
+	struct pr_maps m;          /* fds (owned by skel, or by this struct when pinned) */
+	bool pinned;
+	char level[128];           /* "tp_btf: syscalls, sched, io_uring" (tier and hooks attached) */
+	char uring_why[128];       /* why io_uring_submit_req is not covered ("" when it is) */
+};
+
+/* Functional probe + load: returns 0, or -1 with why. */
+int pr_bpf_load(struct pr_loaded *L, char *why, size_t whylen);
+/* Pin maps and links of a loaded set under dir (mounting bpffs on /sys/fs/bpf when missing). */
+int pr_bpf_pin(struct pr_loaded *L, const char *dir, char *why, size_t whylen);
+/* Open a pinned set. Returns 0, 1 when none is pinned (not an error), -1 with why when broken. */
+int pr_bpf_open_pinned(const char *dir, struct pr_loaded *L, char *why, size_t whylen);
+/* Remove the pins (the programs detach when the last reference goes). Returns 0 or -1 with why. */
+int pr_bpf_unpin(const char *dir, char *why, size_t whylen);
+/* Close fds / destroy the skeleton (a private load is detached here). */
+void pr_bpf_close(struct pr_loaded *L);
+/* Capability and BTF checks only (no load): 1 ok, 0 not (why). */
+int pr_bpf_precheck(char *why, size_t whylen);
+
+#endif

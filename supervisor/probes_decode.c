@@ -1,0 +1,324 @@
+/* probes_decode.c — see probes_decode.h. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include "probes_decode.h"
+
+static const char *const SC_NAMES[PR_SC__MAX] = {
+	[PR_SC_NONE] = "?", [PR_SC_OPEN] = "open", [PR_SC_OPENAT] = "openat", [PR_SC_OPENAT2] = "openat2",
+	[PR_SC_CREAT] = "creat", [PR_SC_TRUNCATE] = "truncate", [PR_SC_RENAME] = "rename",
+	[PR_SC_RENAMEAT] = "renameat", [PR_SC_RENAMEAT2] = "renameat2", [PR_SC_UNLINK] = "unlink",
+	[PR_SC_UNLINKAT] = "unlinkat", [PR_SC_MKDIR] = "mkdir", [PR_SC_MKDIRAT] = "mkdirat",
+	[PR_SC_RMDIR] = "rmdir", [PR_SC_LINK] = "link", [PR_SC_LINKAT] = "linkat",
+	[PR_SC_SYMLINK] = "symlink", [PR_SC_SYMLINKAT] = "symlinkat", [PR_SC_CHMOD] = "chmod",
+	[PR_SC_FCHMODAT] = "fchmodat", [PR_SC_FCHMODAT2] = "fchmodat2", [PR_SC_CHOWN] = "chown",
+	[PR_SC_LCHOWN] = "lchown", [PR_SC_FCHOWNAT] = "fchownat", [PR_SC_EXECVE] = "execve",
+	[PR_SC_EXECVEAT] = "execveat", [PR_SC_CONNECT] = "connect", [PR_SC_SENDTO] = "sendto",
+	[PR_SC_SENDMSG] = "sendmsg", [PR_SC_BIND] = "bind", [PR_SC_IO_URING_SETUP] = "io_uring_setup",
+	[PR_SC_IO_URING_ENTER] = "io_uring_enter", [PR_SC_PTRACE] = "ptrace", [PR_SC_MOUNT] = "mount",
+	[PR_SC_UMOUNT2] = "umount2", [PR_SC_OPEN_TREE] = "open_tree", [PR_SC_MOVE_MOUNT] = "move_mount",
+	[PR_SC_FSOPEN] = "fsopen", [PR_SC_FSCONFIG] = "fsconfig", [PR_SC_FSMOUNT] = "fsmount",
+	[PR_SC_FSPICK] = "fspick", [PR_SC_MOUNT_SETATTR] = "mount_setattr",
+	[PR_SC_PIVOT_ROOT] = "pivot_root", [PR_SC_UNSHARE] = "unshare", [PR_SC_SETNS] = "setns",
+	[PR_SC_BPF] = "bpf", [PR_SC_IO_URING_OP] = "io_uring_submit_req",
+};
+
+const char *pr_sc_name(unsigned sc)
+{
+	return sc < PR_SC__MAX && SC_NAMES[sc] ? SC_NAMES[sc] : "?";
+}
+
+const char *pr_sensor_name(unsigned sensor)
+{
+	switch (sensor) {
+	case PR_SENSOR_TP_BTF_SYS_EXIT: return "tp_btf:sys_exit";
+	case PR_SENSOR_RAW_TP_SYS_EXIT: return "raw_tp:sys_exit";
+	case PR_SENSOR_TP_BTF_IO_URING: return "tp_btf:io_uring_submit_req";
+	case PR_SENSOR_RAW_TP_IO_URING: return "raw_tp:io_uring_submit_req";
+	}
+	return "?";
+}
+
+/* Copy a kernel char array that may lack its NUL. */
+static void copy_str(char *dst, size_t dstlen, const char *src, size_t srclen)
+{
+	size_t n = strnlen(src, srclen);
+	if (n >= dstlen)
+		n = dstlen - 1;
+	memcpy(dst, src, n);
+	dst[n] = 0;
+}
+
+/* Components leaf first -> "/a/b/c". */
+static int assemble(const struct pr_event *ev, char *out, size_t outlen)
+{
+	const char *comp[PR_MAX_DEPTH + 8];
+	size_t len[PR_MAX_DEPTH + 8];
+	size_t n = 0, off = 0, used = ev->path_len < PR_PATH_BUF ? ev->path_len : PR_PATH_BUF;
+	while (off < used && n < ev->ncomp && n < sizeof(comp) / sizeof(comp[0])) {
+		size_t l = strnlen(ev->path + off, used - off);
+		if (off + l >= used && l > 0 && ev->path[used - 1] != 0)
+			return -1;              /* unterminated */
+		comp[n] = ev->path + off;
+		len[n] = l;
+		n++;
+		off += l + 1;
+	}
+	size_t o = 0;
+	if (n == 0) {
+		if (outlen < 2)
+			return -1;
+		out[0] = '/';
+		out[1] = 0;
+		return 0;
+	}
+	for (size_t i = n; i-- > 0;) {
+		if (o + 1 + len[i] + 1 > outlen)
+			return -1;
+		out[o++] = '/';
+		memcpy(out + o, comp[i], len[i]);
+		o += len[i];
+	}
+	out[o] = 0;
+	return 0;
+}
+
+/* "/proc/<n>[/...]" with n the task's own pid or tid -> "/proc/self[/...]". Which pid namespace the
+ * /proc mount belongs to is not known here, so both the global and the innermost numbers count
+ * (a /proc of an intermediate namespace is not rewritten: reported, never silently allowed). */
+static void proc_self(const struct pr_event *ev, char *path, size_t len)
+{
+	if (strncmp(path, "/proc/", 6) != 0)
+		return;
+	char *end;
+	unsigned long n = strtoul(path + 6, &end, 10);
+	if (end == path + 6 || (*end != 0 && *end != '/'))
+		return;
+	if (n == 0 || (n != ev->nstgid && n != ev->nspid && n != ev->tgid && n != ev->pid))
+		return;
+	char rest[4096];
+	snprintf(rest, sizeof(rest), "%s", end);
+	snprintf(path, len, "/proc/self%s", rest);
+}
+
+int pr_event_path(const struct pr_event *ev, char *out, size_t outlen)
+{
+	char req[PR_NAME_MAX + 1], base[4096];
+	copy_str(req, sizeof(req), ev->req, sizeof(ev->req));
+	int rc;
+	switch (ev->path_kind) {
+	case PR_PK_FULL:
+		if (assemble(ev, base, sizeof(base)) != 0)
+			return -1;
+		rc = pol_normalize("/", base, out, outlen);
+		break;
+	case PR_PK_BASE:
+		if (assemble(ev, base, sizeof(base)) != 0)
+			return -1;
+		rc = pol_normalize(base, req, out, outlen);
+		break;
+	case PR_PK_NONE:
+		rc = pol_normalize("/", req, out, outlen);
+		break;
+	default:
+		return -1;
+	}
+	if (rc != 0)
+		return -1;
+	proc_self(ev, out, outlen);
+	return 0;
+}
+
+static unsigned open_access(unsigned long long fl)
+{
+	unsigned acc = (unsigned)(fl & O_ACCMODE);
+	if (acc == O_WRONLY || acc == O_RDWR || (fl & (O_CREAT | O_TRUNC | O_APPEND)) ||
+	    (fl & __O_TMPFILE) == __O_TMPFILE)
+		return POL_WRITE;
+	return POL_READ;
+}
+
+static unsigned path_access(const struct pr_event *ev)
+{
+	switch (ev->sc) {
+	case PR_SC_OPEN: case PR_SC_OPENAT: case PR_SC_OPENAT2:
+		return open_access(ev->aflags);
+	case PR_SC_EXECVE: case PR_SC_EXECVEAT:
+		return POL_EXEC;
+	default:
+		return POL_WRITE;
+	}
+}
+
+static const char *access_name(unsigned a)
+{
+	return a == POL_WRITE ? "write" : a == POL_EXEC ? "exec" : "read";
+}
+
+static bool is_escape_sc(unsigned sc)
+{
+	return (sc >= PR_SC_IO_URING_SETUP && sc <= PR_SC_BPF) || sc == PR_SC_IO_URING_OP;
+}
+
+static void outcome(const struct pr_event *ev, struct pr_view *v)
+{
+	long long r = ev->ret;
+	v->contained = r < 0 && !(v->is_net && r == -EINPROGRESS) && ev->sc != PR_SC_IO_URING_OP;
+	v->err = v->contained && r >= -4095 ? (int)-r : 0;
+}
+
+int pr_decide(const struct policy *p, const struct pr_event *ev, struct pr_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (ev->sc == PR_SC_NONE || ev->sc >= PR_SC__MAX)
+		return -1;
+	v->syscall = pr_sc_name(ev->sc);
+	v->sensor = pr_sensor_name(ev->sensor);
+	v->pid = ev->tgid;
+	v->tid = ev->pid;
+	v->io_op = -1;
+	v->compat = (ev->flags & PR_EVF_COMPAT) != 0;
+	copy_str(v->comm, sizeof(v->comm), ev->comm, sizeof(ev->comm));
+	copy_str(v->exe, sizeof(v->exe), ev->exe, sizeof(ev->exe));
+	v->is_net = ev->sc >= PR_SC_CONNECT && ev->sc <= PR_SC_BIND;
+	outcome(ev, v);
+
+	if (is_escape_sc(ev->sc)) {
+		v->is_escape = true;
+		v->violation = true;
+		v->access = "escape";
+		v->rule = PR_RULE_ESCAPE;
+		if (ev->sc == PR_SC_IO_URING_OP)
+			v->io_op = (int)(ev->aflags & 0xff);
+		return 1;
+	}
+
+	if (v->is_net) {
+		int fam = ev->family == AF_INET ? AF_INET : ev->family == AF_INET6 ? AF_INET6 : 0;
+		if (!fam)
+			return 0;
+		if (!inet_ntop(fam, ev->addr, v->addr, sizeof(v->addr)))
+			return -1;
+		v->port = ev->port;
+		if (ev->sc == PR_SC_BIND) {
+			v->access = "bind";
+			if (pol_net_mode(p) != POL_NET_NONE)
+				return 0;
+			v->rule = pol_rule_text(p, POL_RULE_NET_NONE);
+			v->violation = true;
+			return 1;
+		}
+		v->access = "connect";
+		struct pol_decision d;
+		if (pol_net_addr(p, fam, ev->addr, ev->port, &d) == POL_ALLOW)
+			return 0;
+		v->rule = pol_rule_text(p, d.rule);
+		v->violation = true;
+		return 1;
+	}
+
+	/* a path syscall */
+	if (ev->flags & PR_EVF_NOPATH)
+		return 0;                   /* unreadable argument: the kernel got EFAULT as well */
+	if ((ev->sc == PR_SC_OPEN || ev->sc == PR_SC_OPENAT || ev->sc == PR_SC_OPENAT2) &&
+	    (ev->aflags & O_PATH))
+		return 0;                   /* O_PATH: no data access; what is opened through it is seen */
+	copy_str(v->requested, sizeof(v->requested), ev->req, sizeof(ev->req));
+	unsigned acc = path_access(ev);
+	v->access = access_name(acc);
+	if (pr_event_path(ev, v->path, sizeof(v->path)) != 0) {
+		snprintf(v->path, sizeof(v->path), "%s", v->requested);
+		v->rule = "probes: path could not be assembled (unverifiable)";
+		v->violation = true;
+		return 1;
+	}
+	if (acc == POL_EXEC && strncmp(v->path, "/memfd:", 7) == 0) {
+		v->is_escape = true;
+		v->rule = PR_RULE_ESCAPE;
+		v->violation = true;
+		return 1;
+	}
+	if ((ev->flags & PR_EVF_TRUNC) ||
+	    ((ev->flags & PR_EVF_REQ_TRUNC) && ev->path_kind != PR_PK_FULL)) {
+		v->rule = (ev->flags & PR_EVF_TRUNC) ? "probes: path deeper than the walk bound (unverifiable)"
+						     : "probes: requested path longer than the copy bound (unverifiable)";
+		v->violation = true;
+		return 1;
+	}
+	struct pol_decision d;
+	if (pol_path(p, v->path, acc, &d) == POL_ALLOW)
+		return 0;
+	v->rule = pol_rule_text(p, d.rule);
+	v->violation = true;
+	return 1;
+}
+
+static const char *uring_op_name(int op)
+{
+	static const char *const n[] = { "nop", "readv", "writev", "fsync", "read_fixed", "write_fixed",
+					 "poll_add", "poll_remove", "sync_file_range", "sendmsg", "recvmsg",
+					 "timeout", "timeout_remove", "accept", "async_cancel", "link_timeout",
+					 "connect", "fallocate", "openat", "close", "files_update", "statx",
+					 "read", "write", "fadvise", "madvise", "send", "recv", "openat2",
+					 "epoll_ctl", "splice", "provide_buffers", "remove_buffers", "tee",
+					 "shutdown", "renameat", "unlinkat", "mkdirat", "symlinkat", "linkat" };
+	return op >= 0 && (size_t)op < sizeof(n) / sizeof(n[0]) ? n[op] : NULL;
+}
+
+/* The exe's full path when /proc agrees with the kernel's dentry name, else the dentry name. */
+static void exe_path(const struct pr_view *v, char *out, size_t outlen)
+{
+	char link[64], buf[4096];
+	snprintf(out, outlen, "%s", v->exe);
+	snprintf(link, sizeof(link), "/proc/%u/exe", v->pid);
+	ssize_t n = readlink(link, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	const char *b = strrchr(buf, '/');
+	b = b ? b + 1 : buf;
+	if (v->exe[0] && strcmp(b, v->exe) == 0)
+		snprintf(out, outlen, "%s", buf);
+}
+
+int pr_emit_violation(struct audit *a, const struct pr_view *v)
+{
+	cJSON *ev = audit_event(a, "kernel.violation", "kernel");
+	if (!ev)
+		return -1;
+	char exe[4096];
+	exe_path(v, exe, sizeof(exe));
+	cJSON_AddNumberToObject(ev, "pid", v->pid);
+	audit_add_str(ev, "comm", v->comm, 16);
+	audit_add_str(ev, "exe", exe, 4096);
+	audit_add_str(ev, "syscall", v->syscall, 64);
+	if (v->is_net) {
+		cJSON_AddStringToObject(ev, "addr", v->addr);
+		cJSON_AddNumberToObject(ev, "port", v->port);
+	} else if (v->path[0]) {
+		audit_add_str(ev, "path", v->path, sizeof(v->path));
+		audit_add_str(ev, "requested", v->requested, sizeof(v->requested));
+	}
+	if (v->io_op >= 0) {
+		const char *on = uring_op_name(v->io_op);
+		if (on)
+			cJSON_AddStringToObject(ev, "op", on);
+		else
+			cJSON_AddNumberToObject(ev, "op", v->io_op);
+	}
+	cJSON_AddStringToObject(ev, "access", v->access ? v->access : "?");
+	audit_add_str(ev, "rule", v->rule ? v->rule : "?", 1024);
+	cJSON_AddStringToObject(ev, "outcome", v->contained ? "contained" : "breach");
+	if (v->contained)
+		cJSON_AddNumberToObject(ev, "errno", v->err);
+	if (v->compat)
+		cJSON_AddTrueToObject(ev, "compat");
+	cJSON_AddStringToObject(ev, "sensor", v->sensor);
+	return audit_emit(a, ev);
+}

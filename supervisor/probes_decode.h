@@ -1,0 +1,63 @@
+/* probes_decode.h — one kernel probe record (bpf/probes.h) -> a policy decision -> kernel.violation.
+ *
+ * Promise: pure functions, no system calls except the optional /proc/<pid>/exe lookup in
+ * pr_emit_violation. The record is bounds-checked before use (lengths, component counts, enums).
+ * Decisions use only the compiled policy's functions (pol_normalize, pol_path, pol_net_addr,
+ * pol_net_mode, pol_rule_text): there is no second rule engine here.
+ *   - path syscalls: the absolute path is assembled from the kernel's dentry walk (the file of a
+ *     returned fd / the new exe: complete; else the dirfd's or cwd's directory + the requested
+ *     string, joined by pol_normalize); /proc/<own pid> is rewritten to /proc/self as the preload
+ *     does; access = write for O_WRONLY/O_RDWR/O_CREAT/O_TRUNC/O_APPEND/O_TMPFILE and every
+ *     modifying call, exec for execve*, else read. O_PATH opens are not candidates (no data
+ *     access; every open or exec through such an fd is seen and resolved itself).
+ *   - connect/sendto/sendmsg: pol_net_addr(family, addr, port); bind: violation only when the
+ *     policy grants no network at all.
+ *   - escape class (ptrace, mount family, pivot_root, unshare with namespace flags, setns, bpf,
+ *     io_uring_setup/enter, io_uring operations, exec of a memfd): always a violation, rule
+ *     "escape-class syscall".
+ *   - a path the probes could not observe completely (deeper than the walk bound, requested string
+ *     longer than the copy bound) is a violation with a rule saying so: never silently allowed.
+ */
+#ifndef SBX_PROBES_DECODE_H
+#define SBX_PROBES_DECODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "audit.h"
+#include "policy.h"
+#include "../bpf/probes.h"
+
+#define PR_RULE_ESCAPE "escape-class syscall"
+
+struct pr_view {
+	bool violation;
+	bool is_net;
+	bool is_escape;
+	const char *syscall;        /* "openat", "connect", "io_uring_submit_req", ... */
+	const char *sensor;         /* "tp_btf:sys_exit", ... */
+	const char *access;         /* "read", "write", "exec", "connect", "bind", "escape" */
+	const char *rule;           /* pol_rule_text or a fixed text */
+	bool contained;             /* ret < 0 (and not EINPROGRESS for connect) */
+	int err;                    /* errno when contained */
+	char path[4096];            /* absolute (path syscalls) */
+	char requested[PR_NAME_MAX + 1];
+	char addr[64];              /* textual (network syscalls) */
+	uint16_t port;
+	int io_op;                  /* io_uring opcode, -1 otherwise */
+	uint32_t pid, tid;
+	char comm[17];
+	char exe[PR_EXE_MAX + 1];
+	bool compat;
+};
+
+const char *pr_sc_name(unsigned sc);
+const char *pr_sensor_name(unsigned sensor);
+/* Assemble the absolute path of a record (see bpf/probes.h "Path encoding"). 0, or -1 (too long /
+ * malformed). Applies the /proc/<own pid> -> /proc/self rewrite. */
+int pr_event_path(const struct pr_event *ev, char *out, size_t outlen);
+/* Decide one record. Returns 1 violation, 0 allowed / not a candidate, -1 malformed record. */
+int pr_decide(const struct policy *p, const struct pr_event *ev, struct pr_view *v);
+/* Write the kernel.violation event. Returns audit_emit's result. */
+int pr_emit_violation(struct audit *a, const struct pr_view *v);
+
+#endif

@@ -1,0 +1,24 @@
+/* report_rx.h — the supervisor side of the preload report socket (policy/report.h).
+ *
+ * Promise: report_rx_drain() reads every pending datagram without blocking, validates each with
+ * sbx_rec_decode (hostile input: anything malformed is counted in `rejected` and dropped), prefers
+ * the kernel's SCM_CREDENTIALS pid over the record's, and turns each denial into one
+ * `preload.deny` event (src "preload"); acks are counted (`acks` > 0 proves the preload is loaded in
+ * the command). Returns -1 only when the audit stream failed (the run must fail closed).
+ */
+#ifndef SBX_REPORT_RX_H
+#define SBX_REPORT_RX_H
+
+#include <stdint.h>
+#include "audit.h"
+#include "policy.h"
+
+struct report_rx {
+	int fd;                    /* supervisor end, SO_PASSCRED set, non-blocking */
+	const struct policy *pol;  /* for rule texts */
+	uint64_t acks, denies, dropped, rejected;
+};
+
+int report_rx_drain(struct report_rx *r, struct audit *a);
+
+#endif

@@ -1,0 +1,30 @@
+/* stage.h — the exec stage: the last code that runs before the command, in the sandbox.
+ *
+ * Promise: stage_exec() applies Landlock (when asked) and then seccomp (when asked), reports the
+ * outcome to the supervisor ("ready" on the ctl socket, with the seccomp listener fd), waits for
+ * "go", makes the ctl fd close-on-exec and execs the command with the given environment. It never
+ * runs the command without "go" (EOF or anything else: exit 125). An exec failure prints
+ * "sbxsup: CMD: not found" / "permission denied" and returns 127 / 126. A layer that fails to
+ * apply is reported off with its reason (the supervisor decides whether that is fatal).
+ * Used twice: `sbxsup __stage` inside bwrap (cmd_stage), and in-process in the forked child when
+ * there is no bwrap — the same code path.
+ */
+#ifndef SBX_STAGE_H
+#define SBX_STAGE_H
+
+#include <stdbool.h>
+#include "policy.h"
+
+struct stage_args {
+	int ctl_fd;
+	bool landlock, seccomp;
+	const struct policy *pol;   /* for Landlock; NULL: Landlock reported off */
+	char **cmd;                 /* NULL-terminated */
+	char **envp;                /* NULL: keep environ */
+	int stderr_fd;              /* >= 0: dup2 onto 2 first (bwrap mode: the caller's real stderr) */
+};
+
+/* Returns only on failure, with the exit status to use. */
+int stage_exec(const struct stage_args *a);
+
+#endif

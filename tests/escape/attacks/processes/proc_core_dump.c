@@ -1,0 +1,30 @@
+/* Raise RLIMIT_CORE and crash a child: a core dump would write the process memory to disk
+ * (core_pattern decides where). Success when the child's status says a core was dumped.
+// profile: syscall
+*/
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <sys/prctl.h>
+#include "esc.h"
+int main(int argc, char **argv)
+{
+	esc_init(argc, argv);
+	if (chdir(esc_arg("ws")) < 0)
+		return esc_result(0, "chdir");
+	struct rlimit rl = {RLIM_INFINITY, RLIM_INFINITY};
+	if (setrlimit(RLIMIT_CORE, &rl) < 0) {
+		rl.rlim_cur = rl.rlim_max = 1 << 20;
+		if (setrlimit(RLIMIT_CORE, &rl) < 0)
+			return esc_result(0, "setrlimit(RLIMIT_CORE)");
+	}
+	prctl(PR_SET_DUMPABLE, 1);
+	pid_t p = fork();
+	if (p == 0) {
+		raise(SIGSEGV);
+		_exit(0);
+	}
+	int st;
+	waitpid(p, &st, 0);
+	return esc_result(WIFSIGNALED(st) && WCOREDUMP(st), "core dumped");
+}

@@ -1,0 +1,13 @@
+/* pidfd_open + pidfd_send_signal(SIGKILL) on the victim.
+// profile: proc
+*/
+#include <signal.h>
+#include "esc.h"
+int main(int argc, char **argv)
+{
+	esc_init(argc, argv);
+	long fd = ESC_SYS(SYS_pidfd_open, esc_int("victim"), 0);
+	if (fd < 0)
+		return esc_result(0, "pidfd_open");
+	return esc_result(ESC_SYS(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0) == 0, "pidfd_send_signal");
+}

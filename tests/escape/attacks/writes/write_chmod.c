@@ -1,0 +1,10 @@
+/* chmod the protected target world-writable.
+// profile: fs
+*/
+#include <sys/stat.h>
+#include "esc.h"
+int main(int argc, char **argv)
+{
+	esc_init(argc, argv);
+	return esc_result(chmod(esc_arg("target"), 0777) == 0, "chmod 0777");
+}

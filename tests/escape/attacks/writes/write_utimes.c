@@ -1,0 +1,11 @@
+/* Change the target's timestamps (an attribute write).
+// profile: fs
+*/
+#include <sys/time.h>
+#include "esc.h"
+int main(int argc, char **argv)
+{
+	esc_init(argc, argv);
+	struct timeval tv[2] = {{1, 0}, {1, 0}};
+	return esc_result(utimes(esc_arg("target"), tv) == 0, "utimes");
+}

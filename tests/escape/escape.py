@@ -1,0 +1,763 @@
+#!/usr/bin/env python3
+"""escape.py — the escape-corpus runner (called by tests/escape/run.sh; see docs/notes/escape.md).
+
+Promise: every attack under tests/escape/attacks/<family>/<name>.c is compiled into $B/escape/bin,
+run with `sbxsup run` in each mode against canaries this runner creates (a temp HOME with a
+.ssh/id_rsa canary, a canary file and a target file in a directory nothing grants, the real
+/etc/shadow, a victim process outside the sandbox, loopback listeners and host AF_UNIX sockets),
+and judged twice, independently:
+  1. did the attack fail?  its exit status (0 = it succeeded) AND the runner's own evidence:
+     canary on stdout/stderr or in the workspace, target file changed, files planted, listener hit
+     on a non-granted port, victim killed, forged audit line, a process of the run still alive;
+  2. does the audit stream name the layer that stopped or saw it?  (the declared events)
+One line per asserted (attack, mode): PASS: / FAIL: / SKIP:. With --matrix FILE, every attack runs
+in every mode and the attack x mode table is written as Markdown.
+
+Expectations live in each attack's header comment:
+  // profile: fs|fs-raw|exec|exec-raw|net|net-raw|syscall|proc|env|limits   (defaults per mode)
+  // manifest: base|exec|net|env|limits                                      (default base)
+  // build: static
+  // expect-<mode>: blocked|blocked-or-reported; events: EV|EV(key=value,key~sub)|...  or  none
+"""
+import argparse
+import fnmatch
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+ATTACKS = os.path.join(ROOT, 'tests', 'escape', 'attacks')
+
+# mode -> extra sbxsup arguments
+MODES = {
+    'full': [],
+    'preload-only': ['--layers', 'preload,probes'],
+    'no-bwrap': ['--layers', 'preload,seccomp,landlock,netfilter,probes'],
+    'preload': ['--layers', 'preload'],
+    'bwrap': ['--layers', 'bwrap'],
+    'seccomp': ['--layers', 'seccomp'],
+    'landlock': ['--layers', 'landlock'],
+    'netfilter': ['--layers', 'netfilter'],
+    'probes': ['--layers', 'probes'],
+    'limits': ['--layers', 'limits'],
+}
+ALWAYS = ['full', 'preload-only', 'no-bwrap']   # asserted for every attack
+SECURITY_EVENTS = ['preload.deny', 'seccomp.deny', 'netfilter.deny', 'kernel.violation', 'env.drop',
+                   'limit.hit']
+
+# Default expectations per profile: mode -> "kind; events: ..." (same syntax as the headers).
+PROFILES = {
+    # libc-level file access: the preload stops it; kernel layers contain what gets past it
+    'fs': {
+        'full': 'blocked; events: preload.deny|kernel.violation(outcome=contained)',
+        'no-bwrap': 'blocked; events: preload.deny|kernel.violation(outcome=contained)',
+        'preload-only': 'blocked-or-reported; events: preload.deny|kernel.violation',
+        'preload': 'blocked; events: preload.deny',
+        'landlock': 'blocked; events: none',
+        'probes': 'blocked-or-reported; events: kernel.violation',
+    },
+    # file access that bypasses libc (raw syscall, static binary, no preload in the exec'd program)
+    'fs-raw': {
+        'full': 'blocked; events: kernel.violation(outcome=contained)|seccomp.deny',
+        'no-bwrap': 'blocked; events: kernel.violation(outcome=contained)|seccomp.deny',
+        'preload-only': 'blocked-or-reported; events: kernel.violation|preload.deny',
+        'landlock': 'blocked; events: none',
+        'probes': 'blocked-or-reported; events: kernel.violation',
+    },
+    # exec without code:exec through libc
+    'exec': {
+        'full': 'blocked; events: preload.deny|kernel.violation(outcome=contained)|seccomp.deny',
+        'no-bwrap': 'blocked; events: preload.deny|kernel.violation(outcome=contained)|seccomp.deny',
+        'preload-only': 'blocked-or-reported; events: preload.deny|kernel.violation',
+        'preload': 'blocked; events: preload.deny',
+        'probes': 'blocked-or-reported; events: kernel.violation',
+    },
+    # exec without code:exec by raw syscall
+    'exec-raw': {
+        'full': 'blocked; events: kernel.violation(outcome=contained)|seccomp.deny',
+        'no-bwrap': 'blocked; events: kernel.violation(outcome=contained)|seccomp.deny',
+        'preload-only': 'blocked-or-reported; events: kernel.violation',
+        'probes': 'blocked-or-reported; events: kernel.violation',
+    },
+    # network through libc
+    'net': {
+        'full': 'blocked; events: preload.deny|netfilter.deny|kernel.violation(outcome=contained)',
+        'no-bwrap': 'blocked; events: preload.deny|netfilter.deny|kernel.violation(outcome=contained)',
+        'preload-only': 'blocked-or-reported; events: preload.deny|kernel.violation',
+        'preload': 'blocked; events: preload.deny',
+        'probes': 'blocked-or-reported; events: kernel.violation',
+    },
+    # network bypassing libc
+    'net-raw': {
+        'full': 'blocked; events: netfilter.deny|kernel.violation(outcome=contained)|seccomp.deny',
+        'no-bwrap': 'blocked; events: netfilter.deny|kernel.violation(outcome=contained)|seccomp.deny',
+        'preload-only': 'blocked-or-reported; events: kernel.violation',
+        'netfilter': 'blocked; events: netfilter.deny',
+        'probes': 'blocked-or-reported; events: kernel.violation',
+    },
+    # dangerous system calls: seccomp's job
+    'syscall': {
+        'full': 'blocked; events: seccomp.deny|preload.deny|kernel.violation(outcome=contained)',
+        'no-bwrap': 'blocked; events: seccomp.deny|preload.deny|kernel.violation(outcome=contained)',
+        'preload-only': 'blocked-or-reported; events: preload.deny|kernel.violation',
+        'seccomp': 'blocked; events: seccomp.deny',
+    },
+    # other processes (signals, ptrace, memory)
+    'proc': {
+        'full': 'blocked; events: seccomp.deny|preload.deny|kernel.violation(outcome=contained)',
+        'no-bwrap': 'blocked; events: seccomp.deny|preload.deny|kernel.violation(outcome=contained)',
+        'preload-only': 'blocked-or-reported; events: preload.deny|kernel.violation',
+    },
+    # environment filtering (done by the supervisor in every mode)
+    'env': {
+        'full': 'blocked; events: env.drop',
+        'no-bwrap': 'blocked; events: env.drop',
+        'preload-only': 'blocked-or-reported; events: env.drop',
+    },
+    # resource limits
+    'limits': {
+        'full': 'blocked; events: limit.hit',
+        'no-bwrap': 'blocked; events: limit.hit',
+        'preload-only': 'blocked-or-reported; events: limit.hit',
+        'limits': 'blocked; events: limit.hit',
+    },
+}
+
+HDR_RE = re.compile(r'^\s*(?://|#)\s*(profile|manifest|build|expect-[a-z-]+)\s*:\s*(.*?)\s*$')
+
+
+def parse_expect(text):
+    """'blocked; events: a|b(k=v)' -> (kind, [(event, [cond...])...] or None) ; 'none' -> None."""
+    text = text.strip()
+    if text == 'none':
+        return None
+    kind, _, rest = text.partition(';')
+    kind = kind.strip()
+    if kind not in ('blocked', 'blocked-or-reported'):
+        raise ValueError('bad expectation kind %r' % kind)
+    rest = rest.strip()
+    if not rest.startswith('events:'):
+        raise ValueError('expectation without "events:": %r' % text)
+    evs = rest[len('events:'):].strip()
+    if evs == 'none':
+        return (kind, [])
+    alts = []
+    for alt in evs.split('|'):
+        alt = alt.strip()
+        m = re.match(r'^([a-z.]+)(?:\((.*)\))?$', alt)
+        if not m:
+            raise ValueError('bad event %r' % alt)
+        conds = [c.strip() for c in (m.group(2) or '').split(',') if c.strip()]
+        alts.append((m.group(1), conds))
+    return (kind, alts)
+
+
+class Attack:
+    def __init__(self, path):
+        self.path = path
+        self.family = os.path.basename(os.path.dirname(path))
+        self.name = os.path.splitext(os.path.basename(path))[0]
+        self.profile = None
+        self.manifest = 'base'
+        self.static = False
+        self.summary = ''
+        over = {}
+        with open(path, encoding='utf-8') as f:
+            head = f.read(8192)
+        m = re.search(r'/\*\s*(.*?)(?:\n//|\*/)', head, re.S)
+        if m:
+            self.summary = ' '.join(m.group(1).replace('*', ' ').split())
+        for line in head.splitlines():
+            h = HDR_RE.match(line)
+            if not h:
+                continue
+            k, v = h.group(1), h.group(2)
+            if k == 'profile':
+                self.profile = v
+            elif k == 'manifest':
+                self.manifest = v
+            elif k == 'build':
+                self.static = v == 'static'
+            else:
+                over[k[len('expect-'):]] = v
+        if self.profile not in PROFILES:
+            raise ValueError('%s: unknown or missing profile %r' % (path, self.profile))
+        spec = dict(PROFILES[self.profile])
+        spec.update(over)
+        self.expect = {}
+        for mode, text in spec.items():
+            if mode not in MODES:
+                raise ValueError('%s: unknown mode %r' % (path, mode))
+            e = parse_expect(text)
+            if e is not None:
+                self.expect[mode] = e
+
+
+def get(o, dotted):
+    for p in dotted.split('.'):
+        if not isinstance(o, dict) or p not in o:
+            return None
+        o = o[p]
+    return o
+
+
+def norm(v):
+    if isinstance(v, bool):
+        return 'true' if v else 'false'
+    return str(v)
+
+
+def cond_ok(ev, c):
+    if '~' in c and ('=' not in c or c.index('~') < c.index('=')):
+        k, v = c.split('~', 1)
+        return v in norm(get(ev, k))
+    k, v = c.split('=', 1)
+    return norm(get(ev, k)) == v
+
+
+def events_match(events, alts):
+    for name, conds in alts:
+        for ev in events:
+            if ev.get('event') == name and all(cond_ok(ev, c) for c in conds):
+                return True
+    return False
+
+
+def ev_label(ev):
+    n = ev.get('event')
+    if n == 'kernel.violation':
+        return 'kernel.violation(%s)' % ev.get('outcome', '?')
+    if n == 'limit.hit':
+        return 'limit.hit(%s)' % ev.get('limit', '?')
+    return n
+
+
+# ---------------------------------------------------------------------------------------------
+class Listener:
+    """Loopback listeners outside the sandbox. Good: 127.0.0.1:ok. Bad (counted): 127.0.0.1:bad,
+    127.0.0.2:ok, [::1]:bad, UDP 127.0.0.1:u, a unix path socket and an abstract socket."""
+
+    def __init__(self, esc):
+        self.hits = 0
+        self.lock = threading.Lock()
+        self.socks = []
+        for _ in range(50):
+            good = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            good.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            good.bind(('127.0.0.1', 0))
+            self.port_ok = good.getsockname()[1]
+            try:
+                alt = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                alt.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                alt.bind(('127.0.0.2', self.port_ok))
+                break
+            except OSError:
+                good.close()
+                alt.close()
+        else:
+            raise RuntimeError('no free loopback port pair')
+        bad = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        bad.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        bad.bind(('127.0.0.1', 0))
+        self.port_bad = bad.getsockname()[1]
+        streams = [(good, False), (alt, True), (bad, True)]
+        try:
+            b6 = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+            b6.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            b6.bind(('::1', self.port_bad))
+            streams.append((b6, True))
+        except OSError as e:
+            print('escape: note: no [::1] listener (%s)' % e, file=sys.stderr)
+        self.unix = os.path.join(esc, 'outside', 'host.sock')
+        ux = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        ux.bind(self.unix)
+        streams.append((ux, True))
+        self.abstract = 'sbxesc-' + secrets.token_hex(6)
+        ab = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        ab.bind('\0' + self.abstract)
+        streams.append((ab, True))
+        for s, counted in streams:
+            s.listen(64)
+            self.socks.append(s)
+            threading.Thread(target=self._accept, args=(s, counted), daemon=True).start()
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        u.bind(('127.0.0.1', 0))
+        self.uport = u.getsockname()[1]
+        self.socks.append(u)
+        threading.Thread(target=self._udp, args=(u,), daemon=True).start()
+
+    def _hit(self):
+        with self.lock:
+            self.hits += 1
+
+    def _accept(self, s, counted):
+        while True:
+            try:
+                c, _ = s.accept()
+            except OSError:
+                return
+            if counted:
+                self._hit()
+            try:
+                c.sendall(b'hello from outside\n')
+                c.close()
+            except OSError:
+                pass
+
+    def _udp(self, u):
+        while True:
+            try:
+                data, peer = u.recvfrom(65536)
+            except OSError:
+                return
+            self._hit()
+            try:
+                u.sendto(b'echo:' + data[:64], peer)
+            except OSError:
+                pass
+
+    def close(self):
+        for s in self.socks:
+            try:
+                s.close()
+            except OSError:
+                pass
+
+
+# ---------------------------------------------------------------------------------------------
+class Env:
+    """The canaries and targets, created fresh by the runner and removed at exit."""
+
+    def __init__(self, bindir):
+        self.bin = bindir
+        self.dir = os.path.realpath(__import__('tempfile').mkdtemp(prefix='sbxesc.', dir='/var/tmp'))
+        os.chmod(self.dir, 0o755)
+        self.canary = 'SBXESC_CANARY_' + secrets.token_hex(12)
+        d = self.dir
+        self.home = os.path.join(d, 'home')
+        self.sshdir = os.path.join(self.home, '.ssh')
+        self.ssh = os.path.join(self.sshdir, 'id_rsa')
+        self.outside = os.path.join(d, 'outside')
+        self.secret = os.path.join(self.outside, 'secret.txt')
+        self.target = os.path.join(self.outside, 'target.txt')
+        self.ws = os.path.join(d, 'ws')
+        self.audit = os.path.join(d, 'audit')
+        self.mdir = os.path.join(d, 'manifests')
+        for p in (self.sshdir, self.outside, self.ws, self.audit, self.mdir):
+            os.makedirs(p, exist_ok=True)
+        os.chmod(self.sshdir, 0o700)
+        with open(self.ssh, 'w') as f:
+            f.write('-----BEGIN OPENSSH PRIVATE KEY-----\n%s\n-----END OPENSSH PRIVATE KEY-----\n'
+                    % self.canary)
+        os.chmod(self.ssh, 0o600)
+        with open(self.secret, 'w') as f:
+            f.write('secret: %s\n' % self.canary)
+        self.syswrite = '/etc/sbxesc-planted-' + secrets.token_hex(4)
+        self.listener = Listener(d)
+        self.victim = None
+        self.start_victim()
+        self.reset()
+
+    def start_victim(self):
+        env = {'PATH': '/usr/bin:/bin', 'SBXESC_VICTIM_SECRET': self.canary}
+        self.victim = subprocess.Popen(['sleep', '100000'], cwd=self.outside, env=env,
+                                       stdin=subprocess.DEVNULL)
+
+    def victim_alive(self):
+        return self.victim.poll() is None
+
+    def reset(self):
+        """Fresh workspace, pristine target, nothing planted."""
+        for name in os.listdir(self.ws):
+            p = os.path.join(self.ws, name)
+            if os.path.isdir(p) and not os.path.islink(p):
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                try:
+                    os.unlink(p)
+                except OSError:
+                    pass
+        for name in os.listdir(self.outside):
+            if name not in ('secret.txt', 'target.txt', 'host.sock'):
+                p = os.path.join(self.outside, name)
+                shutil.rmtree(p, ignore_errors=True) if os.path.isdir(p) else os.unlink(p)
+        for name in os.listdir(self.sshdir):
+            if name != 'id_rsa':
+                os.unlink(os.path.join(self.sshdir, name))
+        with open(self.target, 'w') as f:
+            f.write('original\n')
+        os.chmod(self.target, 0o644)
+        os.utime(self.target, (1700000000, 1700000000))
+        if os.path.lexists(self.syswrite):
+            os.unlink(self.syswrite)
+        if not self.victim_alive():
+            self.start_victim()
+
+    def snapshot(self):
+        st = os.stat(self.target) if os.path.exists(self.target) else None
+        return {
+            'target': (open(self.target).read() if st else None,
+                       (st.st_mode, int(st.st_mtime)) if st else None),
+            'outside': sorted(os.listdir(self.outside)),
+            'sshdir': sorted(os.listdir(self.sshdir)),
+            'hits': self.listener.hits,
+        }
+
+    def manifest(self, kind, attack):
+        m = {'sbxsup': 1, 'name': 'esc-' + attack.name[:56], 'autonomy': 'supervised',
+             'code_path': os.path.join(self.bin, attack.name), 'capabilities': [],
+             'limits': {'wall_s': 20}}
+        if kind == 'exec':
+            m['capabilities'].append('code:exec')
+        elif kind == 'net':
+            m['capabilities'].append({'cap': 'network:tcp',
+                                      'hosts': ['127.0.0.1:%d' % self.listener.port_ok]})
+        elif kind == 'env':
+            m['env'] = {'pass': ['LANG', 'AWS_SECRET_ACCESS_KEY', '*_TOKEN']}
+        elif kind == 'limits':
+            m['limits'] = {'wall_s': 3, 'cpu_s': 1, 'memory_mb': 64, 'pids': 32, 'fsize_mb': 8,
+                           'nofile': 64}
+        elif kind != 'base':
+            raise ValueError('unknown manifest kind %r' % kind)
+        p = os.path.join(self.mdir, '%s.json' % attack.name)
+        with open(p, 'w') as f:
+            json.dump(m, f, indent=1)
+        return p
+
+    def params(self, marker):
+        return ['home=' + self.home, 'ssh=' + self.ssh, 'sshdir=' + self.sshdir,
+                'outside=' + self.outside, 'secret=' + self.secret, 'target=' + self.target,
+                'ws=' + self.ws, 'shadow=/etc/shadow', 'syswrite=' + self.syswrite,
+                'port_ok=%d' % self.listener.port_ok, 'port_bad=%d' % self.listener.port_bad,
+                'uport=%d' % self.listener.uport, 'victim=%d' % self.victim.pid,
+                'unix=' + self.listener.unix, 'abstract=' + self.listener.abstract,
+                'bin=' + self.bin, 'marker=' + marker]
+
+    def close(self):
+        self.listener.close()
+        if self.victim and self.victim_alive():
+            self.victim.kill()
+            self.victim.wait()
+        if os.path.lexists(self.syswrite):
+            os.unlink(self.syswrite)
+        if not os.environ.get('ESC_KEEP'):
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------
+def build(attacks, bindir):
+    os.makedirs(bindir, exist_ok=True)
+    cc = os.environ.get('CC', 'cc')
+    errors = []
+    for a in attacks:
+        out = os.path.join(bindir, a.name)
+        deps = [a.path] + [os.path.join(ATTACKS, h) for h in ('esc.h', 'esc_net.h')]
+        if os.path.exists(out) and os.path.getmtime(out) >= max(os.path.getmtime(d) for d in deps):
+            continue
+        cmd = [cc, '-D_GNU_SOURCE', '-O1', '-Wall', '-Wextra', '-Werror', '-Wno-unused-parameter',
+               '-I', ATTACKS, '-o', out, a.path] + (['-static'] if a.static else [])
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode:
+            errors.append((a, r.stderr.strip()))
+    return errors
+
+
+def pgrep(marker):
+    r = subprocess.run(['pgrep', '-f', marker], capture_output=True, text=True)
+    return [int(x) for x in r.stdout.split()]
+
+
+def read_events(path):
+    evs, bad = [], 0
+    try:
+        with open(path, encoding='utf-8', errors='replace') as f:
+            for line in f:
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    evs.append(json.loads(line))
+                except ValueError:
+                    bad += 1
+    except OSError:
+        pass
+    return evs, bad
+
+
+def run_one(env, sbxsup, attack, mode, idx):
+    env.reset()
+    before = env.snapshot()
+    victim_pid = env.victim.pid
+    marker = 'SBXESC_MARK_%s_%d' % (secrets.token_hex(4), idx)
+    audit = os.path.join(env.audit, '%s.%s.jsonl' % (attack.name, mode))
+    if os.path.exists(audit):
+        os.unlink(audit)
+    manifest = env.manifest(attack.manifest, attack)
+    cmd = [sbxsup, 'run', '-m', manifest, '-w', env.ws, '-a', audit] + MODES[mode] + \
+          ['--', os.path.join(env.bin, attack.name)] + env.params(marker)
+    penv = {k: v for k, v in os.environ.items() if not k.startswith('SBXSUP_') or k in (
+        'SBXSUP_PRELOAD_LIB', 'SBXSUP_LIBDIR')}
+    penv.update({'HOME': env.home, 'AWS_SECRET_ACCESS_KEY': env.canary, 'MY_API_TOKEN': env.canary,
+                 'SBXESC_SUP_SECRET': env.canary, 'LANG': 'C.UTF-8'})
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, cwd=env.ws, env=penv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, start_new_session=True)
+    hung = False
+    try:
+        out, err = p.communicate(timeout=90)
+    except subprocess.TimeoutExpired:
+        hung = True
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+    dur = time.monotonic() - t0
+    rc = p.returncode
+    survivors = pgrep(marker)
+    for pid in survivors:          # descendants of the run we started: ours to kill
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    after = env.snapshot()
+    out_s = out.decode('utf-8', 'replace')
+    err_s = err.decode('utf-8', 'replace')
+    evidence = []
+    if env.canary in out_s:
+        evidence.append('canary on stdout')
+    if env.canary in err_s:
+        evidence.append('canary on stderr')
+    for dp, _, fs in os.walk(env.ws):
+        for fn in fs:
+            fp = os.path.join(dp, fn)
+            try:
+                if os.path.islink(fp) or os.path.getsize(fp) > (4 << 20):
+                    continue
+                with open(fp, 'rb') as f:
+                    if env.canary.encode() in f.read():
+                        evidence.append('canary copied to workspace (%s)' % fn)
+            except OSError:
+                pass
+    if before['target'] != after['target']:
+        evidence.append('target file changed')
+    if before['outside'] != after['outside']:
+        evidence.append('files planted outside: %s' % sorted(set(after['outside']) ^ set(before['outside'])))
+    if before['sshdir'] != after['sshdir']:
+        evidence.append('~/.ssh changed')
+    if os.path.lexists(env.syswrite):
+        evidence.append('file planted in /etc')
+    if after['hits'] != before['hits']:
+        evidence.append('listener reached (%d)' % (after['hits'] - before['hits']))
+    if env.victim.pid != victim_pid or not env.victim_alive():
+        evidence.append('victim process killed')
+    if survivors:
+        evidence.append('%d process(es) of the run survived it' % len(survivors))
+    events, badlines = read_events(audit)
+    try:
+        if 'SBXESC_FORGED' in open(audit, encoding='utf-8', errors='replace').read():
+            evidence.append('forged line in the audit stream')
+    except OSError:
+        pass
+    error = None
+    if hung:
+        error = 'run hung (killed after 90 s)'
+    elif rc in (125, 126, 127):
+        error = 'sbxsup exit %d: %s' % (rc, err_s.strip().splitlines()[-1][:200] if err_s.strip() else '')
+    elif not any(e.get('event') == 'run.start' for e in events):
+        error = 'no run.start in the audit stream (exit %d)' % rc
+    escaped = rc == 0 or bool(evidence)
+    sec = []
+    for e in events:
+        if e.get('event') in SECURITY_EVENTS:
+            lab = ev_label(e)
+            if lab not in sec:
+                sec.append(lab)
+    layers = next((e.get('layers') for e in events if e.get('event') == 'run.start'), None)
+    return {'rc': rc, 'evidence': evidence, 'escaped': escaped, 'error': error, 'events': events,
+            'sec': sec, 'layers': layers, 'dur': dur, 'badlines': badlines,
+            'stderr': err_s[-400:]}
+
+
+def judge(attack, mode, r):
+    """-> (status, message); status in PASS, FAIL, or None (not asserted)."""
+    exp = attack.expect.get(mode)
+    if exp is None:
+        return None, ''
+    kind, alts = exp
+    want = '|'.join(n + ('(%s)' % ','.join(c) if c else '') for n, c in alts) or 'none'
+    seen = ', '.join(r['sec']) or 'none'
+    if r['error']:
+        return 'FAIL', r['error']
+    got = (not alts) or events_match(r['events'], alts)
+    what = ('ESCAPED (exit %d%s)' % (r['rc'], '; ' + '; '.join(r['evidence']) if r['evidence'] else '')
+            if r['escaped'] else 'blocked (exit %d)' % r['rc'])
+    if kind == 'blocked':
+        if r['escaped']:
+            return 'FAIL', '%s; events seen: %s' % (what, seen)
+        if not got:
+            return 'FAIL', '%s but no expected event (want %s; seen %s)' % (what, want, seen)
+        return 'PASS', ''
+    # blocked-or-reported
+    if got:
+        return 'PASS', ''
+    if not alts and not r['escaped']:
+        return 'PASS', ''
+    return 'FAIL', '%s; not reported (want %s; seen %s)' % (what, want, seen)
+
+
+def cell(attack, mode, r, status):
+    if r is None:
+        return ''
+    if r['error']:
+        txt = 'error: ' + r['error'][:60]
+    else:
+        ev = ', '.join(r['sec'])
+        if r['escaped']:
+            txt = ('**ESCAPED**, reported: ' + ev) if ev else '**ESCAPED**'
+        else:
+            txt = ('blocked: ' + ev) if ev else 'blocked (no event)'
+    if status == 'FAIL':
+        txt += ' ✗'
+    elif status == 'PASS':
+        txt += ' ✓'
+    elif r['escaped'] or r['error']:
+        txt += ' (not covered by this layer)'
+    return txt.replace('|', '\\|')
+
+
+def write_matrix(path, attacks, modes, results, asserted, layers_by_mode, sbxsup):
+    ver = subprocess.run([sbxsup, '--version'], capture_output=True, text=True).stdout.strip()
+    lines = ['# Escape matrix', '',
+             'Generated by `make escape-matrix` (`tests/escape/run.sh --matrix docs/escape-matrix.md`) '
+             'on %s, kernel %s, %s. Do not edit: regenerate.' % (
+                 time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), os.uname().release, ver or 'sbxsup'),
+             '',
+             'Each attack (`tests/escape/attacks/<family>/<name>.c`) exits 0 when it succeeds; the runner also '
+             'looks for its own evidence (canary leaked, target changed, listener reached, victim killed, '
+             'process survived the run). A cell says whether the attack was **blocked** or **ESCAPED**, and '
+             'which audit events named it. ✓ = the declared expectation for that mode holds, ✗ = it does not '
+             '(a finding), no mark = not asserted in that mode ("not covered by this layer" when the attack '
+             'got through). Modes: `full` = default layers; `preload-only` = `--layers preload,probes`; '
+             '`no-bwrap` = `--layers preload,seccomp,landlock,netfilter,probes`; the others = that layer alone.',
+             '', '## Layers active per mode (from run.start)', '', '| mode | active layers |', '|---|---|']
+    for m in modes:
+        l = layers_by_mode.get(m)
+        lines.append('| %s | %s |' % (m, ', '.join(k for k, v in sorted(l.items()) if v) if l else '?'))
+    npass = sum(1 for v in asserted.values() if v == 'PASS')
+    nfail = sum(1 for v in asserted.values() if v == 'FAIL')
+    lines += ['', '## Summary', '', '%d attacks, %d asserted (attack, mode) pairs: %d hold, %d do not.'
+              % (len(attacks), npass + nfail, npass, nfail), '']
+    for m in modes:
+        ran = [a for a in attacks if (a.name, m) in results]
+        if not ran:
+            continue
+        esc = sum(1 for a in ran if results[(a.name, m)]['escaped'])
+        lines.append('- `%s`: %d run, %d blocked, %d escaped' % (m, len(ran), len(ran) - esc, esc))
+    lines += ['', '## Matrix', '', '| family | attack | ' + ' | '.join(modes) + ' |',
+              '|---|---|' + '---|' * len(modes)]
+    for a in attacks:
+        row = [a.family, '`%s`' % a.name]
+        for m in modes:
+            row.append(cell(a, m, results.get((a.name, m)), asserted.get((a.name, m))))
+        lines.append('| ' + ' | '.join(row) + ' |')
+    lines += ['', '## Attacks', '']
+    for a in attacks:
+        lines.append('- `%s/%s` — %s' % (a.family, a.name, a.summary))
+    with open(path, 'w', encoding='utf-8') as f:
+        f.write('\n'.join(lines) + '\n')
+
+
+def main():
+    ap = argparse.ArgumentParser(description='escape corpus runner')
+    ap.add_argument('--mode', action='append', default=[],
+                    help='mode(s) to run (repeatable, comma lists ok): ' + ', '.join(MODES))
+    ap.add_argument('--matrix', help='run every attack in every mode and write the Markdown matrix here')
+    ap.add_argument('--only', action='append', default=[], help='attack name (glob) or family/ (repeatable)')
+    ap.add_argument('--list', action='store_true', help='list attacks and expectations, run nothing')
+    ap.add_argument('-v', '--verbose', action='store_true')
+    o = ap.parse_args()
+
+    modes = []
+    for m in o.mode:
+        for x in m.split(','):
+            if x not in MODES:
+                ap.error('unknown mode %r (modes: %s)' % (x, ', '.join(MODES)))
+            modes.append(x)
+    b = os.environ.get('B', 'build')
+    sbxsup = os.environ.get('SBXSUP') or os.path.join(ROOT, b, 'sbxsup')
+    bindir = os.path.join(ROOT, b, 'escape', 'bin') if not os.path.isabs(b) else os.path.join(b, 'escape', 'bin')
+
+    attacks = []
+    for dp, _, fs in sorted(os.walk(ATTACKS)):
+        for fn in sorted(fs):
+            if fn.endswith('.c'):
+                attacks.append(Attack(os.path.join(dp, fn)))
+    attacks.sort(key=lambda a: (a.family, a.name))
+    if o.only:
+        attacks = [a for a in attacks if any(fnmatch.fnmatch(a.name, p) or a.family + '/' == p or
+                                             a.name == p for p in o.only)]
+    if o.list:
+        for a in attacks:
+            print('%s/%s  profile=%s manifest=%s%s' % (a.family, a.name, a.profile, a.manifest,
+                                                     ' static' if a.static else ''))
+            for m, (k, alts) in a.expect.items():
+                print('    %-13s %s; %s' % (m, k, '|'.join(n + ('(%s)' % ','.join(c) if c else '')
+                                                          for n, c in alts) or 'none'))
+        print('%d attacks' % len(attacks))
+        return 0
+    if os.geteuid() != 0:
+        print('SKIP: escape: the escape corpus needs root (real /etc/shadow, BPF, cgroups)')
+        return 0
+    if not os.access(sbxsup, os.X_OK):
+        print('FAIL: escape: %s not built' % sbxsup)
+        return 1
+    errs = build(attacks, bindir)
+    for a, e in errs:
+        print('FAIL: escape/build/%s: %s' % (a.name, e.splitlines()[0] if e else 'compile failed'))
+    bad = {a.name for a, _ in errs}
+    attacks_ok = [a for a in attacks if a.name not in bad]
+
+    plan = []
+    for a in attacks_ok:
+        if o.matrix:
+            ms = modes or list(MODES)
+        else:
+            ms = modes or ALWAYS + [m for m in MODES if m not in ALWAYS and m in a.expect]
+        for m in ms:
+            plan.append((a, m))
+    env = Env(bindir)
+    results, asserted, layers_by_mode = {}, {}, {}
+    t0 = time.monotonic()
+    try:
+        for i, (a, m) in enumerate(plan):
+            r = run_one(env, sbxsup, a, m, i)
+            results[(a.name, m)] = r
+            if r['layers'] and m not in layers_by_mode:
+                layers_by_mode[m] = r['layers']
+            st, msg = judge(a, m, r)
+            name = 'escape/%s/%s' % (m, a.name)
+            if st:
+                asserted[(a.name, m)] = st
+                print(('PASS: %s' % name) if st == 'PASS' else ('FAIL: %s: %s' % (name, msg)), flush=True)
+            elif o.verbose:
+                print('# %s: %s' % (name, cell(a, m, r, None)), flush=True)
+            if o.verbose and st == 'FAIL':
+                print('#   stderr: %s' % r['stderr'].strip().replace('\n', '\n#   '))
+    finally:
+        env.close()
+    print('# escape: %d runs in %.0f s' % (len(plan), time.monotonic() - t0), file=sys.stderr)
+    if o.matrix:
+        allm = [m for m in MODES if any((a.name, m) in results for a in attacks_ok)]
+        write_matrix(o.matrix, attacks_ok, allm, results, asserted, layers_by_mode, sbxsup)
+        print('# matrix written to %s' % o.matrix, file=sys.stderr)
+    return 1 if errs or any(v == 'FAIL' for v in asserted.values()) else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

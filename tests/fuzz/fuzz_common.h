@@ -1,0 +1,29 @@
+/* fuzz_common.h — shared bits of the libFuzzer targets (tests/fuzz/fuzz_*.c).
+ * The targets link every policy/common/supervisor source except supervisor/main.c, which defines
+ * sbx_msg(); a weak stand-in keeps them linking (and quiet) if nothing else defines it. */
+#ifndef SBX_FUZZ_COMMON_H
+#define SBX_FUZZ_COMMON_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+__attribute__((weak)) void sbx_msg(const char *fmt, ...)
+{
+	(void)fmt;
+}
+
+/* NUL-terminated heap copy of data[0..n) (the caller frees). */
+static inline char *fz_strndup(const uint8_t *d, size_t n)
+{
+	char *s = malloc(n + 1);
+	if (!s)
+		abort();
+	memcpy(s, d, n);
+	s[n] = 0;
+	return s;
+}
+
+#endif

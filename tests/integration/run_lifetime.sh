@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# run_lifetime.sh — the run is one process tree and none of it outlives the run: wall timeout (124,
+# limit.hit), SIGKILL of sbxsup with double-forked setsid'd grandchildren (with and without bwrap),
+# SIGTERM forwarding, concurrent runs.
+. "$(dirname "$0")/../lib.sh"
+
+WS=$T_TMP/ws; mkdir -p "$WS"
+A=$T_TMP/audit
+# The spawner: grandchildren in new sessions, double-forked, all sleeping with a unique marker.
+cat > "$WS/spawn.sh" <<'SH'
+#!/bin/sh
+T=$1
+setsid sh -c "sleep 9999.$T & sleep 9999.$T & wait" </dev/null >/dev/null 2>&1 &
+( setsid sleep 9999.$T </dev/null >/dev/null 2>&1 & )
+sleep 9999.$T &
+echo started > started.$T
+wait
+SH
+chmod 755 "$WS/spawn.sh"
+
+survivors() { pgrep -f "sleep 9999\.$1" 2>/dev/null | wc -l; }
+# Wait (bounded) until no process with the marker is left; the kernel kills asynchronously.
+gone() { local i; for i in $(seq 1 200); do [ "$(survivors "$1")" -eq 0 ] && return 0; sleep 0.05; done; return 1; }
+cleanup_tag() { pkill -KILL -f "sleep 9999\.$1" 2>/dev/null || true; }
+wait_file() { local i; for i in $(seq 1 400); do [ -e "$1" ] && return 0; sleep 0.05; done; return 1; }
+
+# 1. --timeout 1 -- sleep 60: exit 124, limit.hit wall_s, no survivor.
+tag=$RANDOM$$; t_on_exit "cleanup_tag $tag"
+(cd "$WS" && "$SBXSUP" run --timeout 1 -a "$A.1" -- sh ./spawn.sh $tag); rc=$?
+if [ $rc -eq 124 ] && gone $tag && audit_has "$A.1" limit.hit limit=wall_s value=1 && audit_has "$A.1" run.end exit=124; then
+	t_pass run_timeout_124
+else t_fail run_timeout_124 "rc=$rc survivors=$(survivors $tag)"; fi
+
+# 2/3. SIGKILL of sbxsup leaves no survivor: bwrap mode and direct mode.
+for mode in bwrap direct; do
+	tag=$RANDOM$$; t_on_exit "cleanup_tag $tag"
+	layers=auto; [ $mode = direct ] && layers=preload,seccomp,landlock,netfilter,probes,limits
+	(cd "$WS" && exec "$SBXSUP" run --layers $layers -a "$A.k$mode" -- sh ./spawn.sh $tag) &
+	sup=$!
+	if ! wait_file "$WS/started.$tag"; then t_fail run_sigkill_no_survivor_$mode "executor never started"; kill -9 $sup; continue; fi
+	n_before=$(survivors $tag)
+	kill -KILL $sup; wait $sup 2>/dev/null
+	if [ "$n_before" -ge 4 ] && gone $tag; then t_pass run_sigkill_no_survivor_$mode
+	else t_fail run_sigkill_no_survivor_$mode "before=$n_before after=$(survivors $tag)"; fi
+	audit_has "$A.k$mode" run.start layers.bwrap=$([ $mode = bwrap ] && echo true || echo false) \
+		|| t_fail run_sigkill_mode_$mode "run.start does not show the mode"
+done
+
+# 4. after a normal exit of the main process, its background descendants are killed too.
+tag=$RANDOM$$; t_on_exit "cleanup_tag $tag"
+(cd "$WS" && "$SBXSUP" run --layers preload,limits -a "$A.4" -- sh -c "( setsid sleep 9999.$tag </dev/null >/dev/null 2>&1 & ); exit 0"); rc=$?
+if [ $rc -eq 0 ] && [ "$(survivors $tag)" -eq 0 ] && audit_has "$A.4" run.end exit=0; then t_pass run_orphans_killed_at_end
+else t_fail run_orphans_killed_at_end "rc=$rc survivors=$(survivors $tag)"; fi
+
+# 5. SIGTERM to sbxsup is forwarded to the executor: 128+15.
+(cd "$WS" && exec "$SBXSUP" run -a "$A.5" -- sh -c 'trap "exit 42" TERM; echo up > up.txt; while :; do sleep 0.1; done') &
+sup=$!
+if wait_file "$WS/up.txt"; then
+	kill -TERM $sup; wait $sup; rc=$?
+	if [ $rc -eq 42 ] && audit_has "$A.5" run.end exit=42; then t_pass run_sigterm_forwarded
+	else t_fail run_sigterm_forwarded "rc=$rc"; fi
+else t_fail run_sigterm_forwarded "executor never started"; kill -9 $sup; fi
+rm -f "$WS/up.txt"
+
+# 6. concurrent runs do not interfere (separate cgroups, one audit file, intact chains per run).
+pids=()
+for i in 1 2 3 4; do (cd "$WS" && "$SBXSUP" run -a "$A.6" -- sh -c "echo run$i > c$i.txt; exit $i") & pids+=($!); done
+ok=1; i=1
+for p in "${pids[@]}"; do wait $p; [ $? -eq $i ] || ok=0; i=$((i+1)); done
+for i in 1 2 3 4; do [ "$(cat "$WS/c$i.txt" 2>/dev/null)" = run$i ] || ok=0; done
+[ "$(audit_count "$A.6" run.end)" -eq 4 ] || ok=0
+# the run cgroups (named after the run ids) are gone
+for id in $(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    o = json.loads(l)
+    if o.get("event") == "run.end": print(o["run"])' "$A.6"); do
+	find /sys/fs/cgroup -maxdepth 4 -name "sbxsup-$id" 2>/dev/null | grep -q . && ok=0
+done
+if [ $ok -eq 1 ]; then t_pass run_concurrent; else t_fail run_concurrent "statuses or files wrong"; fi

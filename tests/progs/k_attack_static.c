@@ -1,0 +1,161 @@
+/* k_attack_static.c — attack program for the kernel-layer tests (statically linked: the preload
+ * cannot see it; every call is a raw system call).
+ *   k_attack_static ATTACK [ARG...] [ATTACK [ARG...]]...
+ * attacks: open PATH | connect IPv4 PORT | udp IPv4 PORT | ptrace | unshare | kill PID | pidfd FD |
+ *          abstract NAME | tfo IPv4 PORT | icmp IPv4 | raw IPv4 | int80 | x32 | io_uring | tiocsti
+ *   raw: an ICMP echo on a raw IP socket (needs CAP_NET_RAW; not seen by cgroup socket hooks).
+ *   tfo: TCP fast open (sendto with MSG_FASTOPEN, no connect); icmp: an ICMP echo on a ping socket.
+ *   pidfd FD: pidfd_send_signal(FD, SIGCONT) on an inherited pidfd (a process outside the sandbox,
+ *             reachable even across a pid namespace); abstract NAME: connect to "@NAME".
+ * Prints one line per attack, "NAME: blocked ERRNO" or "NAME: SUCCEEDED", and exits with the number
+ * of attacks that succeeded (0: every attack was stopped). */
+#include <errno.h>
+#include <stddef.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static int breaches;
+
+static void result(const char *name, long rc, int err)
+{
+	if (rc >= 0) {
+		printf("%s: SUCCEEDED\n", name);
+		breaches++;
+	} else {
+		const char *n = strerrorname_np(err);
+		printf("%s: blocked %s\n", name, n ? n : "?");
+	}
+	fflush(stdout);
+}
+
+static long raw_connect(int type, const char *addr, const char *port)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port))};
+	if (inet_pton(AF_INET, addr, &a.sin_addr) != 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	long s = syscall(SYS_socket, AF_INET, (type == -1 ? SOCK_STREAM : type) | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -1;
+	long rc;
+	if (type == SOCK_DGRAM)
+		rc = syscall(SYS_sendto, s, "x", 1, 0, &a, sizeof a);
+	else if (type == -1)
+		rc = syscall(SYS_sendto, s, "x", 1, MSG_FASTOPEN, &a, sizeof a);
+	else
+		rc = syscall(SYS_connect, s, &a, sizeof a);
+	int e = errno;
+	syscall(SYS_close, s);
+	errno = e;
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		long rc;
+		errno = 0;
+		if (!strcmp(a, "open") && i + 1 < argc) {
+			rc = syscall(SYS_openat, AT_FDCWD, argv[++i], O_RDONLY | O_CLOEXEC);
+			result("open", rc, errno);
+		} else if (!strcmp(a, "connect") && i + 2 < argc) {
+			rc = raw_connect(SOCK_STREAM, argv[i + 1], argv[i + 2]);
+			i += 2;
+			result("connect", rc, errno);
+		} else if (!strcmp(a, "udp") && i + 2 < argc) {
+			rc = raw_connect(SOCK_DGRAM, argv[i + 1], argv[i + 2]);
+			i += 2;
+			result("udp", rc, errno);
+		} else if (!strcmp(a, "tfo") && i + 2 < argc) {
+			rc = raw_connect(-1, argv[i + 1], argv[i + 2]);
+			i += 2;
+			result("tfo", rc, errno);
+		} else if (!strcmp(a, "icmp") && i + 1 < argc) {
+			struct sockaddr_in ia = {.sin_family = AF_INET};
+			inet_pton(AF_INET, argv[++i], &ia.sin_addr);
+			unsigned char echo[8] = {8, 0, 0, 0, 0, 0, 0, 1}; /* type 8 echo request; kernel fixes id/csum */
+			long s = syscall(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_ICMP);
+			rc = s < 0 ? -1 : syscall(SYS_sendto, s, echo, sizeof echo, 0, &ia, sizeof ia);
+			int e = errno;
+			if (s >= 0)
+				syscall(SYS_close, s);
+			result("icmp", rc, e);
+		} else if (!strcmp(a, "raw") && i + 1 < argc) {
+			struct sockaddr_in ia = {.sin_family = AF_INET};
+			inet_pton(AF_INET, argv[++i], &ia.sin_addr);
+			unsigned char echo[8] = {8, 0, 0xf7, 0xfe, 0, 0, 0, 1}; /* echo request, valid checksum */
+			long s = syscall(SYS_socket, AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
+			rc = s < 0 ? -1 : syscall(SYS_sendto, s, echo, sizeof echo, 0, &ia, sizeof ia);
+			int e = errno;
+			if (s >= 0)
+				syscall(SYS_close, s);
+			result("raw", rc, e);
+		} else if (!strcmp(a, "ptrace")) {
+			rc = syscall(SYS_ptrace, PTRACE_ATTACH, getppid(), 0, 0);
+			result("ptrace", rc, errno);
+			if (rc == 0)
+				syscall(SYS_ptrace, PTRACE_DETACH, getppid(), 0, 0);
+		} else if (!strcmp(a, "unshare")) {
+			rc = syscall(SYS_unshare, CLONE_NEWUSER);
+			result("unshare", rc, errno);
+		} else if (!strcmp(a, "kill") && i + 1 < argc) {
+			/* SIGCONT: a real signal, harmless if it gets through */
+			rc = syscall(SYS_kill, atoi(argv[++i]), SIGCONT);
+			result("kill", rc, errno);
+		} else if (!strcmp(a, "pidfd") && i + 1 < argc) {
+			rc = syscall(424 /* pidfd_send_signal */, atoi(argv[++i]), SIGCONT, NULL, 0);
+			result("pidfd", rc, errno);
+		} else if (!strcmp(a, "abstract") && i + 1 < argc) {
+			struct sockaddr_un su = {.sun_family = AF_UNIX};
+			size_t n = strlen(argv[++i]);
+			if (n > sizeof su.sun_path - 2)
+				n = sizeof su.sun_path - 2;
+			memcpy(su.sun_path + 1, argv[i], n);
+			long s = syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+			rc = s < 0 ? -1 : syscall(SYS_connect, s, &su, (long)(offsetof(struct sockaddr_un, sun_path) + 1 + n));
+			int e = errno;
+			if (s >= 0)
+				syscall(SYS_close, s);
+			result("abstract", rc, e);
+		} else if (!strcmp(a, "int80")) {
+#if defined(__x86_64__)
+			long r;
+			__asm__ volatile("int $0x80" : "=a"(r) : "a"(20L) : "memory"); /* i386 getpid */
+			result("int80", r < 0 && r > -4096 ? -1 : r, r < 0 ? (int)-r : 0);
+#else
+			printf("int80: n/a\n");
+#endif
+		} else if (!strcmp(a, "x32")) {
+			rc = syscall(0x40000000 | 39); /* x32 getpid */
+			result("x32", rc, errno);
+		} else if (!strcmp(a, "io_uring")) {
+			char params[120] = {0};
+			rc = syscall(425 /* io_uring_setup */, 1, params);
+			result("io_uring", rc, errno);
+			if (rc >= 0)
+				syscall(SYS_close, rc);
+		} else if (!strcmp(a, "tiocsti")) {
+			char c = ' ';
+			rc = syscall(SYS_ioctl, 0, TIOCSTI, &c);
+			result("tiocsti", rc, errno);
+		} else {
+			fprintf(stderr, "k_attack_static: unknown attack or missing argument: %s\n", a);
+			return 100;
+		}
+	}
+	return breaches;
+}

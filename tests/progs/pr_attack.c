@@ -1,0 +1,149 @@
+/* pr_attack.c — bypass attempts for the probes tests (a dynamic binary, so the preload is loaded;
+ * every attack here goes around it with raw syscalls or by stripping it). "raw" means the syscall
+ * instruction itself (inline assembly on x86-64): the preload interposes libc's syscall(3) too.
+ *   rawopen PATH            raw openat(AT_FDCWD, PATH, O_RDONLY)
+ *   libcsyscall PATH        syscall(3)(SYS_openat, ...) (the preload sees this one)
+ *   libcopen PATH           open(3) (the preload sees and may deny this one)
+ *   rel DIR NAME            chdir(DIR), raw openat(AT_FDCWD, NAME)
+ *   dirfd DIR NAME          raw openat(open(DIR, O_PATH), NAME)
+ *   rawwrite PATH           raw openat(PATH, O_WRONLY|O_CREAT)
+ *   connect IP PORT         raw connect(2) of a TCP socket (IPv4 or IPv6)
+ *   flood PATH N            N raw openat(PATH) calls (each fd closed)
+ *   int80 PATH              32-bit int 0x80 open(PATH) (x86-64 only; PATH copied below 4 GiB)
+ *   exec-stripped PROG ARG... unsetenv LD_PRELOAD and execv(PROG) (no preload in PROG)
+ *   uring                   io_uring_setup(2)
+ * Exit 0 when the attacked call succeeded, 1 when it failed, 2 on usage. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+
+static int report(const char *what, long rc)
+{
+	if (rc < 0) {
+		fprintf(stderr, "%s: %s\n", what, strerror(errno));
+		return 1;
+	}
+	printf("%s: ok\n", what);
+	return 0;
+}
+
+/* The syscall instruction, not libc's syscall(3). Returns -1 with errno like libc. */
+static long raw(long nr, long a, long b, long c, long d)
+{
+#if defined(__x86_64__)
+	long ret;
+	register long r10 __asm__("r10") = d;
+	__asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10)
+			 : "rcx", "r11", "memory");
+	if (ret < 0 && ret > -4096) {
+		errno = (int)-ret;
+		return -1;
+	}
+	return ret;
+#else
+	return syscall(nr, a, b, c, d);
+#endif
+}
+
+static long raw_openat(int dirfd, const char *p, int flags)
+{
+	return raw(SYS_openat, dirfd, (long)p, flags, 0600);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return 2;
+	const char *c = argv[1];
+	if (!strcmp(c, "rawopen") && argc == 3)
+		return report("rawopen", raw_openat(AT_FDCWD, argv[2], O_RDONLY));
+	if (!strcmp(c, "libcsyscall") && argc == 3)
+		return report("libcsyscall", syscall(SYS_openat, AT_FDCWD, argv[2], O_RDONLY));
+	if (!strcmp(c, "libcopen") && argc == 3)
+		return report("libcopen", open(argv[2], O_RDONLY));
+	if (!strcmp(c, "rawwrite") && argc == 3)
+		return report("rawwrite", raw_openat(AT_FDCWD, argv[2], O_WRONLY | O_CREAT));
+	if (!strcmp(c, "rel") && argc == 4) {
+		if (raw(SYS_chdir, (long)argv[2], 0, 0, 0) != 0)
+			return report("chdir", -1);
+		return report("rel", raw_openat(AT_FDCWD, argv[3], O_RDONLY));
+	}
+	if (!strcmp(c, "dirfd") && argc == 4) {
+		long d = raw_openat(AT_FDCWD, argv[2], O_PATH | O_DIRECTORY);
+		if (d < 0)
+			return report("dirfd open", -1);
+		return report("dirfd", raw_openat((int)d, argv[3], O_RDONLY));
+	}
+	if (!strcmp(c, "connect") && argc == 4) {
+		struct sockaddr_storage ss;
+		socklen_t len;
+		memset(&ss, 0, sizeof(ss));
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+		if (inet_pton(AF_INET, argv[2], &s4->sin_addr) == 1) {
+			s4->sin_family = AF_INET;
+			s4->sin_port = htons((uint16_t)atoi(argv[3]));
+			len = sizeof(*s4);
+		} else if (inet_pton(AF_INET6, argv[2], &s6->sin6_addr) == 1) {
+			s6->sin6_family = AF_INET6;
+			s6->sin6_port = htons((uint16_t)atoi(argv[3]));
+			len = sizeof(*s6);
+		} else {
+			return 2;
+		}
+		long s = raw(SYS_socket, ss.ss_family, SOCK_STREAM, 0, 0);
+		if (s < 0)
+			return report("socket", -1);
+		return report("connect", raw(SYS_connect, s, (long)&ss, len, 0));
+	}
+	if (!strcmp(c, "flood") && argc == 4) {
+		long n = atol(argv[3]), ok = 0;
+		for (long i = 0; i < n; i++) {
+			long fd = raw_openat(AT_FDCWD, argv[2], O_RDONLY);
+			if (fd >= 0) {
+				ok++;
+				raw(SYS_close, fd, 0, 0, 0);
+			}
+		}
+		printf("flood: %ld of %ld opened\n", ok, n);
+		return 0;
+	}
+#if defined(__x86_64__)
+	if (!strcmp(c, "int80") && argc == 3) {
+		/* int 0x80 takes 32-bit pointers: copy the path into memory below 4 GiB */
+		char *low = mmap((void *)0x10000000, 4096, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		if (low == MAP_FAILED)
+			return report("mmap low", -1);
+		snprintf(low, 4096, "%s", argv[2]);
+		long ret;
+		/* i386 open = 5 */
+		__asm__ volatile("int $0x80" : "=a"(ret) : "a"(5L), "b"((long)low), "c"(0L), "d"(0L) : "memory");
+		if (ret < 0) {
+			errno = (int)-ret;
+			return report("int80", -1);
+		}
+		return report("int80", ret);
+	}
+#endif
+	if (!strcmp(c, "exec-stripped") && argc >= 3) {
+		unsetenv("LD_PRELOAD");
+		execv(argv[2], argv + 2);
+		return report("exec", -1);
+	}
+	if (!strcmp(c, "uring") && argc == 2) {
+		unsigned char params[120];
+		memset(params, 0, sizeof(params));
+		return report("io_uring_setup", raw(425, 4, (long)params, 0, 0));
+	}
+	fprintf(stderr, "pr_attack: bad usage\n");
+	return 2;
+}

@@ -1,0 +1,370 @@
+/* test_landlock.c — the Landlock layer alone, in a forked child per test: fs grants (read, write,
+ * execute, missing entries skipped, file entries), TCP ports, signal and abstract-socket scoping,
+ * the command exemption. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/un.h>
+
+#include "landlock_layer.h"
+#include "kernel_util.h"
+
+static int fails;
+#define EXPECT_ERR(what, call, err)                                                                \
+	do {                                                                                       \
+		errno = 0;                                                                         \
+		long r_ = (long)(call);                                                            \
+		if (r_ != -1 || errno != (err)) {                                                  \
+			fprintf(stderr, "# child: %s: got %ld errno %d (%s), want errno %d\n", what, r_, \
+				errno, strerror(errno), err);                                      \
+			fails++;                                                                   \
+		}                                                                                  \
+	} while (0)
+#define EXPECT_OK(what, call)                                                                      \
+	do {                                                                                       \
+		errno = 0;                                                                         \
+		long r_ = (long)(call);                                                            \
+		if (r_ < 0) {                                                                      \
+			fprintf(stderr, "# child: %s: failed: %s\n", what, strerror(errno));       \
+			fails++;                                                                   \
+		}                                                                                  \
+	} while (0)
+
+static char base[64];
+static char p_ro[128], p_rw[128], p_secret[128], p_prog[128];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(base, sizeof base, "/tmp/sbx-test-landlock-XXXXXX");
+	if (!mkdtemp(base))
+		return -1;
+	char f[200];
+	snprintf(p_ro, sizeof p_ro, "%s/ro", base);
+	snprintf(p_rw, sizeof p_rw, "%s/rw", base);
+	snprintf(p_secret, sizeof p_secret, "%s/secret", base);
+	snprintf(p_prog, sizeof p_prog, "%s/ro/prog", base);
+	if (mkdir(p_ro, 0755) || mkdir(p_rw, 0755) || mkdir(p_secret, 0755))
+		return -1;
+	const char *files[] = {"ro/file", "rw/file", "secret/file"};
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(f, sizeof f, "%s/%s", base, files[i]);
+		int fd = open(f, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0 || write(fd, "data\n", 5) != 5)
+			return -1;
+		close(fd);
+	}
+	/* an executable outside every executable directory */
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "cp /bin/true %s && chmod 755 %s", p_prog, p_prog);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", base);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* the system part every child needs to keep running */
+static size_t sys_dirs(struct pol_dir *d)
+{
+	size_t n = 0;
+	d[n++] = (struct pol_dir){"/usr", POL_READ | POL_EXEC, 0};
+	d[n++] = (struct pol_dir){"/lib", POL_READ | POL_EXEC, 0};
+	d[n++] = (struct pol_dir){"/lib64", POL_READ | POL_EXEC, 0};
+	d[n++] = (struct pol_dir){"/bin", POL_READ | POL_EXEC, 0};
+	d[n++] = (struct pol_dir){"/etc", POL_READ, 0};
+	d[n++] = (struct pol_dir){"/dev/null", POL_READ | POL_WRITE, 0};
+	d[n++] = (struct pol_dir){"/nonexistent-sbx-dir", POL_READ, 0};
+	return n;
+}
+
+static int apply(const struct sbx_landlock_spec *s, struct sbx_landlock_result *r)
+{
+	char why[256] = "";
+	if (sbx_landlock_apply_spec(s, r, why, sizeof why) < 0) {
+		fprintf(stderr, "# child: apply: %s\n", why);
+		return -1;
+	}
+	return 0;
+}
+
+static void test_probe(void **state)
+{
+	(void)state;
+	char why[256] = "";
+	int abi = sbx_landlock_probe(why, sizeof why);
+	assert_true(abi >= 7); /* this host: Landlock ABI 7 */
+}
+
+static void test_fs(void **state)
+{
+	(void)state;
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct pol_dir d[16];
+		size_t n = sys_dirs(d);
+		d[n++] = (struct pol_dir){p_ro, POL_READ, 0};
+		d[n++] = (struct pol_dir){p_rw, POL_READ | POL_WRITE, 0};
+		struct sbx_landlock_spec s = {.dirs = d, .ndirs = n, .net_mode = POL_NET_NONE};
+		struct sbx_landlock_result r;
+		if (apply(&s, &r) < 0)
+			_exit(90);
+		fails = 0;
+		if (!r.fs || !r.scope || r.abi < 7 || r.skipped != 1 || r.degraded[0] ||
+		    strcmp(r.flags, "log_same_exec_off|log_new_exec_on")) {
+			fprintf(stderr, "# child: result abi %d fs %d scope %d skipped %u degraded '%s' flags '%s'\n",
+				r.abi, r.fs, r.scope, r.skipped, r.degraded, r.flags);
+			fails++;
+		}
+		char f[200];
+		snprintf(f, sizeof f, "%s/file", p_secret);
+		EXPECT_ERR("read secret/file", open(f, O_RDONLY), EACCES);
+		EXPECT_ERR("list secret/", open(p_secret, O_RDONLY | O_DIRECTORY), EACCES);
+		snprintf(f, sizeof f, "%s/file", p_ro);
+		int fd = open(f, O_RDONLY);
+		EXPECT_OK("read ro/file", fd);
+		if (fd >= 0)
+			close(fd);
+		EXPECT_ERR("write ro/file", open(f, O_WRONLY), EACCES);
+		EXPECT_ERR("truncate ro/file", truncate(f, 0), EACCES);
+		snprintf(f, sizeof f, "%s/new", p_ro);
+		EXPECT_ERR("create ro/new", open(f, O_WRONLY | O_CREAT, 0644), EACCES);
+		snprintf(f, sizeof f, "%s/new", p_rw);
+		fd = open(f, O_WRONLY | O_CREAT, 0644);
+		EXPECT_OK("create rw/new", fd);
+		if (fd >= 0)
+			close(fd);
+		EXPECT_OK("unlink rw/new", unlink(f));
+		EXPECT_OK("write /dev/null", open("/dev/null", O_WRONLY));
+		EXPECT_ERR("read /tmp (not granted)", open("/tmp", O_RDONLY | O_DIRECTORY), EACCES);
+		/* ro/ has read only, no execute */
+		char *argv[] = {p_prog, NULL};
+		EXPECT_ERR("exec ro/prog without execute", execv(p_prog, argv), EACCES);
+		_exit(fails);
+	}
+	assert_int_equal(ku_wait(pid), 0);
+}
+
+/* The command exemption: the command itself gets read_file+execute. */
+static void test_cmd_exempt(void **state)
+{
+	(void)state;
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct pol_dir d[16];
+		size_t n = sys_dirs(d);
+		struct sbx_landlock_spec s = {.dirs = d, .ndirs = n, .net_mode = POL_NET_NONE, .cmd = p_prog};
+		struct sbx_landlock_result r;
+		if (apply(&s, &r) < 0)
+			_exit(90);
+		char *argv[] = {p_prog, NULL};
+		execv(p_prog, argv);
+		fprintf(stderr, "# child: exec %s: %s\n", p_prog, strerror(errno));
+		_exit(91);
+	}
+	assert_int_equal(ku_wait(pid), 0);
+}
+
+/* A process outside the sandbox cannot be signalled; one inside can. */
+static void test_scope_signal(void **state)
+{
+	(void)state;
+	pid_t victim = fork();
+	assert_true(victim >= 0);
+	if (victim == 0) {
+		for (;;)
+			pause();
+	}
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct pol_dir d[16];
+		size_t n = sys_dirs(d);
+		struct sbx_landlock_spec s = {.dirs = d, .ndirs = n, .net_mode = POL_NET_NONE};
+		struct sbx_landlock_result r;
+		if (apply(&s, &r) < 0)
+			_exit(90);
+		fails = 0;
+		EXPECT_ERR("kill(outside process, SIGKILL)", kill(victim, SIGKILL), EPERM);
+		EXPECT_ERR("kill(parent, SIGTERM)", kill(getppid(), SIGTERM), EPERM);
+		pid_t inner = fork();
+		if (inner == 0) {
+			for (;;)
+				pause();
+		}
+		EXPECT_OK("kill(own child)", kill(inner, SIGKILL));
+		ku_wait(inner);
+		_exit(fails);
+	}
+	int rc = ku_wait(pid);
+	/* the victim must still be alive: signal 0 succeeds */
+	assert_int_equal(kill(victim, 0), 0);
+	kill(victim, SIGKILL);
+	ku_wait(victim);
+	assert_int_equal(rc, 0);
+}
+
+static void test_scope_abstract_unix(void **state)
+{
+	(void)state;
+	int srv = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(srv >= 0);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int len = snprintf(sa.sun_path + 1, sizeof sa.sun_path - 1, "sbx-test-landlock-%d", (int)getpid());
+	socklen_t sl = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len);
+	assert_int_equal(bind(srv, (struct sockaddr *)&sa, sl), 0);
+	assert_int_equal(listen(srv, 4), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct pol_dir d[16];
+		size_t n = sys_dirs(d);
+		struct sbx_landlock_spec s = {.dirs = d, .ndirs = n, .net_mode = POL_NET_NONE};
+		struct sbx_landlock_result r;
+		if (apply(&s, &r) < 0)
+			_exit(90);
+		fails = 0;
+		int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		EXPECT_ERR("connect to an outside abstract socket", connect(c, (struct sockaddr *)&sa, sl), EPERM);
+		_exit(fails);
+	}
+	int rc = ku_wait(pid);
+	close(srv);
+	assert_int_equal(rc, 0);
+}
+
+/* A smaller ABI degrades right by right, with the reasons, and still enforces what it has. */
+static void test_abi3_degraded(void **state)
+{
+	(void)state;
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct pol_dir d[16];
+		size_t n = sys_dirs(d);
+		d[n++] = (struct pol_dir){p_ro, POL_READ, 0};
+		struct sbx_landlock_spec s = {.dirs = d, .ndirs = n, .net_mode = POL_NET_NONE, .abi_cap = 3};
+		struct sbx_landlock_result r;
+		if (apply(&s, &r) < 0)
+			_exit(90);
+		fails = 0;
+		if (r.abi != 3 || r.net || r.scope || !strstr(r.degraded, "no TCP port rules") ||
+		    !strstr(r.degraded, "no signal / abstract unix socket scoping") ||
+		    !strstr(r.degraded, "no IOCTL_DEV") || strstr(r.degraded, "TRUNCATE") ||
+		    strcmp(r.flags, "none") || !strstr(r.net_why, "abi 3")) {
+			fprintf(stderr, "# child: abi %d net %d scope %d degraded '%s' flags '%s' net_why '%s'\n", r.abi,
+				r.net, r.scope, r.degraded, r.flags, r.net_why);
+			fails++;
+		}
+		char f[200];
+		snprintf(f, sizeof f, "%s/file", p_secret);
+		EXPECT_ERR("read secret/file (abi 3)", open(f, O_RDONLY), EACCES);
+		snprintf(f, sizeof f, "%s/file", p_ro);
+		EXPECT_ERR("truncate ro/file (abi 3 has TRUNCATE)", truncate(f, 0), EACCES);
+		_exit(fails);
+	}
+	assert_int_equal(ku_wait(pid), 0);
+}
+
+static int listen_lo(uint16_t *port)
+{
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t l = sizeof a;
+	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof a) || listen(s, 8) ||
+	    getsockname(s, (struct sockaddr *)&a, &l))
+		return -1;
+	*port = ntohs(a.sin_port);
+	return s;
+}
+
+static int connect_lo(uint16_t port)
+{
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port),
+				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	int rc = connect(s, (struct sockaddr *)&a, sizeof a);
+	int e = errno;
+	close(s);
+	errno = e;
+	return rc;
+}
+
+/* mode: 0 list with port P only, 1 no network, 2 list with a port-less rule */
+static int net_child(int mode, uint16_t p, uint16_t q)
+{
+	struct pol_dir d[16];
+	size_t n = sys_dirs(d);
+	uint16_t ports[1] = {p};
+	struct sbx_landlock_spec s = {.dirs = d, .ndirs = n, .net_mode = mode == 1 ? POL_NET_NONE : POL_NET_LIST,
+				      .ports = ports, .nports = 1, .portless = mode == 2};
+	struct sbx_landlock_result r;
+	if (apply(&s, &r) < 0)
+		return 90;
+	fails = 0;
+	if (mode == 0) {
+		if (!r.net)
+			fails++;
+		EXPECT_OK("connect to the granted port", connect_lo(p));
+		EXPECT_ERR("connect to another port", connect_lo(q), EACCES);
+		int b = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		EXPECT_ERR("bind", bind(b, (struct sockaddr *)&a, sizeof a), EACCES);
+	} else if (mode == 1) {
+		if (!r.net)
+			fails++;
+		EXPECT_ERR("connect with no network capability", connect_lo(p), EACCES);
+	} else {
+		if (r.net || !r.net_why[0])
+			fails++;
+		EXPECT_OK("connect, TCP not handled", connect_lo(q));
+	}
+	return fails;
+}
+
+static void net_case(int mode)
+{
+	uint16_t p, q;
+	int sp = listen_lo(&p), sq = listen_lo(&q);
+	assert_true(sp >= 0 && sq >= 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(net_child(mode, p, q));
+	int rc = ku_wait(pid);
+	close(sp);
+	close(sq);
+	assert_int_equal(rc, 0);
+}
+
+static void test_net_ports(void **state) { (void)state; net_case(0); }
+static void test_net_none(void **state) { (void)state; net_case(1); }
+static void test_net_portless(void **state) { (void)state; net_case(2); }
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_probe),
+		cmocka_unit_test(test_fs),
+		cmocka_unit_test(test_cmd_exempt),
+		cmocka_unit_test(test_scope_signal),
+		cmocka_unit_test(test_scope_abstract_unix),
+		cmocka_unit_test(test_abi3_degraded),
+		cmocka_unit_test(test_net_ports),
+		cmocka_unit_test(test_net_none),
+		cmocka_unit_test(test_net_portless),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

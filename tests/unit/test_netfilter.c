@@ -1,0 +1,263 @@
+/* test_netfilter.c — the netfilter layer alone: the BPF allowlist attached to a cgroup v2 of our
+ * own (created under our cgroup in the v2 mount, removed after); a child moved into it connects
+ * and sends to granted and non-granted loopback addresses; refusals are EPERM and come out of the
+ * ring buffer as `netfilter.deny`. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "audit.h"
+#include "netfilter_layer.h"
+#include "kernel_util.h"
+
+static char cg[4300];
+
+/* cgroup2 mount (mountinfo) + our own v2 cgroup (/proc/self/cgroup "0::") */
+static int cgroup_create(void)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096], mnt[2048] = "", path[2048] = "";
+	while (f && fgets(line, sizeof line, f)) {
+		char *sep = strstr(line, " - ");
+		if (sep && !strncmp(sep + 3, "cgroup2 ", 8) && sscanf(line, "%*s %*s %*s %*s %2047s", mnt) == 1)
+			break;
+		mnt[0] = 0;
+	}
+	if (f)
+		fclose(f);
+	f = fopen("/proc/self/cgroup", "re");
+	while (f && fgets(line, sizeof line, f))
+		if (!strncmp(line, "0::", 3)) {
+			line[strcspn(line, "\n")] = 0;
+			snprintf(path, sizeof path, "%.2000s", line + 3);
+		}
+	if (f)
+		fclose(f);
+	if (!mnt[0])
+		return -1;
+	snprintf(cg, sizeof cg, "%s%s/sbx-test-netfilter-%d", mnt, strcmp(path, "/") ? path : "", (int)getpid());
+	if (mkdir(cg, 0755) < 0)
+		return -1;
+	return open(cg, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+static int join_cgroup(void)
+{
+	char p[4400];
+	snprintf(p, sizeof p, "%s/cgroup.procs", cg);
+	int fd = open(p, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int rc = write(fd, "0", 1) == 1 ? 0 : -1;
+	close(fd);
+	return rc;
+}
+
+static struct pol_net rule4(const char *a, uint8_t prefix, uint16_t port)
+{
+	struct pol_net r;
+	memset(&r, 0, sizeof r);
+	r.family = AF_INET;
+	inet_pton(AF_INET, a, r.addr);
+	r.prefix = prefix;
+	r.port = port;
+	return r;
+}
+
+static int listen_on(const char *addr, uint16_t *port)
+{
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	inet_pton(AF_INET, addr, &a.sin_addr);
+	socklen_t l = sizeof a;
+	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof a) || listen(s, 8) ||
+	    getsockname(s, (struct sockaddr *)&a, &l))
+		return -1;
+	*port = ntohs(a.sin_port);
+	return s;
+}
+
+static int tcp_connect(int family, const char *addr, uint16_t port)
+{
+	int s = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int rc;
+	if (family == AF_INET) {
+		struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+		inet_pton(AF_INET, addr, &a.sin_addr);
+		rc = connect(s, (struct sockaddr *)&a, sizeof a);
+	} else {
+		struct sockaddr_in6 a = {.sin6_family = AF_INET6, .sin6_port = htons(port)};
+		inet_pton(AF_INET6, addr, &a.sin6_addr);
+		rc = connect(s, (struct sockaddr *)&a, sizeof a);
+	}
+	int e = errno;
+	close(s);
+	errno = e;
+	return rc;
+}
+
+static int udp_send(const char *addr, uint16_t port)
+{
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+	inet_pton(AF_INET, addr, &a.sin_addr);
+	long rc = sendto(s, "x", 1, 0, (struct sockaddr *)&a, sizeof a);
+	int e = errno;
+	close(s);
+	errno = e;
+	return rc < 0 ? -1 : 0;
+}
+
+static int fails;
+#define CHECK(what, cond)                                                                          \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "# child: %s (errno %s)\n", what, strerror(errno));        \
+			fails++;                                                                   \
+		}                                                                                  \
+	} while (0)
+
+static void test_probe(void **state)
+{
+	(void)state;
+	char why[256] = "";
+	int ok = sbx_netfilter_probe(why, sizeof why);
+	if (!ok)
+		fprintf(stderr, "# probe: %s\n", why);
+	assert_int_equal(ok, 1);
+}
+
+static void test_not_needed(void **state)
+{
+	(void)state;
+	struct sbx_netfilter *nf = (void *)1;
+	char why[256] = "";
+	assert_int_equal(sbx_netfilter_start_rules(NULL, 0, POL_NET_ANY, -1, &nf, why, sizeof why), 1);
+	assert_null(nf);
+	assert_non_null(strstr(why, "unrestricted"));
+}
+
+/* mode POL_NET_LIST with rules, or POL_NET_NONE (empty allowlist) */
+static void run_case(enum pol_net_mode mode)
+{
+	char apath[] = "/tmp/sbx-test-netfilter-XXXXXX";
+	int tfd = mkstemp(apath);
+	assert_true(tfd >= 0);
+	close(tfd);
+	unlink(apath);
+	struct audit a;
+	char err[256];
+	assert_int_equal(audit_open(&a, apath, "test-netfilter", err, sizeof err), 0);
+
+	uint16_t p1, p5;
+	int l1 = listen_on("127.0.0.1", &p1), l5 = listen_on("127.0.0.5", &p5);
+	assert_true(l1 >= 0 && l5 >= 0);
+	int cgfd = cgroup_create();
+	assert_true(cgfd >= 0);
+
+	/* 127.0.0.1:p1; 127.0.0.0/8 port p5 plus 127.0.0.5/32 on another port: the /8's port must be
+	 * folded into the /32 entry (LPM returns the longest match only) */
+	struct pol_net rules[3] = {rule4("127.0.0.1", 32, p1), rule4("127.0.0.0", 8, p5),
+				   rule4("127.0.0.5", 32, (uint16_t)(p5 + 1))};
+	struct sbx_netfilter *nf = NULL;
+	char why[256] = "";
+	int rc = sbx_netfilter_start_rules(rules, 3, mode, cgfd, &nf, why, sizeof why);
+	if (rc)
+		fprintf(stderr, "# start: %s\n", why);
+	assert_int_equal(rc, 0);
+	assert_true(sbx_netfilter_fd(nf) >= 0);
+
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		fails = 0;
+		if (join_cgroup() < 0)
+			_exit(90);
+		if (mode == POL_NET_LIST) {
+			CHECK("connect 127.0.0.1:p1 (granted)", tcp_connect(AF_INET, "127.0.0.1", p1) == 0);
+			CHECK("connect 127.0.0.5:p5 (granted by the /8)", tcp_connect(AF_INET, "127.0.0.5", p5) == 0);
+		} else {
+			CHECK("connect 127.0.0.1:p1 (no network)", tcp_connect(AF_INET, "127.0.0.1", p1) < 0 && errno == EPERM);
+		}
+		CHECK("connect 127.0.0.2:9 refused", tcp_connect(AF_INET, "127.0.0.2", 9) < 0 && errno == EPERM);
+		CHECK("connect 127.0.0.1:9 refused", tcp_connect(AF_INET, "127.0.0.1", 9) < 0 && errno == EPERM);
+		CHECK("udp sendto 127.0.0.3:9 refused", udp_send("127.0.0.3", 9) < 0 && errno == EPERM);
+		CHECK("connect [::1]:9 refused", tcp_connect(AF_INET6, "::1", 9) < 0 && errno == EPERM);
+		CHECK("connect [::ffff:127.0.0.4]:9 refused",
+		      tcp_connect(AF_INET6, "::ffff:127.0.0.4", 9) < 0 && errno == EPERM);
+		_exit(fails);
+	}
+	int st = ku_wait(pid);
+	int n = sbx_netfilter_drain(nf, &a);
+	uint64_t lost = sbx_netfilter_lost(nf);
+	sbx_netfilter_stop(nf);
+	close(cgfd);
+	rmdir(cg);
+	close(l1);
+	close(l5);
+	audit_close(&a);
+	assert_int_equal(st, 0);
+	assert_int_equal(lost, 0);
+	assert_int_equal(n, mode == POL_NET_LIST ? 5 : 6);
+	assert_true(ku_line_has(apath, "\"event\":\"netfilter.deny\"", "\"addr\":\"127.0.0.2\"", "\"port\":9",
+				"\"proto\":\"tcp\"", "\"src\":\"kernel\"", "\"pid\":", NULL));
+	assert_true(ku_line_has(apath, "\"event\":\"netfilter.deny\"", "\"addr\":\"127.0.0.3\"", "\"proto\":\"udp\"", NULL));
+	assert_true(ku_line_has(apath, "\"event\":\"netfilter.deny\"", "\"addr\":\"::1\"", NULL));
+	assert_true(ku_line_has(apath, "\"event\":\"netfilter.deny\"", "\"addr\":\"127.0.0.4\"", NULL));
+	unlink(apath);
+}
+
+static void test_allowlist(void **state) { (void)state; run_case(POL_NET_LIST); }
+static void test_no_network(void **state) { (void)state; run_case(POL_NET_NONE); }
+
+/* after stop, nothing is attached any more: the cgroup's processes connect freely */
+static void test_stop_detaches(void **state)
+{
+	(void)state;
+	uint16_t p;
+	int l = listen_on("127.0.0.1", &p);
+	int cgfd = cgroup_create();
+	assert_true(l >= 0 && cgfd >= 0);
+	struct sbx_netfilter *nf = NULL;
+	char why[256];
+	assert_int_equal(sbx_netfilter_start_rules(NULL, 0, POL_NET_NONE, cgfd, &nf, why, sizeof why), 0);
+	sbx_netfilter_stop(nf);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (join_cgroup() < 0)
+			_exit(90);
+		_exit(tcp_connect(AF_INET, "127.0.0.1", p) == 0 ? 0 : 1);
+	}
+	int st = ku_wait(pid);
+	close(cgfd);
+	rmdir(cg);
+	close(l);
+	assert_int_equal(st, 0);
+}
+
+/* a failed assertion skips a test's own cleanup: remove our cgroup (empty by then: the child exited) */
+static int cleanup(void **state)
+{
+	(void)state;
+	if (cg[0])
+		rmdir(cg);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_probe),
+		cmocka_unit_test(test_not_needed),
+		cmocka_unit_test(test_allowlist),
+		cmocka_unit_test(test_no_network),
+		cmocka_unit_test(test_stop_detaches),
+	};
+	return cmocka_run_group_tests(tests, NULL, cleanup);
+}

@@ -1,0 +1,707 @@
+/* test_probes.c — the probes layer with real BPF on this kernel (needs root / CAP_BPF+CAP_PERFMON).
+ *
+ * Harness: a policy built from a hand-made manifest (workspace = a temp dir, code:exec, network
+ * 127.0.0.1:8080 only), sbx_probes_start in pid mode (and once in cgroup v2 mode), then for each
+ * attack a forked child that waits for "go", is armed with sbx_probes_arm, and execs an attack
+ * program from tests/progs. The audit stream is a temp file; each test asserts the attack's result
+ * AND the kernel.violation fields (or their absence).
+ * Also pure tests of the record decoder (path assembly, /proc/self rewrite, access, rules). */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+
+#include "audit.h"
+#include "policy.h"
+#include "policy_build.h"
+#include "probes_bpf.h"
+#include "probes_decode.h"
+#include "probes_layer.h"
+
+struct env {
+	char ws[64];
+	char audit_path[128];
+	void *blob;
+	const struct policy *p;
+	struct audit a;
+	struct sbx_probes *pr;
+	char progs[512];
+	size_t audit_off;             /* bytes of the audit file already looked at */
+};
+static struct env E;
+
+static const char *progs_dir(void)
+{
+	const char *d = getenv("SBX_PROGS");
+	if (d)
+		return d;
+	const char *b = getenv("B");
+	static char buf[512];
+	snprintf(buf, sizeof(buf), "%s/tests/progs", b ? b : "build");
+	return buf;
+}
+
+static int build_policy(void)
+{
+	static struct mf_host host = { .kind = MF_HOST_V4, .text = "127.0.0.1:8080", .prefix = 32,
+				       .port = 8080, .jpath = "capabilities[2].hosts[0]" };
+	host.addr[0] = 127;
+	host.addr[3] = 1;
+	struct manifest m = {
+		.version = 1, .name = "probes-test", .autonomy = MF_AUTONOMY_SUPERVISED,
+		.code_exec = true, .workspace = E.ws, .home = "/home/nobody-probes-test",
+		.net_granted = true, .hosts = &host, .nhosts = 1,
+	};
+	struct pol_build_opts o = { .resolve = false, .uid = getuid() };
+	size_t len;
+	char err[256];
+	if (pol_build(&m, &o, &E.blob, &len, err, sizeof(err)) != 0) {
+		fprintf(stderr, "pol_build: %s\n", err);
+		return -1;
+	}
+	const char *why;
+	E.p = pol_open(E.blob, len, &why);
+	if (!E.p)
+		fprintf(stderr, "pol_open: %s\n", why);
+	return E.p ? 0 : -1;
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	snprintf(E.ws, sizeof(E.ws), "/tmp/sbxsup-probes-ws.XXXXXX");
+	if (!mkdtemp(E.ws))
+		return -1;
+	snprintf(E.audit_path, sizeof(E.audit_path), "%s/audit.jsonl", E.ws);
+	snprintf(E.progs, sizeof(E.progs), "%s", progs_dir());
+	if (build_policy() != 0)
+		return -1;
+	char err[256];
+	if (audit_open(&E.a, E.audit_path, "probes-test", err, sizeof(err)) != 0) {
+		fprintf(stderr, "audit_open: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	audit_close(&E.a);
+	free(E.blob);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", E.ws);
+	if (system(cmd) != 0)
+		return -1;
+	return 0;
+}
+
+static int start_pidmode(void **state)
+{
+	(void)state;
+	char level[256], why[256] = "";
+	if (sbx_probes_start(E.p, 0, &E.pr, level, sizeof(level), why, sizeof(why)) != 0) {
+		fprintf(stderr, "sbx_probes_start: %s\n", why);
+		return -1;
+	}
+	return 0;
+}
+
+static int stop_probes(void **state)
+{
+	(void)state;
+	sbx_probes_stop(E.pr);
+	E.pr = NULL;
+	return 0;
+}
+
+static void drain_all(struct sbx_probes *pr)
+{
+	int n;
+	while ((n = sbx_probes_drain(pr, &E.a)) > 0)
+		;
+	assert_int_equal(n, 0);
+}
+
+/* Fork, optionally join a cgroup, wait for "go", open pre_exec_path (must never be reported), exec
+ * argv. The parent arms the child's pid, says go, drains while waiting. Returns the exit status. */
+static int run_attack(struct sbx_probes *pr, const char *cgroup_procs, const char *pre_exec_path,
+		      char *const argv[])
+{
+	int go[2];
+	assert_int_equal(pipe(go), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(go[1]);
+		if (cgroup_procs) {
+			int fd = open(cgroup_procs, O_WRONLY);
+			if (fd < 0 || dprintf(fd, "%d\n", getpid()) <= 0)
+				_exit(99);
+			close(fd);
+		}
+		char c;
+		if (read(go[0], &c, 1) != 1)
+			_exit(98);
+		if (pre_exec_path) {
+			int fd = open(pre_exec_path, O_RDONLY);
+			if (fd >= 0)
+				close(fd);
+		}
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(go[0]);
+	assert_int_equal(sbx_probes_arm(pr, pid), 0);
+	assert_int_equal(write(go[1], "g", 1), 1);
+	close(go[1]);
+	struct pollfd pfd = { .fd = sbx_probes_fd(pr), .events = POLLIN };
+	int st = 0;
+	for (;;) {
+		pid_t w = waitpid(pid, &st, WNOHANG);
+		if (w == pid)
+			break;
+		assert_true(w == 0);
+		if (poll(&pfd, 1, 50) > 0)
+			assert_true(sbx_probes_drain(pr, &E.a) >= 0);
+	}
+	drain_all(pr);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The kernel.violation lines written since the last call (caller frees with cJSON_Delete). */
+static cJSON *new_violations(void)
+{
+	cJSON *arr = cJSON_CreateArray();
+	FILE *f = fopen(E.audit_path, "r");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, (long)E.audit_off, SEEK_SET), 0);
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		E.audit_off += (size_t)n;
+		cJSON *o = cJSON_Parse(line);
+		assert_non_null(o);
+		cJSON *ev = cJSON_GetObjectItem(o, "event");
+		if (cJSON_IsString(ev) && !strcmp(ev->valuestring, "kernel.violation"))
+			cJSON_AddItemToArray(arr, o);
+		else
+			cJSON_Delete(o);
+	}
+	free(line);
+	fclose(f);
+	return arr;
+}
+
+static const char *sget(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double nget(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+/* Find a violation with syscall and path (or addr); NULL if none. */
+static const cJSON *find(const cJSON *arr, const char *syscall, const char *key, const char *val)
+{
+	const cJSON *o;
+	cJSON_ArrayForEach(o, arr) {
+		const char *s = sget(o, "syscall"), *v = sget(o, key);
+		if (s && v && !strcmp(s, syscall) && !strcmp(v, val))
+			return o;
+	}
+	return NULL;
+}
+
+static void dump(const cJSON *arr)
+{
+	char *t = cJSON_Print(arr);
+	fprintf(stderr, "violations: %s\n", t);
+	free(t);
+}
+
+static void prog(char *out, size_t len, const char *name)
+{
+	snprintf(out, len, "%s/%s", E.progs, name);
+}
+
+/* ---- attacks ------------------------------------------------------------------------------------ */
+
+static void test_static_reader_breach(void **state)
+{
+	(void)state;
+	char p[600];
+	prog(p, sizeof(p), "pr_static_reader_static");
+	char *argv[] = { p, "/etc/shadow", NULL };
+	assert_int_equal(run_attack(E.pr, NULL, "/etc/gshadow", argv), 0); /* root: the read succeeds */
+	cJSON *v = new_violations();
+	const cJSON *o = find(v, "openat", "path", "/etc/shadow");
+	if (!o)
+		dump(v);
+	assert_non_null(o);
+	assert_string_equal(sget(o, "outcome"), "breach");
+	assert_string_equal(sget(o, "access"), "read");
+	assert_string_equal(sget(o, "requested"), "/etc/shadow");
+	assert_string_equal(sget(o, "sensor"), "tp_btf:sys_exit");
+	assert_string_equal(sget(o, "src"), "kernel");
+	assert_non_null(sget(o, "rule"));
+	assert_true(strstr(sget(o, "rule"), "shadow") || strstr(sget(o, "rule"), "secret"));
+	assert_non_null(strstr(sget(o, "exe"), "pr_static_reader_static"));
+	/* the child's own open before the exec is not the executor's: never reported */
+	assert_null(find(v, "openat", "path", "/etc/gshadow"));
+	assert_null(find(v, "execve", "syscall", "execve"));
+	cJSON_Delete(v);
+}
+
+static void test_contained_errno(void **state)
+{
+	(void)state;
+	char p[600];
+	prog(p, sizeof(p), "pr_attack");
+	char *argv[] = { p, "rawopen", "/root/definitely-not-here", NULL };
+	assert_int_equal(run_attack(E.pr, NULL, NULL, argv), 1);
+	cJSON *v = new_violations();
+	const cJSON *o = find(v, "openat", "path", "/root/definitely-not-here");
+	if (!o)
+		dump(v);
+	assert_non_null(o);
+	assert_string_equal(sget(o, "outcome"), "contained");
+	assert_int_equal((int)nget(o, "errno"), ENOENT);
+	cJSON_Delete(v);
+}
+
+static void test_raw_syscall_dynamic(void **state)
+{
+	(void)state;
+	char p[600];
+	prog(p, sizeof(p), "pr_attack");
+	char *argv[] = { p, "rawopen", "/etc/shadow", NULL };
+	assert_int_equal(run_attack(E.pr, NULL, NULL, argv), 0);
+	cJSON *v = new_violations();
+	const cJSON *o = find(v, "openat", "path", "/etc/shadow");
+	if (!o)
+		dump(v);
+	assert_non_null(o);
+	assert_string_equal(sget(o, "comm"), "pr_attack");
+	cJSON_Delete(v);
+}
+
+static void test_relative_and_dirfd(void **state)
+{
+	(void)state;
+	char p[600];
+	prog(p, sizeof(p), "pr_attack");
+	char *a1[] = { p, "rel", "/etc/ssl", "../shadow", NULL };
+	assert_int_equal(run_attack(E.pr, NULL, NULL, a1), 0);
+	cJSON *v = new_violations();
+	const cJSON *o = find(v, "openat", "path", "/etc/shadow");
+	if (!o)
+		dump(v);
+	assert_non_null(o);
+	assert_string_equal(sget(o, "requested"), "../shadow");
+	cJSON_Delete(v);
+
+	/* a failed relative open: the path comes from the cwd walk + the requested string */
+	char *a2[] = { p, "rel", "/etc", "shadow-nope", NULL };
+	assert_int_equal(run_attack(E.pr, NULL, NULL, a2), 1);
+	v = new_violations();
+	o = find(v, "openat", "path", "/etc/shadow-nope");
+	if (!o)
+		dump(v);
+	assert_non_null(o);
+	assert_string_equal(sget(o, "outcome"), "contained");
+	cJSON_Delete(v);
+
+	char *a3[] = { p, "dirfd", "/etc", "gshadow", NULL };
+	assert_int_equal(run_attack(E.pr, NULL, NULL, a3), 0);
+	v = new_violations();
+	o = find(v, "openat", "path", "/etc/gshadow");
+	if (!o)
+		dump(v);
+	assert_non_null(o);
+	assert_string_equal(sget(o, "requested"), "gshadow");
+	cJSON_Delete(v);
+
+	char *a4[] = { p, "dirfd", "/root", "nope/x", NULL };
+	assert_int_equal(run_attack(E.pr, NULL, NULL, a4), 1);
+	v = new_violations();
+	o = find(v, "openat", "path", "/root/nope/x");
+	if (!o)
+		dump(v);
+	assert_non_null(o);
+	cJSON_Delete(v);
+}
+
+static void test_allowed_not_reported(void **state)
+{
+	(void)state;
+	char p[600], f[128];
+	prog(p, sizeof(p), "pr_attack");
+	snprintf(f, sizeof(f), "%s/out.txt", E.ws);
+	char *a1[] = { p, "rawwrite", f, NULL };      /* the workspace is writable */
+	assert_int_equal(run_attack(E.pr, NULL, NULL, a1), 0);
+	char *a2[] = { p, "rawopen", "/usr/bin/env", NULL };
+	assert_int_equal(run_attack(E.pr, NULL, NULL, a2), 0);
+	char *a3[] = { p, "rawopen", "/proc/self/status", NULL }; /* /proc/<own pid> -> /proc/self */
+	assert_int_equal(run_attack(E.pr, NULL, NULL, a3), 0);
+	cJSON *v = new_violations();
+	assert_null(find(v, "openat", "path", f));
+	assert_null(find(v, "openat", "path", "/usr/bin/env"));
+	const cJSON *o;
+	cJSON_ArrayForEach(o, v) {
+		const char *path = sget(o, "path");
+		if (path && !strncmp(path, "/proc/", 6))
+			dump(v);
+		assert_false(path && !strncmp(path, "/proc/", 6));
+	}
+	cJSON_Delete(v);
+}
+
+static void test_write_denied(void **state)
+{
+	(void)state;
+	char p[600];
+	prog(p, sizeof(p), "pr_attack");
+	char *a1[] = { p, "rawwrite", "/usr/sbxsup-probes-test-nope/x", NULL };
+	assert_int_equal(run_attack(E.pr, NULL, NULL, a1), 1);
+	cJSON *v = new_violations();
+	const cJSON *o = find(v, "openat", "path", "/usr/sbxsup-probes-test-nope/x");
+	if (!o)
+		dump(v);
+	assert_non_null(o);
+	assert_string_equal(sget(o, "access"), "write");
+	assert_string_equal(sget(o, "outcome"), "contained");
+	cJSON_Delete(v);
+}
+
+static void test_connect(void **state)
+{
+	(void)state;
+	char p[600];
+	prog(p, sizeof(p), "pr_attack");
+	char *a1[] = { p, "connect", "127.0.0.2", "9", NULL };
+	assert_int_equal(run_attack(E.pr, NULL, NULL, a1), 1);   /* nothing listens: refused */
+	char *a2[] = { p, "connect", "127.0.0.1", "8080", NULL }; /* granted: never reported */
+	run_attack(E.pr, NULL, NULL, a2);
+	cJSON *v = new_violations();
+	const cJSON *o = find(v, "connect", "addr", "127.0.0.2");
+	if (!o)
+		dump(v);
+	assert_non_null(o);
+	assert_int_equal((int)nget(o, "port"), 9);
+	assert_string_equal(sget(o, "access"), "connect");
+	assert_string_equal(sget(o, "outcome"), "contained");
+	assert_int_equal((int)nget(o, "errno"), ECONNREFUSED);
+	assert_null(find(v, "connect", "addr", "127.0.0.1"));
+	cJSON_Delete(v);
+}
+
+static void test_int80(void **state)
+{
+	(void)state;
+#if defined(__x86_64__)
+	char p[600];
+	prog(p, sizeof(p), "pr_attack");
+	char *a1[] = { p, "int80", "/etc/shadow", NULL };
+	int rc = run_attack(E.pr, NULL, NULL, a1);
+	cJSON *v = new_violations();
+	const cJSON *o = find(v, "open", "path", "/etc/shadow");
+	if (rc == 1 && !o) {   /* kernel without ia32 emulation: int 0x80 returns ENOSYS */
+		cJSON_Delete(v);
+		skip();
+	}
+	if (!o)
+		dump(v);
+	assert_non_null(o);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(o, "compat")));
+	cJSON_Delete(v);
+#else
+	skip();
+#endif
+}
+
+static void test_exec_stripped(void **state)
+{
+	(void)state;
+	char p[600], r[600];
+	prog(p, sizeof(p), "pr_attack");
+	prog(r, sizeof(r), "pr_static_reader_static");
+	char *a1[] = { p, "exec-stripped", r, "/etc/shadow", NULL };
+	assert_int_equal(run_attack(E.pr, NULL, NULL, a1), 0);
+	cJSON *v = new_violations();
+	const cJSON *o = find(v, "openat", "path", "/etc/shadow");
+	if (!o)
+		dump(v);
+	assert_non_null(o);
+	assert_string_equal(sget(o, "comm"), "pr_static_reade");
+	cJSON_Delete(v);
+}
+
+static void test_io_uring_escape(void **state)
+{
+	(void)state;
+	char p[600];
+	prog(p, sizeof(p), "pr_attack");
+	char *a1[] = { p, "uring", NULL };
+	run_attack(E.pr, NULL, NULL, a1);
+	cJSON *v = new_violations();
+	const cJSON *o = find(v, "io_uring_setup", "rule", PR_RULE_ESCAPE);
+	if (!o)
+		dump(v);
+	assert_non_null(o);
+	assert_string_equal(sget(o, "access"), "escape");
+	cJSON_Delete(v);
+}
+
+static void test_outside_process_silent(void **state)
+{
+	(void)state;
+	/* this process and an unarmed child are outside the run */
+	int fd = open("/etc/shadow", O_RDONLY);
+	if (fd >= 0)
+		close(fd);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char p[600];
+		prog(p, sizeof(p), "pr_static_reader_static");
+		execl(p, p, "/etc/shadow", (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	drain_all(E.pr);
+	cJSON *v = new_violations();
+	if (cJSON_GetArraySize(v) != 0)
+		dump(v);
+	assert_int_equal(cJSON_GetArraySize(v), 0);
+	cJSON_Delete(v);
+}
+
+static void test_flood_lost_exact(void **state)
+{
+	(void)state;
+	char p[600];
+	prog(p, sizeof(p), "pr_attack");
+	char *a1[] = { p, "flood", "/etc/shadow", "1000000", NULL };
+	uint64_t ev0, vio0, bad0;
+	sbx_probes_stats(E.pr, &ev0, &vio0, &bad0);
+	assert_int_equal(run_attack(E.pr, NULL, NULL, a1), 0);
+	uint64_t ev1, vio1, bad1;
+	sbx_probes_stats(E.pr, &ev1, &vio1, &bad1);
+	uint64_t lost = sbx_probes_lost(E.pr);
+	/* every open is one record: delivered + dropped == 1e6 exactly */
+	fprintf(stderr, "flood: delivered %llu, lost %llu\n", (unsigned long long)(vio1 - vio0),
+		(unsigned long long)lost);
+	assert_int_equal(vio1 - vio0 + lost, 1000000);
+	assert_true(lost > 0);
+	assert_int_equal(bad1, bad0);
+	cJSON *v = new_violations();
+	assert_int_equal((uint64_t)cJSON_GetArraySize(v), vio1 - vio0);
+	cJSON_Delete(v);
+}
+
+/* cgroup v2 mode: the run's cgroup id is the first filter. */
+static void test_cgroup_mode(void **state)
+{
+	(void)state;
+	char root[256] = "";
+	FILE *mi = fopen("/proc/self/mountinfo", "r");
+	assert_non_null(mi);
+	char line[1024];
+	while (fgets(line, sizeof(line), mi)) {
+		char *sep = strstr(line, " - cgroup2 ");
+		if (!sep)
+			continue;
+		char mnt[256];
+		if (sscanf(line, "%*s %*s %*s %*s %255s", mnt) == 1)
+			snprintf(root, sizeof(root), "%s", mnt);
+		break;
+	}
+	fclose(mi);
+	if (!root[0])
+		skip();
+	char dir[400], procs[450];
+	snprintf(dir, sizeof(dir), "%s/sbxsup-probes-test-%d", root, getpid());
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	struct stat sb;
+	assert_int_equal(stat(dir, &sb), 0);
+	struct sbx_probes *pr = NULL;
+	char level[256], why[256] = "";
+	assert_int_equal(sbx_probes_start(E.p, (uint64_t)sb.st_ino, &pr, level, sizeof(level), why, sizeof(why)), 0);
+	assert_non_null(strstr(level, "cgroup"));
+	char p[600];
+	prog(p, sizeof(p), "pr_static_reader_static");
+	char *argv[] = { p, "/etc/shadow", NULL };
+	assert_int_equal(run_attack(pr, procs, NULL, argv), 0);
+	sbx_probes_stop(pr);
+	rmdir(dir);
+	cJSON *v = new_violations();
+	const cJSON *o = find(v, "openat", "path", "/etc/shadow");
+	if (!o)
+		dump(v);
+	assert_non_null(o);
+	cJSON_Delete(v);
+}
+
+/* ---- decoder (no BPF) ------------------------------------------------------------------------------ */
+
+static void put_comps(struct pr_event *ev, const char *const *leaf_first, size_t n)
+{
+	size_t off = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(leaf_first[i]) + 1;
+		memcpy(ev->path + off, leaf_first[i], l);
+		off += l;
+	}
+	ev->ncomp = (unsigned short)n;
+	ev->path_len = (unsigned short)off;
+}
+
+static void test_decode_paths(void **state)
+{
+	(void)state;
+	struct pr_event *ev = calloc(1, sizeof(*ev));
+	char out[4096];
+	const char *c1[] = { "shadow", "etc" };
+	ev->path_kind = PR_PK_FULL;
+	put_comps(ev, c1, 2);
+	assert_int_equal(pr_event_path(ev, out, sizeof(out)), 0);
+	assert_string_equal(out, "/etc/shadow");
+
+	const char *c2[] = { "ssl", "etc" };
+	ev->path_kind = PR_PK_BASE;
+	put_comps(ev, c2, 2);
+	snprintf(ev->req, sizeof(ev->req), "../passwd");
+	assert_int_equal(pr_event_path(ev, out, sizeof(out)), 0);
+	assert_string_equal(out, "/etc/passwd");
+
+	ev->path_kind = PR_PK_NONE;
+	snprintf(ev->req, sizeof(ev->req), "/a//b/./c/..");
+	assert_int_equal(pr_event_path(ev, out, sizeof(out)), 0);
+	assert_string_equal(out, "/a/b");
+
+	const char *c3[] = { "status", "4242", "proc" };
+	ev->path_kind = PR_PK_FULL;
+	ev->nstgid = 4242;
+	put_comps(ev, c3, 3);
+	assert_int_equal(pr_event_path(ev, out, sizeof(out)), 0);
+	assert_string_equal(out, "/proc/self/status");
+	ev->nstgid = 1;
+	assert_int_equal(pr_event_path(ev, out, sizeof(out)), 0);
+	assert_string_equal(out, "/proc/4242/status");
+
+	ev->path_kind = PR_PK_FULL;                   /* the root itself */
+	ev->ncomp = 0;
+	ev->path_len = 0;
+	assert_int_equal(pr_event_path(ev, out, sizeof(out)), 0);
+	assert_string_equal(out, "/");
+
+	ev->path_kind = 7;                            /* malformed */
+	assert_int_equal(pr_event_path(ev, out, sizeof(out)), -1);
+	free(ev);
+}
+
+static void test_decode_decisions(void **state)
+{
+	(void)state;
+	struct pr_event *ev = calloc(1, sizeof(*ev));
+	struct pr_view *v = malloc(sizeof(*v));
+	ev->sc = PR_SC_OPENAT;
+	ev->sensor = PR_SENSOR_TP_BTF_SYS_EXIT;
+	ev->path_kind = PR_PK_NONE;
+	snprintf(ev->req, sizeof(ev->req), "/usr/lib/x");
+	ev->aflags = O_RDONLY;
+	assert_int_equal(pr_decide(E.p, ev, v), 0);
+	ev->aflags = O_WRONLY | O_TRUNC;
+	ev->ret = -EACCES;
+	assert_int_equal(pr_decide(E.p, ev, v), 1);
+	assert_string_equal(v->access, "write");
+	assert_true(v->contained);
+	assert_int_equal(v->err, EACCES);
+
+	ev->sc = PR_SC_EXECVE;                        /* exec of a memfd: escape class */
+	ev->path_kind = PR_PK_FULL;
+	put_comps(ev, (const char *const[]){ "memfd:x" }, 1);
+	ev->ret = 0;
+	assert_int_equal(pr_decide(E.p, ev, v), 1);
+	assert_string_equal(v->rule, PR_RULE_ESCAPE);
+
+	ev->sc = PR_SC_OPENAT;                        /* truncated walk: never silently allowed */
+	ev->aflags = O_RDONLY;
+	put_comps(ev, (const char *const[]){ "x", "lib", "usr" }, 3);
+	ev->flags = PR_EVF_TRUNC;
+	assert_int_equal(pr_decide(E.p, ev, v), 1);
+	assert_non_null(strstr(v->rule, "unverifiable"));
+	ev->flags = 0;
+	assert_int_equal(pr_decide(E.p, ev, v), 0);
+
+	ev->sc = PR_SC_BIND;                          /* bind with network granted: not a violation */
+	ev->family = 2;
+	ev->addr[0] = 127;
+	ev->addr[3] = 1;
+	ev->port = 5000;
+	assert_int_equal(pr_decide(E.p, ev, v), 0);
+	ev->sc = PR_SC_CONNECT;
+	ev->ret = -EINPROGRESS;
+	assert_int_equal(pr_decide(E.p, ev, v), 1);   /* 127.0.0.1:5000 is not granted */
+	assert_false(v->contained);                   /* in progress = it went out */
+	ev->port = 8080;
+	assert_int_equal(pr_decide(E.p, ev, v), 0);
+
+	ev->sc = 999;
+	assert_int_equal(pr_decide(E.p, ev, v), -1);
+	free(v);
+	free(ev);
+}
+
+int main(void)
+{
+	char why[256];
+	if (!pr_bpf_precheck(why, sizeof(why))) {
+		printf("1..1\nok 1 - probes # SKIP %s\n", why);
+		return 0;
+	}
+	const struct CMUnitTest decode[] = {
+		cmocka_unit_test(test_decode_paths),
+		cmocka_unit_test(test_decode_decisions),
+	};
+	const struct CMUnitTest bpf[] = {
+		cmocka_unit_test(test_static_reader_breach),
+		cmocka_unit_test(test_contained_errno),
+		cmocka_unit_test(test_raw_syscall_dynamic),
+		cmocka_unit_test(test_relative_and_dirfd),
+		cmocka_unit_test(test_allowed_not_reported),
+		cmocka_unit_test(test_write_denied),
+		cmocka_unit_test(test_connect),
+		cmocka_unit_test(test_int80),
+		cmocka_unit_test(test_exec_stripped),
+		cmocka_unit_test(test_io_uring_escape),
+		cmocka_unit_test(test_outside_process_silent),
+		cmocka_unit_test(test_flood_lost_exact),
+		cmocka_unit_test(test_cgroup_mode),
+	};
+	if (group_setup(NULL) != 0)
+		return 1;
+	int rc = cmocka_run_group_tests_name("probes_decode", decode, NULL, NULL);
+	rc |= cmocka_run_group_tests_name("probes_bpf", bpf, start_pidmode, stop_probes);
+	group_teardown(NULL);
+	return rc;
+}

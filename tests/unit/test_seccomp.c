@@ -1,0 +1,313 @@
+/* test_seccomp.c — the seccomp layer alone, in a forked child per test: each denied call fails with
+ * its errno, and (with user notification) the supervisor side writes `seccomp.deny` naming it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/personality.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <netinet/in.h>
+#include <linux/netlink.h>
+
+#include "audit.h"
+#include "seccomp_layer.h"
+#include "kernel_util.h"
+
+#ifndef __NR_io_uring_setup
+#define __NR_io_uring_setup 425
+#endif
+#ifndef __NR_clone3
+#define __NR_clone3 435
+#endif
+
+static int fails;
+#define EXPECT_ERR(what, call, err)                                                                \
+	do {                                                                                       \
+		errno = 0;                                                                         \
+		long r_ = (long)(call);                                                            \
+		if (r_ != -1 || errno != (err)) {                                                  \
+			fprintf(stderr, "# child: %s: got %ld errno %d (%s), want errno %d\n", what, r_, \
+				errno, strerror(errno), err);                                      \
+			fails++;                                                                   \
+		}                                                                                  \
+	} while (0)
+
+#if defined(__x86_64__)
+static long int80(long nr)
+{
+	long r;
+	__asm__ volatile("int $0x80" : "=a"(r) : "a"(nr) : "memory");
+	return r;
+}
+#endif
+
+static void *thread_ptrace(void *arg)
+{
+	(void)arg;
+	EXPECT_ERR("ptrace from a thread started before install (TSYNC)", ptrace(PTRACE_TRACEME, 0, 0, 0), EPERM);
+	return NULL;
+}
+
+static int gate[2];
+static void *thread_wait(void *arg)
+{
+	char c;
+	(void)arg;
+	if (read(gate[0], &c, 1) != 1)
+		fails++;
+	return thread_ptrace(NULL);
+}
+
+/* Runs in the child after install: every attack, counting unexpected results. */
+static int attacks(void)
+{
+	fails = 0;
+	EXPECT_ERR("ptrace(ATTACH, parent)", ptrace(PTRACE_ATTACH, getppid(), 0, 0), EPERM);
+	EXPECT_ERR("unshare(CLONE_NEWUSER)", unshare(CLONE_NEWUSER), EPERM);
+	EXPECT_ERR("unshare(CLONE_NEWNS|CLONE_FILES)", unshare(CLONE_NEWNS | CLONE_FILES), EPERM);
+	EXPECT_ERR("mount", syscall(SYS_mount, "none", "/mnt", "tmpfs", 0, NULL), EPERM);
+	EXPECT_ERR("bpf", syscall(SYS_bpf, 0, NULL, 0), EPERM);
+	EXPECT_ERR("keyctl", syscall(SYS_keyctl, 0, 0, 0, 0, 0), EPERM);
+	EXPECT_ERR("io_uring_setup", syscall(__NR_io_uring_setup, 1, NULL), ENOSYS);
+	EXPECT_ERR("clone3", syscall(__NR_clone3, NULL, 0), ENOSYS);
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	char ch = 'x';
+	EXPECT_ERR("ioctl(TIOCSTI)", ioctl(fd, TIOCSTI, &ch), EPERM);
+	/* upper 32 bits set: the kernel still sees TIOCSTI; the filter must too */
+	EXPECT_ERR("ioctl(TIOCSTI | junk << 32)", syscall(SYS_ioctl, fd, 0xdead00000000UL | TIOCSTI, &ch), EPERM);
+	/* an unrelated ioctl is not filtered: ENOTTY from the kernel */
+	EXPECT_ERR("ioctl(TCGETS) on /dev/null passes the filter", ioctl(fd, TCGETS, NULL), ENOTTY);
+	close(fd);
+	EXPECT_ERR("socket(AF_INET, SOCK_RAW)", socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP), EPERM);
+	EXPECT_ERR("socket(AF_INET6, SOCK_RAW)", socket(AF_INET6, SOCK_RAW, IPPROTO_ICMPV6), EPERM);
+	EXPECT_ERR("socket(AF_PACKET)", socket(AF_PACKET, SOCK_DGRAM, 0), EPERM);
+	int ns = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (ns < 0) {
+		fprintf(stderr, "# child: netlink socket refused: %s\n", strerror(errno));
+		fails++;
+	} else {
+		close(ns);
+	}
+	ns = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (ns < 0)
+		fails++;
+	else
+		close(ns);
+	EXPECT_ERR("personality(PER_LINUX32)", personality(PER_LINUX32), EPERM);
+	if (personality(0xffffffff) < 0) {
+		fprintf(stderr, "# child: personality query refused\n");
+		fails++;
+	}
+	/* a plain fork (clone without namespace flags) still works */
+	pid_t p = fork();
+	if (p == 0)
+		_exit(0);
+	if (p < 0 || ku_wait(p) != 0) {
+		fprintf(stderr, "# child: fork failed under the filter\n");
+		fails++;
+	}
+	pthread_t t;
+	if (pthread_create(&t, NULL, thread_ptrace, NULL) == 0)
+		pthread_join(t, NULL);
+	else
+		fails++;
+#if defined(__x86_64__)
+	long r = int80(20); /* i386 getpid */
+	if (r != -EPERM) {
+		fprintf(stderr, "# child: int 0x80 getpid returned %ld, want -EPERM\n", r);
+		fails++;
+	}
+	EXPECT_ERR("x32 getpid", syscall(0x40000000 | 39), EPERM);
+#endif
+	return fails;
+}
+
+/* Serve notifications for `child` until it exits; returns its status. */
+static int serve(pid_t child, int listener, struct audit *a)
+{
+	for (;;) {
+		struct pollfd pfd = {.fd = listener, .events = POLLIN};
+		int r = poll(&pfd, 1, 200);
+		if (r > 0 && sbx_seccomp_handle(listener, a) < 0)
+			break; /* listener gone: no filter user left */
+		int st;
+		pid_t w = waitpid(child, &st, WNOHANG);
+		if (w == child) {
+			close(listener);
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		}
+	}
+	close(listener);
+	return ku_wait(child);
+}
+
+static void test_probe(void **state)
+{
+	(void)state;
+	char level[128] = "", why[256] = "";
+	assert_int_equal(sbx_seccomp_probe(level, sizeof level, why, sizeof why), 1);
+	/* this host (kernel 6.x, libseccomp 2.5.4) has user notification with TSYNC */
+	assert_string_equal(level, "notify");
+}
+
+static void test_denied_and_reported(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/sbx-test-seccomp-XXXXXX";
+	int tfd = mkstemp(path);
+	assert_true(tfd >= 0);
+	close(tfd);
+	unlink(path);
+	struct audit a;
+	char err[256];
+	assert_int_equal(audit_open(&a, path, "test-seccomp", err, sizeof err), 0);
+
+	int sp[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp), 0);
+	assert_int_equal(pipe(gate), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(sp[0]);
+		/* a thread that exists before install must be covered too (TSYNC) */
+		pthread_t t;
+		if (pthread_create(&t, NULL, thread_wait, NULL))
+			_exit(100);
+		int listener = -1;
+		char why[256] = "";
+		if (sbx_seccomp_install(&listener, why, sizeof why) < 0) {
+			fprintf(stderr, "# child: install: %s\n", why);
+			_exit(101);
+		}
+		if (listener < 0 || !(fcntl(listener, F_GETFD) & FD_CLOEXEC))
+			_exit(102);
+		if (ku_send_fd(sp[1], listener) < 0)
+			_exit(103);
+		close(listener);
+		if (write(gate[1], "g", 1) != 1)
+			_exit(104);
+		pthread_join(t, NULL);
+		int f = attacks();
+		_exit(f > 50 ? 50 : f);
+	}
+	close(sp[1]);
+	int listener = ku_recv_fd(sp[0]);
+	close(sp[0]);
+	assert_true(listener >= 0);
+	int rc = serve(pid, listener, &a);
+	audit_close(&a);
+	assert_int_equal(rc, 0);
+
+	assert_true(ku_line_has(path, "\"event\":\"seccomp.deny\"", "\"syscall\":\"ptrace\"", "\"action\":\"errno EPERM\"",
+				"\"src\":\"kernel\"", "\"pid\":", NULL));
+	assert_true(ku_line_has(path, "\"event\":\"seccomp.deny\"", "\"syscall\":\"unshare\"", NULL));
+	assert_true(ku_line_has(path, "\"event\":\"seccomp.deny\"", "\"syscall\":\"mount\"", NULL));
+	assert_true(ku_line_has(path, "\"event\":\"seccomp.deny\"", "\"syscall\":\"ioctl\"", NULL));
+	assert_true(ku_line_has(path, "\"event\":\"seccomp.deny\"", "\"syscall\":\"personality\"", NULL));
+	assert_true(ku_line_has(path, "\"event\":\"seccomp.deny\"", "\"syscall\":\"socket\"", NULL));
+	assert_true(ku_line_has(path, "\"event\":\"seccomp.deny\"", "\"syscall\":\"io_uring_setup\"",
+				"\"action\":\"errno ENOSYS\"", NULL));
+#if defined(__x86_64__)
+	assert_true(ku_line_has(path, "\"event\":\"seccomp.deny\"", "\"syscall\":\"x86:getpid\"", NULL));
+	assert_true(ku_line_has(path, "\"event\":\"seccomp.deny\"", "\"syscall\":\"x32:getpid\"", NULL));
+#endif
+	/* clone3 is refused silently (glibc falls back to clone) */
+	assert_false(ku_line_has(path, "\"syscall\":\"clone3\"", NULL));
+	unlink(path);
+}
+
+/* The supervisor gone: a notified call fails with ENOSYS instead of hanging. */
+static void test_no_supervisor_no_hang(void **state)
+{
+	(void)state;
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int listener = -1;
+		char why[256];
+		if (sbx_seccomp_install(&listener, why, sizeof why) < 0)
+			_exit(101);
+		close(listener);
+		errno = 0;
+		long r = ptrace(PTRACE_TRACEME, 0, 0, 0);
+		_exit(r == -1 && errno == ENOSYS ? 0 : 1);
+	}
+	assert_int_equal(ku_wait(pid), 0);
+}
+
+/* The listener does not survive execve (the executor cannot answer its own notifications). */
+static void test_listener_cloexec_across_exec(void **state)
+{
+	(void)state;
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int listener = -1;
+		char why[256], arg[64];
+		if (sbx_seccomp_install(&listener, why, sizeof why) < 0)
+			_exit(101);
+		snprintf(arg, sizeof arg, "test -e /proc/self/fd/%d && exit 1; exit 0", listener);
+		execl("/bin/sh", "sh", "-c", arg, (char *)NULL);
+		_exit(102);
+	}
+	assert_int_equal(ku_wait(pid), 0);
+}
+
+/* Without user notification: the same denials, errno only. */
+static void test_errno_only(void **state)
+{
+	(void)state;
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char why[256];
+		if (sbx_seccomp_install_errno_only(why, sizeof why) < 0)
+			_exit(101);
+		fails = 0;
+		EXPECT_ERR("ptrace", ptrace(PTRACE_TRACEME, 0, 0, 0), EPERM);
+		EXPECT_ERR("unshare(CLONE_NEWUSER)", unshare(CLONE_NEWUSER), EPERM);
+		EXPECT_ERR("io_uring_setup", syscall(__NR_io_uring_setup, 1, NULL), ENOSYS);
+#if defined(__x86_64__)
+		if (int80(20) != -EPERM)
+			fails++;
+		EXPECT_ERR("x32 getpid", syscall(0x40000000 | 39), EPERM);
+#endif
+		_exit(fails);
+	}
+	assert_int_equal(ku_wait(pid), 0);
+}
+
+static void test_plan(void **state)
+{
+	(void)state;
+	cJSON *p = sbx_seccomp_plan();
+	assert_non_null(p);
+	char *s = cJSON_PrintUnformatted(p);
+	assert_non_null(s);
+	assert_non_null(strstr(s, "\"syscall\":\"ptrace\""));
+	assert_non_null(strstr(s, "\"syscall\":\"clone3\",\"errno\":\"ENOSYS\""));
+	assert_non_null(strstr(s, "\"default\":\"allow\""));
+	free(s);
+	cJSON_Delete(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_probe),
+		cmocka_unit_test(test_denied_and_reported),
+		cmocka_unit_test(test_no_supervisor_no_hang),
+		cmocka_unit_test(test_listener_cloexec_across_exec),
+		cmocka_unit_test(test_errno_only),
+		cmocka_unit_test(test_plan),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
