@@ -142,132 +142,154 @@ static __always_inline int in_scope(void)
 	return (int)(*slot & (PR_SLOTS - 1));
 }
 
-/* x86-64 and i386 syscall numbers -> enum pr_sc */
+/* x86-64 and i386 syscall numbers -> enum pr_sc: tables (one load, no branches to verify) */
+static const __u8 sc_x64[512] = {
+	[2] = PR_SC_OPEN,
+	[42] = PR_SC_CONNECT,
+	[44] = PR_SC_SENDTO,
+	[46] = PR_SC_SENDMSG,
+	[49] = PR_SC_BIND,
+	[59] = PR_SC_EXECVE,
+	[76] = PR_SC_TRUNCATE,
+	[82] = PR_SC_RENAME,
+	[83] = PR_SC_MKDIR,
+	[84] = PR_SC_RMDIR,
+	[85] = PR_SC_CREAT,
+	[86] = PR_SC_LINK,
+	[87] = PR_SC_UNLINK,
+	[88] = PR_SC_SYMLINK,
+	[90] = PR_SC_CHMOD,
+	[92] = PR_SC_CHOWN,
+	[94] = PR_SC_LCHOWN,
+	[101] = PR_SC_PTRACE,
+	[155] = PR_SC_PIVOT_ROOT,
+	[165] = PR_SC_MOUNT,
+	[166] = PR_SC_UMOUNT2,
+	[257] = PR_SC_OPENAT,
+	[258] = PR_SC_MKDIRAT,
+	[260] = PR_SC_FCHOWNAT,
+	[263] = PR_SC_UNLINKAT,
+	[264] = PR_SC_RENAMEAT,
+	[265] = PR_SC_LINKAT,
+	[266] = PR_SC_SYMLINKAT,
+	[268] = PR_SC_FCHMODAT,
+	[272] = PR_SC_UNSHARE,
+	[308] = PR_SC_SETNS,
+	[316] = PR_SC_RENAMEAT2,
+	[321] = PR_SC_BPF,
+	[322] = PR_SC_EXECVEAT,
+	[425] = PR_SC_IO_URING_SETUP,
+	[426] = PR_SC_IO_URING_ENTER,
+	[428] = PR_SC_OPEN_TREE,
+	[429] = PR_SC_MOVE_MOUNT,
+	[430] = PR_SC_FSOPEN,
+	[431] = PR_SC_FSCONFIG,
+	[432] = PR_SC_FSMOUNT,
+	[433] = PR_SC_FSPICK,
+	[437] = PR_SC_OPENAT2,
+	[442] = PR_SC_MOUNT_SETATTR,
+	[452] = PR_SC_FCHMODAT2,
+};
+
+static const __u8 sc_i386[512] = {
+	[5] = PR_SC_OPEN,
+	[8] = PR_SC_CREAT,
+	[9] = PR_SC_LINK,
+	[10] = PR_SC_UNLINK,
+	[11] = PR_SC_EXECVE,
+	[15] = PR_SC_CHMOD,
+	[16] = PR_SC_LCHOWN,
+	[21] = PR_SC_MOUNT,
+	[22] = PR_SC_UMOUNT2,
+	[26] = PR_SC_PTRACE,
+	[38] = PR_SC_RENAME,
+	[39] = PR_SC_MKDIR,
+	[40] = PR_SC_RMDIR,
+	[52] = PR_SC_UMOUNT2,
+	[83] = PR_SC_SYMLINK,
+	[92] = PR_SC_TRUNCATE,
+	[182] = PR_SC_CHOWN,
+	[193] = PR_SC_TRUNCATE,
+	[198] = PR_SC_LCHOWN,
+	[212] = PR_SC_CHOWN,
+	[217] = PR_SC_PIVOT_ROOT,
+	[295] = PR_SC_OPENAT,
+	[296] = PR_SC_MKDIRAT,
+	[298] = PR_SC_FCHOWNAT,
+	[301] = PR_SC_UNLINKAT,
+	[302] = PR_SC_RENAMEAT,
+	[303] = PR_SC_LINKAT,
+	[304] = PR_SC_SYMLINKAT,
+	[306] = PR_SC_FCHMODAT,
+	[310] = PR_SC_UNSHARE,
+	[346] = PR_SC_SETNS,
+	[353] = PR_SC_RENAMEAT2,
+	[357] = PR_SC_BPF,
+	[358] = PR_SC_EXECVEAT,
+	[361] = PR_SC_BIND,
+	[362] = PR_SC_CONNECT,
+	[369] = PR_SC_SENDTO,
+	[370] = PR_SC_SENDMSG,
+	[425] = PR_SC_IO_URING_SETUP,
+	[426] = PR_SC_IO_URING_ENTER,
+	[428] = PR_SC_OPEN_TREE,
+	[429] = PR_SC_MOVE_MOUNT,
+	[430] = PR_SC_FSOPEN,
+	[431] = PR_SC_FSCONFIG,
+	[432] = PR_SC_FSMOUNT,
+	[433] = PR_SC_FSPICK,
+	[437] = PR_SC_OPENAT2,
+	[442] = PR_SC_MOUNT_SETATTR,
+	[452] = PR_SC_FCHMODAT2,
+};
+
 static __always_inline __u32 sc_of(long nr, bool compat)
 {
-	if (!compat) {
-		switch (nr) {
-		case 2: return PR_SC_OPEN;
-		case 257: return PR_SC_OPENAT;
-		case 437: return PR_SC_OPENAT2;
-		case 85: return PR_SC_CREAT;
-		case 76: return PR_SC_TRUNCATE;
-		case 82: return PR_SC_RENAME;
-		case 264: return PR_SC_RENAMEAT;
-		case 316: return PR_SC_RENAMEAT2;
-		case 87: return PR_SC_UNLINK;
-		case 263: return PR_SC_UNLINKAT;
-		case 83: return PR_SC_MKDIR;
-		case 258: return PR_SC_MKDIRAT;
-		case 84: return PR_SC_RMDIR;
-		case 86: return PR_SC_LINK;
-		case 265: return PR_SC_LINKAT;
-		case 88: return PR_SC_SYMLINK;
-		case 266: return PR_SC_SYMLINKAT;
-		case 90: return PR_SC_CHMOD;
-		case 268: return PR_SC_FCHMODAT;
-		case 452: return PR_SC_FCHMODAT2;
-		case 92: return PR_SC_CHOWN;
-		case 94: return PR_SC_LCHOWN;
-		case 260: return PR_SC_FCHOWNAT;
-		case 59: return PR_SC_EXECVE;
-		case 322: return PR_SC_EXECVEAT;
-		case 42: return PR_SC_CONNECT;
-		case 44: return PR_SC_SENDTO;
-		case 46: return PR_SC_SENDMSG;
-		case 49: return PR_SC_BIND;
-		case 425: return PR_SC_IO_URING_SETUP;
-		case 426: return PR_SC_IO_URING_ENTER;
-		case 101: return PR_SC_PTRACE;
-		case 165: return PR_SC_MOUNT;
-		case 166: return PR_SC_UMOUNT2;
-		case 428: return PR_SC_OPEN_TREE;
-		case 429: return PR_SC_MOVE_MOUNT;
-		case 430: return PR_SC_FSOPEN;
-		case 431: return PR_SC_FSCONFIG;
-		case 432: return PR_SC_FSMOUNT;
-		case 433: return PR_SC_FSPICK;
-		case 442: return PR_SC_MOUNT_SETATTR;
-		case 155: return PR_SC_PIVOT_ROOT;
-		case 272: return PR_SC_UNSHARE;
-		case 308: return PR_SC_SETNS;
-		case 321: return PR_SC_BPF;
-		}
+	if (nr < 0 || nr >= 512)
 		return PR_SC_NONE;
-	}
-	switch (nr) {
-	case 5: return PR_SC_OPEN;
-	case 295: return PR_SC_OPENAT;
-	case 437: return PR_SC_OPENAT2;
-	case 8: return PR_SC_CREAT;
-	case 92: case 193: return PR_SC_TRUNCATE;
-	case 38: return PR_SC_RENAME;
-	case 302: return PR_SC_RENAMEAT;
-	case 353: return PR_SC_RENAMEAT2;
-	case 10: return PR_SC_UNLINK;
-	case 301: return PR_SC_UNLINKAT;
-	case 39: return PR_SC_MKDIR;
-	case 296: return PR_SC_MKDIRAT;
-	case 40: return PR_SC_RMDIR;
-	case 9: return PR_SC_LINK;
-	case 303: return PR_SC_LINKAT;
-	case 83: return PR_SC_SYMLINK;
-	case 304: return PR_SC_SYMLINKAT;
-	case 15: return PR_SC_CHMOD;
-	case 306: return PR_SC_FCHMODAT;
-	case 452: return PR_SC_FCHMODAT2;
-	case 182: case 212: return PR_SC_CHOWN;
-	case 16: case 198: return PR_SC_LCHOWN;
-	case 298: return PR_SC_FCHOWNAT;
-	case 11: return PR_SC_EXECVE;
-	case 358: return PR_SC_EXECVEAT;
-	case 362: return PR_SC_CONNECT;
-	case 369: return PR_SC_SENDTO;
-	case 370: return PR_SC_SENDMSG;
-	case 361: return PR_SC_BIND;
-	case 425: return PR_SC_IO_URING_SETUP;
-	case 426: return PR_SC_IO_URING_ENTER;
-	case 26: return PR_SC_PTRACE;
-	case 21: return PR_SC_MOUNT;
-	case 22: case 52: return PR_SC_UMOUNT2;
-	case 428: return PR_SC_OPEN_TREE;
-	case 429: return PR_SC_MOVE_MOUNT;
-	case 430: return PR_SC_FSOPEN;
-	case 431: return PR_SC_FSCONFIG;
-	case 432: return PR_SC_FSMOUNT;
-	case 433: return PR_SC_FSPICK;
-	case 442: return PR_SC_MOUNT_SETATTR;
-	case 217: return PR_SC_PIVOT_ROOT;
-	case 310: return PR_SC_UNSHARE;
-	case 346: return PR_SC_SETNS;
-	case 357: return PR_SC_BPF;
-	}
-	return PR_SC_NONE;
+	return compat ? sc_i386[nr & 511] : sc_x64[nr & 511];
 }
 
 /* Where the path arguments are: path arg index and dirfd arg index (-1: relative to the cwd). */
-struct layout { int p0, d0, p1, d1; };
+struct layout { __s8 p0, d0, p1, d1; };
+
+#define L1(p, d) { p, d, -1, -1 }
+static const struct layout layouts[PR_SC__MAX] = {
+	[PR_SC_OPEN] = L1(0, -1), [PR_SC_CREAT] = L1(0, -1), [PR_SC_TRUNCATE] = L1(0, -1),
+	[PR_SC_UNLINK] = L1(0, -1), [PR_SC_MKDIR] = L1(0, -1), [PR_SC_RMDIR] = L1(0, -1),
+	[PR_SC_CHMOD] = L1(0, -1), [PR_SC_CHOWN] = L1(0, -1), [PR_SC_LCHOWN] = L1(0, -1),
+	[PR_SC_EXECVE] = L1(0, -1),
+	[PR_SC_OPENAT] = L1(1, 0), [PR_SC_OPENAT2] = L1(1, 0), [PR_SC_UNLINKAT] = L1(1, 0),
+	[PR_SC_MKDIRAT] = L1(1, 0), [PR_SC_FCHMODAT] = L1(1, 0), [PR_SC_FCHMODAT2] = L1(1, 0),
+	[PR_SC_FCHOWNAT] = L1(1, 0), [PR_SC_EXECVEAT] = L1(1, 0),
+	[PR_SC_RENAME] = { 0, -1, 1, -1 }, [PR_SC_LINK] = { 0, -1, 1, -1 },
+	[PR_SC_RENAMEAT] = { 1, 0, 3, 2 }, [PR_SC_RENAMEAT2] = { 1, 0, 3, 2 }, [PR_SC_LINKAT] = { 1, 0, 3, 2 },
+	[PR_SC_SYMLINK] = L1(1, -1),          /* the target is only a string; the new link is written */
+	[PR_SC_SYMLINKAT] = L1(2, 1),
+	/* everything else: no path argument */
+	[PR_SC_CONNECT ... PR_SC_IO_URING_OP] = { -1, -1, -1, -1 },
+};
 
 static __always_inline struct layout layout_of(__u32 sc)
 {
-	struct layout l = { -1, -1, -1, -1 };
-	switch (sc) {
-	case PR_SC_OPEN: case PR_SC_CREAT: case PR_SC_TRUNCATE: case PR_SC_UNLINK: case PR_SC_MKDIR:
-	case PR_SC_RMDIR: case PR_SC_CHMOD: case PR_SC_CHOWN: case PR_SC_LCHOWN: case PR_SC_EXECVE:
-		l.p0 = 0; break;
-	case PR_SC_OPENAT: case PR_SC_OPENAT2: case PR_SC_UNLINKAT: case PR_SC_MKDIRAT:
-	case PR_SC_FCHMODAT: case PR_SC_FCHMODAT2: case PR_SC_FCHOWNAT: case PR_SC_EXECVEAT:
-		l.d0 = 0; l.p0 = 1; break;
-	case PR_SC_RENAME: case PR_SC_LINK:
-		l.p0 = 0; l.p1 = 1; break;
-	case PR_SC_RENAMEAT: case PR_SC_RENAMEAT2: case PR_SC_LINKAT:
-		l.d0 = 0; l.p0 = 1; l.d1 = 2; l.p1 = 3; break;
-	case PR_SC_SYMLINK:        /* target is only a string; the new link is what is written */
-		l.p0 = 1; break;
-	case PR_SC_SYMLINKAT:
-		l.d0 = 1; l.p0 = 2; break;
+	struct layout none = { -1, -1, -1, -1 };
+	if (sc >= PR_SC__MAX || sc == PR_SC_NONE)
+		return none;
+	return layouts[sc];
+}
+
+/* Argument i (0..5) with constant offsets only; anything else reads as 0. */
+static __always_inline __u64 argn(const struct pr_stash *s, int i)
+{
+	switch (i) {
+	case 0: return s->args[0];
+	case 1: return s->args[1];
+	case 2: return s->args[2];
+	case 3: return s->args[3];
+	case 4: return s->args[4];
+	case 5: return s->args[5];
 	}
-	return l;
+	return 0;
 }
 
 static __always_inline bool is_escape(__u32 sc)
@@ -389,11 +411,11 @@ static __always_inline void on_enter(struct pt_regs *regs, long id)
 	} else if (!is_escape(sc)) {
 		struct layout l = layout_of(sc);
 		if (l.p0 >= 0 && l.p0 < 6) {
-			long r = bpf_probe_read_user_str(s->req[0], PR_NAME_MAX, (const void *)s->args[l.p0]);
+			long r = bpf_probe_read_user_str(s->req[0], PR_NAME_MAX, (const void *)argn(s, l.p0));
 			s->req_ok[0] = r > 0 ? (__u32)r : 0;
 		}
 		if (l.p1 >= 0 && l.p1 < 6) {
-			long r = bpf_probe_read_user_str(s->req[1], PR_NAME_MAX, (const void *)s->args[l.p1]);
+			long r = bpf_probe_read_user_str(s->req[1], PR_NAME_MAX, (const void *)argn(s, l.p1));
 			s->req_ok[1] = r > 0 ? (__u32)r : 0;
 		}
 		if (sc == PR_SC_OPEN)
@@ -410,7 +432,8 @@ static __always_inline void on_enter(struct pt_regs *regs, long id)
 		s->aflags = s->args[0];
 	}
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	bpf_map_update_elem(&pr_stash, &tid, s, BPF_ANY);
+	if (bpf_map_update_elem(&pr_stash, &tid, s, BPF_ANY))
+		count(&pr_lost, (__u32)slot & (PR_SLOTS - 1));   /* the record will be missing: count it */
 }
 
 static __always_inline struct file *fd_file(struct task_struct *t, long fd)
@@ -547,6 +570,30 @@ static __always_inline void fill_common(struct pr_event *ev, struct task_struct 
 		ev->exe[0] = 0;
 }
 
+/* Per-CPU record under construction: only its used part goes into the ring (bpf_ringbuf_output),
+ * so a typical record takes a few hundred bytes of the ring instead of the full struct. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pr_event);
+} pr_evbuf SEC(".maps");
+
+static __always_inline struct pr_event *ev_get(void)
+{
+	__u32 z = 0;
+	return bpf_map_lookup_elem(&pr_evbuf, &z);
+}
+
+static __always_inline void ev_send(void *rb, struct pr_event *ev, __u32 slot)
+{
+	__u64 sz = __builtin_offsetof(struct pr_event, path) + (__u64)ev->path_len;
+	if (sz > sizeof(*ev))
+		sz = sizeof(*ev);
+	if (bpf_ringbuf_output(rb, ev, sz, 0) != 0)
+		count(&pr_lost, slot);
+}
+
 static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u16 sensor,
 				      struct task_struct *t)
 {
@@ -554,11 +601,9 @@ static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u
 	void *rb = bpf_map_lookup_elem(&pr_rings, &slot);
 	if (!rb)
 		return;
-	struct pr_event *ev = bpf_ringbuf_reserve(rb, sizeof(*ev), 0);
-	if (!ev) {
-		count(&pr_lost, slot);
+	struct pr_event *ev = ev_get();
+	if (!ev)
 		return;
-	}
 	fill_common(ev, t, slot, sensor);
 	ev->ret = ret;
 	ev->nr = s->nr;
@@ -570,7 +615,7 @@ static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u
 	struct layout l = layout_of(s->sc);
 	int d = i ? l.d1 : l.d0;
 	if (d >= 0 && d < 6)
-		ev->dirfd = (int)s->args[d];
+		ev->dirfd = (int)argn(s, d);
 	bool req_ok = s->req_ok[i & 1] != 0;
 	if (req_ok) {
 		bpf_probe_read_kernel(ev->req, sizeof(ev->req), s->req[i & 1]);
@@ -603,14 +648,14 @@ static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u
 		struct vfsmount *cm = BPF_CORE_READ(t, fs, pwd.mnt);
 		ev->path_kind = PR_PK_BASE;
 		walk(ev, t, cd, cm);
-		bpf_ringbuf_submit(ev, 0);
+		ev_send(rb, ev, slot);
 		return;
 	}
 	if (f) {
 		ev->path_kind = kind;
 		walk(ev, t, BPF_CORE_READ(f, f_path.dentry), BPF_CORE_READ(f, f_path.mnt));
 	}
-	bpf_ringbuf_submit(ev, 0);
+	ev_send(rb, ev, slot);
 }
 
 static __always_inline void emit_other(struct pr_stash *s, long ret, __u16 sensor, struct task_struct *t)
@@ -619,11 +664,9 @@ static __always_inline void emit_other(struct pr_stash *s, long ret, __u16 senso
 	void *rb = bpf_map_lookup_elem(&pr_rings, &slot);
 	if (!rb)
 		return;
-	struct pr_event *ev = bpf_ringbuf_reserve(rb, sizeof(*ev), 0);
-	if (!ev) {
-		count(&pr_lost, slot);
+	struct pr_event *ev = ev_get();
+	if (!ev)
 		return;
-	}
 	fill_common(ev, t, slot, sensor);
 	ev->ret = ret;
 	ev->nr = s->nr;
@@ -634,7 +677,44 @@ static __always_inline void emit_other(struct pr_stash *s, long ret, __u16 senso
 	ev->family = s->family;
 	ev->port = s->port;
 	__builtin_memcpy(ev->addr, s->addr, 16);
-	bpf_ringbuf_submit(ev, 0);
+	if (s->sc == PR_SC_CONNECT && (ret == 0 || ret == -115 /* EINPROGRESS */)) {
+		/* the peer as the kernel socket holds it, not as the caller's memory said */
+		struct file *f = fd_file(t, (long)s->args[0]);
+		struct socket *so = f ? (struct socket *)BPF_CORE_READ(f, private_data) : NULL;
+		struct sock *sk = so ? BPF_CORE_READ(so, sk) : NULL;
+		if (sk) {
+			__u16 fam = BPF_CORE_READ(sk, __sk_common.skc_family);
+			__u16 dport = BPF_CORE_READ(sk, __sk_common.skc_dport);
+			if (fam == AF_INET_) {
+				__u32 da = BPF_CORE_READ(sk, __sk_common.skc_daddr);
+				ev->family = fam;
+				ev->port = bpf_ntohs(dport);
+				__builtin_memset(ev->addr, 0, 16);
+				__builtin_memcpy(ev->addr, &da, 4);
+				ev->flags |= PR_EVF_KTUPLE;
+			} else if (fam == AF_INET6_) {
+				ev->family = fam;
+				ev->port = bpf_ntohs(dport);
+				BPF_CORE_READ_INTO(ev->addr, sk, __sk_common.skc_v6_daddr.in6_u.u6_addr8);
+				ev->flags |= PR_EVF_KTUPLE;
+			}
+		}
+	}
+	ev_send(rb, ev, slot);
+}
+
+struct emit_ctx {
+	struct pr_stash *s;
+	long ret;
+	__u16 sensor;
+};
+
+/* One path argument (bpf_loop callback: the record's construction is verified once). */
+static long emit_step(__u32 i, void *arg)
+{
+	struct emit_ctx *c = arg;
+	emit_path(c->s, c->ret, i & 1, c->sensor, (struct task_struct *)bpf_get_current_task());
+	return 0;
 }
 
 static __always_inline void on_exit(long ret, __u16 sensor)
@@ -651,10 +731,8 @@ static __always_inline void on_exit(long ret, __u16 sensor)
 		emit_other(s, ret, sensor, t);
 	} else {
 		struct layout l = layout_of(s->sc);
-		if (l.p0 >= 0)
-			emit_path(s, ret, 0, sensor, t);
-		if (l.p1 >= 0)
-			emit_path(s, ret, 1, sensor, t);
+		struct emit_ctx c = { .s = s, .ret = ret, .sensor = sensor };
+		bpf_loop(l.p1 >= 0 ? 2 : l.p0 >= 0 ? 1 : 0, emit_step, &c, 0);
 	}
 	bpf_map_delete_elem(&pr_stash, &tid);
 }

@@ -1,6 +1,7 @@
 /* probes.h — the records shared by bpf/probes.bpf.c and the supervisor (supervisor/probes_*.c).
  *
- * Promise: one fixed-size record per observed candidate syscall argument (a path, an address, or
+ * Promise: one record per observed candidate syscall argument — struct pr_event cut after the used
+ * part of path[] (offsetof(path) + path_len bytes; user space copies it into a zeroed struct) (a path, an address, or
  * an escape-class call), written into the run's ring buffer at syscall exit. The kernel side only
  * collects facts (numbers, the string as given, dentry names, the copied sockaddr, the return
  * value); every policy decision is taken in user space with the compiled policy.
@@ -55,6 +56,7 @@ enum pr_sensor {
 #define PR_EVF_COMPAT  0x2u   /* 32-bit (int 0x80 / ia32) syscall */
 #define PR_EVF_REQ_TRUNC 0x4u /* requested string did not fit */
 #define PR_EVF_NOPATH  0x8u   /* the path argument could not be read from user memory */
+#define PR_EVF_KTUPLE  0x10u  /* connect: addr/port read from the kernel socket at exit */
 
 struct pr_event {
 	unsigned long long ts;       /* bpf_ktime_get_ns */
@@ -102,7 +104,11 @@ struct pr_stash {
 /* Global config (array map, key 0). */
 struct pr_config {
 	unsigned int pidmode_runs;   /* runs with no cgroup filter: the tracked lookup is always done */
-	unsigned int pad;
+	unsigned int abi;            /* PR_ABI of the sbxsup that pinned the set (user space only) */
 };
+
+/* Layout version of the records and maps: a pinned set from another layout is not used. */
+#define PR_ABI_VERSION 2u
+#define PR_ABI ((PR_ABI_VERSION << 16) | (unsigned int)(sizeof(struct pr_event) & 0xffffu))
 
 #endif

@@ -329,7 +329,8 @@ static int shrink_once(cJSON *ev, size_t excess)
 		s->valuestring[keep] = '\0';
 		return 0;
 	}
-	/* no big strings: replace the last non-common, non-marker top-level member that is a container */
+	/* no big strings left: replace the first non-common, non-marker top-level member that still has
+	 * content (a container or a non-empty string) with null */
 	for (cJSON *it = ev->child; it; it = it->next) {
 		if (is_common(it->string) || (it->string && strcmp(it->string, "truncated") == 0))
 			continue;

@@ -25,7 +25,7 @@ run() { # title, then sbxsup run arguments; the payload comes from $PAYLOAD
 	say "$1"; shift
 	echo "\$ sbxsup run $*"
 	(cd "$WS" && printf '%s' "$PAYLOAD" | HOME=$DEMO/home OPENAI_API_KEY=sk-demo-not-a-real-key \
-		"$SBXSUP" run -a "$AUDIT" "$@")
+		"$SBXSUP" run --timeout 60 -a "$AUDIT" "$@")
 	echo "(exit status $?)"
 }
 

@@ -3,7 +3,7 @@
  * Promise:
  *   - paths: resolved as the kernel would (resolve.c), normalised (pol_normalize), then
  *     pol_path(). Content access (SBX_K_DATA) is decided as the policy says. Metadata access
- *     (SBX_K_META: stat, access, readlink, realpath, listing a directory) is refused only when a
+ *     (SBX_K_META: stat, access, readlink, realpath, O_PATH) is refused only when a
  *     rule of the policy denies the path (secrets, deny globs, other homes), not when the path is
  *     merely outside every grant — so walking up to a granted directory keeps working while the
  *     existence and attributes of a denied file stay hidden.
@@ -12,8 +12,9 @@
  *     resolution in this process returned the address (the name is then re-checked with the port);
  *     AF_UNIX paths as a write access to the socket path; abstract AF_UNIX names only when the
  *     network is unrestricted; other families are left to the kernel layers.
- *   - names: numeric addresses and localhost resolve freely (the connect decides); any other name
- *     must be allowed by pol_net_name().
+ *   - names: numeric addresses "resolve" freely (no query is made; the connect decides); any
+ *     name, localhost included, must be allowed by pol_net_name() — a refused name is never
+ *     looked up.
  * Failing closed (no valid policy): every decision denies, rule POL_RULE_DEFAULT.
  * Every denial is reported; the errno left for the caller is EACCES (paths), EPERM (network).
  */
@@ -26,7 +27,6 @@
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -103,13 +103,13 @@ int sbx_check_path(unsigned op, int dirfd, const char *path, unsigned access, un
 	return check_path_err(op, dirfd, path, access, rflags, kind, EACCES, 0);
 }
 
-int sbx_check_resolved(unsigned op, const char *abs, unsigned access, enum sbx_kind kind)
+int sbx_refuse(unsigned op, const char *subject, unsigned access)
 {
-	int saved = errno;
-	if (decide_abs(op, abs, access, kind, EACCES, 0) != 0)
-		return -1;
-	errno = saved;
-	return 0;
+	if (sbx_pl_mode() == SBX_PL_PASSIVE)
+		return 0;
+	report_path(op, subject ? subject : "?", access, POL_RULE_DEFAULT, EACCES, 0);
+	errno = EACCES;
+	return -1;
 }
 
 int sbx_check_exec(unsigned op, int dirfd, const char *path, unsigned rflags)
@@ -242,18 +242,12 @@ static bool is_numeric(const char *name)
 	return inet_pton(AF_INET, name, b) == 1 || inet_pton(AF_INET6, name, b) == 1;
 }
 
-static bool is_localhost(const char *n)
-{
-	return !strcasecmp(n, "localhost") || !strcasecmp(n, "localhost.") ||
-	       !strcasecmp(n, "ip6-localhost") || !strcasecmp(n, "ip6-loopback");
-}
-
 int sbx_check_name(const char *name, uint16_t port)
 {
 	if (sbx_pl_mode() == SBX_PL_PASSIVE || !name)
 		return 0;
 	int saved = errno;
-	if (is_numeric(name) || is_localhost(name))
+	if (is_numeric(name))
 		return 0;
 	struct pol_decision d = { .verdict = POL_DENY, .rule = POL_RULE_DEFAULT };
 	if (sbx_pl_mode() == SBX_PL_ENFORCE && pol_net_name(sbx_pl.pol, name, port, &d) == POL_ALLOW) {

@@ -6,7 +6,9 @@
  * chmod, chown, utime*, truncate are writes) and the symlink handling the kernel applies
  * (O_NOFOLLOW, O_CREAT|O_EXCL, AT_SYMLINK_NOFOLLOW, lstat, lchown, and the calls that act on the
  * last name itself: the final component is not followed). Metadata calls (stat family, access
- * family, readlink, realpath, opendir, O_PATH and read-only O_DIRECTORY opens) are SBX_K_META.
+ * family, readlink, realpath, O_PATH opens) are SBX_K_META. Listing a directory (opendir, an
+ * O_DIRECTORY open) is a read like any other open — the probes see the openat(2) and decide it
+ * the same way, so the layers agree.
  * A denial returns -1/EACCES (fopen/freopen/opendir/realpath: NULL/EACCES) without calling libc.
  */
 #undef _FORTIFY_SOURCE
@@ -47,10 +49,8 @@ int sbx_check_open(int dirfd, const char *path, int flags)
 		acc = POL_READ | POL_WRITE;
 	if (flags & (O_CREAT | O_TRUNC | O_APPEND))
 		acc |= POL_WRITE;
-	if (flags & O_PATH) {
+	if (flags & O_PATH) {         /* no data access: what is opened through it is decided then */
 		acc = POL_READ;
-		kind = SBX_K_META;
-	} else if ((flags & O_DIRECTORY) && acc == POL_READ) {
 		kind = SBX_K_META;
 	}
 	if ((flags & O_NOFOLLOW) || (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
@@ -211,7 +211,7 @@ SBX_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *f)
 
 SBX_EXPORT DIR *opendir(const char *path)
 {
-	if (sbx_check_path(SBX_OP_OPENDIR, AT_FDCWD, path, POL_READ, 0, SBX_K_META))
+	if (sbx_check_path(SBX_OP_OPENDIR, AT_FDCWD, path, POL_READ, 0, SBX_K_DATA))
 		return NULL;
 	return REAL(opendir)(path);
 }

@@ -2,8 +2,8 @@
  *
  * Module map:
  *   preload.c  the one process-wide struct (policy view, report fd, saved environment, resolved
- *              address table), its initialisation (constructor, or lazily from the first call),
- *              passive mode in the stage
+ *              address table, path cache), its initialisation (constructor, or lazily from the
+ *              first call), passive mode in the stage, the ack and the exit-time drop count
  *   real.c     the next definitions of interposed symbols (dlsym RTLD_NEXT, once per symbol,
  *              lock-free) and the raw system calls the library itself uses
  *   resolve.c  path resolution as the kernel does it (cwd, dirfds, "..", symlinks, /proc magic links)
@@ -81,7 +81,10 @@ struct sbx_pl {
 	int policy_fd, report_fd;    /* -1 when absent */
 	dev_t policy_dev; ino_t policy_ino;
 	char env[SBX_PL_ENV_N][SBX_PL_ENV_MAX];  /* "NAME=value" saved at load, "" when unset */
-	atomic_uint dropped;         /* records not sent since the last one sent */
+	atomic_uint dropped;         /* denials neither sent nor kept, not yet counted on a record */
+	atomic_uint pend_state;      /* the first denial that could not be sent (report.c) */
+	uint16_t pend_len;
+	unsigned char pend[SBX_REC_MAX];
 	atomic_uint addr_next;
 	struct sbx_pl_addr addrs[SBX_PL_ADDRS];
 	struct sbx_pl_dir dirs[SBX_PL_DIRCACHE];
@@ -112,7 +115,16 @@ void sbx_pl_dir_add(const char *path, size_t len);
 /* ---- next symbols and raw syscalls (real.c) ---------------------------------------------------- */
 
 void *sbx_real_sym(void *_Atomic *slot, const char *name);
-#define REAL_DECL(fn) static void *_Atomic sbx_real_##fn
+/* Each slot is filled by a constructor at load (dlsym takes the loader lock: resolving lazily in a
+ * fork child of a threaded parent could deadlock); REAL() still resolves on first use if an
+ * interposer runs before the constructors (another library's constructor calling open...). */
+#define REAL_DECL(fn)                                                                   \
+	static void *_Atomic sbx_real_##fn;                                             \
+	__attribute__((constructor(101))) static void sbx_prime_##fn(void)              \
+	{                                                                               \
+		(void)sbx_real_sym(&sbx_real_##fn, #fn);                                \
+	}                                                                               \
+	static void *_Atomic sbx_real_##fn
 #define REAL(fn) ((__typeof__(&fn))sbx_real_sym(&sbx_real_##fn, #fn))
 
 long sbx_sys(long nr, long a, long b, long c, long d, long e, long f); /* -1 + errno like syscall(2) */
@@ -137,15 +149,17 @@ int sbx_resolve(int dirfd, const char *path, unsigned rflags, char *out);
 
 enum sbx_kind {
 	SBX_K_DATA = 0,              /* reading/writing contents: the policy decides as it is */
-	SBX_K_META,                  /* metadata (stat, access, readlink, realpath, directory listing
-	                              * reads): denied only by an explicit deny rule */
+	SBX_K_META,                  /* metadata (stat, access, readlink, realpath, O_PATH opens):
+	                              * denied only by an explicit deny rule. These system calls are
+	                              * not data accesses for the probes either. */
 };
 /* 0 = allowed (errno untouched); -1 = denied or undecidable (reported when denied; errno set). */
 int sbx_check_path(unsigned op, int dirfd, const char *path, unsigned access, unsigned rflags,
 		   enum sbx_kind kind);
-/* The same, for an already resolved absolute path (report as given). */
-int sbx_check_resolved(unsigned op, const char *abs, unsigned access, enum sbx_kind kind);
 int sbx_check_exec(unsigned op, int dirfd, const char *path, unsigned rflags);
+/* A call whose effect cannot be decided (e.g. openat2 RESOLVE_IN_ROOT): refused (EACCES) and
+ * reported with the subject as given. 0 when passive. */
+int sbx_refuse(unsigned op, const char *subject, unsigned access);
 /* Network peer (struct sockaddr). 0 allowed, -1 denied (EPERM, reported). */
 int sbx_check_sockaddr(unsigned op, const void *sa, socklen_t len);
 /* Name resolution; port in host order (0 = any). 0 allowed, -1 denied (reported; caller maps the
@@ -159,8 +173,10 @@ int sbx_check_open(int dirfd, const char *path, int flags);
 
 void sbx_report(const struct sbx_rec_hdr *h, const char *subject);
 void sbx_report_ack(void);
-/* At exit: send the count of dropped records, if any (bounded retry). */
+/* At exit: send the kept denial and the count of dropped ones, if any (bounded retry). */
 void sbx_report_flush(void);
+/* In a fork child: the kept denial and the count belong to the parent. */
+void sbx_report_forked(void);
 
 /* ---- descriptors the children need (fdguard.c) ------------------------------------------------- */
 

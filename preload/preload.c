@@ -10,8 +10,8 @@
  *   - maps SBXSUP_POLICY_FD (a memfd that must carry F_SEAL_WRITE) PROT_READ/MAP_PRIVATE and
  *     validates it with pol_open(); when the policy is absent or invalid it prints one
  *     "sbxsup-preload: " line and fails CLOSED: every decision denies (and is still reported);
- *   - the constructor sends one SBX_REC_ACK record; the destructor sends the count of records
- *     that could not be sent (if any) on one more.
+ *   - the constructor sends one SBX_REC_ACK record; the destructor sends what reporting could not
+ *     send earlier (report.c).
  * The state is only ever appended to after set-up (address table, directory cache), lock-free, so
  * a fork child or a signal handler never waits for a lock.
  */
@@ -20,6 +20,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,8 +220,10 @@ int sbx_pl_init(int argc, char **argv)
 __attribute__((constructor)) static void sbx_pl_ctor(int argc, char **argv, char **envp)
 {
 	(void)envp;
-	if (sbx_pl_init(argc, argv) != SBX_PL_PASSIVE)
+	if (sbx_pl_init(argc, argv) != SBX_PL_PASSIVE) {
+		pthread_atfork(NULL, NULL, sbx_report_forked);
 		sbx_report_ack();
+	}
 }
 
 __attribute__((destructor)) static void sbx_pl_dtor(void)

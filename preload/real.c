@@ -32,6 +32,11 @@ void *sbx_real_sym(void *_Atomic *slot, const char *name)
 typedef long (*sys_fn)(long, ...);
 static void *_Atomic real_syscall;
 
+__attribute__((constructor(101))) static void prime_syscall(void)
+{
+	(void)sbx_real_sym(&real_syscall, "syscall");
+}
+
 long sbx_sys(long nr, long a, long b, long c, long d, long e, long f)
 {
 	sys_fn fn = (sys_fn)sbx_real_sym(&real_syscall, "syscall");

@@ -114,9 +114,9 @@ static void strip_deleted(char *t, ssize_t *n)
 /* Base directory of a relative path. Returns 0, 1 (kernel decides), -1 (errno). */
 static int base_of(struct walk *w, int dirfd)
 {
-	char buf[PATH_MAX];
+	char *buf = w->rest;         /* not in use yet: saves a PATH_MAX of stack */
 	if (dirfd == AT_FDCWD) {
-		if (sbx_getcwd(buf, sizeof buf) != 0) {
+		if (sbx_getcwd(buf, PATH_MAX) != 0) {
 			errno = EACCES;  /* unreachable cwd: undecidable, fail closed */
 			return -1;
 		}
@@ -124,7 +124,7 @@ static int base_of(struct walk *w, int dirfd)
 	}
 	char link[40];
 	snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
-	ssize_t n = sbx_readlinkat(AT_FDCWD, link, buf, sizeof buf - 1);
+	ssize_t n = sbx_readlinkat(AT_FDCWD, link, buf, PATH_MAX - 1);
 	if (n < 0) {
 		if (!sbx_fd_valid(dirfd))
 			return 1;        /* EBADF from the kernel */
@@ -276,11 +276,9 @@ int sbx_resolve(int dirfd, const char *path, unsigned rflags, char *out)
 			errno = ENAMETOOLONG;
 			return -1;
 		}
-		char nr[PATH_MAX];
-		memcpy(nr, t, (size_t)tn);
-		nr[tn] = '/';
-		memcpy(nr + tn + 1, e, left + 1);
-		memcpy(w.rest, nr, (size_t)tn + 1 + left + 1);
+		memmove(w.rest + tn + 1, e, left + 1);   /* e points into w.rest: overlap-safe */
+		memcpy(w.rest, t, (size_t)tn);
+		w.rest[tn] = '/';
 		if (t[0] == '/') {
 			w.rlen = 0;
 			w.res[0] = 0;

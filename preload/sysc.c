@@ -47,8 +47,13 @@ static int decide(long nr, long a[6])
 #ifdef SYS_openat2
 	case SYS_openat2: {
 		const struct open_how *how = (const struct open_how *)a[2];
-		if (!how || (size_t)a[3] < sizeof(uint64_t))
-			return 0;
+		if (!how || (size_t)a[3] < sizeof(struct open_how))
+			return 0;   /* EINVAL / EFAULT from the kernel */
+		/* RESOLVE_IN_ROOT makes the kernel resolve under dirfd as "/": not the walk the
+		 * decision is made on, so it is refused (RESOLVE_BENEATH and the others only make
+		 * the kernel stricter). */
+		if (how->resolve & RESOLVE_IN_ROOT)
+			return sbx_refuse(SBX_OP_OPEN, P(a[1]), POL_READ);
 		return sbx_check_open((int)a[0], P(a[1]), (int)how->flags);
 	}
 #endif

@@ -167,6 +167,8 @@ int audit_filter_main(int argc, char **argv)
 	memset(&f, 0, sizeof f);
 	bool follow = false;
 	int c;
+	static char prog[] = "sbxsup: audit filter"; /* getopt's messages: "sbxsup: audit filter: ..." */
+	argv[0] = prog;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "e:x:r:s:u:l:o:fh", opts, NULL)) != -1) {
 		int r = 0;

@@ -262,6 +262,8 @@ int audit_report_main(int argc, char **argv)
 					     {NULL, 0, NULL, 0}};
 	const char *out = NULL;
 	int c;
+	static char prog[] = "sbxsup: audit report"; /* getopt's messages: "sbxsup: audit report: ..." */
+	argv[0] = prog;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (c) {

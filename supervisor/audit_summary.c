@@ -245,6 +245,8 @@ int audit_summary_main(int argc, char **argv)
 					     {NULL, 0, NULL, 0}};
 	bool json = false, follow = false;
 	int c;
+	static char prog[] = "sbxsup: audit summary"; /* getopt's messages: "sbxsup: audit summary: ..." */
+	argv[0] = prog;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "jfh", opts, NULL)) != -1) {
 		switch (c) {

@@ -183,6 +183,8 @@ int audit_verify_main(int argc, char **argv)
 {
 	static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
 	int c;
+	static char prog[] = "sbxsup: audit verify"; /* getopt's messages: "sbxsup: audit verify: ..." */
+	argv[0] = prog;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'h') {

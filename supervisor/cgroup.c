@@ -216,7 +216,7 @@ static long wanted(const struct cg_limits *lim, enum cg_ctl k)
 	return k == CG_MEMORY ? lim->memory_mb : k == CG_PIDS ? lim->pids : lim->cpu_pct;
 }
 
-int cg_setup(struct cg_run *c, const char *run_id, const struct cg_limits *lim)
+int cg_setup(struct cg_run *c, const char *run_id, const struct cg_limits *lim, struct janitor *j)
 {
 	char own[PATH_MAX], name[64];
 	snprintf(name, sizeof name, "sbxsup-%s", run_id);
@@ -225,7 +225,7 @@ int cg_setup(struct cg_run *c, const char *run_id, const struct cg_limits *lim)
 	if (own_dir(NULL, own, sizeof own) < 0) {
 		why_add(c, "no cgroup v2 hierarchy");
 	} else if (snprintf(c->v2, sizeof c->v2, "%s/%s", own, name) >= (int)sizeof c->v2 ||
-		   mkdir(c->v2, 0700) < 0) {
+		   (j && janitor_add(j, 'c', c->v2) < 0) || mkdir(c->v2, 0700) < 0) {
 		why_add(c, "cgroup v2 %s not writable: %s", own, strerror(errno));
 		c->v2[0] = 0;
 	} else {
@@ -258,7 +258,8 @@ int cg_setup(struct cg_run *c, const char *run_id, const struct cg_limits *lim)
 			continue;
 		}
 		char *d = c->v1[k];
-		if (snprintf(d, PATH_MAX, "%s/%s", own, name) >= PATH_MAX || mkdir(d, 0700) < 0) {
+		if (snprintf(d, PATH_MAX, "%s/%s", own, name) >= PATH_MAX || (j && janitor_add(j, 'c', d) < 0) ||
+		    mkdir(d, 0700) < 0) {
 			why_add(c, "%s: cgroup v1 not writable: %s", ctl_name[k], strerror(errno));
 			d[0] = 0;
 			continue;

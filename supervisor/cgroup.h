@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <linux/limits.h>
+#include "janitor.h"
 
 enum cg_ctl { CG_MEMORY = 0, CG_PIDS, CG_CPU, CG__N };
 
@@ -36,7 +37,8 @@ struct cg_run {
 };
 
 void cg_init(struct cg_run *c);
-int cg_setup(struct cg_run *c, const char *run_id, const struct cg_limits *lim);
+/* `j` (may be NULL) is told about each directory before it is created. */
+int cg_setup(struct cg_run *c, const char *run_id, const struct cg_limits *lim, struct janitor *j);
 /* In the child: join every run cgroup. Returns 0, or -1 (errno). Async-signal-safe. */
 int cg_join(const struct cg_run *c);
 /* Kill every process listed in the run's cgroups (cgroup.kill where present). Returns the number

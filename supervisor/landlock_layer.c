@@ -13,6 +13,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <dirent.h>
 #include <sys/syscall.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -194,18 +196,10 @@ static int add_net_port(int rfd, uint64_t access, uint16_t port)
 	return (int)syscall(__NR_landlock_add_rule, rfd, LL_RULE_NET_PORT, &na, 0);
 }
 
-static int add_path(int rfd, const char *path, unsigned access, uint64_t handled, struct sbx_landlock_result *r,
-		    char *why, size_t whylen)
+/* Add a rule for an O_PATH fd (consumed). */
+static int add_fd_rule(int rfd, int fd, const char *path, unsigned access, uint64_t handled,
+		       struct sbx_landlock_result *r, char *why, size_t whylen)
 {
-	int fd = open(path, O_PATH | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES || errno == ELOOP) {
-			r->skipped++; /* a grant we cannot open only narrows access */
-			return 0;
-		}
-		snprintf(why, whylen, "open %s: %s", path, strerror(errno));
-		return -1;
-	}
 	struct stat st;
 	if (fstat(fd, &st) < 0) {
 		snprintf(why, whylen, "fstat %s: %s", path, strerror(errno));
@@ -233,6 +227,106 @@ static int add_path(int rfd, const char *path, unsigned access, uint64_t handled
 	}
 	r->rules++;
 	return 0;
+}
+
+#define PROC_SUPER_MAGIC_ 0x9fa0
+#define PROC_ROOT_INO 1
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/* The root of a procfs: Landlock rules are "beneath", so granting the directory would grant every
+ * process's /proc/<pid> tree (environ, cmdline...), wider than the policy's top-level /proc files.
+ * Grant the top-level regular files one by one instead (no pid directories, no subdirectories);
+ * /proc/self and /proc/thread-self come as their own table entries. */
+static int add_proc_top(int rfd, int procfd, unsigned access, uint64_t handled, struct sbx_landlock_result *r,
+			char *why, size_t whylen)
+{
+	int dfd = openat(procfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	close(procfd);
+	if (dfd < 0) {
+		r->skipped++;
+		return 0;
+	}
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		r->skipped++;
+		return 0;
+	}
+	int rc = 0;
+	struct dirent *de;
+	while (rc == 0 && (de = readdir(d))) {
+		const char *n = de->d_name;
+		if (n[0] == '.' || all_digits(n) || !strcmp(n, "self") || !strcmp(n, "thread-self"))
+			continue;
+		int fd = openat(dirfd(d), n, O_PATH | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		struct stat st;
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			close(fd); /* subdirectories (sys, net, ...) are not top-level files */
+			continue;
+		}
+		char path[64];
+		snprintf(path, sizeof path, "/proc/%.50s", n);
+		rc = add_fd_rule(rfd, fd, path, access & ~(unsigned)POL_WRITE, handled, r, why, whylen);
+	}
+	closedir(d);
+	if (rc == 0)
+		snprintf(r->notes, sizeof r->notes, "/proc: top-level files and the command's own /proc/<pid> "
+			 "only (a child process cannot read its /proc/self; Landlock rules are per inode)");
+	return rc;
+}
+
+/* A procfs that shows only this sandbox: it belongs to our own pid namespace (/proc/self is our
+ * pid), that namespace is not the initial one, and its pid 1 is us or our parent (bwrap's init).
+ * Then every /proc/<pid> in it is the sandbox's own and the tree can be granted as it is. */
+#define PROC_PID_INIT_INO 0xEFFFFFFCu
+static bool proc_is_private(int procfd)
+{
+	char buf[32], mine[32];
+	ssize_t n = readlinkat(procfd, "self", buf, sizeof buf - 1);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	snprintf(mine, sizeof mine, "%d", (int)getpid());
+	if (strcmp(buf, mine))
+		return false;
+	struct stat st;
+	if (fstatat(procfd, "self/ns/pid", &st, 0) < 0 || st.st_ino == PROC_PID_INIT_INO)
+		return false;
+	return getpid() == 1 || getppid() == 1;
+}
+
+static int add_path(int rfd, const char *path, unsigned access, uint64_t handled, struct sbx_landlock_result *r,
+		    char *why, size_t whylen)
+{
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES || errno == ELOOP) {
+			r->skipped++; /* a grant we cannot open only narrows access */
+			return 0;
+		}
+		snprintf(why, whylen, "open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	struct statfs sf;
+	struct stat st;
+	if (fstatfs(fd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC_ && fstat(fd, &st) == 0 &&
+	    S_ISDIR(st.st_mode) && st.st_ino == PROC_ROOT_INO) {
+		if (!proc_is_private(fd))
+			return add_proc_top(rfd, fd, access, handled, r, why, whylen);
+		snprintf(r->notes, sizeof r->notes, "/proc: private to the sandbox's pid namespace, granted as a tree");
+	}
+	return add_fd_rule(rfd, fd, path, access, handled, r, why, whylen);
 }
 
 int sbx_landlock_apply_spec(const struct sbx_landlock_spec *s, struct sbx_landlock_result *r,
@@ -418,6 +512,12 @@ cJSON *sbx_landlock_plan(const struct policy *p, int abi)
 		} else {
 			cJSON_AddItemToObject(r, "access",
 					      rights_json(entry_rights(s.dirs[i].access, S_ISDIR(st.st_mode), handled)));
+			struct statfs sf;
+			if (statfs(s.dirs[i].path, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC_ &&
+			    S_ISDIR(st.st_mode) && st.st_ino == PROC_ROOT_INO)
+				cJSON_AddStringToObject(r, "narrowed", "host /proc: its top-level regular files only, "
+							"never /proc/<pid> trees (a private /proc in bwrap's pid namespace "
+							"is granted whole)");
 		}
 		cJSON_AddStringToObject(r, "rule", pol_rule_text(p, s.dirs[i].rule));
 		cJSON_AddItemToArray(rules, r);

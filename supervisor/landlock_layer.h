@@ -11,6 +11,8 @@
  * POL_READ -> READ_FILE|READ_DIR (+EXECUTE with POL_EXEC); POL_WRITE -> WRITE_FILE, REMOVE_*,
  * MAKE_{DIR,REG,SOCK,FIFO,SYM}, REFER, TRUNCATE, IOCTL_DEV (never MAKE_CHAR/MAKE_BLOCK). A table
  * entry that is a file gets only the file rights. Entries whose path does not exist are skipped.
+ * The root of a procfs is never granted as a tree (that would expose every /proc/<pid>): only its
+ * top-level regular files are; /proc/self resolves, in the stage, to the command's own /proc/<pid>.
  * Network: POL_NET_LIST with a port on every rule -> CONNECT_TCP allowed on those ports, BIND_TCP
  * denied; POL_NET_NONE -> all TCP connect/bind denied; POL_NET_ANY or a port-less rule -> TCP not
  * handled (recorded in `net_why`). Audit flags (ABI >= 7): LOG_SAME_EXEC_OFF|LOG_NEW_EXEC_ON, so
@@ -33,6 +35,7 @@ struct sbx_landlock_result {
 	char net_why[160];         /* why TCP is not handled ("" when it is) */
 	char flags[96];            /* restrict_self flags set ("log_same_exec_off|log_new_exec_on" or "none") */
 	unsigned rules, skipped;   /* fs rules added; table entries skipped (path missing) */
+	char notes[256];           /* "" or how a grant was narrowed to fit Landlock (e.g. /proc) */
 };
 
 /* Returns the ABI (>=1) when usable, 0 when not (why). */

@@ -41,7 +41,7 @@ void life_kill_now(pid_t child, const struct cg_run *cg)
 }
 
 /* SIGKILL every process whose parent is us (adopted orphans and the main child). */
-static int kill_our_children(void)
+static int kill_our_children(pid_t spare)
 {
 	DIR *d = opendir("/proc");
 	if (!d)
@@ -67,7 +67,7 @@ static int kill_our_children(void)
 		long ppid;
 		if (!rp || sscanf(rp + 1, " %c %ld", &state, &ppid) != 2)
 			continue;
-		if (ppid == self && state != 'Z') {
+		if (ppid == self && state != 'Z' && pid != spare) {
 			kill((pid_t)pid, SIGKILL);
 			n++;
 		}
@@ -76,7 +76,7 @@ static int kill_our_children(void)
 	return n;
 }
 
-int life_end(pid_t child, bool *child_done, int *child_status, const struct cg_run *cg)
+int life_end(pid_t child, bool *child_done, int *child_status, const struct cg_run *cg, pid_t spare)
 {
 	for (int round = 0; round < 5000; round++) {
 		int listed = 0;
@@ -86,21 +86,20 @@ int life_end(pid_t child, bool *child_done, int *child_status, const struct cg_r
 			kill(-child, SIGKILL);
 		if (cg)
 			listed = cg_kill_all(cg);
-		int ours = kill_our_children();
+		int ours = kill_our_children(spare);
 		/* Reap whatever is ours and already dead; never block on a live process. */
 		int st;
 		pid_t p;
-		bool none_left = false;
 		while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
 			if (p == child && !*child_done) {
 				*child_done = true;
 				*child_status = st;
 			}
 		}
-		if (p < 0 && errno == ECHILD)
-			none_left = true;
+		/* Done when no live child but `spare` is left (the /proc scan just counted them; a
+		 * zombie is reaped by the loop above) and the cgroups are empty. */
 		bool populated = cg && cg_populated(cg);
-		if (none_left && !ours && !populated)
+		if (!ours && !populated && (*child_done || child <= 0))
 			return 0;
 		(void)listed;
 		usleep(1000); /* SIGKILLed processes are still exiting */

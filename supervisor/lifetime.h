@@ -23,6 +23,7 @@ int life_child_setup(int alive_fd);
 /* SIGKILL to the whole run now (timeout, fail-closed): main child, its process group, cgroups. */
 void life_kill_now(pid_t child, const struct cg_run *cg);
 /* Kill and reap what is left. Returns the number of processes that could not be accounted for. */
-int life_end(pid_t child, bool *child_done, int *child_status, const struct cg_run *cg);
+/* `spare` (e.g. the janitor, which is not part of the run) is never killed. */
+int life_end(pid_t child, bool *child_done, int *child_status, const struct cg_run *cg, pid_t spare);
 
 #endif

@@ -40,6 +40,14 @@ static const char *const dev_paths[] = {
 	NULL,
 };
 static const char *const proc_globs[] = { "/proc/self/**", "/proc/thread-self/**", "/proc/*", NULL };
+/* Read-only kernel facts that libc and language runtimes read on their own (sysconf, malloc,
+ * libcap, uuid): without them every run would log harmless libc-internal "violations". */
+static const char *const runtime_paths[] = {
+	"/proc/sys/kernel/ngroups_max", "/proc/sys/kernel/osrelease", "/proc/sys/kernel/ostype",
+	"/proc/sys/kernel/pid_max", "/proc/sys/kernel/cap_last_cap", "/proc/sys/kernel/random",
+	"/proc/sys/vm/overcommit_memory", "/sys/kernel/mm/transparent_hugepage",
+	"/sys/devices/system/cpu", NULL,
+};
 /* System-wide secrets: glob, and the literal paths bwrap masks when they exist. */
 static const struct { const char *glob; const char *mask[2]; } etc_secrets[] = {
 	{ "/etc/shadow*", { "/etc/shadow", NULL } },
@@ -167,9 +175,9 @@ static int pb_grants(struct pb *b, const struct pol_build_opts *o)
 	for (size_t i = 0; proc_globs[i]; i++)
 		if (pb_builtin(b, POL_R_GRANT, POL_READ, POL_READ, "proc", proc_globs[i], NULL) < 0)
 			return -1;
-	if (pb_builtin(b, POL_R_GRANT, POL_READ, POL_READ, "sys", "/sys/devices/system/cpu/**",
-		       NULL) < 0)
-		return -1;
+	for (size_t i = 0; runtime_paths[i]; i++)
+		if (pb_builtin(b, POL_R_GRANT, POL_READ, POL_READ, "runtime", runtime_paths[i], NULL) < 0)
+			return -1;
 
 	const struct { const struct mf_hint *h; size_t n; unsigned access; } sets[] = {
 		{ m->writes, m->nwrites, rw }, { m->reads, m->nreads, POL_READ },

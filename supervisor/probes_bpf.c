@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 #include "probes_bpf.h"
 #include "probes.skel.h"
+#include "../bpf/probes.h"
 
 #ifndef BPF_FS_MAGIC
 #define BPF_FS_MAGIC 0xcafe4a11
@@ -164,8 +165,12 @@ int pr_bpf_load(struct pr_loaded *L, char *why, size_t whylen)
 	libbpf_print_fn_t old = libbpf_set_print(quiet_print);
 	char first[256] = "", cur[256];
 	int rc = -1;
+	/* SBXSUP_PROBES_TIER=raw_tp skips the tp_btf tier (tests of the fallback; diagnosis) */
+	const char *force = getenv("SBXSUP_PROBES_TIER");
 	for (size_t i = 0; i < sizeof(tiers) / sizeof(tiers[0]); i++) {
 		if (tiers[i].uring && !uring)
+			continue;
+		if (force && strcmp(force, tiers[i].name) != 0)
 			continue;
 		if (try_tier(L, &tiers[i], cur, sizeof(cur)) == 0) {
 			rc = 0;
@@ -239,6 +244,12 @@ int pr_bpf_pin(struct pr_loaded *L, const char *dir, char *why, size_t whylen)
 	}
 	if (ensure_bpffs(why, whylen) != 0 || mkdir_p(dir, why, whylen) != 0)
 		return -1;
+	uint32_t k0 = 0;
+	struct pr_config cfg = { .pidmode_runs = 0, .abi = PR_ABI };
+	if (bpf_map_update_elem(L->m.config, &k0, &cfg, BPF_ANY) != 0) {
+		snprintf(why, whylen, "write config: %s", strerror(errno));
+		return -1;
+	}
 	char p[512];
 	for (size_t i = 0; i < sizeof(MAP_NAMES) / sizeof(MAP_NAMES[0]); i++) {
 		snprintf(p, sizeof(p), "%s/map_%s", dir, MAP_NAMES[i]);
@@ -296,6 +307,14 @@ int pr_bpf_open_pinned(const char *dir, struct pr_loaded *L, char *why, size_t w
 			return -1;
 		}
 		*map_slot(&L->m, i) = fd;
+	}
+	uint32_t k0 = 0;
+	struct pr_config cfg = { 0, 0 };
+	if (bpf_map_lookup_elem(L->m.config, &k0, &cfg) != 0 || cfg.abi != PR_ABI) {
+		snprintf(why, whylen, "pinned set under %s is from another sbxsup version (abi %#x, want %#x); "
+			 "run sbxsup probes unload && sbxsup probes load", dir, cfg.abi, PR_ABI);
+		pr_bpf_close(L);
+		return -1;
 	}
 	const char *tier = NULL;
 	snprintf(p, sizeof(p), "%s/link_btf_sys_exit", dir);

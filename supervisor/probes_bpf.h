@@ -6,7 +6,8 @@
  * when the kernel's BTF has it, else left off with its reason. The result exposes the map fds in
  * `struct pr_maps`, which is all the per-run code (probes_layer.c) needs — the same for a private
  * per-run load and for a set pinned once under bpffs (pr_bpf_pin / pr_bpf_open_pinned).
- * Nothing here prints: failures come back as text in `why`.
+ * Nothing here prints: failures come back as text in `why`. SBXSUP_PROBES_TIER=raw_tp|tp_btf
+ * restricts the tiers tried (tests of the fallback, diagnosis).
  */
 #ifndef SBX_PROBES_BPF_H
 #define SBX_PROBES_BPF_H

@@ -11,6 +11,7 @@
  * which the next run reclaims.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,10 +24,11 @@
 #include "probes_bpf.h"
 #include "probes_decode.h"
 
-/* One drain call handles at most this many records: more than the ring buffer can hold, so a
+/* One drain call handles at most this many records: more than the ring buffer can hold (records are
+ * at least offsetof(path) bytes), so a
  * single call after the run's processes are gone empties it, while under a flood each call is
  * still bounded (the producers refill the ring while we read). */
-#define PR_DRAIN_BATCH (PR_RB_SIZE / sizeof(struct pr_event) + 1)
+#define PR_DRAIN_BATCH (PR_RB_SIZE / offsetof(struct pr_event, path) + 1)
 
 struct sbx_probes {
 	struct pr_loaded L;
@@ -44,6 +46,8 @@ struct sbx_probes {
 	unsigned batch;
 	bool audit_failed;
 	bool discard;                /* leftovers of a previous run of the slot: drop */
+	struct pr_event *evbuf;      /* one record, zero-padded (allocated once) */
+	struct pr_view *view;
 	uint64_t events, violations, malformed;
 };
 
@@ -133,6 +137,25 @@ static void purge_slot(int fd, uint32_t slot)
 	}
 }
 
+/* The same for the u64-keyed cgroups map. */
+static void purge_slot64(int fd, uint32_t slot)
+{
+	uint64_t key, next;
+	uint32_t val;
+	bool have = false;
+	for (int guard = 0; guard < 1 << 16; guard++) {
+		if (bpf_map_get_next_key(fd, have ? &key : NULL, &next) != 0)
+			break;
+		if (bpf_map_lookup_elem(fd, &next, &val) == 0 && val == slot) {
+			bpf_map_delete_elem(fd, &next);
+			have = false;
+			continue;
+		}
+		key = next;
+		have = true;
+	}
+}
+
 static int claim_slot(struct sbx_probes *pr, char *why, size_t whylen)
 {
 	uint32_t me = (uint32_t)getpid();
@@ -141,8 +164,10 @@ static int claim_slot(struct sbx_probes *pr, char *why, size_t whylen)
 			if (bpf_map_update_elem(pr->L.m.owners, &s, &me, BPF_NOEXIST) == 0) {
 				pr->slot = s;
 				pr->slot_claimed = true;
+				/* whatever a dead earlier owner of the slot left behind */
 				purge_slot(pr->L.m.tracked, s);
 				purge_slot(pr->L.m.armed, s);
+				purge_slot64(pr->L.m.cgroups, s);
 				return 0;
 			}
 			if (pass == 1) {
@@ -164,24 +189,24 @@ static int on_event(void *ctx, void *data, size_t len)
 		return 0;
 	pr->events++;
 	pr->batch++;
-	if (len < sizeof(struct pr_event)) {
+	const size_t head = offsetof(struct pr_event, path);
+	if (len < head || len > sizeof(struct pr_event)) {
 		pr->malformed++;
 	} else {
-		struct pr_view *v = malloc(sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		int d = pr_decide(pr->pol, data, v);
+		struct pr_event *ev = pr->evbuf;
+		memset(ev, 0, sizeof(*ev));
+		memcpy(ev, data, len);
+		struct pr_view *v = pr->view;
+		int d = ev->path_len > len - head ? -1 : pr_decide(pr->pol, ev, v);
 		if (d < 0)
 			pr->malformed++;
 		else if (d == 1) {
 			pr->violations++;
 			if (pr_emit_violation(pr->a, v) != 0) {
 				pr->audit_failed = true;
-				free(v);
 				return -EIO;
 			}
 		}
-		free(v);
 	}
 	return pr->batch >= PR_DRAIN_BATCH ? -ECANCELED : 0;
 }
@@ -197,14 +222,29 @@ int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_p
 	}
 	pr->pol = p;
 	pr->rbfd = -1;
+	pr->evbuf = malloc(sizeof(*pr->evbuf));
+	pr->view = malloc(sizeof(*pr->view));
+	if (!pr->evbuf || !pr->view) {
+		free(pr->evbuf);
+		free(pr->view);
+		free(pr);
+		set(why, whylen, "out of memory");
+		return -1;
+	}
 	pr->cfg = MAP_FAILED;
 	char w[256] = "", note[300] = "";
-	int rc = pr_bpf_open_pinned(PR_PIN_DIR, &pr->L, w, sizeof(w));
+	/* SBXSUP_PROBES_NOPIN=1: ignore a pinned set (isolated tests, diagnosis) */
+	const char *nopin = getenv("SBXSUP_PROBES_NOPIN");
+	int rc = nopin && !strcmp(nopin, "1") ? 1 : pr_bpf_open_pinned(PR_PIN_DIR, &pr->L, w, sizeof(w));
 	if (rc < 0)
 		snprintf(note, sizeof(note), " (pinned set unusable: %s)", w);
 	if (rc != 0) {
 		if (pr_bpf_load(&pr->L, w, sizeof(w)) != 0) {
-			set(why, whylen, w);
+			char both[600];
+			snprintf(both, sizeof(both), "%s%s", w, note);
+			set(why, whylen, both);
+			free(pr->evbuf);
+			free(pr->view);
 			free(pr);
 			return -1;
 		}
@@ -347,5 +387,7 @@ void sbx_probes_stop(struct sbx_probes *pr)
 	if (pr->rbfd >= 0)
 		close(pr->rbfd);
 	pr_bpf_close(&pr->L);
+	free(pr->evbuf);
+	free(pr->view);
 	free(pr);
 }

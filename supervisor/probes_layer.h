@@ -32,6 +32,7 @@ void sbx_probes_stop(struct sbx_probes *pr);
  * sbx_probes_probe() is cheap (no program load): it reports the pinned set when one is there
  * (`sbxsup probes load`), else checks capabilities and BTF; the real tier is chosen, loaded and
  * attached by sbx_probes_start() (whose failure turns the layer off with its reason).
+ * sbx_probes_start() uses the pinned set unless SBXSUP_PROBES_NOPIN=1 (isolated tests).
  * sbx_probes_probe_full() loads and attaches for real (tens of ms) — for `sbxsup status`.
  * sbx_probes_drain() handles at most one ring buffer's worth of records per call and returns how
  * many it handled (-1: the audit stream failed -> fail closed). The fd stays readable while records

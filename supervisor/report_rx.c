@@ -42,7 +42,7 @@ static int emit_deny(struct report_rx *r, struct audit *a, const struct sbx_rec 
 
 int report_rx_drain(struct report_rx *r, struct audit *a)
 {
-	for (;;) {
+	for (int batch = 0; batch < RX_BATCH; batch++) {
 		_Alignas(8) unsigned char buf[SBX_REC_MAX + 64];
 		union {
 			struct cmsghdr h;
@@ -82,7 +82,12 @@ int report_rx_drain(struct report_rx *r, struct audit *a)
 			continue;
 		}
 		r->denies++;
+		if (r->denies > RX_MAX_EVENTS) {
+			r->suppressed++;
+			continue;
+		}
 		if (emit_deny(r, a, &rec, kpid) < 0)
 			return -1;
 	}
+	return 0;
 }

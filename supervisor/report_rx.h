@@ -4,7 +4,10 @@
  * sbx_rec_decode (hostile input: anything malformed is counted in `rejected` and dropped), prefers
  * the kernel's SCM_CREDENTIALS pid over the record's, and turns each denial into one
  * `preload.deny` event (src "preload"); acks are counted (`acks` > 0 proves the preload is loaded in
- * the command). Returns -1 only when the audit stream failed (the run must fail closed).
+ * the command). Bounded against a flooding executor: at most RX_BATCH datagrams per call (the event
+ * loop stays responsive) and at most RX_MAX_EVENTS preload.deny lines per run (the rest are counted
+ * in `suppressed`, reported in run.end). Returns -1 only when the audit stream failed (the run must
+ * fail closed).
  */
 #ifndef SBX_REPORT_RX_H
 #define SBX_REPORT_RX_H
@@ -16,8 +19,11 @@
 struct report_rx {
 	int fd;                    /* supervisor end, SO_PASSCRED set, non-blocking */
 	const struct policy *pol;  /* for rule texts */
-	uint64_t acks, denies, dropped, rejected;
+	uint64_t acks, denies, dropped, rejected, suppressed;
 };
+
+#define RX_BATCH 256
+#define RX_MAX_EVENTS 10000
 
 int report_rx_drain(struct report_rx *r, struct audit *a);
 

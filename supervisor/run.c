@@ -11,6 +11,7 @@
  * gone. An audit write failure kills the run (exit 125: fail closed).
  */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <poll.h>
@@ -23,6 +24,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
@@ -36,6 +38,7 @@
 #include "ctl.h"
 #include "detect.h"
 #include "elfcheck.h"
+#include "janitor.h"
 #include "env.h"
 #include "layers.h"
 #include "lifetime.h"
@@ -72,12 +75,13 @@ struct run {
 	bool nproc_rlimit;
 	bool data_rlimit;          /* RLIMIT_DATA: no memory cgroup enforces memory_mb */
 	struct cg_run cg;
+	struct janitor jan;        /* removes cgroups + tmp dir if we are killed */
 	struct sbx_netfilter *nf;
 	struct sbx_probes *pr;
 	struct strv env, dropped;
 	struct timespec t0;
 	int sfd, tfd;
-	char tmpdir[64];           /* private tmp of the non-bwrap modes, "" when none */
+	char tmpdir[80];           /* private tmp of the non-bwrap modes, "" when none */
 	sigset_t oldmask;
 	bool started;              /* run.start written */
 	bool timed_out;
@@ -193,6 +197,10 @@ static int emit_end(struct run *r, int code, int sig)
 	cJSON_AddNumberToObject(ev, "lost", (double)lost);
 	if (r->rx.dropped)
 		cJSON_AddNumberToObject(ev, "preload_dropped", (double)r->rx.dropped);
+	if (r->rx.suppressed)
+		cJSON_AddNumberToObject(ev, "preload_suppressed", (double)r->rx.suppressed);
+	if (r->rx.rejected)
+		cJSON_AddNumberToObject(ev, "preload_rejected", (double)r->rx.rejected);
 	return emit(r, ev);
 }
 
@@ -292,6 +300,10 @@ static __attribute__((noreturn)) void child_direct(struct run *r, const struct c
 	}
 	keep_fd(r->pol_fd);
 	keep_fd(f->rep_c);
+	/* The init of the run is not ptrace-attachable by the executor's uid (execve of the command
+	 * resets this for the command itself). */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		_exit(SBX_EXIT_INTERNAL);
 	pid_t init = getpid();
 	pid_t s = fork();
 	if (s < 0) {
@@ -396,11 +408,18 @@ static void reap(struct run *r)
 {
 	int st;
 	pid_t p;
-	while ((p = waitpid(-1, &st, WNOHANG)) > 0)
+	while ((p = waitpid(-1, &st, WNOHANG | WUNTRACED)) > 0) {
+		if (WIFSTOPPED(st)) {
+			/* Our child must never stay stopped (e.g. left stopped by a ptrace attach from the
+			 * executor in a mode without seccomp): the run would hang. */
+			kill(p, SIGCONT);
+			continue;
+		}
 		if (p == r->child) {
 			r->child_done = true;
 			r->child_status = st;
 		}
+	}
 }
 
 static void on_signal(struct run *r)
@@ -422,8 +441,16 @@ static void on_signal(struct run *r)
 
 static void drain_all(struct run *r)
 {
-	if (report_rx_drain(&r->rx, &r->a) < 0)
-		r->audit_failed = true;
+	/* the tree is dead: what is queued is all there is (bounded by the socket buffer) */
+	for (int i = 0; i < 64; i++) {
+		uint64_t before = r->rx.acks + r->rx.denies + r->rx.rejected;
+		if (report_rx_drain(&r->rx, &r->a) < 0) {
+			r->audit_failed = true;
+			break;
+		}
+		if (r->rx.acks + r->rx.denies + r->rx.rejected == before)
+			break;
+	}
 	if (r->nf && sbx_netfilter_drain(r->nf, &r->a) < 0 && r->a.failed)
 		r->audit_failed = true;
 	if (r->pr && sbx_probes_drain(r->pr, &r->a) < 0 && r->a.failed)
@@ -574,6 +601,14 @@ static enum attempt_result attempt(struct run *r, bool bwrap_mode)
 		sbx_msg("out of memory building the environment");
 		goto out;
 	}
+#if defined(__SANITIZE_ADDRESS__)
+	/* ASan builds only: the instrumented stage starts behind /etc/ld.so.preload; it removes
+	 * these two before exec'ing the command. */
+	if (bwrap_mode && !r->o.disabled &&
+	    (env_set(&env, "ASAN_OPTIONS", "verify_asan_link_order=0:detect_leaks=0") < 0 ||
+	     env_set(&env, "SBXSUP_ASAN_STAGE", "1") < 0))
+		goto out;
+#endif
 	if (bwrap_mode) {
 		char err[256];
 		if (pipe2(errp, O_CLOEXEC) < 0 || (r->stderr_copy = fcntl(2, F_DUPFD_CLOEXEC, 3)) < 0) {
@@ -610,10 +645,11 @@ static enum attempt_result attempt(struct run *r, bool bwrap_mode)
 			goto out;
 		}
 	}
-	/* The stage's environment in direct mode. */
-	strv_free(&r->env);
-	r->env = env;
-	memset(&env, 0, sizeof env);
+	if (!bwrap_mode) { /* the stage's environment in direct mode (bwrap mode: --setenv) */
+		strv_free(&r->env);
+		r->env = env;
+		memset(&env, 0, sizeof env);
+	}
 
 	struct child_fds cf = {.alive_r = alive[0], .ctl_c = ctlp[1], .rep_c = repp[1],
 			       .status_w = stp[1], .err_w = errp[1], .ldso = ldso};
@@ -678,12 +714,15 @@ static enum attempt_result attempt(struct run *r, bool bwrap_mode)
 			r->bwrap_err_len += (size_t)k;
 	}
 	drain_all(r);
-	if (life_end(r->child, &r->child_done, &r->child_status, &r->cg) > 0)
+	if (life_end(r->child, &r->child_done, &r->child_status, &r->cg, r->jan.pid) > 0)
 		sbx_msg("warning: some processes of the run could not be accounted for");
 	drain_all(r);
 	if (r->listener >= 0) {
-		while (sbx_seccomp_handle(r->listener, &r->a) == 0)
+		/* Everything is dead: only already-queued notifications are left (bounded). */
+		for (int i = 0; i < 4096 && sbx_seccomp_handle(r->listener, &r->a) == 0; i++)
 			;
+		if (r->a.failed)
+			r->audit_failed = true;
 		close_fd(&r->listener);
 	}
 	if (bwrap_mode && !r->ready && !r->timed_out && !r->fwd_signal && !r->audit_failed)
@@ -790,6 +829,34 @@ static int load_manifest(struct run *r)
 	return 0;
 }
 
+static void remove_tree(const char *dir);
+
+/* A run killed by SIGKILL cannot remove its private tmp dir; the next run does: directories named
+ * sbxsup-<pid>-XXXXXX, owned by us, whose sbxsup process no longer exists. */
+static void sweep_stale_tmp(void)
+{
+	DIR *d = opendir("/tmp");
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char *end;
+		if (strncmp(e->d_name, "sbxsup-", 7))
+			continue;
+		long pid = strtol(e->d_name + 7, &end, 10);
+		if (end == e->d_name + 7 || *end != '-' || strlen(end + 1) != 6 || pid <= 0)
+			continue;
+		char path[300];
+		struct stat st;
+		snprintf(path, sizeof path, "/tmp/%s", e->d_name);
+		if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+			remove_tree(path);
+	}
+	closedir(d);
+}
+
 /* Compile the policy for the mode: bwrap gives the sandbox a private /tmp; the other modes get a
  * private per-run directory (0700, removed at the end) as their tmp and TMPDIR. */
 static int build_policy(struct run *r, bool bwrap_mode)
@@ -811,7 +878,8 @@ static int build_policy(struct run *r, bool bwrap_mode)
 			tmp = "/tmp/sbxsup-XXXXXX";
 		} else {
 			if (!r->tmpdir[0]) {
-				snprintf(r->tmpdir, sizeof r->tmpdir, "/tmp/sbxsup-XXXXXX");
+				sweep_stale_tmp();
+				snprintf(r->tmpdir, sizeof r->tmpdir, "/tmp/sbxsup-%d-XXXXXX", (int)getpid());
 				if (!mkdtemp(r->tmpdir)) {
 					sbx_msg("cannot create the run's private tmp dir: %s", strerror(errno));
 					r->tmpdir[0] = 0;
@@ -864,7 +932,7 @@ static void setup_limits_and_cgroups(struct run *r)
 		.pids = lim_on ? r->lim.pids : -1,
 		.cpu_pct = -1,
 	};
-	cg_setup(&r->cg, r->a.run, &cl);
+	cg_setup(&r->cg, r->a.run, &cl, &r->jan);
 	if (!lim_on)
 		return;
 	r->nproc_rlimit = r->lim.pids > 0 && !r->cg.ctl_on[CG_PIDS];
@@ -919,6 +987,22 @@ static void stop_kernel_layers(struct run *r)
 		sbx_probes_stop(r->pr);
 	r->nf = NULL;
 	r->pr = NULL;
+}
+
+/* Before the retry without bwrap: the policy for the direct mode (private tmp dir), its memfd, and
+ * the kernel layers restarted on it. Returns 0, or -1 (refuse: a required layer is gone, or an
+ * internal failure). */
+static int retry_prepare(struct run *r)
+{
+	stop_kernel_layers(r);
+	if (build_policy(r, false) < 0)
+		return -1;
+	if (r->tmpdir[0])
+		(void)janitor_add(&r->jan, 't', r->tmpdir);
+	if (reseal_policy(r) < 0 || env_set(&r->env, "TMPDIR", r->tmpdir) < 0)
+		return -1;
+	start_kernel_layers(r);
+	return require_missing(r) ? -1 : 0;
 }
 
 static int setup_signals(struct run *r)
@@ -1017,6 +1101,11 @@ static int run_main(struct run *r, int argc, char **argv)
 	if (reseal_policy(r) < 0)
 		return SBX_EXIT_INTERNAL;
 	if (!r->o.disabled) {
+		if (janitor_start(&r->jan) < 0)
+			sbx_msg("warning: cannot start the cleanup helper (%s): if sbxsup is killed, its cgroups "
+				"and tmp dir stay behind", strerror(errno));
+		if (r->tmpdir[0])
+			(void)janitor_add(&r->jan, 't', r->tmpdir);
 		setup_limits_and_cgroups(r);
 		start_kernel_layers(r);
 		if (require_missing(r))
@@ -1042,14 +1131,8 @@ static int run_main(struct run *r, int argc, char **argv)
 				*c = ' ';
 		sbx_layer_set_off(&r->L, SBX_L_BWRAP, "bwrap setup failed: %s",
 				  r->bwrap_err[0] ? r->bwrap_err : "exited before the sandbox was ready");
-		if (require_missing(r)) {
-			ar = ATT_FAIL;
-		} else if (stop_kernel_layers(r), build_policy(r, false) < 0 || reseal_policy(r) < 0 ||
-			   env_set(&r->env, "TMPDIR", r->tmpdir) < 0) {
-			ar = ATT_FAIL;
-		} else if (start_kernel_layers(r), require_missing(r)) {
-			ar = ATT_FAIL;
-		} else {
+		ar = ATT_FAIL;
+		if (!require_missing(r) && retry_prepare(r) == 0) {
 			bwrap_mode = false;
 			r->timed_out = false;
 			ar = attempt(r, false);
@@ -1093,6 +1176,7 @@ static void run_free(struct run *r)
 	cg_cleanup(&r->cg);
 	if (r->tmpdir[0])
 		remove_tree(r->tmpdir);
+	janitor_done(&r->jan);
 	if (r->audit_ok)
 		audit_close(&r->a);
 	if (r->pol_fd >= 0)
@@ -1118,6 +1202,7 @@ int cmd_run(int argc, char **argv)
 	}
 	r->pol_fd = r->sfd = r->tfd = -1;
 	cg_init(&r->cg);
+	janitor_init(&r->jan);
 	int code = run_main(r, argc, argv);
 	fflush(stdout);
 	run_free(r);

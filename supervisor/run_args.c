@@ -116,7 +116,10 @@ int run_args_parse(int argc, char **argv, struct run_opts *o)
 			sbx_msg("run: unknown option '%s' (see sbxsup run --help)", a);
 			return -1;
 		} else {
-			break; /* the command starts here (no "--") */
+			/* The command must follow "--": an option-looking word of the command can then never
+			 * be taken for one of ours (and a typo never runs something unintended). */
+			sbx_msg("run: '%s': the command must follow '--' (usage: sbxsup run [options] -- COMMAND [ARG...])", a);
+			return -1;
 		}
 	}
 	if (i >= argc) {

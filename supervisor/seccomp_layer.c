@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <linux/sched.h>
 #include <unistd.h>
@@ -54,6 +55,8 @@ enum sc_when {
 	W_IOCTL_INJECT,    /* ioctl(fd, TIOCSTI or TIOCLINUX) — compared on the low 32 bits */
 	W_PERSONALITY,     /* personality(p) with p not PER_LINUX (0) and not the 0xffffffff query */
 	W_SOCKET_RAW,      /* socket(AF_INET/AF_INET6, SOCK_RAW, ...) and socket(AF_PACKET, ...) */
+	W_SETRLIMIT_CORE,  /* setrlimit(RLIMIT_CORE, ...) */
+	W_PRLIMIT_CORE,    /* prlimit64(pid, RLIMIT_CORE, new != NULL, ...) */
 };
 
 struct sc_rule {
@@ -110,6 +113,8 @@ static const struct sc_rule deny_table[] = {
 	{"ioctl", EPERM, W_IOCTL_INJECT, false},
 	{"pidfd_getfd", EPERM, W_ALWAYS, false},
 	{"socket", EPERM, W_SOCKET_RAW, false},
+	{"setrlimit", EPERM, W_SETRLIMIT_CORE, false},
+	{"prlimit64", EPERM, W_PRLIMIT_CORE, false},
 	{"personality", EPERM, W_PERSONALITY, false},
 };
 #define NRULES (sizeof deny_table / sizeof deny_table[0])
@@ -129,6 +134,8 @@ static const char *when_text(enum sc_when w)
 	case W_CLONE_NS: return "flags & CLONE_NEW{NS,CGROUP,UTS,IPC,USER,PID,NET}";
 	case W_UNSHARE_NS: return "flags & CLONE_NEW{NS,CGROUP,UTS,IPC,USER,PID,NET,TIME}";
 	case W_IOCTL_INJECT: return "request (low 32 bits) == TIOCSTI or TIOCLINUX";
+	case W_SETRLIMIT_CORE: return "resource == RLIMIT_CORE (core dumps stay off: a dump may go to a host helper via core_pattern)";
+	case W_PRLIMIT_CORE: return "resource == RLIMIT_CORE and a new limit is given (reading it is allowed)";
 	case W_SOCKET_RAW: return "domain AF_PACKET, or AF_INET/AF_INET6 with type SOCK_RAW (raw packets bypass the cgroup network hooks)";
 	case W_PERSONALITY: return "persona (low 32 bits) > 0, except the 0xffffffff query (let through by the supervisor)";
 	}
@@ -214,6 +221,15 @@ static int add_rule(scmp_filter_ctx ctx, const struct sc_rule *r, int nr, bool n
 		if (!rc)
 			rc = seccomp_rule_add(ctx, act, nr, 2, SCMP_A0_32(SCMP_CMP_EQ, AF_INET6),
 					      SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW));
+		break;
+	case W_SETRLIMIT_CORE:
+		/* the limits layer sets RLIMIT_CORE to 0; a root executor (CAP_SYS_RESOURCE) could raise
+		 * it again and crash a child, and a pipe core_pattern runs a helper on the host */
+		rc = seccomp_rule_add(ctx, act, nr, 1, SCMP_A0_32(SCMP_CMP_EQ, RLIMIT_CORE));
+		break;
+	case W_PRLIMIT_CORE:
+		rc = seccomp_rule_add(ctx, act, nr, 2, SCMP_A1_32(SCMP_CMP_EQ, RLIMIT_CORE),
+				      SCMP_A2_64(SCMP_CMP_NE, 0));
 		break;
 	case W_PERSONALITY:
 		/* libseccomp allows one comparison per argument in a rule, so "not 0 and not 0xffffffff"

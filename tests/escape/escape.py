@@ -17,6 +17,7 @@ Expectations live in each attack's header comment:
   // profile: fs|fs-raw|exec|exec-raw|net|net-raw|syscall|proc|env|limits   (defaults per mode)
   // manifest: base|exec|net|env|limits                                      (default base)
   // build: static
+  // limits: {"wall_s": 15}                                                  (merged into the manifest)
   // expect-<mode>: blocked|blocked-or-reported; events: EV|EV(key=value,key~sub)|...  or  none
 """
 import argparse
@@ -131,14 +132,14 @@ PROFILES = {
     },
 }
 
-HDR_RE = re.compile(r'^\s*(?://|#)\s*(profile|manifest|build|expect-[a-z-]+)\s*:\s*(.*?)\s*$')
+HDR_RE = re.compile(r'^\s*(?://|#)\s*(profile|manifest|build|limits|expect-[a-z-]+)\s*:\s*(.*?)\s*$')
 
 
 def parse_expect(text):
     """'blocked; events: a|b(k=v)' -> (kind, [(event, [cond...])...] or None) ; 'none' -> None."""
     text = text.strip()
-    if text == 'none':
-        return None
+    if text == 'none' or text.startswith('none ') or text.startswith('none\t'):
+        return None   # "none (why)": not asserted in that mode
     kind, _, rest = text.partition(';')
     kind = kind.strip()
     if kind not in ('blocked', 'blocked-or-reported'):
@@ -169,6 +170,7 @@ class Attack:
         self.manifest = 'base'
         self.static = False
         self.summary = ''
+        self.limits = {}
         over = {}
         with open(path, encoding='utf-8') as f:
             head = f.read(8192)
@@ -186,6 +188,8 @@ class Attack:
                 self.manifest = v
             elif k == 'build':
                 self.static = v == 'static'
+            elif k == 'limits':
+                self.limits = json.loads(v)
             else:
                 over[k[len('expect-'):]] = v
         if self.profile not in PROFILES:
@@ -427,6 +431,7 @@ class Env:
                            'nofile': 64}
         elif kind != 'base':
             raise ValueError('unknown manifest kind %r' % kind)
+        m['limits'].update(attack.limits)
         p = os.path.join(self.mdir, '%s.json' % attack.name)
         with open(p, 'w') as f:
             json.dump(m, f, indent=1)
@@ -680,6 +685,8 @@ def main():
     ap.add_argument('--matrix', help='run every attack in every mode and write the Markdown matrix here')
     ap.add_argument('--only', action='append', default=[], help='attack name (glob) or family/ (repeatable)')
     ap.add_argument('--list', action='store_true', help='list attacks and expectations, run nothing')
+    ap.add_argument('-j', '--jobs', type=int, default=int(os.environ.get('ESC_JOBS', '2')),
+                    help='runs in parallel, each with its own canaries/listeners/victim (default 2)')
     ap.add_argument('-v', '--verbose', action='store_true')
     o = ap.parse_args()
 
@@ -731,26 +738,44 @@ def main():
             ms = modes or ALWAYS + [m for m in MODES if m not in ALWAYS and m in a.expect]
         for m in ms:
             plan.append((a, m))
-    env = Env(bindir)
     results, asserted, layers_by_mode = {}, {}, {}
+    lock = threading.Lock()
+    jobs = max(1, min(o.jobs, len(plan) or 1))
+    envs = [Env(bindir) for _ in range(jobs)]
     t0 = time.monotonic()
-    try:
-        for i, (a, m) in enumerate(plan):
+    counter = iter(range(len(plan)))
+
+    def worker(env):
+        while True:
+            with lock:
+                i = next(counter, None)
+            if i is None:
+                return
+            a, m = plan[i]
             r = run_one(env, sbxsup, a, m, i)
-            results[(a.name, m)] = r
-            if r['layers'] and m not in layers_by_mode:
-                layers_by_mode[m] = r['layers']
             st, msg = judge(a, m, r)
             name = 'escape/%s/%s' % (m, a.name)
-            if st:
-                asserted[(a.name, m)] = st
-                print(('PASS: %s' % name) if st == 'PASS' else ('FAIL: %s: %s' % (name, msg)), flush=True)
-            elif o.verbose:
-                print('# %s: %s' % (name, cell(a, m, r, None)), flush=True)
-            if o.verbose and st == 'FAIL':
-                print('#   stderr: %s' % r['stderr'].strip().replace('\n', '\n#   '))
+            with lock:
+                results[(a.name, m)] = r
+                if r['layers'] and m not in layers_by_mode:
+                    layers_by_mode[m] = r['layers']
+                if st:
+                    asserted[(a.name, m)] = st
+                    print(('PASS: %s' % name) if st == 'PASS' else ('FAIL: %s: %s' % (name, msg)), flush=True)
+                elif o.verbose:
+                    print('# %s: %s' % (name, cell(a, m, r, None)), flush=True)
+                if o.verbose and st == 'FAIL':
+                    print('#   stderr: %s' % r['stderr'].strip().replace('\n', '\n#   '), flush=True)
+
+    try:
+        threads = [threading.Thread(target=worker, args=(e,)) for e in envs]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
     finally:
-        env.close()
+        for e in envs:
+            e.close()
     print('# escape: %d runs in %.0f s' % (len(plan), time.monotonic() - t0), file=sys.stderr)
     if o.matrix:
         allm = [m for m in MODES if any((a.name, m) in results for a in attacks_ok)]

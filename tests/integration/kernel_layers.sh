@@ -112,6 +112,32 @@ else
 	t_fail kernel_signal_outside_blocked "$(why "$O")"
 fi
 
+# --- Landlock and /proc: another process's /proc/<pid> is never granted (the host /proc in no-bwrap mode
+# is narrowed to its top-level files + the command's own /proc/<pid>); bwrap's private /proc stays whole --
+A=$T_TMP/lp.jsonl; O=$T_TMP/lp.out
+krun landlock "$A" "$O" -- open "/proc/$VPID/environ" open /proc/meminfo open /proc/self/status
+A2=$T_TMP/lp0.jsonl; O2=$T_TMP/lp0.out
+krun none "$A2" "$O2" -- open "/proc/$VPID/environ"
+if has "$O" "open: blocked EACCES" && [ "$(grep -c 'open: SUCCEEDED' "$O")" = 2 ] \
+   && has "$O2" "open: SUCCEEDED" && audit_has "$A" run.start layers.landlock=true; then
+	t_pass kernel_landlock_proc_other_pid_denied
+else
+	t_fail kernel_landlock_proc_other_pid_denied "$(why "$O") control: $(tr '\n' ';' <"$O2")"
+fi
+if command -v bwrap >/dev/null 2>&1; then
+	O=$T_TMP/lpb.out
+	(cd "$WS" && "$SBXSUP" run -m "$MF" -w "$WS" --layers bwrap,landlock --require bwrap,landlock \
+		-- /bin/sh -c 'cat /proc/self/status >/dev/null && echo child-proc-self-ok') >"$O" 2>"$O.err" </dev/null
+	RC=$?
+	if [ $RC = 0 ] && has "$O" child-proc-self-ok; then
+		t_pass kernel_landlock_bwrap_private_proc_whole
+	else
+		t_fail kernel_landlock_bwrap_private_proc_whole "$(why "$O")"
+	fi
+else
+	t_skip kernel_landlock_bwrap_private_proc_whole "needs bwrap"
+fi
+
 # --- seccomp alone: ptrace of the parent, user-namespace unshare, foreign ABIs, io_uring ----------------
 A=$T_TMP/sc.jsonl; O=$T_TMP/sc.out
 krun seccomp "$A" "$O" -- ptrace unshare int80 x32 io_uring raw 127.0.0.2

@@ -62,7 +62,7 @@ if [ $rc -ne 0 ] && audit_has "$T_TMP/env_i.audit" preload.deny op=open path=/et
 else t_fail preload_env_i_keeps_preload "rc=$rc: $out"; fi
 
 # exec chains that strip or forge the environment
-for m in empty clear forged system spawn; do
+for m in empty clear forged system spawn fds; do
 	out=$(run "chain_$m" "$SBX_PROGS/pl_exec" "$m" "$H/.ssh/id_rsa" 2>&1); rc=$?
 	if [ $rc -eq 1 ] && ! grep -q FAKE-KEY <<<"$out" &&
 	   audit_has "$T_TMP/chain_$m.audit" preload.deny op=open path="$H/.ssh/id_rsa" comm=cat; then
@@ -70,12 +70,23 @@ for m in empty clear forged system spawn; do
 	else t_fail "preload_exec_chain_$m" "rc=$rc: $out"; fi
 done
 
+# python subprocess (close_fds: close_range in the child) keeps the policy for the child
+out=$(run subproc $PY -c "
+import subprocess
+r = subprocess.run(['cat', '$H/.ssh/id_rsa'], capture_output=True, text=True); print('secret', r.returncode)
+r = subprocess.run(['cat', '/etc/passwd'], capture_output=True, text=True); print('passwd', r.returncode)" 2>&1); rc=$?
+if grep -q "secret 1" <<<"$out" && grep -q "passwd 0" <<<"$out" &&
+   audit_has "$T_TMP/subproc.audit" preload.deny comm=cat path="$H/.ssh/id_rsa"; then
+	t_pass preload_python_subprocess
+else t_fail preload_python_subprocess "rc=$rc: $out"; fi
+
 # every interposed call, denied on the secret and allowed in the workspace
 mkdir -p "$WS/calls"
 out=$(run calls "$SBX_PROGS/pl_calls" "$H/.ssh/id_rsa" "$H/.ssh" "$WS/calls" 2>&1); rc=$?
 if [ $rc -eq 0 ] && [ "$(cat "$H/.ssh/id_rsa")" = FAKE-KEY ] &&
    audit_has "$T_TMP/calls.audit" preload.deny op=unlink path="$H/.ssh/id_rsa" access=write &&
    audit_has "$T_TMP/calls.audit" preload.deny op=exec path="$H/.ssh/id_rsa" &&
+   audit_has "$T_TMP/calls.audit" preload.deny op=exec path=/memfd:payload &&
    audit_has "$T_TMP/calls.audit" preload.deny op=connect addr=127.0.0.2 port=9 &&
    audit_has "$T_TMP/calls.audit" preload.deny op=resolve host=denied.invalid &&
    audit_has "$T_TMP/calls.audit" preload.deny op=stat path="$H/.ssh/id_rsa"; then
@@ -103,7 +114,7 @@ for l in open(sys.argv[1]):
     if o["event"]=="preload.deny": n+=1
     if o["event"]=="run.end": d=o.get("preload_dropped",0)
 print(n+d)' "$T_TMP/threads.audit")
-if [ $rc -eq 0 ] && grep -q "denied 3200 other 0" <<<"$out" && [ "$tot" -ge 3200 ]; then
+if [ $rc -eq 0 ] && grep -q "denied 3200 other 0" <<<"$out" && [ "$tot" = 3200 ]; then
 	t_pass preload_threads_all_accounted
 else t_fail preload_threads_all_accounted "rc=$rc: $out: reported+dropped=$tot"; fi
 

@@ -118,3 +118,15 @@ then t_pass run_status_json; else t_fail run_status_json "rc=$rc"; fi
 (cd "$WS" && "$SBXSUP" run 2>/dev/null); r3=$?
 if [ $r1 -eq 125 ] && [ $r2 -eq 125 ] && [ $r3 -eq 125 ]; then t_pass run_bad_args
 else t_fail run_bad_args "$r1 $r2 $r3"; fi
+
+# 10. audit stream unwritable: fail closed (125), the command never runs.
+(cd "$WS" && "$SBXSUP" run -a /dev/full -- sh -c 'echo ran > full-ran.txt' 2>"$T_TMP/e10"); rc=$?
+(cd "$WS" && "$SBXSUP" run -a /no/such/dir/audit.jsonl -- sh -c 'echo ran > full-ran.txt' 2>/dev/null); rc2=$?
+if [ $rc -eq 125 ] && [ $rc2 -eq 125 ] && [ ! -e "$WS/full-ran.txt" ] && grep -q 'fail closed' "$T_TMP/e10"; then
+	t_pass run_audit_fail_closed
+else t_fail run_audit_fail_closed "rc=$rc rc2=$rc2"; fi
+
+# 11. stdin/stdout pass through untouched (executors take JSON on stdin, print JSON on stdout).
+out=$(printf '{"q": "x"}' | (cd "$WS" && "$SBXSUP" run -- cat)); rc=$?
+if [ $rc -eq 0 ] && [ "$out" = '{"q": "x"}' ]; then t_pass run_stdio_passthrough
+else t_fail run_stdio_passthrough "rc=$rc out=$out"; fi

@@ -6,22 +6,30 @@
 
 WS=$T_TMP/ws; mkdir -p "$WS"
 A=$T_TMP/audit
-# The spawner: grandchildren in new sessions, double-forked, all sleeping with a unique marker.
+# The spawner: grandchildren in new sessions, double-forked; every process of the tree carries the
+# marker 9999.TAG in its argv; "started" is written once all four sleepers exist.
+cat > "$WS/sleeper.sh" <<'SH'
+#!/bin/sh
+touch "alive.$1.$$"
+exec sleep "$1"
+SH
 cat > "$WS/spawn.sh" <<'SH'
 #!/bin/sh
-T=$1
-setsid sh -c "sleep 9999.$T & sleep 9999.$T & wait" </dev/null >/dev/null 2>&1 &
-( setsid sleep 9999.$T </dev/null >/dev/null 2>&1 & )
-sleep 9999.$T &
-echo started > started.$T
+M=9999.$1
+setsid sh -c "sh ./sleeper.sh $M & sh ./sleeper.sh $M & wait" </dev/null >/dev/null 2>&1 &
+( setsid sh ./sleeper.sh $M </dev/null >/dev/null 2>&1 & )
+sh ./sleeper.sh $M &
+while [ "$(ls alive.$M.* 2>/dev/null | wc -l)" -lt 4 ]; do sleep 0.05; done
+echo started > started.$1
 wait
 SH
-chmod 755 "$WS/spawn.sh"
+chmod 755 "$WS/spawn.sh" "$WS/sleeper.sh"
 
-survivors() { pgrep -f "sleep 9999\.$1" 2>/dev/null | wc -l; }
+survivors() { pgrep -f "9999\.$1" 2>/dev/null | wc -l; }
 # Wait (bounded) until no process with the marker is left; the kernel kills asynchronously.
 gone() { local i; for i in $(seq 1 200); do [ "$(survivors "$1")" -eq 0 ] && return 0; sleep 0.05; done; return 1; }
-cleanup_tag() { pkill -KILL -f "sleep 9999\.$1" 2>/dev/null || true; }
+# only processes carrying this test's own random marker (started by this test)
+cleanup_tag() { pkill -KILL -f "9999\.$1" 2>/dev/null || true; }
 wait_file() { local i; for i in $(seq 1 400); do [ -e "$1" ] && return 0; sleep 0.05; done; return 1; }
 
 # 1. --timeout 1 -- sleep 60: exit 124, limit.hit wall_s, no survivor.
@@ -44,6 +52,15 @@ for mode in bwrap direct; do
 	else t_fail run_sigkill_no_survivor_$mode "before=$n_before after=$(survivors $tag)"; fi
 	audit_has "$A.k$mode" run.start layers.bwrap=$([ $mode = bwrap ] && echo true || echo false) \
 		|| t_fail run_sigkill_mode_$mode "run.start does not show the mode"
+	# the run's cgroups are removed by the janitor although the supervisor was killed
+	id=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    o = json.loads(l)
+    if o.get("event") == "run.start": print(o["run"])' "$A.k$mode" | tail -1)
+	cg_left() { find /sys/fs/cgroup -maxdepth 5 -type d -name "sbxsup-$id" 2>/dev/null | grep -q .; }
+	for i in $(seq 1 200); do cg_left || break; sleep 0.05; done
+	if [ -n "$id" ] && ! cg_left; then t_pass run_sigkill_no_cgroup_left_$mode
+	else t_fail run_sigkill_no_cgroup_left_$mode "run $id: $(find /sys/fs/cgroup -maxdepth 5 -type d -name "sbxsup-$id" 2>/dev/null | tr '\n' ' ')"; fi
 done
 
 # 4. after a normal exit of the main process, its background descendants are killed too.

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -128,6 +129,9 @@ int main(int argc, char **argv)
 	DENY("execve", EACCES, execve(S, av, environ));
 	DENY("execv", EACCES, execv(S, av));
 	DENY("execl", EACCES, execl(S, "x", (char *)NULL));
+	int mfd = memfd_create("payload", 0);
+	DENY("fexecve-memfd", EACCES, fexecve(mfd, av, environ));
+	close(mfd);
 	pid_t pid;
 	int pr = posix_spawn(&pid, S, NULL, NULL, av, environ);
 	n++;

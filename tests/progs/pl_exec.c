@@ -5,7 +5,10 @@
  *   MODE forged:  execve cat with LD_PRELOAD= and SBXSUP_POLICY_FD=999 in envp
  *   MODE system:  unsetenv("LD_PRELOAD"), then system("cat FILE")
  *   MODE spawn:   posix_spawnp cat with an empty environment
+ *   MODE fds:     dup2 /dev/null onto SBXSUP_POLICY_FD, close SBXSUP_REPORT_FD, closefrom(3), then
+ *                 execvp cat (the child must still get the policy and report its denial)
  * The program's exit status is cat's (1 when it was refused). */
+#include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +38,16 @@ int main(int argc, char **argv)
 		unsetenv("LD_PRELOAD");
 		int st = system(cmd);
 		return WIFEXITED(st) ? WEXITSTATUS(st) : 100;
+	} else if (!strcmp(m, "fds")) {
+		const char *pf = getenv("SBXSUP_POLICY_FD"), *rf = getenv("SBXSUP_REPORT_FD");
+		int nul = open("/dev/null", O_RDONLY);
+		if (pf)
+			dup2(nul, atoi(pf));
+		if (rf)
+			close(atoi(rf));
+		closefrom(3);
+		char *av[] = { (char *)"cat", (char *)f, NULL };
+		execvp("cat", av);
 	} else if (!strcmp(m, "spawn")) {
 		char *av[] = { (char *)"cat", (char *)f, NULL };
 		char *ev[] = { (char *)"PATH=/usr/bin:/bin", NULL };

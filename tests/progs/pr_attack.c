@@ -12,6 +12,8 @@
  *   int80 PATH              32-bit int 0x80 open(PATH) (x86-64 only; PATH copied below 4 GiB)
  *   exec-stripped PROG ARG... unsetenv LD_PRELOAD and execv(PROG) (no preload in PROG)
  *   uring                   io_uring_setup(2)
+ *   unshare                 raw unshare(CLONE_NEWUSER)
+ *   memfd-exec PROG         copy PROG into a memfd, raw execveat(memfd, "", AT_EMPTY_PATH)
  * Exit 0 when the attacked call succeeded, 1 when it failed, 2 on usage. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -143,6 +145,31 @@ int main(int argc, char **argv)
 		unsigned char params[120];
 		memset(params, 0, sizeof(params));
 		return report("io_uring_setup", raw(425, 4, (long)params, 0, 0));
+	}
+	if (!strcmp(c, "unshare") && argc == 2)
+		return report("unshare", raw(SYS_unshare, 0x10000000 /* CLONE_NEWUSER */, 0, 0, 0));
+	if (!strcmp(c, "memfd-exec") && argc == 3) {
+		int src = open(argv[2], O_RDONLY | O_CLOEXEC);
+		long mfd = raw(SYS_memfd_create, (long)"payload", 0, 0, 0);
+		if (src < 0 || mfd < 0)
+			return report("memfd setup", -1);
+		char buf[65536];
+		ssize_t n;
+		while ((n = read(src, buf, sizeof(buf))) > 0)
+			if (write((int)mfd, buf, (size_t)n) != n)
+				return report("memfd write", -1);
+		char *av[] = { argv[2], NULL }, *ev[] = { NULL };
+#if defined(__x86_64__)
+		long ret;
+		register long r10 __asm__("r10") = (long)ev;
+		register long r8 __asm__("r8") = AT_EMPTY_PATH;
+		__asm__ volatile("syscall" : "=a"(ret) : "a"((long)SYS_execveat), "D"(mfd), "S"(""), "d"(av),
+				 "r"(r10), "r"(r8) : "rcx", "r11", "memory");
+		errno = (int)-ret;
+#else
+		syscall(SYS_execveat, mfd, "", av, ev, AT_EMPTY_PATH);
+#endif
+		return report("execveat", -1);
 	}
 	fprintf(stderr, "pr_attack: bad usage\n");
 	return 2;

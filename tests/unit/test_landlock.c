@@ -245,6 +245,52 @@ static void test_scope_abstract_unix(void **state)
 	assert_int_equal(rc, 0);
 }
 
+/* /proc: the top-level files and the process's own /proc/<pid>; never another process's. */
+static void test_proc_narrowed(void **state)
+{
+	(void)state;
+	pid_t victim = fork();
+	assert_true(victim >= 0);
+	if (victim == 0) {
+		for (;;)
+			pause();
+	}
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct pol_dir d[16];
+		size_t n = sys_dirs(d);
+		d[n++] = (struct pol_dir){"/proc", POL_READ, 0};
+		d[n++] = (struct pol_dir){"/proc/self", POL_READ, 0};
+		struct sbx_landlock_spec s = {.dirs = d, .ndirs = n, .net_mode = POL_NET_NONE};
+		struct sbx_landlock_result r;
+		if (apply(&s, &r) < 0)
+			_exit(90);
+		fails = 0;
+		if (!strstr(r.notes, "/proc"))
+			fails++;
+		int fd = open("/proc/meminfo", O_RDONLY);
+		EXPECT_OK("read /proc/meminfo", fd);
+		if (fd >= 0)
+			close(fd);
+		fd = open("/proc/self/status", O_RDONLY);
+		EXPECT_OK("read /proc/self/status", fd);
+		if (fd >= 0)
+			close(fd);
+		char p[64];
+		snprintf(p, sizeof p, "/proc/%d/environ", (int)victim);
+		EXPECT_ERR("read another process's environ", open(p, O_RDONLY), EACCES);
+		snprintf(p, sizeof p, "/proc/%d/environ", (int)getppid());
+		EXPECT_ERR("read the parent's environ", open(p, O_RDONLY), EACCES);
+		EXPECT_ERR("list /proc/sys (a subdirectory)", open("/proc/sys/kernel/hostname", O_RDONLY), EACCES);
+		_exit(fails);
+	}
+	int rc = ku_wait(pid);
+	kill(victim, SIGKILL);
+	ku_wait(victim);
+	assert_int_equal(rc, 0);
+}
+
 /* A smaller ABI degrades right by right, with the reasons, and still enforces what it has. */
 static void test_abi3_degraded(void **state)
 {
@@ -361,6 +407,7 @@ int main(void)
 		cmocka_unit_test(test_cmd_exempt),
 		cmocka_unit_test(test_scope_signal),
 		cmocka_unit_test(test_scope_abstract_unix),
+		cmocka_unit_test(test_proc_narrowed),
 		cmocka_unit_test(test_abi3_degraded),
 		cmocka_unit_test(test_net_ports),
 		cmocka_unit_test(test_net_none),

@@ -16,6 +16,7 @@
 #include "kernel_util.h"
 
 static char cg[4300];
+static char g_audit[64]; /* the temp audit stream of the running case */
 
 /* cgroup2 mount (mountinfo) + our own v2 cgroup (/proc/self/cgroup "0::") */
 static int cgroup_create(void)
@@ -145,7 +146,8 @@ static void test_not_needed(void **state)
 /* mode POL_NET_LIST with rules, or POL_NET_NONE (empty allowlist) */
 static void run_case(enum pol_net_mode mode)
 {
-	char apath[] = "/tmp/sbx-test-netfilter-XXXXXX";
+	char *apath = g_audit;
+	snprintf(g_audit, sizeof g_audit, "/tmp/sbx-test-netfilter-XXXXXX");
 	int tfd = mkstemp(apath);
 	assert_true(tfd >= 0);
 	close(tfd);
@@ -247,6 +249,8 @@ static int cleanup(void **state)
 	(void)state;
 	if (cg[0])
 		rmdir(cg);
+	if (g_audit[0])
+		unlink(g_audit);
 	return 0;
 }
 

@@ -191,7 +191,10 @@ static void test_proc(void **state)
 	expect_path(p, "/proc/self/mem", W, D, "default: not granted");
 	expect_path(p, "/proc/sys/kernel/hostname", R, D, "default: not granted");
 	expect_path(p, "/sys/devices/system/cpu/online", R, A,
-		    "builtin:sys: /sys/devices/system/cpu/**");
+		    "builtin:runtime: /sys/devices/system/cpu");
+	expect_path(p, "/proc/sys/kernel/ngroups_max", R, A,
+		    "builtin:runtime: /proc/sys/kernel/ngroups_max");
+	expect_path(p, "/proc/sys/kernel/ngroups_max", W, D, "default: not granted");
 	expect_path(p, "/sys/kernel/debug", R, D, "default: not granted");
 	free(b.blob);
 }

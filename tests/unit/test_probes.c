@@ -17,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <cmocka.h>
@@ -410,6 +413,28 @@ static void test_connect(void **state)
 	assert_int_equal((int)nget(o, "errno"), ECONNREFUSED);
 	assert_null(find(v, "connect", "addr", "127.0.0.1"));
 	cJSON_Delete(v);
+
+	/* a connect that succeeds to a non-granted port: breach, the peer read from the kernel socket */
+	int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(ls >= 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sa);
+	assert_int_equal(bind(ls, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(ls, 4), 0);
+	assert_int_equal(getsockname(ls, (struct sockaddr *)&sa, &sl), 0);
+	char port[16];
+	snprintf(port, sizeof(port), "%u", ntohs(sa.sin_port));
+	char *a3[] = { p, "connect", "127.0.0.1", port, NULL };
+	assert_int_equal(run_attack(E.pr, NULL, NULL, a3), 0);
+	close(ls);
+	v = new_violations();
+	o = find(v, "connect", "addr", "127.0.0.1");
+	if (!o)
+		dump(v);
+	assert_non_null(o);
+	assert_int_equal((int)nget(o, "port"), ntohs(sa.sin_port));
+	assert_string_equal(sget(o, "outcome"), "breach");
+	cJSON_Delete(v);
 }
 
 static void test_int80(void **state)
@@ -466,6 +491,29 @@ static void test_io_uring_escape(void **state)
 		dump(v);
 	assert_non_null(o);
 	assert_string_equal(sget(o, "access"), "escape");
+	cJSON_Delete(v);
+}
+
+static void test_unshare_and_memfd_exec(void **state)
+{
+	(void)state;
+	char p[600];
+	prog(p, sizeof(p), "pr_attack");
+	char *a1[] = { p, "unshare", NULL };
+	run_attack(E.pr, NULL, NULL, a1);
+	char *a2[] = { p, "memfd-exec", "/bin/true", NULL };
+	assert_int_equal(run_attack(E.pr, NULL, NULL, a2), 0);   /* /bin/true ran from the memfd */
+	cJSON *v = new_violations();
+	const cJSON *o = find(v, "unshare", "rule", PR_RULE_ESCAPE);
+	if (!o)
+		dump(v);
+	assert_non_null(o);
+	o = find(v, "execveat", "rule", PR_RULE_ESCAPE);
+	if (!o)
+		dump(v);
+	assert_non_null(o);
+	assert_non_null(strstr(sget(o, "path"), "/memfd:payload"));
+	assert_string_equal(sget(o, "outcome"), "breach");
 	cJSON_Delete(v);
 }
 
@@ -558,6 +606,33 @@ static void test_cgroup_mode(void **state)
 	if (!o)
 		dump(v);
 	assert_non_null(o);
+	cJSON_Delete(v);
+}
+
+/* The raw_tp fallback tier loads, attaches and reports with its own sensor. */
+static void test_raw_tp_tier(void **state)
+{
+	(void)state;
+	setenv("SBXSUP_PROBES_TIER", "raw_tp", 1);
+	struct sbx_probes *pr = NULL;
+	char level[256], why[256] = "";
+	int rc = sbx_probes_start(E.p, 0, &pr, level, sizeof(level), why, sizeof(why));
+	unsetenv("SBXSUP_PROBES_TIER");
+	if (rc != 0)
+		fprintf(stderr, "raw_tp start: %s\n", why);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(level, "raw_tp"));
+	char p[600];
+	prog(p, sizeof(p), "pr_static_reader_static");
+	char *argv[] = { p, "/etc/shadow", NULL };
+	assert_int_equal(run_attack(pr, NULL, NULL, argv), 0);
+	sbx_probes_stop(pr);
+	cJSON *v = new_violations();
+	const cJSON *o = find(v, "openat", "path", "/etc/shadow");
+	if (!o)
+		dump(v);
+	assert_non_null(o);
+	assert_string_equal(sget(o, "sensor"), "raw_tp:sys_exit");
 	cJSON_Delete(v);
 }
 
@@ -694,10 +769,14 @@ int main(void)
 		cmocka_unit_test(test_int80),
 		cmocka_unit_test(test_exec_stripped),
 		cmocka_unit_test(test_io_uring_escape),
+		cmocka_unit_test(test_unshare_and_memfd_exec),
 		cmocka_unit_test(test_outside_process_silent),
 		cmocka_unit_test(test_flood_lost_exact),
 		cmocka_unit_test(test_cgroup_mode),
+		cmocka_unit_test(test_raw_tp_tier),
 	};
+	/* private programs: a pinned set loaded or unloaded by a concurrent test must not matter */
+	setenv("SBXSUP_PROBES_NOPIN", "1", 1);
 	if (group_setup(NULL) != 0)
 		return 1;
 	int rc = cmocka_run_group_tests_name("probes_decode", decode, NULL, NULL);

@@ -118,6 +118,30 @@ static void test_rejects(void **state)
 	assert_int_equal(sbx_rec_decode(tmp, sizeof h + 19, &r), -1);
 }
 
+/* err: a positive errno; a negative EAI_* code only on a "resolve" denial */
+static void test_resolve_err(void **state)
+{
+	(void)state;
+	unsigned char buf[SBX_REC_MAX];
+	struct sbx_rec r;
+	struct sbx_rec_hdr h = {0};
+	h.type = SBX_REC_DENY;
+	h.op = SBX_OP_RESOLVE;
+	h.err = -4; /* EAI_FAIL */
+	h.port = 443;
+	size_t n = sbx_rec_encode(buf, &h, "example.com", "curl");
+	assert_int_equal(sbx_rec_decode(buf, n, &r), 0);
+	assert_int_equal(r.h.err, -4);
+	assert_int_equal(r.h.port, 443);
+	h.err = -17;
+	n = sbx_rec_encode(buf, &h, "example.com", "curl");
+	assert_int_equal(sbx_rec_decode(buf, n, &r), -1);
+	h.err = -4;
+	h.op = SBX_OP_CONNECT;
+	n = sbx_rec_encode(buf, &h, "1.2.3.4", "curl");
+	assert_int_equal(sbx_rec_decode(buf, n, &r), -1);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -189,6 +213,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip_ack),
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_rejects),
+		cmocka_unit_test(test_resolve_err),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_fuzz),
 	};

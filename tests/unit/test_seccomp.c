@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <sys/personality.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <netinet/in.h>
 #include <linux/netlink.h>
@@ -101,6 +102,18 @@ static int attacks(void)
 		fails++;
 	else
 		close(ns);
+	struct rlimit rl = {0, 0};
+	EXPECT_ERR("setrlimit(RLIMIT_CORE)", setrlimit(RLIMIT_CORE, &rl), EPERM);
+	EXPECT_ERR("raw setrlimit(RLIMIT_CORE)", syscall(SYS_setrlimit, RLIMIT_CORE, &rl), EPERM);
+	if (getrlimit(RLIMIT_CORE, &rl) < 0) {
+		fprintf(stderr, "# child: getrlimit(RLIMIT_CORE) refused\n");
+		fails++;
+	}
+	rl.rlim_cur = rl.rlim_max = 1024;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+		fprintf(stderr, "# child: setrlimit(RLIMIT_NOFILE) refused\n");
+		fails++;
+	}
 	EXPECT_ERR("personality(PER_LINUX32)", personality(PER_LINUX32), EPERM);
 	if (personality(0xffffffff) < 0) {
 		fprintf(stderr, "# child: personality query refused\n");
@@ -149,6 +162,16 @@ static int serve(pid_t child, int listener, struct audit *a)
 	return ku_wait(child);
 }
 
+static char g_audit[64]; /* the temp audit stream; removed by teardown even when an assertion fails */
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (g_audit[0])
+		unlink(g_audit);
+	return 0;
+}
+
 static void test_probe(void **state)
 {
 	(void)state;
@@ -161,7 +184,8 @@ static void test_probe(void **state)
 static void test_denied_and_reported(void **state)
 {
 	(void)state;
-	char path[] = "/tmp/sbx-test-seccomp-XXXXXX";
+	char *path = g_audit;
+	snprintf(g_audit, sizeof g_audit, "/tmp/sbx-test-seccomp-XXXXXX");
 	int tfd = mkstemp(path);
 	assert_true(tfd >= 0);
 	close(tfd);
@@ -213,6 +237,8 @@ static void test_denied_and_reported(void **state)
 	assert_true(ku_line_has(path, "\"event\":\"seccomp.deny\"", "\"syscall\":\"ioctl\"", NULL));
 	assert_true(ku_line_has(path, "\"event\":\"seccomp.deny\"", "\"syscall\":\"personality\"", NULL));
 	assert_true(ku_line_has(path, "\"event\":\"seccomp.deny\"", "\"syscall\":\"socket\"", NULL));
+	assert_true(ku_line_has(path, "\"event\":\"seccomp.deny\"", "\"syscall\":\"prlimit64\"", NULL));
+	assert_true(ku_line_has(path, "\"event\":\"seccomp.deny\"", "\"syscall\":\"setrlimit\"", NULL));
 	assert_true(ku_line_has(path, "\"event\":\"seccomp.deny\"", "\"syscall\":\"io_uring_setup\"",
 				"\"action\":\"errno ENOSYS\"", NULL));
 #if defined(__x86_64__)
@@ -309,5 +335,5 @@ int main(void)
 		cmocka_unit_test(test_errno_only),
 		cmocka_unit_test(test_plan),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, teardown);
 }

@@ -1,6 +1,7 @@
 /* Read the supervisor's environment through /proc/<ppid>/environ (it holds the canary
  * SBXESC_SUP_SECRET); also tries /proc/<victim>/environ.
 // profile: fs
+// expect-landlock: none   (Landlock works on file hierarchies, not on /proc/<pid> ownership)
 */
 #include "esc.h"
 int main(int argc, char **argv)

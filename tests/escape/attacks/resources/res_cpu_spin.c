@@ -1,6 +1,8 @@
 /* Burn CPU past limits.cpu_s (1 s): spins for up to 6 s of CPU time.
 // profile: limits
-// expect-full: blocked; events: limit.hit(limit=cpu)
+// manifest: limits
+// limits: {"wall_s": 15}
+// expect-full: blocked; events: limit.hit(limit~cpu)
 */
 #include <time.h>
 #include "esc.h"

@@ -1,6 +1,7 @@
 /* Disk fill, bounded: writes 64 MiB into the workspace (limits.fsize_mb is 8).
 // profile: limits
-// expect-full: blocked; events: limit.hit(limit=fsize)
+// manifest: limits
+// expect-full: blocked; events: limit.hit(limit~fsize)
 */
 #include <signal.h>
 #include "esc.h"

@@ -2,9 +2,10 @@
  * refuses silently (EMFILE), so the layer is named by run.start (limits active) when no
  * limit.hit is written.
 // profile: limits
-// expect-full: blocked; events: limit.hit(limit=nofile)|run.start(layers.limits=true)
-// expect-no-bwrap: blocked; events: limit.hit(limit=nofile)|run.start(layers.limits=true)
-// expect-limits: blocked; events: limit.hit(limit=nofile)|run.start(layers.limits=true)
+// manifest: limits
+// expect-full: blocked; events: limit.hit(limit~nofile)|run.start(layers.limits=true)
+// expect-no-bwrap: blocked; events: limit.hit(limit~nofile)|run.start(layers.limits=true)
+// expect-limits: blocked; events: limit.hit(limit~nofile)|run.start(layers.limits=true)
 */
 #include <sys/resource.h>
 #include "esc.h"

@@ -1,7 +1,8 @@
 /* Fork bomb, bounded: tries to hold 300 live processes (limits.pids is 32). Every child exits on
  * its own after 5 s, so even an unlimited run cannot harm the host.
 // profile: limits
-// expect-full: blocked; events: limit.hit(limit=pids)
+// manifest: limits
+// expect-full: blocked; events: limit.hit(limit~pids)
 */
 #include <signal.h>
 #include <sys/wait.h>

@@ -2,6 +2,7 @@
  * a process carrying the run's marker is still alive (the runner checks with pgrep; the daemon
  * exits by itself after 20 s). The attack itself exits 1: the verdict is the runner's.
 // profile: limits
+// manifest: limits
 // expect-full: blocked; events: run.end
 // expect-no-bwrap: blocked; events: run.end
 // expect-preload-only: blocked; events: run.end

@@ -1,6 +1,7 @@
 /* Memory bomb, bounded: touches 512 MiB (limits.memory_mb is 64).
 // profile: limits
-// expect-full: blocked; events: limit.hit(limit=memory)
+// manifest: limits
+// expect-full: blocked; events: limit.hit(limit~memory)
 */
 #include <sys/mman.h>
 #include "esc.h"

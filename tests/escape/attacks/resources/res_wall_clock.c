@@ -1,6 +1,7 @@
 /* Outlive the wall-clock limit (limits.wall_s is 3): sleeps 8 s; the run must end with 124.
 // profile: limits
-// expect-full: blocked; events: limit.hit(limit=wall)
+// manifest: limits
+// expect-full: blocked; events: limit.hit(limit~wall)
 */
 #include "esc.h"
 int main(int argc, char **argv)

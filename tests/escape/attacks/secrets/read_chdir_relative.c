@@ -1,5 +1,8 @@
 /* chdir into the home directory, then open ".ssh/id_rsa" relative to the cwd.
 // profile: fs
+// expect-full: blocked; events: preload.deny|kernel.violation(outcome=contained)|run.start(layers.bwrap=true)
+// (in bwrap mode the home directory does not exist in the sandbox: chdir fails with ENOENT and the
+//  relative open finds nothing, so bwrap — named in run.start — is what stopped it)
 */
 #include "esc.h"
 int main(int argc, char **argv)

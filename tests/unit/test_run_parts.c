@@ -1,0 +1,223 @@
+/* test_run_parts.c — unit tests for the run's pure parts: secret-shaped names, the environment
+ * builder, `sbxsup run` argument parsing, the ctl status text, and the bwrap argv derived from a
+ * real compiled policy (order: parents before children, private /tmp before binds under it,
+ * masks after binds). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bwrap.h"
+#include "cmd.h"
+#include "ctl.h"
+#include "env.h"
+#include "layers.h"
+#include "manifest.h"
+#include "policy.h"
+#include "policy_build.h"
+#include "run_args.h"
+#include "strv.h"
+
+/* main.c is not in libsup.a */
+void sbx_msg(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("sbxsup: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static void t_secret_shaped(void **state)
+{
+	(void)state;
+	static const char *const yes[] = {
+		"AWS_SECRET_ACCESS_KEY", "AWS_PROFILE", "GITHUB_TOKEN", "GH_PAT_TOKEN", "MY_API_KEY",
+		"OPENAI_API_KEY", "DB_PASSWORD", "MYSQL_PWD_FILE_X", "DATABASE_URL", "SSH_AUTH_SOCK",
+		"GOOGLE_APPLICATION_CREDENTIALS", "X_CREDENTIALS", "app_secret", "NPM_TOKEN", "LDAP_PASSWD",
+	};
+	static const char *const no[] = {"PATH", "HOME", "LANG", "TERM", "NOTES_DIR", "LC_ALL", "OLDPWD",
+					 "PYTHONDONTWRITEBYTECODE", "KEYBOARD"};
+	for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+		assert_true(env_secret_shaped(yes[i]));
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+		assert_false(env_secret_shaped(no[i]));
+	assert_true(env_reserved("LD_PRELOAD"));
+	assert_true(env_reserved("SBXSUP_POLICY_FD"));
+	assert_false(env_reserved("LD_LIBRARY_PATH"));
+}
+
+static void t_env_build(void **state)
+{
+	(void)state;
+	struct manifest m;
+	memset(&m, 0, sizeof m);
+	char *pass[] = {"MY_*", "GITHUB_TOKEN", "LD_PRELOAD"};
+	struct mf_env_set set[] = {{"FIXED", "1"}, {"DB_PASSWORD", "hunter2"}, {"SBXSUP_RUN", "x"}};
+	m.env_pass = pass;
+	m.nenv_pass = 3;
+	m.env_set = set;
+	m.nenv_set = 3;
+	m.home = "/home/u";
+	char *caller[] = {"MY_VISIBLE=yes", "MY_API_KEY=s3cr3t", "GITHUB_TOKEN=ghp", "UNLISTED=no",
+			  "LD_PRELOAD=/evil.so", NULL};
+	struct strv env = {0}, dropped = {0};
+	assert_int_equal(env_build(&m, caller, &env, &dropped), 0);
+	assert_string_equal(strv_getenv(&env, "MY_VISIBLE"), "yes");
+	assert_string_equal(strv_getenv(&env, "FIXED"), "1");
+	assert_string_equal(strv_getenv(&env, "HOME"), "/home/u");
+	assert_non_null(strv_getenv(&env, "PATH"));
+	assert_null(strv_getenv(&env, "MY_API_KEY"));
+	assert_null(strv_getenv(&env, "GITHUB_TOKEN"));
+	assert_null(strv_getenv(&env, "DB_PASSWORD"));
+	assert_null(strv_getenv(&env, "UNLISTED"));
+	assert_null(strv_getenv(&env, "LD_PRELOAD"));
+	assert_null(strv_getenv(&env, "SBXSUP_RUN"));
+	assert_int_equal(dropped.n, 3);
+	for (size_t i = 0; i < env.n; i++)
+		assert_null(strstr(env.v[i], "s3cr3t"));
+	assert_int_equal(env_set(&env, "FIXED", "2"), 0);
+	assert_string_equal(strv_getenv(&env, "FIXED"), "2");
+	strv_free(&env);
+	strv_free(&dropped);
+}
+
+static void t_run_args(void **state)
+{
+	(void)state;
+	struct run_opts o;
+	unsetenv("SBXSUP_REQUIRE");
+	unsetenv("SBXSUP_AUDIT");
+	unsetenv("SBXSUP_SANDBOX");
+	char *a1[] = {"run", "-m", "m.json", "--workspace=/w", "-a", "-", "--layers", "preload,bwrap",
+		      "--require", "bwrap", "--timeout", "5", "--dry-run", "--", "echo", "hi", NULL};
+	assert_int_equal(run_args_parse(16, a1, &o), 0);
+	assert_string_equal(o.manifest, "m.json");
+	assert_string_equal(o.workspace, "/w");
+	assert_string_equal(o.audit, "-");
+	assert_int_equal(o.want, (1u << SBX_L_PRELOAD) | (1u << SBX_L_BWRAP));
+	assert_int_equal(o.require, 1u << SBX_L_BWRAP);
+	assert_int_equal(o.timeout_s, 5);
+	assert_true(o.dry_run);
+	assert_string_equal(o.cmd[0], "echo");
+
+	char *a2[] = {"run", "--require", "all", "--", "true", NULL};
+	assert_int_equal(run_args_parse(5, a2, &o), 0);
+	assert_int_equal(o.require, SBX_L_ALL);
+
+	char *bad1[] = {"run", "--timeout", "-3", "--", "true", NULL};
+	char *bad2[] = {"run", "--layers", "nope", "--", "true", NULL};
+	char *bad3[] = {"run", "--", NULL};
+	char *bad4[] = {"run", "--frobnicate", "--", "true", NULL};
+	assert_int_equal(run_args_parse(5, bad1, &o), -1);
+	assert_int_equal(run_args_parse(5, bad2, &o), -1);
+	assert_int_equal(run_args_parse(2, bad3, &o), -1);
+	assert_int_equal(run_args_parse(4, bad4, &o), -1);
+
+	setenv("SBXSUP_SANDBOX", "FaLsE", 1);
+	setenv("SBXSUP_REQUIRE", "landlock", 1);
+	char *a3[] = {"run", "--", "true", NULL};
+	assert_int_equal(run_args_parse(3, a3, &o), 0);
+	assert_true(o.disabled);
+	assert_int_equal(o.require, 1u << SBX_L_LANDLOCK);
+	char *bad5[] = {"run", "-m", "x.json", "true", NULL}; /* no "--" */
+	assert_int_equal(run_args_parse(4, bad5, &o), -1);
+	unsetenv("SBXSUP_SANDBOX");
+	unsetenv("SBXSUP_REQUIRE");
+	assert_true(run_env_false("off") && run_env_false("NO") && run_env_false("0"));
+	assert_false(run_env_false("1") || run_env_false("yes") || run_env_false(NULL));
+}
+
+static void t_ctl_status(void **state)
+{
+	(void)state;
+	char v[64];
+	const char *st = "landlock=on\nlandlock_level=abi 7\nseccomp=off\nseccomp_why=no\n";
+	assert_int_equal(ctl_status_get(st, "landlock", v, sizeof v), 0);
+	assert_string_equal(v, "on");
+	assert_int_equal(ctl_status_get(st, "landlock_level", v, sizeof v), 0);
+	assert_string_equal(v, "abi 7");
+	assert_int_equal(ctl_status_get(st, "seccomp_why", v, sizeof v), 0);
+	assert_string_equal(v, "no");
+	assert_int_equal(ctl_status_get(st, "probes", v, sizeof v), -1);
+}
+
+static ssize_t find(const struct strv *a, const char *s1, const char *s2)
+{
+	for (size_t i = 0; i + 1 < a->n; i++)
+		if (!strcmp(a->v[i], s1) && (!s2 || !strcmp(a->v[i + 1], s2)))
+			return (ssize_t)i;
+	return -1;
+}
+
+static void t_bwrap_argv(void **state)
+{
+	(void)state;
+	char ws[] = "/tmp/test_run_parts.XXXXXX";
+	assert_non_null(mkdtemp(ws));
+	struct mf_ctx ctx;
+	char err[512];
+	assert_int_equal(mf_ctx_init(&ctx, ws, err, sizeof err), 0);
+	struct manifest *m = NULL;
+	struct mf_errors e;
+	memset(&e, 0, sizeof e);
+	assert_int_equal(manifest_load_default(&ctx, &m, &e), 0);
+	void *blob = NULL;
+	size_t len = 0;
+	struct pol_build_opts bo = {.uid = getuid()};
+	assert_int_equal(pol_build(m, &bo, &blob, &len, err, sizeof err), 0);
+	const char *why;
+	const struct policy *p = pol_open(blob, len, &why);
+	assert_non_null(p);
+	struct strv env = {0}, argv = {0};
+	strv_add(&env, "PATH=/usr/bin");
+	struct bwrap_in in = {.bwrap = "/usr/bin/bwrap", .self_exe = "/x/sbxsup", .preload_lib = "/x/lib.so",
+			      .ldso_fd = 9, .workspace = m->workspace, .share_net = false, .env = &env};
+	assert_int_equal(bwrap_argv(p, &in, &argv, err, sizeof err), 0);
+	assert_string_equal(argv.v[0], "/usr/bin/bwrap");
+	assert_true(find(&argv, "--unshare-net", NULL) > 0);
+	assert_true(find(&argv, "--unshare-user", NULL) > 0);
+	assert_true(find(&argv, "--die-with-parent", NULL) > 0);
+	assert_true(find(&argv, "--clearenv", NULL) > 0);
+	ssize_t tmp = find(&argv, "--tmpfs", "/tmp"), wsb = find(&argv, "--bind", m->workspace);
+	assert_true(tmp > 0);
+	assert_true(wsb > tmp); /* the workspace under /tmp is bound after the private /tmp */
+	assert_true(find(&argv, "--ro-bind-data", "9") > 0);
+	assert_true(find(&argv, "--ro-bind", "/x/sbxsup") > 0);
+	assert_true(find(&argv, "--setenv", "PATH") > find(&argv, "--clearenv", NULL));
+	assert_true(find(&argv, "--chdir", m->workspace) > 0);
+	assert_string_equal(argv.v[argv.n - 1], "--");
+	/* host /tmp, /etc as a whole, /root and /etc/shadow are never bound */
+	assert_true(find(&argv, "--bind", "/tmp") < 0);
+	assert_true(find(&argv, "--ro-bind", "/etc") < 0);
+	assert_true(find(&argv, "--ro-bind", "/root") < 0);
+	assert_true(find(&argv, "--ro-bind", "/etc/shadow") < 0);
+	strv_free(&argv);
+	in.share_net = true;
+	assert_int_equal(bwrap_argv(p, &in, &argv, err, sizeof err), 0);
+	assert_true(find(&argv, "--unshare-net", NULL) < 0);
+	strv_free(&argv);
+	strv_free(&env);
+	free(blob);
+	manifest_free(m);
+	mf_errors_free(&e);
+	rmdir(ws);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_secret_shaped), cmocka_unit_test(t_env_build),
+		cmocka_unit_test(t_run_args),      cmocka_unit_test(t_ctl_status),
+		cmocka_unit_test(t_bwrap_argv),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
