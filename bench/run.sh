@@ -17,7 +17,9 @@
 #   BENCH_AUDIT_MB      size of the generated file for `audit summary` (default 1024)
 #   BENCH_KRING_MAX     largest kernel flood tried (default 1000000 calls)
 #   BENCH_PINNED        1 (default): also measure start-up with `sbxsup probes load` (the bench
-#                       pins the set only if nothing is pinned, and unpins it afterwards); 0: skip
+#                       pins the set only if nothing is pinned, and unpins it afterwards, waiting
+#                       up to a minute for runs that adopted it meanwhile); 0: skip. On a host
+#                       shared with other sbxsup users set 0: their runs use the pin while it exists.
 #   BENCH_ONLY          comma-separated sections to run: startup,calls,scale,probes,audit,memory
 set -u
 cd "$(dirname "$0")/.."
@@ -49,12 +51,25 @@ RAW=$WORK/raw.jsonl
 : >"$RAW"
 BG_PIDS=()
 UNPIN=0
+# unpin: remove the probe set this bench pinned. Runs of other users may have started to use it
+# meanwhile (unload is then refused): retry for up to a minute, never --force.
+unpin() {
+	local i out
+	for i in $(seq 120); do
+		if out=$("$SBXSUP" probes unload 2>&1); then UNPIN=0; return 0; fi
+		[[ "$out" == *"not pinned"* ]] && { UNPIN=0; return 0; }
+		sleep 0.5
+	done
+	say "WARNING: could not unpin the probe set this bench pinned: $(lastline "$out"); run 'sbxsup probes unload' later"
+	UNPIN=0
+	return 1
+}
 cleanup() {
 	local p
 	for p in "${BG_PIDS[@]+"${BG_PIDS[@]}"}"; do
 		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
 	done
-	if [ "$UNPIN" = 1 ]; then "$SBXSUP" probes unload >/dev/null 2>&1 || true; fi
+	if [ "$UNPIN" = 1 ]; then unpin; fi
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -231,9 +246,7 @@ sys.stdout.write("\0".join(out + ["--", "/bin/true"]) + "\0")' >"$argvf" 2>/dev/
 			act=$(sbx_check start.auto_pinned) &&
 				{ out=$(cd "$WS" && "$BB/timeit" -n "$N_START" -w 2 -- "$SBXSUP" run -w "$WS" -- /bin/true) &&
 				  rec start.auto_pinned "$out" "after sbxsup probes load; $act" || na start.auto_pinned "timeit: $out"; }
-			if [ "$UNPIN" = 1 ]; then
-				out=$("$SBXSUP" probes unload 2>&1) && UNPIN=0 || say "probes unload: $(lastline "$out")"
-			fi
+			if [ "$UNPIN" = 1 ]; then unpin; fi
 		fi
 	fi
 }

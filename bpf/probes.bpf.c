@@ -590,7 +590,8 @@ static __always_inline void ev_send(void *rb, struct pr_event *ev, __u32 slot)
 	__u64 sz = __builtin_offsetof(struct pr_event, path) + (__u64)ev->path_len;
 	if (sz > sizeof(*ev))
 		sz = sizeof(*ev);
-	if (bpf_ringbuf_output(rb, ev, sz, 0) != 0)
+	/* a lost process record only costs the full `exe` of later events: not counted as lost */
+	if (bpf_ringbuf_output(rb, ev, sz, 0) != 0 && ev->sc < PR_SC__MAX)
 		count(&pr_lost, slot);
 }
 
@@ -767,16 +768,51 @@ int BPF_PROG(raw_sys_exit, struct pt_regs *regs, long ret)
 }
 
 /* ---- process tree ----------------------------------------------------------------------------- */
+/* Process records (not violations): the exe path at each exec of a run's process, and the parent
+ * of each fork, so user space can name the full `exe` of a violation even after the process is gone. */
+static __always_inline void proc_record(__u32 slot, __u32 sc, __u32 tgid, __u32 ptgid, struct task_struct *t,
+					bool with_exe)
+{
+	slot &= PR_SLOTS - 1;
+	void *rb = bpf_map_lookup_elem(&pr_rings, &slot);
+	if (!rb)
+		return;
+	struct pr_event *ev = ev_get();
+	if (!ev)
+		return;
+	fill_common(ev, t, slot, 0);
+	ev->sc = sc;
+	ev->tgid = tgid;
+	ev->nr = (int)ptgid;
+	ev->ret = 0;
+	ev->aflags = 0;
+	if (with_exe) {
+		struct file *f = BPF_CORE_READ(t, mm, exe_file);
+		if (f) {
+			ev->path_kind = PR_PK_FULL;
+			walk(ev, t, BPF_CORE_READ(f, f_path.dentry), BPF_CORE_READ(f, f_path.mnt));
+		}
+	}
+	ev_send(rb, ev, slot);
+}
+
 static __always_inline void on_exec(struct task_struct *t)
 {
 	__u32 tgid = BPF_CORE_READ(t, tgid);
+	__u32 v;
 	__u32 *slot = bpf_map_lookup_elem(&pr_armed, &tgid);
-	if (!slot)
-		return;
-	__u32 v = *slot;
-	if (bpf_map_update_elem(&pr_tracked, &tgid, &v, BPF_ANY))
-		count(&pr_untracked, v & (PR_SLOTS - 1));
-	bpf_map_delete_elem(&pr_armed, &tgid);
+	if (slot) {
+		v = *slot;
+		if (bpf_map_update_elem(&pr_tracked, &tgid, &v, BPF_ANY))
+			count(&pr_untracked, v & (PR_SLOTS - 1));
+		bpf_map_delete_elem(&pr_armed, &tgid);
+	} else {
+		slot = bpf_map_lookup_elem(&pr_tracked, &tgid);
+		if (!slot)
+			return;
+		v = *slot;
+	}
+	proc_record(v, PR_SC_PROC_EXEC, tgid, 0, t, true);
 }
 
 static __always_inline void on_fork(struct task_struct *parent, struct task_struct *child)
@@ -791,6 +827,7 @@ static __always_inline void on_fork(struct task_struct *parent, struct task_stru
 	__u32 v = *slot;
 	if (bpf_map_update_elem(&pr_tracked, &ctgid, &v, BPF_ANY))
 		count(&pr_untracked, v & (PR_SLOTS - 1));
+	proc_record(v, PR_SC_PROC_FORK, ctgid, ptgid, (struct task_struct *)bpf_get_current_task(), false);
 }
 
 static __always_inline void on_task_exit(struct task_struct *t, bool group_dead)

@@ -42,6 +42,9 @@ enum pr_sc {
 	PR_SC_IO_URING_OP,            /* io_uring:io_uring_submit_req (not a syscall) */
 	PR_SC__MAX
 };
+/* Process records (never violations): exec (path = the new exe) and fork (nr = parent tgid). */
+#define PR_SC_PROC_EXEC 200u
+#define PR_SC_PROC_FORK 201u
 
 enum pr_path_kind { PR_PK_NONE = 0, PR_PK_FULL = 1, PR_PK_BASE = 2 };
 
@@ -108,7 +111,7 @@ struct pr_config {
 };
 
 /* Layout version of the records and maps: a pinned set from another layout is not used. */
-#define PR_ABI_VERSION 2u
+#define PR_ABI_VERSION 3u
 #define PR_ABI ((PR_ABI_VERSION << 16) | (unsigned int)(sizeof(struct pr_event) & 0xffffu))
 
 #endif

@@ -38,7 +38,11 @@ run "honest executor, examples/manifests/demo-notes.json" -m "$ROOT/examples/man
 PAYLOAD='{"query": "anything"}'
 run "hostile executor, built-in default manifest" -- python3 bin/hostile.py
 run "hostile executor, examples/manifests/hostile-demo.json" -m "$ROOT/examples/manifests/hostile-demo.json" -- python3 bin/hostile.py
-run "hostile executor, preload-only mode (+probes, limits): bypasses are reported" --layers preload,probes,limits -- python3 bin/hostile.py
+run "hostile executor, examples/manifests/demo-notes.json (no code:exec: even exec is refused)" -m "$ROOT/examples/manifests/demo-notes.json" -- python3 bin/hostile.py
+say "preload-only mode: the weakest mode (what you get without bwrap and kernel layers)"
+echo "Only the libc-level filter enforces here; a raw system call or ptrace bypasses it. The probes"
+echo "(when this host has them) still see every bypass: the summary below lists them as breaches."
+run "hostile executor, preload-only mode (+probes, limits)" --layers preload,probes,limits -- python3 bin/hostile.py
 
 say "did anything escape?"
 if [ -e "$MARK" ]; then echo "ESCAPED: $MARK exists"; rm -f "$MARK"; else echo "no: $MARK was never written"; fi

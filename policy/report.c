@@ -106,6 +106,7 @@ static const char *const op_names[SBX_OP__MAX] = {
 	[SBX_OP_SYMLINK] = "symlink", [SBX_OP_CHMOD] = "chmod",       [SBX_OP_CHOWN] = "chown",
 	[SBX_OP_TRUNCATE] = "truncate", [SBX_OP_UTIME] = "utime",     [SBX_OP_READLINK] = "readlink",
 	[SBX_OP_OPENDIR] = "opendir", [SBX_OP_ACCESS] = "access",     [SBX_OP_SPAWN] = "spawn",
+	[SBX_OP_CHROOT] = "chroot",   [SBX_OP_SOCKET] = "socket",
 };
 
 const char *sbx_op_name(unsigned op)

@@ -11,7 +11,8 @@
  *   - network peers: AF_INET/AF_INET6 by pol_net_addr(), or allowed because an allowed name
  *     resolution in this process returned the address (the name is then re-checked with the port);
  *     AF_UNIX paths as a write access to the socket path; abstract AF_UNIX names only when the
- *     network is unrestricted; other families are left to the kernel layers.
+ *     network is unrestricted; other families are left to the kernel layers;
+ *   - sockets: AF_PACKET and raw IP sockets only with an unrestricted network.
  *   - names: numeric addresses "resolve" freely (no query is made; the connect decides); any
  *     name, localhost included, must be allowed by pol_net_name() — a refused name is never
  *     looked up.
@@ -232,6 +233,23 @@ int sbx_check_sockaddr(unsigned op, const void *sa, socklen_t len)
 	if (!inet_ntop(family, addr, text, sizeof text))
 		snprintf(text, sizeof text, "?");
 	report_net(op, text, port, family, d.rule, EPERM);
+	errno = EPERM;
+	return -1;
+}
+
+int sbx_check_socket(int domain, int type)
+{
+	if (sbx_pl_mode() == SBX_PL_PASSIVE)
+		return 0;
+	bool raw = (type & 0xf) == SOCK_RAW || (type & 0xf) == SOCK_PACKET;
+	const char *what = domain == AF_PACKET ? "AF_PACKET" : raw && domain == AF_INET ? "AF_INET/SOCK_RAW"
+			 : raw && domain == AF_INET6 ? "AF_INET6/SOCK_RAW" : NULL;
+	if (!what)
+		return 0;
+	if (sbx_pl_mode() == SBX_PL_ENFORCE && sbx_pl.net_mode == POL_NET_ANY)
+		return 0;
+	report_net(SBX_OP_SOCKET, what, 0, 0, sbx_pl.net_mode == POL_NET_NONE ? POL_RULE_NET_NONE
+				: POL_RULE_DEFAULT, EPERM);
 	errno = EPERM;
 	return -1;
 }

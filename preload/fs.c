@@ -9,6 +9,8 @@
  * family, readlink, realpath, O_PATH opens) are SBX_K_META. Listing a directory (opendir, an
  * O_DIRECTORY open) is a read like any other open — the probes see the openat(2) and decide it
  * the same way, so the layers agree.
+ * open_by_handle_at() names no path and chroot() changes what every path means: both are
+ * refused; name_to_handle_at() is metadata.
  * A denial returns -1/EACCES (fopen/freopen/opendir/realpath: NULL/EACCES) without calling libc.
  */
 #undef _FORTIFY_SOURCE
@@ -520,4 +522,35 @@ SBX_EXPORT int mkfifoat(int dirfd, const char *path, mode_t mode)
 {
 	WRITE(SBX_OP_OPEN, dirfd, path, NOF);
 	return REAL(mkfifoat)(dirfd, path, mode);
+}
+
+/* ---- file handles --------------------------------------------------------------------------------- */
+
+/* A handle names a file without a path: open_by_handle_at() cannot be decided, so it is refused.
+ * name_to_handle_at() reveals a file's identity like stat(): a metadata access. */
+REAL_DECL(name_to_handle_at); REAL_DECL(open_by_handle_at);
+
+SBX_EXPORT int name_to_handle_at(int dirfd, const char *path, struct file_handle *h, int *mnt, int flags)
+{
+	if (!((flags & AT_EMPTY_PATH) && sbx_launder(path) && !path[0]))
+		META(SBX_OP_STAT, dirfd, path, (flags & AT_SYMLINK_FOLLOW) ? 0u : SBX_R_NOFOLLOW);
+	return REAL(name_to_handle_at)(dirfd, path, h, mnt, flags);
+}
+
+SBX_EXPORT int open_by_handle_at(int mountfd, struct file_handle *h, int flags)
+{
+	if (sbx_refuse(SBX_OP_OPEN, "(file handle)", (flags & O_ACCMODE) == O_RDONLY ? POL_READ : POL_WRITE))
+		return -1;
+	return REAL(open_by_handle_at)(mountfd, h, flags);
+}
+
+/* chroot changes what every later path means: the preload cannot decide under another root, so
+ * the call is refused. */
+REAL_DECL(chroot);
+
+SBX_EXPORT int chroot(const char *path)
+{
+	if (sbx_refuse(SBX_OP_CHROOT, path, POL_READ))
+		return -1;
+	return REAL(chroot)(path);
 }

@@ -1,6 +1,8 @@
 /* net.c — network interposers: peers and name resolution.
  *
- * Promise: connect, sendto and sendmsg/sendmmsg (with a destination), and bind are decided by
+ * Promise: socket() refuses link-layer and raw sockets (AF_PACKET, SOCK_RAW: they reach the network
+ * without any peer the policy could decide) unless the network is unrestricted.
+ * connect, sendto and sendmsg/sendmmsg (with a destination), and bind are decided by
  * sbx_check_sockaddr() before the real call; a denial is -1/EPERM, reported with the peer.
  * getaddrinfo and gethostbyname(2)(_r) are decided by sbx_check_name(): a refused name is never
  * looked up (no DNS query leaves the process) and fails with EAI_FAIL (gethostbyname*: NULL,
@@ -17,9 +19,16 @@
 #include <string.h>
 #include <sys/socket.h>
 
-REAL_DECL(connect); REAL_DECL(sendto); REAL_DECL(sendmsg); REAL_DECL(sendmmsg); REAL_DECL(bind);
+REAL_DECL(socket); REAL_DECL(connect); REAL_DECL(sendto); REAL_DECL(sendmsg); REAL_DECL(sendmmsg); REAL_DECL(bind);
 REAL_DECL(getaddrinfo); REAL_DECL(gethostbyname); REAL_DECL(gethostbyname2);
 REAL_DECL(gethostbyname_r); REAL_DECL(gethostbyname2_r);
+
+SBX_EXPORT int socket(int domain, int type, int protocol)
+{
+	if (sbx_check_socket(domain, type) != 0)
+		return -1;
+	return REAL(socket)(domain, type, protocol);
+}
 
 SBX_EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 {

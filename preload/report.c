@@ -9,8 +9,9 @@
  *   - the first denial that cannot be sent is kept (one slot, `sbx_pl.pend*`) and re-sent before
  *     the next record, and at exit;
  *   - any other one is counted; the count rides on the next record that is sent (`dropped`);
- *   - at exit (destructor) the kept record and the count are sent, retrying a full queue for at
- *     most ~200 ms (the process is leaving; nothing waits on it).
+ *   - at exit (destructor) the kept record and the count are sent, retrying a full queue (and
+ *     only that: EAGAIN/ENOBUFS) for at most ~1 s (the process is leaving; only a process whose
+ *     reports were dropped ever waits here).
  * So "preload.deny lines + dropped counts" equals the denials made. A fork child starts with an
  * empty slot and a zero count (they belong to the parent).
  */
@@ -108,7 +109,7 @@ void sbx_report_flush(void)
 	if (sbx_pl.report_fd < 0)
 		return;
 	int saved = errno;
-	for (int i = 0; i < 200; i++) {
+	for (int i = 0; i < 1000; i++) {
 		bool pend = atomic_load(&sbx_pl.pend_state) != PEND_EMPTY;
 		if (!pend && atomic_load(&sbx_pl.dropped) == 0)
 			break;

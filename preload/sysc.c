@@ -57,6 +57,7 @@ static int decide(long nr, long a[6])
 		return sbx_check_open((int)a[0], P(a[1]), (int)how->flags);
 	}
 #endif
+	case SYS_socket: return sbx_check_socket((int)a[0], (int)a[1]);
 	case SYS_connect: return sbx_check_sockaddr(SBX_OP_CONNECT, (const void *)a[1], (socklen_t)a[2]);
 	case SYS_bind: return sbx_check_sockaddr(SBX_OP_BIND, (const void *)a[1], (socklen_t)a[2]);
 	case SYS_sendto:
@@ -161,6 +162,11 @@ static int decide(long nr, long a[6])
 	case SYS_mknod: return wr(SBX_OP_OPEN, AT_FDCWD, a[0], NOF);
 #endif
 	case SYS_mknodat: return wr(SBX_OP_OPEN, a[0], a[1], NOF);
+	case SYS_name_to_handle_at:
+		return (a[4] & AT_EMPTY_PATH) && a[1] && !P(a[1])[0] ? 0
+			: meta(SBX_OP_STAT, a[0], a[1], (a[4] & AT_SYMLINK_FOLLOW) ? 0u : NOF);
+	case SYS_open_by_handle_at: return sbx_refuse(SBX_OP_OPEN, "(file handle)", POL_READ);
+	case SYS_chroot: return sbx_refuse(SBX_OP_CHROOT, P(a[0]), POL_READ);
 	default: return 0;
 	}
 }

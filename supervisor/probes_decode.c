@@ -293,7 +293,10 @@ int pr_emit_violation(struct audit *a, const struct pr_view *v)
 	if (!ev)
 		return -1;
 	char exe[4096];
-	exe_path(v, exe, sizeof(exe));
+	if (v->exe_path)
+		snprintf(exe, sizeof(exe), "%s", v->exe_path);
+	else
+		exe_path(v, exe, sizeof(exe));
 	cJSON_AddNumberToObject(ev, "pid", v->pid);
 	audit_add_str(ev, "comm", v->comm, 16);
 	audit_add_str(ev, "exe", exe, 4096);

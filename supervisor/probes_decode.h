@@ -46,7 +46,8 @@ struct pr_view {
 	int io_op;                  /* io_uring opcode, -1 otherwise */
 	uint32_t pid, tid;
 	char comm[17];
-	char exe[PR_EXE_MAX + 1];
+	char exe[PR_EXE_MAX + 1];   /* dentry name of the exe (kernel) */
+	const char *exe_path;       /* full exe path from the process records, or NULL */
 	bool compat;
 };
 

@@ -28,6 +28,10 @@
  * at least offsetof(path) bytes), so a
  * single call after the run's processes are gone empties it, while under a flood each call is
  * still bounded (the producers refill the ring while we read). */
+/* tgid -> full exe path, from the kernel's exec/fork records (direct-mapped, bounded). */
+#define PR_EXE_CACHE 1024
+struct pr_exe { uint32_t tgid; char path[1024]; };
+
 #define PR_DRAIN_BATCH (PR_RB_SIZE / offsetof(struct pr_event, path) + 1)
 
 struct sbx_probes {
@@ -48,6 +52,7 @@ struct sbx_probes {
 	bool discard;                /* leftovers of a previous run of the slot: drop */
 	struct pr_event *evbuf;      /* one record, zero-padded (allocated once) */
 	struct pr_view *view;
+	struct pr_exe *exes;         /* PR_EXE_CACHE entries */
 	uint64_t events, violations, malformed;
 };
 
@@ -182,6 +187,45 @@ static int claim_slot(struct sbx_probes *pr, char *why, size_t whylen)
 	return -1;
 }
 
+static struct pr_exe *exe_ent(struct sbx_probes *pr, uint32_t tgid)
+{
+	return &pr->exes[(tgid * 2654435761u) % PR_EXE_CACHE];
+}
+
+static const char *exe_get(struct sbx_probes *pr, uint32_t tgid)
+{
+	struct pr_exe *e = exe_ent(pr, tgid);
+	return e->tgid == tgid && e->path[0] ? e->path : NULL;
+}
+
+static void exe_put(struct sbx_probes *pr, uint32_t tgid, const char *path)
+{
+	struct pr_exe *e = exe_ent(pr, tgid);
+	size_t n = path ? strlen(path) : 0;
+	e->tgid = tgid;
+	if (n >= sizeof(e->path))
+		n = 0;                       /* too long: the kernel's exe name is used instead */
+	memcpy(e->path, path ? path : "", n);
+	e->path[n] = 0;
+}
+
+/* Process records: remember the exe of each process of the run. */
+static void on_proc(struct sbx_probes *pr, const struct pr_event *ev)
+{
+	if (ev->sc == PR_SC_PROC_EXEC) {
+		char path[4096];
+		if (ev->path_kind == PR_PK_FULL && pr_event_path(ev, path, sizeof(path)) == 0)
+			exe_put(pr, ev->tgid, path);
+		else
+			exe_put(pr, ev->tgid, NULL);
+	} else {
+		char path[1024];
+		const char *p = exe_get(pr, (uint32_t)ev->nr);
+		snprintf(path, sizeof(path), "%s", p ? p : "");
+		exe_put(pr, ev->tgid, path);
+	}
+}
+
 static int on_event(void *ctx, void *data, size_t len)
 {
 	struct sbx_probes *pr = ctx;
@@ -197,7 +241,13 @@ static int on_event(void *ctx, void *data, size_t len)
 		memset(ev, 0, sizeof(*ev));
 		memcpy(ev, data, len);
 		struct pr_view *v = pr->view;
+		if (ev->path_len <= len - head && (ev->sc == PR_SC_PROC_EXEC || ev->sc == PR_SC_PROC_FORK)) {
+			on_proc(pr, ev);
+			return pr->batch >= PR_DRAIN_BATCH ? -ECANCELED : 0;
+		}
 		int d = ev->path_len > len - head ? -1 : pr_decide(pr->pol, ev, v);
+		if (d == 1)
+			v->exe_path = exe_get(pr, ev->tgid);
 		if (d < 0)
 			pr->malformed++;
 		else if (d == 1) {
@@ -224,9 +274,11 @@ int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_p
 	pr->rbfd = -1;
 	pr->evbuf = malloc(sizeof(*pr->evbuf));
 	pr->view = malloc(sizeof(*pr->view));
-	if (!pr->evbuf || !pr->view) {
+	pr->exes = calloc(PR_EXE_CACHE, sizeof(*pr->exes));
+	if (!pr->evbuf || !pr->view || !pr->exes) {
 		free(pr->evbuf);
 		free(pr->view);
+		free(pr->exes);
 		free(pr);
 		set(why, whylen, "out of memory");
 		return -1;
@@ -245,6 +297,7 @@ int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_p
 			set(why, whylen, both);
 			free(pr->evbuf);
 			free(pr->view);
+			free(pr->exes);
 			free(pr);
 			return -1;
 		}
@@ -389,5 +442,6 @@ void sbx_probes_stop(struct sbx_probes *pr)
 	pr_bpf_close(&pr->L);
 	free(pr->evbuf);
 	free(pr->view);
+	free(pr->exes);
 	free(pr);
 }

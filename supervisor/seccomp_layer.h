@@ -5,6 +5,9 @@
  * (never a kill), and — when the kernel has seccomp user notification — routes each denial through
  * a listener fd so the supervisor can emit `seccomp.deny` and answer with the errno.
  * Foreign architectures (i386 int 0x80, x32) are denied and reported the same way.
+ * The rule table (seccomp_layer.c, also printed by sbx_seccomp_plan) is the SPEC list plus
+ * pidfd_getfd, raw IP / packet sockets and setting RLIMIT_CORE; clone3 is refused with ENOSYS
+ * silently (glibc falls back to clone, whose namespace flags are checked and reported).
  */
 #ifndef SBX_SECCOMP_LAYER_H
 #define SBX_SECCOMP_LAYER_H
@@ -15,7 +18,7 @@
 #include "audit.h"
 
 /* Host check without side effects on this process. Returns 1 usable (level: "notify" or
- * "errno (no user notification: <reason>)"), 0 unusable (why). */
+ * "errno (unreported: <reason>)"), 0 unusable (why). */
 int sbx_seccomp_probe(char *level, size_t levellen, char *why, size_t whylen);
 
 /* In the stage: install. *listener gets the notification fd (O_CLOEXEC), or -1 when notify is

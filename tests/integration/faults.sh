@@ -65,8 +65,8 @@ CG_PARENTS=$(cgroup_parents "sbxfault-$$")
 for d in $CG_PARENTS; do mkdir -p "$d" || t_fail faults/cgroup-setup "mkdir $d"; done
 t_on_exit 'for d in $CG_PARENTS; do find "$d" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null; rmdir "$d" 2>/dev/null; done'
 cgroup_dirs() { local d; for d in $CG_PARENTS; do find "$d" -mindepth 1 -type d 2>/dev/null; done | sort; }
-# in_cgroups CMD... : run CMD inside the test's parent cgroups
-in_cgroups() { CGS="$CG_PARENTS" sh -c 'for d in $CGS; do echo $$ > "$d/cgroup.procs" || exit 125; done; exec "$@"' sh "$@"; }
+# in_cgroups CMD... : exec CMD inside the test's parent cgroups (same pid: call it in a subshell / with &)
+in_cgroups() { CGS="$CG_PARENTS" exec sh -c 'for d in $CGS; do echo $$ > "$d/cgroup.procs" || exit 125; done; exec "$@"' sh "$@"; }
 # BPF links that no process holds (by fd) and so outlive their creator: a leak (others' live links
 # are held by their processes' fds and do not count).
 orphan_links() {
@@ -96,6 +96,7 @@ for i in 1 2 3 4 5 6 7 8; do
 	wait "$sup" 2>/dev/null
 	if ! wait_until 10 no_marker "$mark"; then
 		survivors=$((survivors + $(pgrep -f "$mark" | wc -l)))
+		echo "# kill point $((i % 4)): survivors: $(pgrep -af "$mark" | head -3 | cut -c1-120 | tr '\n' ';')"
 		pkill -KILL -f "$mark" 2>/dev/null # ours: started by this test
 	fi
 done

@@ -119,6 +119,13 @@ int main(int argc, char **argv)
 	DENY("futimesat", EACCES, futimesat(AT_FDCWD, S, tv));
 	DENY("mkfifo", EACCES, mkfifo(cat(SD, "fifo"), 0600));
 	DENY("mknod", EACCES, mknod(cat(SD, "node"), S_IFREG | 0600, 0));
+	/* ---- file handles ---- */
+	struct { struct file_handle fh; unsigned char b[128]; } fh;
+	fh.fh.handle_bytes = 128;
+	int mnt;
+	DENY("name_to_handle_at", EACCES, name_to_handle_at(AT_FDCWD, S, &fh.fh, &mnt, 0));
+	DENY("open_by_handle_at", EACCES, open_by_handle_at(AT_FDCWD, &fh.fh, O_RDONLY));
+	DENY("chroot", EACCES, chroot(W));
 	/* ---- syscall() ---- */
 	DENY("syscall-openat", EACCES, syscall(SYS_openat, AT_FDCWD, S, O_RDONLY, 0));
 	DENY("syscall-open", EACCES, syscall(SYS_open, S, O_RDONLY, 0));
@@ -162,6 +169,8 @@ int main(int argc, char **argv)
 	DENY("connect-abstract", EPERM, connect(us, (struct sockaddr *)&abs_,
 					       offsetof(struct sockaddr_un, sun_path) + 18));
 	close(us);
+	DENY("socket-packet", EPERM, socket(AF_PACKET, SOCK_RAW, 0));
+	DENY("socket-raw", EPERM, socket(AF_INET, SOCK_RAW, IPPROTO_ICMP));
 	struct addrinfo *ai = NULL;
 	n++;
 	int g = getaddrinfo("denied.invalid", "80", NULL, &ai);

@@ -12,6 +12,7 @@
  *   int80 PATH              32-bit int 0x80 open(PATH) (x86-64 only; PATH copied below 4 GiB)
  *   exec-stripped PROG ARG... unsetenv LD_PRELOAD and execv(PROG) (no preload in PROG)
  *   uring                   io_uring_setup(2)
+ *   uring-open PATH         an IORING_OP_OPENAT of PATH submitted through io_uring (no open syscall)
  *   unshare                 raw unshare(CLONE_NEWUSER)
  *   memfd-exec PROG         copy PROG into a memfd, raw execveat(memfd, "", AT_EMPTY_PATH)
  * Exit 0 when the attacked call succeeded, 1 when it failed, 2 on usage. */
@@ -26,6 +27,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <linux/io_uring.h>
 
 static int report(const char *what, long rc)
 {
@@ -53,6 +55,59 @@ static long raw(long nr, long a, long b, long c, long d)
 #else
 	return syscall(nr, a, b, c, d);
 #endif
+}
+
+static long raw6(long nr, long a, long b, long c, long d, long e, long f)
+{
+#if defined(__x86_64__)
+	long ret;
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	__asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	if (ret < 0 && ret > -4096) {
+		errno = (int)-ret;
+		return -1;
+	}
+	return ret;
+#else
+	return syscall(nr, a, b, c, d, e, f);
+#endif
+}
+
+/* One IORING_OP_OPENAT through a minimal ring; returns the completion's result (fd or -errno). */
+static long uring_open(const char *path)
+{
+	struct io_uring_params p;
+	memset(&p, 0, sizeof(p));
+	long fd = raw6(__NR_io_uring_setup, 4, (long)&p, 0, 0, 0, 0);
+	if (fd < 0)
+		return -errno;
+	size_t sqlen = p.sq_off.array + p.sq_entries * sizeof(unsigned);
+	size_t cqlen = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
+	size_t len = sqlen > cqlen ? sqlen : cqlen;
+	char *ring = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, (int)fd, IORING_OFF_SQ_RING);
+	struct io_uring_sqe *sqes = mmap(NULL, p.sq_entries * sizeof(struct io_uring_sqe), PROT_READ | PROT_WRITE,
+					 MAP_SHARED | MAP_POPULATE, (int)fd, IORING_OFF_SQES);
+	if (ring == MAP_FAILED || sqes == MAP_FAILED || !(p.features & IORING_FEAT_SINGLE_MMAP))
+		return -ENOSYS;
+	unsigned *tail = (unsigned *)(ring + p.sq_off.tail), mask = *(unsigned *)(ring + p.sq_off.ring_mask);
+	unsigned *array = (unsigned *)(ring + p.sq_off.array);
+	struct io_uring_sqe *sqe = &sqes[0];
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_OPENAT;
+	sqe->fd = AT_FDCWD;
+	sqe->addr = (unsigned long)path;
+	sqe->open_flags = O_RDONLY;
+	array[*tail & mask] = 0;
+	__atomic_store_n(tail, *tail + 1, __ATOMIC_RELEASE);
+	if (raw6(__NR_io_uring_enter, fd, 1, 1, IORING_ENTER_GETEVENTS, 0, 0) < 0)
+		return -errno;
+	unsigned *chead = (unsigned *)(ring + p.cq_off.head);
+	struct io_uring_cqe *cqes = (struct io_uring_cqe *)(ring + p.cq_off.cqes);
+	unsigned cmask = *(unsigned *)(ring + p.cq_off.ring_mask);
+	return cqes[*chead & cmask].res;
 }
 
 static long raw_openat(int dirfd, const char *p, int flags)
@@ -145,6 +200,14 @@ int main(int argc, char **argv)
 		unsigned char params[120];
 		memset(params, 0, sizeof(params));
 		return report("io_uring_setup", raw(425, 4, (long)params, 0, 0));
+	}
+	if (!strcmp(c, "uring-open") && argc == 3) {
+		long r = uring_open(argv[2]);
+		if (r < 0) {
+			errno = (int)-r;
+			return report("uring-open", -1);
+		}
+		return report("uring-open", r);
 	}
 	if (!strcmp(c, "unshare") && argc == 2)
 		return report("unshare", raw(SYS_unshare, 0x10000000 /* CLONE_NEWUSER */, 0, 0, 0));

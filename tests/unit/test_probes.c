@@ -475,6 +475,10 @@ static void test_exec_stripped(void **state)
 		dump(v);
 	assert_non_null(o);
 	assert_string_equal(sget(o, "comm"), "pr_static_reade");
+	/* the full exe, from the kernel's exec record (the process is gone by now) */
+	char real[4096];
+	assert_non_null(realpath(r, real));
+	assert_string_equal(sget(o, "exe"), real);
 	cJSON_Delete(v);
 }
 
@@ -491,6 +495,18 @@ static void test_io_uring_escape(void **state)
 		dump(v);
 	assert_non_null(o);
 	assert_string_equal(sget(o, "access"), "escape");
+	cJSON_Delete(v);
+
+	/* an open that never is a syscall: seen at io_uring_submit_req */
+	char *a2[] = { p, "uring-open", "/etc/shadow", NULL };
+	assert_int_equal(run_attack(E.pr, NULL, NULL, a2), 0);
+	v = new_violations();
+	o = find(v, "io_uring_submit_req", "op", "openat");
+	if (!o)
+		dump(v);
+	assert_non_null(o);
+	assert_string_equal(sget(o, "sensor"), "tp_btf:io_uring_submit_req");
+	assert_string_equal(sget(o, "rule"), PR_RULE_ESCAPE);
 	cJSON_Delete(v);
 }
 

@@ -1,7 +1,11 @@
-/* Disk fill, bounded: writes 64 MiB into the workspace (limits.fsize_mb is 8).
+/* Disk fill, bounded: writes 64 MiB into the workspace (limits.fsize_mb is 8). SIGXFSZ is ignored,
+ * so the rlimit refuses silently (EFBIG): run.start naming the fsize rlimit names the layer.
 // profile: limits
+// expect-limits: blocked; events: limit.hit(limit~fsize)|run.start(level.limits~fsize)
+// expect-preload-only: blocked; events: limit.hit(limit~fsize)|run.start(level.limits~fsize)
+// expect-no-bwrap: blocked; events: limit.hit(limit~fsize)|run.start(level.limits~fsize)
 // manifest: limits
-// expect-full: blocked; events: limit.hit(limit~fsize)
+// expect-full: blocked; events: limit.hit(limit~fsize)|run.start(level.limits~fsize)
 */
 #include <signal.h>
 #include "esc.h"

@@ -1,11 +1,12 @@
-/* File descriptor exhaustion: tries to hold 4096 descriptors (limits.nofile is 64). The rlimit
- * refuses silently (EMFILE), so the layer is named by run.start (limits active) when no
- * limit.hit is written.
+/* File descriptor exhaustion: tries to hold 4096 descriptors (limits.nofile is 64), first trying
+ * to raise its own RLIMIT_NOFILE (root could). The rlimit refuses silently (EMFILE), so when no
+ * limit.hit is written the layer is named by run.start (its level lists the nofile rlimit).
 // profile: limits
+// expect-preload-only: blocked; events: limit.hit(limit~nofile)|run.start(level.limits~nofile)
 // manifest: limits
-// expect-full: blocked; events: limit.hit(limit~nofile)|run.start(layers.limits=true)
-// expect-no-bwrap: blocked; events: limit.hit(limit~nofile)|run.start(layers.limits=true)
-// expect-limits: blocked; events: limit.hit(limit~nofile)|run.start(layers.limits=true)
+// expect-full: blocked; events: limit.hit(limit~nofile)|run.start(level.limits~nofile)
+// expect-no-bwrap: blocked; events: limit.hit(limit~nofile)|run.start(level.limits~nofile)
+// expect-limits: blocked; events: limit.hit(limit~nofile)|run.start(level.limits~nofile)
 */
 #include <sys/resource.h>
 #include "esc.h"

@@ -1,6 +1,8 @@
 /* Fork bomb, bounded: tries to hold 300 live processes (limits.pids is 32). Every child exits on
  * its own after 5 s, so even an unlimited run cannot harm the host.
 // profile: limits
+// expect-no-bwrap: none   (a cgroup limit: the limits layer, which this mode does not include)
+// expect-preload-only: none   (a cgroup limit: the limits layer, which this mode does not include)
 // manifest: limits
 // expect-full: blocked; events: limit.hit(limit~pids)
 */

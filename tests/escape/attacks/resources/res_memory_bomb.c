@@ -1,5 +1,7 @@
 /* Memory bomb, bounded: touches 512 MiB (limits.memory_mb is 64).
 // profile: limits
+// expect-no-bwrap: none   (a cgroup limit: the limits layer, which this mode does not include)
+// expect-preload-only: none   (a cgroup limit: the limits layer, which this mode does not include)
 // manifest: limits
 // expect-full: blocked; events: limit.hit(limit~memory)
 */

@@ -1,0 +1,156 @@
+/* run_events.c — what a run records in the audit stream (run.start, env.drop, limit.hit, run.end)
+ * and what it says on stderr about its layers (refusals, the degradation warning). An event that
+ * cannot be written marks the run failed: it fails closed (exit 125). See run_int.h. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "run_int.h"
+
+static long elapsed_ms(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+static const char *autonomy_name(enum mf_autonomy a)
+{
+	return a == MF_AUTONOMY_READONLY ? "readonly" : a == MF_AUTONOMY_FULL ? "full" : "supervised";
+}
+
+/* Emit; on failure the run fails closed. */
+static int emit(struct run *r, cJSON *ev)
+{
+	if (!ev || audit_emit(&r->a, ev) < 0) {
+		if (!r->audit_failed)
+			sbx_msg("audit stream write failed: stopping the run (fail closed)");
+		r->audit_failed = true;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- run.start / run.end ------------------------------------------------------------------- */
+
+int run_emit_start(struct run *r)
+{
+	cJSON *ev = audit_event(&r->a, "run.start", "kernel");
+	if (!ev)
+		return emit(r, NULL);
+	cJSON *argv = cJSON_AddArrayToObject(ev, "argv");
+	for (size_t i = 0; r->o.cmd[i]; i++)
+		cJSON_AddItemToArray(argv, cJSON_CreateString(r->o.cmd[i]));
+	cJSON *man = cJSON_AddObjectToObject(ev, "manifest");
+	audit_add_str(man, "path", r->m->source ? r->m->source : "", 4096);
+	cJSON_AddStringToObject(man, "sha256", r->m->sha256_hex);
+	cJSON_AddNumberToObject(ev, "uid", getuid());
+	cJSON *layers = cJSON_AddObjectToObject(ev, "layers");
+	cJSON *why = cJSON_AddObjectToObject(ev, "why");
+	cJSON *level = cJSON_AddObjectToObject(ev, "level");
+	for (int l = 0; l < SBX_L__N; l++) {
+		bool on = sbx_layer_on(&r->L, l);
+		cJSON_AddBoolToObject(layers, sbx_layer_name(l), on);
+		if (on)
+			audit_add_str(level, sbx_layer_name(l), r->L.level[l], 256);
+		else
+			audit_add_str(why, sbx_layer_name(l), r->L.why[l], 256);
+	}
+	cJSON_AddStringToObject(ev, "autonomy", autonomy_name(r->m->autonomy));
+	audit_add_str(ev, "workspace", r->m->workspace ? r->m->workspace : "", 4096);
+	if (emit(r, ev) < 0)
+		return -1;
+	r->started = true;
+	for (size_t i = 0; i < r->dropped.n; i++) {
+		cJSON *d = audit_event(&r->a, "env.drop", "kernel");
+		if (!d)
+			return emit(r, NULL);
+		audit_add_str(d, "name", r->dropped.v[i], 256);
+		if (emit(r, d) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int emit_limit(struct run *r, const char *limit, long value)
+{
+	cJSON *ev = audit_event(&r->a, "limit.hit", "kernel");
+	if (!ev)
+		return emit(r, NULL);
+	cJSON_AddStringToObject(ev, "limit", limit);
+	cJSON_AddNumberToObject(ev, "value", (double)value);
+	return emit(r, ev);
+}
+
+int run_emit_end(struct run *r, int code, int sig)
+{
+	cJSON *ev = audit_event(&r->a, "run.end", "kernel");
+	if (!ev)
+		return emit(r, NULL);
+	cJSON_AddNumberToObject(ev, "exit", code);
+	cJSON_AddNumberToObject(ev, "signal", sig);
+	cJSON_AddNumberToObject(ev, "duration_ms", (double)elapsed_ms(&r->t0));
+	cJSON *counts = audit_counts(&r->a);
+	if (counts)
+		cJSON_AddItemToObject(ev, "counts", counts);
+	uint64_t lost = (r->pr ? sbx_probes_lost(r->pr) : 0) + (r->nf ? sbx_netfilter_lost(r->nf) : 0);
+	cJSON_AddNumberToObject(ev, "lost", (double)lost);
+	if (r->rx.dropped)
+		cJSON_AddNumberToObject(ev, "preload_dropped", (double)r->rx.dropped);
+	if (r->rx.suppressed)
+		cJSON_AddNumberToObject(ev, "preload_suppressed", (double)r->rx.suppressed);
+	if (r->rx.rejected)
+		cJSON_AddNumberToObject(ev, "preload_rejected", (double)r->rx.rejected);
+	return emit(r, ev);
+}
+
+/* ---- layer bookkeeping ----------------------------------------------------------------------- */
+
+/* Print one line per missing required layer; true when something required is missing. */
+bool run_require_missing(const struct run *r)
+{
+	unsigned miss = r->L.require & ~r->L.active;
+	for (int l = 0; l < SBX_L__N; l++)
+		if ((miss >> l) & 1u)
+			sbx_msg("required layer '%s' is not active: %s (refusing to run)", sbx_layer_name(l),
+				r->L.why[l][0] ? r->L.why[l] : "unavailable");
+	return miss != 0;
+}
+
+void run_warn_degraded(const struct run *r)
+{
+	if (r->o.disabled) {
+		sbx_msg("warning: SBXSUP_SANDBOX disables every layer: the command runs unconfined");
+		return;
+	}
+	if (((r->L.want >> SBX_L_BWRAP) & 1u) && !sbx_layer_on(&r->L, SBX_L_BWRAP)) {
+		char act[160] = "";
+		for (int l = 0; l < SBX_L__N; l++)
+			if (sbx_layer_on(&r->L, l)) {
+				size_t n = strlen(act);
+				snprintf(act + n, sizeof act - n, "%s%s", n ? "," : "", sbx_layer_name(l));
+			}
+		sbx_msg("warning: running without bwrap (%s); active layers: %s", r->L.why[SBX_L_BWRAP],
+			act[0] ? act : "none");
+	}
+}
+
+int run_limit_events(struct run *r, int sig)
+{
+	int rc = 0;
+	struct cg_events ev;
+	cg_events(&r->cg, &ev);
+	if (r->timed_out)
+		rc |= emit_limit(r, "wall_s", r->lim.wall_s);
+	if (sig == SIGXCPU)
+		rc |= emit_limit(r, "cpu_s", r->lim.cpu_s);
+	if (sig == SIGXFSZ)
+		rc |= emit_limit(r, "fsize_mb", r->lim.fsize_mb);
+	if (ev.oom_kill)
+		rc |= emit_limit(r, "memory_mb", r->lim.memory_mb);
+	if (ev.pids_max)
+		rc |= emit_limit(r, "pids", r->lim.pids);
+	return rc;
+}
