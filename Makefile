@@ -59,6 +59,8 @@ UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 PROG_BIN   := $(PROG_SRC:tests/progs/%.c=$(B)/tests/progs/%)
 
 SBXSUP     := $(B)/sbxsup
+# BPF objects, skeletons and vmlinux.h are kept (not deleted as intermediates): objects include them.
+.SECONDARY: $(BPF_OBJ) $(BPF_SKEL) $(B)/bpf/vmlinux.h
 PRELOAD_SO := $(B)/libsbxpreload.so
 
 .PHONY: all test check asan install uninstall deps deps-check clean demo bench fuzz fuzz-ci escape-matrix progs

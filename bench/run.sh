@@ -10,8 +10,8 @@
 #
 # Environment (all optional):
 #   B, SBXSUP, SBXSUP_PRELOAD_LIB   set by `make bench`
-#   BENCH_STARTUP_RUNS  runs per start-up figure (default 20; bare exec gets twice as many)
-#   BENCH_CALLS         calls per per-call figure, split over BENCH_ROUNDS rounds (default 1000000, 5)
+#   BENCH_STARTUP_RUNS  rounds of the start-up figures, one run of each configuration per round (20)
+#   BENCH_CALLS         calls per per-call figure, split over BENCH_ROUNDS rounds (default 1000000, 10)
 #   BENCH_CONNECT_CALLS the same for the TCP connect figure (default 100000: a loopback TCP connect
 #                       with its accept costs ~100x an open, 1e6 of them would take minutes)
 #   BENCH_AUDIT_MB      size of the generated file for `audit summary` (default 1024)
@@ -21,8 +21,9 @@
 #                       up to a minute for runs that adopted it meanwhile); 0: skip. On a host
 #                       shared with other sbxsup users set 0: their runs use the pin while it exists.
 #   BENCH_ONLY          comma-separated sections to run: startup,calls,scale,probes,audit,memory
+#   BENCH_RESULTS       where to write the JSON (default bench/results.json)
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
 B=${B:-build}
 case $B in /*) BD=$B ;; *) BD=$ROOT/$B ;; esac
@@ -33,7 +34,7 @@ unset SBXSUP_AUDIT SBXSUP_REQUIRE SBXSUP_SANDBOX
 BB=$BD/bench
 N_START=${BENCH_STARTUP_RUNS:-20}
 CALLS=${BENCH_CALLS:-1000000}
-ROUNDS=${BENCH_ROUNDS:-5}
+ROUNDS=${BENCH_ROUNDS:-10}
 PER=$(( CALLS / ROUNDS ))
 CPER=$(( ${BENCH_CONNECT_CALLS:-100000} / ROUNDS ))
 AUDIT_MB=${BENCH_AUDIT_MB:-1024}
@@ -102,19 +103,24 @@ mkdir -p "$BB"
 WARN="-D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 -Wvla"
 LIBS="$(pkg-config --libs libseccomp libbpf libcjson libsodium 2>/dev/null) -lelf -lz"
 INC="-Ipolicy -Icommon -Isupervisor $(pkg-config --cflags libcjson 2>/dev/null)"
-build() { # name, extra cc args...
-	local n=$1; shift
-	if ! out=$(cc $WARN "$@" 2>&1); then
+build() { # NAME CC-ARGS... : builds $BB/NAME; a stale binary never survives a failed build
+	local n=$1 out; shift
+	rm -f "$BB/$n"
+	# shellcheck disable=SC2086 # WARN is a list of flags
+	if ! out=$(cc $WARN -o "$BB/$n" "$@" 2>&1); then
+		rm -f "$BB/$n"
 		say "cannot build $n: $(lastline "$out")"
 		return 1
 	fi
 }
-build timeit -o "$BB/timeit" bench/timeit.c
-build preload_calls -o "$BB/preload_calls" bench/preload_calls.c
-build tiny -o "$BB/tiny" bench/tiny.c
-build kflood_static -static -o "$BB/kflood_static" bench/kflood_static.c
-build polrun $INC -o "$BB/polrun" bench/polrun.c "$BD/libsup.a" "$BD/libcommon.a" "$BD/libpolicy.a" $LIBS
-build audit_writer $INC -o "$BB/audit_writer" bench/audit_writer.c "$BD/libcommon.a" "$BD/libpolicy.a" $LIBS
+build timeit bench/timeit.c
+build preload_calls bench/preload_calls.c
+build tiny bench/tiny.c
+build kflood_static -static bench/kflood_static.c
+# shellcheck disable=SC2086 # INC and LIBS are lists of flags
+build polrun $INC bench/polrun.c "$BD/libsup.a" "$BD/libcommon.a" "$BD/libpolicy.a" $LIBS
+# shellcheck disable=SC2086
+build audit_writer $INC bench/audit_writer.c "$BD/libcommon.a" "$BD/libpolicy.a" $LIBS
 have() { [ -x "$BB/$1" ]; }
 have timeit || { say "the timing harness did not build: no figure can be measured"; }
 
@@ -157,13 +163,50 @@ PY
 }
 
 # ---- start-up ---------------------------------------------------------------------------------------
+# Every configuration is checked once, then all are timed round-robin (one run of each per round),
+# so a host whose load changes during the bench moves every configuration alike.
+CFGS=()
+declare -A CFG_NOTE=()
+cfg_add() { # NAME NOTE ARGV... : a start-up configuration to time
+	local name=$1 note=$2; shift 2
+	printf '%s\0' "$@" >"$WORK/cfg.$name"
+	CFGS+=("$name")
+	CFG_NOTE[$name]=$note
+}
+
+# rr_time NAME... : times the configurations round-robin (N_START rounds after one warm-up round)
+# and records each as a figure, or n/a with the failing status.
+rr_time() {
+	local -A svals=() sbad=()
+	local round c v out
+	local -a argv
+	for round in $(seq 0 "$N_START"); do  # round 0 is the untimed warm-up
+		for c in "$@"; do
+			[ -n "${sbad[$c]:-}" ] && continue
+			mapfile -d '' argv <"$WORK/cfg.$c"
+			out=$(cd "$WS" && "$BB/timeit" -n 1 -w 0 -- "${argv[@]}")
+			v=$(jget "$out" median_ms)
+			if [ -z "$v" ]; then
+				sbad[$c]="exit status $(jget "$out" first_status) in round $round"
+				continue
+			fi
+			[ "$round" = 0 ] || svals[$c]=${svals[$c]:+${svals[$c]},}$v
+		done
+	done
+	for c in "$@"; do
+		if [ -n "${sbad[$c]:-}" ]; then
+			na "$c" "${sbad[$c]}"
+		else
+			recvals "$c" "${svals[$c]}" "${CFG_NOTE[$c]}"
+		fi
+	done
+}
+
 startup() {
 	local out argvf
-	say "start-up: bare exec"
-	out=$("$BB/timeit" -n $(( N_START * 2 )) -w 3 -- /bin/true) && rec start.bare "$out" || na start.bare "timeit failed: $out"
+	cfg_add start.bare "fork+exec of /bin/true" /bin/true
 
 	# plain bwrap with sbxsup's own namespace flags and binds (from --dry-run), else a fixed set
-	say "start-up: plain bwrap"
 	argvf=$WORK/bwrap.argv
 	local bnote="argv from sbxsup run --dry-run (namespace flags and binds up to --)"
 	if ! command -v bwrap >/dev/null 2>&1; then
@@ -191,14 +234,12 @@ sys.stdout.write("\0".join(out + ["--", "/bin/true"]) + "\0")' >"$argvf" 2>/dev/
 		local -a bw
 		mapfile -d '' bw <"$argvf"
 		if out=$("${bw[@]}" 2>&1); then
-			out=$("$BB/timeit" -n "$N_START" -w 2 -- "${bw[@]}") && rec start.bwrap "$out" "$bnote" ||
-				na start.bwrap "timeit: $out"
+			cfg_add start.bwrap "$bnote" "${bw[@]}"
 		else
 			na start.bwrap "bwrap cannot run here: $(lastline "$out")"
 		fi
 	fi
 
-	say "start-up: firejail"
 	if ! command -v firejail >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 		say "installing firejail (apt-get install -y firejail)"
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q firejail >/dev/null 2>&1 || true
@@ -208,8 +249,7 @@ sys.stdout.write("\0".join(out + ["--", "/bin/true"]) + "\0")' >"$argvf" 2>/dev/
 	elif ! out=$(firejail --noprofile --quiet /bin/true 2>&1); then
 		na start.firejail "firejail cannot run here: $(lastline "$out")"
 	else
-		out=$("$BB/timeit" -n "$N_START" -w 2 -- firejail --noprofile --quiet /bin/true) &&
-			rec start.firejail "$out" "firejail --noprofile --quiet /bin/true" || na start.firejail "timeit: $out"
+		cfg_add start.firejail "firejail --noprofile --quiet /bin/true" firejail --noprofile --quiet /bin/true
 	fi
 
 	# sbxsup per layer set
@@ -217,15 +257,21 @@ sys.stdout.write("\0".join(out + ["--", "/bin/true"]) + "\0")' >"$argvf" 2>/dev/
 	for spec in "start.auto_noprobes:preload,bwrap,seccomp,landlock,netfilter,limits" \
 		    "start.auto:" \
 		    "start.preload_only:preload" \
-		    "start.nobwrap:preload,seccomp,landlock,netfilter"; do
+		    "start.nobwrap:preload,seccomp,landlock,netfilter" \
+		    "start.l.bwrap:bwrap" \
+		    "start.l.nobpf:preload,bwrap,seccomp,landlock,limits" \
+		    "start.l.netfilter:netfilter" \
+		    "start.l.probes:probes"; do
 		name=${spec%%:*}; layers=${spec#*:}
-		say "start-up: sbxsup $name"
 		local -a la=()
 		[ -n "$layers" ] && la=(--layers "$layers")
 		act=$(sbx_check "$name" "${la[@]+"${la[@]}"}") || continue
-		out=$(cd "$WS" && "$BB/timeit" -n "$N_START" -w 2 -- "$SBXSUP" run -w "$WS" "${la[@]+"${la[@]}"}" -- /bin/true) &&
-			rec "$name" "$out" "--layers ${layers:-auto}; $act" || na "$name" "timeit: $out"
+		[ "$name" = start.auto ] && note start.auto "$("$SBXSUP" probes status 2>&1 | head -n 1)"
+		cfg_add "$name" "--layers ${layers:-auto}; $act" "$SBXSUP" run -w "$WS" "${la[@]+"${la[@]}"}" -- /bin/true
 	done
+
+	say "start-up: ${#CFGS[@]} configurations, $N_START rounds, round-robin"
+	rr_time "${CFGS[@]}"
 
 	if [ "$PINNED" != 1 ]; then
 		na start.auto_pinned "skipped (BENCH_PINNED=0)"
@@ -242,10 +288,17 @@ sys.stdout.write("\0".join(out + ["--", "/bin/true"]) + "\0")' >"$argvf" 2>/dev/
 			fi
 		fi
 		if [ "$UNPIN" = 1 ] || [[ "$st" != *"not pinned"* ]]; then
-			say "start-up: sbxsup auto with pinned probes"
-			act=$(sbx_check start.auto_pinned) &&
-				{ out=$(cd "$WS" && "$BB/timeit" -n "$N_START" -w 2 -- "$SBXSUP" run -w "$WS" -- /bin/true) &&
-				  rec start.auto_pinned "$out" "after sbxsup probes load; $act" || na start.auto_pinned "timeit: $out"; }
+			say "start-up: sbxsup auto with pinned probes, round-robin with plain bwrap"
+			if act=$(sbx_check start.auto_pinned); then
+				cfg_add start.auto_pinned "after sbxsup probes load; $act" "$SBXSUP" run -w "$WS" -- /bin/true
+				if [ -f "$WORK/cfg.start.bwrap" ]; then
+					cp "$WORK/cfg.start.bwrap" "$WORK/cfg.start.bwrap_pin"
+					CFG_NOTE[start.bwrap_pin]="plain bwrap again, interleaved with the pinned runs"
+					rr_time start.bwrap_pin start.auto_pinned
+				else
+					rr_time start.auto_pinned
+				fi
+			fi
 			if [ "$UNPIN" = 1 ]; then unpin; fi
 		fi
 	fi
@@ -287,8 +340,8 @@ calls() {
 			arg=$PORT per=$CPER
 		fi
 		say "per-call: $op ($ROUNDS rounds x $per calls, native and preloaded interleaved)"
-		nat= pre= failed=
-		for r in $(seq "$ROUNDS"); do
+		nat='' pre='' failed=''
+		for _ in $(seq "$ROUNDS"); do
 			v=$(one_round "$BB/preload_calls" "$op" 1 "$per" "$arg") && [ -n "$v" ] || { failed="native $op failed"; break; }
 			w=$(one_round "$BB/polrun" -m "$MANIFEST_NET" -w "$WS" -p "$SBXSUP_PRELOAD_LIB" -- \
 				"$BB/preload_calls" "$op" 1 "$per" "$arg") && [ -n "$w" ] ||
@@ -338,15 +391,16 @@ json.dump(m, open(out, "w"))
 PY
 	done
 	say "policy scale: open loop and pol_path with 10 / 1000 / 10000 manifest rules (interleaved)"
-	local o10= o1000= o10000= p10= p1000= p10000= v failed=
-	for r in $(seq "$ROUNDS"); do
+	local -A o=() p=()
+	local v failed=''
+	for _ in $(seq "$ROUNDS"); do
 		for n in 10 1000 10000; do
 			v=$(one_round "$BB/polrun" -m "$WORK/scale$n.json" -w "$WS" -p "$SBXSUP_PRELOAD_LIB" -- \
 				"$BB/preload_calls" open 1 "$PER" "$FILE") && [ -n "$v" ] || { failed="open loop with $n rules failed"; break 2; }
-			eval "o$n=\${o$n:+\$o$n,}$v"
+			o[$n]=${o[$n]:+${o[$n]},}$v
 			v=$(one_round "$BB/polrun" -m "$WORK/scale$n.json" -w "$WS" -d 1 "$CALLS" /srv/bench/d4/sub/file.txt) &&
 				[ -n "$v" ] || { failed="pol_path with $n rules failed"; break 2; }
-			eval "p$n=\${p$n:+\$p$n,}$v"
+			p[$n]=${p[$n]:+${p[$n]},}$v
 		done
 	done
 	if [ -n "$failed" ]; then
@@ -354,8 +408,8 @@ PY
 		return
 	fi
 	for n in 10 1000 10000; do
-		eval "recvals scale.open.$n \"\$o$n\" \"preloaded open+close of $FILE, $ROUNDS rounds x $PER calls\""
-		eval "recvals scale.pol.$n \"\$p$n\" \"pol_path(/srv/bench/d4/sub/file.txt), $ROUNDS rounds x $CALLS calls\""
+		recvals "scale.open.$n" "${o[$n]}" "preloaded open+close of $FILE, $ROUNDS rounds x $PER calls"
+		recvals "scale.pol.$n" "${p[$n]}" "pol_path(/srv/bench/d4/sub/file.txt), $ROUNDS rounds x $CALLS calls"
 	done
 }
 
@@ -401,8 +455,8 @@ probes() {
 		return
 	fi
 	say "probe overhead: open+close loop outside any run, probe run live vs not (interleaved)"
-	local off= on= v w failed=
-	for r in $(seq "$ROUNDS"); do
+	local off='' on='' v w failed=''
+	for _ in $(seq "$ROUNDS"); do
 		v=$(one_round "$BB/preload_calls" open 1 "$PER" "$FILE") && [ -n "$v" ] || { failed="loop failed"; break; }
 		probe_run_start || { failed="the live probe run did not start: $(lastline "$(cat "$WORK/probe-live.err")")"; break; }
 		w=$(one_round "$BB/preload_calls" open 1 "$PER" "$FILE") && [ -n "$w" ] || { probe_run_stop; failed="loop failed"; break; }
@@ -417,8 +471,8 @@ probes() {
 	fi
 
 	say "probe overhead: the same loop inside a run, --layers limits vs --layers probes,limits (interleaved)"
-	off= on= failed=
-	for r in $(seq "$ROUNDS"); do
+	off='' on='' failed=''
+	for _ in $(seq "$ROUNDS"); do
 		v=$(cd "$WS" && one_round "$SBXSUP" run -w "$WS" --layers limits -- "$BB/preload_calls" open 1 "$PER" "$FILE") &&
 			[ -n "$v" ] || { failed="run --layers limits failed"; break; }
 		w=$(cd "$WS" && one_round "$SBXSUP" run -w "$WS" --layers probes,limits -- "$BB/preload_calls" open 1 "$PER" "$FILE") &&
@@ -437,8 +491,8 @@ probes() {
 audit() {
 	local out
 	if have audit_writer; then
-		say "audit: writer throughput ($ROUNDS rounds x 200000 events)"
-		out=$("$BB/audit_writer" rate "$WORK/writer.log" "$ROUNDS" 200000 2>"$WORK/err") &&
+		say "audit: writer throughput ($ROUNDS rounds x 100000 events)"
+		out=$("$BB/audit_writer" rate "$WORK/writer.log" "$ROUNDS" 100000 2>"$WORK/err") &&
 			{ rec audit.writer "$out" "preload.deny events to a file on /tmp, one write(2) each";
 			  rec audit.writer_cpu "{\"ns\":$(python3 -c 'import json,sys; print(json.dumps(json.loads(sys.argv[1])["cpu_ns"]))' "$out")}" \
 				"the same rounds by process CPU time (user+sys): the rate on an idle host"; } ||
@@ -454,7 +508,7 @@ audit() {
 		:
 	else
 		say "audit: kernel ring buffer flood (raw openat of /etc/shadow, static binary)"
-		local n best= bestn= lossy= a res
+		local n best='' bestn='' lossy='' a res
 		for n in 100 300 1000 3000 10000 30000 100000 300000 1000000 3000000; do
 			[ "$n" -le "$KRING_MAX" ] || break
 			a=$WORK/kring$n.log
@@ -480,7 +534,7 @@ PY
 				best=none
 				break
 			fi
-			read -r got lost fns fcalls <<<"$res"
+			read -r got lost fns _ <<<"$res"
 			say "  flood $n calls: $got kernel.violation delivered, $lost lost"
 			if [ "$lost" -gt 0 ]; then
 				lossy="first loss at a flood of $n calls: $got delivered, $lost lost (ring $(python3 -c "print(round($got / ($fns / 1e9)))") delivered events/s during the flood)"
@@ -507,7 +561,7 @@ PY
 		return
 	fi
 	say "audit: generating a ${AUDIT_MB} MiB audit file with the writer"
-	local big=$WORK/big.log bytes vals= i ms
+	local big=$WORK/big.log bytes vals='' i ms
 	if ! out=$("$BB/audit_writer" gen "$big" "$AUDIT_MB" 2>"$WORK/err"); then
 		na audit.summary "generation failed: $(lastline "$(cat "$WORK/err")")"
 		rm -f "$big"
@@ -531,7 +585,7 @@ PY
 
 # ---- memory -----------------------------------------------------------------------------------------------
 memory() {
-	local out vals= i h act
+	local out vals='' i h act
 	if act=$(sbx_check mem.supervisor); then
 		say "memory: supervisor VmHWM during sbxsup run -- sleep 1"
 		for i in 1 2 3; do
@@ -542,7 +596,7 @@ memory() {
 		[ -n "$vals" ] && recvals mem.supervisor "$vals" "VmHWM of the sbxsup process sampled every ms, auto layers; $act; wait4 ru_maxrss incl. descendants $(jget "$out" maxrss_kb) KiB" ||
 			na mem.supervisor "could not sample the supervisor"
 	fi
-	vals=
+	vals=''
 	if act=$(sbx_check mem.supervisor_nobpf --layers preload,bwrap,seccomp,landlock,limits); then
 		say "memory: supervisor VmHWM without the BPF layers"
 		for i in 1 2 3; do
@@ -558,8 +612,8 @@ memory() {
 		return
 	fi
 	say "memory: VmHWM of a small process with and without the preload"
-	local nat= pre= v
-	for i in $(seq 10); do
+	local nat='' pre='' v
+	for i in $(seq 20); do
 		v=$(jget "$("$BB/tiny")" hwm_kb); [ -n "$v" ] && nat=${nat:+$nat,}$v
 		v=$(jget "$("$BB/polrun" -w "$WS" -p "$SBXSUP_PRELOAD_LIB" -- "$BB/tiny" 2>/dev/null)" hwm_kb); [ -n "$v" ] && pre=${pre:+$pre,}$v
 	done
@@ -588,4 +642,4 @@ want memory && memory
 note host "bench took $(( $(date +%s) - T0 )) s; load $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 
 echo
-python3 bench/table.py "$RAW" bench/results.json
+python3 bench/table.py "$RAW" "${BENCH_RESULTS:-bench/results.json}"

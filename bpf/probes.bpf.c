@@ -29,6 +29,11 @@ char LICENSE[] SEC("license") = "GPL";
 #define X32_BIT_ 0x40000000L
 #define AF_INET_ 2
 #define AF_INET6_ 10
+#define AF_UNIX_ 1
+#define AF_PACKET_ 17
+#define SOCK_RAW_ 3
+#define TIOCSTI_ 0x5412
+#define RLIMIT_CORE_ 4
 #define NS_FLAGS_ (0x00020000ull | 0x02000000ull | 0x04000000ull | 0x08000000ull | 0x10000000ull | \
 		   0x20000000ull | 0x40000000ull | 0x00000080ull)
 
@@ -76,6 +81,17 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } pr_tracked SEC(".maps");
+
+/* (pid namespace, number in it) -> slot: every task of the runs, numbered in its own (innermost)
+ * pid namespace at fork / at the armed exec. A signal's target pid is a number in the caller's
+ * namespace: this is how "inside the run" is decided without find_vpid (not callable here). */
+struct nskey { __u64 ns; __u32 nr; __u32 pad; };
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 32768);
+	__type(key, struct nskey);
+	__type(value, __u32);
+} pr_nspids SEC(".maps");
 
 /* cgroup v2 id -> slot: runs with a cgroup (the cheap first check) */
 struct {
@@ -189,6 +205,19 @@ static const __u8 sc_x64[512] = {
 	[437] = PR_SC_OPENAT2,
 	[442] = PR_SC_MOUNT_SETATTR,
 	[452] = PR_SC_FCHMODAT2,
+	[62] = PR_SC_KILL, [200] = PR_SC_TKILL, [234] = PR_SC_TGKILL, [129] = PR_SC_RT_SIGQUEUEINFO,
+	[297] = PR_SC_RT_TGSIGQUEUEINFO, [424] = PR_SC_PIDFD_SEND_SIGNAL, [434] = PR_SC_PIDFD_OPEN,
+	[250] = PR_SC_KEYCTL, [248] = PR_SC_ADD_KEY, [249] = PR_SC_REQUEST_KEY,
+	[298] = PR_SC_PERF_EVENT_OPEN, [323] = PR_SC_USERFAULTFD, [161] = PR_SC_CHROOT,
+	[56] = PR_SC_CLONE, [435] = PR_SC_CLONE3, [310] = PR_SC_PROCESS_VM_READV,
+	[311] = PR_SC_PROCESS_VM_WRITEV, [246] = PR_SC_KEXEC_LOAD, [320] = PR_SC_KEXEC_FILE_LOAD,
+	[175] = PR_SC_INIT_MODULE, [313] = PR_SC_FINIT_MODULE, [176] = PR_SC_DELETE_MODULE,
+	[167] = PR_SC_SWAPON, [168] = PR_SC_SWAPOFF, [169] = PR_SC_REBOOT, [163] = PR_SC_ACCT,
+	[179] = PR_SC_QUOTACTL, [443] = PR_SC_QUOTACTL_FD, [172] = PR_SC_IOPL, [173] = PR_SC_IOPERM,
+	[303] = PR_SC_NAME_TO_HANDLE_AT, [304] = PR_SC_OPEN_BY_HANDLE_AT,
+	[427] = PR_SC_IO_URING_REGISTER, [16] = PR_SC_IOCTL, [135] = PR_SC_PERSONALITY,
+	[41] = PR_SC_SOCKET, [160] = PR_SC_SETRLIMIT, [302] = PR_SC_PRLIMIT64,
+	[132] = PR_SC_UTIME, [235] = PR_SC_UTIMES, [280] = PR_SC_UTIMENSAT, [261] = PR_SC_FUTIMESAT,
 };
 
 static const __u8 sc_i386[512] = {
@@ -241,6 +270,19 @@ static const __u8 sc_i386[512] = {
 	[437] = PR_SC_OPENAT2,
 	[442] = PR_SC_MOUNT_SETATTR,
 	[452] = PR_SC_FCHMODAT2,
+	[37] = PR_SC_KILL, [238] = PR_SC_TKILL, [270] = PR_SC_TGKILL, [178] = PR_SC_RT_SIGQUEUEINFO,
+	[335] = PR_SC_RT_TGSIGQUEUEINFO, [424] = PR_SC_PIDFD_SEND_SIGNAL, [434] = PR_SC_PIDFD_OPEN,
+	[288] = PR_SC_KEYCTL, [286] = PR_SC_ADD_KEY, [287] = PR_SC_REQUEST_KEY,
+	[336] = PR_SC_PERF_EVENT_OPEN, [374] = PR_SC_USERFAULTFD, [61] = PR_SC_CHROOT,
+	[120] = PR_SC_CLONE, [435] = PR_SC_CLONE3, [347] = PR_SC_PROCESS_VM_READV,
+	[348] = PR_SC_PROCESS_VM_WRITEV, [283] = PR_SC_KEXEC_LOAD,
+	[128] = PR_SC_INIT_MODULE, [350] = PR_SC_FINIT_MODULE, [129] = PR_SC_DELETE_MODULE,
+	[87] = PR_SC_SWAPON, [115] = PR_SC_SWAPOFF, [88] = PR_SC_REBOOT, [51] = PR_SC_ACCT,
+	[131] = PR_SC_QUOTACTL, [443] = PR_SC_QUOTACTL_FD, [110] = PR_SC_IOPL, [101] = PR_SC_IOPERM,
+	[341] = PR_SC_NAME_TO_HANDLE_AT, [342] = PR_SC_OPEN_BY_HANDLE_AT,
+	[427] = PR_SC_IO_URING_REGISTER, [54] = PR_SC_IOCTL, [136] = PR_SC_PERSONALITY,
+	[359] = PR_SC_SOCKET, [75] = PR_SC_SETRLIMIT, [340] = PR_SC_PRLIMIT64,
+	[30] = PR_SC_UTIME, [271] = PR_SC_UTIMES, [320] = PR_SC_UTIMENSAT, [299] = PR_SC_FUTIMESAT,
 };
 
 static __always_inline __u32 sc_of(long nr, bool compat)
@@ -266,8 +308,11 @@ static const struct layout layouts[PR_SC__MAX] = {
 	[PR_SC_RENAMEAT] = { 1, 0, 3, 2 }, [PR_SC_RENAMEAT2] = { 1, 0, 3, 2 }, [PR_SC_LINKAT] = { 1, 0, 3, 2 },
 	[PR_SC_SYMLINK] = L1(1, -1),          /* the target is only a string; the new link is written */
 	[PR_SC_SYMLINKAT] = L1(2, 1),
+	[PR_SC_UTIME] = L1(0, -1), [PR_SC_UTIMES] = L1(0, -1),
+	[PR_SC_UTIMENSAT] = L1(1, 0), [PR_SC_FUTIMESAT] = L1(1, 0),
 	/* everything else: no path argument */
 	[PR_SC_CONNECT ... PR_SC_IO_URING_OP] = { -1, -1, -1, -1 },
+	[PR_SC_SIG_FIRST ... PR_SC_ESC2_LAST] = { -1, -1, -1, -1 },
 };
 
 static __always_inline struct layout layout_of(__u32 sc)
@@ -302,12 +347,46 @@ static __always_inline bool is_net(__u32 sc)
 	return sc >= PR_SC_CONNECT && sc <= PR_SC_BIND;
 }
 
-/* Copy a sockaddr (AF_INET/AF_INET6 only) from user memory into the stash. Returns true if kept. */
-static __always_inline bool read_sockaddr(struct pr_stash *s, const void *uaddr)
+/* Records without a path argument: network, escape class, signals. */
+static __always_inline bool is_other(__u32 sc)
+{
+	return is_net(sc) || is_escape(sc) || (sc >= PR_SC_SIG_FIRST && sc <= PR_SC_ESC2_LAST);
+}
+
+/* Copy a sockaddr (AF_INET/AF_INET6, or an AF_UNIX name of `alen` bytes) from user memory into the
+ * stash. Returns true if kept. AF_UNIX: req[0] = the path as given, or "@" + the abstract name's
+ * raw bytes (req_ok[0] = their count + 1; user space makes them printable). */
+static __always_inline bool read_sockaddr(struct pr_stash *s, const void *uaddr, __u64 alen)
 {
 	__u16 fam = 0;
 	if (!uaddr || bpf_probe_read_user(&fam, sizeof(fam), uaddr))
 		return false;
+	if (fam == AF_UNIX_) {
+		if (alen <= 2 || alen > 2 + 108)
+			return false;               /* unnamed / autobind: no name to decide */
+		char first = 0;
+		if (bpf_probe_read_user(&first, 1, uaddr + 2))
+			return false;
+		s->family = AF_UNIX_;
+		s->evflags |= PR_EVF_UNIX;
+		if (first == 0) {
+			__u32 n = (__u32)alen - 3;
+			if (n > 107)
+				n = 0;
+			n &= 127;
+			asm volatile("" : "+r"(n));     /* keep the bound in the register the verifier sees */
+			s->req[0][0] = '@';
+			bpf_probe_read_user(&s->req[0][1], n, uaddr + 3);
+			__u32 e = (n + 1) & 127;
+			asm volatile("" : "+r"(e));
+			s->req[0][e] = 0;
+			s->req_ok[0] = n + 1;
+		} else {
+			long r = bpf_probe_read_user_str(s->req[0], 109, uaddr + 2);
+			s->req_ok[0] = r > 0 ? (__u32)r : 0;
+		}
+		return true;
+	}
 	if (fam == AF_INET_) {
 		struct { __u16 f; __u16 port; __u8 a[4]; } in4;
 		if (bpf_probe_read_user(&in4, sizeof(in4), uaddr))
@@ -329,8 +408,144 @@ static __always_inline bool read_sockaddr(struct pr_stash *s, const void *uaddr)
 	return false;
 }
 
+/* The key of a struct pid at `lvl` (0 if it has no number there). */
+static __always_inline bool nskey_of(struct pid *p, unsigned int lvl, struct nskey *k)
+{
+	k->ns = 0;
+	k->nr = 0;
+	k->pad = 0;
+	if (!p || BPF_CORE_READ(p, level) < lvl)
+		return false;
+	struct upid u = {};
+	bpf_probe_read_kernel(&u, sizeof(u), &p->numbers[lvl & 31]);
+	k->ns = (__u64)(unsigned long)u.ns;
+	k->nr = (__u32)u.nr;
+	return k->ns != 0;
+}
+
+/* A task's own key: its number in its innermost pid namespace. */
+static __always_inline bool nskey_task(struct task_struct *t, struct nskey *k)
+{
+	struct pid *p = BPF_CORE_READ(t, thread_pid);
+	return p && nskey_of(p, BPF_CORE_READ(p, level), k);
+}
+
+/* Is pid number `nr` of the caller's namespace a task of run `slot`? */
+static __always_inline bool nr_in_run(struct task_struct *t, int nr, __u32 slot)
+{
+	struct nskey k;
+	struct pid *p = BPF_CORE_READ(t, thread_pid);
+	if (!p || !nskey_of(p, BPF_CORE_READ(p, level), &k))
+		return false;
+	k.nr = (__u32)nr;
+	__u32 *v = bpf_map_lookup_elem(&pr_nspids, &k);
+	return v && (*v & (PR_SLOTS - 1)) == slot;
+}
+
+/* The struct pid behind a pidfd (pidfs keeps it in the inode, older kernels in private_data). */
+static __always_inline struct pid *pidfd_pid_of(struct file *f)
+{
+	if (!f)
+		return NULL;
+	struct pid *p = (struct pid *)BPF_CORE_READ(f, f_inode, i_private);
+	if (!p)
+		p = (struct pid *)BPF_CORE_READ(f, private_data);
+	return p;
+}
+
+static __always_inline struct file *fd_file(struct task_struct *t, long fd);
+
+/* Signals: fill target/sig; true when the target is outside the run (a candidate). */
+static __always_inline bool signal_outside(struct pr_stash *s, struct task_struct *t, __u32 slot)
+{
+	__u32 sc = s->sc;
+	int pid = (int)s->args[0];
+	s->sig = (int)s->args[1];
+	if (sc == PR_SC_TGKILL || sc == PR_SC_RT_TGSIGQUEUEINFO)
+		s->sig = (int)s->args[2];
+	else if (sc == PR_SC_PIDFD_OPEN)
+		s->sig = -1;
+	if (sc == PR_SC_PIDFD_SEND_SIGNAL) {
+		struct pid *tp = pidfd_pid_of(fd_file(t, (long)(int)s->args[0]));
+		struct pid *me = BPF_CORE_READ(t, thread_pid);
+		if (!tp || !me)
+			return false;               /* not a pidfd: EBADF/EINVAL from the kernel */
+		struct nskey mine, k;
+		unsigned int lvl = BPF_CORE_READ(me, level);
+		if (!nskey_of(me, lvl, &mine))
+			return false;
+		if (!nskey_of(tp, lvl, &k) || k.ns != mine.ns) {
+			s->target = (int)BPF_CORE_READ(tp, numbers[0].nr);   /* not visible from here */
+			return true;
+		}
+		s->target = (int)k.nr;
+		__u32 *v = bpf_map_lookup_elem(&pr_nspids, &k);
+		return !(v && (*v & (PR_SLOTS - 1)) == slot);
+	}
+	s->target = pid;
+	if (pid > 0)
+		return !nr_in_run(t, pid, slot);
+	if (sc != PR_SC_KILL || pid == 0)
+		return false;                       /* pid 0: own group; others: EINVAL */
+	s->evflags |= PR_EVF_PGRP;
+	if (pid == -1)
+		return true;                        /* every process the caller may signal */
+	return !nr_in_run(t, -pid, slot);       /* a group led by a process of the run is the run's */
+}
+
+/* The seccomp deny-list calls: false when the arguments make it harmless (see probes.h). */
+static __always_inline bool escape2_candidate(struct pr_stash *s, struct task_struct *t)
+{
+	__u64 a0 = s->args[0];
+	switch (s->sc) {
+	case PR_SC_CLONE:
+		return (a0 & NS_FLAGS_) != 0;
+	case PR_SC_CLONE3: {
+		__u64 fl = 0;
+		if (bpf_probe_read_user(&fl, sizeof(fl), (const void *)a0))
+			return false;
+		s->aflags = fl;
+		return (fl & NS_FLAGS_) != 0;
+	}
+	case PR_SC_IOCTL:
+		return (__u32)s->args[1] == TIOCSTI_;
+	case PR_SC_PERSONALITY:
+		return (__u32)a0 != 0xffffffffu && (__u32)a0 != BPF_CORE_READ(t, personality);
+	case PR_SC_SOCKET:
+		return (__u32)a0 == AF_PACKET_ ||
+		       (((__u32)a0 == AF_INET_ || (__u32)a0 == AF_INET6_) && ((__u32)s->args[1] & 0xf) == SOCK_RAW_);
+	case PR_SC_SETRLIMIT:
+	case PR_SC_PRLIMIT64: {
+		bool pl = s->sc == PR_SC_PRLIMIT64;
+		__u64 res = pl ? s->args[1] : a0;
+		__u64 up = pl ? s->args[2] : s->args[1];
+		if ((__u32)res != RLIMIT_CORE_ || !up)
+			return false;
+		__u64 nw[2] = {};
+		if (s->compat && !pl) {
+			__u32 n32[2] = {};
+			if (bpf_probe_read_user(n32, sizeof(n32), (const void *)up))
+				return false;
+			nw[0] = n32[0] == 0xffffffffu ? ~0ull : n32[0];
+			nw[1] = n32[1] == 0xffffffffu ? ~0ull : n32[1];
+		} else if (bpf_probe_read_user(nw, sizeof(nw), (const void *)up)) {
+			return false;
+		}
+		__u64 cur = BPF_CORE_READ(t, signal, rlim[RLIMIT_CORE_].rlim_cur);
+		__u64 max = BPF_CORE_READ(t, signal, rlim[RLIMIT_CORE_].rlim_max);
+		s->aflags = nw[0];
+		return nw[0] > cur || nw[1] > max;
+	}
+	}
+	return true;
+}
+
 static __always_inline void on_enter(struct pt_regs *regs, long id)
 {
+	long nr0 = id & ~X32_BIT_;
+	/* the cheap first filter: an interesting syscall number at all (either ABI) */
+	if (nr0 < 0 || nr0 >= 512 || (!sc_x64[nr0 & 511] && !sc_i386[nr0 & 511] && nr0 != 102))
+		return;
 	int slot = in_scope();
 	if (slot < 0)
 		return;
@@ -364,6 +579,9 @@ static __always_inline void on_enter(struct pt_regs *regs, long id)
 	s->family = 0;
 	s->port = 0;
 	s->aflags = 0;
+	s->target = 0;
+	s->sig = -1;
+	s->evflags = 0;
 	if (socketcall) {
 		__u32 a32[6] = {};
 		bpf_probe_read_user(a32, sizeof(a32), (void *)(long)(__u32)BPF_CORE_READ(regs, cx));
@@ -387,26 +605,40 @@ static __always_inline void on_enter(struct pt_regs *regs, long id)
 
 	if (is_net(sc)) {
 		const void *ua = NULL;
-		if (sc == PR_SC_CONNECT || sc == PR_SC_BIND)
+		__u64 alen = 0;
+		if (sc == PR_SC_CONNECT || sc == PR_SC_BIND) {
 			ua = (const void *)s->args[1];
-		else if (sc == PR_SC_SENDTO)
+			alen = (__u32)s->args[2];
+		} else if (sc == PR_SC_SENDTO) {
 			ua = (const void *)s->args[4];
-		else {                              /* sendmsg: msghdr.msg_name */
+			alen = (__u32)s->args[5];
+		} else {                            /* sendmsg: msghdr.msg_name, msg_namelen */
 			__u64 name = 0;
+			__u32 nl = 0;
 			if (compat) {
-				__u32 n32 = 0;
-				bpf_probe_read_user(&n32, sizeof(n32), (const void *)s->args[1]);
-				name = n32;
+				__u32 n32[2] = {};
+				bpf_probe_read_user(n32, sizeof(n32), (const void *)s->args[1]);
+				name = n32[0];
+				nl = n32[1];
 			} else {
 				bpf_probe_read_user(&name, sizeof(name), (const void *)s->args[1]);
+				bpf_probe_read_user(&nl, sizeof(nl), (const void *)(s->args[1] + 8));
 			}
 			ua = (const void *)name;
+			alen = nl;
 		}
-		if (!read_sockaddr(s, ua))
+		if (!read_sockaddr(s, ua, alen))
 			return;                     /* connected socket, AF_UNIX, ...: not a candidate */
 	} else if (sc == PR_SC_UNSHARE) {
 		s->aflags = s->args[0];
 		if (!(s->aflags & NS_FLAGS_))
+			return;
+	} else if (sc >= PR_SC_SIG_FIRST && sc <= PR_SC_SIG_LAST) {
+		if (!signal_outside(s, t, (__u32)slot))
+			return;
+	} else if (sc >= PR_SC_ESC2_FIRST && sc <= PR_SC_ESC2_LAST) {
+		s->aflags = s->args[0];
+		if (!escape2_candidate(s, t))
 			return;
 	} else if (!is_escape(sc)) {
 		struct layout l = layout_of(sc);
@@ -641,6 +873,9 @@ static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u
 	} else if (sc == PR_SC_EXECVEAT && (!req_ok || ev->req[0] == 0) && (s->aflags & AT_EMPTY_PATH_)) {
 		f = fd_file(t, ev->dirfd);
 		kind = PR_PK_FULL;
+	} else if ((sc == PR_SC_UTIMENSAT || sc == PR_SC_FUTIMESAT) && argn(s, 1) == 0) {
+		f = fd_file(t, ev->dirfd);          /* futimens(fd): the fd's own file */
+		kind = PR_PK_FULL;
 	} else if (ev->dirfd != AT_FDCWD_) {
 		f = fd_file(t, ev->dirfd);
 		kind = PR_PK_BASE;
@@ -678,6 +913,20 @@ static __always_inline void emit_other(struct pr_stash *s, long ret, __u16 senso
 	ev->family = s->family;
 	ev->port = s->port;
 	__builtin_memcpy(ev->addr, s->addr, 16);
+	ev->target = s->target;
+	ev->sig = s->sig;
+	ev->flags |= s->evflags & (PR_EVF_UNIX | PR_EVF_PGRP);
+	if (s->evflags & PR_EVF_UNIX) {
+		/* the socket name as given; a relative path is joined onto the cwd by user space */
+		bpf_probe_read_kernel(ev->req, sizeof(ev->req), s->req[0]);
+		ev->argi = (__u16)(s->req_ok[0] & 0xffff);
+		if (s->req_ok[0] == 0)
+			ev->flags |= PR_EVF_NOPATH;
+		else if (ev->req[0] != '/' && ev->req[0] != '@') {
+			ev->path_kind = PR_PK_BASE;
+			walk(ev, t, BPF_CORE_READ(t, fs, pwd.dentry), BPF_CORE_READ(t, fs, pwd.mnt));
+		}
+	}
 	if (s->sc == PR_SC_CONNECT && (ret == 0 || ret == -115 /* EINPROGRESS */)) {
 		/* the peer as the kernel socket holds it, not as the caller's memory said */
 		struct file *f = fd_file(t, (long)s->args[0]);
@@ -728,10 +977,21 @@ static __always_inline void on_exit(long ret, __u16 sensor)
 	if (!s)
 		return;
 	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
-	if (is_net(s->sc) || is_escape(s->sc)) {
+	if (is_other(s->sc)) {
 		emit_other(s, ret, sensor, t);
 	} else {
 		struct layout l = layout_of(s->sc);
+		/* a string in a page not yet faulted in cannot be read at enter; the kernel has read
+		 * (faulted) it by now, unless a successful exec replaced the memory */
+		bool execd = (s->sc == PR_SC_EXECVE || s->sc == PR_SC_EXECVEAT) && ret == 0;
+		if (!execd && l.p0 >= 0 && l.p0 < 6 && !s->req_ok[0]) {
+			long r = bpf_probe_read_user_str(s->req[0], PR_NAME_MAX, (const void *)argn(s, l.p0));
+			s->req_ok[0] = r > 0 ? (__u32)r : 0;
+		}
+		if (!execd && l.p1 >= 0 && l.p1 < 6 && !s->req_ok[1]) {
+			long r = bpf_probe_read_user_str(s->req[1], PR_NAME_MAX, (const void *)argn(s, l.p1));
+			s->req_ok[1] = r > 0 ? (__u32)r : 0;
+		}
 		struct emit_ctx c = { .s = s, .ret = ret, .sensor = sensor };
 		bpf_loop(l.p1 >= 0 ? 2 : l.p0 >= 0 ? 1 : 0, emit_step, &c, 0);
 	}
@@ -805,6 +1065,9 @@ static __always_inline void on_exec(struct task_struct *t)
 		v = *slot;
 		if (bpf_map_update_elem(&pr_tracked, &tgid, &v, BPF_ANY))
 			count(&pr_untracked, v & (PR_SLOTS - 1));
+		struct nskey k;
+		if (nskey_task(t, &k))
+			bpf_map_update_elem(&pr_nspids, &k, &v, BPF_ANY);
 		bpf_map_delete_elem(&pr_armed, &tgid);
 	} else {
 		slot = bpf_map_lookup_elem(&pr_tracked, &tgid);
@@ -819,12 +1082,15 @@ static __always_inline void on_fork(struct task_struct *parent, struct task_stru
 {
 	__u32 ptgid = BPF_CORE_READ(parent, tgid);
 	__u32 ctgid = BPF_CORE_READ(child, tgid);
-	if (ptgid == ctgid)
-		return;                             /* a thread: its process is tracked already */
 	__u32 *slot = bpf_map_lookup_elem(&pr_tracked, &ptgid);
 	if (!slot)
 		return;
 	__u32 v = *slot;
+	struct nskey k;
+	if (nskey_task(child, &k))                  /* threads too: tkill/tgkill name them */
+		bpf_map_update_elem(&pr_nspids, &k, &v, BPF_ANY);
+	if (ptgid == ctgid)
+		return;                             /* a thread: its process is tracked already */
 	if (bpf_map_update_elem(&pr_tracked, &ctgid, &v, BPF_ANY))
 		count(&pr_untracked, v & (PR_SLOTS - 1));
 	proc_record(v, PR_SC_PROC_FORK, ctgid, ptgid, (struct task_struct *)bpf_get_current_task(), false);
@@ -834,6 +1100,9 @@ static __always_inline void on_task_exit(struct task_struct *t, bool group_dead)
 {
 	__u32 tid = BPF_CORE_READ(t, pid);
 	bpf_map_delete_elem(&pr_stash, &tid);
+	struct nskey k;
+	if (nskey_task(t, &k))
+		bpf_map_delete_elem(&pr_nspids, &k);
 	if (group_dead) {
 		__u32 tgid = BPF_CORE_READ(t, tgid);
 		bpf_map_delete_elem(&pr_tracked, &tgid);

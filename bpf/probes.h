@@ -40,6 +40,19 @@ enum pr_sc {
 	PR_SC_OPEN_TREE, PR_SC_MOVE_MOUNT, PR_SC_FSOPEN, PR_SC_FSCONFIG, PR_SC_FSMOUNT, PR_SC_FSPICK,
 	PR_SC_MOUNT_SETATTR, PR_SC_PIVOT_ROOT, PR_SC_UNSHARE, PR_SC_SETNS, PR_SC_BPF,
 	PR_SC_IO_URING_OP,            /* io_uring:io_uring_submit_req (not a syscall) */
+	/* signals to processes (a violation when the target is outside the run; decided in BPF) */
+	PR_SC_KILL, PR_SC_TKILL, PR_SC_TGKILL, PR_SC_RT_SIGQUEUEINFO, PR_SC_RT_TGSIGQUEUEINFO,
+	PR_SC_PIDFD_SEND_SIGNAL, PR_SC_PIDFD_OPEN,
+	/* the seccomp deny list: escape class (filtered by argument in BPF where the SPEC says so) */
+	PR_SC_KEYCTL, PR_SC_ADD_KEY, PR_SC_REQUEST_KEY, PR_SC_PERF_EVENT_OPEN, PR_SC_USERFAULTFD,
+	PR_SC_CHROOT, PR_SC_CLONE, PR_SC_CLONE3, PR_SC_PROCESS_VM_READV, PR_SC_PROCESS_VM_WRITEV,
+	PR_SC_KEXEC_LOAD, PR_SC_KEXEC_FILE_LOAD, PR_SC_INIT_MODULE, PR_SC_FINIT_MODULE,
+	PR_SC_DELETE_MODULE, PR_SC_SWAPON, PR_SC_SWAPOFF, PR_SC_REBOOT, PR_SC_ACCT, PR_SC_QUOTACTL,
+	PR_SC_QUOTACTL_FD, PR_SC_IOPL, PR_SC_IOPERM, PR_SC_NAME_TO_HANDLE_AT, PR_SC_OPEN_BY_HANDLE_AT,
+	PR_SC_IO_URING_REGISTER, PR_SC_IOCTL, PR_SC_PERSONALITY, PR_SC_SOCKET, PR_SC_SETRLIMIT,
+	PR_SC_PRLIMIT64,
+	/* more path (write) calls */
+	PR_SC_UTIME, PR_SC_UTIMES, PR_SC_UTIMENSAT, PR_SC_FUTIMESAT,
 	PR_SC__MAX
 };
 /* Process records (never violations): exec (path = the new exe) and fork (nr = parent tgid). */
@@ -60,6 +73,14 @@ enum pr_sensor {
 #define PR_EVF_REQ_TRUNC 0x4u /* requested string did not fit */
 #define PR_EVF_NOPATH  0x8u   /* the path argument could not be read from user memory */
 #define PR_EVF_KTUPLE  0x10u  /* connect: addr/port read from the kernel socket at exit */
+#define PR_EVF_UNIX    0x20u  /* network call on an AF_UNIX address: req = the path, or "@name" */
+#define PR_EVF_PGRP    0x40u  /* signal: the target is a process group (or -1: every process) */
+
+/* First and last ids of the classes (keep in step with enum pr_sc). */
+#define PR_SC_SIG_FIRST PR_SC_KILL
+#define PR_SC_SIG_LAST  PR_SC_PIDFD_OPEN
+#define PR_SC_ESC2_FIRST PR_SC_KEYCTL
+#define PR_SC_ESC2_LAST  PR_SC_PRLIMIT64
 
 struct pr_event {
 	unsigned long long ts;       /* bpf_ktime_get_ns */
@@ -83,6 +104,9 @@ struct pr_event {
 	unsigned short port;         /* host order */
 	unsigned short pad;
 	unsigned char addr[16];      /* network order */
+	int target;                  /* signals: the target pid as given (pidfd_send_signal: the pidfd's
+				      * pid as numbered in the caller's namespace); escape class: arg 0 */
+	int sig;                     /* signals: the signal number (-1: none, pidfd_open) */
 	char comm[16];
 	char exe[PR_EXE_MAX];        /* basename of the task's exe (dentry name) */
 	char req[PR_NAME_MAX];       /* the string as given */
@@ -101,6 +125,9 @@ struct pr_stash {
 	unsigned short port;
 	unsigned char addr[16];
 	unsigned long long aflags;
+	int target;                  /* signals: see pr_event.target */
+	int sig;
+	unsigned int evflags;        /* PR_EVF_* decided at enter (PR_EVF_UNIX, PR_EVF_PGRP) */
 	char req[2][PR_NAME_MAX];
 };
 
@@ -111,7 +138,7 @@ struct pr_config {
 };
 
 /* Layout version of the records and maps: a pinned set from another layout is not used. */
-#define PR_ABI_VERSION 3u
+#define PR_ABI_VERSION 4u
 #define PR_ABI ((PR_ABI_VERSION << 16) | (unsigned int)(sizeof(struct pr_event) & 0xffffu))
 
 #endif

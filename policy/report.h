@@ -70,5 +70,9 @@ const char *sbx_access_name(unsigned access);    /* "read", "write", "exec", "co
 #define SBX_ENV_POLICY_FD "SBXSUP_POLICY_FD"
 #define SBX_ENV_REPORT_FD "SBXSUP_REPORT_FD"
 #define SBX_ENV_RUN       "SBXSUP_RUN"
+/* Optional: an AF_UNIX SOCK_DGRAM address the supervisor listens on ("/path" or "@abstract"). When
+ * the inherited report descriptor is gone (closed with a raw system call, replaced), the preload
+ * connects a new socket to it instead of losing the record. */
+#define SBX_ENV_REPORT_ADDR "SBXSUP_REPORT_ADDR"
 
 #endif

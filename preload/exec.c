@@ -31,9 +31,7 @@
 
 extern char **environ;
 
-static const char *const env_names[SBX_PL_ENV_N] = {
-	"LD_PRELOAD", SBX_ENV_POLICY_FD, SBX_ENV_REPORT_FD, SBX_ENV_RUN,
-};
+#define env_names sbx_pl_env_names
 
 /* ---- pointer arrays on the stack, or mmap when large ------------------------------------------- */
 

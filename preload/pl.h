@@ -10,6 +10,8 @@
  *   decide.c   decisions: path / exec / network peer / name, each through policy.h, reported
  *   report.c   records to the supervisor (one datagram each, never blocking, no locks, no malloc)
  *   fs.c       file-system interposers          exec.c  exec family, posix_spawn, system, popen
+ *   fs_more.c  path functions whose work glibc does with internal calls (mkstemp, remove, xattr,
+ *              statfs, scandir, glob, nftw, fts_open)
  *   net.c      connect/sendto/sendmsg/bind, name resolution
  *   sysc.c     syscall(2) for path and network syscall numbers
  *   fdguard.c  close/close_range/dup2/dup3 cannot remove the policy and report descriptors
@@ -45,7 +47,7 @@ static inline const char *sbx_launder(const char *p)
 
 /* ---- state (preload.c) ------------------------------------------------------------------------ */
 
-#define SBX_PL_ENV_N 4           /* LD_PRELOAD + the three SBXSUP_* variables */
+#define SBX_PL_ENV_N 5           /* LD_PRELOAD + the SBXSUP_* variables (sbx_pl_env_names) */
 #define SBX_PL_ENV_MAX 1024      /* bytes per saved "NAME=value" */
 #define SBX_PL_ADDRS 64          /* addresses remembered from allowed name resolutions */
 #define SBX_PL_NAME_MAX 256
@@ -79,6 +81,9 @@ struct sbx_pl {
 	bool code_exec;
 	enum pol_net_mode net_mode;
 	int policy_fd, report_fd;    /* -1 when absent */
+	ino_t report_ino;            /* identity of the report socket (checked before each send) */
+	atomic_int reconnecting;
+	char report_addr[110];       /* SBXSUP_REPORT_ADDR, "" when unset */
 	dev_t policy_dev; ino_t policy_ino;
 	char env[SBX_PL_ENV_N][SBX_PL_ENV_MAX];  /* "NAME=value" saved at load, "" when unset */
 	atomic_uint dropped;         /* denials neither sent nor kept, not yet counted on a record */
@@ -91,6 +96,10 @@ struct sbx_pl {
 };
 
 extern struct sbx_pl sbx_pl;
+/* Names of the saved variables, index-aligned with sbx_pl.env: LD_PRELOAD, SBXSUP_POLICY_FD,
+ * SBXSUP_REPORT_FD, SBXSUP_RUN, SBXSUP_REPORT_ADDR. */
+extern const char *const sbx_pl_env_names[SBX_PL_ENV_N];
+enum { SBX_PL_ENV_PRELOAD = 0, SBX_PL_ENV_POLICY_FD = 1, SBX_PL_ENV_REPORT_FD = 2 };
 
 /* Initialise once (from the constructor with argv, or lazily with argv == NULL). Returns the mode. */
 int sbx_pl_init(int argc, char **argv);

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -34,9 +35,10 @@ struct sbx_pl sbx_pl = { .mode = SBX_PL_UNINIT, .policy_fd = -1, .report_fd = -1
 
 static atomic_int init_owner; /* tid of the thread initialising, 0 when none */
 
-static const char *const env_names[SBX_PL_ENV_N] = {
-	"LD_PRELOAD", SBX_ENV_POLICY_FD, SBX_ENV_REPORT_FD, SBX_ENV_RUN,
+const char *const sbx_pl_env_names[SBX_PL_ENV_N] = {
+	"LD_PRELOAD", SBX_ENV_POLICY_FD, SBX_ENV_REPORT_FD, SBX_ENV_RUN, SBX_ENV_REPORT_ADDR,
 };
+#define env_names sbx_pl_env_names
 
 static void say(const char *msg)
 {
@@ -171,11 +173,20 @@ static int do_init(int argc, char **argv)
 	}
 	save_env();
 	int rfd = parse_fd(getenv(SBX_ENV_REPORT_FD));
+	const char *ra = getenv(SBX_ENV_REPORT_ADDR);
+	if (ra && strlen(ra) < sizeof sbx_pl.report_addr)
+		memcpy(sbx_pl.report_addr, ra, strlen(ra) + 1);
 	struct stat st;
-	if (rfd >= 0 && fstat(rfd, &st) == 0 && S_ISSOCK(st.st_mode))
+	int dom = 0, type = 0;
+	socklen_t sl = sizeof dom, tl = sizeof type;
+	if (rfd >= 0 && fstat(rfd, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	    getsockopt(rfd, SOL_SOCKET, SO_DOMAIN, &dom, &sl) == 0 && dom == AF_UNIX &&
+	    getsockopt(rfd, SOL_SOCKET, SO_TYPE, &type, &tl) == 0 && type == SOCK_DGRAM) {
 		sbx_pl.report_fd = rfd;
-	else
-		say("SBXSUP_REPORT_FD is not an open socket: denials will not be reported");
+		sbx_pl.report_ino = st.st_ino;
+	} else if (!sbx_pl.report_addr[0]) {
+		say("SBXSUP_REPORT_FD is not an AF_UNIX datagram socket: denials will not be reported");
+	}
 
 	const char *why = NULL;
 	const struct policy *p = map_policy(&why);

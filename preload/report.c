@@ -14,20 +14,92 @@
  *     reports were dropped ever waits here).
  * So "preload.deny lines + dropped counts" equals the denials made. A fork child starts with an
  * empty slot and a zero count (they belong to the parent).
+ * Before each send the descriptor is checked to still be the report socket (fstat: same inode);
+ * when it is gone and SBXSUP_REPORT_ADDR names the supervisor's socket, a new socket is connected
+ * to it (a raw close of every descriptor does not silence the reports).
  */
 #include "pl.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 
 enum { PEND_EMPTY = 0, PEND_BUSY = 1, PEND_FULL = 2 };
 
+static bool can_report(void)
+{
+	return sbx_pl.report_fd >= 0 || sbx_pl.report_addr[0];
+}
+
+/* A new datagram socket connected to SBXSUP_REPORT_ADDR; it replaces the lost one (and is
+ * inherited under the SBXSUP_REPORT_FD the exec interposers hand on). One thread at a time. */
+static int reconnect(void)
+{
+	int busy = 0;
+	if (!sbx_pl.report_addr[0] || !atomic_compare_exchange_strong(&sbx_pl.reconnecting, &busy, 1))
+		return -1;
+	struct sockaddr_un a;
+	memset(&a, 0, sizeof a);
+	a.sun_family = AF_UNIX;
+	size_t n = strlen(sbx_pl.report_addr);
+	socklen_t len;
+	if (sbx_pl.report_addr[0] == '@') {
+		memcpy(a.sun_path + 1, sbx_pl.report_addr + 1, n - 1);   /* abstract: leading NUL */
+		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
+	} else {
+		memcpy(a.sun_path, sbx_pl.report_addr, n);
+		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
+	}
+	int fd = (int)sbx_sys(SYS_socket, AF_UNIX, SOCK_DGRAM, 0, 0, 0, 0);
+	struct stat st;
+	if (fd < 0 || sbx_sys(SYS_connect, fd, (long)&a, len, 0, 0, 0) != 0 || fstat(fd, &st) != 0) {
+		if (fd >= 0)
+			sbx_sys(SYS_close, fd, 0, 0, 0, 0, 0);
+		atomic_store(&sbx_pl.reconnecting, 0);
+		return -1;
+	}
+	sbx_pl.report_ino = st.st_ino;
+	sbx_pl.report_fd = fd;
+	char *e = sbx_pl.env[SBX_PL_ENV_REPORT_FD];
+	if (e[0]) {
+		/* "SBXSUP_REPORT_FD=" + decimal, without stdio */
+		char num[16];
+		int k = 0;
+		for (unsigned v = (unsigned)fd; k == 0 || v; v /= 10)
+			num[k++] = (char)('0' + v % 10);
+		size_t p = strlen(SBX_ENV_REPORT_FD) + 1;
+		while (k)
+			e[p++] = num[--k];
+		e[p] = 0;
+	}
+	atomic_store(&sbx_pl.reconnecting, 0);
+	return fd;
+}
+
+/* The report socket: still the one we were given (same inode: a raw close() and a reused number
+ * must not send our records into the program's own socket), else a reconnected one, else -1. */
+static int report_sock(void)
+{
+	int fd = sbx_pl.report_fd;
+	struct stat st;
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_ino == sbx_pl.report_ino)
+		return fd;
+	return reconnect();
+}
+
 static long send_buf(const void *buf, size_t n)
 {
-	return sbx_sys(SYS_sendto, sbx_pl.report_fd, (long)buf, (long)n, MSG_DONTWAIT | MSG_NOSIGNAL, 0, 0);
+	int fd = report_sock();
+	if (fd < 0) {
+		errno = EBADF;
+		return -1;
+	}
+	return sbx_sys(SYS_sendto, fd, (long)buf, (long)n, MSG_DONTWAIT | MSG_NOSIGNAL, 0, 0);
 }
 
 /* Re-send the kept denial, carrying the current count. 0 sent (or nothing kept), -1 not sent. */
@@ -85,7 +157,7 @@ static int send_rec(struct sbx_rec_hdr *h, const char *subject)
 
 void sbx_report(const struct sbx_rec_hdr *h, const char *subject)
 {
-	if (sbx_pl.report_fd < 0)
+	if (!can_report())
 		return;
 	int saved = errno;
 	struct sbx_rec_hdr c = *h;
@@ -96,7 +168,7 @@ void sbx_report(const struct sbx_rec_hdr *h, const char *subject)
 
 void sbx_report_ack(void)
 {
-	if (sbx_pl.report_fd < 0)
+	if (!can_report())
 		return;
 	int saved = errno;
 	struct sbx_rec_hdr c = { .type = SBX_REC_ACK };
@@ -106,7 +178,7 @@ void sbx_report_ack(void)
 
 void sbx_report_flush(void)
 {
-	if (sbx_pl.report_fd < 0)
+	if (!can_report())
 		return;
 	int saved = errno;
 	for (int i = 0; i < 1000; i++) {

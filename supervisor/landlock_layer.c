@@ -5,7 +5,10 @@
  */
 #include "landlock_layer.h"
 
+#include "elfcheck.h"
+
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -329,6 +332,97 @@ static int add_path(int rfd, const char *path, unsigned access, uint64_t handled
 	return add_fd_rule(rfd, fd, path, access, handled, r, why, whylen);
 }
 
+
+/* --- exec without code:exec: EXECUTE on the command's own exec chain only ------------------- */
+
+/* The first word of a "#!" line (the interpreter the kernel opens), or "" when not a script. */
+static void shebang_first(const char *path, char *out, size_t outlen)
+{
+	out[0] = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	char line[256];
+	ssize_t n = read(fd, line, sizeof line - 1);
+	close(fd);
+	if (n < 3 || line[0] != '#' || line[1] != '!')
+		return;
+	line[n] = 0;
+	char *s = line + 2;
+	s += strspn(s, " \t");
+	size_t len = strcspn(s, " \t\n");
+	if (len && len < outlen)
+		snprintf(out, outlen, "%.*s", (int)len, s);
+}
+
+/* One file of the chain: READ_FILE|EXECUTE as a file rule (never a directory). A file that cannot
+ * be opened gets nothing: its exec then fails (closed), the caller learns it from `exec`. */
+static int add_exec_file(int rfd, const char *path, uint64_t handled, struct sbx_landlock_result *r,
+			 char *why, size_t whylen)
+{
+	if (!path || path[0] != '/')
+		return 0;
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		if (fd >= 0)
+			close(fd);
+		r->skipped++;
+		return 0;
+	}
+	appendf(r->exec, sizeof r->exec, "%s%s", r->exec[0] ? " " : "", path);
+	return add_fd_rule(rfd, fd, path, POL_READ | POL_EXEC, handled, r, why, whylen);
+}
+
+/* The command, its PT_INTERP; for a script its "#!" interpreter (and, through env, the program
+ * env will exec) with their PT_INTERP. Files are resolved by the kernel at exec exactly as here
+ * (absolute paths, symlinks followed: the rule lands on the inode). */
+static int add_exec_chain(int rfd, const char *cmd, uint64_t handled, struct sbx_landlock_result *r,
+			  char *why, size_t whylen)
+{
+	struct sbx_elf_info *ei = malloc(sizeof *ei);
+	char *first = malloc(PATH_MAX);
+	int rc = -1;
+	if (!ei || !first) {
+		snprintf(why, whylen, "out of memory");
+		goto out;
+	}
+	if (add_exec_file(rfd, cmd, handled, r, why, whylen) < 0)
+		goto out;
+	if (sbx_elf_inspect_env(cmd, NULL, ei) == 0) {
+		if (ei->is_script) {
+			char *target = strdup(ei->script_interp);
+			char *interp = strdup(ei->interp);
+			if (!target || !interp) {
+				free(target);
+				free(interp);
+				snprintf(why, whylen, "out of memory");
+				goto out;
+			}
+			shebang_first(cmd, first, PATH_MAX);
+			int e = add_exec_file(rfd, first, handled, r, why, whylen);
+			if (e == 0 && first[0] && strcmp(first, target) && sbx_elf_inspect_env(first, NULL, ei) == 0 &&
+			    !ei->is_script)
+				e = add_exec_file(rfd, ei->interp, handled, r, why, whylen); /* env's own loader */
+			if (e == 0 && strcmp(first, target))
+				e = add_exec_file(rfd, target, handled, r, why, whylen);
+			if (e == 0)
+				e = add_exec_file(rfd, interp, handled, r, why, whylen);
+			free(target);
+			free(interp);
+			if (e < 0)
+				goto out;
+		} else if (add_exec_file(rfd, ei->interp, handled, r, why, whylen) < 0) {
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	free(ei);
+	free(first);
+	return rc;
+}
+
 int sbx_landlock_apply_spec(const struct sbx_landlock_spec *s, struct sbx_landlock_result *r,
 			    char *why, size_t whylen)
 {
@@ -360,13 +454,19 @@ int sbx_landlock_apply_spec(const struct sbx_landlock_spec *s, struct sbx_landlo
 		snprintf(why, whylen, "landlock_create_ruleset: %s", strerror(errno));
 		return -1;
 	}
+	unsigned keep = s->exec_cmd_only ? ~(unsigned)POL_EXEC : ~0u;
 	for (size_t i = 0; i < s->ndirs; i++)
-		if (s->dirs[i].path && add_path(rfd, s->dirs[i].path, s->dirs[i].access, attr.handled_access_fs,
-						r, why, whylen) < 0)
+		if (s->dirs[i].path && add_path(rfd, s->dirs[i].path, s->dirs[i].access & keep,
+						attr.handled_access_fs, r, why, whylen) < 0)
 			goto fail;
-	if (s->cmd && s->cmd[0] == '/' &&
-	    add_path(rfd, s->cmd, POL_READ | POL_EXEC, attr.handled_access_fs, r, why, whylen) < 0)
+	r->exec_cmd_only = s->exec_cmd_only;
+	if (s->exec_cmd_only) {
+		if (s->cmd && add_exec_chain(rfd, s->cmd, attr.handled_access_fs, r, why, whylen) < 0)
+			goto fail;
+	} else if (s->cmd && s->cmd[0] == '/' &&
+		   add_path(rfd, s->cmd, POL_READ | POL_EXEC, attr.handled_access_fs, r, why, whylen) < 0) {
 		goto fail;
+	}
 	if (net && s->net_mode == POL_NET_LIST) {
 		for (size_t i = 0; i < s->nports; i++)
 			if (s->ports[i] && add_net_port(rfd, LL_NET_CONNECT_TCP, s->ports[i]) < 0) {
@@ -445,6 +545,7 @@ static int spec_from_policy(const struct policy *p, const char *cmd, struct sbx_
 	s->ports = ports;
 	s->nports = k;
 	s->cmd = cmd;
+	s->exec_cmd_only = cmd && !pol_code_exec(p); /* no command: the table as it is */
 	return 0;
 }
 
@@ -500,6 +601,7 @@ cJSON *sbx_landlock_plan(const struct policy *p, int abi)
 		cJSON_AddStringToObject(o, "error", why);
 		return o;
 	}
+	bool cmd_only = !pol_code_exec(p); /* what sbx_landlock_apply_cmd does with a command */
 	cJSON *rules = cJSON_AddArrayToObject(o, "fs_rules");
 	for (size_t i = 0; rules && i < s.ndirs; i++) {
 		cJSON *r = cJSON_CreateObject();
@@ -510,8 +612,8 @@ cJSON *sbx_landlock_plan(const struct policy *p, int abi)
 		if (stat(s.dirs[i].path, &st) < 0) {
 			cJSON_AddStringToObject(r, "skipped", "missing");
 		} else {
-			cJSON_AddItemToObject(r, "access",
-					      rights_json(entry_rights(s.dirs[i].access, S_ISDIR(st.st_mode), handled)));
+			unsigned acc = s.dirs[i].access & (cmd_only ? ~(unsigned)POL_EXEC : ~0u);
+			cJSON_AddItemToObject(r, "access", rights_json(entry_rights(acc, S_ISDIR(st.st_mode), handled)));
 			struct statfs sf;
 			if (statfs(s.dirs[i].path, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC_ &&
 			    S_ISDIR(st.st_mode) && st.st_ino == PROC_ROOT_INO)
@@ -522,7 +624,10 @@ cJSON *sbx_landlock_plan(const struct policy *p, int abi)
 		cJSON_AddStringToObject(r, "rule", pol_rule_text(p, s.dirs[i].rule));
 		cJSON_AddItemToArray(rules, r);
 	}
-	cJSON_AddStringToObject(o, "exec_cmd", "the command itself: read_file+execute");
+	cJSON_AddStringToObject(o, "exec_cmd", cmd_only ?
+				"no code:exec: execute on no directory; only the command, its ELF interpreter and "
+				"its #! interpreter (one level, through env) as file rules: read_file+execute" :
+				"the command itself: read_file+execute (code:exec: executable directories above)");
 	char nwhy[160];
 	bool net = net_handled(s.net_mode, s.portless, abi, nwhy, sizeof nwhy);
 	cJSON *n = cJSON_AddObjectToObject(o, "net");

@@ -18,6 +18,16 @@
  * handled (recorded in `net_why`). Audit flags (ABI >= 7): LOG_SAME_EXEC_OFF|LOG_NEW_EXEC_ON, so
  * the kernel audit log records the executor's denials, not the stage's.
  * no_new_privs is set before landlock_restrict_self.
+ *
+ * Exec (escape finding 1): without code:exec, sbx_landlock_apply_cmd() grants EXECUTE to no
+ * directory at all, only to the files the command's own execve needs, as file rules: the resolved
+ * command, its ELF interpreter (PT_INTERP — the kernel opens it with FMODE_EXEC, so Landlock checks
+ * EXECUTE on it too), and for a `#!` script its interpreter (one level; for `#!/usr/bin/env NAME`
+ * also NAME found on the stage's PATH) and that interpreter's PT_INTERP. Any later execve of
+ * another program fails with EACCES. Known limit: the dynamic loader keeps EXECUTE, so a raw
+ * `execve("/lib64/ld-linux-x86-64.so.2", ["ld.so", "/bin/true"])` still starts a program (ld.so maps
+ * it with mmap, which Landlock does not check); the preload and the probes see that one.
+ * With code:exec the directory EXECUTE grants of the table stay, plus the command file.
  */
 #ifndef SBX_LANDLOCK_LAYER_H
 #define SBX_LANDLOCK_LAYER_H
@@ -36,15 +46,20 @@ struct sbx_landlock_result {
 	char flags[96];            /* restrict_self flags set ("log_same_exec_off|log_new_exec_on" or "none") */
 	unsigned rules, skipped;   /* fs rules added; table entries skipped (path missing) */
 	char notes[256];           /* "" or how a grant was narrowed to fit Landlock (e.g. /proc) */
+	bool exec_cmd_only;        /* EXECUTE only on the files in `exec` (no code:exec) */
+	char exec[1024];           /* files granted EXECUTE when exec_cmd_only, space-separated */
 };
 
 /* Returns the ABI (>=1) when usable, 0 when not (why). */
 int sbx_landlock_probe(char *why, size_t whylen);
 /* = sbx_landlock_apply_cmd(p, NULL, ...). */
 int sbx_landlock_apply(const struct policy *p, struct sbx_landlock_result *r, char *why, size_t whylen);
-/* As above, and the command about to be exec'd (absolute path, may be NULL) gets READ_FILE|EXECUTE
- * on that one file: the initial command is exempt from the policy (SPEC), but Landlock would
- * otherwise refuse to execve it when it lies outside every executable directory. */
+/* As above, and the command about to be exec'd (absolute, resolved path; may be NULL) gets
+ * READ_FILE|EXECUTE on that one file: the initial command is exempt from the policy (SPEC), but
+ * Landlock would otherwise refuse to execve it when it lies outside every executable directory.
+ * Without code:exec (pol_code_exec false) and with a command: no directory keeps EXECUTE; only the
+ * command, its ELF interpreter and its `#!` interpreter chain get it (see above). NULL command: the
+ * table's grants as they are (old behaviour). */
 int sbx_landlock_apply_cmd(const struct policy *p, const char *cmd, struct sbx_landlock_result *r,
 			   char *why, size_t whylen);
 cJSON *sbx_landlock_plan(const struct policy *p, int abi);
@@ -59,6 +74,7 @@ struct sbx_landlock_spec {
 	bool portless;             /* some POL_NET_LIST rule has no port */
 	const char *cmd;           /* may be NULL */
 	int abi_cap;               /* 0: the kernel's ABI; N > 0: behave as ABI min(N, kernel) (tests) */
+	bool exec_cmd_only;        /* no code:exec: strip POL_EXEC from dirs; EXECUTE on cmd's exec chain only */
 };
 int sbx_landlock_apply_spec(const struct sbx_landlock_spec *s, struct sbx_landlock_result *r,
 			    char *why, size_t whylen);

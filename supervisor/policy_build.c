@@ -32,7 +32,8 @@ static const char *const etc_paths[] = {
 	"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/ld.so.preload",
 	"/etc/passwd", "/etc/group", "/etc/hosts", "/etc/host.conf", "/etc/resolv.conf",
 	"/etc/nsswitch.conf", "/etc/gai.conf", "/etc/services", "/etc/protocols", "/etc/ssl",
-	"/etc/ca-certificates", "/etc/localtime", "/etc/timezone", "/etc/alternatives", NULL,
+	"/etc/ca-certificates", "/etc/localtime", "/etc/timezone", "/etc/alternatives",
+	"/etc/locale.alias", "/etc/locale.conf", "/etc/default/locale", "/etc/mime.types", NULL,
 };
 static const char *const dev_paths[] = {
 	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty",

@@ -27,6 +27,23 @@ static const char *const SC_NAMES[PR_SC__MAX] = {
 	[PR_SC_FSPICK] = "fspick", [PR_SC_MOUNT_SETATTR] = "mount_setattr",
 	[PR_SC_PIVOT_ROOT] = "pivot_root", [PR_SC_UNSHARE] = "unshare", [PR_SC_SETNS] = "setns",
 	[PR_SC_BPF] = "bpf", [PR_SC_IO_URING_OP] = "io_uring_submit_req",
+	[PR_SC_KILL] = "kill", [PR_SC_TKILL] = "tkill", [PR_SC_TGKILL] = "tgkill",
+	[PR_SC_RT_SIGQUEUEINFO] = "rt_sigqueueinfo", [PR_SC_RT_TGSIGQUEUEINFO] = "rt_tgsigqueueinfo",
+	[PR_SC_PIDFD_SEND_SIGNAL] = "pidfd_send_signal", [PR_SC_PIDFD_OPEN] = "pidfd_open",
+	[PR_SC_KEYCTL] = "keyctl", [PR_SC_ADD_KEY] = "add_key", [PR_SC_REQUEST_KEY] = "request_key",
+	[PR_SC_PERF_EVENT_OPEN] = "perf_event_open", [PR_SC_USERFAULTFD] = "userfaultfd",
+	[PR_SC_CHROOT] = "chroot", [PR_SC_CLONE] = "clone", [PR_SC_CLONE3] = "clone3",
+	[PR_SC_PROCESS_VM_READV] = "process_vm_readv", [PR_SC_PROCESS_VM_WRITEV] = "process_vm_writev",
+	[PR_SC_KEXEC_LOAD] = "kexec_load", [PR_SC_KEXEC_FILE_LOAD] = "kexec_file_load",
+	[PR_SC_INIT_MODULE] = "init_module", [PR_SC_FINIT_MODULE] = "finit_module",
+	[PR_SC_DELETE_MODULE] = "delete_module", [PR_SC_SWAPON] = "swapon", [PR_SC_SWAPOFF] = "swapoff",
+	[PR_SC_REBOOT] = "reboot", [PR_SC_ACCT] = "acct", [PR_SC_QUOTACTL] = "quotactl",
+	[PR_SC_QUOTACTL_FD] = "quotactl_fd", [PR_SC_IOPL] = "iopl", [PR_SC_IOPERM] = "ioperm",
+	[PR_SC_NAME_TO_HANDLE_AT] = "name_to_handle_at", [PR_SC_OPEN_BY_HANDLE_AT] = "open_by_handle_at",
+	[PR_SC_IO_URING_REGISTER] = "io_uring_register", [PR_SC_IOCTL] = "ioctl",
+	[PR_SC_PERSONALITY] = "personality", [PR_SC_SOCKET] = "socket", [PR_SC_SETRLIMIT] = "setrlimit",
+	[PR_SC_PRLIMIT64] = "prlimit64", [PR_SC_UTIME] = "utime", [PR_SC_UTIMES] = "utimes",
+	[PR_SC_UTIMENSAT] = "utimensat", [PR_SC_FUTIMESAT] = "futimesat",
 };
 
 const char *pr_sc_name(unsigned sc)
@@ -151,6 +168,8 @@ static unsigned path_access(const struct pr_event *ev)
 		return open_access(ev->aflags);
 	case PR_SC_EXECVE: case PR_SC_EXECVEAT:
 		return POL_EXEC;
+	case PR_SC_NAME_TO_HANDLE_AT:
+		return POL_READ;
 	default:
 		return POL_WRITE;
 	}
@@ -163,7 +182,52 @@ static const char *access_name(unsigned a)
 
 static bool is_escape_sc(unsigned sc)
 {
-	return (sc >= PR_SC_IO_URING_SETUP && sc <= PR_SC_BPF) || sc == PR_SC_IO_URING_OP;
+	return (sc >= PR_SC_IO_URING_SETUP && sc <= PR_SC_BPF) || sc == PR_SC_IO_URING_OP ||
+	       (sc >= PR_SC_ESC2_FIRST && sc <= PR_SC_ESC2_LAST);
+}
+
+static bool is_signal_sc(unsigned sc)
+{
+	return sc >= PR_SC_SIG_FIRST && sc <= PR_SC_SIG_LAST;
+}
+
+/* An AF_UNIX record: the socket's name. Abstract names ("@" + raw bytes, argi = byte count + 1)
+ * are made printable as the preload does. 1 violation, 0 allowed, -1 malformed. */
+static int decide_unix(const struct policy *p, const struct pr_event *ev, struct pr_view *v)
+{
+	v->is_unix = true;
+	if (ev->flags & PR_EVF_NOPATH)
+		return 0;                   /* unreadable name: the kernel got EFAULT as well */
+	if (ev->req[0] == '@') {
+		size_t n = ev->argi > 0 ? (size_t)ev->argi - 1 : 0;
+		if (n > 108 || n + 1 >= sizeof(ev->req))
+			return -1;
+		v->path[0] = '@';
+		for (size_t i = 0; i < n; i++) {
+			unsigned char c = (unsigned char)ev->req[1 + i];
+			v->path[1 + i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+		}
+		v->path[1 + n] = 0;
+		copy_str(v->requested, sizeof(v->requested), v->path, n + 1);
+		if (pol_net_mode(p) == POL_NET_ANY)
+			return 0;
+		v->rule = PR_RULE_ABSTRACT;
+		v->violation = true;
+		return 1;
+	}
+	copy_str(v->requested, sizeof(v->requested), ev->req, sizeof(ev->req));
+	if (pr_event_path(ev, v->path, sizeof(v->path)) != 0) {
+		snprintf(v->path, sizeof(v->path), "%s", v->requested);
+		v->rule = "probes: path could not be assembled (unverifiable)";
+		v->violation = true;
+		return 1;
+	}
+	struct pol_decision d;
+	if (pol_path(p, v->path, POL_WRITE, &d) == POL_ALLOW)
+		return 0;
+	v->rule = pol_rule_text(p, d.rule);
+	v->violation = true;
+	return 1;
 }
 
 static void outcome(const struct pr_event *ev, struct pr_view *v)
@@ -189,6 +253,18 @@ int pr_decide(const struct policy *p, const struct pr_event *ev, struct pr_view 
 	v->is_net = ev->sc >= PR_SC_CONNECT && ev->sc <= PR_SC_BIND;
 	outcome(ev, v);
 
+	if (is_signal_sc(ev->sc)) {
+		/* BPF sends only signals whose target is outside the run (see bpf/probes.bpf.c) */
+		v->is_signal = true;
+		v->violation = true;
+		v->access = "signal";
+		v->rule = PR_RULE_SIGNAL;
+		v->target = ev->target;
+		v->sig = ev->sig;
+		return 1;
+	}
+	if (ev->sc == PR_SC_SOCKET && pol_net_mode(p) == POL_NET_ANY)
+		return 0;                   /* raw / packet sockets: allowed with an unrestricted network */
 	if (is_escape_sc(ev->sc)) {
 		v->is_escape = true;
 		v->violation = true;
@@ -199,6 +275,10 @@ int pr_decide(const struct policy *p, const struct pr_event *ev, struct pr_view 
 		return 1;
 	}
 
+	if (v->is_net && (ev->flags & PR_EVF_UNIX)) {
+		v->access = ev->sc == PR_SC_BIND ? "bind" : "connect";
+		return decide_unix(p, ev, v);
+	}
 	if (v->is_net) {
 		int fam = ev->family == AF_INET ? AF_INET : ev->family == AF_INET6 ? AF_INET6 : 0;
 		if (!fam)
@@ -224,8 +304,15 @@ int pr_decide(const struct policy *p, const struct pr_event *ev, struct pr_view 
 	}
 
 	/* a path syscall */
-	if (ev->flags & PR_EVF_NOPATH)
-		return 0;                   /* unreadable argument: the kernel got EFAULT as well */
+	if ((ev->flags & PR_EVF_NOPATH) && ev->path_kind != PR_PK_FULL) {
+		if (ev->ret == -EFAULT)
+			return 0;           /* unreadable argument: the kernel got EFAULT as well */
+		/* read again at exit and still unreadable, yet the kernel did not fail with EFAULT */
+		v->access = access_name(path_access(ev));
+		v->rule = "probes: path argument unreadable (unverifiable)";
+		v->violation = true;
+		return 1;
+	}
 	if ((ev->sc == PR_SC_OPEN || ev->sc == PR_SC_OPENAT || ev->sc == PR_SC_OPENAT2) &&
 	    (ev->aflags & O_PATH))
 		return 0;                   /* O_PATH: no data access; what is opened through it is seen */
@@ -301,10 +388,10 @@ int pr_emit_violation(struct audit *a, const struct pr_view *v)
 	audit_add_str(ev, "comm", v->comm, 16);
 	audit_add_str(ev, "exe", exe, 4096);
 	audit_add_str(ev, "syscall", v->syscall, 64);
-	if (v->is_net) {
+	if (v->is_net && !v->is_unix) {
 		cJSON_AddStringToObject(ev, "addr", v->addr);
 		cJSON_AddNumberToObject(ev, "port", v->port);
-	} else if (v->path[0]) {
+	} else if (v->path[0] || v->is_unix) {
 		audit_add_str(ev, "path", v->path, sizeof(v->path));
 		audit_add_str(ev, "requested", v->requested, sizeof(v->requested));
 	}
@@ -314,6 +401,11 @@ int pr_emit_violation(struct audit *a, const struct pr_view *v)
 			cJSON_AddStringToObject(ev, "op", on);
 		else
 			cJSON_AddNumberToObject(ev, "op", v->io_op);
+	}
+	if (v->is_signal) {
+		cJSON_AddNumberToObject(ev, "target_pid", v->target);
+		if (v->sig >= 0)
+			cJSON_AddNumberToObject(ev, "signal", v->sig);
 	}
 	cJSON_AddStringToObject(ev, "access", v->access ? v->access : "?");
 	audit_add_str(ev, "rule", v->rule ? v->rule : "?", 1024);

@@ -11,7 +11,18 @@
  *     modifying call, exec for execve*, else read. O_PATH opens are not candidates (no data
  *     access; every open or exec through such an fd is seen and resolved itself).
  *   - connect/sendto/sendmsg: pol_net_addr(family, addr, port); bind: violation only when the
- *     policy grants no network at all.
+ *     policy grants no network at all. AF_UNIX names: a path is decided as a write of the socket
+ *     path (as the preload does); an abstract name is a violation unless the network is
+ *     unrestricted (rule "abstract unix socket").
+ *   - signals (kill, tkill, tgkill, rt_[tg]sigqueueinfo, pidfd_send_signal, pidfd_open): the BPF
+ *     side only sends those aimed outside the run; each is a violation, rule "signal outside the
+ *     run", with target_pid and signal.
+ *   - the seccomp deny list (keyctl, perf_event_open, userfaultfd, chroot, clone/clone3 with
+ *     namespace flags, module/kexec/swap/reboot/acct/quotactl/iopl/ioperm, *_handle_at,
+ *     io_uring_register, ioctl TIOCSTI, personality changes, raw/packet sockets unless the network
+ *     is unrestricted, raising RLIMIT_CORE): escape class.
+ *   - a path argument the BPF side could not read (even again at exit) on a call that did not fail
+ *     with EFAULT is a violation "unverifiable".
  *   - escape class (ptrace, mount family, pivot_root, unshare with namespace flags, setns, bpf,
  *     io_uring_setup/enter, io_uring operations, exec of a memfd): always a violation, rule
  *     "escape-class syscall".
@@ -28,11 +39,17 @@
 #include "../bpf/probes.h"
 
 #define PR_RULE_ESCAPE "escape-class syscall"
+#define PR_RULE_SIGNAL "signal outside the run"
+#define PR_RULE_ABSTRACT "abstract unix socket"
 
 struct pr_view {
 	bool violation;
 	bool is_net;
 	bool is_escape;
+	bool is_signal;             /* kill family / pidfd_open to a process outside the run */
+	bool is_unix;               /* AF_UNIX connect/sendto/sendmsg/bind: path = the socket name */
+	int target;                 /* signals: target pid as given (negative: a process group) */
+	int sig;                    /* signals: signal number, -1 none (pidfd_open) */
 	const char *syscall;        /* "openat", "connect", "io_uring_submit_req", ... */
 	const char *sensor;         /* "tp_btf:sys_exit", ... */
 	const char *access;         /* "read", "write", "exec", "connect", "bind", "escape" */

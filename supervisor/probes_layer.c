@@ -25,14 +25,13 @@
 #include "probes_decode.h"
 
 /* One drain call handles at most this many records: more than the ring buffer can hold (records are
- * at least offsetof(path) bytes), so a
- * single call after the run's processes are gone empties it, while under a flood each call is
- * still bounded (the producers refill the ring while we read). */
-/* tgid -> full exe path, from the kernel's exec/fork records (direct-mapped, bounded). */
+ * at least offsetof(path) bytes), so a single call after the run's processes are gone empties it,
+ * while under a flood each call is still bounded (the producers refill the ring while we read). */
+#define PR_DRAIN_BATCH (PR_RB_SIZE / offsetof(struct pr_event, path) + 1)
+
+/* tgid -> full exe path, from the kernel's exec/fork records (direct-mapped, bounded: ~1 MiB). */
 #define PR_EXE_CACHE 1024
 struct pr_exe { uint32_t tgid; char path[1024]; };
-
-#define PR_DRAIN_BATCH (PR_RB_SIZE / offsetof(struct pr_event, path) + 1)
 
 struct sbx_probes {
 	struct pr_loaded L;
@@ -241,17 +240,19 @@ static int on_event(void *ctx, void *data, size_t len)
 		memset(ev, 0, sizeof(*ev));
 		memcpy(ev, data, len);
 		struct pr_view *v = pr->view;
-		if (ev->path_len <= len - head && (ev->sc == PR_SC_PROC_EXEC || ev->sc == PR_SC_PROC_FORK)) {
+		int d;
+		if (ev->path_len > len - head)
+			d = -1;                          /* claims more path than it carries */
+		else if (ev->sc == PR_SC_PROC_EXEC || ev->sc == PR_SC_PROC_FORK) {
 			on_proc(pr, ev);
-			return pr->batch >= PR_DRAIN_BATCH ? -ECANCELED : 0;
-		}
-		int d = ev->path_len > len - head ? -1 : pr_decide(pr->pol, ev, v);
-		if (d == 1)
-			v->exe_path = exe_get(pr, ev->tgid);
+			d = 0;
+		} else
+			d = pr_decide(pr->pol, ev, v);
 		if (d < 0)
 			pr->malformed++;
 		else if (d == 1) {
 			pr->violations++;
+			v->exe_path = exe_get(pr, ev->tgid);
 			if (pr_emit_violation(pr->a, v) != 0) {
 				pr->audit_failed = true;
 				return -EIO;

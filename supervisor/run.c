@@ -274,7 +274,9 @@ static int run_main(struct run *r, int argc, char **argv)
 		return SBX_EXIT_INTERNAL;
 	limits_resolve(&r->m->limits, r->o.timeout_s, &r->lim);
 
-	r->L.want = r->o.want;
+	/* SPEC: "rlimits always" — --layers selects the confinement layers; the limits always apply
+	 * (only SBXSUP_SANDBOX=0 turns them off with everything else). */
+	r->L.want = r->o.want | (1u << SBX_L_LIMITS);
 	r->L.require = r->o.require;
 	if (r->o.disabled) {
 		r->L.want = 0;
@@ -379,7 +381,9 @@ static int run_main(struct run *r, int argc, char **argv)
 		if (run_limit_events(r, sig) < 0 || run_emit_end(r, code, sig) < 0)
 			code = SBX_EXIT_INTERNAL;
 	} else if (!r->started && r->audit_ok && !r->audit_failed) {
-		(void)refuse(r);
+		/* the command never got "go" (refused, or interrupted before the stage was ready) */
+		if (run_emit_start(r) == 0)
+			(void)run_emit_end(r, code, sig);
 	}
 	return code;
 }

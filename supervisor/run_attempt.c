@@ -50,6 +50,20 @@ static void child_signals(const sigset_t *oldmask)
 	sigprocmask(SIG_SETMASK, oldmask, NULL);
 }
 
+/* Nothing the caller of sbxsup left open (a directory fd would be a way out of bwrap's mount
+ * namespace) reaches the command: every fd above stderr becomes close-on-exec; keep_fd() then
+ * re-opens the few the sandbox must inherit. Async-signal-safe. */
+static void cloexec_all(void)
+{
+	if (syscall(SYS_close_range, 3u, ~0u, 4u /* CLOSE_RANGE_CLOEXEC */) == 0)
+		return;
+	for (int fd = 3; fd < 65536; fd++) {
+		int fl = fcntl(fd, F_GETFD);
+		if (fl >= 0 && !(fl & FD_CLOEXEC))
+			fcntl(fd, F_SETFD, fl | FD_CLOEXEC);
+	}
+}
+
 static void keep_fd(int fd)
 {
 	if (fd >= 0) {
@@ -83,6 +97,7 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 		dprintf(f->err_w, "child setup failed: %s", strerror(errno));
 		_exit(SBX_EXIT_INTERNAL);
 	}
+	cloexec_all();
 	keep_fd(r->pol_fd);
 	keep_fd(f->rep_c);
 	keep_fd(f->ctl_c);
@@ -102,6 +117,7 @@ static __attribute__((noreturn)) void child_direct(struct run *r, const struct c
 		sbx_msg("child setup failed: %s", strerror(errno));
 		_exit(SBX_EXIT_INTERNAL);
 	}
+	cloexec_all();
 	keep_fd(r->pol_fd);
 	keep_fd(f->rep_c);
 	/* The init of the run is not ptrace-attachable by the executor's uid (execve of the command
@@ -367,9 +383,67 @@ static int ldso_memfd(void)
 	return fd;
 }
 
-static pid_t clone_newpid(void)
+static pid_t clone_ns(unsigned long flags)
 {
-	return (pid_t)syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, NULL, NULL, NULL, NULL);
+	return (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
+}
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+/* The child's user namespace maps our own uid and gid to themselves: the executor keeps the
+ * caller's identity (and loses every capability at its execve, like any non-root program). */
+static int write_id_maps(pid_t pid)
+{
+	char p[64], m[64];
+	snprintf(p, sizeof p, "/proc/%d/uid_map", (int)pid);
+	snprintf(m, sizeof m, "%u %u 1\n", (unsigned)getuid(), (unsigned)getuid());
+	if (write_str(p, m) < 0)
+		return -1;
+	snprintf(p, sizeof p, "/proc/%d/setgroups", (int)pid);
+	if (write_str(p, "deny") < 0 && errno != ENOENT)
+		return -1;
+	snprintf(p, sizeof p, "/proc/%d/gid_map", (int)pid);
+	snprintf(m, sizeof m, "%u %u 1\n", (unsigned)getgid(), (unsigned)getgid());
+	return write_str(p, m);
+}
+
+/* Direct mode: the child in a pid namespace of its own, so that its death (SIGKILL of sbxsup ->
+ * PDEATHSIG) takes the whole run with it. Root: CLONE_NEWPID. Others: CLONE_NEWUSER|CLONE_NEWPID
+ * with identity maps (the child waits on `sync` until they are written). Returns like fork();
+ * -1 when no namespace could be made (the caller then forks: cgroup / session / subreaper). */
+static pid_t spawn_in_pidns(void)
+{
+	if (geteuid() == 0)
+		return clone_ns(CLONE_NEWPID);
+	int sp[2];
+	if (pipe2(sp, O_CLOEXEC) < 0)
+		return -1;
+	pid_t pid = clone_ns(CLONE_NEWUSER | CLONE_NEWPID);
+	if (pid == 0) {
+		char c;
+		close(sp[1]);
+		if (read(sp[0], &c, 1) != 1)
+			_exit(SBX_EXIT_INTERNAL);
+		close(sp[0]);
+		return 0;
+	}
+	close(sp[0]);
+	if (pid > 0 && (write_id_maps(pid) < 0 || write(sp[1], "g", 1) != 1)) {
+		kill(pid, SIGKILL);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		pid = -1;
+	}
+	close(sp[1]);
+	return pid;
 }
 
 enum attempt_result run_attempt(struct run *r, bool bwrap_mode)
@@ -462,8 +536,8 @@ enum attempt_result run_attempt(struct run *r, bool bwrap_mode)
 		pid = fork();
 	} else {
 		/* A pid namespace makes "the child died" mean "the whole run died", even on SIGKILL of
-		 * sbxsup; it needs privilege, so without it the cgroup / session / subreaper do the job. */
-		pid = (!r->o.disabled && geteuid() == 0) ? clone_newpid() : -1;
+		 * sbxsup; without one the cgroup / session / subreaper do the job. */
+		pid = !r->o.disabled ? spawn_in_pidns() : -1;
 		if (pid < 0)
 			pid = fork();
 		else

@@ -51,6 +51,7 @@ MODES = {
     'limits': ['--layers', 'limits'],
 }
 ALWAYS = ['full', 'preload-only', 'no-bwrap']   # asserted for every attack
+ALL_LAYERS = ['preload', 'bwrap', 'seccomp', 'landlock', 'netfilter', 'probes', 'limits']
 SECURITY_EVENTS = ['preload.deny', 'seccomp.deny', 'netfilter.deny', 'kernel.violation', 'env.drop',
                    'limit.hit']
 
@@ -244,6 +245,12 @@ def ev_label(ev):
     return n
 
 
+def _die_with_parent():
+    """In the victim child: SIGKILL when the runner dies (no leftover if the runner is killed)."""
+    import ctypes
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+
+
 # ---------------------------------------------------------------------------------------------
 class Listener:
     """Loopback listeners outside the sandbox. Good: 127.0.0.1:ok. Bad (counted): 127.0.0.1:bad,
@@ -372,8 +379,8 @@ class Env:
 
     def start_victim(self):
         env = {'PATH': '/usr/bin:/bin', 'SBXESC_VICTIM_SECRET': self.canary}
-        self.victim = subprocess.Popen(['sleep', '100000'], cwd=self.outside, env=env,
-                                       stdin=subprocess.DEVNULL)
+        self.victim = subprocess.Popen(['sleep', '3600'], cwd=self.outside, env=env,
+                                       stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)
 
     def victim_alive(self):
         return self.victim.poll() is None
@@ -576,6 +583,18 @@ def run_one(env, sbxsup, attack, mode, idx):
         error = 'sbxsup exit %d: %s' % (rc, err_s.strip().splitlines()[-1][:200] if err_s.strip() else '')
     elif not any(e.get('event') == 'run.start' for e in events):
         error = 'no run.start in the audit stream (exit %d)' % rc
+    layers = next((e.get('layers') for e in events if e.get('event') == 'run.start'), None)
+    if not error and isinstance(layers, dict):
+        # the mode must really be what it claims: every layer it asks for is active
+        want = ALL_LAYERS if not MODES[mode] else MODES[mode][1].split(',')
+        if attack.static:
+            # a static initial command cannot load the preload: sbxsup rightly records it off
+            want = [l for l in want if l != 'preload']
+        off = [l for l in want if layers.get(l) is not True]
+        if off:
+            why = next((e.get('why') for e in events if e.get('event') == 'run.start'), {}) or {}
+            error = 'mode %s ran without %s (%s)' % (mode, ', '.join(off),
+                                                     '; '.join('%s: %s' % (l, why.get(l, '?')) for l in off))
     escaped = rc == 0 or bool(evidence)
     sec = []
     for e in events:
@@ -583,7 +602,6 @@ def run_one(env, sbxsup, attack, mode, idx):
             lab = ev_label(e)
             if lab not in sec:
                 sec.append(lab)
-    layers = next((e.get('layers') for e in events if e.get('event') == 'run.start'), None)
     return {'rc': rc, 'evidence': evidence, 'escaped': escaped, 'error': error, 'events': events,
             'sec': sec, 'layers': layers, 'dur': dur, 'badlines': badlines,
             'stderr': err_s[-400:]}

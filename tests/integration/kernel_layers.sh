@@ -38,6 +38,13 @@ cat > "$MF" <<JSON
 {"sbxsup": 1, "name": "k-attack", "code_path": "$ATT",
  "capabilities": [{"cap": "network:tcp", "hosts": ["127.0.0.1:$PORT"]}]}
 JSON
+# the same with code:exec, for the tests whose command is a shell that starts programs (without
+# code:exec Landlock lets only the command itself be exec'd: see kernel_exec.sh)
+MFX=$T_TMP/kx.json
+cat > "$MFX" <<JSON
+{"sbxsup": 1, "name": "k-attack", "code_path": "$ATT",
+ "capabilities": ["code:exec", {"cap": "network:tcp", "hosts": ["127.0.0.1:$PORT"]}]}
+JSON
 
 # run LAYERS AUDIT OUT -- ATTACK...   (exit status of sbxsup in $RC)
 krun() {
@@ -101,7 +108,10 @@ fi
 # sbxsup runs the executor in its own pid namespace, so an outside pid is not even addressable (ESRCH)
 # and an inherited pidfd is refused (EINVAL); Landlock's signal scoping (proved alone in
 # unit/test_landlock: test_scope_signal) is the second line for hosts where the pid namespace fails.
-sleep 300 & VPID=$!
+# (started without capabilities, like the executor: sbxsup drops them before exec, and a process
+# without CAP_SYS_PTRACE may not read a same-uid process's /proc/<pid>/environ that holds more —
+# the /proc control below needs the victim readable by a capability-less root)
+setpriv --inh-caps=-all --bounding-set=-all sleep 300 & VPID=$!
 t_on_exit "kill $VPID 2>/dev/null; wait $VPID 2>/dev/null"
 A=$T_TMP/ls.jsonl; O=$T_TMP/ls.out
 krun landlock "$A" "$O" -- kill "$VPID"
@@ -126,7 +136,7 @@ else
 fi
 if command -v bwrap >/dev/null 2>&1; then
 	O=$T_TMP/lpb.out
-	(cd "$WS" && "$SBXSUP" run -m "$MF" -w "$WS" --layers bwrap,landlock --require bwrap,landlock \
+	(cd "$WS" && "$SBXSUP" run -m "$MFX" -w "$WS" --layers bwrap,landlock --require bwrap,landlock \
 		-- /bin/sh -c 'cat /proc/self/status >/dev/null && echo child-proc-self-ok') >"$O" 2>"$O.err" </dev/null
 	RC=$?
 	if [ $RC = 0 ] && has "$O" child-proc-self-ok; then
@@ -173,7 +183,7 @@ fi
 CG2=$(awk '{for (i = 1; i <= NF; i++) if ($i == "-") { if ($(i+1) == "cgroup2") print $5; break }}' /proc/self/mountinfo | head -1)
 if [ -n "$CG2" ]; then
 	A=$T_TMP/esc.jsonl; O=$T_TMP/esc.out
-	(cd "$WS" && "$SBXSUP" run -m "$MF" -w "$WS" -a "$A" --layers netfilter,landlock --require netfilter,landlock \
+	(cd "$WS" && "$SBXSUP" run -m "$MFX" -w "$WS" -a "$A" --layers netfilter,landlock --require netfilter,landlock \
 		-- /bin/sh -c "echo \$\$ > '$CG2/cgroup.procs' && echo moved; exec '$ATT' connect 127.0.0.2 '$PORT'") \
 		>"$O" 2>"$O.err" </dev/null
 	RC=$?

@@ -60,3 +60,35 @@ chk 'preload_ok=1 static=0 elf=1 script=1 glibc=1' "$T_TMP/py-script"
 chk 'preload_ok=0 static=0 elf=0' /etc/passwd
 chk 'error errno=2' no-such-command-xyz
 if [ $ok = 1 ]; then t_pass preload_elfcheck; else t_fail preload_elfcheck "$msg"; fi
+
+# SBXSUP_REPORT_ADDR: records still arrive when the inherited report fd was closed with a raw
+# close (the library reconnects to the supervisor's address); the denial is still enforced.
+out=$(LD_PRELOAD= /usr/bin/python3 - "$LIB" "$P/pl_rawclose" "$T_TMP/rep.sock" <<'PY' 2>&1
+import os, sys, socket, subprocess, struct
+lib, prog, path = sys.argv[1:4]
+srv = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); srv.bind(path)
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+env = dict(os.environ, LD_PRELOAD=lib, SBXSUP_REPORT_FD=str(b.fileno()), SBXSUP_REPORT_ADDR=path)
+env.pop("SBXSUP_POLICY_FD", None)
+r = subprocess.run([prog, "/etc/passwd"], env=env, pass_fds=[b.fileno()], capture_output=True, text=True)
+print("rc", r.returncode, r.stdout.strip())
+kinds = []   # every record was queued before the child exited: read without waiting
+srv.setblocking(False)
+try:
+    while True:
+        d = srv.recv(8192)
+        if d[:4] == b"SBXR": kinds.append(struct.unpack_from("<H", d, 6)[0])
+except BlockingIOError: pass
+a.setblocking(False)
+first = []
+try:
+    while True:
+        d = a.recv(8192); first.append(struct.unpack_from("<H", d, 6)[0])
+except BlockingIOError: pass
+print("via-fd", first, "via-addr", kinds)
+PY
+)
+# type 1 = ack (sent on the inherited fd at load), type 2 = deny (after the raw close: via the address)
+if grep -q "rc 1 open refused" <<<"$out" && grep -q "via-fd \[1\]" <<<"$out" && grep -q "via-addr \[2\]" <<<"$out"; then
+	t_pass preload_report_reconnect
+else t_fail preload_report_reconnect "$out"; fi

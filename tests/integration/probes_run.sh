@@ -120,6 +120,125 @@ if [ $RC -eq 0 ] && [ "$ended" = True ] && [ $((nv + lost)) -eq 1000000 ] && [ "
 	t_pass probes_flood_lost_exact
 else t_fail probes_flood_lost_exact "rc=$RC violations=$nv lost=$lost run.end=$ended"; fi
 
+# ==== escape-corpus gaps (docs/notes/escape.md findings 1, 3, 8, 9): every bypass is reported ===========
+# m2.json: no code:exec, no network. pr_escape uses the syscall instruction: the preload never sees it.
+cp "$SBX_PROGS/pr_escape" "$T_TMP/pr_escape" 2>/dev/null || t_fail probes_escape "missing $SBX_PROGS/pr_escape (make progs)"
+echo '{"sbxsup": 1, "name": "probes-it2", "capabilities": []}' >"$T_TMP/m2.json"
+prun2() {
+	local layers=$1; shift
+	N=$((N + 1)); A=$T_TMP/a$N.jsonl
+	if [ "$layers" = full ]; then
+		"$S" run -m m2.json -w "$T_TMP" -a "$A" -- "$@" >"$T_TMP/out$N" 2>&1 </dev/null; RC=$?
+	else
+		"$S" run --layers "$layers" -m m2.json -w "$T_TMP" -a "$A" -- "$@" >"$T_TMP/out$N" 2>&1 </dev/null; RC=$?
+	fi
+}
+
+# ---- exec without code:exec after the command's own exec (raw execve; memfd) ---------------------------------
+prun2 preload,probes ./pr_escape exec /bin/true
+ok1=0; r1=$(why)
+[ $RC -eq 0 ] && audit_has "$A" kernel.violation syscall=execve path=/usr/bin/true access=exec \
+	"rule=no code:exec capability" outcome=breach sensor=tp_btf:sys_exit &&
+	! audit_has "$A" kernel.violation path~pr_escape && ok1=1
+prun2 preload,probes ./pr_attack memfd-exec ./pr_static_reader_static
+if [ $ok1 = 1 ] && audit_has "$A" kernel.violation syscall=execveat access=exec path~/memfd: outcome=breach; then
+	t_pass probes_exec_without_codeexec
+else t_fail probes_exec_without_codeexec "raw execve: $r1 / memfd: $(why)"; fi
+
+# ---- signals to a process outside the run (a victim we start; signal 0 only: it must survive). The run has its
+# own pid namespace in every mode here, so these are contained (ESRCH); the breach case (no pid namespace) and
+# pidfd_send_signal are in tests/unit/test_probes.c.
+sleep 600 &
+VICTIM=$!
+t_on_exit "kill $VICTIM 2>/dev/null"
+prun2 preload,probes ./pr_escape kill $VICTIM 0
+ok1=0; r1=$(why)
+audit_has "$A" kernel.violation syscall=kill target_pid=$VICTIM signal=0 access=signal \
+	"rule=signal outside the run" outcome? sensor=tp_btf:sys_exit && ok1=1
+prun2 preload,probes ./pr_escape tgkill $VICTIM 0
+ok2=0; r2=$(why)
+audit_has "$A" kernel.violation syscall=tgkill target_pid=$VICTIM "rule=signal outside the run" && ok2=1
+prun2 preload,probes ./pr_escape pidfd $VICTIM 0
+ok3=0; r3=$(why)
+audit_has "$A" kernel.violation syscall=pidfd_open target_pid=$VICTIM outcome? && ok3=1
+prun2 preload,probes ./pr_escape kill -1 0
+ok4=0; r4=$(why)
+audit_has "$A" kernel.violation syscall=kill target_pid=-1 "rule=signal outside the run" && ok4=1
+if [ $ok1$ok2$ok3$ok4 = 1111 ] && kill -0 $VICTIM 2>/dev/null; then
+	t_pass probes_signal_outside_reported
+else t_fail probes_signal_outside_reported "kill: $r1 / tgkill: $r2 / pidfd: $r3 / kill(-1): $r4"; fi
+
+# ---- under bwrap the target pid is namespaced: outside -> contained (ESRCH), own child -> silent -----------------
+prun2 full ./pr_escape kill $VICTIM 0
+ok1=0; r1=$(why)
+[ $RC -eq 1 ] && audit_has "$A" run.start layers.bwrap=true layers.probes=true &&
+	audit_has "$A" kernel.violation syscall=kill target_pid=$VICTIM outcome=contained errno? && ok1=1
+prun2 full ./pr_escape kill-child
+ok2=0; r2=$(why)
+[ $RC -eq 0 ] && ! audit_has "$A" kernel.violation syscall=kill && ok2=1
+prun2 preload,probes ./pr_escape kill-child
+if [ $ok1$ok2 = 11 ] && [ $RC -eq 0 ] && ! audit_has "$A" kernel.violation syscall=kill; then
+	t_pass probes_signal_namespaced_and_inside
+else t_fail probes_signal_namespaced_and_inside "full outside: $r1 / full child: $r2 / child: $(why)"; fi
+
+# ---- the seccomp deny list in preload-only mode: escape class ---------------------------------------------------
+bad=""
+for c in "keyctl keyctl" "perf perf_event_open" "userfaultfd userfaultfd" "tiocsti ioctl" \
+	 "chroot:$T_TMP chroot" "clone-newuser clone" "packet socket" "core prlimit64" "personality personality"; do
+	set -- $c
+	arg=${1#*:}; cmd=${1%%:*}
+	if [ "$arg" = "$1" ]; then prun2 preload,probes ./pr_escape "$cmd"; else prun2 preload,probes ./pr_escape "$cmd" "$arg"; fi
+	audit_has "$A" kernel.violation syscall="$2" access=escape "rule=escape-class syscall" outcome? sensor? ||
+		bad="$bad [$cmd: $(why)]"
+done
+if [ -z "$bad" ]; then t_pass probes_escape_class_denylist
+else t_fail probes_escape_class_denylist "$bad"; fi
+
+# ---- AF_UNIX: a path not granted, an abstract name, a granted path (workspace: silent) ---------------------------
+SOCKP=/run/sbxsup-probes-test-$$.sock
+prun2 preload,probes ./pr_escape unix "$SOCKP"
+ok1=0; r1=$(why)
+audit_has "$A" kernel.violation syscall=connect path="$SOCKP" access=connect "rule=default: not granted" \
+	outcome=contained errno=2 && ok1=1
+prun2 preload,probes ./pr_escape unix @sbxsup-probes-test-$$
+ok2=0; r2=$(why)
+audit_has "$A" kernel.violation syscall=connect path=@sbxsup-probes-test-$$ "rule=abstract unix socket" && ok2=1
+prun2 preload,probes ./pr_escape unix ./ws.sock
+if [ $ok1$ok2 = 11 ] && audit_has "$A" run.start layers.probes=true && ! audit_has "$A" kernel.violation; then
+	t_pass probes_unix_sockets
+else t_fail probes_unix_sockets "path: $r1 / abstract: $r2 / granted: $(why)"; fi
+
+# ---- utimes on a file outside the grants; a path with .. // . normalised; /proc/<other pid> ------------------------
+UTF=/var/tmp/sbxsup-probes-utimes-$$
+: >"$UTF"; t_on_exit "rm -f '$UTF'"
+prun2 preload,probes ./pr_escape utimes "$UTF"
+ok1=0; r1=$(why)
+[ $RC -eq 0 ] && audit_has "$A" kernel.violation syscall=utimensat path="$UTF" access=write outcome=breach && ok1=1
+prun2 preload,probes ./pr_escape open /usr/../etc//./shadow
+ok2=0; r2=$(why)
+[ $RC -eq 0 ] && audit_has "$A" kernel.violation syscall=openat path=/etc/shadow requested=/usr/../etc//./shadow \
+	outcome=breach && ok2=1
+prun2 preload,probes ./pr_escape open /proc/$VICTIM/environ
+if [ $ok1$ok2 = 11 ] && audit_has "$A" kernel.violation syscall=openat path=/proc/$VICTIM/environ access=read; then
+	t_pass probes_utimes_dotdot_proc
+else t_fail probes_utimes_dotdot_proc "utimes: $r1 / dotdot: $r2 / proc: $(why)"; fi
+
+# ---- a benign run stays quiet (default manifest). Known policy gap, for the policy builder: `id` asks nscd
+# through libc's internal connect(/var/run/nscd/socket), which the probes report (docs/notes/probes.md).
+N=$((N + 1)); A=$T_TMP/a$N.jsonl
+"$S" run --layers preload,probes -w "$T_TMP" -a "$A" -- sh -c 'ls /; python3 -c "import json"; id' \
+	>"$T_TMP/out$N" 2>&1 </dev/null; RC=$?
+noisy=$(python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    o = json.loads(l)
+    if o["event"] == "kernel.violation" and o.get("path") != "/var/run/nscd/socket":
+        print(o.get("syscall"), o.get("path") or o.get("addr"), o.get("rule"))
+' "$A")
+if [ $RC -eq 0 ] && audit_has "$A" run.start layers.probes=true && [ -z "$noisy" ]; then
+	t_pass probes_benign_quiet
+else t_fail probes_benign_quiet "rc=$RC unexpected: $noisy"; fi
+
 # ---- pinned set: load once, runs reuse it, status shows it, unload removes it --------------------------------
 if [ $PINNED_BEFORE = 1 ]; then
 	# a set pinned by someone else (another test run on this host): check runs reuse it, leave it be

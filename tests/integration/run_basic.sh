@@ -130,3 +130,24 @@ else t_fail run_audit_fail_closed "rc=$rc rc2=$rc2"; fi
 out=$(printf '{"q": "x"}' | (cd "$WS" && "$SBXSUP" run -- cat)); rc=$?
 if [ $rc -eq 0 ] && [ "$out" = '{"q": "x"}' ]; then t_pass run_stdio_passthrough
 else t_fail run_stdio_passthrough "rc=$rc out=$out"; fi
+
+# 12. fds the caller left open (here a directory fd on /, a way out of bwrap's mount namespace) do
+# not reach the command, in bwrap and direct mode.
+ok=1
+for layers in auto preload,limits; do
+	out=$(cd "$WS" && "$SBXSUP" run --layers $layers -- sh -c 'for f in 7 8; do [ -e /proc/self/fd/$f ] && echo LEAKED-$f; done; true' 7</ 8>"$T_TMP/leak.txt" 2>&1)
+	grep -q LEAKED <<<"$out" && ok=0
+done
+if [ $ok -eq 1 ]; then t_pass run_no_fd_leak; else t_fail run_no_fd_leak "$out"; fi
+
+# 13. bwrap alone (no preload, no Landlock) masks existing deny paths: a denied directory is an
+# empty read-only tmpfs, a denied file is unreadable.
+mkdir -p "$WS/secret"; echo TOPSECRET-$$ > "$WS/secret/a.txt"; echo PEMKEY-$$ > "$WS/key.pem"
+cat > "$T_TMP/mask.json" <<JSON
+{"sbxsup":1,"name":"masktest","capabilities":["code:exec"],"deny":["./secret/**","./key.pem"]}
+JSON
+out=$(cd "$WS" && "$SBXSUP" run -m "$T_TMP/mask.json" --layers bwrap -a "$A.13" -- sh -c 'cat secret/a.txt; cat key.pem; echo x > secret/new' 2>&1); rc=$?
+if [ $rc -ne 0 ] && ! grep -qE "TOPSECRET-$$|PEMKEY-$$" <<<"$out" && [ ! -e "$WS/secret/new" ] \
+   && audit_has "$A.13" run.start layers.bwrap=true layers.preload=false layers.landlock=false; then
+	t_pass run_bwrap_masks_deny
+else t_fail run_bwrap_masks_deny "rc=$rc out=$out"; fi

@@ -53,3 +53,15 @@ if [ $rc -ne 0 ] && ! grep -q '^root:' <<<"$out" && [[ "$tmpd" == /tmp/sbxsup-* 
    && audit_has "$A.5" run.start layers.preload=true layers.bwrap=false layers.seccomp=false "why.bwrap~not selected" \
    && audit_has "$A.5" preload.deny path=/etc/shadow; then t_pass run_preload_only
 else t_fail run_preload_only "rc=$rc out=$out"; fi
+
+# 6. status sees the broken bwrap by a functional probe and says how to fix it.
+PATH=$BROKEN:/usr/bin:/bin "$SBXSUP" status --json >"$T_TMP/st.json"; rc=$?
+if [ $rc -eq 0 ] && python3 - "$T_TMP/st.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+b = s["layers"]["bwrap"]
+assert s["bwrap_available"] is False and b["available"] is False
+assert "cannot create a sandbox" in b["why"] and b["remediation"]
+assert "bwrap" not in s["active"]
+PY
+then t_pass run_status_broken_bwrap; else t_fail run_status_broken_bwrap "rc=$rc $(cat "$T_TMP/st.json")"; fi

@@ -94,3 +94,21 @@ for l in open(sys.argv[1]):
 	find /sys/fs/cgroup -maxdepth 4 -name "sbxsup-$id" 2>/dev/null | grep -q . && ok=0
 done
 if [ $ok -eq 1 ]; then t_pass run_concurrent; else t_fail run_concurrent "statuses or files wrong"; fi
+
+# 7. as a normal user without bwrap (no cgroup is writable for it): SIGKILL of sbxsup still leaves
+# no survivor (a user + pid namespace of its own).
+if need_root run_sigkill_no_survivor_unprivileged && need_cmd run_sigkill_no_survivor_unprivileged setpriv; then
+	NR=$T_TMP/nr; mkdir -p "$NR"; chmod 777 "$NR"; cp "$WS/spawn.sh" "$WS/sleeper.sh" "$NR/"; chmod 755 "$NR"/*.sh
+	tag=$RANDOM$$; t_on_exit "cleanup_tag $tag"
+	(cd "$NR" && exec setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$NR" \
+		"$SBXSUP" run --layers preload,limits -a "$NR/audit.jsonl" -- sh ./spawn.sh $tag) &
+	sup=$!
+	if ! wait_file "$NR/started.$tag"; then t_fail run_sigkill_no_survivor_unprivileged "executor never started"; kill -9 $sup
+	else
+		n_before=$(survivors $tag)
+		kill -KILL $sup; wait $sup 2>/dev/null
+		if [ "$n_before" -ge 4 ] && gone $tag && audit_has "$NR/audit.jsonl" run.start uid=65534 layers.bwrap=false; then
+			t_pass run_sigkill_no_survivor_unprivileged
+		else t_fail run_sigkill_no_survivor_unprivileged "before=$n_before after=$(survivors $tag)"; fi
+	fi
+fi

@@ -2,7 +2,14 @@
  * cannot see it; every call is a raw system call).
  *   k_attack_static ATTACK [ARG...] [ATTACK [ARG...]]...
  * attacks: open PATH | connect IPv4 PORT | udp IPv4 PORT | ptrace | unshare | kill PID | pidfd FD |
- *          abstract NAME | tfo IPv4 PORT | icmp IPv4 | raw IPv4 | int80 | x32 | io_uring | tiocsti
+ *          abstract NAME | tfo IPv4 PORT | icmp IPv4 | raw IPv4 | int80 | x32 | io_uring | tiocsti |
+ *          exec PATH | rlimit | handle PATH
+ *   exec PATH: a raw execve(PATH) in a forked child; "SUCCEEDED" when the exec happened (the
+ *             child's close-on-exec pipe closed without an errno written), whatever PATH then did.
+ *   rlimit: prlimit64 lowering the hard RLIMIT_NOFILE by one, then raising it back (the raise
+ *             needs CAP_SYS_RESOURCE).
+ *   handle PATH: name_to_handle_at(PATH) then open_by_handle_at (needs CAP_DAC_READ_SEARCH);
+ *             "handle: blocked" names the errno of whichever of the two failed.
  *   raw: an ICMP echo on a raw IP socket (needs CAP_NET_RAW; not seen by cgroup socket hooks).
  *   tfo: TCP fast open (sendto with MSG_FASTOPEN, no connect); icmp: an ICMP echo on a ping socket.
  *   pidfd FD: pidfd_send_signal(FD, SIGCONT) on an inherited pidfd (a process outside the sandbox,
@@ -21,6 +28,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -61,6 +69,34 @@ static long raw_connect(int type, const char *addr, const char *port)
 	syscall(SYS_close, s);
 	errno = e;
 	return rc;
+}
+
+/* Raw execve in a child. Returns 0 when the exec happened, else -1 with errno. */
+static long raw_exec(const char *path)
+{
+	int p[2];
+	if (syscall(SYS_pipe2, p, O_CLOEXEC) < 0)
+		return -1;
+	long pid = syscall(SYS_fork);
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		char *av[] = {(char *)path, NULL}, *ev[] = {NULL};
+		syscall(SYS_execve, path, av, ev);
+		int e = errno;
+		syscall(SYS_write, p[1], &e, sizeof e);
+		syscall(SYS_exit_group, 127);
+	}
+	syscall(SYS_close, p[1]);
+	int e = 0;
+	long n = syscall(SYS_read, p[0], &e, sizeof e);
+	syscall(SYS_close, p[0]);
+	syscall(SYS_wait4, pid, NULL, 0, NULL);
+	if (n == (long)sizeof e) {
+		errno = e;
+		return -1;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -148,6 +184,36 @@ int main(int argc, char **argv)
 			result("io_uring", rc, errno);
 			if (rc >= 0)
 				syscall(SYS_close, rc);
+		} else if (!strcmp(a, "exec") && i + 1 < argc) {
+			rc = raw_exec(argv[++i]);
+			result("exec", rc, errno);
+		} else if (!strcmp(a, "rlimit")) {
+			struct { unsigned long cur, max; } rl;
+			rc = syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl);
+			if (rc == 0 && rl.max > 16) { /* lower by one (always allowed), then raise back */
+				rl.max -= 1;
+				rl.cur = rl.cur > rl.max ? rl.max : rl.cur;
+				rc = syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &rl, NULL);
+				rl.max += 1;
+				if (rc == 0)
+					rc = syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &rl, NULL);
+			}
+			result("rlimit", rc, errno);
+		} else if (!strcmp(a, "handle") && i + 1 < argc) {
+			struct { unsigned int bytes; int type; unsigned char h[128]; } fh = {.bytes = 128};
+			int mnt;
+			const char *path = argv[++i];
+			rc = syscall(SYS_name_to_handle_at, AT_FDCWD, path, &fh, &mnt, 0);
+			if (rc == 0) { /* the mount fd: the file itself, opened for reading (same mount) */
+				long mfd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+				rc = syscall(SYS_open_by_handle_at, mfd, &fh, O_RDONLY | O_CLOEXEC);
+				int e = errno;
+				if (rc >= 0)
+					syscall(SYS_close, rc);
+				syscall(SYS_close, mfd);
+				errno = e;
+			}
+			result("handle", rc, errno);
 		} else if (!strcmp(a, "tiocsti")) {
 			char c = ' ';
 			rc = syscall(SYS_ioctl, 0, TIOCSTI, &c);

@@ -9,6 +9,9 @@
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
+#include <fts.h>
+#include <ftw.h>
+#include <glob.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <spawn.h>
@@ -17,6 +20,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/statfs.h>
+#include <sys/xattr.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -42,6 +47,12 @@ extern char **environ;
 	if (r_ == -1) { bad++; printf("BAD %s: refused: errno=%d (%s)\n", name, e_, strerror(e_)); } } while (0)
 #define ALLOWP(name, expr) do { errno = 0; void *p_ = (void *)(expr); int e_ = errno; n++; \
 	if (p_ == NULL) { bad++; printf("BAD %s: refused: errno=%d (%s)\n", name, e_, strerror(e_)); } } while (0)
+
+static int walk_cb(const char *p, const struct stat *st, int type, struct FTW *f)
+{
+	(void)p; (void)st; (void)type; (void)f;
+	return 0;
+}
 
 static char *cat(const char *a, const char *b)
 {
@@ -126,6 +137,32 @@ int main(int argc, char **argv)
 	DENY("name_to_handle_at", EACCES, name_to_handle_at(AT_FDCWD, S, &fh.fh, &mnt, 0));
 	DENY("open_by_handle_at", EACCES, open_by_handle_at(AT_FDCWD, &fh.fh, O_RDONLY));
 	DENY("chroot", EACCES, chroot(W));
+	/* ---- entry points that work through glibc-internal calls ---- */
+	char tmpl[4200];
+	snprintf(tmpl, sizeof tmpl, "%s/tmpXXXXXX", SD);
+	DENY("mkstemp", EACCES, mkstemp(tmpl));
+	snprintf(tmpl, sizeof tmpl, "%s/tmpXXXXXX", SD);
+	DENY("mkostemp", EACCES, mkostemp(tmpl, 0));
+	snprintf(tmpl, sizeof tmpl, "%s/tmpXXXXXX", SD);
+	DENYP("mkdtemp", EACCES, mkdtemp(tmpl));
+	DENY("remove", EACCES, remove(S));
+	DENY("setxattr", EACCES, setxattr(S, "user.x", "1", 1, 0));
+	DENY("removexattr", EACCES, removexattr(S, "user.x"));
+	DENY("getxattr", EACCES, getxattr(S, "user.x", buf, sizeof buf));
+	DENY("listxattr", EACCES, listxattr(S, buf, sizeof buf));
+	struct statfs sfs;
+	DENY("statfs", EACCES, statfs(S, &sfs));
+	struct dirent **dl;
+	DENY("scandir", EACCES, scandir(SD, &dl, NULL, alphasort));
+	glob_t gl;
+	n++;
+	if (glob(cat(SD, "*"), 0, NULL, &gl) != GLOB_ABORTED) {
+		bad++;
+		printf("BAD glob: not aborted\n");
+	}
+	DENY("nftw", EACCES, nftw(SD, walk_cb, 4, 0));
+	char *roots[] = { (char *)SD, NULL };
+	DENYP("fts_open", EACCES, fts_open(roots, FTS_PHYSICAL, NULL));
 	/* ---- syscall() ---- */
 	DENY("syscall-openat", EACCES, syscall(SYS_openat, AT_FDCWD, S, O_RDONLY, 0));
 	DENY("syscall-open", EACCES, syscall(SYS_open, S, O_RDONLY, 0));
@@ -215,6 +252,15 @@ int main(int argc, char **argv)
 	ALLOW("ws-unlink2", unlink(cat(W, "d/h")));
 	ALLOW("ws-unlinkat", unlinkat(AT_FDCWD, cat(W, "d/g"), 0));
 	ALLOW("ws-rmdir", rmdir(cat(W, "d")));
+	snprintf(tmpl, sizeof tmpl, "%s/tmpXXXXXX", W);
+	ALLOW("ws-mkstemp", mkstemp(tmpl));
+	ALLOW("ws-remove", remove(tmpl));
+	ALLOW("ws-scandir", scandir(W, &dl, NULL, alphasort));
+	n++;
+	if (glob(cat(W, "*"), GLOB_NOCHECK, NULL, &gl) != 0) {
+		bad++;
+		printf("BAD ws-glob\n");
+	}
 	ALLOWP("sys-fopen", fopen("/etc/passwd", "r"));
 	ALLOW("sys-syscall-openat", syscall(SYS_openat, AT_FDCWD, "/etc/passwd", O_RDONLY, 0));
 	ALLOW("stat-root", stat("/", &st));

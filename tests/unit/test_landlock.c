@@ -399,6 +399,112 @@ static void test_net_ports(void **state) { (void)state; net_case(0); }
 static void test_net_none(void **state) { (void)state; net_case(1); }
 static void test_net_portless(void **state) { (void)state; net_case(2); }
 
+
+/* --- exec without code:exec (escape finding 1) ------------------------------------------- */
+
+/* build-X/tests/progs/k_attack_static, next to this test binary (build-X/tests/test_landlock). */
+static const char *attack_prog(void)
+{
+	static char p[4096];
+	ssize_t n = readlink("/proc/self/exe", p, sizeof p - 40);
+	if (n <= 0)
+		return NULL;
+	p[n] = 0;
+	char *sl = strrchr(p, '/');
+	if (!sl)
+		return NULL;
+	snprintf(sl, 40, "/progs/k_attack_static");
+	return access(p, X_OK) == 0 ? p : NULL;
+}
+
+/* Apply with the system dirs (which carry POL_EXEC in the table) and `cmd`, then exec argv.
+ * Returns the exec'd program's exit status; 90/91 for setup failures. `want_exec` is checked
+ * against r.exec (a substring) when not NULL. */
+static int run_exec_case(const char *cmd, char *const argv[], bool cmd_only, const char *want_exec,
+			 bool strip_dirs_exec)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct pol_dir d[16];
+		size_t n = sys_dirs(d);
+		if (strip_dirs_exec)
+			for (size_t i = 0; i < n; i++)
+				d[i].access &= ~(unsigned)POL_EXEC;
+		d[n++] = (struct pol_dir){p_ro, POL_READ, 0};
+		struct sbx_landlock_spec s = {.dirs = d, .ndirs = n, .net_mode = POL_NET_NONE, .cmd = cmd,
+					      .exec_cmd_only = cmd_only};
+		struct sbx_landlock_result r;
+		if (apply(&s, &r) < 0)
+			_exit(90);
+		if (r.exec_cmd_only != cmd_only || (want_exec && !strstr(r.exec, want_exec))) {
+			fprintf(stderr, "# child: exec_cmd_only %d, exec '%s', want '%s'\n", r.exec_cmd_only, r.exec,
+				want_exec ? want_exec : "");
+			_exit(92);
+		}
+		execv(argv[0], argv);
+		fprintf(stderr, "# child: exec %s: %s\n", argv[0], strerror(errno));
+		_exit(errno == EACCES ? 93 : 91);
+	}
+	return ku_wait(pid);
+}
+
+/* Without code:exec a static command's raw execve of /bin/true is refused (EACCES); with code:exec
+ * (directory EXECUTE grants) it runs. k_attack_static exits with the number of attacks that
+ * succeeded. */
+static void test_exec_raw_static(void **state)
+{
+	(void)state;
+	const char *k = attack_prog();
+	assert_non_null(k);
+	char *argv[] = {(char *)k, "exec", "/bin/true", "exec", "/usr/bin/env", NULL};
+	assert_int_equal(run_exec_case(k, argv, true, k, false), 0);   /* both blocked */
+	assert_int_equal(run_exec_case(k, argv, false, NULL, false), 2); /* code:exec: both ran */
+}
+
+/* The kernel opens a dynamic program's ELF interpreter with FMODE_EXEC, so Landlock checks
+ * EXECUTE on it: the command file alone is not enough (93 = execve EACCES), the chain is. */
+static void test_exec_dynamic_interp(void **state)
+{
+	(void)state;
+	char *argv[] = {"/usr/bin/true", NULL};
+	/* code:exec-style grant of the command file only, no directory EXECUTE: exec refused */
+	assert_int_equal(run_exec_case("/usr/bin/true", argv, false, NULL, true), 93);
+	/* cmd-only mode: command + its PT_INTERP as file rules: it runs */
+	assert_int_equal(run_exec_case("/usr/bin/true", argv, true, "ld-linux", false), 0);
+	/* ... and a program it starts does not (dash's fork+exec of id fails: 126 or 127) */
+	char *sh[] = {"/bin/sh", "-c", "/usr/bin/id >/dev/null 2>&1; exit $?", NULL};
+	int rc = run_exec_case("/bin/sh", sh, true, "/bin/sh", false);
+	assert_true(rc == 126 || rc == 127);
+}
+
+static int write_script(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* A "#!" script starts (its interpreter and that one's loader are granted), through env too;
+ * what the script then tries to exec is refused. */
+static void test_exec_script(void **state)
+{
+	(void)state;
+	char sc[200], envsc[200];
+	snprintf(sc, sizeof sc, "%s/ro/script.sh", base);
+	snprintf(envsc, sizeof envsc, "%s/ro/envscript.sh", base);
+	assert_int_equal(write_script(sc, "#!/bin/sh\n/usr/bin/id >/dev/null 2>&1 && exit 1\nexit 7\n"), 0);
+	assert_int_equal(write_script(envsc, "#!/usr/bin/env sh\n/usr/bin/id >/dev/null 2>&1 && exit 1\nexit 5\n"), 0);
+	char *a1[] = {sc, NULL}, *a2[] = {envsc, NULL};
+	assert_int_equal(run_exec_case(sc, a1, true, "/bin/sh", false), 7);
+	assert_int_equal(run_exec_case(envsc, a2, true, "/usr/bin/env", false), 5);
+	/* with code:exec the script's exec of id works */
+	assert_int_equal(run_exec_case(sc, a1, false, NULL, false), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -412,6 +518,9 @@ int main(void)
 		cmocka_unit_test(test_net_ports),
 		cmocka_unit_test(test_net_none),
 		cmocka_unit_test(test_net_portless),
+		cmocka_unit_test(test_exec_raw_static),
+		cmocka_unit_test(test_exec_dynamic_interp),
+		cmocka_unit_test(test_exec_script),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

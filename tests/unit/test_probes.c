@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -533,6 +534,96 @@ static void test_unshare_and_memfd_exec(void **state)
 	cJSON_Delete(v);
 }
 
+/* Signals without a pid namespace (the harness runs the attack in the root namespace): a victim
+ * outside the run gets signal 0 (breach, reported with target_pid and signal); pidfd_open and
+ * pidfd_send_signal of it are reported; the attack's own child is a process of the run (silent). */
+static void test_signals_outside(void **state)
+{
+	(void)state;
+	pid_t victim = fork();
+	assert_true(victim >= 0);
+	if (victim == 0) {
+		pause();
+		_exit(0);
+	}
+	char p[600], vs[32];
+	prog(p, sizeof(p), "pr_escape");
+	snprintf(vs, sizeof(vs), "%d", (int)victim);
+	char *a1[] = { p, "kill", vs, "0", NULL };
+	int rc1 = run_attack(E.pr, NULL, NULL, a1);
+	char *a2[] = { p, "pidfd", vs, "0", NULL };
+	int rc2 = run_attack(E.pr, NULL, NULL, a2);
+	char *a3[] = { p, "kill-child", NULL };
+	int rc3 = run_attack(E.pr, NULL, NULL, a3);
+	assert_int_equal(kill(victim, 0), 0);          /* signal 0 only: the victim is alive */
+	kill(victim, SIGKILL);
+	waitpid(victim, NULL, 0);
+	assert_int_equal(rc1, 0);
+	assert_int_equal(rc2, 0);
+	assert_int_equal(rc3, 0);
+	cJSON *v = new_violations();
+	const cJSON *o = find(v, "kill", "rule", PR_RULE_SIGNAL);
+	if (!o)
+		dump(v);
+	assert_non_null(o);
+	assert_string_equal(sget(o, "outcome"), "breach");
+	assert_string_equal(sget(o, "access"), "signal");
+	assert_int_equal(cJSON_GetObjectItem(o, "target_pid")->valueint, victim);
+	assert_int_equal(cJSON_GetObjectItem(o, "signal")->valueint, 0);
+	o = find(v, "pidfd_open", "rule", PR_RULE_SIGNAL);
+	assert_non_null(o);
+	assert_int_equal(cJSON_GetObjectItem(o, "target_pid")->valueint, victim);
+	assert_null(cJSON_GetObjectItem(o, "signal"));
+	o = find(v, "pidfd_send_signal", "rule", PR_RULE_SIGNAL);
+	if (!o)
+		dump(v);
+	assert_non_null(o);
+	assert_int_equal(cJSON_GetObjectItem(o, "target_pid")->valueint, victim);
+	assert_string_equal(sget(o, "outcome"), "breach");
+	/* exactly one kill violation: the kill of the run's own child is not one */
+	int kills = 0;
+	cJSON_ArrayForEach(o, v) {
+		const char *s = sget(o, "syscall");
+		kills += s && !strcmp(s, "kill");
+	}
+	assert_int_equal(kills, 1);
+	cJSON_Delete(v);
+}
+
+/* The seccomp deny list and AF_UNIX names from a dynamic binary with raw syscalls. */
+static void test_denylist_and_unix(void **state)
+{
+	(void)state;
+	char p[600];
+	prog(p, sizeof(p), "pr_escape");
+	char *a1[] = { p, "keyctl", NULL };
+	run_attack(E.pr, NULL, NULL, a1);
+	char *a2[] = { p, "packet", NULL };
+	run_attack(E.pr, NULL, NULL, a2);
+	char *a3[] = { p, "unix", "@sbxsup-unit-abstract", NULL };
+	run_attack(E.pr, NULL, NULL, a3);
+	char *a4[] = { p, "unix", "/run/sbxsup-unit-nonexistent.sock", NULL };
+	run_attack(E.pr, NULL, NULL, a4);
+	cJSON *v = new_violations();
+	const cJSON *o = find(v, "keyctl", "rule", PR_RULE_ESCAPE);
+	if (!o)
+		dump(v);
+	assert_non_null(o);
+	assert_string_equal(sget(o, "access"), "escape");
+	o = find(v, "socket", "rule", PR_RULE_ESCAPE);
+	assert_non_null(o);
+	o = find(v, "connect", "path", "@sbxsup-unit-abstract");
+	if (!o)
+		dump(v);
+	assert_non_null(o);
+	assert_string_equal(sget(o, "rule"), PR_RULE_ABSTRACT);
+	o = find(v, "connect", "path", "/run/sbxsup-unit-nonexistent.sock");
+	assert_non_null(o);
+	assert_string_equal(sget(o, "outcome"), "contained");
+	assert_int_equal(cJSON_GetObjectItem(o, "errno")->valueint, ENOENT);
+	cJSON_Delete(v);
+}
+
 static void test_outside_process_silent(void **state)
 {
 	(void)state;
@@ -757,6 +848,62 @@ static void test_decode_decisions(void **state)
 	ev->port = 8080;
 	assert_int_equal(pr_decide(E.p, ev, v), 0);
 
+	/* AF_UNIX: abstract names made printable, always a violation with this (listed) network */
+	memset(ev, 0, sizeof(*ev));
+	ev->sc = PR_SC_CONNECT;
+	ev->sensor = PR_SENSOR_TP_BTF_SYS_EXIT;
+	ev->family = 1;
+	ev->flags = PR_EVF_UNIX;
+	memcpy(ev->req, "@a\001b", 5);
+	ev->argi = 4;                                 /* 3 name bytes + 1 */
+	assert_int_equal(pr_decide(E.p, ev, v), 1);
+	assert_string_equal(v->path, "@a?b");
+	assert_string_equal(v->rule, PR_RULE_ABSTRACT);
+	ev->argi = 200;                               /* claims more than a sun_path holds */
+	assert_int_equal(pr_decide(E.p, ev, v), -1);
+	snprintf(ev->req, sizeof(ev->req), "%s/s.sock", E.ws);   /* a path in the workspace: granted */
+	assert_int_equal(pr_decide(E.p, ev, v), 0);
+	snprintf(ev->req, sizeof(ev->req), "/run/x.sock");
+	ev->ret = -ENOENT;
+	assert_int_equal(pr_decide(E.p, ev, v), 1);
+	assert_string_equal(v->path, "/run/x.sock");
+	assert_true(v->contained);
+
+	/* signals: the BPF side sends only those aimed outside the run */
+	memset(ev, 0, sizeof(*ev));
+	ev->sc = PR_SC_TGKILL;
+	ev->target = 4242;
+	ev->sig = 9;
+	ev->ret = -ESRCH;
+	assert_int_equal(pr_decide(E.p, ev, v), 1);
+	assert_string_equal(v->syscall, "tgkill");
+	assert_string_equal(v->rule, PR_RULE_SIGNAL);
+	assert_int_equal(v->target, 4242);
+	assert_int_equal(v->err, ESRCH);
+
+	/* the deny list: escape class; socket() with a listed network is one too */
+	ev->sc = PR_SC_SOCKET;
+	ev->ret = 3;
+	assert_int_equal(pr_decide(E.p, ev, v), 1);
+	assert_string_equal(v->rule, PR_RULE_ESCAPE);
+	assert_false(v->contained);
+
+	/* a path argument unreadable at enter and exit: EFAULT -> silent, else unverifiable; the
+	 * kernel's own path (the returned fd's file) is decided whatever the string */
+	memset(ev, 0, sizeof(*ev));
+	ev->sc = PR_SC_OPENAT;
+	ev->flags = PR_EVF_NOPATH;
+	ev->ret = -EFAULT;
+	assert_int_equal(pr_decide(E.p, ev, v), 0);
+	ev->ret = -ENOENT;
+	assert_int_equal(pr_decide(E.p, ev, v), 1);
+	assert_non_null(strstr(v->rule, "unverifiable"));
+	ev->ret = 3;
+	ev->path_kind = PR_PK_FULL;
+	put_comps(ev, (const char *const[]){ "shadow", "etc" }, 2);
+	assert_int_equal(pr_decide(E.p, ev, v), 1);
+	assert_string_equal(v->path, "/etc/shadow");
+
 	ev->sc = 999;
 	assert_int_equal(pr_decide(E.p, ev, v), -1);
 	free(v);
@@ -786,6 +933,8 @@ int main(void)
 		cmocka_unit_test(test_exec_stripped),
 		cmocka_unit_test(test_io_uring_escape),
 		cmocka_unit_test(test_unshare_and_memfd_exec),
+		cmocka_unit_test(test_signals_outside),
+		cmocka_unit_test(test_denylist_and_unix),
 		cmocka_unit_test(test_outside_process_silent),
 		cmocka_unit_test(test_flood_lost_exact),
 		cmocka_unit_test(test_cgroup_mode),

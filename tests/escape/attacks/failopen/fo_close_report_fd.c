@@ -1,9 +1,6 @@
 /* Close the preload report socket, then read the canary: a denial that cannot be reported must
  * still be a denial (fail closed); the probes still see any bypass.
 // profile: fs
-// expect-full: blocked; events: preload.deny|kernel.violation(outcome=contained)|run.start
-// expect-no-bwrap: blocked; events: preload.deny|kernel.violation(outcome=contained)|run.start
-// expect-preload: blocked; events: none
 */
 #include "esc.h"
 int main(int argc, char **argv)

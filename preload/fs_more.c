@@ -1,0 +1,364 @@
+/* fs_more.c — libc entry points that take a path and do their file-system work with glibc's
+ * internal (non-interposable) calls, so they must be decided at their own entry:
+ *   mkstemp family, mkdtemp (create: write on the template path), remove (unlink/rmdir),
+ *   xattr family (set/remove: write; get/list: metadata), statfs/statvfs (metadata),
+ *   scandir(at), glob (a read of the pattern's literal directory), nftw/ftw and fts_open (a read of
+ *   each root), and the _FORTIFY_SOURCE variants __readlink_chk, __readlinkat_chk, __realpath_chk.
+ * Limits (documented): glob/nftw/fts decide their starting directory only; the directories they
+ * descend into from there are opened inside glibc and are not seen (coreutils and findutils use
+ * gnulib's fts, whose openat(2) calls are interposed; Python's os.walk uses opendir, interposed).
+ */
+#undef _FORTIFY_SOURCE
+#include "pl.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fts.h>
+#include <ftw.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#define NOF SBX_R_NOFOLLOW
+#define WR(op, path, rf) sbx_check_path(op, AT_FDCWD, path, POL_WRITE, rf, SBX_K_DATA)
+#define MT(path, rf) sbx_check_path(SBX_OP_STAT, AT_FDCWD, path, POL_READ, rf, SBX_K_META)
+#define RD(op, dirfd, path) sbx_check_path(op, dirfd, path, POL_READ, 0, SBX_K_DATA)
+
+/* ---- temporary files --------------------------------------------------------------------------- */
+
+REAL_DECL(mkstemp); REAL_DECL(mkstemp64); REAL_DECL(mkostemp); REAL_DECL(mkostemp64);
+REAL_DECL(mkstemps); REAL_DECL(mkstemps64); REAL_DECL(mkostemps); REAL_DECL(mkostemps64);
+REAL_DECL(mkdtemp); REAL_DECL(remove);
+
+SBX_EXPORT int mkstemp(char *t)
+{
+	if (WR(SBX_OP_OPEN, t, NOF))
+		return -1;
+	return REAL(mkstemp)(t);
+}
+
+SBX_EXPORT int mkstemp64(char *t)
+{
+	if (WR(SBX_OP_OPEN, t, NOF))
+		return -1;
+	return REAL(mkstemp64)(t);
+}
+
+SBX_EXPORT int mkostemp(char *t, int flags)
+{
+	if (WR(SBX_OP_OPEN, t, NOF))
+		return -1;
+	return REAL(mkostemp)(t, flags);
+}
+
+SBX_EXPORT int mkostemp64(char *t, int flags)
+{
+	if (WR(SBX_OP_OPEN, t, NOF))
+		return -1;
+	return REAL(mkostemp64)(t, flags);
+}
+
+SBX_EXPORT int mkstemps(char *t, int suffixlen)
+{
+	if (WR(SBX_OP_OPEN, t, NOF))
+		return -1;
+	return REAL(mkstemps)(t, suffixlen);
+}
+
+SBX_EXPORT int mkstemps64(char *t, int suffixlen)
+{
+	if (WR(SBX_OP_OPEN, t, NOF))
+		return -1;
+	return REAL(mkstemps64)(t, suffixlen);
+}
+
+SBX_EXPORT int mkostemps(char *t, int suffixlen, int flags)
+{
+	if (WR(SBX_OP_OPEN, t, NOF))
+		return -1;
+	return REAL(mkostemps)(t, suffixlen, flags);
+}
+
+SBX_EXPORT int mkostemps64(char *t, int suffixlen, int flags)
+{
+	if (WR(SBX_OP_OPEN, t, NOF))
+		return -1;
+	return REAL(mkostemps64)(t, suffixlen, flags);
+}
+
+SBX_EXPORT char *mkdtemp(char *t)
+{
+	if (WR(SBX_OP_MKDIR, t, NOF))
+		return NULL;
+	return REAL(mkdtemp)(t);
+}
+
+SBX_EXPORT int remove(const char *path)
+{
+	if (WR(SBX_OP_UNLINK, path, NOF))
+		return -1;
+	return REAL(remove)(path);
+}
+
+/* ---- extended attributes, file-system statistics ------------------------------------------------ */
+
+REAL_DECL(setxattr); REAL_DECL(lsetxattr); REAL_DECL(removexattr); REAL_DECL(lremovexattr);
+REAL_DECL(getxattr); REAL_DECL(lgetxattr); REAL_DECL(listxattr); REAL_DECL(llistxattr);
+REAL_DECL(statfs); REAL_DECL(statfs64); REAL_DECL(statvfs); REAL_DECL(statvfs64);
+
+SBX_EXPORT int setxattr(const char *path, const char *name, const void *v, size_t n, int flags)
+{
+	if (WR(SBX_OP_CHMOD, path, 0))
+		return -1;
+	return REAL(setxattr)(path, name, v, n, flags);
+}
+
+SBX_EXPORT int lsetxattr(const char *path, const char *name, const void *v, size_t n, int flags)
+{
+	if (WR(SBX_OP_CHMOD, path, NOF))
+		return -1;
+	return REAL(lsetxattr)(path, name, v, n, flags);
+}
+
+SBX_EXPORT int removexattr(const char *path, const char *name)
+{
+	if (WR(SBX_OP_CHMOD, path, 0))
+		return -1;
+	return REAL(removexattr)(path, name);
+}
+
+SBX_EXPORT int lremovexattr(const char *path, const char *name)
+{
+	if (WR(SBX_OP_CHMOD, path, NOF))
+		return -1;
+	return REAL(lremovexattr)(path, name);
+}
+
+SBX_EXPORT ssize_t getxattr(const char *path, const char *name, void *v, size_t n)
+{
+	if (MT(path, 0))
+		return -1;
+	return REAL(getxattr)(path, name, v, n);
+}
+
+SBX_EXPORT ssize_t lgetxattr(const char *path, const char *name, void *v, size_t n)
+{
+	if (MT(path, NOF))
+		return -1;
+	return REAL(lgetxattr)(path, name, v, n);
+}
+
+SBX_EXPORT ssize_t listxattr(const char *path, char *list, size_t n)
+{
+	if (MT(path, 0))
+		return -1;
+	return REAL(listxattr)(path, list, n);
+}
+
+SBX_EXPORT ssize_t llistxattr(const char *path, char *list, size_t n)
+{
+	if (MT(path, NOF))
+		return -1;
+	return REAL(llistxattr)(path, list, n);
+}
+
+SBX_EXPORT int statfs(const char *path, struct statfs *b)
+{
+	if (MT(path, 0))
+		return -1;
+	return REAL(statfs)(path, b);
+}
+
+SBX_EXPORT int statfs64(const char *path, struct statfs64 *b)
+{
+	if (MT(path, 0))
+		return -1;
+	return REAL(statfs64)(path, b);
+}
+
+SBX_EXPORT int statvfs(const char *path, struct statvfs *b)
+{
+	if (MT(path, 0))
+		return -1;
+	return REAL(statvfs)(path, b);
+}
+
+SBX_EXPORT int statvfs64(const char *path, struct statvfs64 *b)
+{
+	if (MT(path, 0))
+		return -1;
+	return REAL(statvfs64)(path, b);
+}
+
+/* ---- directory walks ---------------------------------------------------------------------------- */
+
+typedef int (*sel_fn)(const struct dirent *);
+typedef int (*cmp_fn)(const struct dirent **, const struct dirent **);
+typedef int (*sel64_fn)(const struct dirent64 *);
+typedef int (*cmp64_fn)(const struct dirent64 **, const struct dirent64 **);
+
+REAL_DECL(scandir); REAL_DECL(scandir64); REAL_DECL(scandirat); REAL_DECL(scandirat64);
+REAL_DECL(glob); REAL_DECL(glob64); REAL_DECL(nftw); REAL_DECL(nftw64); REAL_DECL(ftw);
+REAL_DECL(ftw64); REAL_DECL(fts_open); REAL_DECL(fts64_open);
+
+SBX_EXPORT int scandir(const char *dir, struct dirent ***list, sel_fn sel, cmp_fn cmp)
+{
+	if (RD(SBX_OP_OPENDIR, AT_FDCWD, dir))
+		return -1;
+	return REAL(scandir)(dir, list, sel, cmp);
+}
+
+SBX_EXPORT int scandir64(const char *dir, struct dirent64 ***list, sel64_fn sel, cmp64_fn cmp)
+{
+	if (RD(SBX_OP_OPENDIR, AT_FDCWD, dir))
+		return -1;
+	return REAL(scandir64)(dir, list, sel, cmp);
+}
+
+SBX_EXPORT int scandirat(int dirfd, const char *dir, struct dirent ***list, sel_fn sel, cmp_fn cmp)
+{
+	if (RD(SBX_OP_OPENDIR, dirfd, dir))
+		return -1;
+	return REAL(scandirat)(dirfd, dir, list, sel, cmp);
+}
+
+SBX_EXPORT int scandirat64(int dirfd, const char *dir, struct dirent64 ***list, sel64_fn sel, cmp64_fn cmp)
+{
+	if (RD(SBX_OP_OPENDIR, dirfd, dir))
+		return -1;
+	return REAL(scandirat64)(dirfd, dir, list, sel, cmp);
+}
+
+/* The directory glob() lists first: the components before the first one with * ? or [. */
+static int check_glob(const char *pattern)
+{
+	char dir[PATH_MAX];
+	size_t n = strnlen(pattern, PATH_MAX);
+	if (n >= PATH_MAX)
+		return 0;             /* glob fails on its own */
+	size_t keep = 0;          /* length of the literal directory prefix */
+	bool magic = false;
+	for (size_t i = 0; i <= n; i++) {
+		if (i == n || pattern[i] == '/') {
+			if (magic)
+				break;
+			keep = i;     /* through the component that ends here */
+			continue;
+		}
+		if (pattern[i] == '*' || pattern[i] == '?' || pattern[i] == '[')
+			magic = true;
+	}
+	if (!magic) {
+		/* no pattern: glob only checks that the path exists (metadata) */
+		return MT(pattern, 0);
+	}
+	/* keep: up to the '/' before the magic component (0: the cwd, or "/" for "/x*") */
+	if (keep == 0) {
+		if (pattern[0] == '/')
+			memcpy(dir, "/", 2);
+		else
+			memcpy(dir, ".", 2);
+	} else {
+		memcpy(dir, pattern, keep);
+		dir[keep] = 0;
+	}
+	return RD(SBX_OP_OPENDIR, AT_FDCWD, dir);
+}
+
+SBX_EXPORT int glob(const char *pattern, int flags, int (*err)(const char *, int), glob_t *g)
+{
+	if (sbx_launder(pattern) && check_glob(pattern))
+		return GLOB_ABORTED;
+	return REAL(glob)(pattern, flags, err, g);
+}
+
+SBX_EXPORT int glob64(const char *pattern, int flags, int (*err)(const char *, int), glob64_t *g)
+{
+	if (sbx_launder(pattern) && check_glob(pattern))
+		return GLOB_ABORTED;
+	return REAL(glob64)(pattern, flags, err, g);
+}
+
+SBX_EXPORT int nftw(const char *dir, __nftw_func_t fn, int nfd, int flags)
+{
+	if (RD(SBX_OP_OPENDIR, AT_FDCWD, dir))
+		return -1;
+	return REAL(nftw)(dir, fn, nfd, flags);
+}
+
+SBX_EXPORT int nftw64(const char *dir, __nftw64_func_t fn, int nfd, int flags)
+{
+	if (RD(SBX_OP_OPENDIR, AT_FDCWD, dir))
+		return -1;
+	return REAL(nftw64)(dir, fn, nfd, flags);
+}
+
+SBX_EXPORT int ftw(const char *dir, __ftw_func_t fn, int nfd)
+{
+	if (RD(SBX_OP_OPENDIR, AT_FDCWD, dir))
+		return -1;
+	return REAL(ftw)(dir, fn, nfd);
+}
+
+SBX_EXPORT int ftw64(const char *dir, __ftw64_func_t fn, int nfd)
+{
+	if (RD(SBX_OP_OPENDIR, AT_FDCWD, dir))
+		return -1;
+	return REAL(ftw64)(dir, fn, nfd);
+}
+
+static int check_roots(char *const *paths)
+{
+	for (size_t i = 0; paths && paths[i]; i++)
+		if (RD(SBX_OP_OPENDIR, AT_FDCWD, paths[i]))
+			return -1;
+	return 0;
+}
+
+SBX_EXPORT FTS *fts_open(char *const *paths, int options, int (*cmp)(const FTSENT **, const FTSENT **))
+{
+	if (check_roots(paths))
+		return NULL;
+	return REAL(fts_open)(paths, options, cmp);
+}
+
+SBX_EXPORT FTS64 *fts64_open(char *const *paths, int options, int (*cmp)(const FTSENT64 **, const FTSENT64 **))
+{
+	if (check_roots(paths))
+		return NULL;
+	return REAL(fts64_open)(paths, options, cmp);
+}
+
+/* ---- _FORTIFY_SOURCE variants of the metadata calls ------------------------------------------------ */
+
+ssize_t __readlink_chk(const char *path, char *buf, size_t len, size_t buflen);
+ssize_t __readlinkat_chk(int dirfd, const char *path, char *buf, size_t len, size_t buflen);
+char *__realpath_chk(const char *path, char *resolved, size_t resolvedlen);
+REAL_DECL(__readlink_chk); REAL_DECL(__readlinkat_chk); REAL_DECL(__realpath_chk);
+
+SBX_EXPORT ssize_t __readlink_chk(const char *path, char *buf, size_t len, size_t buflen)
+{
+	if (sbx_check_path(SBX_OP_READLINK, AT_FDCWD, path, POL_READ, NOF, SBX_K_META))
+		return -1;
+	return REAL(__readlink_chk)(path, buf, len, buflen);
+}
+
+SBX_EXPORT ssize_t __readlinkat_chk(int dirfd, const char *path, char *buf, size_t len, size_t buflen)
+{
+	if (sbx_check_path(SBX_OP_READLINK, dirfd, path, POL_READ, NOF, SBX_K_META))
+		return -1;
+	return REAL(__readlinkat_chk)(dirfd, path, buf, len, buflen);
+}
+
+SBX_EXPORT char *__realpath_chk(const char *path, char *resolved, size_t resolvedlen)
+{
+	if (sbx_check_path(SBX_OP_READLINK, AT_FDCWD, path, POL_READ, 0, SBX_K_META))
+		return NULL;
+	return REAL(__realpath_chk)(path, resolved, resolvedlen);
+}
