@@ -8,8 +8,17 @@
  * buffer. Nothing is decided here: user space applies the policy. Ring buffer reserve failures are
  * counted per run slot in `lost` (exact).
  *
- * Cost for processes outside any run: the first check — a hash lookup of the current cgroup v2 id
- * (when no run is in pid mode), else of the tgid.
+ * Cost for processes outside any run: a table load (is the syscall number one we watch at all, in
+ * either ABI?), then the first check — a hash lookup of the current cgroup v2 id (when no run is in
+ * pid mode), else of the tgid.
+ *
+ * Arguments are filtered here where the SPEC makes a call harmless: unshare/clone/clone3 only with
+ * namespace flags, ioctl only TIOCSTI, personality only a change, socket only AF_PACKET or raw IP,
+ * setrlimit/prlimit64 only raising RLIMIT_CORE, signals only to a target outside the run. "Outside"
+ * is decided with `pr_nspids`: every task of a run keyed by (its innermost pid namespace, its number
+ * there), recorded at fork and at the armed exec, removed at exit; a target pid is a number in the
+ * caller's namespace, so (caller's namespace, target) is looked up (find_vpid is not callable here).
+ * A path string that could not be read at enter (page not yet faulted in) is read again at exit.
  *
  * Two program tiers for the syscall hooks: tp_btf (preferred) and raw_tp (fallback); user space
  * loads and attaches one and records which. Same for sched_process_* and io_uring_submit_req.

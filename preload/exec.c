@@ -157,6 +157,32 @@ static int exec_script(const char *file, char *const argv[], char *const envp[])
 	return -1;
 }
 
+/* ---- PATH search, shared by the exec family and posix_spawnp --------------------------------- */
+
+/* $PATH, or glibc's default when it is unset. */
+static const char *search_path(void)
+{
+	const char *path = getenv("PATH");
+	return path ? path : "/bin:/usr/bin";
+}
+
+/* cand = the PATH component dir[0..dl) joined with file (fl bytes); an empty component is the
+ * current directory, as in glibc. False, cand untouched, when the result does not fit PATH_MAX
+ * (the caller skips that component). */
+static bool path_candidate(char cand[PATH_MAX], const char *dir, size_t dl, const char *file, size_t fl)
+{
+	if (dl + 1 + fl >= PATH_MAX)
+		return false;
+	if (dl == 0) {
+		memcpy(cand, file, fl + 1);
+	} else {
+		memcpy(cand, dir, dl);
+		cand[dl] = '/';
+		memcpy(cand + dl + 1, file, fl + 1);
+	}
+	return true;
+}
+
 /* The PATH search of glibc's execvpe: "" components are ".", EACCES remembered, ENOEXEC -> sh. */
 static int search_exec(const char *file, char *const argv[], char *const envp[])
 {
@@ -171,23 +197,14 @@ static int search_exec(const char *file, char *const argv[], char *const envp[])
 			exec_script(file, argv, envp);
 		return -1;
 	}
-	const char *path = getenv("PATH");
-	if (!path)
-		path = "/bin:/usr/bin";
+	const char *path = search_path();
 	size_t fl = strlen(file);
 	bool eacces = false;
 	for (const char *p = path;; ) {
 		const char *e = strchrnul(p, ':');
 		size_t dl = (size_t)(e - p);
 		char cand[PATH_MAX];
-		if (dl + 1 + fl < sizeof cand) {
-			if (dl == 0) {
-				memcpy(cand, file, fl + 1);
-			} else {
-				memcpy(cand, p, dl);
-				cand[dl] = '/';
-				memcpy(cand + dl + 1, file, fl + 1);
-			}
+		if (path_candidate(cand, p, dl, file, fl)) {
 			bool pol;
 			do_execve(cand, argv, envp, &pol);
 			if (pol)
@@ -347,22 +364,13 @@ SBX_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file
 		return ENOENT;
 	if (strchr(file, '/'))
 		return spawn(pid, file, fa, attr, argv, envp);
-	const char *path = getenv("PATH");
-	if (!path)
-		path = "/bin:/usr/bin";
+	const char *path = search_path();
 	size_t fl = strlen(file);
 	for (const char *p = path;; ) {
 		const char *e = strchrnul(p, ':');
 		size_t dl = (size_t)(e - p);
 		char cand[PATH_MAX];
-		if (dl + 1 + fl < sizeof cand) {
-			if (dl == 0) {
-				memcpy(cand, file, fl + 1);
-			} else {
-				memcpy(cand, p, dl);
-				cand[dl] = '/';
-				memcpy(cand + dl + 1, file, fl + 1);
-			}
+		if (path_candidate(cand, p, dl, file, fl)) {
 			int saved = errno;
 			long ok = sbx_sys(SYS_faccessat, AT_FDCWD, (long)cand, X_OK, 0, 0, 0);
 			errno = saved;

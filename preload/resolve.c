@@ -166,21 +166,38 @@ static void maybe_cache(struct walk *w, size_t parent_len)
 		sbx_pl_dir_add(w->res, w->rlen);
 }
 
+/* The next component at or after p (leading slashes skipped): its start, with *end set to the
+ * byte after it; NULL when only slashes (or nothing) are left. */
+static const char *next_comp(const char *p, const char **end)
+{
+	while (*p == '/')
+		p++;
+	if (!*p)
+		return NULL;
+	*end = strchrnul(p, '/');
+	return p;
+}
+
+/* The component c[0..n) when it is "." (skipped) or ".." (pops res): applied, true. Any other
+ * name: false, w untouched. */
+static bool walk_dots(struct walk *w, const char *c, size_t n)
+{
+	if (n == 1 && c[0] == '.')
+		return true;
+	if (n == 2 && c[0] == '.' && c[1] == '.') {
+		pop(w);
+		return true;
+	}
+	return false;
+}
+
 /* Join the unwalked rest lexically onto res. */
 static int join_rest(struct walk *w, const char *p)
 {
-	while (*p) {
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		const char *e = strchrnul(p, '/');
+	const char *e;
+	while ((p = next_comp(p, &e)) != NULL) {
 		size_t n = (size_t)(e - p);
-		if (n == 1 && p[0] == '.')
-			;
-		else if (n == 2 && p[0] == '.' && p[1] == '.')
-			pop(w);
-		else if (append(w, p, n) != 0)
+		if (!walk_dots(w, p, n) && append(w, p, n) != 0)
 			return -1;
 		p = e;
 	}
@@ -210,23 +227,14 @@ int sbx_resolve(int dirfd, const char *path, unsigned rflags, char *out)
 	bool trailing_slash = plen > 0 && path[plen - 1] == '/';
 
 	const char *p = w.rest;
-	for (;;) {
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		const char *e = strchrnul(p, '/');
+	const char *e;
+	while ((p = next_comp(p, &e)) != NULL) {
 		size_t n = (size_t)(e - p);
 		const char *q = e;
 		while (*q == '/')
 			q++;
 		bool last = *q == 0;
-		if (n == 1 && p[0] == '.') {
-			p = e;
-			continue;
-		}
-		if (n == 2 && p[0] == '.' && p[1] == '.') {
-			pop(&w);
+		if (walk_dots(&w, p, n)) {
 			p = e;
 			continue;
 		}

@@ -283,6 +283,23 @@ static void run_end(struct am *m, struct am_run *r, struct am_exec *e, const str
 		count_exit(e, r->exit, false);
 }
 
+int am_read(struct am *m, struct audit_reader *r)
+{
+	const char *line, *damage;
+	size_t len;
+	int n;
+	m->files++;
+	while ((n = audit_reader_next(r, &line, &len, &damage)) == 1) {
+		if (damage) { /* an incomplete last line is damaged even if it parses */
+			am_damaged(m);
+			continue;
+		}
+		if (am_add_line(m, line, len) < 0)
+			return -1;
+	}
+	return n < 0 ? 1 : 0;
+}
+
 void am_damaged(struct am *m)
 {
 	m->lines++;

@@ -87,6 +87,11 @@ void am_free(struct am *m);
 /* Returns 0 (taken), 1 (damaged line, counted in bad_lines), -1 (out of memory). */
 int am_add_line(struct am *m, const char *line, size_t len);
 void am_damaged(struct am *m); /* a line the reader already found damaged */
+struct audit_reader;
+/* Feeds every line of the open reader r into m (one more file in m->files; lines the reader found
+ * damaged go to am_damaged). Returns 0 at the end of the stream, 1 on a read error (errno set,
+ * what was read before it is kept), -1 out of memory. The reader stays open. */
+int am_read(struct am *m, struct audit_reader *r);
 /* Sort executors and runs (most hostile first). Run.exec indices are remapped. */
 void am_finish(struct am *m);
 

@@ -288,23 +288,14 @@ int audit_report_main(int argc, char **argv)
 			rc = SBX_EXIT_INTERNAL;
 			continue;
 		}
-		m.files++;
-		const char *line, *damage;
-		size_t len;
-		int n;
-		while ((n = audit_reader_next(&r, &line, &len, &damage)) == 1) {
-			if (damage) {
-				am_damaged(&m);
-				continue;
-			}
-			if (am_add_line(&m, line, len) < 0) {
-				sbx_msg("audit report: out of memory");
-				audit_reader_close(&r);
-				am_free(&m);
-				return SBX_EXIT_INTERNAL;
-			}
-		}
+		int n = am_read(&m, &r);
 		if (n < 0) {
+			sbx_msg("audit report: out of memory");
+			audit_reader_close(&r);
+			am_free(&m);
+			return SBX_EXIT_INTERNAL;
+		}
+		if (n > 0) {
 			sbx_msg("audit report: %s: read error: %s", argv[i], strerror(errno));
 			rc = SBX_EXIT_INTERNAL;
 		}

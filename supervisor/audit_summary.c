@@ -282,27 +282,14 @@ int audit_summary_main(int argc, char **argv)
 			r.on_idle = on_idle;
 			r.idle_ctx = &fc;
 		}
-		m.files++;
-		const char *line, *damage;
-		size_t len;
-		int n;
-		while ((n = audit_reader_next(&r, &line, &len, &damage)) == 1) {
-			if (damage && len == 0) {
-				am_damaged(&m);
-				continue;
-			}
-			if (damage) { /* an incomplete last line is damaged even if it parses */
-				am_damaged(&m);
-				continue;
-			}
-			if (am_add_line(&m, line, len) < 0) {
-				sbx_msg("audit summary: out of memory");
-				audit_reader_close(&r);
-				am_free(&m);
-				return SBX_EXIT_INTERNAL;
-			}
-		}
+		int n = am_read(&m, &r);
 		if (n < 0) {
+			sbx_msg("audit summary: out of memory");
+			audit_reader_close(&r);
+			am_free(&m);
+			return SBX_EXIT_INTERNAL;
+		}
+		if (n > 0) {
 			sbx_msg("audit summary: %s: read error: %s", argv[i], strerror(errno));
 			rc = SBX_EXIT_INTERNAL;
 		}

@@ -57,6 +57,16 @@ static bool wanted(struct sbx_layers *L, enum sbx_layer l)
 	return false;
 }
 
+/* A kernel layer's state from its probe: on at `level`, else off with the probe's reason
+ * ("unavailable" when the probe gave none: a layer is never off without a reason). */
+static void set_probed(struct sbx_layers *L, enum sbx_layer l, bool ok, const char *level, const char *why)
+{
+	if (ok)
+		sbx_layer_set_on(L, l, "%s", level);
+	else
+		sbx_layer_set_off(L, l, "%s", why[0] ? why : "unavailable");
+}
+
 void detect_layers(struct sbx_layers *L, struct detect *d)
 {
 	char why[256], level[96];
@@ -79,32 +89,24 @@ void detect_layers(struct sbx_layers *L, struct detect *d)
 	}
 	if (wanted(L, SBX_L_SECCOMP)) {
 		why[0] = level[0] = 0;
-		if (sbx_seccomp_probe(level, sizeof level, why, sizeof why) == 1)
-			sbx_layer_set_on(L, SBX_L_SECCOMP, "%s", level);
-		else
-			sbx_layer_set_off(L, SBX_L_SECCOMP, "%s", why[0] ? why : "unavailable");
+		bool ok = sbx_seccomp_probe(level, sizeof level, why, sizeof why) == 1;
+		set_probed(L, SBX_L_SECCOMP, ok, level, why);
 	}
 	if (wanted(L, SBX_L_LANDLOCK)) {
 		why[0] = 0;
 		d->landlock_abi = sbx_landlock_probe(why, sizeof why);
-		if (d->landlock_abi > 0)
-			sbx_layer_set_on(L, SBX_L_LANDLOCK, "abi %d", d->landlock_abi);
-		else
-			sbx_layer_set_off(L, SBX_L_LANDLOCK, "%s", why[0] ? why : "unavailable");
+		snprintf(level, sizeof level, "abi %d", d->landlock_abi);
+		set_probed(L, SBX_L_LANDLOCK, d->landlock_abi > 0, level, why);
 	}
 	if (wanted(L, SBX_L_NETFILTER)) {
 		why[0] = 0;
-		if (sbx_netfilter_probe(why, sizeof why) == 1)
-			sbx_layer_set_on(L, SBX_L_NETFILTER, "cgroup/connect4,6 sendmsg4,6");
-		else
-			sbx_layer_set_off(L, SBX_L_NETFILTER, "%s", why[0] ? why : "unavailable");
+		bool ok = sbx_netfilter_probe(why, sizeof why) == 1;
+		set_probed(L, SBX_L_NETFILTER, ok, "cgroup/connect4,6 sendmsg4,6", why);
 	}
 	if (wanted(L, SBX_L_PROBES)) {
 		why[0] = level[0] = 0;
-		if (sbx_probes_probe(level, sizeof level, why, sizeof why) == 1)
-			sbx_layer_set_on(L, SBX_L_PROBES, "%s", level);
-		else
-			sbx_layer_set_off(L, SBX_L_PROBES, "%s", why[0] ? why : "unavailable");
+		bool ok = sbx_probes_probe(level, sizeof level, why, sizeof why) == 1;
+		set_probed(L, SBX_L_PROBES, ok, level, why);
 	}
 	if (wanted(L, SBX_L_LIMITS))
 		sbx_layer_set_on(L, SBX_L_LIMITS, "rlimit");

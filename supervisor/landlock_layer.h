@@ -26,7 +26,7 @@
  * also NAME found on the stage's PATH) and that interpreter's PT_INTERP. Any later execve of
  * another program fails with EACCES. Known limit: the dynamic loader keeps EXECUTE, so a raw
  * `execve("/lib64/ld-linux-x86-64.so.2", ["ld.so", "/bin/true"])` still starts a program (ld.so maps
- * it with mmap, which Landlock does not check); the preload and the probes see that one.
+ * it with mmap, which Landlock does not check); seccomp's exec gate (seccomp_layer.h) refuses that one.
  * With code:exec the directory EXECUTE grants of the table stay, plus the command file.
  */
 #ifndef SBX_LANDLOCK_LAYER_H

@@ -13,6 +13,12 @@
  * (checked on this host), so those calls reach the supervisor too and are refused with EPERM and
  * reported as "<arch>:<name>". Without notification the bad-arch action is ERRNO(EPERM), unreported.
  *
+ * Exec gate (escape finding 1; sbx_seccomp_install_opts with deny_exec, i.e. no code:exec): execve
+ * and execveat are notified too; the supervisor lets the first one continue (the stage starting the
+ * command: nothing else carries the filter at that point) and refuses every later one with EACCES,
+ * reported. This also closes what Landlock cannot: `ld.so PROGRAM` through the granted loader.
+ * The state ("first exec spent") is the caller's (struct sbx_seccomp_state), one per filter.
+ *
  * Never hangs: the listener is close-on-exec (the executor cannot answer its own notifications);
  * if the supervisor dies, the kernel fails every notified call with ENOSYS.
  */
@@ -57,6 +63,7 @@ enum sc_when {
 	W_SOCKET_RAW,      /* socket(AF_INET/AF_INET6, SOCK_RAW, ...) and socket(AF_PACKET, ...) */
 	W_SETRLIMIT_CORE,  /* setrlimit(RLIMIT_CORE, ...) */
 	W_PRLIMIT_CORE,    /* prlimit64(pid, RLIMIT_CORE, new != NULL, ...) */
+	W_EXEC_GATE,       /* execve/execveat, only with opts.deny_exec and user notification */
 };
 
 struct sc_rule {
@@ -116,6 +123,8 @@ static const struct sc_rule deny_table[] = {
 	{"setrlimit", EPERM, W_SETRLIMIT_CORE, false},
 	{"prlimit64", EPERM, W_PRLIMIT_CORE, false},
 	{"personality", EPERM, W_PERSONALITY, false},
+	{"execve", EACCES, W_EXEC_GATE, false},
+	{"execveat", EACCES, W_EXEC_GATE, false},
 };
 #define NRULES (sizeof deny_table / sizeof deny_table[0])
 
@@ -138,6 +147,8 @@ static const char *when_text(enum sc_when w)
 	case W_PRLIMIT_CORE: return "resource == RLIMIT_CORE and a new limit is given (reading it is allowed)";
 	case W_SOCKET_RAW: return "domain AF_PACKET, or AF_INET/AF_INET6 with type SOCK_RAW (raw packets bypass the cgroup network hooks)";
 	case W_PERSONALITY: return "persona (low 32 bits) > 0, except the 0xffffffff query (let through by the supervisor)";
+	case W_EXEC_GATE: return "no code:exec (and user notification): every exec after the command's own (the "
+				 "supervisor lets the stage's one execve continue)";
 	}
 	return "?";
 }
@@ -231,6 +242,9 @@ static int add_rule(scmp_filter_ctx ctx, const struct sc_rule *r, int nr, bool n
 		rc = seccomp_rule_add(ctx, act, nr, 2, SCMP_A1_32(SCMP_CMP_EQ, RLIMIT_CORE),
 				      SCMP_A2_64(SCMP_CMP_NE, 0));
 		break;
+	case W_EXEC_GATE:
+		rc = seccomp_rule_add(ctx, act, nr, 0);
+		break;
 	case W_PERSONALITY:
 		/* libseccomp allows one comparison per argument in a rule, so "not 0 and not 0xffffffff"
 		 * cannot be one rule: everything above 0 is caught here, and the supervisor lets the
@@ -242,7 +256,7 @@ static int add_rule(scmp_filter_ctx ctx, const struct sc_rule *r, int nr, bool n
 	return rc;
 }
 
-static scmp_filter_ctx build(bool notify, bool tsync, char *why, size_t whylen)
+static scmp_filter_ctx build(bool notify, bool tsync, bool exec_gate, char *why, size_t whylen)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx) {
@@ -260,6 +274,8 @@ static scmp_filter_ctx build(bool notify, bool tsync, char *why, size_t whylen)
 		goto fail;
 	}
 	for (size_t i = 0; i < NRULES; i++) {
+		if (deny_table[i].when == W_EXEC_GATE && !exec_gate)
+			continue;
 		int nr = seccomp_syscall_resolve_name(deny_table[i].name);
 		if (nr < 0)
 			continue; /* not a syscall on this architecture (umount on x86_64, iopl on arm64):
@@ -275,26 +291,34 @@ fail:
 	return NULL;
 }
 
-static int install(bool notify, bool tsync, int *listener, char *why, size_t whylen);
+static int install(bool notify, bool tsync, bool exec_gate, int *listener, char *why, size_t whylen);
 
 int sbx_seccomp_install(int *listener, char *why, size_t whylen)
+{
+	struct sbx_seccomp_opts o = {.deny_exec = false};
+	return sbx_seccomp_install_opts(&o, listener, why, whylen);
+}
+
+int sbx_seccomp_install_opts(struct sbx_seccomp_opts *o, int *listener, char *why, size_t whylen)
 {
 	bool tsync = true;
 	char nwhy[160];
 	bool notify = notify_usable(&tsync, nwhy, sizeof nwhy);
-	return install(notify, tsync, listener, why, whylen);
+	/* the gate needs the supervisor to let the stage's own execve through: notification only */
+	o->exec_gated = o->deny_exec && notify;
+	return install(notify, tsync, o->exec_gated, listener, why, whylen);
 }
 
 int sbx_seccomp_install_errno_only(char *why, size_t whylen)
 {
 	int listener;
-	return install(false, seccomp_api_get() >= 2, &listener, why, whylen);
+	return install(false, seccomp_api_get() >= 2, false, &listener, why, whylen);
 }
 
-static int install(bool notify, bool tsync, int *listener, char *why, size_t whylen)
+static int install(bool notify, bool tsync, bool exec_gate, int *listener, char *why, size_t whylen)
 {
 	*listener = -1;
-	scmp_filter_ctx ctx = build(notify, tsync, why, whylen);
+	scmp_filter_ctx ctx = build(notify, tsync, exec_gate, why, whylen);
 	if (!ctx)
 		return -1;
 	int rc = seccomp_load(ctx);
@@ -371,6 +395,11 @@ static int classify(uint32_t arch, int nr, char *out, size_t outlen)
 
 int sbx_seccomp_handle(int listener, struct audit *a)
 {
+	return sbx_seccomp_handle_state(listener, a, NULL);
+}
+
+int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_state *st)
+{
 	struct pollfd pfd = {.fd = listener, .events = POLLIN};
 	if (poll(&pfd, 1, 0) < 0)
 		return errno == EINTR ? 0 : -1;
@@ -392,6 +421,19 @@ int sbx_seccomp_handle(int listener, struct audit *a)
 	int err = classify(req->data.arch, req->data.nr, sys, sizeof sys);
 	if (!strcmp(sys, "personality") && (req->data.args[0] & 0xffffffffu) == 0xffffffffu) {
 		/* the persona query: harmless, let the kernel run it */
+		resp->id = req->id;
+		resp->val = 0;
+		resp->error = 0;
+		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		(void)seccomp_notify_respond(listener, resp);
+		goto out;
+	}
+	if ((!strcmp(sys, "execve") || !strcmp(sys, "execveat")) && st && !st->exec_spent) {
+		/* The exec gate's first execve: the stage starting the command (nothing else carries
+		 * the filter yet — it was installed in the single-threaded stage just before). Its
+		 * arguments are the stage's own, so CONTINUE has nothing to race. Every later one is
+		 * refused below. Without a state (NULL) every exec is refused: fail closed. */
+		st->exec_spent = true;
 		resp->id = req->id;
 		resp->val = 0;
 		resp->error = 0;
@@ -444,6 +486,8 @@ cJSON *sbx_seccomp_plan(void)
 		 errno_name(FOREIGN_ERR), notify ? ", reported" : "");
 	cJSON_AddStringToObject(o, "foreign_arch", badarch);
 	cJSON_AddBoolToObject(o, "tsync", tsync);
+	cJSON_AddStringToObject(o, "exec_gate", notify ? "without code:exec: execve/execveat after the command's own "
+							 "-> EACCES, reported" : "unavailable (needs user notification)");
 	cJSON *arr = cJSON_AddArrayToObject(o, "deny");
 	for (size_t i = 0; arr && i < NRULES; i++) {
 		if (seccomp_syscall_resolve_name(deny_table[i].name) < 0)

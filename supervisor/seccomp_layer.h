@@ -28,6 +28,18 @@ int sbx_seccomp_probe(char *level, size_t levellen, char *why, size_t whylen);
  * reach the executor. If every holder of the listener closes it, denied calls fail with ENOSYS. */
 int sbx_seccomp_install(int *listener, char *why, size_t whylen);
 
+/* The same, with options. deny_exec (the policy has no code:exec): execve/execveat are routed to
+ * the supervisor as well; sbx_seccomp_handle_state lets the FIRST one continue (the stage's own
+ * execve of the command) and refuses every later one with EACCES + `seccomp.deny`. Needs user
+ * notification: exec_gated (out) tells whether the gate is in the filter (false without
+ * notification — then only Landlock stands in the way of an exec). sbx_seccomp_install(l, ...) =
+ * _opts({.deny_exec = false}, l, ...). */
+struct sbx_seccomp_opts {
+	bool deny_exec;   /* in */
+	bool exec_gated;  /* out */
+};
+int sbx_seccomp_install_opts(struct sbx_seccomp_opts *o, int *listener, char *why, size_t whylen);
+
 /* The same rules with SCMP_ACT_ERRNO only (what a host without user notification gets): denials
  * return their errno, unreported. Used by sbx_seccomp_install on such hosts, and by tests. */
 int sbx_seccomp_install_errno_only(char *why, size_t whylen);
@@ -39,6 +51,14 @@ int sbx_seccomp_install_errno_only(char *why, size_t whylen);
  * from the event loop and close it) or the audit stream failed (a->failed set: fail closed).
  * `a` may be NULL (answer only). */
 int sbx_seccomp_handle(int listener, struct audit *a);
+
+/* sbx_seccomp_handle with the exec gate's state: one per filter (per listener), zeroed before its
+ * first notification. sbx_seccomp_handle(l, a) = _state(l, a, NULL): with the gate installed, a
+ * NULL state refuses every exec, the command's own included (fail closed). */
+struct sbx_seccomp_state {
+	bool exec_spent;  /* the stage's own execve was let through */
+};
+int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_state *st);
 
 /* For --dry-run: the rules as JSON ({"deny":[{"syscall":..,"errno":..,"when":..}],...}). */
 cJSON *sbx_seccomp_plan(void);

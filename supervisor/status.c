@@ -169,7 +169,7 @@ static void probe_all(struct lstat_ st[SBX_L__N], char *bwrap, size_t bwraplen)
 
 	s = &st[SBX_L_PROBES];
 	lv[0] = 0;
-	if (sbx_probes_probe(lv, sizeof lv, s->why, sizeof s->why) == 1) {
+	if (sbx_probes_probe_full(lv, sizeof lv, s->why, sizeof s->why) == 1) {
 		s->available = true;
 		snprintf(s->level, sizeof s->level, "%s", lv);
 	} else {

@@ -144,12 +144,12 @@ static int attacks(void)
 }
 
 /* Serve notifications for `child` until it exits; returns its status. */
-static int serve(pid_t child, int listener, struct audit *a)
+static int serve_state(pid_t child, int listener, struct audit *a, struct sbx_seccomp_state *sst)
 {
 	for (;;) {
 		struct pollfd pfd = {.fd = listener, .events = POLLIN};
 		int r = poll(&pfd, 1, 200);
-		if (r > 0 && sbx_seccomp_handle(listener, a) < 0)
+		if (r > 0 && sbx_seccomp_handle_state(listener, a, sst) < 0)
 			break; /* listener gone: no filter user left */
 		int st;
 		pid_t w = waitpid(child, &st, WNOHANG);
@@ -160,6 +160,11 @@ static int serve(pid_t child, int listener, struct audit *a)
 	}
 	close(listener);
 	return ku_wait(child);
+}
+
+static int serve(pid_t child, int listener, struct audit *a)
+{
+	return serve_state(child, listener, a, NULL);
 }
 
 static char g_audit[64]; /* the temp audit stream; removed by teardown even when an assertion fails */
@@ -311,6 +316,94 @@ static void test_errno_only(void **state)
 	assert_int_equal(ku_wait(pid), 0);
 }
 
+
+/* build-X/tests/progs/k_attack_static, next to this test binary (build-X/tests/test_seccomp). */
+static const char *attack_prog(void)
+{
+	static char p[4096];
+	ssize_t n = readlink("/proc/self/exe", p, sizeof p - 40);
+	if (n <= 0)
+		return NULL;
+	p[n] = 0;
+	char *sl = strrchr(p, '/');
+	if (!sl)
+		return NULL;
+	snprintf(sl, 40, "/progs/k_attack_static");
+	return access(p, X_OK) == 0 ? p : NULL;
+}
+
+/* Child: install with `deny_exec`, hand the listener over, exec k_attack_static with `argv`. */
+static pid_t gate_child(bool deny_exec, char *const argv[], int *listener_out)
+{
+	int sp[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(sp[0]);
+		int listener = -1;
+		char why[256] = "";
+		struct sbx_seccomp_opts o = {.deny_exec = deny_exec};
+		if (sbx_seccomp_install_opts(&o, &listener, why, sizeof why) < 0) {
+			fprintf(stderr, "# child: install: %s\n", why);
+			_exit(101);
+		}
+		if (o.exec_gated != deny_exec || listener < 0)
+			_exit(102);
+		if (ku_send_fd(sp[1], listener) < 0)
+			_exit(103);
+		close(listener);
+		execv(argv[0], argv);
+		_exit(errno == EACCES ? 77 : 104); /* 77: the command's own exec was refused */
+	}
+	close(sp[1]);
+	*listener_out = ku_recv_fd(sp[0]);
+	close(sp[0]);
+	return pid;
+}
+
+/* The exec gate (no code:exec): the command's own exec runs, every later one — a raw execve from
+ * a static binary, the dynamic loader run as a program — fails with EACCES and is reported. */
+static void test_exec_gate(void **state)
+{
+	(void)state;
+	const char *k = attack_prog();
+	assert_non_null(k);
+	char *path = g_audit;
+	snprintf(g_audit, sizeof g_audit, "/tmp/sbx-test-seccomp-XXXXXX");
+	int tfd = mkstemp(path);
+	assert_true(tfd >= 0);
+	close(tfd);
+	unlink(path);
+	struct audit a;
+	char err[256];
+	assert_int_equal(audit_open(&a, path, "test-seccomp", err, sizeof err), 0);
+	char *argv[] = {(char *)k, "exec", "/bin/true", "exec", "/lib64/ld-linux-x86-64.so.2", NULL};
+	int listener = -1;
+	pid_t pid = gate_child(true, argv, &listener);
+	assert_true(pid > 0 && listener >= 0);
+	struct sbx_seccomp_state sst = {0};
+	int rc = serve_state(pid, listener, &a, &sst);
+	audit_close(&a);
+	assert_int_equal(rc, 0); /* k_attack_static: 0 attacks succeeded */
+	assert_true(sst.exec_spent);
+	assert_true(ku_line_has(path, "\"event\":\"seccomp.deny\"", "\"syscall\":\"execve\"", "\"action\":\"errno EACCES\"",
+				"\"src\":\"kernel\"", NULL));
+	unlink(path);
+
+	/* control: without the gate both execs run (2 attacks succeeded) */
+	pid = gate_child(false, argv, &listener);
+	assert_true(pid > 0 && listener >= 0);
+	assert_int_equal(serve_state(pid, listener, NULL, NULL), 2);
+
+	/* fail closed: the gate served without a state refuses the command's own exec too */
+	pid = gate_child(true, argv, &listener);
+	assert_true(pid > 0 && listener >= 0);
+	assert_int_equal(serve_state(pid, listener, NULL, NULL), 77);
+}
+
 static void test_plan(void **state)
 {
 	(void)state;
@@ -333,6 +426,7 @@ int main(void)
 		cmocka_unit_test(test_no_supervisor_no_hang),
 		cmocka_unit_test(test_listener_cloexec_across_exec),
 		cmocka_unit_test(test_errno_only),
+		cmocka_unit_test(test_exec_gate),
 		cmocka_unit_test(test_plan),
 	};
 	return cmocka_run_group_tests(tests, NULL, teardown);
