@@ -89,6 +89,18 @@ static int str(struct scan *c, struct jl_span *sp)
 	return 0;
 }
 
+/* One or more decimal digits at *i: true with *i past them; false, *i untouched, when none. */
+static bool digits(const struct scan *c, size_t *i)
+{
+	size_t j = *i;
+	while (j < c->n && c->s[j] >= '0' && c->s[j] <= '9')
+		j++;
+	if (j == *i)
+		return false;
+	*i = j;
+	return true;
+}
+
 static int num(struct scan *c)
 {
 	const char *s = c->s;
@@ -100,25 +112,20 @@ static int num(struct scan *c)
 	if (s[i] == '0')
 		i++;
 	else if (s[i] >= '1' && s[i] <= '9')
-		while (i < c->n && s[i] >= '0' && s[i] <= '9')
-			i++;
+		digits(c, &i);
 	else
 		return fail(c, "bad number");
 	if (i < c->n && s[i] == '.') {
 		i++;
-		if (i >= c->n || s[i] < '0' || s[i] > '9')
+		if (!digits(c, &i))
 			return fail(c, "bad number");
-		while (i < c->n && s[i] >= '0' && s[i] <= '9')
-			i++;
 	}
 	if (i < c->n && (s[i] == 'e' || s[i] == 'E')) {
 		i++;
 		if (i < c->n && (s[i] == '+' || s[i] == '-'))
 			i++;
-		if (i >= c->n || s[i] < '0' || s[i] > '9')
+		if (!digits(c, &i))
 			return fail(c, "bad number");
-		while (i < c->n && s[i] >= '0' && s[i] <= '9')
-			i++;
 	}
 	c->i = i;
 	return 0;
@@ -135,17 +142,44 @@ static int lit(struct scan *c, const char *w)
 
 static int value(struct scan *c, struct jl_span *sp, int depth, struct jl_obj *rec);
 
-static int object(struct scan *c, int depth, struct jl_obj *rec)
+/* At the '{' or '[' of a container closed by `close`: checks the depth and consumes the bracket.
+ * Returns 0 when the container is empty (its `close` consumed too), 1 when items follow, -1 when
+ * nested too deep. */
+static int open_container(struct scan *c, int depth, char close)
 {
 	if (depth > JL_MAX_DEPTH)
 		return fail(c, "nested too deep");
-	c->i++; /* '{' */
+	c->i++;
 	ws(c);
-	if (c->i < c->n && c->s[c->i] == '}') {
+	if (c->i < c->n && c->s[c->i] == close) {
 		c->i++;
 		return 0;
 	}
-	for (;;) {
+	return 1;
+}
+
+/* After a member or an element: a ',' (consumed; returns 1, another item follows) or `close`
+ * (consumed; returns 0, the container ends). Anything else fails (-1). */
+static int next_item(struct scan *c, char close)
+{
+	ws(c);
+	if (c->i >= c->n)
+		return fail(c, close == '}' ? "unterminated object" : "unterminated array");
+	if (c->s[c->i] == ',') {
+		c->i++;
+		return 1;
+	}
+	if (c->s[c->i] == close) {
+		c->i++;
+		return 0;
+	}
+	return fail(c, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+}
+
+static int object(struct scan *c, int depth, struct jl_obj *rec)
+{
+	int more = open_container(c, depth, '}');
+	while (more > 0) {
 		ws(c);
 		if (c->i >= c->n || c->s[c->i] != '"')
 			return fail(c, "expected a member name");
@@ -167,48 +201,21 @@ static int object(struct scan *c, int depth, struct jl_obj *rec)
 			}
 			rec->total++;
 		}
-		ws(c);
-		if (c->i >= c->n)
-			return fail(c, "unterminated object");
-		if (c->s[c->i] == ',') {
-			c->i++;
-			continue;
-		}
-		if (c->s[c->i] == '}') {
-			c->i++;
-			return 0;
-		}
-		return fail(c, "expected ',' or '}'");
+		more = next_item(c, '}');
 	}
+	return more;
 }
 
 static int array(struct scan *c, int depth)
 {
-	if (depth > JL_MAX_DEPTH)
-		return fail(c, "nested too deep");
-	c->i++;
-	ws(c);
-	if (c->i < c->n && c->s[c->i] == ']') {
-		c->i++;
-		return 0;
-	}
-	for (;;) {
+	int more = open_container(c, depth, ']');
+	while (more > 0) {
 		ws(c);
 		if (value(c, NULL, depth, NULL) < 0)
 			return -1;
-		ws(c);
-		if (c->i >= c->n)
-			return fail(c, "unterminated array");
-		if (c->s[c->i] == ',') {
-			c->i++;
-			continue;
-		}
-		if (c->s[c->i] == ']') {
-			c->i++;
-			return 0;
-		}
-		return fail(c, "expected ',' or ']'");
+		more = next_item(c, ']');
 	}
+	return more;
 }
 
 static int value(struct scan *c, struct jl_span *sp, int depth, struct jl_obj *rec)

@@ -50,6 +50,25 @@ static const char css[] =
 	"details{margin:.3em 0}summary{cursor:pointer}.ts{white-space:nowrap}"
 	".verdict{border:1px solid #ccc;border-radius:6px;padding:.5em 1em;font-size:1.1em}";
 
+/* The link to a run's timeline, showing the first 12 digits of its id (the reader validated ids
+ * as 32 lowercase hex digits; the href is escaped all the same). */
+static void run_link(FILE *f, const char *id)
+{
+	fputs("<a href=\"#run-", f);
+	esc(f, id);
+	fprintf(f, "\">%.12s</a>", id);
+}
+
+/* The event and detail cells that end every timeline row (both from the stream: escaped). */
+static void event_cells(FILE *f, const struct am_item *it)
+{
+	fputs("<td>", f);
+	esc(f, it->event);
+	fputs("</td><td class=\"mono\">", f);
+	esc(f, it->desc);
+	fputs("</td></tr>\n", f);
+}
+
 static void card(FILE *f, const char *id, const char *label, uint64_t n, const char *cls)
 {
 	fprintf(f, "<div class=\"card %s\"><b><span id=\"count-%s\">%llu</span></b>%s</div>\n",
@@ -67,15 +86,10 @@ static void item_rows(FILE *f, const struct am_list *l, const char *cls)
 		esc(f, it->ts);
 		fputs("</td><td>", f);
 		esc(f, it->executor);
-		fputs("</td><td class=\"mono\"><a href=\"#run-", f);
-		esc(f, it->run);
-		fputs("\">", f);
-		fprintf(f, "%.12s", it->run); /* validated 32 hex */
-		fputs("</a></td><td>", f);
-		esc(f, it->event);
 		fputs("</td><td class=\"mono\">", f);
-		esc(f, it->desc);
-		fputs("</td></tr>\n", f);
+		run_link(f, it->run);
+		fputs("</td>", f);
+		event_cells(f, it);
 	}
 	fputs("</table>\n", f);
 	if (l->dropped)
@@ -188,8 +202,10 @@ static void write_page(FILE *f, const struct am *m, char **files, int nfiles)
 			const struct am_run *r = &m->runs[i];
 			if (!r->degraded)
 				continue;
-			fprintf(f, "<tr class=\"%s\" data-run=\"%s\"><td class=\"mono\"><a href=\"#run-%s\">%.12s</a></td><td>",
-				r->sandbox_off ? "breach" : "", r->id, r->id, r->id);
+			fprintf(f, "<tr class=\"%s\" data-run=\"%s\"><td class=\"mono\">", r->sandbox_off ? "breach" : "",
+				r->id);
+			run_link(f, r->id);
+			fputs("</td><td>", f);
 			esc(f, r->executor);
 			fputs("</td><td class=\"mono ts\">", f);
 			esc(f, r->start);
@@ -206,7 +222,9 @@ static void write_page(FILE *f, const struct am *m, char **files, int nfiles)
 		   "<th>exit</th>%s</tr>\n", count_heads);
 	for (size_t i = 0; i < m->nruns; i++) {
 		const struct am_run *r = &m->runs[i];
-		fprintf(f, "<tr data-run=\"%s\"><td class=\"mono\"><a href=\"#run-%s\">%.12s</a></td><td>", r->id, r->id, r->id);
+		fprintf(f, "<tr data-run=\"%s\"><td class=\"mono\">", r->id);
+		run_link(f, r->id);
+		fputs("</td><td>", f);
 		esc(f, r->executor);
 		fputs("</td><td class=\"mono ts\">", f);
 		esc(f, r->start);
@@ -234,11 +252,8 @@ static void write_page(FILE *f, const struct am *m, char **files, int nfiles)
 			bool isb = strcmp(it->event, "kernel.violation") == 0 && strstr(it->desc, "outcome=breach");
 			fprintf(f, "<tr%s><td class=\"mono\">", isb ? " class=\"breach\"" : "");
 			esc(f, it->ts);
-			fputs("</td><td>", f);
-			esc(f, it->event);
-			fputs("</td><td class=\"mono\">", f);
-			esc(f, it->desc);
-			fputs("</td></tr>\n", f);
+			fputs("</td>", f);
+			event_cells(f, it);
 		}
 		fputs("</table>\n", f);
 		if (r->tl_dropped)

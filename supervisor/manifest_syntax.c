@@ -207,14 +207,23 @@ static int after_item(struct jc *c, char close)
 	return fail(c, "expected ',' or ']' here (a missing comma?)");
 }
 
+/* At the '{' or '[' of a container closed by `close`: consumes the bracket; true when the
+ * container is empty (its `close` consumed too). */
+static bool opens_empty(struct jc *c, char close)
+{
+	c->i++;
+	ws(c);
+	if (!eof(c) && c->s[c->i] == close) {
+		c->i++;
+		return true;
+	}
+	return false;
+}
+
 static int object(struct jc *c)
 {
-	c->i++; /* '{' */
-	ws(c);
-	if (!eof(c) && c->s[c->i] == '}') {
-		c->i++;
+	if (opens_empty(c, '}'))
 		return 0;
-	}
 	for (;;) {
 		ws(c);
 		if (eof(c))
@@ -245,12 +254,8 @@ static int object(struct jc *c)
 
 static int array(struct jc *c)
 {
-	c->i++; /* '[' */
-	ws(c);
-	if (!eof(c) && c->s[c->i] == ']') {
-		c->i++;
+	if (opens_empty(c, ']'))
 		return 0;
-	}
 	for (;;) {
 		ws(c);
 		if (!eof(c) && c->s[c->i] == ']')

@@ -405,10 +405,7 @@ static void remove_tree(const char *dir)
 
 static void run_free(struct run *r)
 {
-	if (r->nf)
-		sbx_netfilter_stop(r->nf);
-	if (r->pr)
-		sbx_probes_stop(r->pr);
+	stop_kernel_layers(r);
 	cg_cleanup(&r->cg);
 	if (r->tmpdir[0])
 		remove_tree(r->tmpdir);

@@ -39,6 +39,14 @@ static void close_fd(int *fd)
 	}
 }
 
+/* The descriptor in *fd, handed over: *fd becomes -1, so the cleanup path does not close it. */
+static int take_fd(int *fd)
+{
+	int v = *fd;
+	*fd = -1;
+	return v;
+}
+
 /* ---- the child ---------------------------------------------------------------------------------- */
 
 static void child_signals(const sigset_t *oldmask)
@@ -560,16 +568,11 @@ enum attempt_result run_attempt(struct run *r, bool bwrap_mode)
 	close_fd(&errp[1]);
 	close_fd(&ldso);
 	close_fd(&r->stderr_copy);
-	r->ctl = ctlp[0];
-	ctlp[0] = -1;
-	r->rep = repp[0];
-	repp[0] = -1;
-	r->status_rd = stp[0];
-	stp[0] = -1;
-	r->err_rd = errp[0];
-	errp[0] = -1;
-	r->alive_w = alive[1];
-	alive[1] = -1;
+	r->ctl = take_fd(&ctlp[0]);
+	r->rep = take_fd(&repp[0]);
+	r->status_rd = take_fd(&stp[0]);
+	r->err_rd = take_fd(&errp[0]);
+	r->alive_w = take_fd(&alive[1]);
 	r->rx.fd = r->rep;
 	r->rx.pol = r->pol;
 
