@@ -150,6 +150,7 @@ static __attribute__((noreturn)) void child_direct(struct run *r, const struct c
 			.cmd = r->o.cmd,
 			.envp = r->env.v,
 			.stderr_fd = -1,
+			.keep_caps = r->o.disabled,
 		};
 		_exit(stage_exec(&sa));
 	}
@@ -207,6 +208,7 @@ static void on_ready(struct run *r, bool bwrap_mode)
 	r->ready = true;
 	r->stage_pid = pid > 0 ? pid : r->child;
 	r->listener = lfd;
+	memset(&r->sc_state, 0, sizeof r->sc_state);
 	apply_stage_status(r, st);
 	if (bwrap_mode) {
 		sbx_layer_set_on(&r->L, SBX_L_BWRAP, "%s: user, pid, ipc, uts, cgroup%s namespaces",
@@ -340,7 +342,7 @@ static void loop(struct run *r, bool bwrap_mode)
 		if (i_lst >= 0 && p[i_lst].revents) {
 			if (p[i_lst].revents & (POLLHUP | POLLERR | POLLNVAL) && !(p[i_lst].revents & POLLIN))
 				close_fd(&r->listener);
-			else if (sbx_seccomp_handle(r->listener, &r->a) < 0) {
+			else if (sbx_seccomp_handle_state(r->listener, &r->a, &r->sc_state) < 0) {
 				if (r->a.failed)
 					r->audit_failed = true;
 				close_fd(&r->listener);
@@ -600,7 +602,7 @@ enum attempt_result run_attempt(struct run *r, bool bwrap_mode)
 	drain_all(r);
 	if (r->listener >= 0) {
 		/* Everything is dead: only already-queued notifications are left (bounded). */
-		for (int i = 0; i < 4096 && sbx_seccomp_handle(r->listener, &r->a) == 0; i++)
+		for (int i = 0; i < 4096 && sbx_seccomp_handle_state(r->listener, &r->a, &r->sc_state) == 0; i++)
 			;
 		if (r->a.failed)
 			r->audit_failed = true;

@@ -22,6 +22,7 @@
 #include "manifest.h"
 #include "netfilter_layer.h"
 #include "policy.h"
+#include "seccomp_layer.h"
 #include "probes_layer.h"
 #include "report_rx.h"
 #include "rlimits.h"
@@ -64,6 +65,7 @@ struct run {
 	int child_status, stage_status;
 	bool have_stage_status;
 	int ctl, rep, status_rd, err_rd, listener, alive_w, stderr_copy;
+	struct sbx_seccomp_state sc_state; /* the exec gate of listener's filter */
 	char bwrap_err[512];
 	size_t bwrap_err_len;
 	struct report_rx rx;

@@ -12,6 +12,7 @@
 
 #include "cmd.h"
 #include "ctl.h"
+#include "caps.h"
 #include "landlock_layer.h"
 #include "report.h"
 #include "seccomp_layer.h"
@@ -107,16 +108,30 @@ int stage_exec(const struct stage_args *a)
 	}
 	if (a->seccomp) {
 		why[0] = 0;
-		if (sbx_seccomp_install(&listener, why, sizeof why) < 0) {
+		/* no code:exec (or no policy to say otherwise): the exec gate lets only the command's
+		 * own exec through and refuses (and reports) every later one */
+		struct sbx_seccomp_opts so = {.deny_exec = !a->pol || !pol_code_exec(a->pol)};
+		if (sbx_seccomp_install_opts(&so, &listener, why, sizeof why) < 0) {
 			add(st, sizeof st, "seccomp", "off");
 			add(st, sizeof st, "seccomp_why", why[0] ? why : "install failed");
 			listener = -1;
 		} else {
 			add(st, sizeof st, "seccomp", "on");
 			add(st, sizeof st, "seccomp_level",
-			    listener >= 0 ? "notify" : "errno (no user notification: denials unreported)");
+			    listener < 0 ? "errno (no user notification: denials unreported)"
+			    : so.exec_gated ? "notify; exec gate (no code:exec)" : "notify");
 		}
 	}
+	/* Last before "ready": after Landlock and seccomp (they open files and need no_new_privs or
+	 * CAP_SYS_ADMIN), in every mode. The executor never runs with capabilities. */
+	why[0] = 0;
+	if (a->keep_caps)
+		snprintf(why, sizeof why, "kept (SBXSUP_SANDBOX disables every layer)");
+	else if (sbx_caps_drop(why, sizeof why) < 0) {
+		sbx_msg("dropping capabilities failed: %s", why);
+		return SBX_EXIT_INTERNAL;
+	}
+	add(st, sizeof st, "caps", why);
 	if (ctl_send_ready(a->ctl_fd, st, listener) < 0)
 		return SBX_EXIT_INTERNAL;
 	if (listener >= 0)
@@ -192,7 +207,7 @@ int cmd_stage(int argc, char **argv)
 		unsetenv("SBXSUP_ASAN_STAGE");
 	}
 #endif
-	if (a.landlock)
+	if (a.landlock || a.seccomp)
 		a.pol = stage_policy();
 	int rc = stage_exec(&a);
 	/* Never run the supervisor's exit handlers inside the sandbox. */

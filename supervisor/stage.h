@@ -22,6 +22,7 @@ struct stage_args {
 	char **cmd;                 /* NULL-terminated */
 	char **envp;                /* NULL: keep environ */
 	int stderr_fd;              /* >= 0: dup2 onto 2 first (bwrap mode: the caller's real stderr) */
+	bool keep_caps;             /* SBXSUP_SANDBOX=0 only: run the command unchanged */
 };
 
 /* Returns only on failure, with the exit status to use. */

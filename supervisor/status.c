@@ -123,59 +123,49 @@ static void probe_bwrap(struct lstat_ *s, char *path, size_t pathlen)
 	userns_remedy(s->remedy, sizeof s->remedy);
 }
 
+/* A layer's probe result: available at `level`, else the remedy to show (the probe wrote why). */
+static void set_probed(struct lstat_ *s, bool ok, const char *level, const char *remedy)
+{
+	if (ok) {
+		s->available = true;
+		snprintf(s->level, sizeof s->level, "%s", level);
+	} else {
+		snprintf(s->remedy, sizeof s->remedy, "%s", remedy);
+	}
+}
+
 static void probe_all(struct lstat_ st[SBX_L__N], char *bwrap, size_t bwraplen)
 {
 	char lib[4096];
 	struct lstat_ *s;
+	bool ok;
 
 	s = &st[SBX_L_PRELOAD];
-	if (detect_preload(lib, sizeof lib, s->why, sizeof s->why) == 0) {
-		s->available = true;
-		snprintf(s->level, sizeof s->level, "%s", lib);
-	} else {
-		snprintf(s->remedy, sizeof s->remedy,
-			 "install sbxsup (make install) or set SBXSUP_PRELOAD_LIB to libsbxpreload.so");
-	}
+	ok = detect_preload(lib, sizeof lib, s->why, sizeof s->why) == 0;
+	set_probed(s, ok, lib, "install sbxsup (make install) or set SBXSUP_PRELOAD_LIB to libsbxpreload.so");
 
 	probe_bwrap(&st[SBX_L_BWRAP], bwrap, bwraplen);
 
 	s = &st[SBX_L_SECCOMP];
 	char lv[96] = "";
-	if (sbx_seccomp_probe(lv, sizeof lv, s->why, sizeof s->why) == 1) {
-		s->available = true;
-		snprintf(s->level, sizeof s->level, "%s", lv);
-	} else {
-		snprintf(s->remedy, sizeof s->remedy, "a kernel with CONFIG_SECCOMP_FILTER and libseccomp >= 2.5");
-	}
+	ok = sbx_seccomp_probe(lv, sizeof lv, s->why, sizeof s->why) == 1;
+	set_probed(s, ok, lv, "a kernel with CONFIG_SECCOMP_FILTER and libseccomp >= 2.5");
 
 	s = &st[SBX_L_LANDLOCK];
 	int abi = sbx_landlock_probe(s->why, sizeof s->why);
-	if (abi > 0) {
-		s->available = true;
-		snprintf(s->level, sizeof s->level, "abi %d", abi);
-	} else {
-		snprintf(s->remedy, sizeof s->remedy,
-			 "kernel >= 5.13 with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= boot parameter");
-	}
+	snprintf(lv, sizeof lv, "abi %d", abi);
+	set_probed(s, abi > 0, lv,
+		   "kernel >= 5.13 with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= boot parameter");
 
 	s = &st[SBX_L_NETFILTER];
-	if (sbx_netfilter_probe(s->why, sizeof s->why) == 1) {
-		s->available = true;
-		snprintf(s->level, sizeof s->level, "cgroup/connect4,6 sendmsg4,6 on a run cgroup v2");
-	} else {
-		snprintf(s->remedy, sizeof s->remedy,
-			 "run as root (CAP_BPF, CAP_NET_ADMIN) with a writable cgroup v2 hierarchy mounted");
-	}
+	ok = sbx_netfilter_probe(s->why, sizeof s->why) == 1;
+	set_probed(s, ok, "cgroup/connect4,6 sendmsg4,6 on a run cgroup v2",
+		   "run as root (CAP_BPF, CAP_NET_ADMIN) with a writable cgroup v2 hierarchy mounted");
 
 	s = &st[SBX_L_PROBES];
 	lv[0] = 0;
-	if (sbx_probes_probe_full(lv, sizeof lv, s->why, sizeof s->why) == 1) {
-		s->available = true;
-		snprintf(s->level, sizeof s->level, "%s", lv);
-	} else {
-		snprintf(s->remedy, sizeof s->remedy,
-			 "run as root (CAP_BPF + CAP_PERFMON) on a kernel with BTF (/sys/kernel/btf/vmlinux)");
-	}
+	ok = sbx_probes_probe_full(lv, sizeof lv, s->why, sizeof s->why) == 1;
+	set_probed(s, ok, lv, "run as root (CAP_BPF + CAP_PERFMON) on a kernel with BTF (/sys/kernel/btf/vmlinux)");
 
 	s = &st[SBX_L_LIMITS];
 	s->available = true;
