@@ -53,6 +53,10 @@ static inline const char *sbx_launder(const char *p)
 #define SBX_PL_NAME_MAX 256
 #define SBX_PL_DIRCACHE 1024     /* paths known symlink-free and not writable (hash table) */
 #define SBX_PL_DIRPATH 240       /* longer paths are not cached */
+/* Where the supervisor binds its report socket inside the bwrap sandbox (supervisor/bwrap.h
+ * SBX_RUN_REPORT): used when SBXSUP_REPORT_ADDR is not in the environment, so a program exec'd with
+ * a stripped environment (the library loaded by /etc/ld.so.preload) still reports its denials. */
+#define SBX_PL_REPORT_FIXED "/run/sbxsup/report"
 
 struct sbx_pl_addr {
 	atomic_uint seq;             /* odd while being written */
@@ -83,7 +87,8 @@ struct sbx_pl {
 	int policy_fd, report_fd;    /* -1 when absent */
 	ino_t report_ino;            /* identity of the report socket (checked before each send) */
 	atomic_int reconnecting;
-	char report_addr[110];       /* SBXSUP_REPORT_ADDR, "" when unset */
+	char report_addr[110];       /* SBXSUP_REPORT_ADDR, else SBX_PL_REPORT_FIXED when that exists
+	                              * (bwrap mode, environment stripped), "" when neither */
 	dev_t policy_dev; ino_t policy_ino;
 	char env[SBX_PL_ENV_N][SBX_PL_ENV_MAX];  /* "NAME=value" saved at load, "" when unset */
 	atomic_uint dropped;         /* denials neither sent nor kept, not yet counted on a record */
@@ -99,7 +104,8 @@ extern struct sbx_pl sbx_pl;
 /* Names of the saved variables, index-aligned with sbx_pl.env: LD_PRELOAD, SBXSUP_POLICY_FD,
  * SBXSUP_REPORT_FD, SBXSUP_RUN, SBXSUP_REPORT_ADDR. */
 extern const char *const sbx_pl_env_names[SBX_PL_ENV_N];
-enum { SBX_PL_ENV_PRELOAD = 0, SBX_PL_ENV_POLICY_FD = 1, SBX_PL_ENV_REPORT_FD = 2 };
+enum { SBX_PL_ENV_PRELOAD = 0, SBX_PL_ENV_POLICY_FD = 1, SBX_PL_ENV_REPORT_FD = 2,
+       SBX_PL_ENV_REPORT_ADDR = 4 };
 
 /* Initialise once (from the constructor with argv, or lazily with argv == NULL). Returns the mode. */
 int sbx_pl_init(int argc, char **argv);

@@ -89,6 +89,14 @@ static void save_env(void)
 	}
 }
 
+/* True when SBX_PL_REPORT_FIXED is a socket (raw stat: nothing of ours is interposed). */
+static bool fixed_report_sock(void)
+{
+	struct stat st;
+	return sbx_sys(SYS_newfstatat, AT_FDCWD, (long)SBX_PL_REPORT_FIXED, (long)&st, 0, 0, 0) == 0 &&
+	       S_ISSOCK(st.st_mode);
+}
+
 /* Reads argv[1] from /proc/self/cmdline (lazy initialisation has no argv). */
 static bool argv1_from_proc(char *out, size_t len)
 {
@@ -174,6 +182,11 @@ static int do_init(int argc, char **argv)
 	save_env();
 	int rfd = parse_fd(getenv(SBX_ENV_REPORT_FD));
 	const char *ra = getenv(SBX_ENV_REPORT_ADDR);
+	if (!ra && fixed_report_sock()) {
+		/* environment stripped (loaded by /etc/ld.so.preload): the sandbox's fixed socket */
+		ra = SBX_PL_REPORT_FIXED;
+		set_pair(sbx_pl.env[SBX_PL_ENV_REPORT_ADDR], env_names[SBX_PL_ENV_REPORT_ADDR], ra);
+	}
 	if (ra && strlen(ra) < sizeof sbx_pl.report_addr)
 		memcpy(sbx_pl.report_addr, ra, strlen(ra) + 1);
 	struct stat st;

@@ -15,8 +15,10 @@
  * So "preload.deny lines + dropped counts" equals the denials made. A fork child starts with an
  * empty slot and a zero count (they belong to the parent).
  * Before each send the descriptor is checked to still be the report socket (fstat: same inode);
- * when it is gone and SBXSUP_REPORT_ADDR names the supervisor's socket, a new socket is connected
- * to it (a raw close of every descriptor does not silence the reports).
+ * when it is gone (or a send on it fails as if it were: EBADF, ENOTSOCK, ECONNREFUSED...) and
+ * SBXSUP_REPORT_ADDR names the supervisor's socket (or, with no such variable, the sandbox's fixed
+ * SBX_PL_REPORT_FIXED exists), a new socket is connected to it (a raw close of every descriptor,
+ * or an exec with a stripped environment, does not silence the reports).
  */
 #include "pl.h"
 
@@ -92,6 +94,14 @@ static int report_sock(void)
 	return reconnect();
 }
 
+/* The descriptor is not (or no longer) a usable report socket: a raw close between the check and
+ * the send, a peer that is gone. A full queue (EAGAIN/ENOBUFS) or a signal is not that. */
+static bool sock_lost(int err)
+{
+	return err == EBADF || err == ENOTSOCK || err == ENOTCONN || err == ECONNREFUSED ||
+	       err == EPIPE || err == EDESTADDRREQ || err == EISCONN || err == EOPNOTSUPP;
+}
+
 static long send_buf(const void *buf, size_t n)
 {
 	int fd = report_sock();
@@ -99,7 +109,10 @@ static long send_buf(const void *buf, size_t n)
 		errno = EBADF;
 		return -1;
 	}
-	return sbx_sys(SYS_sendto, fd, (long)buf, (long)n, MSG_DONTWAIT | MSG_NOSIGNAL, 0, 0);
+	long r = sbx_sys(SYS_sendto, fd, (long)buf, (long)n, MSG_DONTWAIT | MSG_NOSIGNAL, 0, 0);
+	if (r < 0 && sock_lost(errno) && (fd = reconnect()) >= 0)
+		r = sbx_sys(SYS_sendto, fd, (long)buf, (long)n, MSG_DONTWAIT | MSG_NOSIGNAL, 0, 0);
+	return r;
 }
 
 /* Re-send the kept denial, carrying the current count. 0 sent (or nothing kept), -1 not sent. */

@@ -62,3 +62,17 @@ int cmd_audit(int argc, char **argv)
 	fputs(usage, stderr);
 	return SBX_EXIT_INTERNAL;
 }
+
+int audit_check_files(const char *cmd, int argc, int first, bool follow, const char *help)
+{
+	if (first >= argc) {
+		sbx_msg("audit %s: no FILE given", cmd);
+		fputs(help, stderr);
+		return SBX_EXIT_INTERNAL;
+	}
+	if (follow && argc - first != 1) {
+		sbx_msg("audit %s: --follow takes exactly one FILE", cmd);
+		return SBX_EXIT_INTERNAL;
+	}
+	return 0;
+}

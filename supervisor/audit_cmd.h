@@ -5,6 +5,7 @@
 #define SBX_AUDIT_CMD_H
 
 #include <signal.h>
+#include <stdbool.h>
 
 int audit_verify_main(int argc, char **argv);
 int audit_summary_main(int argc, char **argv);
@@ -14,5 +15,9 @@ int audit_report_main(int argc, char **argv);
 /* Installs SIGINT/SIGTERM/SIGHUP handlers (no SA_RESTART) that set the returned flag, so
  * --follow loops end cleanly. The flag is the only process-wide state of the audit commands. */
 volatile sig_atomic_t *audit_stop_install(void);
+
+/* The FILE operands argv[first..argc) of `sbxsup audit CMD`: at least one, exactly one with
+ * --follow. Returns 0, or 125 after saying what is wrong (and the usage `help` when none). */
+int audit_check_files(const char *cmd, int argc, int first, bool follow, const char *help);
 
 #endif

@@ -208,15 +208,8 @@ int audit_filter_main(int argc, char **argv)
 			return SBX_EXIT_INTERNAL;
 		}
 	}
-	if (optind >= argc) {
-		sbx_msg("audit filter: no FILE given");
-		fputs(help, stderr);
+	if (audit_check_files("filter", argc, optind, follow, help) != 0)
 		return SBX_EXIT_INTERNAL;
-	}
-	if (follow && argc - optind != 1) {
-		sbx_msg("audit filter: --follow takes exactly one FILE");
-		return SBX_EXIT_INTERNAL;
-	}
 	volatile sig_atomic_t *stop = follow ? audit_stop_install() : NULL;
 	int rc = 0;
 	uint64_t damaged = 0;

@@ -256,15 +256,8 @@ int audit_summary_main(int argc, char **argv)
 		default: fputs(help, stderr); return SBX_EXIT_INTERNAL;
 		}
 	}
-	if (optind >= argc) {
-		sbx_msg("audit summary: no FILE given");
-		fputs(help, stderr);
+	if (audit_check_files("summary", argc, optind, follow, help) != 0)
 		return SBX_EXIT_INTERNAL;
-	}
-	if (follow && argc - optind != 1) {
-		sbx_msg("audit summary: --follow takes exactly one FILE");
-		return SBX_EXIT_INTERNAL;
-	}
 	volatile sig_atomic_t *stop = follow ? audit_stop_install() : NULL;
 	struct am m;
 	am_init(&m, false);

@@ -194,11 +194,8 @@ int audit_verify_main(int argc, char **argv)
 		fputs(help, stderr);
 		return SBX_EXIT_INTERNAL;
 	}
-	if (optind >= argc) {
-		sbx_msg("audit verify: no FILE given");
-		fputs(help, stderr);
+	if (audit_check_files("verify", argc, optind, false, help) != 0)
 		return SBX_EXIT_INTERNAL;
-	}
 	struct verify v;
 	memset(&v, 0, sizeof v);
 	int rc = 0;

@@ -142,6 +142,8 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 	free(it);
 
 	rc |= strv_addv(out, "--ro-bind", in->self_exe, SBX_RUN_SBXSUP, NULL);
+	if (in->report_sock)
+		rc |= strv_addv(out, "--ro-bind", in->report_sock, SBX_RUN_REPORT, NULL);
 	if (in->preload_lib) {
 		rc |= strv_addv(out, "--ro-bind", in->preload_lib, SBX_RUN_PRELOAD, NULL);
 		if (in->ldso_fd >= 0) {

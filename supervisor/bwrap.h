@@ -9,7 +9,8 @@
  * that do not exist are skipped. Namespaces: user, ipc, uts, pid, cgroup (try), and net unless the
  * policy grants network. `--die-with-parent --new-session --clearenv`, one `--setenv` per entry of
  * the environment, `--chdir` the workspace, sbxsup and the preload library bound read-only under
- * /run/sbxsup, `/etc/ld.so.preload` as `--ro-bind-data`. Nothing here starts a process.
+ * /run/sbxsup, the run's report socket at /run/sbxsup/report, `/etc/ld.so.preload` as
+ * `--ro-bind-data`. Nothing here starts a process.
  */
 #ifndef SBX_BWRAP_H
 #define SBX_BWRAP_H
@@ -22,6 +23,9 @@
 #define SBX_RUN_DIR      "/run/sbxsup"
 #define SBX_RUN_SBXSUP   SBX_RUN_DIR "/sbxsup"
 #define SBX_RUN_PRELOAD  SBX_RUN_DIR "/libsbxpreload.so"
+/* The run's report socket (SBXSUP_REPORT_ADDR) inside the sandbox; the preload falls back to this
+ * fixed path when its environment was stripped (preload/pl.h SBX_PL_REPORT_FIXED, same text). */
+#define SBX_RUN_REPORT   SBX_RUN_DIR "/report"
 
 /* Find an executable `bwrap` on $PATH. Returns 0 (path set) or -1 (why set). */
 int bwrap_find(char *path, size_t pathlen, char *why, size_t whylen);
@@ -34,6 +38,8 @@ struct bwrap_in {
 	const char *workspace;
 	bool share_net;            /* network granted: no --unshare-net */
 	const struct strv *env;    /* the executor environment (envp form) */
+	const char *report_sock;   /* host path of the run's bound report socket, or NULL: bound
+				    * `--ro-bind` at SBX_RUN_REPORT (connect() needs no writable mount) */
 };
 
 /* argv up to and including the "--" before the stage; the caller appends the stage argv.

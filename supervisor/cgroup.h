@@ -4,7 +4,11 @@
  * Promise: everything is found from /proc/self/mountinfo and /proc/self/cgroup (no assumed paths).
  * cg_setup() creates `sbxsup-<run>` (mode 0700) under our own cgroup in each hierarchy it can
  * write, sets the limits it was given, and keeps an O_CLOEXEC fd on each cgroup.procs so the child
- * can join with cg_join() (after fork, before exec). Whatever could not be done is recorded in
+ * can join with cg_join() (after fork, before exec). v1 cgroups are only made for a limit that was
+ * asked for (a run without memory/pids/cpu limits touches no v1 hierarchy). cg_spawn() starts the
+ * child directly inside the run cgroup v2 (clone3 CLONE_INTO_CGROUP): no cgroup.procs write, no
+ * migration (a migration waits for an RCU grace period: 5-20 ms per run); where the kernel refuses
+ * it, the child is forked as before and cg_join() writes cgroup.procs. Whatever could not be done is recorded in
  * `why` (never fatal here: the limits layer records what it got). cg_kill_all() kills every process
  * of the run that any of the cgroups still holds; cg_cleanup() removes the directories (after the
  * tree is dead). cg_events() reads the OOM-kill and pids-refusal counters for `limit.hit`.
@@ -16,6 +20,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <linux/limits.h>
+#include <sys/types.h>
 #include "janitor.h"
 
 enum cg_ctl { CG_MEMORY = 0, CG_PIDS, CG_CPU, CG__N };
@@ -34,11 +39,18 @@ struct cg_run {
 	bool ctl_on[CG__N];        /* the limit is enforced (v2 or v1) */
 	int procs_fd[1 + CG__N];   /* cgroup.procs fds to join: [0] v2, [1+c] v1 */
 	char why[512];             /* what is missing and why */
+	bool v2_born_in;           /* set in the child by cg_spawn(): born in the v2 cgroup, no join */
 };
 
 void cg_init(struct cg_run *c);
 /* `j` (may be NULL) is told about each directory before it is created. */
 int cg_setup(struct cg_run *c, const char *run_id, const struct cg_limits *lim, struct janitor *j);
+/* Like fork() (flags == 0) or clone(flags | SIGCHLD) (flags: CLONE_NEW* namespace flags), the
+ * child starting inside the run cgroup v2 when there is one and the kernel allows it (clone3 with
+ * CLONE_INTO_CGROUP, Linux >= 5.7); otherwise exactly fork() / clone(). Returns like fork(); in the
+ * child, c->v2_born_in says whether it was born in the cgroup (cg_join() then skips the v2 write).
+ * The supervisor is single-threaded; the child only does async-signal-safe work before exec. */
+pid_t cg_spawn(struct cg_run *c, unsigned long flags);
 /* In the child: join every run cgroup. Returns 0, or -1 (errno). Async-signal-safe. */
 int cg_join(const struct cg_run *c);
 /* Kill every process listed in the run's cgroups (cgroup.kill where present). Returns the number

@@ -59,7 +59,8 @@ static bool wanted(struct sbx_layers *L, enum sbx_layer l)
 
 /* A kernel layer's state from its probe: on at `level`, else off with the probe's reason
  * ("unavailable" when the probe gave none: a layer is never off without a reason). */
-static void set_probed(struct sbx_layers *L, enum sbx_layer l, bool ok, const char *level, const char *why)
+static void set_probed(struct sbx_layers *L, enum sbx_layer l, bool ok, const char *level,
+		       const char *why)
 {
 	if (ok)
 		sbx_layer_set_on(L, l, "%s", level);

@@ -165,6 +165,9 @@ static int pb_grants(struct pb *b, const struct pol_build_opts *o)
 	for (size_t i = 0; o->extra_read != NULL && o->extra_read[i] != NULL; i++)
 		if (pb_builtin(b, POL_R_GRANT, POL_READ, rx, "sbxsup", o->extra_read[i], NULL) < 0)
 			return -1;
+	for (size_t i = 0; o->extra_write != NULL && o->extra_write[i] != NULL; i++)
+		if (pb_builtin(b, POL_R_GRANT, POL_WRITE, 0, "report", o->extra_write[i], NULL) < 0)
+			return -1;
 	if (m->workspace == NULL)
 		return pb_fail(b, "manifest has no workspace");
 	if (pb_builtin(b, POL_R_GRANT, rw, rw | POL_EXEC, "workspace", m->workspace, NULL) < 0 ||

@@ -11,6 +11,7 @@
  *   grant read (+exec in the dir table): builtin:system (/usr /bin /sbin /lib /lib64 /lib32 /opt
  *     /var/lib/python3), builtin:code (code dir), builtin:etc (the /etc parts programs need),
  *     builtin:sbxsup (opts->extra_read)
+ *   grant write of one file (no dir-table entry): builtin:report (opts->extra_write)
  *   grant read+write: builtin:workspace, builtin:tmp, builtin:dev (/dev/null and friends)
  *   grant read: builtin:proc (/proc/self/ **, /proc/thread-self/ **, /proc/ *), builtin:sys
  *   hard deny: builtin:secret (/etc/shadow* /etc/gshadow* /etc/sudoers* /etc/sudoers.d ~/.ssh
@@ -34,6 +35,10 @@ struct pol_build_opts {
 	/* Added (all optional: zero/NULL = default). */
 	const char *const *extra_read; /* NULL-terminated: more read+exec paths (the preload library,
 					* the sbxsup binary), rule text "builtin:sbxsup: PATH" */
+	const char *const *extra_write; /* NULL-terminated: single files the executor's own machinery
+					 * writes (the preload's report socket: a connect to an
+					 * AF_UNIX path is a write of it); write to exactly that
+					 * path, no directory entry; rule text "builtin:report: PATH" */
 	const char *tmp_dir;       /* the writable tmp dir; default "/tmp" (no-bwrap modes pass a
 				    * private per-run dir) */
 	const char *resolv_conf;   /* nameservers for builtin:dns; default "/etc/resolv.conf" */

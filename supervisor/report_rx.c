@@ -40,7 +40,7 @@ static int emit_deny(struct report_rx *r, struct audit *a, const struct sbx_rec 
 	return audit_emit(a, ev);
 }
 
-int report_rx_drain(struct report_rx *r, struct audit *a)
+static int drain_fd(struct report_rx *r, struct audit *a, int fd)
 {
 	for (int batch = 0; batch < RX_BATCH; batch++) {
 		_Alignas(8) unsigned char buf[SBX_REC_MAX + 64];
@@ -51,7 +51,7 @@ int report_rx_drain(struct report_rx *r, struct audit *a)
 		struct iovec iov = {buf, sizeof buf};
 		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b,
 				    .msg_controllen = sizeof c.b};
-		ssize_t n = recvmsg(r->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 		if (n < 0)
 			return 0; /* EAGAIN: drained; any other error: nothing more to read */
 		pid_t kpid = 0;
@@ -89,5 +89,14 @@ int report_rx_drain(struct report_rx *r, struct audit *a)
 		if (emit_deny(r, a, &rec, kpid) < 0)
 			return -1;
 	}
+	return 0;
+}
+
+int report_rx_drain(struct report_rx *r, struct audit *a)
+{
+	if (r->fd >= 0 && drain_fd(r, a, r->fd) < 0)
+		return -1;
+	if (r->addr_fd >= 0 && drain_fd(r, a, r->addr_fd) < 0)
+		return -1;
 	return 0;
 }

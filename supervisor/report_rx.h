@@ -7,7 +7,8 @@
  * the command). Bounded against a flooding executor: at most RX_BATCH datagrams per call (the event
  * loop stays responsive) and at most RX_MAX_EVENTS preload.deny lines per run (the rest are counted
  * in `suppressed`, reported in run.end). Returns -1 only when the audit stream failed (the run must
- * fail closed).
+ * fail closed). Both sockets (the inherited socketpair and the bound address the preload falls
+ * back to) go through the same decoding and bounds, and share the counters.
  */
 #ifndef SBX_REPORT_RX_H
 #define SBX_REPORT_RX_H
@@ -18,6 +19,8 @@
 
 struct report_rx {
 	int fd;                    /* supervisor end, SO_PASSCRED set, non-blocking */
+	int addr_fd;               /* the socket bound at SBXSUP_REPORT_ADDR (same settings), or -1:
+				    * drained the same way, after `fd` (a zeroed struct must set it) */
 	const struct policy *pol;  /* for rule texts */
 	uint64_t acks, denies, dropped, rejected, suppressed;
 };

@@ -20,7 +20,9 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/timerfd.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "bwrap.h"
@@ -89,11 +91,56 @@ static void sweep_stale_tmp(void)
 	closedir(d);
 }
 
+/* The run's report address (SBXSUP_REPORT_ADDR): a datagram socket bound in a private directory
+ * (0700, named like the tmp dir so the janitor and the stale sweep remove it), read by the event
+ * loop like the inherited socketpair. The preload sends there when its inherited descriptor is
+ * gone (a raw close of every fd) or its environment was stripped (bwrap mode: bound at
+ * /run/sbxsup/report). Only with the preload layer; a failure is said, and the run goes on with
+ * the socketpair alone. */
+static void open_report_addr(struct run *r)
+{
+	if (r->repsrv >= 0 || r->o.dry_run || r->o.disabled || !sbx_layer_on(&r->L, SBX_L_PRELOAD))
+		return;
+	sweep_stale_tmp();
+	snprintf(r->repdir, sizeof r->repdir, "/tmp/sbxsup-%d-XXXXXX", (int)getpid());
+	if (!mkdtemp(r->repdir)) {
+		sbx_msg("warning: cannot create the report socket's dir: %s (denials after a raw close of "
+			"every fd will not be reported)", strerror(errno));
+		r->repdir[0] = 0;
+		return;
+	}
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	snprintf(r->repsock, sizeof r->repsock, "%s/report", r->repdir);
+	snprintf(a.sun_path, sizeof a.sun_path, "%s", r->repsock);
+	int one = 1, rcv = 1 << 20;
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one) < 0 ||
+	    bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || chmod(r->repsock, 0600) < 0) {
+		sbx_msg("warning: cannot bind the report socket %s: %s (denials after a raw close of "
+			"every fd will not be reported)", r->repsock, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		r->repsock[0] = 0;
+		return;
+	}
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof rcv);
+	r->repsrv = fd;
+}
+
 /* Compile the policy for the mode: bwrap gives the sandbox a private /tmp; the other modes get a
  * private per-run directory (0700, removed at the end) as their tmp and TMPDIR. */
 static int build_policy(struct run *r, bool bwrap_mode)
 {
 	char err[512] = "";
+	/* the preload's own connect to the report socket is a write of it (probes, preload) */
+	open_report_addr(r);
+	const char *wextra[3] = {NULL, NULL, NULL};
+	size_t nw = 0;
+	if (r->repsock[0]) {
+		wextra[nw++] = r->repsock;
+		if (bwrap_mode)
+			wextra[nw++] = SBX_RUN_REPORT;
+	}
 	const char *extra[5] = {NULL, NULL, NULL, NULL, NULL};
 	size_t ne = 0;
 	if (r->d.preload[0])
@@ -124,7 +171,8 @@ static int build_policy(struct run *r, bool bwrap_mode)
 	free(r->blob);
 	r->blob = NULL;
 	r->pol = NULL;
-	struct pol_build_opts bo = {.resolve = true, .uid = getuid(), .extra_read = extra, .tmp_dir = tmp};
+	struct pol_build_opts bo = {.resolve = true, .uid = getuid(), .extra_read = extra,
+				    .extra_write = wextra, .tmp_dir = tmp};
 	if (pol_build(r->m, &bo, &r->blob, &r->bloblen, err, sizeof err) < 0) {
 		sbx_msg("cannot compile the policy: %s", err[0] ? err : "unknown error");
 		return -1;
@@ -340,6 +388,8 @@ static int run_main(struct run *r, int argc, char **argv)
 				"and tmp dir stay behind", strerror(errno));
 		if (r->tmpdir[0])
 			(void)janitor_add(&r->jan, 't', r->tmpdir);
+		if (r->repdir[0])
+			(void)janitor_add(&r->jan, 't', r->repdir);
 		setup_limits_and_cgroups(r);
 		start_kernel_layers(r);
 		if (run_require_missing(r))
@@ -409,6 +459,10 @@ static void run_free(struct run *r)
 	cg_cleanup(&r->cg);
 	if (r->tmpdir[0])
 		remove_tree(r->tmpdir);
+	if (r->repsrv >= 0)
+		close(r->repsrv);
+	if (r->repdir[0])
+		remove_tree(r->repdir);
 	janitor_done(&r->jan);
 	if (r->audit_ok)
 		audit_close(&r->a);
@@ -433,7 +487,7 @@ int cmd_run(int argc, char **argv)
 		sbx_msg("out of memory");
 		return SBX_EXIT_INTERNAL;
 	}
-	r->pol_fd = r->sfd = r->tfd = -1;
+	r->pol_fd = r->sfd = r->tfd = r->repsrv = -1;
 	cg_init(&r->cg);
 	janitor_init(&r->jan);
 	int code = run_main(r, argc, argv);

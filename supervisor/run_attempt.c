@@ -88,6 +88,9 @@ static int child_common(struct run *r, const struct child_fds *f)
 	if (life_child_setup(f->alive_r) < 0)
 		return -1;
 	close(f->alive_r);
+	if (r->repsrv >= 0) /* the receiving end stays with the supervisor only (direct mode's init
+			     * never execs) */
+		close(r->repsrv);
 	if (!r->o.disabled) {
 		if (cg_join(&r->cg) < 0)
 			return -1;
@@ -290,14 +293,16 @@ static void drain_all(struct run *r)
 static void loop(struct run *r, bool bwrap_mode)
 {
 	while (!r->child_done) {
-		struct pollfd p[8];
+		struct pollfd p[9];
 		int n = 0, i_sig = -1, i_tim = -1, i_ctl = -1, i_rep = -1, i_err = -1, i_lst = -1,
-		    i_nf = -1, i_pr = -1;
+		    i_nf = -1, i_pr = -1, i_addr = -1;
 		p[i_sig = n++] = (struct pollfd){.fd = r->sfd, .events = POLLIN};
 		p[i_tim = n++] = (struct pollfd){.fd = r->tfd, .events = POLLIN};
 		if (r->ctl >= 0 && !r->ready)
 			p[i_ctl = n++] = (struct pollfd){.fd = r->ctl, .events = POLLIN};
 		p[i_rep = n++] = (struct pollfd){.fd = r->rep, .events = POLLIN};
+		if (r->rx.addr_fd >= 0)
+			p[i_addr = n++] = (struct pollfd){.fd = r->rx.addr_fd, .events = POLLIN};
 		if (r->err_rd >= 0)
 			p[i_err = n++] = (struct pollfd){.fd = r->err_rd, .events = POLLIN};
 		if (r->listener >= 0)
@@ -323,7 +328,8 @@ static void loop(struct run *r, bool bwrap_mode)
 		}
 		if (i_ctl >= 0 && p[i_ctl].revents)
 			on_ready(r, bwrap_mode);
-		if (p[i_rep].revents && report_rx_drain(&r->rx, &r->a) < 0)
+		if ((p[i_rep].revents || (i_addr >= 0 && p[i_addr].revents)) &&
+		    report_rx_drain(&r->rx, &r->a) < 0)
 			r->audit_failed = true;
 		if (i_err >= 0 && p[i_err].revents) {
 			char buf[512];
@@ -377,6 +383,8 @@ static int make_env(struct run *r, struct strv *env, int rep_c, bool bwrap_mode)
 	rc |= env_set(env, SBX_ENV_RUN, r->a.run);
 	if (sbx_layer_on(&r->L, SBX_L_PRELOAD))
 		rc |= env_set(env, "LD_PRELOAD", bwrap_mode ? SBX_RUN_PRELOAD : r->d.preload);
+	if (sbx_layer_on(&r->L, SBX_L_PRELOAD) && r->repsrv >= 0)
+		rc |= env_set(env, SBX_ENV_REPORT_ADDR, bwrap_mode ? SBX_RUN_REPORT : r->repsock);
 	return rc;
 }
 
@@ -393,9 +401,10 @@ static int ldso_memfd(void)
 	return fd;
 }
 
-static pid_t clone_ns(unsigned long flags)
+/* Born inside the run cgroup v2 where the kernel allows it (no cgroup.procs write): cgroup.h. */
+static pid_t clone_ns(struct cg_run *cg, unsigned long flags)
 {
-	return (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
+	return cg_spawn(cg, flags);
 }
 
 static int write_str(const char *path, const char *s)
@@ -429,14 +438,14 @@ static int write_id_maps(pid_t pid)
  * PDEATHSIG) takes the whole run with it. Root: CLONE_NEWPID. Others: CLONE_NEWUSER|CLONE_NEWPID
  * with identity maps (the child waits on `sync` until they are written). Returns like fork();
  * -1 when no namespace could be made (the caller then forks: cgroup / session / subreaper). */
-static pid_t spawn_in_pidns(void)
+static pid_t spawn_in_pidns(struct cg_run *cg)
 {
 	if (geteuid() == 0)
-		return clone_ns(CLONE_NEWPID);
+		return clone_ns(cg, CLONE_NEWPID);
 	int sp[2];
 	if (pipe2(sp, O_CLOEXEC) < 0)
 		return -1;
-	pid_t pid = clone_ns(CLONE_NEWUSER | CLONE_NEWPID);
+	pid_t pid = clone_ns(cg, CLONE_NEWUSER | CLONE_NEWPID);
 	if (pid == 0) {
 		char c;
 		close(sp[1]);
@@ -468,6 +477,7 @@ enum attempt_result run_attempt(struct run *r, bool bwrap_mode)
 	r->ctl = r->rep = r->status_rd = r->err_rd = r->listener = r->alive_w = r->stderr_copy = -1;
 	r->bwrap_err_len = 0;
 	memset(&r->rx, 0, sizeof r->rx);
+	r->rx.fd = r->rx.addr_fd = -1;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctlp) < 0 ||
 	    socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, repp) < 0 ||
@@ -512,6 +522,7 @@ enum attempt_result run_attempt(struct run *r, bool bwrap_mode)
 			.preload_lib = sbx_layer_on(&r->L, SBX_L_PRELOAD) ? r->d.preload : NULL,
 			.ldso_fd = ldso, .workspace = r->m->workspace,
 			.share_net = pol_net_mode(r->pol) != POL_NET_NONE, .env = &env,
+			.report_sock = sbx_layer_on(&r->L, SBX_L_PRELOAD) && r->repsrv >= 0 ? r->repsock : NULL,
 		};
 		if (bwrap_argv(r->pol, &bi, &argv, err, sizeof err) < 0) {
 			sbx_msg("%s", err);
@@ -543,13 +554,13 @@ enum attempt_result run_attempt(struct run *r, bool bwrap_mode)
 			       .status_w = stp[1], .err_w = errp[1], .ldso = ldso};
 	pid_t pid;
 	if (bwrap_mode) {
-		pid = fork();
+		pid = cg_spawn(&r->cg, 0);
 	} else {
 		/* A pid namespace makes "the child died" mean "the whole run died", even on SIGKILL of
 		 * sbxsup; without one the cgroup / session / subreaper do the job. */
-		pid = !r->o.disabled ? spawn_in_pidns() : -1;
+		pid = !r->o.disabled ? spawn_in_pidns(&r->cg) : -1;
 		if (pid < 0)
-			pid = fork();
+			pid = cg_spawn(&r->cg, 0);
 		else
 			r->pidns = true;
 	}
@@ -576,6 +587,7 @@ enum attempt_result run_attempt(struct run *r, bool bwrap_mode)
 	r->err_rd = take_fd(&errp[0]);
 	r->alive_w = take_fd(&alive[1]);
 	r->rx.fd = r->rep;
+	r->rx.addr_fd = r->repsrv;
 	r->rx.pol = r->pol;
 
 	loop(r, bwrap_mode);

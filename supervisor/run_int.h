@@ -53,6 +53,9 @@ struct run {
 	struct timespec t0;
 	int sfd, tfd;
 	char tmpdir[80];           /* private tmp of the non-bwrap modes, "" when none */
+	char repdir[80];           /* private dir (0700) holding the report socket, "" when none */
+	char repsock[108];         /* repdir + "/report": SBXSUP_REPORT_ADDR on the host, "" when none */
+	int repsrv;                /* the socket bound there (all attempts), -1 when none */
 	sigset_t oldmask;
 	bool started;              /* run.start written */
 	bool timed_out;

@@ -142,7 +142,8 @@ static void probe_all(struct lstat_ st[SBX_L__N], char *bwrap, size_t bwraplen)
 
 	s = &st[SBX_L_PRELOAD];
 	ok = detect_preload(lib, sizeof lib, s->why, sizeof s->why) == 0;
-	set_probed(s, ok, lib, "install sbxsup (make install) or set SBXSUP_PRELOAD_LIB to libsbxpreload.so");
+	set_probed(s, ok, lib,
+		   "install sbxsup (make install) or set SBXSUP_PRELOAD_LIB to libsbxpreload.so");
 
 	probe_bwrap(&st[SBX_L_BWRAP], bwrap, bwraplen);
 
@@ -165,7 +166,8 @@ static void probe_all(struct lstat_ st[SBX_L__N], char *bwrap, size_t bwraplen)
 	s = &st[SBX_L_PROBES];
 	lv[0] = 0;
 	ok = sbx_probes_probe_full(lv, sizeof lv, s->why, sizeof s->why) == 1;
-	set_probed(s, ok, lv, "run as root (CAP_BPF + CAP_PERFMON) on a kernel with BTF (/sys/kernel/btf/vmlinux)");
+	set_probed(s, ok, lv,
+		   "run as root (CAP_BPF + CAP_PERFMON) on a kernel with BTF (/sys/kernel/btf/vmlinux)");
 
 	s = &st[SBX_L_LIMITS];
 	s->available = true;
