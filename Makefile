@@ -112,6 +112,8 @@ $(PRELOAD_SO): $(PRELOAD_OBJ)
 # ---- BPF ----------------------------------------------------------------------------------------
 BTF_VMLINUX ?= /sys/kernel/btf/vmlinux
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+# UAPI headers for BPF objects built without vmlinux.h (netfilter: <linux/bpf.h> needs <asm/types.h>).
+BPF_SYSINC := $(addprefix -idirafter /usr/include/,$(shell $(CC) -print-multiarch 2>/dev/null))
 $(B)/bpf/vmlinux.h:
 	@mkdir -p $(dir $@)
 	@if [ ! -r $(BTF_VMLINUX) ]; then \
@@ -121,7 +123,7 @@ $(B)/bpf/vmlinux.h:
 
 $(B)/bpf/%.bpf.o: bpf/%.bpf.c $(B)/bpf/vmlinux.h $(wildcard bpf/*.h)
 	@mkdir -p $(dir $@)
-	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(B)/bpf -Ibpf -c $< -o $@
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(B)/bpf -Ibpf $(BPF_SYSINC) -c $< -o $@
 	llvm-strip -g $@ 2>/dev/null || true
 
 $(B)/bpf/%.skel.h: $(B)/bpf/%.bpf.o

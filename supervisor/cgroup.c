@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const char *const ctl_name[CG__N] = {"memory", "pids", "cpu"};
@@ -218,6 +219,44 @@ static long wanted(const struct cg_limits *lim, enum cg_ctl k)
 	return k == CG_MEMORY ? lim->memory_mb : k == CG_PIDS ? lim->pids : lim->cpu_pct;
 }
 
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+
+/* clone3(flags | CLONE_INTO_CGROUP) into `cgfd`: returns like fork(), -1 when refused: ENOSYS
+ * (< 5.3, or a container's seccomp filter), E2BIG/EINVAL (< 5.7), EPERM, or the cgroup refused. */
+static long clone_into(int cgfd, unsigned long flags)
+{
+#ifdef SYS_clone3
+	struct clone_args ca;
+	memset(&ca, 0, sizeof ca);
+	ca.flags = (uint64_t)flags | CLONE_INTO_CGROUP;
+	ca.exit_signal = SIGCHLD;
+	ca.cgroup = (uint64_t)cgfd;
+	return syscall(SYS_clone3, &ca, sizeof ca);
+#else
+	(void)cgfd;
+	(void)flags;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/* Does a child born in the cgroup live? (Some kernels SIGKILL it: see cgroup.h.) */
+static bool clone_into_works(int cgfd)
+{
+	long pid = clone_into(cgfd, 0);
+	if (pid == 0)
+		_exit(0);
+	if (pid < 0)
+		return false;
+	int st;
+	while (waitpid((pid_t)pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return false;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
 int cg_setup(struct cg_run *c, const char *run_id, const struct cg_limits *lim, struct janitor *j)
 {
 	char own[PATH_MAX], name[64];
@@ -249,6 +288,8 @@ int cg_setup(struct cg_run *c, const char *run_id, const struct cg_limits *lim, 
 			why_add(c, "cgroup v2 %s: cannot open cgroup.procs: %s", c->v2, strerror(errno));
 			rmdir(c->v2);
 			c->v2[0] = 0;
+		} else if (c->v2_fd >= 0) {
+			c->v2_clone3 = clone_into_works(c->v2_fd);
 		}
 	}
 	/* v1 for every wanted controller v2 does not give us. */
@@ -277,31 +318,21 @@ int cg_setup(struct cg_run *c, const char *run_id, const struct cg_limits *lim, 
 	return 0;
 }
 
-#ifndef CLONE_INTO_CGROUP
-#define CLONE_INTO_CGROUP 0x200000000ULL
-#endif
-
 pid_t cg_spawn(struct cg_run *c, unsigned long flags)
 {
 	c->v2_born_in = false;
-#ifdef SYS_clone3
-	if (c->v2_fd >= 0 && c->procs_fd[0] >= 0) {
-		struct clone_args ca;
-		memset(&ca, 0, sizeof ca);
-		ca.flags = (uint64_t)flags | CLONE_INTO_CGROUP;
-		ca.exit_signal = SIGCHLD;
-		ca.cgroup = (uint64_t)c->v2_fd;
-		long pid = syscall(SYS_clone3, &ca, sizeof ca);
+	if (c->v2_clone3 && c->v2_fd >= 0 && c->procs_fd[0] >= 0) {
+		long pid = clone_into(c->v2_fd, flags);
 		if (pid == 0) {
 			c->v2_born_in = true;
 			return 0;
 		}
-		if (pid > 0)
+		if (pid > 0) {
+			c->v2_clone3 = false; /* once: a retry follows a cgroup.kill (see cgroup.h) */
 			return (pid_t)pid;
-		/* ENOSYS (< 5.3), E2BIG/EINVAL (< 5.7: no CLONE_INTO_CGROUP), EPERM (a seccomp filter of
-		 * a container), or the cgroup refused: start the child as before, cg_join() writes. */
+		}
+		/* refused: start the child as before, its cg_join() writes cgroup.procs */
 	}
-#endif
 	if (!flags)
 		return fork();
 	return (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);

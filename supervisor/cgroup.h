@@ -8,7 +8,11 @@
  * asked for (a run without memory/pids/cpu limits touches no v1 hierarchy). cg_spawn() starts the
  * child directly inside the run cgroup v2 (clone3 CLONE_INTO_CGROUP): no cgroup.procs write, no
  * migration (a migration waits for an RCU grace period: 5-20 ms per run); where the kernel refuses
- * it, the child is forked as before and cg_join() writes cgroup.procs. Whatever could not be done is recorded in
+ * it, the child is forked as before and cg_join() writes cgroup.procs. Linux 6.18 SIGKILLs a child
+ * born by CLONE_INTO_CGROUP when the parent's cgroup and the target have seen a different number of
+ * cgroup.kill writes, so cg_setup() first checks with a throw-away child that one born in the new
+ * cgroup survives, and cg_spawn() uses clone3 only for the first child of the run (a retry comes
+ * after cg_kill_all() wrote cgroup.kill). Whatever could not be done is recorded in
  * `why` (never fatal here: the limits layer records what it got). cg_kill_all() kills every process
  * of the run that any of the cgroups still holds; cg_cleanup() removes the directories (after the
  * tree is dead). cg_events() reads the OOM-kill and pids-refusal counters for `limit.hit`.
@@ -40,6 +44,7 @@ struct cg_run {
 	int procs_fd[1 + CG__N];   /* cgroup.procs fds to join: [0] v2, [1+c] v1 */
 	char why[512];             /* what is missing and why */
 	bool v2_born_in;           /* set in the child by cg_spawn(): born in the v2 cgroup, no join */
+	bool v2_clone3;            /* clone3 into the v2 cgroup works (probed by cg_setup); used once */
 };
 
 void cg_init(struct cg_run *c);

@@ -14,18 +14,35 @@ mkdir -p "$H/.ssh" "$WS" "$BIN"; echo FAKE-KEY > "$H/.ssh/id_rsa"
 export HOME=$H
 cd "$WS" || exit 1
 
-# a raw execve of /bin/cat FILE with an environment without LD_PRELOAD / SBXSUP_* (no libc call
-# the preload could interpose)
+# a raw execve of /bin/cat FILE with an environment without LD_PRELOAD / SBXSUP_* (a syscall
+# instruction: not even libc's syscall(), which the preload interposes)
 cat > "$T_TMP/rawexec.c" <<'EOF'
 #include <sys/syscall.h>
 #include <unistd.h>
+static long raw3(long n, long a, long b, long c)
+{
+	long r;
+#if defined(__x86_64__)
+	__asm__ volatile("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = n;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
+	r = x0;
+#else
+#error "unsupported architecture"
+#endif
+	return r;
+}
 int main(int argc, char **argv)
 {
 	if (argc != 2)
 		return 2;
 	char *a[] = {"cat", argv[1], 0};
 	char *e[] = {"PATH=/usr/bin:/bin", 0};
-	syscall(SYS_execve, "/bin/cat", a, e);
+	raw3(SYS_execve, (long)"/bin/cat", (long)a, (long)e);
 	return 3;
 }
 EOF

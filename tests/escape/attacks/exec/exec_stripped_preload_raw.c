@@ -2,6 +2,7 @@
  * LD_PRELOAD — nothing in libc can put the preload back.
 // profile: fs-raw
 // manifest: exec
+// expect-full: blocked; events: preload.deny(op=open)|kernel.violation(outcome=contained)|seccomp.deny
 */
 #include "esc.h"
 int main(int argc, char **argv)
