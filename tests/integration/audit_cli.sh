@@ -36,6 +36,16 @@ if [ $rc -eq 1 ] && grep -q "edit.log:$L: hash does not match" <<<"$out" && [ "$
 	t_pass audit_verify_edited_byte
 else t_fail audit_verify_edited_byte "rc=$rc line=$L: $out"; fi
 
+# edit the executor name of a run's FIRST line: only that line is named (the edited line must not
+# become the run's identity and make every later, intact line look wrong)
+L=$(run_lines "$RUN_EVIL" | sed -n 1p)
+sed -E "${L}s/\"executor\":\"([^\"])/\"executor\":\"X\\1/" "$CLEAN" > "$T_TMP/edit-first.log"
+out=$("$S" audit verify "$T_TMP/edit-first.log"); rc=$?
+n=$(grep -c '^[^ ]*:[0-9]*: [^w]' <<<"$out")
+if [ $rc -eq 1 ] && ! cmp -s "$CLEAN" "$T_TMP/edit-first.log" && grep -q "edit-first.log:$L: hash does not match" <<<"$out" && [ "$n" = 1 ]; then
+	t_pass audit_verify_edited_first_line
+else t_fail audit_verify_edited_first_line "rc=$rc line=$L n=$n: $out"; fi
+
 # delete a line: the gap is named at the next line of that run
 L=$(run_lines "$RUN_EVIL" | sed -n 3p); NEXT=$(run_lines "$RUN_EVIL" | sed -n 4p)
 sed "${L}d" "$CLEAN" > "$T_TMP/del.log"
