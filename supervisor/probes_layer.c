@@ -122,42 +122,39 @@ static uint64_t percpu_sum(int fd, uint32_t key, int ncpus)
 	return s;
 }
 
-/* Delete every key of a u32->u32 hash map whose value is `slot`. */
-static void purge_slot(int fd, uint32_t slot)
+/* Delete every key of a hash map (u32 or u64 keys, u32 values) whose value is `slot`. `guard` bounds
+ * the walk (the maps are small; a deletion restarts it from the beginning). */
+static void purge_slot_keys(int fd, uint32_t slot, size_t key_size, int guard_max)
 {
-	uint32_t key, next, val;
+	uint8_t key[8], next[8];
+	uint32_t val;
 	bool have = false;
-	for (int guard = 0; guard < 1 << 20; guard++) {
-		if (bpf_map_get_next_key(fd, have ? &key : NULL, &next) != 0)
+	if (key_size > sizeof key)
+		return;
+	for (int guard = 0; guard < guard_max; guard++) {
+		if (bpf_map_get_next_key(fd, have ? key : NULL, next) != 0)
 			break;
-		if (bpf_map_lookup_elem(fd, &next, &val) == 0 && val == slot) {
-			bpf_map_delete_elem(fd, &next);
+		if (bpf_map_lookup_elem(fd, next, &val) == 0 && val == slot) {
+			bpf_map_delete_elem(fd, next);
 			/* the key is gone: restart from the beginning (the map is small) */
 			have = false;
 			continue;
 		}
-		key = next;
+		memcpy(key, next, key_size);
 		have = true;
 	}
 }
 
-/* The same for the u64-keyed cgroups map. */
+/* u32 -> slot maps (tracked, armed). */
+static void purge_slot(int fd, uint32_t slot)
+{
+	purge_slot_keys(fd, slot, sizeof(uint32_t), 1 << 20);
+}
+
+/* The u64-keyed cgroups map. */
 static void purge_slot64(int fd, uint32_t slot)
 {
-	uint64_t key, next;
-	uint32_t val;
-	bool have = false;
-	for (int guard = 0; guard < 1 << 16; guard++) {
-		if (bpf_map_get_next_key(fd, have ? &key : NULL, &next) != 0)
-			break;
-		if (bpf_map_lookup_elem(fd, &next, &val) == 0 && val == slot) {
-			bpf_map_delete_elem(fd, &next);
-			have = false;
-			continue;
-		}
-		key = next;
-		have = true;
-	}
+	purge_slot_keys(fd, slot, sizeof(uint64_t), 1 << 16);
 }
 
 static int claim_slot(struct sbx_probes *pr, char *why, size_t whylen)
