@@ -23,7 +23,7 @@ PKGS     := libseccomp libbpf libcjson libsodium
 VERSION  := 0.1.0
 
 DEB_PKGS := build-essential libseccomp-dev libbpf-dev libcjson-dev libcmocka-dev libsodium-dev \
-            clang llvm bpftool libelf-dev zlib1g-dev pkg-config bubblewrap python3 file iproute2 \
+            clang libclang-rt-dev llvm bpftool libelf-dev zlib1g-dev pkg-config bubblewrap python3 file iproute2 \
             curl strace chromium
 
 SAN      ?=
