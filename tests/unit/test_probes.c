@@ -240,6 +240,16 @@ static void dump(const cJSON *arr)
 	free(t);
 }
 
+/* The violation that must be there: on failure the whole list goes to stderr before the assert. */
+static const cJSON *must_find(const cJSON *arr, const char *syscall, const char *key, const char *val)
+{
+	const cJSON *o = find(arr, syscall, key, val);
+	if (!o)
+		dump(arr);
+	assert_non_null(o);
+	return o;
+}
+
 static void prog(char *out, size_t len, const char *name)
 {
 	snprintf(out, len, "%s/%s", E.progs, name);
@@ -255,10 +265,7 @@ static void test_static_reader_breach(void **state)
 	char *argv[] = { p, "/etc/shadow", NULL };
 	assert_int_equal(run_attack(E.pr, NULL, "/etc/gshadow", argv), 0); /* root: the read succeeds */
 	cJSON *v = new_violations();
-	const cJSON *o = find(v, "openat", "path", "/etc/shadow");
-	if (!o)
-		dump(v);
-	assert_non_null(o);
+	const cJSON *o = must_find(v, "openat", "path", "/etc/shadow");
 	assert_string_equal(sget(o, "outcome"), "breach");
 	assert_string_equal(sget(o, "access"), "read");
 	assert_string_equal(sget(o, "requested"), "/etc/shadow");
@@ -281,10 +288,7 @@ static void test_contained_errno(void **state)
 	char *argv[] = { p, "rawopen", "/root/definitely-not-here", NULL };
 	assert_int_equal(run_attack(E.pr, NULL, NULL, argv), 1);
 	cJSON *v = new_violations();
-	const cJSON *o = find(v, "openat", "path", "/root/definitely-not-here");
-	if (!o)
-		dump(v);
-	assert_non_null(o);
+	const cJSON *o = must_find(v, "openat", "path", "/root/definitely-not-here");
 	assert_string_equal(sget(o, "outcome"), "contained");
 	assert_int_equal((int)nget(o, "errno"), ENOENT);
 	cJSON_Delete(v);
@@ -298,10 +302,7 @@ static void test_raw_syscall_dynamic(void **state)
 	char *argv[] = { p, "rawopen", "/etc/shadow", NULL };
 	assert_int_equal(run_attack(E.pr, NULL, NULL, argv), 0);
 	cJSON *v = new_violations();
-	const cJSON *o = find(v, "openat", "path", "/etc/shadow");
-	if (!o)
-		dump(v);
-	assert_non_null(o);
+	const cJSON *o = must_find(v, "openat", "path", "/etc/shadow");
 	assert_string_equal(sget(o, "comm"), "pr_attack");
 	cJSON_Delete(v);
 }
@@ -314,10 +315,7 @@ static void test_relative_and_dirfd(void **state)
 	char *a1[] = { p, "rel", "/etc/ssl", "../shadow", NULL };
 	assert_int_equal(run_attack(E.pr, NULL, NULL, a1), 0);
 	cJSON *v = new_violations();
-	const cJSON *o = find(v, "openat", "path", "/etc/shadow");
-	if (!o)
-		dump(v);
-	assert_non_null(o);
+	const cJSON *o = must_find(v, "openat", "path", "/etc/shadow");
 	assert_string_equal(sget(o, "requested"), "../shadow");
 	cJSON_Delete(v);
 
@@ -325,30 +323,21 @@ static void test_relative_and_dirfd(void **state)
 	char *a2[] = { p, "rel", "/etc", "shadow-nope", NULL };
 	assert_int_equal(run_attack(E.pr, NULL, NULL, a2), 1);
 	v = new_violations();
-	o = find(v, "openat", "path", "/etc/shadow-nope");
-	if (!o)
-		dump(v);
-	assert_non_null(o);
+	o = must_find(v, "openat", "path", "/etc/shadow-nope");
 	assert_string_equal(sget(o, "outcome"), "contained");
 	cJSON_Delete(v);
 
 	char *a3[] = { p, "dirfd", "/etc", "gshadow", NULL };
 	assert_int_equal(run_attack(E.pr, NULL, NULL, a3), 0);
 	v = new_violations();
-	o = find(v, "openat", "path", "/etc/gshadow");
-	if (!o)
-		dump(v);
-	assert_non_null(o);
+	o = must_find(v, "openat", "path", "/etc/gshadow");
 	assert_string_equal(sget(o, "requested"), "gshadow");
 	cJSON_Delete(v);
 
 	char *a4[] = { p, "dirfd", "/root", "nope/x", NULL };
 	assert_int_equal(run_attack(E.pr, NULL, NULL, a4), 1);
 	v = new_violations();
-	o = find(v, "openat", "path", "/root/nope/x");
-	if (!o)
-		dump(v);
-	assert_non_null(o);
+	o = must_find(v, "openat", "path", "/root/nope/x");
 	cJSON_Delete(v);
 }
 
@@ -385,10 +374,7 @@ static void test_write_denied(void **state)
 	char *a1[] = { p, "rawwrite", "/usr/sbxsup-probes-test-nope/x", NULL };
 	assert_int_equal(run_attack(E.pr, NULL, NULL, a1), 1);
 	cJSON *v = new_violations();
-	const cJSON *o = find(v, "openat", "path", "/usr/sbxsup-probes-test-nope/x");
-	if (!o)
-		dump(v);
-	assert_non_null(o);
+	const cJSON *o = must_find(v, "openat", "path", "/usr/sbxsup-probes-test-nope/x");
 	assert_string_equal(sget(o, "access"), "write");
 	assert_string_equal(sget(o, "outcome"), "contained");
 	cJSON_Delete(v);
@@ -404,10 +390,7 @@ static void test_connect(void **state)
 	char *a2[] = { p, "connect", "127.0.0.1", "8080", NULL }; /* granted: never reported */
 	run_attack(E.pr, NULL, NULL, a2);
 	cJSON *v = new_violations();
-	const cJSON *o = find(v, "connect", "addr", "127.0.0.2");
-	if (!o)
-		dump(v);
-	assert_non_null(o);
+	const cJSON *o = must_find(v, "connect", "addr", "127.0.0.2");
 	assert_int_equal((int)nget(o, "port"), 9);
 	assert_string_equal(sget(o, "access"), "connect");
 	assert_string_equal(sget(o, "outcome"), "contained");
@@ -429,10 +412,7 @@ static void test_connect(void **state)
 	assert_int_equal(run_attack(E.pr, NULL, NULL, a3), 0);
 	close(ls);
 	v = new_violations();
-	o = find(v, "connect", "addr", "127.0.0.1");
-	if (!o)
-		dump(v);
-	assert_non_null(o);
+	o = must_find(v, "connect", "addr", "127.0.0.1");
 	assert_int_equal((int)nget(o, "port"), ntohs(sa.sin_port));
 	assert_string_equal(sget(o, "outcome"), "breach");
 	cJSON_Delete(v);
@@ -471,10 +451,7 @@ static void test_exec_stripped(void **state)
 	char *a1[] = { p, "exec-stripped", r, "/etc/shadow", NULL };
 	assert_int_equal(run_attack(E.pr, NULL, NULL, a1), 0);
 	cJSON *v = new_violations();
-	const cJSON *o = find(v, "openat", "path", "/etc/shadow");
-	if (!o)
-		dump(v);
-	assert_non_null(o);
+	const cJSON *o = must_find(v, "openat", "path", "/etc/shadow");
 	assert_string_equal(sget(o, "comm"), "pr_static_reade");
 	/* the full exe, from the kernel's exec record (the process is gone by now) */
 	char real[4096];
@@ -491,10 +468,7 @@ static void test_io_uring_escape(void **state)
 	char *a1[] = { p, "uring", NULL };
 	run_attack(E.pr, NULL, NULL, a1);
 	cJSON *v = new_violations();
-	const cJSON *o = find(v, "io_uring_setup", "rule", PR_RULE_ESCAPE);
-	if (!o)
-		dump(v);
-	assert_non_null(o);
+	const cJSON *o = must_find(v, "io_uring_setup", "rule", PR_RULE_ESCAPE);
 	assert_string_equal(sget(o, "access"), "escape");
 	cJSON_Delete(v);
 
@@ -502,10 +476,7 @@ static void test_io_uring_escape(void **state)
 	char *a2[] = { p, "uring-open", "/etc/shadow", NULL };
 	assert_int_equal(run_attack(E.pr, NULL, NULL, a2), 0);
 	v = new_violations();
-	o = find(v, "io_uring_submit_req", "op", "openat");
-	if (!o)
-		dump(v);
-	assert_non_null(o);
+	o = must_find(v, "io_uring_submit_req", "op", "openat");
 	assert_string_equal(sget(o, "sensor"), "tp_btf:io_uring_submit_req");
 	assert_string_equal(sget(o, "rule"), PR_RULE_ESCAPE);
 	cJSON_Delete(v);
@@ -521,14 +492,8 @@ static void test_unshare_and_memfd_exec(void **state)
 	char *a2[] = { p, "memfd-exec", "/bin/true", NULL };
 	assert_int_equal(run_attack(E.pr, NULL, NULL, a2), 0);   /* /bin/true ran from the memfd */
 	cJSON *v = new_violations();
-	const cJSON *o = find(v, "unshare", "rule", PR_RULE_ESCAPE);
-	if (!o)
-		dump(v);
-	assert_non_null(o);
-	o = find(v, "execveat", "rule", PR_RULE_ESCAPE);
-	if (!o)
-		dump(v);
-	assert_non_null(o);
+	const cJSON *o = must_find(v, "unshare", "rule", PR_RULE_ESCAPE);
+	o = must_find(v, "execveat", "rule", PR_RULE_ESCAPE);
 	assert_non_null(strstr(sget(o, "path"), "/memfd:payload"));
 	assert_string_equal(sget(o, "outcome"), "breach");
 	cJSON_Delete(v);
@@ -562,10 +527,7 @@ static void test_signals_outside(void **state)
 	assert_int_equal(rc2, 0);
 	assert_int_equal(rc3, 0);
 	cJSON *v = new_violations();
-	const cJSON *o = find(v, "kill", "rule", PR_RULE_SIGNAL);
-	if (!o)
-		dump(v);
-	assert_non_null(o);
+	const cJSON *o = must_find(v, "kill", "rule", PR_RULE_SIGNAL);
 	assert_string_equal(sget(o, "outcome"), "breach");
 	assert_string_equal(sget(o, "access"), "signal");
 	assert_int_equal(cJSON_GetObjectItem(o, "target_pid")->valueint, victim);
@@ -574,10 +536,7 @@ static void test_signals_outside(void **state)
 	assert_non_null(o);
 	assert_int_equal(cJSON_GetObjectItem(o, "target_pid")->valueint, victim);
 	assert_null(cJSON_GetObjectItem(o, "signal"));
-	o = find(v, "pidfd_send_signal", "rule", PR_RULE_SIGNAL);
-	if (!o)
-		dump(v);
-	assert_non_null(o);
+	o = must_find(v, "pidfd_send_signal", "rule", PR_RULE_SIGNAL);
 	assert_int_equal(cJSON_GetObjectItem(o, "target_pid")->valueint, victim);
 	assert_string_equal(sget(o, "outcome"), "breach");
 	/* exactly one kill violation: the kill of the run's own child is not one */
@@ -605,17 +564,11 @@ static void test_denylist_and_unix(void **state)
 	char *a4[] = { p, "unix", "/run/sbxsup-unit-nonexistent.sock", NULL };
 	run_attack(E.pr, NULL, NULL, a4);
 	cJSON *v = new_violations();
-	const cJSON *o = find(v, "keyctl", "rule", PR_RULE_ESCAPE);
-	if (!o)
-		dump(v);
-	assert_non_null(o);
+	const cJSON *o = must_find(v, "keyctl", "rule", PR_RULE_ESCAPE);
 	assert_string_equal(sget(o, "access"), "escape");
 	o = find(v, "socket", "rule", PR_RULE_ESCAPE);
 	assert_non_null(o);
-	o = find(v, "connect", "path", "@sbxsup-unit-abstract");
-	if (!o)
-		dump(v);
-	assert_non_null(o);
+	o = must_find(v, "connect", "path", "@sbxsup-unit-abstract");
 	assert_string_equal(sget(o, "rule"), PR_RULE_ABSTRACT);
 	o = find(v, "connect", "path", "/run/sbxsup-unit-nonexistent.sock");
 	assert_non_null(o);
@@ -709,10 +662,7 @@ static void test_cgroup_mode(void **state)
 	sbx_probes_stop(pr);
 	rmdir(dir);
 	cJSON *v = new_violations();
-	const cJSON *o = find(v, "openat", "path", "/etc/shadow");
-	if (!o)
-		dump(v);
-	assert_non_null(o);
+	(void)must_find(v, "openat", "path", "/etc/shadow");
 	cJSON_Delete(v);
 }
 
@@ -735,10 +685,7 @@ static void test_raw_tp_tier(void **state)
 	assert_int_equal(run_attack(pr, NULL, NULL, argv), 0);
 	sbx_probes_stop(pr);
 	cJSON *v = new_violations();
-	const cJSON *o = find(v, "openat", "path", "/etc/shadow");
-	if (!o)
-		dump(v);
-	assert_non_null(o);
+	const cJSON *o = must_find(v, "openat", "path", "/etc/shadow");
 	assert_string_equal(sget(o, "sensor"), "raw_tp:sys_exit");
 	cJSON_Delete(v);
 }
