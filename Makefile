@@ -3,8 +3,12 @@
 # Sources are picked up by directory, so adding a file never needs a Makefile edit:
 #   policy/*.c      libc-only policy core (glob, paths, compiled policy, report records)
 #                   -> $(B)/libpolicy.a, linked into sbxsup, libsbxpreload.so, tests, fuzzers
-#   common/*.c      audit writer/reader (cJSON + libsodium) -> $(B)/libcommon.a, sbxsup + tests
-#   supervisor/*.c  the sbxsup CLI (main.c holds main(); the rest -> $(B)/libsup.a for tests)
+#   audit/*.c       the audit stream: writer, reader, verify and the review commands (cJSON +
+#   common/*.c      libsodium); small shared helpers      -> $(B)/libcommon.a, sbxsup + tests
+#   supervisor/**.c the sbxsup CLI, by concern: cli/ (one cmd_*.c per command; cli/main.c holds
+#                   main()), manifest/, run/, layers/ (probes/ below it) -> $(B)/libsup.a
+#   Every folder holding a header is on the include path; no two sources share a basename
+#   (an archive keeps members by basename: a second run.o would silently replace the first).
 #   preload/*.c     libsbxpreload.so
 #   bpf/*.bpf.c     CO-RE BPF objects -> $(B)/bpf/NAME.skel.h (bpftool gen skeleton)
 #   tests/unit/test_*.c      one cmocka binary each
@@ -35,14 +39,19 @@ ifeq ($(SAN),1)
 endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-CPPFLAGS += -D_GNU_SOURCE -DSBXSUP_VERSION='"$(VERSION)"' -Ipolicy -Icommon -Isupervisor -I$(B)/bpf \
+INC_DIRS := $(patsubst %/,%,$(sort $(dir $(shell find policy audit common supervisor -name '*.h'))))
+CPPFLAGS += -D_GNU_SOURCE -DSBXSUP_VERSION='"$(VERSION)"' -I. $(addprefix -I,$(INC_DIRS)) -I$(B)/bpf \
             -DSBXSUP_LIBDIR='"$(PREFIX)/lib/sbxsup"'
 CFLAGS   += -std=gnu11 -g $(HARDEN) $(WARN)
 LDFLAGS  += -pie -Wl,-z,relro,-z,now $(SANLD)
 
 POLICY_SRC := $(wildcard policy/*.c)
-COMMON_SRC := $(wildcard common/*.c)
-SUP_SRC    := $(filter-out supervisor/main.c,$(wildcard supervisor/*.c))
+COMMON_SRC := $(wildcard audit/*.c common/*.c)
+SUP_SRC    := $(filter-out supervisor/cli/main.c,$(shell find supervisor -name '*.c' | sort))
+DUP_BASE   := $(strip $(shell printf '%s\n' $(notdir $(POLICY_SRC) $(COMMON_SRC) $(SUP_SRC)) | sort | uniq -d))
+ifneq ($(DUP_BASE),)
+  $(error two sources share a basename (they would collide in an archive): $(DUP_BASE))
+endif
 PRELOAD_SRC:= $(wildcard preload/*.c)
 BPF_SRC    := $(wildcard bpf/*.bpf.c)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
@@ -102,8 +111,8 @@ $(B)/libcommon.a: $(COMMON_OBJ)
 $(B)/libsup.a: $(SUP_OBJ)
 	@rm -f $@; ar rcs $@ $^
 
-$(SBXSUP): $(B)/supervisor/main.o $(B)/libsup.a $(B)/libcommon.a $(B)/libpolicy.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lelf -lz
+$(SBXSUP): $(B)/supervisor/cli/main.o $(B)/libsup.a $(B)/libcommon.a $(B)/libpolicy.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(filter %.a,$^) -Wl,--end-group $(PKG_LIBS) -lelf -lz
 
 # The preload is never sanitizer-instrumented: it is injected into arbitrary programs.
 $(PRELOAD_SO): $(PRELOAD_OBJ)
@@ -132,7 +141,8 @@ $(B)/bpf/%.skel.h: $(B)/bpf/%.bpf.o
 # ---- tests --------------------------------------------------------------------------------------
 $(B)/tests/test_%: tests/unit/test_%.c $(B)/libsup.a $(B)/libcommon.a $(B)/libpolicy.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcmocka -lelf -lz
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(filter %.a,$^) -Wl,--end-group \
+	  $(PKG_LIBS) -lcmocka -lelf -lz
 
 progs: $(PROG_BIN)
 $(B)/tests/progs/%_static: tests/progs/%_static.c
@@ -158,7 +168,7 @@ check:
 
 # ---- fuzzing (libFuzzer, clang) --------------------------------------------------------------------
 FUZZ_SECONDS ?= 300
-FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ipolicy -Icommon -Isupervisor
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -I. $(addprefix -I,$(INC_DIRS))
 $(B)/fuzz/%: tests/fuzz/%.c $(POLICY_SRC) $(COMMON_SRC) $(SUP_SRC)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) -DSBXSUP_VERSION='"$(VERSION)"' -DSBXSUP_LIBDIR='"$(PREFIX)/lib/sbxsup"' \

@@ -1,6 +1,6 @@
 /* audit_writer.c — audit writer throughput and audit-file generator, for `make bench`.
  *
- * Promise: uses the real writer (common/audit.h: cJSON event, SHA-256 chain, one write(2) per line).
+ * Promise: uses the real writer (audit/audit.h: cJSON event, SHA-256 chain, one write(2) per line).
  *   audit_writer rate FILE ROUNDS N   each round opens FILE (fresh run), emits N preload.deny
  *                                     events, closes; prints {"op":"audit_emit","rounds":R,
  *                                     "calls":N,"ns":[ns per event of each round],"bytes":B}

@@ -102,7 +102,8 @@ lastline() { tail -n 1 <<<"$1" | cut -c1-160; }
 mkdir -p "$BB"
 WARN="-D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 -Wvla"
 LIBS="$(pkg-config --libs libseccomp libbpf libcjson libsodium 2>/dev/null) -lelf -lz"
-INC="-Ipolicy -Icommon -Isupervisor $(pkg-config --cflags libcjson 2>/dev/null)"
+# the same include path as the Makefile: the repository root and every folder that holds a header
+INC="-I. $(find policy audit common supervisor -name '*.h' -printf '-I%h\n' | sort -u | tr '\n' ' ')$(pkg-config --cflags libcjson 2>/dev/null)"
 build() { # NAME CC-ARGS... : builds $BB/NAME; a stale binary never survives a failed build
 	local n=$1 out; shift
 	rm -f "$BB/$n"
@@ -118,7 +119,7 @@ build preload_calls bench/preload_calls.c
 build tiny bench/tiny.c
 build kflood_static -static bench/kflood_static.c
 # shellcheck disable=SC2086 # INC and LIBS are lists of flags
-build polrun $INC bench/polrun.c "$BD/libsup.a" "$BD/libcommon.a" "$BD/libpolicy.a" $LIBS
+build polrun $INC bench/polrun.c -Wl,--start-group "$BD/libsup.a" "$BD/libcommon.a" "$BD/libpolicy.a" -Wl,--end-group $LIBS
 # shellcheck disable=SC2086
 build audit_writer $INC bench/audit_writer.c "$BD/libcommon.a" "$BD/libpolicy.a" $LIBS
 have() { [ -x "$BB/$1" ]; }

@@ -1,4 +1,4 @@
-/* netfilter.h — structures shared by bpf/netfilter.bpf.c and supervisor/netfilter_layer.c.
+/* netfilter.h — structures shared by bpf/netfilter.bpf.c and supervisor/layers/netfilter_layer.c.
  *
  * Promise: one layout for both sides. Addresses are in network order, ports in host order.
  * An allowlist entry is an LPM-trie key (prefix length + address) whose value is the set of ports

@@ -53,7 +53,7 @@ static inline const char *sbx_launder(const char *p)
 #define SBX_PL_NAME_MAX 256
 #define SBX_PL_DIRCACHE 1024     /* paths known symlink-free and not writable (hash table) */
 #define SBX_PL_DIRPATH 240       /* longer paths are not cached */
-/* Where the supervisor binds its report socket inside the bwrap sandbox (supervisor/bwrap.h
+/* Where the supervisor binds its report socket inside the bwrap sandbox (supervisor/layers/bwrap_layer.h
  * SBX_RUN_REPORT): used when SBXSUP_REPORT_ADDR is not in the environment, so a program exec'd with
  * a stripped environment (the library loaded by /etc/ld.so.preload) still reports its denials. */
 #define SBX_PL_REPORT_FIXED "/run/sbxsup/report"

@@ -1,5 +1,5 @@
 /* fuzz_common.h — shared bits of the libFuzzer targets (tests/fuzz/fuzz_*.c).
- * The targets link every policy/common/supervisor source except supervisor/main.c, which defines
+ * The targets link every policy/audit/common/supervisor source except supervisor/cli/main.c, which defines
  * sbx_msg(); a weak stand-in keeps them linking (and quiet) if nothing else defines it. */
 #ifndef SBX_FUZZ_COMMON_H
 #define SBX_FUZZ_COMMON_H

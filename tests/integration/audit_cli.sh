@@ -178,7 +178,7 @@ else t_fail audit_summary_follow "rc=$src $(tail -c 600 "$T_TMP/sfollow.out")"; 
 
 # ---- writer round trip: a fresh stream from the real writer (tests/fixtures/audit/gen.c) --------------
 LIBC=$SBX_ROOT/${B:-build}/libcommon.a
-build_gen() { cc -D_GNU_SOURCE "$@" -I"$SBX_ROOT/common" $(pkg-config --cflags libcjson) "$FIX/gen.c" "$LIBC" \
+build_gen() { cc -D_GNU_SOURCE "$@" -I"$SBX_ROOT/audit" -I"$SBX_ROOT/common" $(pkg-config --cflags libcjson) "$FIX/gen.c" "$LIBC" \
 	$(pkg-config --libs libcjson libsodium) -o "$T_TMP/gen" 2>"$T_TMP/gen.err"; }
 # (a sanitizer build of libcommon.a — make asan — needs the sanitizer runtime at link time)
 if [ -f "$LIBC" ] && { build_gen || build_gen -fsanitize=address,undefined; }; then

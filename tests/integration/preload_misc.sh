@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # preload_misc.sh — libsbxpreload.so outside a run: it fails CLOSED without a valid sealed policy
 # (one "sbxsup-preload:" message, every decision denied), it is passive in the stage
-# (`sbxsup __stage`), and supervisor/elfcheck.c tells which commands the preload cannot see
+# (`sbxsup __stage`), and supervisor/layers/elfcheck.c tells which commands the preload cannot see
 # (static, non-glibc loader, not ELF; scripts followed to their interpreter).
 source "$(dirname "$0")/../lib.sh"
 LIB=${SBXSUP_PRELOAD_LIB:?}

@@ -1,4 +1,4 @@
-/* test_audit_read.c — the streaming line reader (common/audit_read.c): the 64 KiB line cap at its
+/* test_audit_read.c — the streaming line reader (audit/audit_read.c): the 64 KiB line cap at its
  * exact boundary, overlong lines far bigger than the read buffer (skipped, never buffered), a last
  * line without newline, empty input, stdin-like pipes. */
 #include <setjmp.h>

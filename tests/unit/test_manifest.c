@@ -1,4 +1,4 @@
-/* test_manifest.c — manifest parsing (supervisor/manifest.h): valid manifests, every invalid one
+/* test_manifest.c — manifest parsing (supervisor/manifest/manifest.h): valid manifests, every invalid one
  * asserting that its message names the right JSON path (or line and column for syntax), autonomy
  * transforms, the built-in default, size/depth refusal, duplicate keys, hint expansion, hosts. */
 #include <errno.h>

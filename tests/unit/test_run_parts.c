@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bwrap.h"
+#include "bwrap_layer.h"
 #include "cmd.h"
 #include "ctl.h"
 #include "env.h"

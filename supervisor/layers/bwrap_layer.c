@@ -1,5 +1,5 @@
 /* bwrap.c — see bwrap.h. */
-#include "bwrap.h"
+#include "bwrap_layer.h"
 
 #include <linux/limits.h>
 #include <stdio.h>

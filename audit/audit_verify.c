@@ -6,7 +6,7 @@
  * `FILE:LINE: problem` (the first VERIFY_MAX_LISTED, then a count); a run without run.end is a
  * warning, not damage. Exit 0 clean, 1 damaged, 125 bad usage or unreadable input.
  */
-#include "audit_cmd.h"
+#include "review.h"
 #include "audit_read.h"
 #include "cmd.h"
 

@@ -1,8 +1,8 @@
 /* audit_cmd.c — `sbxsup audit summary|verify|filter|report`: dispatch and usage.
  * The subcommands live in audit_verify.c, audit_summary.c, audit_filter.c, audit_report.c;
- * the shared reader and schema check in common/audit_read.c, the aggregation in audit_model.c.
+ * the shared reader and schema check in audit/audit_read.c, the aggregation in audit_model.c.
  */
-#include "audit_cmd.h"
+#include "review.h"
 #include "cmd.h"
 
 #include <signal.h>

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "bwrap.h"
+#include "bwrap_layer.h"
 #include "landlock_layer.h"
 #include "netfilter_layer.h"
 #include "seccomp_layer.h"

@@ -17,7 +17,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "bwrap.h"
+#include "bwrap_layer.h"
 #include "cgroup.h"
 #include "cmd.h"
 #include "detect.h"

@@ -9,7 +9,7 @@
  * (id="count-breach", data-executor=..., data-k=...) for tests and scripts. The page is written
  * to OUT.tmp and renamed, so OUT is never half-written.
  */
-#include "audit_cmd.h"
+#include "review.h"
 #include "audit_model.h"
 #include "audit_read.h"
 #include "cmd.h"

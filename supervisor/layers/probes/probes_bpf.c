@@ -15,7 +15,7 @@
 #include <bpf/libbpf.h>
 #include "probes_bpf.h"
 #include "probes.skel.h"
-#include "../bpf/probes.h"
+#include "bpf/probes.h"
 
 #ifndef BPF_FS_MAGIC
 #define BPF_FS_MAGIC 0xcafe4a11

@@ -20,7 +20,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "../bpf/netfilter.h"
+#include "bpf/netfilter.h"
 #include "netfilter.skel.h"
 
 struct sbx_netfilter {

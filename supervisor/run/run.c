@@ -25,7 +25,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "bwrap.h"
+#include "bwrap_layer.h"
 #include "cmd.h"
 #include "elfcheck.h"
 #include "env.h"

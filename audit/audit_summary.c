@@ -7,7 +7,7 @@
  * runs and the damaged-line count. --json prints the same as one JSON object. --follow (one FILE)
  * re-prints whenever the file grows, until interrupted.
  */
-#include "audit_cmd.h"
+#include "review.h"
 #include "audit_model.h"
 #include "audit_read.h"
 #include "cmd.h"

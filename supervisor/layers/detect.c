@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bwrap.h"
+#include "bwrap_layer.h"
 #include "landlock_layer.h"
 #include "netfilter_layer.h"
 #include "probes_layer.h"

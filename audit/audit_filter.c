@@ -15,7 +15,7 @@
  *   --outcome contained|breach   kernel.violation with that outcome
  * --follow (one FILE) keeps reading as the file grows, until interrupted.
  */
-#include "audit_cmd.h"
+#include "review.h"
 #include "audit_read.h"
 #include "cmd.h"
 

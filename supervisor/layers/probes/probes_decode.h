@@ -36,7 +36,7 @@
 #include <stdint.h>
 #include "audit.h"
 #include "policy.h"
-#include "../bpf/probes.h"
+#include "bpf/probes.h"
 
 #define PR_RULE_ESCAPE "escape-class syscall"
 #define PR_RULE_SIGNAL "signal outside the run"

@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bwrap.h"
+#include "bwrap_layer.h"
 #include "cmd.h"
 #include "ctl.h"
 #include "env.h"

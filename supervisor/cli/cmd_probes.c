@@ -14,7 +14,7 @@
 #include <bpf/bpf.h>
 #include "cmd.h"
 #include "probes_bpf.h"
-#include "../bpf/probes.h"
+#include "bpf/probes.h"
 
 static void usage(FILE *f)
 {

@@ -1,0 +1,29 @@
+/* severity.h — how serious a security event is: one classification table for the whole project.
+ *
+ * Promise: sbx_sev_classify() maps one audit event (the cJSON object as the writer builds it, or as
+ * a reader parsed it) to a severity, from one table in severity.c and nowhere else:
+ *   critical  a secret path (built-in never-readable list, manifest deny) or any breach
+ *   high      write outside the grants, network, exec, escape-class syscall
+ *   medium    other denials of a policy rule
+ *   low       reads outside the grants that are not secrets
+ *   info      known benign libc behaviour (nscd/userdb sockets, ~/.local probes, locale files...)
+ *   none      not a security event (run.start, run.end, env.drop, ...)
+ * The writer stamps "sev" on every security event; the review commands rank by it and classify
+ * events of streams written before "sev" existed with the same function.
+ * Pure: no I/O, no global state; the event is only read.
+ */
+#ifndef SBX_SEVERITY_H
+#define SBX_SEVERITY_H
+
+#include <cjson/cJSON.h>
+
+enum sbx_sev { SBX_SEV_NONE = 0, SBX_SEV_INFO, SBX_SEV_LOW, SBX_SEV_MEDIUM, SBX_SEV_HIGH, SBX_SEV_CRITICAL };
+
+/* "critical" ... "info"; NULL for SBX_SEV_NONE. */
+const char *sbx_sev_name(enum sbx_sev s);
+/* Inverse of sbx_sev_name; returns -1 for an unknown name. */
+int sbx_sev_parse(const char *name);
+/* The severity of one event (see the promise). ev may lack fields: it is then classified on what it has. */
+enum sbx_sev sbx_sev_classify(const cJSON *ev);
+
+#endif
