@@ -1,0 +1,142 @@
+"""sbxsup — run an untrusted tool executor under sbxsup from Python (standard library only).
+
+A thin wrapper over the `sbxsup run` command line: it starts sbxsup with `--result` on a pipe of
+its own and returns what the executor printed together with sbxsup's result record (run id,
+verdict, counts by severity, exit status, refusal reason), so a runtime never parses stderr.
+
+    import sbxsup
+    r = sbxsup.run(["python3", "tool.py"], manifest="tool.json", stdin=b'{"q": 1}', timeout=30)
+    if r.refused:            # sbxsup did not run the tool: r.reason_code says why
+        ...
+    elif r.verdict != "clean":
+        ...                  # the tool tried something its manifest does not grant
+    print(r.stdout, r.run_id, r.verdict)
+
+Promise: run() never raises for what the executor did (a crash, a timeout, a denial); it raises
+SbxsupError only when sbxsup itself could not be started or gave no result record. The result
+record's schema is docs/result-record.md.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+__all__ = ["run", "Result", "SbxsupError", "find_sbxsup"]
+
+
+class SbxsupError(RuntimeError):
+    """sbxsup could not be started, or ended without writing its result record."""
+
+
+@dataclass
+class Result:
+    """One run: the executor's output and sbxsup's result record."""
+    stdout: bytes
+    stderr: bytes
+    record: Dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def run_id(self) -> Optional[str]:
+        return self.record.get("run")
+
+    @property
+    def exit(self) -> int:
+        return int(self.record.get("exit", 125))
+
+    @property
+    def verdict(self) -> str:
+        return self.record.get("verdict", "clean")
+
+    @property
+    def refused(self) -> bool:
+        return self.record.get("status") == "refused"
+
+    @property
+    def reason_code(self) -> Optional[str]:
+        reason = self.record.get("reason") or {}
+        return reason.get("code")
+
+    @property
+    def timed_out(self) -> bool:
+        return bool(self.record.get("timeout"))
+
+    @property
+    def counts(self) -> Dict[str, int]:
+        return dict(self.record.get("counts") or {})
+
+
+def find_sbxsup() -> str:
+    """$SBXSUP, else `sbxsup` on PATH; raises SbxsupError when neither exists."""
+    path = os.environ.get("SBXSUP") or shutil.which("sbxsup")
+    if not path:
+        raise SbxsupError("sbxsup not found: set $SBXSUP or put sbxsup on PATH")
+    return path
+
+
+def run(argv: Sequence[str], manifest: Optional[Union[str, os.PathLike]] = None,
+        stdin: Optional[bytes] = None, timeout: Optional[float] = None,
+        workspace: Optional[Union[str, os.PathLike]] = None,
+        audit: Optional[Union[str, os.PathLike]] = None, tag: Optional[str] = None,
+        layers: Optional[str] = None, require: Optional[str] = None,
+        extra_args: Sequence[str] = (), sbxsup: Optional[str] = None,
+        env: Optional[Dict[str, str]] = None) -> Result:
+    """Run argv under sbxsup and return its Result.
+
+    manifest: the executor's manifest file (None: sbxsup's built-in default manifest).
+    stdin: bytes given to the executor on its standard input (None: empty).
+    timeout: wall-clock limit in seconds (sbxsup kills the whole run; Result.timed_out is then true).
+    workspace, audit, tag, layers, require: the `sbxsup run` options of the same names.
+    env: the environment sbxsup itself starts with (the executor's is built from the manifest).
+    """
+    if not argv:
+        raise ValueError("argv is empty")
+    cmd: List[str] = [sbxsup or find_sbxsup(), "run"]
+    if manifest is not None:
+        cmd += ["-m", os.fspath(manifest)]
+    if workspace is not None:
+        cmd += ["-w", os.fspath(workspace)]
+    if audit is not None:
+        cmd += ["-a", os.fspath(audit)]
+    if tag is not None:
+        cmd += ["--tag", tag]
+    if layers is not None:
+        cmd += ["--layers", layers]
+    if require is not None:
+        cmd += ["--require", require]
+    if timeout is not None:
+        cmd += ["--timeout", repr(float(timeout))]
+    rd, wr = os.pipe()
+    try:
+        cmd += ["--result", str(wr), *extra_args, "--", *argv]
+        try:
+            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, pass_fds=(wr,), env=env)
+        except OSError as e:
+            raise SbxsupError("cannot start sbxsup: %s" % e) from e
+        os.close(wr)
+        wr = -1
+        # sbxsup enforces the timeout itself; ours only guards against a wedged supervisor.
+        guard = None if timeout is None else float(timeout) + 30.0
+        try:
+            out, err = proc.communicate(stdin or b"", timeout=guard)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+        with os.fdopen(rd, "rb") as f:
+            rd = -1
+            raw = f.read()
+    finally:
+        for fd in (rd, wr):
+            if fd >= 0:
+                os.close(fd)
+    try:
+        record = json.loads(raw.decode("utf-8")) if raw.strip() else None
+    except (UnicodeDecodeError, ValueError) as e:
+        raise SbxsupError("unreadable result record: %s" % e) from e
+    if not isinstance(record, dict):
+        raise SbxsupError("sbxsup wrote no result record (exit %s): %s"
+                          % (proc.returncode, err.decode("utf-8", "replace").strip()[-400:]))
+    return Result(stdout=out, stderr=err, record=record)

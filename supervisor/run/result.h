@@ -1,0 +1,57 @@
+/* result.h — the result record of `sbxsup run --result FD|FILE` (docs/result-record.md).
+ *
+ * Promise: result_open() resolves the destination before anything runs (a descriptor number that is
+ * open for writing, or a file created 0600 without following a symlink), so a bad destination is a
+ * refusal, never a run whose result is lost; the descriptor is close-on-exec and never reaches the
+ * executor. result_build() makes the one JSON object from what the run knows at its end (or at its
+ * refusal); result_write() writes it with one write(2) and a newline. The caller owns the fd (it
+ * is closed by result_close()) and the cJSON object result_build() returns.
+ */
+#ifndef SBX_RESULT_H
+#define SBX_RESULT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <cjson/cJSON.h>
+
+#include "layers.h"
+
+/* Machine-readable reasons a run was refused or failed (docs/result-record.md). */
+#define SBX_REASON_BAD_ARGUMENTS      "bad_arguments"
+#define SBX_REASON_BAD_MANIFEST       "bad_manifest"
+#define SBX_REASON_LAYER_REQUIRED     "layer_required"
+#define SBX_REASON_AUDIT_UNWRITABLE   "audit_unwritable"
+#define SBX_REASON_AUDIT_DESTINATION  "audit_destination"
+#define SBX_REASON_NOT_FOUND          "command_not_found"
+#define SBX_REASON_NOT_EXECUTABLE     "command_not_executable"
+#define SBX_REASON_NOT_VISIBLE        "command_not_visible"
+#define SBX_REASON_SETUP_FAILED       "setup_failed"
+#define SBX_REASON_INTERNAL           "internal"
+
+struct result_in {
+	const char *run;             /* run id, NULL when none was made */
+	const char *tag;             /* --tag, NULL when none */
+	const char *executor;        /* manifest name, NULL when unknown */
+	int exit;                    /* sbxsup's exit status */
+	int signal;                  /* the signal that killed the executor, 0 when none */
+	bool timeout;
+	const char *reason_code;     /* SBX_REASON_*, NULL when sbxsup did not refuse or fail */
+	const char *reason_msg;      /* one line, NULL when none */
+	const struct sbx_layers *L;  /* NULL when the layers were never decided */
+	const cJSON *events;         /* {event: count} (audit_counts), NULL when none; not taken */
+	const uint64_t *sev;         /* counts by enum sbx_sev (6 entries), NULL when none */
+	uint64_t breaches;           /* kernel.violation events with outcome breach */
+	uint64_t lost;
+	long duration_ms;
+	const char *audit_dest;      /* NULL when no stream */
+	const char *key;             /* key id of the stream's MACs, NULL when none */
+};
+
+/* Resolve DEST ("N" = an open fd, else a path). Returns 0 (*fd set, CLOEXEC) or -1 (err set). */
+int result_open(const char *dest, int *fd, char *err, size_t errlen);
+cJSON *result_build(const struct result_in *in);
+/* Write rec + "\n" with one write(2). Returns 0 or -1 (errno set). Does not free rec. */
+int result_write(int fd, const cJSON *rec);
+void result_close(int *fd);
+
+#endif

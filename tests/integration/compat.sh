@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# compat.sh — real programs, unchanged, under the built-in default manifest (and a loopback manifest
+# for the network ones), natively and under sbxsup in every mode: full (every layer the host gives),
+# no-bwrap and preload-only. A program passes in a mode when it does there what it does natively and
+# the run's stream holds no denial above `info` (a false report is a failure too: a reviewer must be
+# able to believe every event). One PASS/FAIL/SKIP line per (program, mode).
+. "$(dirname "$0")/../lib.sh"
+
+MODES=(full nobwrap preload)
+mode_layers() {
+	case $1 in
+	full) echo auto ;;
+	nobwrap) echo preload,seccomp,landlock,netfilter,probes,limits ;;
+	preload) echo preload,limits ;;
+	esac
+}
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=$(command -v python3)
+
+# denials FILE : the security events of a stream that are not `info`, one per line (empty when none)
+denials() {
+	python3 - "$1" <<'PY'
+import json, sys
+SEC = {"preload.deny", "kernel.violation", "seccomp.deny", "landlock.deny", "netfilter.deny"}
+for l in open(sys.argv[1], encoding="utf-8", errors="replace"):
+    try: o = json.loads(l)
+    except ValueError: continue
+    if o.get("event") in SEC and o.get("sev", "") != "info":
+        print(l.rstrip()[:400])
+PY
+}
+
+# compat NAME MANIFEST-OR-- SCRIPT : runs SCRIPT (sh -c) natively in a fresh workspace, then under sbxsup in
+# each mode in another fresh workspace; the output of the native run is the reference for exit status.
+compat() {
+	local name=$1 man=$2 script=$3 mode ws rc nrc out a den margs=()
+	[ "$man" = - ] || margs=(-m "$man")
+	ws=$T_TMP/native-$name; mkdir -p "$ws"
+	(cd "$ws" && sh -c "$script") >"$T_TMP/$name.native" 2>&1; nrc=$?
+	if [ $nrc -ne 0 ]; then
+		t_skip "compat_${name}" "fails natively on this host (rc=$nrc): $(tail -n 2 "$T_TMP/$name.native" | tr '\n' ' ')"
+		return
+	fi
+	for mode in "${MODES[@]}"; do
+		ws=$T_TMP/$mode-$name; mkdir -p "$ws"; a=$T_TMP/$mode-$name.audit
+		out=$(cd "$ws" && "$SBXSUP" run "${margs[@]}" --layers "$(mode_layers "$mode")" -a "$a" -- sh -c "$script" 2>&1); rc=$?
+		den=$(denials "$a")
+		if [ $rc -eq 0 ] && [ -z "$den" ]; then t_pass "compat_${name}_$mode"
+		else t_fail "compat_${name}_$mode" "rc=$rc out=$(tail -c 600 <<<"$out" | tr '\n' ' ') denials=$(head -n 3 <<<"$den")"; fi
+	done
+}
+
+# A loopback manifest for the programs that serve.
+LB=$T_TMP/loopback.json
+cat >"$LB" <<'J'
+{"sbxsup": 1, "name": "compat-loopback", "capabilities": ["code:exec",
+  {"cap": "network:tcp", "hosts": ["127.0.0.1", "localhost"]}]}
+J
+
+compat venv - "$PY -m venv v && v/bin/python -c 'import sys; assert sys.prefix != sys.base_prefix; print(sys.prefix)' && v/bin/python -m pip --version"
+compat git - 'git init -q r && cd r && echo hello > a.txt && git add a.txt &&
+  GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.invalid git commit -qm first &&
+  git log --oneline | grep -q first && git status --porcelain'
+compat tar - 'mkdir -p d/sub && echo x > d/sub/f && ln -s sub/f d/link && chmod 640 d/sub/f &&
+  tar cf a.tar d && mkdir out && tar xf a.tar -C out && diff -r d out/d && [ -L out/d/link ]'
+compat ulimit - 'ulimit -c 0 && ulimit -n 256 && ulimit -n'
+compat pyrlimit - "$PY -c 'import resource as r; s,h=r.getrlimit(r.RLIMIT_NOFILE); r.setrlimit(r.RLIMIT_NOFILE,(min(s,128),h)); r.setrlimit(r.RLIMIT_CORE,(0,0))'"
+compat nested - "\"$SBXSUP\" run -- true"
+compat tmpfile - 'echo x > /tmp/sbxsup-compat-$$ && cat /tmp/sbxsup-compat-$$ && rm /tmp/sbxsup-compat-$$'
+compat procself - 'cat /proc/self/status >/dev/null && ls /proc/self/fd >/dev/null && [ "$(readlink /proc/self)" = "$(sh -c "echo \$\$" | tr -d "\n")" ] || [ -r /proc/self/stat ]'
+compat listdir - "$PY -c 'import os; assert os.listdir(\"/\")'"
+compat http "$LB" "$PY - <<'PYX'
+import http.server, threading, urllib.request, socket
+srv = http.server.HTTPServer(('127.0.0.1', 0), http.server.SimpleHTTPRequestHandler)
+t = threading.Thread(target=srv.serve_forever, daemon=True); t.start()
+port = srv.server_address[1]
+body = urllib.request.urlopen('http://localhost:%d/' % port, timeout=10).read()
+assert body, 'empty'
+socket.getaddrinfo('localhost', port)
+srv.shutdown()
+PYX"
+
+# A selection of the system Python's own regression tests (Debian: libpython3.11-testsuite): the
+# modules that exercise files, processes, signals and sockets. Run natively and under sbxsup; a
+# module that passes natively and fails under sbxsup is a failure.
+REGR=(test_shutil test_tarfile test_glob test_tempfile test_pathlib test_fileio test_fcntl test_posix
+      test_pwd test_grp test_resource test_signal test_selectors test_unicode_file test_zipfile test_subprocess test_os)
+if ! $PY -c 'import test.test_shutil' 2>/dev/null; then
+	t_skip compat_python_regrtest "the Python test suite is not installed (apt-get install libpython3-testsuite)"
+else
+	for mode in "${MODES[@]}" native; do
+		ws=$T_TMP/regr-$mode; mkdir -p "$ws"
+		if [ $mode = native ]; then
+			(cd "$ws" && timeout 900 $PY -m test -j2 -q "${REGR[@]}") >"$T_TMP/regr-$mode.out" 2>&1
+		else
+			(cd "$ws" && timeout 900 "$SBXSUP" run --layers "$(mode_layers $mode)" -a "$T_TMP/regr-$mode.audit" -- \
+				$PY -m test -j2 -q "${REGR[@]}") >"$T_TMP/regr-$mode.out" 2>&1
+		fi
+	done
+	# failing modules per run: regrtest prints "N tests failed:" followed by the names
+	failed_mods() { python3 - "$1" <<'PY'
+import re, sys
+t = open(sys.argv[1], errors="replace").read()
+out = set()
+for m in re.finditer(r"\d+ tests? (?:failed|crashed|altered the execution environment)(?: again)?:\n((?:    .*\n)+)", t):
+    out.update(m.group(1).split())
+if re.search(r"Result: SUCCESS", t) is None and not out and "Tests result: SUCCESS" not in t:
+    out.add("<no result: %s>" % t.strip().splitlines()[-1][:120] if t.strip() else "<no output>")
+print(" ".join(sorted(out)))
+PY
+	}
+	nat=$(failed_mods "$T_TMP/regr-native.out")
+	for mode in "${MODES[@]}"; do
+		got=$(failed_mods "$T_TMP/regr-$mode.out"); extra=""
+		for m in $got; do [[ " $nat " == *" $m "* ]] || extra="$extra $m"; done
+		if [ -z "$extra" ]; then t_pass "compat_python_regrtest_$mode"
+		else t_fail "compat_python_regrtest_$mode" "fail under sbxsup only:$extra (native failures: ${nat:-none}); $(grep -m3 -E '^(ERROR|FAIL):' "$T_TMP/regr-$mode.out" | tr '\n' ' ')"; fi
+	done
+fi

@@ -1,0 +1,80 @@
+"""test_binding.py — the Python binding (bindings/python/sbxsup.py) against the real sbxsup."""
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "bindings", "python"))
+import sbxsup  # noqa: E402
+
+
+class BindingTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.ws = self.tmp.name
+        os.chmod(self.ws, 0o755)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_clean_run(self):
+        r = sbxsup.run(["sh", "-c", "cat; echo done"], stdin=b"payload\n", workspace=self.ws, tag="t-clean")
+        self.assertEqual(r.exit, 0)
+        self.assertEqual(r.stdout, b"payload\ndone\n")
+        self.assertEqual(r.verdict, "clean")
+        self.assertRegex(r.run_id or "", r"^[0-9a-f]{32}$")
+        self.assertEqual(r.record.get("tag"), "t-clean")
+        self.assertEqual(r.record.get("status"), "exited")
+
+    def test_contained_secret_read(self):
+        home = os.path.join(self.ws, "home")
+        os.makedirs(os.path.join(home, ".ssh"))
+        key = os.path.join(home, ".ssh", "id_rsa")
+        with open(key, "w") as f:
+            f.write("FAKE-KEY-FOR-BINDING-TEST\n")
+        ws = os.path.join(self.ws, "w")
+        os.mkdir(ws)
+        env = dict(os.environ, HOME=home)
+        r = sbxsup.run(["cat", key], workspace=ws, env=env)
+        self.assertNotEqual(r.exit, 0)
+        self.assertNotIn(b"FAKE-KEY", r.stdout)
+        self.assertEqual(r.verdict, "contained")
+        self.assertGreater(sum(r.counts.get(s, 0) for s in ("critical", "high", "medium", "low")), 0)
+
+    def test_exit_status_and_signal(self):
+        r = sbxsup.run(["sh", "-c", "exit 7"], workspace=self.ws)
+        self.assertEqual((r.exit, r.record.get("status")), (7, "exited"))
+        r = sbxsup.run(["sh", "-c", "kill -TERM $$"], workspace=self.ws)
+        self.assertEqual((r.exit, r.record.get("signal"), r.record.get("status")), (128 + 15, 15, "signaled"))
+
+    def test_timeout(self):
+        r = sbxsup.run(["sleep", "30"], workspace=self.ws, timeout=0.5)
+        self.assertTrue(r.timed_out)
+        self.assertEqual(r.exit, 124)
+        self.assertEqual(r.record.get("status"), "timeout")
+
+    def test_refusal_has_reason_code(self):
+        bad = os.path.join(self.ws, "bad.json")
+        with open(bad, "w") as f:
+            f.write('{"sbxsup": 1, "name": "x", "capabilities": [1]}')
+        r = sbxsup.run(["true"], manifest=bad, workspace=self.ws)
+        self.assertTrue(r.refused)
+        self.assertEqual(r.exit, 125)
+        self.assertEqual(r.reason_code, "bad_manifest")
+        r = sbxsup.run(["/nonexistent/tool"], workspace=self.ws)
+        self.assertEqual(r.exit, 127)
+        self.assertEqual(r.reason_code, "command_not_found")
+
+    def test_example_runtime(self):
+        import subprocess
+        out = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "runtime", "invoke_executor.py")],
+                             capture_output=True, check=True, timeout=300).stdout.decode()
+        lines = {l.split()[0]: l for l in out.splitlines() if l.strip()}
+        self.assertIn("verdict=clean", lines["notes_search.py"])
+        self.assertRegex(lines["hostile.py"], r"verdict=(contained|breach)")
+
+
+if __name__ == "__main__":
+    unittest.main()
