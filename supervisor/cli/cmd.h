@@ -14,6 +14,7 @@ int cmd_validate(int argc, char **argv); /* cmd_validate.c */
 int cmd_explain(int argc, char **argv);  /* cmd_explain.c  */
 int cmd_audit(int argc, char **argv);    /* audit_cmd.c    */
 int cmd_probes(int argc, char **argv);   /* probes_cmd.c: probes load|unload|status */
+int cmd_learn(int argc, char **argv);    /* cmd_learn.c: propose a manifest from what a run tried */
 
 /* "sbxsup: " + message on stderr. */
 void sbx_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -28,6 +28,7 @@ static const char usage[] =
 	"  sbxsup status [--json]\n"
 	"  sbxsup audit summary|verify|filter|report ... FILE...\n"
 	"  sbxsup probes load|unload [--force]|status\n"
+	"  sbxsup learn [-m BASE] [options] -- COMMAND [ARG...]   (propose a manifest)\n"
 	"  sbxsup --version | --help        (each command has --help too)\n"
 	"\n"
 	"Layers: preload, bwrap, seccomp, landlock, netfilter, probes, limits.\n"
@@ -54,7 +55,7 @@ int main(int argc, char **argv)
 	static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
 		{"run", cmd_run},         {"status", cmd_status},   {"__stage", cmd_stage},
 		{"validate", cmd_validate}, {"explain", cmd_explain}, {"audit", cmd_audit},
-		{"probes", cmd_probes},
+		{"probes", cmd_probes},   {"learn", cmd_learn},
 	};
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
 		if (!strcmp(c, cmds[i].name))

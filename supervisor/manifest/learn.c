@@ -1,0 +1,320 @@
+/* learn.c — see learn.h. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "learn.h"
+#include "policy.h"
+#include "policy_build.h"
+
+const char *learn_kind_name(enum learn_kind k)
+{
+	switch (k) {
+	case LEARN_READ:  return "fs:read";
+	case LEARN_WRITE: return "fs:write";
+	case LEARN_EXEC:  return "code:exec";
+	case LEARN_HOST:  return "network:tcp";
+	}
+	return "?";
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static long jnum(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(v) ? (long)v->valuedouble : -1;
+}
+
+static struct learn_item *find(struct learn *l, enum learn_kind k, const char *obj)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].kind == k && ((!obj && !l->v[i].object) ||
+					  (obj && l->v[i].object && !strcmp(obj, l->v[i].object))))
+			return &l->v[i];
+	return NULL;
+}
+
+/* Record (kind, obj) with its evidence. 1 new, 0 known, -1 ENOMEM. */
+static int add(struct learn *l, enum learn_kind k, const char *obj, const cJSON *ev, const char *what)
+{
+	struct learn_item *it = find(l, k, obj);
+	if (it) {
+		it->count++;
+		return 0;
+	}
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? 2 * l->cap : 16;
+		struct learn_item *nv = realloc(l->v, nc * sizeof *nv);
+		if (!nv)
+			return -1;
+		l->v = nv;
+		l->cap = nc;
+	}
+	char evid[512];
+	snprintf(evid, sizeof evid, "%s %s (%s, pid %ld %s)", jstr(ev, "op") ? jstr(ev, "op") :
+		 jstr(ev, "syscall") ? jstr(ev, "syscall") : jstr(ev, "event"), what,
+		 jstr(ev, "event"), jnum(ev, "pid"), jstr(ev, "comm") ? jstr(ev, "comm") : "?");
+	it = &l->v[l->n];
+	*it = (struct learn_item){.kind = k, .count = 1};
+	it->object = obj ? strdup(obj) : NULL;
+	it->evidence = strdup(evid);
+	if ((obj && !it->object) || !it->evidence) {
+		free(it->object);
+		free(it->evidence);
+		return -1;
+	}
+	l->n++;
+	return 1;
+}
+
+/* The path as the real host sees it, and the hint to propose for it ("./rel" inside the copy). */
+static void map_path(const struct learn *l, const char *path, char *real, size_t rl, char *hint, size_t hl)
+{
+	size_t cl = l->copy ? strlen(l->copy) : 0;
+	if (cl && !strncmp(path, l->copy, cl) && (path[cl] == '/' || !path[cl])) {
+		snprintf(real, rl, "%s%s", l->real_ws, path + cl);
+		snprintf(hint, hl, ".%s", path[cl] ? path + cl : "/");
+	} else {
+		snprintf(real, rl, "%s", path);
+		snprintf(hint, hl, "%s", path);
+	}
+}
+
+static int note_path(struct learn *l, const cJSON *ev, const char *path, const char *access, const char *rule)
+{
+	char real[4096], hint[4096];
+	struct stat st;
+	map_path(l, path, real, sizeof real, hint, sizeof hint);
+	if (rule && !strcmp(rule, "no code:exec capability"))
+		return add(l, LEARN_EXEC, NULL, ev, path);
+	if (access && !strcmp(access, "write")) {
+		const char *op = jstr(ev, "op") ? jstr(ev, "op") : jstr(ev, "syscall");
+		if (op && !strncmp(op, "mkdir", 5) && lstat(real, &st) == 0)
+			return 0;  /* EEXIST natively: `mkdir -p` of an existing parent writes nothing */
+		if (lstat(real, &st) < 0) {
+			/* a file the program wanted to create: its directory must exist for bwrap/Landlock */
+			char *slash = strrchr(hint, '/');
+			if (!slash || slash == hint)
+				return 0;
+			*slash = 0;
+			if (!strcmp(hint, "."))
+				return 0;
+		}
+		return add(l, LEARN_WRITE, hint, ev, path);
+	}
+	if (lstat(real, &st) < 0)
+		return 0;   /* ENOENT natively too: nothing to grant */
+	int r = add(l, LEARN_READ, hint, ev, path);
+	if (r >= 0 && access && !strcmp(access, "exec")) {
+		int r2 = add(l, LEARN_EXEC, NULL, ev, path);
+		r = r2 < 0 ? -1 : (r || r2);
+	}
+	return r;
+}
+
+static int note_host(struct learn *l, const cJSON *ev)
+{
+	const char *host = jstr(ev, "host"), *addr = jstr(ev, "addr");
+	long port = jnum(ev, "port");
+	char h[300];
+	if (addr && strchr(addr, ':'))
+		snprintf(h, sizeof h, port > 0 ? "[%s]:%ld" : "[%s]", addr, port);
+	else if (addr || host)
+		snprintf(h, sizeof h, port > 0 ? "%s:%ld" : "%s", addr ? addr : host, port);
+	else
+		return 0;
+	return add(l, LEARN_HOST, h, ev, h);
+}
+
+int learn_note(struct learn *l, const cJSON *ev)
+{
+	const char *event = jstr(ev, "event");
+	if (!event)
+		return 0;
+	const char *path = jstr(ev, "path"), *access = jstr(ev, "access"), *rule = jstr(ev, "rule");
+	if (!strcmp(event, "netfilter.deny"))
+		return note_host(l, ev);
+	if (strcmp(event, "preload.deny") && strcmp(event, "kernel.violation") && strcmp(event, "landlock.deny"))
+		return 0;  /* seccomp.deny and the rest: nothing a manifest can grant */
+	if (access && !strcmp(access, "connect") && !path)
+		return note_host(l, ev);
+	if (path && path[0] == '/')
+		return note_path(l, ev, path, access, rule);
+	if (rule && !strcmp(rule, "no code:exec capability"))
+		return add(l, LEARN_EXEC, NULL, ev, "exec");
+	return 0;
+}
+
+static cJSON *cap_of(const struct learn_item *it)
+{
+	if (it->kind == LEARN_EXEC)
+		return cJSON_CreateString("code:exec");
+	cJSON *c = cJSON_CreateObject();
+	if (!c)
+		return NULL;
+	cJSON_AddStringToObject(c, "cap", learn_kind_name(it->kind));
+	if (it->kind == LEARN_HOST) {
+		cJSON *a = cJSON_AddArrayToObject(c, "hosts");
+		cJSON_AddItemToArray(a, cJSON_CreateString(it->object));
+	} else {
+		cJSON_AddStringToObject(c, "hint", it->object);
+	}
+	return c;
+}
+
+/* Would `manifest` (as JSON) allow the item's access? 1 yes, 0 no (why set), -1 error (why set). */
+static int allows(const cJSON *manifest, const struct learn_item *it, const struct mf_ctx *ctx,
+		  char *why, size_t wl)
+{
+	char *txt = cJSON_PrintUnformatted(manifest);
+	struct manifest *m = NULL;
+	struct mf_errors e = {0};
+	void *blob = NULL;
+	size_t len = 0;
+	const char *pwhy = NULL;
+	int rc = -1;
+	if (!txt) {
+		snprintf(why, wl, "out of memory");
+		return -1;
+	}
+	if (manifest_parse(txt, strlen(txt), "learned manifest", ctx, &m, &e) < 0) {
+		snprintf(why, wl, "%s", e.n ? e.msg[0] : "invalid manifest");
+		goto out;
+	}
+	struct pol_build_opts bo = {.resolve = false, .uid = ctx->uid};
+	if (pol_build(m, &bo, &blob, &len, why, wl) < 0)
+		goto out;
+	const struct policy *p = pol_open(blob, len, &pwhy);
+	if (!p) {
+		snprintf(why, wl, "%s", pwhy ? pwhy : "policy");
+		goto out;
+	}
+	struct pol_decision d = {0};
+	int v = POL_ALLOW;
+	if (it->kind == LEARN_EXEC) {
+		v = pol_code_exec(p) ? POL_ALLOW : POL_DENY;
+		d.rule = POL_RULE_NO_EXEC;
+	} else if (it->kind == LEARN_HOST) {
+		char host[300];
+		unsigned long port = 0;
+		snprintf(host, sizeof host, "%s", it->object);
+		char *colon = host[0] == '[' ? strstr(host, "]:") : strrchr(host, ':');
+		if (colon) {
+			port = strtoul(colon + (host[0] == '[' ? 2 : 1), NULL, 10);
+			*colon = 0;
+		}
+		char *ip = host[0] == '[' ? host + 1 : host;
+		ip[strcspn(ip, "]")] = 0;
+		unsigned char a[16];
+		if (inet_pton(AF_INET, ip, a) == 1)
+			v = pol_net_addr(p, AF_INET, a, (uint16_t)port, &d);
+		else if (inet_pton(AF_INET6, ip, a) == 1)
+			v = pol_net_addr(p, AF_INET6, a, (uint16_t)port, &d);
+		else
+			v = pol_net_name(p, ip, (uint16_t)port, &d);
+	} else {
+		char *abs = mf_expand_path(it->object, ctx);
+		if (!abs) {
+			snprintf(why, wl, "%s: %s", it->object, strerror(errno));
+			goto out;
+		}
+		v = pol_path(p, abs, it->kind == LEARN_WRITE ? POL_WRITE : POL_READ, &d);
+		free(abs);
+	}
+	if (v == POL_ALLOW) {
+		rc = 1;
+	} else {
+		snprintf(why, wl, "%s", pol_rule_text(p, d.rule));
+		rc = 0;
+	}
+out:
+	free(txt);
+	free(blob);
+	manifest_free(m);
+	mf_errors_free(&e);
+	return rc;
+}
+
+static cJSON *caps_of(cJSON *manifest, char *err, size_t errlen)
+{
+	cJSON *caps = cJSON_GetObjectItemCaseSensitive(manifest, "capabilities");
+	if (!caps && !(caps = cJSON_AddArrayToObject(manifest, "capabilities")))
+		snprintf(err, errlen, "out of memory");
+	else if (!cJSON_IsArray(caps))
+		snprintf(err, errlen, "the base manifest's capabilities is not an array");
+	else
+		return caps;
+	return NULL;
+}
+
+int learn_apply(struct learn *l, cJSON *manifest, cJSON *next, const struct mf_ctx *ctx, char *err,
+		size_t errlen)
+{
+	cJSON *caps = caps_of(manifest, err, errlen), *ncaps = caps_of(next, err, errlen);
+	if (!caps || !ncaps)
+		return -1;
+	int added = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		struct learn_item *it = &l->v[i];
+		if (it->applied || it->refused)
+			continue;
+		char why[512] = "";
+		int before = allows(manifest, it, ctx, why, sizeof why);
+		if (before < 0) {
+			snprintf(err, errlen, "%s", why);
+			return -1;
+		}
+		if (before == 1) {          /* already granted (an earlier proposal covers it) */
+			it->applied = it->covered = true;
+			continue;
+		}
+		cJSON *cap = cap_of(it);
+		if (!cap) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		cJSON_AddItemToArray(caps, cap);
+		int after = allows(manifest, it, ctx, why, sizeof why);
+		if (after == 1) {
+			it->applied = true;
+			added++;
+			/* exercise only what cannot touch the host or the network on the program's behalf */
+			cJSON *nc = (it->kind == LEARN_READ || it->kind == LEARN_EXEC) ? cap_of(it) : NULL;
+			if (nc)
+				cJSON_AddItemToArray(ncaps, nc);
+			continue;
+		}
+		/* the grant cannot win (a secret, a deny rule): take it back and say why */
+		cJSON_DeleteItemFromArray(caps, cJSON_GetArraySize(caps) - 1);
+		if (after < 0) {
+			snprintf(err, errlen, "%s", why);
+			return -1;
+		}
+		it->refused = strdup(why[0] ? why : "denied");
+		if (!it->refused) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	}
+	return added;
+}
+
+void learn_free(struct learn *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].object);
+		free(l->v[i].evidence);
+		free(l->v[i].refused);
+	}
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}

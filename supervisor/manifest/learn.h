@@ -1,0 +1,52 @@
+/* learn.h — from what a run tried to the smallest manifest that would have let it (`sbxsup learn`).
+ *
+ * Promise: learn_note() reads one audit event (as `sbxsup run` wrote it) and, when it is a denial a
+ * manifest could lift, turns it into a proposed grant — fs:read / fs:write of the object, a network
+ * host, code:exec — remembered with the events that asked for it (the evidence). learn_apply() adds
+ * the proposals to a manifest (cJSON, the caller's) only after asking the compiled policy — the one
+ * policy engine every layer asks — whether the manifest with that grant would allow the access: a
+ * grant that cannot win (a secret, a manifest `deny`, a hard built-in rule) is never proposed and is
+ * kept as a refusal with its rule instead. Paths inside the throw-away workspace copy a round ran in
+ * are proposed relative to the workspace ("./out"). A path that does not exist on the host is not
+ * proposed (the program saw ENOENT, as it would natively).
+ * Ownership: struct learn owns its proposals; learn_free() releases them. No I/O but lstat(2).
+ */
+#ifndef SBX_LEARN_H
+#define SBX_LEARN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <cjson/cJSON.h>
+
+#include "manifest.h"
+
+enum learn_kind { LEARN_READ, LEARN_WRITE, LEARN_EXEC, LEARN_HOST };
+
+struct learn_item {
+	enum learn_kind kind;
+	char *object;        /* the hint ("./out", "/etc/foo") or host ("127.0.0.1:8080"); NULL for code:exec */
+	char *evidence;      /* the first event that asked: "open /etc/foo (pid 12 python3)" */
+	unsigned count;      /* events that asked for it */
+	bool applied;        /* in the proposed manifest */
+	bool covered;        /* needed no grant of its own: an earlier proposal already allows it */
+	char *refused;       /* why it is not proposed (the rule that would still deny), else NULL */
+};
+
+struct learn {
+	struct learn_item *v;
+	size_t n, cap;
+	const char *copy;    /* the workspace copy the rounds run in (its paths map to "./...") */
+	const char *real_ws; /* the real workspace (existence checks) */
+};
+
+/* Note one audit line. Returns 1 when it asked for something new, 0 when not, -1 on ENOMEM. */
+int learn_note(struct learn *l, const cJSON *ev);
+/* Add every pending proposal to `proposed` (a cJSON manifest object) — and, when it is safe to
+ * exercise, to `next` (the manifest of the next round) — checking each with the policy compiled for
+ * ctx. Returns how many grants were proposed, or -1 (err set). */
+int learn_apply(struct learn *l, cJSON *proposed, cJSON *next, const struct mf_ctx *ctx, char *err,
+		size_t errlen);
+void learn_free(struct learn *l);
+const char *learn_kind_name(enum learn_kind k);   /* "fs:read", "fs:write", "code:exec", "network:tcp" */
+
+#endif
