@@ -27,6 +27,8 @@ int sbx_probes_fd(const struct sbx_probes *pr);
 int sbx_probes_drain(struct sbx_probes *pr, struct audit *a);
 uint64_t sbx_probes_lost(const struct sbx_probes *pr);
 void sbx_probes_stop(struct sbx_probes *pr);
+/* The policy events are decided with from now on (the run re-planned it: retry without bwrap). */
+void sbx_probes_set_policy(struct sbx_probes *pr, const struct policy *p);
 
 /* Notes and additions (probes work):
  * sbx_probes_probe() is cheap (no program load): it reports the pinned set when one is there
