@@ -67,10 +67,12 @@ fi
 for mode in full direct; do
 	L=(); [ $mode = direct ] && L=(--layers preload,seccomp,landlock,netfilter,probes)
 	(cd "$WS" && "$SBXSUP" run -w "$WS" "${L[@]}" --dry-run -- /usr/bin/env -0 >"$T_TMP/plan-$mode.json" 2>/dev/null)
-	(cd "$WS" && "$SBXSUP" run -w "$WS" "${L[@]}" -- /usr/bin/env -0 >"$T_TMP/env-$mode" 2>"$T_TMP/e-$mode"); rc=$?
-	if [ $rc -eq 0 ] && out=$(python3 "$T_TMP/compare.py" "$T_TMP/plan-$mode.json" env "$T_TMP/env-$mode"); then
+	(cd "$WS" && "$SBXSUP" run -w "$WS" -a "$T_TMP/a-$mode" "${L[@]}" -- /usr/bin/env -0 >"$T_TMP/env-$mode" 2>"$T_TMP/e-$mode"); rc=$?
+	want_bwrap=true; [ $mode = direct ] && want_bwrap=false
+	if assert_exit $rc 0 && assert_audit "$T_TMP/a-$mode" run.start layers.bwrap=$want_bwrap layers.preload=true \
+	   && python3 "$T_TMP/compare.py" "$T_TMP/plan-$mode.json" env "$T_TMP/env-$mode"; then
 		t_pass "run_plan_env_equals_executed_$mode"
 	else
-		t_fail "run_plan_env_equals_executed_$mode" "rc=$rc $out $(head -c 300 "$T_TMP/e-$mode")"
+		t_fail "run_plan_env_equals_executed_$mode" "see above; $(head -c 300 "$T_TMP/e-$mode")"
 	fi
 done
