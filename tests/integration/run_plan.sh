@@ -24,7 +24,10 @@ def same(want, have):
 if kind == "argv":
     want = plan["bwrap"]["argv"]
 else:
-    want = ["%s=%s" % kv for kv in plan["env"].items()]
+    env = dict(plan["env"])
+    if "SBXSUP_ASAN_STAGE" in env:  # ASan builds: the stage removes these two before the exec
+        env.pop("SBXSUP_ASAN_STAGE"); env.pop("ASAN_OPTIONS", None)
+    want = ["%s=%s" % kv for kv in env.items()]
     # bwrap itself sets PWD to its --chdir directory (the workspace): not sbxsup's to plan
     if plan["bwrap"]["argv"] and "PWD" not in plan["env"]:
         got = [g for g in got if g != "PWD=" + plan["workspace"]]
