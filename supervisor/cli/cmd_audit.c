@@ -4,6 +4,7 @@
  */
 #include "review.h"
 #include "cmd.h"
+#include "audit_read.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -73,6 +74,28 @@ int audit_check_files(const char *cmd, int argc, int first, bool follow, const c
 	if (follow && argc - first != 1) {
 		sbx_msg("audit %s: --follow takes exactly one FILE", cmd);
 		return SBX_EXIT_INTERNAL;
+	}
+	return 0;
+}
+
+int audit_open_inputs(const char *cmd, char **files, int n, bool follow, volatile sig_atomic_t *stop,
+		      struct audit_reader *rs)
+{
+	int nstdin = 0;
+	for (int i = 0; i < n; i++)
+		nstdin += strcmp(files[i], "-") == 0;
+	if (nstdin > 1) {
+		sbx_msg("audit %s: stdin (\"-\") given more than once", cmd);
+		return SBX_EXIT_INTERNAL;
+	}
+	for (int i = 0; i < n; i++) {
+		char err[512];
+		if (audit_reader_open(&rs[i], files[i], follow, stop, err, sizeof err) < 0) {
+			sbx_msg("audit %s: %s", cmd, err);
+			while (i-- > 0)
+				audit_reader_close(&rs[i]);
+			return SBX_EXIT_INTERNAL;
+		}
 	}
 	return 0;
 }
