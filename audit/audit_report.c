@@ -34,6 +34,9 @@
 #define ULL(x) ((unsigned long long)(x))
 #define TOP_FINDINGS 4     /* groups shown per run in the verdict table */
 #define SVG_W 720
+#define SVG_COLS 240
+#define ROWS_PER_RUN 40   /* event groups listed per run and kind (info apart), the rest counted */
+#define ROWS_BUDGET 3000  /* event group rows in the whole page (runs worst first; each keeps 3) */
 
 static void esc(FILE *f, const char *s)
 {
@@ -67,7 +70,8 @@ static const char css[] =
 	".sev-medium{background:#e0b000;color:#000}.sev-low,.v-contained{background:#5b8fb0;color:#fff}"
 	".sev-info,.v-clean{background:#ccc;color:#222}"
 	"ul.top{margin:0;padding-left:1em}ul.top li{margin:0}"
-	"section.run{border:1px solid #ddd;border-radius:6px;padding:.3em .8em;margin:.8em 0}"
+	"section.run{border:1px solid #ddd;border-radius:6px;padding:.3em .8em;margin:.8em 0;"
+	"content-visibility:auto;contain-intrinsic-size:auto 500px}"
 	"dl.meta{display:grid;grid-template-columns:max-content auto;gap:0 1em;margin:.3em 0}"
 	"dl.meta dt{font-weight:bold}dl.meta dd{margin:0;word-break:break-all}"
 	"#filterbox{position:sticky;top:0;background:#f7f7f7;border:1px solid #ccc;padding:.4em;z-index:2}"
@@ -240,8 +244,9 @@ static void verdict_table(FILE *f, const struct am *m, struct rules *rs)
 static const uint8_t sev_rgb[][3] = {{0x66, 0x66, 0x66}, {0xbb, 0xbb, 0xbb}, {0x5b, 0x8f, 0xb0},
 				     {0xe0, 0xb0, 0x00}, {0xe6, 0x5c, 0x00}, {0xb0, 0x00, 0x00}};
 
-/* Events of one run by layer over time: one row per layer that has events, one cell per pixel
- * column holding the worst severity seen there (so its size is bounded, whatever the count). */
+/* Events of one run by layer over time: one row per layer that has events, one cell per column
+ * holding the worst severity seen there, drawn as one <path> per layer and severity, so the SVG's
+ * size is bounded (layers x severities elements) whatever the number of events. */
 static void timeline_svg(FILE *f, const struct am_run *r)
 {
 	if (!r->ntl)
@@ -253,15 +258,15 @@ static void timeline_svg(FILE *f, const struct am_run *r)
 		if (r->tl[i].us > t1)
 			t1 = r->tl[i].us;
 	}
-	static uint8_t cell[AM_L__N][SVG_W];
+	static uint8_t cell[AM_L__N][SVG_COLS];
 	memset(cell, 0, sizeof cell);
 	bool used[AM_L__N] = {false};
 	int64_t span = t1 - t0 > 0 ? t1 - t0 : 1;
 	for (size_t i = 0; i < r->ntl; i++) {
 		const struct am_point *p = &r->tl[i];
-		size_t x = (size_t)((double)(p->us - t0) / (double)span * (SVG_W - 1));
-		if (x >= SVG_W)
-			x = SVG_W - 1;
+		size_t x = (size_t)((double)(p->us - t0) / (double)span * (SVG_COLS - 1));
+		if (x >= SVG_COLS)
+			x = SVG_COLS - 1;
 		uint8_t v = (uint8_t)(p->sev + 1);
 		if (p->layer < AM_L__N) {
 			used[p->layer] = true;
@@ -272,9 +277,9 @@ static void timeline_svg(FILE *f, const struct am_run *r)
 	int nrows = 0;
 	for (int l = 0; l < AM_L__N; l++)
 		nrows += used[l];
-	const int lab = 70, rowh = 14;
+	const int lab = 70, rowh = 14, cw = SVG_W / SVG_COLS;
 	fprintf(f, "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" role=\"img\">"
-		   "<title>events by layer over %.3f s (colour: worst severity)</title>\n",
+		   "<title>events by layer over %.3f s (colour: worst severity in each slice)</title>\n",
 		lab + SVG_W + 4, nrows * rowh + 16, (double)span / 1e6);
 	int row = 0;
 	for (int l = 0; l < AM_L__N; l++) {
@@ -283,13 +288,25 @@ static void timeline_svg(FILE *f, const struct am_run *r)
 		int y = row * rowh;
 		fprintf(f, "<text x=\"0\" y=\"%d\">%s</text><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#eee\"/>",
 			y + 10, am_layer_names[l], lab, y + rowh / 2, lab + SVG_W, y + rowh / 2);
-		for (int x = 0; x < SVG_W; x++) {
-			uint8_t v = cell[l][x];
-			if (!v)
-				continue;
-			const uint8_t *c = sev_rgb[v - 1 < 6 ? v - 1 : 0];
-			fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"2\" height=\"%d\" fill=\"#%02x%02x%02x\"/>", lab + x, y + 2,
-				rowh - 4, c[0], c[1], c[2]);
+		for (uint8_t v = 1; v <= SBX_SEV_CRITICAL + 1; v++) {
+			bool any = false;
+			for (int x = 0; x < SVG_COLS; x++) {
+				if (cell[l][x] != v)
+					continue;
+				int w = 1;
+				while (x + w < SVG_COLS && cell[l][x + w] == v)
+					w++;
+				if (!any) {
+					const uint8_t *c = sev_rgb[v - 1];
+					fprintf(f, "<path data-sev=\"%s\" fill=\"#%02x%02x%02x\" d=\"", sev_or((enum sbx_sev)(v - 1)),
+						c[0], c[1], c[2]);
+					any = true;
+				}
+				fprintf(f, "M%d %dh%dv%dh-%dz", lab + x * cw, y + 2, w * cw, rowh - 4, w * cw);
+				x += w - 1;
+			}
+			if (any)
+				fputs("\"/>", f);
 		}
 		fputc('\n', f);
 		row++;
@@ -300,20 +317,24 @@ static void timeline_svg(FILE *f, const struct am_run *r)
 		fprintf(f, "<p>(%llu more event(s) not on the timeline.)</p>\n", ULL(r->tl_dropped));
 }
 
-static void group_rows(FILE *f, struct rules *rs, const struct am_run *r, bool info)
+static void group_rows(FILE *f, struct rules *rs, const struct am_run *r, bool info, size_t *budget)
 {
 	fputs("<table class=\"groups\"><tr><th>severity</th><th>count</th><th>layer</th><th>event</th><th>what</th>"
 	      "<th>comm</th><th>rule that decided</th><th>first (UTC)</th><th>last</th></tr>\n", f);
+	size_t shown = 0;
+	uint64_t more = 0, more_ev = 0;
 	for (size_t k = 0; k < r->ng; k++) {
 		const struct am_group *g = &r->g[k];
 		if ((g->sev == SBX_SEV_INFO) != info)
 			continue;
-		size_t id = rule_id(rs, am_group_rule(g));
-		if (id != (size_t)-1) {
-			rs->v[id].n += g->n;
-			if (g->sev > rs->v[id].worst)
-				rs->v[id].worst = g->sev;
+		if (shown == ROWS_PER_RUN || (shown >= 3 && *budget == 0)) {
+			more++;
+			more_ev += g->n;
+			continue;
 		}
+		shown++;
+		if (*budget)
+			(*budget)--;
 		fprintf(f, "<tr class=\"g\" data-sev=\"%s\" data-layer=\"%s\" data-run=\"%s\"><td><span class=\"badge sev-%s\">%s</span></td>"
 			   "<td class=\"n\">%llu</td><td>%s</td><td>",
 			sev_or(g->sev), am_layer_names[g->layer], r->id, sev_or(g->sev), sev_or(g->sev), ULL(g->n),
@@ -332,6 +353,10 @@ static void group_rows(FILE *f, struct rules *rs, const struct am_run *r, bool i
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
+	if (more)
+		fprintf(f, "<p>%llu more group(s) (%llu event(s), %s): <code>sbxsup audit filter --run %s FILE</code> or "
+			   "<code>sbxsup audit summary --json</code>.</p>\n", ULL(more), ULL(more_ev),
+			info ? "info" : "less severe or rarer than those above", r->id);
 }
 
 static void meta_row(FILE *f, const char *k, const char *v, bool code)
@@ -341,7 +366,7 @@ static void meta_row(FILE *f, const char *k, const char *v, bool code)
 	fprintf(f, "%s</dd>", code ? "</code>" : "");
 }
 
-static void run_section(FILE *f, struct rules *rs, const struct am_run *r)
+static void run_section(FILE *f, struct rules *rs, const struct am_run *r, size_t *budget)
 {
 	const char *v = am_verdict(r);
 	fprintf(f, "<section class=\"run\" id=\"run-%s\" data-run=\"%s\" data-verdict=\"%s\"><h3><span class=\"badge v-%s\">%s</span> ",
@@ -382,11 +407,11 @@ static void run_section(FILE *f, struct rules *rs, const struct am_run *r)
 	for (size_t k = 0; k < r->ng; k++)
 		*(r->g[k].sev == SBX_SEV_INFO ? &ninfo : &nother) += 1;
 	if (nother)
-		group_rows(f, rs, r, false);
+		group_rows(f, rs, r, false, budget);
 	if (ninfo) {
 		fprintf(f, "<details class=\"info\"><summary>%llu benign event(s) in %llu group(s) (info: known libc/tool "
 			   "behaviour, not counted as attempts)</summary>\n", ULL(r->c.sev[SBX_SEV_INFO]), ULL(ninfo));
-		group_rows(f, rs, r, true);
+		group_rows(f, rs, r, true, budget);
 		fputs("</details>\n", f);
 	}
 	if (!nother && !ninfo)
@@ -407,6 +432,15 @@ static void write_page(FILE *f, const struct am *m, char **files, int nfiles, co
 		noend += !m->runs[i].has_end;
 		const char *v = am_verdict(&m->runs[i]);
 		nbad += strcmp(v, "breach") == 0 || strcmp(v, "hostile") == 0;
+		for (size_t k = 0; k < m->runs[i].ng; k++) { /* every rule that decided, with its count */
+			const struct am_group *g = &m->runs[i].g[k];
+			size_t id = rule_id(&rs, am_group_rule(g));
+			if (id != (size_t)-1) {
+				rs.v[id].n += g->n;
+				if (g->sev > rs.v[id].worst)
+					rs.v[id].worst = g->sev;
+			}
+		}
 	}
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 		   "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
@@ -535,8 +569,9 @@ static void write_page(FILE *f, const struct am *m, char **files, int nfiles, co
 	}
 
 	fputs("<h2 id=\"runs\">Runs (worst first): what ran, timeline by layer, events grouped</h2>\n", f);
+	size_t budget = ROWS_BUDGET;
 	for (size_t i = 0; i < m->nruns; i++)
-		run_section(f, &rs, &m->runs[i]);
+		run_section(f, &rs, &m->runs[i], &budget);
 
 	fputs("<h2 id=\"rules\">Rules that decided</h2>\n<table id=\"rule-table\"><tr><th>rule</th><th>what it is</th>"
 	      "<th>events</th><th>worst</th></tr>\n", f);
