@@ -33,15 +33,20 @@ volatile sig_atomic_t *audit_stop_install(void)
 
 static const char usage[] =
 	"usage: sbxsup audit COMMAND [options] FILE...     (FILE \"-\" = stdin)\n"
-	"  summary [--json] [--follow] FILE...   per executor and per run: denials by layer, kernel\n"
-	"                                        violations (breaches first), exits, limits, lost events,\n"
-	"                                        degraded runs; executors most hostile first\n"
+	"  summary [--json] [--follow] FILE...   executors and runs worst first (by severity: critical =\n"
+	"                                        secret path or breach ... info = benign libc behaviour),\n"
+	"                                        what each run executed, its events grouped with the rule\n"
+	"                                        that decided each, exits, limits, lost events, degraded runs\n"
 	"  verify FILE...                        hash chain, sequence and schema check; exit 0 clean,\n"
 	"                                        1 with every problem listed as FILE:LINE: problem\n"
 	"  filter [--event E] [--executor N] [--run ID] [--since T] [--until T] [--layer L]\n"
-	"         [--outcome contained|breach] [--follow] FILE...\n"
+	"         [--outcome contained|breach] [--rule R] [--path P] [--comm C] [--severity S[+]]\n"
+	"         [--follow] FILE...\n"
 	"                                        matching lines, byte-for-byte unchanged\n"
-	"  report --html OUT FILE...             self-contained HTML page for a security reviewer\n"
+	"  report --html OUT FILE...             self-contained HTML page for a security reviewer: verdict\n"
+	"                                        per run first, timeline, grouped events, rules, search\n"
+	"  tail [-f] [-n N] [--color WHEN] FILE  the last events as readable lines, severity-coloured on\n"
+	"                                        a terminal; -f follows the file\n"
 	"Each command has --help.\n";
 
 int cmd_audit(int argc, char **argv)
@@ -59,6 +64,8 @@ int cmd_audit(int argc, char **argv)
 		return audit_filter_main(argc - 1, argv + 1);
 	if (strcmp(sub, "report") == 0)
 		return audit_report_main(argc - 1, argv + 1);
+	if (strcmp(sub, "tail") == 0)
+		return audit_tail_main(argc - 1, argv + 1);
 	sbx_msg("audit: unknown command '%s'", sub);
 	fputs(usage, stderr);
 	return SBX_EXIT_INTERNAL;
