@@ -231,7 +231,7 @@ static cJSON *group_json(const struct am_group *g)
 	cJSON_AddStringToObject(o, "op", g->what);
 	cJSON_AddStringToObject(o, "subject", g->subject);
 	cJSON_AddStringToObject(o, "access", g->access);
-	cJSON_AddStringToObject(o, "rule", g->rule);
+	cJSON_AddStringToObject(o, "rule", am_group_rule(g)); /* never empty: what decided */
 	cJSON_AddStringToObject(o, "outcome", g->outcome);
 	cJSON_AddStringToObject(o, "comm", g->comm);
 	cJSON_AddStringToObject(o, "first_ts", g->first);
