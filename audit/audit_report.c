@@ -14,7 +14,8 @@
  * Memory and page size are bounded by the model's group and timeline caps, not by the number of
  * lines (a 100 000-event stream renders in a browser in well under 2 s). Key numbers carry stable
  * ids / data attributes (id="count-critical", data-run, data-verdict, data-sev, data-k) for tests;
- * <html data-ready-ms> is set by the script once the page is laid out. The page is written to
+ * <html data-ready-ms> is set by the script once the page is laid out. A link ending in
+ * "#filter?q=TEXT&sev=high&layer=preload" opens the page already filtered. The page is written to
  * OUT.tmp and renamed, so OUT is never half-written.
  */
 #include "review.h"
@@ -90,6 +91,8 @@ static const char script[] =
 	"if(on&&v){var dt=x.querySelector('details.info');if(dt&&dt.querySelector('tr.g:not([hidden])'))dt.open=true}});"
 	"out.textContent=n+' of '+rows.length+' event group(s) shown'}"
 	"q.addEventListener('input',apply);sv.addEventListener('change',apply);ly.addEventListener('change',apply);"
+	"var h=location.hash;if(h.indexOf('#filter?')===0){var u=new URLSearchParams(h.slice(8));"
+	"q.value=u.get('q')||'';sv.value=u.get('sev')||'';ly.value=u.get('layer')||''}"
 	"d.getElementById('filterbox').hidden=false;apply();void d.body.offsetHeight;"
 	"d.documentElement.setAttribute('data-ready-ms',String(Math.round(performance.now())))})();";
 
