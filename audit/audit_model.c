@@ -754,8 +754,8 @@ const char *am_program(const struct am_run *r)
 				    strspn(base + strlen(interp[k]), "0123456789.") == strlen(base + strlen(interp[k]));
 		if (i == 0 && !is_interp)
 			return base;
-		if (i > 0 && w[0] == '-')
-			continue;
+		if (i > 0 && (w[0] == '-' || strchr(w, '=')))
+			continue; /* an interpreter's option, or env's NAME=VALUE */
 		if (!is_interp)
 			return base;
 	}
