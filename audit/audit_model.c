@@ -798,10 +798,13 @@ void am_finish(struct am *m)
 	for (size_t i = 0; i < m->nruns; i++) {
 		if (!m->runs[i].has_end)
 			m->execs[m->runs[i].exec].incomplete++;
-		qsort(m->runs[i].g, m->runs[i].ng, sizeof *m->runs[i].g, cmp_group);
+		if (m->runs[i].ng > 1) /* qsort's base may not be NULL, even for 0 elements */
+			qsort(m->runs[i].g, m->runs[i].ng, sizeof *m->runs[i].g, cmp_group);
 	}
-	qsort(m->execs, m->nexecs, sizeof *m->execs, cmp_exec);
-	qsort(m->runs, m->nruns, sizeof *m->runs, cmp_run);
+	if (m->nexecs > 1)
+		qsort(m->execs, m->nexecs, sizeof *m->execs, cmp_exec);
+	if (m->nruns > 1)
+		qsort(m->runs, m->nruns, sizeof *m->runs, cmp_run);
 	/* indices are stale after sorting: the tables are rebuilt, run.exec by name */
 	free(m->ridx);
 	free(m->eidx);
