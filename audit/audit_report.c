@@ -459,6 +459,8 @@ static void write_page(FILE *f, const struct am *m, char **files, int nfiles, co
 	if (t->breach)
 		fprintf(f, "<p class=\"verdict bad\" id=\"verdict\"><b>%llu BREACH(ES)</b>: a policy-violating system call "
 			   "SUCCEEDED in the kernel. Treat the affected runs as compromised.</p>\n", ULL(t->breach));
+	else if (m->nruns == 0)
+		fputs("<p class=\"verdict\" id=\"verdict\">No runs: the input holds no event.</p>\n", f);
 	else if (nbad)
 		fprintf(f, "<p class=\"verdict bad\" id=\"verdict\"><b>%zu hostile run(s)</b>: secret-path attempts, all "
 			   "refused. No breach: every policy-violating call that was seen was refused by some layer.</p>\n", nbad);

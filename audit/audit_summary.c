@@ -131,6 +131,8 @@ static void print_text(const struct am *m, FILE *f)
 		}
 		if (m->breaches.dropped)
 			fprintf(f, "!!! ... and %llu more\n", ULL(m->breaches.dropped));
+	} else if (m->nruns == 0) {
+		fprintf(f, "no runs: the input holds no event\n");
 	} else {
 		fprintf(f, "no breaches: every policy-violating call was refused by some layer\n");
 	}
@@ -167,8 +169,19 @@ static void print_text(const struct am *m, FILE *f)
 			ULL(c->preload), ULL(c->seccomp), ULL(c->landlock), ULL(c->netfilter), ULL(c->contained + c->breach),
 			ULL(c->limit), ULL(c->envdrop), ULL(c->lost), ULL(e->degraded), ULL(e->incomplete), ex);
 	}
-	fprintf(f, "\nRUNS (worst first: verdict, run id, executor; what ran; event groups worst first, with the rule "
-		   "that decided each)\n");
+	fprintf(f, "\nRUNS (worst first)\n   # VERDICT    RUN           EXECUTOR             PROGRAM              CRIT   HIGH    MED"
+		   "    LOW   INFO  EXIT\n");
+	for (size_t i = 0; i < m->nruns; i++) {
+		const struct am_run *r = &m->runs[i];
+		const struct am_counts *c = &r->c;
+		char ex[32];
+		run_exit_text(r, ex, sizeof ex);
+		fprintf(f, "%4zu %-10s %.12s  %-20.20s %-20.20s %5llu %6llu %6llu %6llu %6llu  %s%s\n", i + 1, am_verdict(r),
+			r->id, r->executor, am_program(r) ? am_program(r) : "?", ULL(c->sev[SBX_SEV_CRITICAL]),
+			ULL(c->sev[SBX_SEV_HIGH]), ULL(c->sev[SBX_SEV_MEDIUM]), ULL(c->sev[SBX_SEV_LOW]),
+			ULL(c->sev[SBX_SEV_INFO]), ex, r->degraded ? "  DEGRADED" : "");
+	}
+	fprintf(f, "\nRUN DETAILS (same order: what ran; event groups worst first, with the rule that decided each)\n");
 	for (size_t i = 0; i < m->nruns; i++)
 		print_run(f, i + 1, &m->runs[i]);
 	fflush(f);
