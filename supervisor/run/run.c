@@ -168,6 +168,13 @@ static int build_policy(struct run *r, bool bwrap_mode)
 			tmp = r->tmpdir;
 		}
 	}
+	if (!r->o.disabled && sd_probe(&r->sd, !r->m->net_granted, sd_manifest_grants_home(r->m),
+				       r->m->workspace) < 0) {
+		sbx_msg("%s", r->sd.why);
+		return -1;
+	}
+	if (!bwrap_mode && !r->o.disabled && !r->o.dry_run)
+		tmp = sd_tmp_path(&r->sd, r->tmpdir); /* "/tmp": the run's own, in its mount namespace */
 	free(r->blob);
 	r->blob = NULL;
 	r->pol = NULL;

@@ -27,6 +27,7 @@
 #include "report_rx.h"
 #include "rlimits.h"
 #include "run_args.h"
+#include "sandbox_direct.h"
 #include "strv.h"
 
 enum attempt_result { ATT_DONE = 0, ATT_SETUP_FAILED = 1, ATT_FAIL = 2 };
@@ -72,6 +73,7 @@ struct run {
 	char bwrap_err[512];
 	size_t bwrap_err_len;
 	struct report_rx rx;
+	struct sd_plan sd;         /* identity / namespaces / HOME (sandbox_direct.h) */
 };
 
 /* run_events.c */
