@@ -418,12 +418,13 @@ static pid_t direct_spawn(struct run *r)
 	if (!getcwd(p->cwd, sizeof p->cwd))
 		p->cwd[0] = 0;
 	int rc = sd_prepare_dirs(p, r->tmpdir, r->repdir, r->repsock);
-	rc |= sd_expose(p, r->m->workspace) | sd_expose(p, r->repdir);
+	rc |= sd_expose(p, r->m->workspace, true) | sd_expose(p, r->repdir, false);
 	for (size_t i = 0, n = pol_dir_count(r->pol); i < n; i++) {
 		struct pol_dir d;
 		if (pol_dir_get(r->pol, i, &d) == 0 && d.path && strcmp(d.path, r->tmpdir))
-			rc |= sd_expose(p, d.path);
+			rc |= sd_expose(p, d.path, d.access & POL_WRITE);
 	}
+	rc |= sd_expose_cmd(p, r->o.cmd[0], strv_getenv(&r->env, "PATH"));
 	if (rc < 0) {
 		sbx_msg("run setup: %s", p->why[0] ? p->why : "too many granted paths under /tmp");
 		return -1;

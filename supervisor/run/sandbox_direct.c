@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -136,6 +137,8 @@ int sd_probe(struct sd_plan *p, bool no_net, bool real_home, const char *workspa
 	p->root = geteuid() == 0;
 	p->netns = no_net;
 	p->real_home = real_home;
+	const char *un = getenv("SBXSUP_USERNS"); /* "0": never a user namespace (the setresuid path) */
+	p->no_userns = un && (!strcmp(un, "0") || !strcasecmp(un, "off") || !strcasecmp(un, "no"));
 	snprintf(p->ws_path, sizeof p->ws_path, "%s", workspace ? workspace : "");
 	const char *v = getenv("SBXSUP_UID");
 	uid_t self = getuid();
@@ -152,7 +155,7 @@ int sd_probe(struct sd_plan *p, bool no_net, bool real_home, const char *workspa
 	} else {
 		p->host_uid = getuid();
 		p->host_gid = getgid();
-		p->mnt = can_userns();
+		p->mnt = !p->no_userns && can_userns();
 	}
 	p->probed = true;
 	return 0;
@@ -357,7 +360,9 @@ pid_t sd_spawn(struct sd_plan *p, struct cg_run *cg)
 	int sp[2];
 	if (pipe2(sp, O_CLOEXEC) < 0)
 		return -1;
-	pid_t pid = cg_spawn(cg, base | CLONE_NEWUSER);
+	pid_t pid = -1;
+	if (!p->no_userns)
+		pid = cg_spawn(cg, base | CLONE_NEWUSER);
 	if (pid == 0) {
 		char c;
 		close(sp[1]);
@@ -458,18 +463,21 @@ static bool under_tmp(const char *path)
 	return !strncmp(path, "/tmp/", 5) && path[5];
 }
 
-int sd_expose(struct sd_plan *p, const char *path)
+int sd_expose(struct sd_plan *p, const char *path, bool rw)
 {
 	struct stat st;
 	if (!path || !under_tmp(path) || stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
 		return 0; /* files are reached through their exposed directory */
 	for (size_t i = 0; i < p->nexpose; i++)
-		if (!strcmp(p->expose[i], path))
+		if (!strcmp(p->expose[i], path)) {
+			p->expose_rw[i] |= rw;
 			return 0;
+		}
 	if (p->nexpose >= SD_MAX_EXPOSE || strlen(path) >= sizeof p->expose[0]) {
 		errno = ENOSPC;
 		return -1;
 	}
+	p->expose_rw[p->nexpose] = rw;
 	snprintf(p->expose[p->nexpose++], sizeof p->expose[0], "%s", path);
 	return 0;
 }
@@ -519,7 +527,10 @@ static int private_tmp(const struct sd_plan *p)
 			return fail(p->expose[i]);
 		if (S_ISDIR(st.st_mode) ? mkdirs(p->expose[i]) < 0 : 0)
 			return fail(p->expose[i]);
-		if (mount(src, p->expose[i], NULL, MS_BIND | MS_REC, NULL) < 0)
+		/* read-only unless granted for writing: the policy's tmp grant is all of /tmp here */
+		if (mount(src, p->expose[i], NULL, MS_BIND | MS_REC, NULL) < 0 ||
+		    (!p->expose_rw[i] && mount(NULL, p->expose[i], NULL, MS_REMOUNT | MS_BIND | MS_RDONLY |
+					       MS_NOSUID | MS_NODEV, NULL) < 0))
 			return fail(p->expose[i]);
 		close(fds[i]);
 	}
@@ -582,4 +593,37 @@ void sd_level(struct sd_plan *p, void *level_obj, bool bwrap_mode, bool disabled
 	cJSON_AddStringToObject(level, "ns", p->ns);
 	if (p->home[0])
 		cJSON_AddStringToObject(level, "home", p->home);
+}
+
+int sd_expose_cmd(struct sd_plan *p, const char *cmd, const char *path)
+{
+	char d[1024];
+	int rc = 0;
+	if (cmd && strchr(cmd, '/')) {
+		char cwd[512];
+		int k = -1;
+		if (cmd[0] == '/')
+			k = snprintf(d, sizeof d, "%s", cmd);
+		else if (getcwd(cwd, sizeof cwd))
+			k = snprintf(d, sizeof d, "%.511s/%.400s", cwd, cmd);
+		if (k < 0 || (size_t)k >= sizeof d)
+			d[0] = 0;
+		char *sl = strrchr(d, '/');
+		if (sl && sl != d) {
+			*sl = 0;
+			rc |= sd_expose(p, d, false);
+		}
+	}
+	for (const char *s = path ? path : ""; *s;) {
+		size_t n = strcspn(s, ":");
+		if (n && n < sizeof d) {
+			memcpy(d, s, n);
+			d[n] = 0;
+			rc |= sd_expose(p, d, false);
+		}
+		s += n;
+		if (*s == ':')
+			s++;
+	}
+	return rc;
 }

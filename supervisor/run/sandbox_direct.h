@@ -6,7 +6,7 @@
  *   `in_uid`/`in_gid` inside (default 1000, SBXSUP_UID=N[:G]) mapped to an unprivileged host
  *   identity `host_uid`/`host_gid` (SBXSUP_USER=NAME|UID[:GID], else the system user `sbxsup`
  *   when it exists, else nobody/nogroup); when the kernel refuses a user namespace, the init of the
- *   run empties its bounding set and setresuid()s to that host identity (no_new_privs comes from
+ *   run (also with SBXSUP_USERNS=0) empties its bounding set and setresuid()s to that host identity (no_new_privs comes from
  *   the stage, caps.h). As a normal user: a user namespace mapping in_uid (default: the own uid)
  *   to the own uid, when the kernel allows it.
  * - Namespaces: pid always when possible; as root (or in the own user namespace) also ipc, uts,
@@ -48,6 +48,7 @@ struct sd_plan {
 	bool root;                 /* sbxsup runs with euid 0 */
 	bool mnt;                  /* a mount namespace is possible (decides the policy's tmp path) */
 	bool userns, setid;        /* chosen at spawn: own user ns / setresuid fallback */
+	bool no_userns;            /* SBXSUP_USERNS=0: never try a user namespace */
 	bool netns;                /* wanted: no network granted */
 	bool real_home;            /* the manifest grants writing the real home */
 	unsigned long flags;       /* clone flags actually used */
@@ -58,6 +59,7 @@ struct sd_plan {
 	char tmp_host[80];         /* the run's private tmp dir on the host ("" none) */
 	char cwd[4096];            /* cwd to re-enter after the mounts ("" none) */
 	char expose[SD_MAX_EXPOSE][1024]; /* host paths under /tmp bound again over the private /tmp */
+	bool expose_rw[SD_MAX_EXPOSE];
 	size_t nexpose;
 	char identity[320], ns[64], home[200], why[256];
 };
@@ -81,9 +83,13 @@ int sd_prepare_dirs(struct sd_plan *p, const char *tmp_host, const char *repdir,
  * could be made (the caller then forks without). */
 pid_t sd_spawn(struct sd_plan *p, struct cg_run *cg);
 
-/* Parent: a host path under /tmp the run needs (workspace, granted dir, report socket dir) is
- * bound again at the same path over the private /tmp. Other paths: ignored. 0 or -1 (too many). */
-int sd_expose(struct sd_plan *p, const char *path);
+/* Parent: a host directory under /tmp the run needs (workspace, granted dir, report socket dir,
+ * the command's dir, PATH entries) is bound again at the same path over the private /tmp,
+ * read-only unless rw. Other paths and files: ignored. 0 or -1 (too many). */
+int sd_expose(struct sd_plan *p, const char *path, bool rw);
+
+/* sd_expose() of the command's directory (when named with a '/') and of each PATH entry. */
+int sd_expose_cmd(struct sd_plan *p, const char *cmd, const char *path);
 
 /* Child (the run's init, before forking the stage): mounts, loopback, identity. Returns 0, or -1
  * with errno and a message on stderr. */
