@@ -627,3 +627,14 @@ int sd_expose_cmd(struct sd_plan *p, const char *cmd, const char *path)
 	}
 	return rc;
 }
+
+bool sd_mount_point(const char *path)
+{
+	struct statx a, b;
+	char parent[4096];
+	snprintf(parent, sizeof parent, "%s/..", path);
+	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &a) < 0 ||
+	    statx(AT_FDCWD, parent, 0, STATX_MNT_ID, &b) < 0 || !(a.stx_mask & b.stx_mask & STATX_MNT_ID))
+		return false;
+	return a.stx_mnt_id != b.stx_mnt_id;
+}

@@ -106,6 +106,10 @@ void sd_inside_ids(const struct sd_plan *p, uid_t *uid, gid_t *gid);
  * (what bwrap is told: --uid/--gid). Nothing when the sandbox is disabled. */
 void sd_level(struct sd_plan *p, void *level_obj, bool bwrap_mode, bool disabled);
 
+/* True when path is a mount point (e.g. a parent run's directory bound into this run's private
+ * /tmp, sd_expose): never a stale tmp dir of ours, even when its pid is not in our pid namespace. */
+bool sd_mount_point(const char *path);
+
 /* True when the manifest's write hints include the home directory itself. */
 bool sd_manifest_grants_home(const void *manifest);
 
