@@ -572,6 +572,10 @@ int sd_child_setup(const struct sd_plan *p)
 		    setresuid(p->host_uid, p->host_uid, p->host_uid) < 0)
 			return fail("become the unprivileged identity");
 	}
+	/* A change of credentials clears the parent-death signal (lifetime.h): arm it again. If the
+	 * supervisor died in between, the stage never gets its "go" and the command never starts. */
+	if ((p->userns || p->setid) && prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		return fail("PR_SET_PDEATHSIG");
 	return 0;
 }
 
