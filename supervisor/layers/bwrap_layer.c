@@ -115,6 +115,8 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 		rc |= strv_addf(out, "%u", (unsigned)in->uid);
 		rc |= strv_add(out, "--gid");
 		rc |= strv_addf(out, "%u", (unsigned)in->gid);
+		/* a non-zero uid inside keeps bwrap's full bounding set unless told: empty it */
+		rc |= strv_addv(out, "--cap-drop", "ALL", NULL);
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct item *x = &it[i];

@@ -354,8 +354,12 @@ pid_t sd_spawn(struct sd_plan *p, struct cg_run *cg)
 	if (p->mnt)
 		base |= CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | (p->netns ? CLONE_NEWNET : 0);
 	p->userns = p->setid = false;
-	if (p->root && p->ws_fd < 0 && p->ws_path[0])
+	if (p->root && p->ws_fd < 0 && p->ws_path[0]) {
 		p->ws_fd = idmapped_workspace(p, how, sizeof how);
+		if (p->ws_fd < 0 && strcmp(how, "owned by the executor's uid"))
+			sbx_msg("warning: workspace %s: %s: it is writable to the executor (host uid %u) only "
+				"where its modes allow", p->ws_path, how, (unsigned)p->host_uid);
+	}
 
 	int sp[2];
 	if (pipe2(sp, O_CLOEXEC) < 0)
