@@ -424,12 +424,15 @@ static pid_t direct_spawn(struct run *r)
 		if (pol_dir_get(r->pol, i, &d) == 0 && d.path && strcmp(d.path, r->tmpdir))
 			rc |= sd_expose(p, d.path, d.access & POL_WRITE);
 	}
-	rc |= sd_expose_cmd(p, r->o.cmd[0], strv_getenv(&r->env, "PATH"));
+	rc |= sd_expose_cmd(p, r->o.cmd[0]);
 	if (rc < 0) {
 		sbx_msg("run setup: %s", p->why[0] ? p->why : "too many granted paths under /tmp");
 		return -1;
 	}
-	return sd_spawn(p, &r->cg);
+	pid_t pid = sd_spawn(p, &r->cg);
+	if (pid == 0 && sd_filter_path(p, &r->env) < 0) /* the stage's PATH, in the child */
+		_exit(SBX_EXIT_INTERNAL);
+	return pid;
 }
 
 enum attempt_result run_attempt(struct run *r, bool bwrap_mode)

@@ -467,11 +467,23 @@ static bool under_tmp(const char *path)
 	return !strncmp(path, "/tmp/", 5) && path[5];
 }
 
-int sd_expose(struct sd_plan *p, const char *path, bool rw)
+/* path is dir or lies inside it */
+static bool covers(const char *dir, const char *path)
 {
-	struct stat st;
-	if (!path || !under_tmp(path) || stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
-		return 0; /* files are reached through their exposed directory */
+	size_t n = strlen(dir);
+	return !strncmp(dir, path, n) && (path[n] == '/' || !path[n]);
+}
+
+static bool exposed(const struct sd_plan *p, const char *path)
+{
+	for (size_t i = 0; i < p->nexpose; i++)
+		if (!p->expose_file[i] && covers(p->expose[i], path))
+			return true;
+	return false;
+}
+
+static int expose_add(struct sd_plan *p, const char *path, bool rw, bool file)
+{
 	for (size_t i = 0; i < p->nexpose; i++)
 		if (!strcmp(p->expose[i], path)) {
 			p->expose_rw[i] |= rw;
@@ -482,8 +494,17 @@ int sd_expose(struct sd_plan *p, const char *path, bool rw)
 		return -1;
 	}
 	p->expose_rw[p->nexpose] = rw;
+	p->expose_file[p->nexpose] = file;
 	snprintf(p->expose[p->nexpose++], sizeof p->expose[0], "%s", path);
 	return 0;
+}
+
+int sd_expose(struct sd_plan *p, const char *path, bool rw)
+{
+	struct stat st;
+	if (!path || !under_tmp(path) || stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0; /* files are reached through their exposed directory */
+	return expose_add(p, path, rw, false);
 }
 
 /* mkdir -p of a mount point inside the private /tmp (directories of the run's own tmp dir). */
@@ -500,6 +521,24 @@ static int mkdirs(const char *path)
 		*s = '/';
 	}
 	return mkdir(b, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* An empty file as the mount point of a file bind (its directories made first). */
+static int make_file(const char *path)
+{
+	char d[sizeof ((struct sd_plan *)0)->expose[0]];
+	snprintf(d, sizeof d, "%s", path);
+	char *sl = strrchr(d, '/');
+	if (sl && sl != d) {
+		*sl = 0;
+		if (mkdirs(d) < 0)
+			return -1;
+	}
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
 }
 
 /* The private /tmp hides the host's: what the run needs from there (the workspace, granted dirs,
@@ -529,7 +568,7 @@ static int private_tmp(const struct sd_plan *p)
 		struct stat st;
 		if (fstat(fds[i], &st) < 0)
 			return fail(p->expose[i]);
-		if (S_ISDIR(st.st_mode) ? mkdirs(p->expose[i]) < 0 : 0)
+		if (S_ISDIR(st.st_mode) ? mkdirs(p->expose[i]) < 0 : make_file(p->expose[i]) < 0)
 			return fail(p->expose[i]);
 		/* read-only unless granted for writing: the policy's tmp grant is all of /tmp here */
 		if (mount(src, p->expose[i], NULL, MS_BIND | MS_REC, NULL) < 0 ||
@@ -603,36 +642,51 @@ void sd_level(struct sd_plan *p, void *level_obj, bool bwrap_mode, bool disabled
 		cJSON_AddStringToObject(level, "home", p->home);
 }
 
-int sd_expose_cmd(struct sd_plan *p, const char *cmd, const char *path)
+int sd_expose_cmd(struct sd_plan *p, const char *cmd)
 {
-	char d[1024];
-	int rc = 0;
-	if (cmd && strchr(cmd, '/')) {
-		char cwd[512];
-		int k = -1;
-		if (cmd[0] == '/')
-			k = snprintf(d, sizeof d, "%s", cmd);
-		else if (getcwd(cwd, sizeof cwd))
-			k = snprintf(d, sizeof d, "%.511s/%.400s", cwd, cmd);
-		if (k < 0 || (size_t)k >= sizeof d)
-			d[0] = 0;
-		char *sl = strrchr(d, '/');
-		if (sl && sl != d) {
-			*sl = 0;
-			rc |= sd_expose(p, d, false);
-		}
-	}
-	for (const char *s = path ? path : ""; *s;) {
+	char f[1024], cwd[512];
+	int k = -1;
+	if (!cmd || !strchr(cmd, '/'))
+		return 0;
+	if (cmd[0] == '/')
+		k = snprintf(f, sizeof f, "%s", cmd);
+	else if (getcwd(cwd, sizeof cwd))
+		k = snprintf(f, sizeof f, "%.511s/%.400s", cwd, cmd);
+	struct stat st;
+	if (k < 0 || (size_t)k >= sizeof f || !under_tmp(f) || exposed(p, f) || stat(f, &st) < 0 ||
+	    !S_ISREG(st.st_mode))
+		return 0;
+	return expose_add(p, f, false, true);
+}
+
+int sd_filter_path(const struct sd_plan *p, struct strv *env)
+{
+	const char *path = strv_getenv(env, "PATH");
+	if (!path || !(p->flags & CLONE_NEWNS) || !p->tmp_host[0])
+		return 0;
+	size_t len = strlen(path);
+	char *out = calloc(1, len + 1), d[1024];
+	if (!out)
+		return -1;
+	size_t ol = 0;
+	for (const char *s = path; *s;) {
 		size_t n = strcspn(s, ":");
 		if (n && n < sizeof d) {
 			memcpy(d, s, n);
 			d[n] = 0;
-			rc |= sd_expose(p, d, false);
+			if (!under_tmp(d) || exposed(p, d)) {
+				if (ol)
+					out[ol++] = ':';
+				memcpy(out + ol, d, n);
+				ol += n;
+			}
 		}
 		s += n;
 		if (*s == ':')
 			s++;
 	}
+	int rc = env_set(env, "PATH", ol ? out : SBX_DEFAULT_PATH);
+	free(out);
 	return rc;
 }
 

@@ -59,7 +59,7 @@ struct sd_plan {
 	char tmp_host[80];         /* the run's private tmp dir on the host ("" none) */
 	char cwd[4096];            /* cwd to re-enter after the mounts ("" none) */
 	char expose[SD_MAX_EXPOSE][1024]; /* host paths under /tmp bound again over the private /tmp */
-	bool expose_rw[SD_MAX_EXPOSE];
+	bool expose_rw[SD_MAX_EXPOSE], expose_file[SD_MAX_EXPOSE];
 	size_t nexpose;
 	char identity[320], ns[64], home[200], why[256];
 };
@@ -83,13 +83,18 @@ int sd_prepare_dirs(struct sd_plan *p, const char *tmp_host, const char *repdir,
  * could be made (the caller then forks without). */
 pid_t sd_spawn(struct sd_plan *p, struct cg_run *cg);
 
-/* Parent: a host directory under /tmp the run needs (workspace, granted dir, report socket dir,
- * the command's dir, PATH entries) is bound again at the same path over the private /tmp,
- * read-only unless rw. Other paths and files: ignored. 0 or -1 (too many). */
+/* Parent: a host directory under /tmp the run needs (workspace, granted dir, report socket dir)
+ * is bound again at the same path over the private /tmp, read-only unless rw. Other paths and
+ * files: ignored. 0 or -1 (too many). Nothing else of the host's /tmp is visible (as in bwrap). */
 int sd_expose(struct sd_plan *p, const char *path, bool rw);
 
-/* sd_expose() of the command's directory (when named with a '/') and of each PATH entry. */
-int sd_expose_cmd(struct sd_plan *p, const char *cmd, const char *path);
+/* The command named after `--` with a '/' and under /tmp: that one file, read-only. */
+int sd_expose_cmd(struct sd_plan *p, const char *cmd);
+
+/* Parent, after sd_spawn: PATH entries under the host's /tmp that the run cannot see (not
+ * exposed) are dropped (the default PATH when none is left), as env_filter_path drops entries the
+ * policy does not grant. */
+int sd_filter_path(const struct sd_plan *p, struct strv *env);
 
 /* Child (the run's init, before forking the stage): mounts, loopback, identity. Returns 0, or -1
  * with errno and a message on stderr. */

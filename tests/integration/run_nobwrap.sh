@@ -95,6 +95,17 @@ else
 	check_mode user
 fi
 
+# The host's /tmp is not the run's: a host file under /tmp is invisible (as in bwrap), a command
+# named under /tmp is still there (only that file), and a PATH entry there that the run cannot see
+# is dropped.
+mkdir -p "$T_TMP/cmd"; echo "HOST-TMP-$$" > "$T_TMP/hostsecret"; echo x > "$T_TMP/cmd/other"
+printf '#!/bin/sh\necho "mine:$(cat %s 2>&1)"; ls -A %s\n' "$T_TMP/hostsecret" "$T_TMP/cmd" > "$T_TMP/cmd/mine"
+chmod 755 "$T_TMP/cmd/mine"
+out=$(cd "$WS" && PATH="$T_TMP/cmd:/usr/bin:/bin" "$SBXSUP" run $NB -a "$A.ht" -- "$T_TMP/cmd/mine" 2>&1); rc=$?
+if [ $rc -eq 0 ] && grep -q '^mine:' <<<"$out" && ! grep -q "HOST-TMP-$$" <<<"$out" && ! grep -qx other <<<"$out"; then
+	t_pass nobwrap_host_tmp_invisible
+else t_fail nobwrap_host_tmp_invisible "rc=$rc $out"; fi
+
 # bwrap mode: a non-zero uid inside, a private HOME.
 if command -v bwrap >/dev/null; then
 	out=$(cd "$WS" && "$SBXSUP" run -a "$A.bw" -- sh -c 'echo "uid=$(id -u) home=$HOME"; ls -A "$HOME" | wc -l; touch "$HOME/x" && echo home-ok' 2>&1); rc=$?
@@ -115,11 +126,17 @@ else t_fail nobwrap_uid_configurable "direct=$out bwrap=$out2 uid0-rc=$rc"; fi
 # sbxsup inside sbxsup: the inner run starts with whatever layers it can have and says which
 # (without the outer seccomp layer: identity/namespace side; with it: also needs lowering rlimits
 # allowed by seccomp, the kernel layer's part of issue 17). No warning about the outer's dirs.
-out=$(cd "$WS" && "$SBXSUP" run --layers preload,landlock,limits -a "$A.in" -- "$SBXSUP" run -- sh -c 'echo inner-ran' 2>&1); rc=$?
+# (ASAN_OPTIONS: an ASan build of the inner sbxsup starts behind the preload; harmless otherwise)
+NM=$T_TMP/nest.json
+cat > "$NM" <<'EOF'
+{"sbxsup": 1, "name": "nbw-nest", "capabilities": ["code:exec"],
+ "env": {"set": {"ASAN_OPTIONS": "verify_asan_link_order=0:detect_leaks=0"}}}
+EOF
+out=$(cd "$WS" && "$SBXSUP" run -m "$NM" --layers preload,landlock,limits -a "$A.in" -- "$SBXSUP" run -- sh -c 'echo inner-ran' 2>&1); rc=$?
 if [ $rc -eq 0 ] && grep -q '^inner-ran' <<<"$out" && grep -q 'active layers:' <<<"$out" && ! grep -q 'cannot remove' <<<"$out"; then
 	t_pass nobwrap_nested_run_no_seccomp
 else t_fail nobwrap_nested_run_no_seccomp "rc=$rc $out"; fi
-out=$(cd "$WS" && "$SBXSUP" run $NB -a "$A.in2" -- "$SBXSUP" run -- sh -c 'echo inner-ran' 2>&1); rc=$?
+out=$(cd "$WS" && "$SBXSUP" run -m "$NM" $NB -a "$A.in2" -- "$SBXSUP" run -- sh -c 'echo inner-ran' 2>&1); rc=$?
 if [ $rc -eq 0 ] && grep -q '^inner-ran' <<<"$out"; then t_pass nobwrap_nested_run
 else t_fail nobwrap_nested_run "rc=$rc $out"; fi
 
