@@ -414,15 +414,19 @@ static pid_t direct_spawn(struct run *r)
 {
 	struct sd_plan *p = &r->sd;
 	p->netns = pol_net_mode(r->pol) == POL_NET_NONE;
-	p->nexpose = 0;
+	p->nexpose = p->nwr = 0;
 	if (!getcwd(p->cwd, sizeof p->cwd))
 		p->cwd[0] = 0;
 	int rc = sd_prepare_dirs(p, r->tmpdir, r->repdir, r->repsock);
 	rc |= sd_expose(p, r->m->workspace, true) | sd_expose(p, r->repdir, false);
+	rc |= sd_writable(p, r->m->workspace);
 	for (size_t i = 0, n = pol_dir_count(r->pol); i < n; i++) {
 		struct pol_dir d;
-		if (pol_dir_get(r->pol, i, &d) == 0 && d.path && strcmp(d.path, r->tmpdir))
-			rc |= sd_expose(p, d.path, d.access & POL_WRITE);
+		if (pol_dir_get(r->pol, i, &d) < 0 || !d.path || !strcmp(d.path, r->tmpdir))
+			continue;
+		rc |= sd_expose(p, d.path, d.access & POL_WRITE);
+		if (d.access & POL_WRITE)
+			rc |= sd_writable(p, d.path);
 	}
 	rc |= sd_expose_cmd(p, r->o.cmd[0]);
 	if (rc < 0) {

@@ -133,7 +133,6 @@ int sd_probe(struct sd_plan *p, bool no_net, bool real_home, const char *workspa
 	if (p->probed)
 		return 0;
 	memset(p, 0, sizeof *p);
-	p->ws_fd = -1;
 	p->root = geteuid() == 0;
 	p->netns = no_net;
 	p->real_home = real_home;
@@ -289,12 +288,12 @@ static int idmap_userns(const struct sd_plan *p, uid_t owner, gid_t group)
 	return fd;
 }
 
-/* A detached copy of the workspace tree in which its owner's files belong to host_uid. */
-static int idmapped_workspace(struct sd_plan *p, char *how, size_t howlen)
+/* A detached copy of a writable directory's tree in which its owner's files belong to host_uid. */
+static int idmapped_dir(struct sd_plan *p, const char *path, char *how, size_t howlen)
 {
 	struct stat st;
-	if (!p->ws_path[0] || stat(p->ws_path, &st) < 0) {
-		snprintf(how, howlen, "workspace unreadable: %s", strerror(errno));
+	if (stat(path, &st) < 0) {
+		snprintf(how, howlen, "unreadable: %s", strerror(errno));
 		return -1;
 	}
 	if (st.st_uid == p->host_uid) {
@@ -306,7 +305,7 @@ static int idmapped_workspace(struct sd_plan *p, char *how, size_t howlen)
 		snprintf(how, howlen, "no idmap user namespace: %s", strerror(errno));
 		return -1;
 	}
-	int t = (int)syscall(SYS_open_tree, AT_FDCWD, p->ws_path,
+	int t = (int)syscall(SYS_open_tree, AT_FDCWD, path,
 			     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 	if (t < 0) {
 		snprintf(how, howlen, "open_tree: %s", strerror(errno));
@@ -354,11 +353,18 @@ pid_t sd_spawn(struct sd_plan *p, struct cg_run *cg)
 	if (p->mnt)
 		base |= CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | (p->netns ? CLONE_NEWNET : 0);
 	p->userns = p->setid = false;
-	if (p->root && p->ws_fd < 0 && p->ws_path[0]) {
-		p->ws_fd = idmapped_workspace(p, how, sizeof how);
-		if (p->ws_fd < 0 && strcmp(how, "owned by the executor's uid"))
-			sbx_msg("warning: workspace %s: %s: it is writable to the executor (host uid %u) only "
-				"where its modes allow", p->ws_path, how, (unsigned)p->host_uid);
+	size_t nid = 0;
+	for (size_t i = 0; p->root && i < p->nwr; i++) {
+		char h[200] = "";
+		if (p->wr_fd[i] < 0)
+			p->wr_fd[i] = idmapped_dir(p, p->wr[i], h, sizeof h);
+		if (p->wr_fd[i] >= 0)
+			nid++;
+		else if (strcmp(h, "owned by the executor's uid"))
+			sbx_msg("warning: %s: %s: it is writable to the executor (host uid %u) only where its "
+				"modes allow", p->wr[i], h, (unsigned)p->host_uid);
+		if (!strcmp(p->wr[i], p->ws_path) || !how[0])
+			snprintf(how, sizeof how, "%s", h);
 	}
 
 	int sp[2];
@@ -404,10 +410,11 @@ pid_t sd_spawn(struct sd_plan *p, struct cg_run *cg)
 			p->flags = base;
 		}
 	}
-	if (p->ws_fd >= 0 && pid != 0) {
-		close(p->ws_fd);
-		p->ws_fd = -1;
-	}
+	for (size_t i = 0; i < p->nwr && pid != 0; i++)
+		if (p->wr_fd[i] >= 0) {
+			close(p->wr_fd[i]);
+			p->wr_fd[i] = -1;
+		}
 	if (pid < 0) {
 		p->flags = 0;
 		snprintf(p->identity, sizeof p->identity, "uid %u (no namespace could be made)",
@@ -422,9 +429,10 @@ pid_t sd_spawn(struct sd_plan *p, struct cg_run *cg)
 	else
 		snprintf(p->identity, sizeof p->identity, "uid %u gid %u (no user namespace)",
 			 (unsigned)p->host_uid, (unsigned)p->host_gid);
-	if (p->root && p->ws_path[0]) {
+	if (p->root && p->nwr) {
 		size_t l = strlen(p->identity);
-		snprintf(p->identity + l, sizeof p->identity - l, "; workspace: %s", how);
+		snprintf(p->identity + l, sizeof p->identity - l, "; workspace: %s; writable dirs idmapped: %zu of %zu",
+			 how, nid, p->nwr);
 	}
 	return pid;
 }
@@ -499,6 +507,25 @@ static int expose_add(struct sd_plan *p, const char *path, bool rw, bool file)
 	return 0;
 }
 
+int sd_writable(struct sd_plan *p, const char *path)
+{
+	struct stat st;
+	if (!p->root || !path || path[0] != '/' || !path[1] || !strcmp(path, "/tmp") ||
+	    covers("/dev", path) || covers("/proc", path) || covers("/sys", path) ||
+	    stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	for (size_t i = 0; i < p->nwr; i++)
+		if (!strcmp(p->wr[i], path))
+			return 0;
+	if (p->nwr >= SD_MAX_EXPOSE || strlen(path) >= sizeof p->wr[0]) {
+		errno = ENOSPC;
+		return -1;
+	}
+	p->wr_fd[p->nwr] = -1;
+	snprintf(p->wr[p->nwr++], sizeof p->wr[0], "%s", path);
+	return 0;
+}
+
 int sd_expose(struct sd_plan *p, const char *path, bool rw)
 {
 	struct stat st;
@@ -521,6 +548,15 @@ static int mkdirs(const char *path)
 		*s = '/';
 	}
 	return mkdir(b, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* path will be an idmapped mount (moved in after the binds) */
+static bool idmapped(const struct sd_plan *p, const char *path)
+{
+	for (size_t i = 0; i < p->nwr; i++)
+		if (p->wr_fd[i] >= 0 && !strcmp(p->wr[i], path))
+			return true;
+	return false;
 }
 
 /* An empty file as the mount point of a file bind (its directories made first). */
@@ -554,8 +590,7 @@ static int private_tmp(const struct sd_plan *p)
 		ord[j] = i;
 	}
 	for (size_t i = 0; i < p->nexpose; i++)
-		fds[i] = p->ws_fd >= 0 && !strcmp(p->expose[i], p->ws_path)
-			 ? -1 : open(p->expose[i], O_PATH | O_CLOEXEC);
+		fds[i] = idmapped(p, p->expose[i]) ? -1 : open(p->expose[i], O_PATH | O_CLOEXEC);
 	if (mount(p->tmp_host, "/tmp", NULL, MS_BIND, NULL) < 0 ||
 	    mount(NULL, "/tmp", NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV, NULL) < 0)
 		return fail("bind the run's tmp dir at /tmp");
@@ -591,18 +626,28 @@ int sd_child_setup(const struct sd_plan *p)
 		if (stat("/dev/shm", &st) == 0 &&
 		    mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=64m") < 0)
 			return fail("tmpfs at /dev/shm");
-		if (p->ws_fd >= 0 &&
-		    ((under_tmp(p->ws_path) && mkdirs(p->ws_path) < 0) ||
-		     syscall(SYS_move_mount, p->ws_fd, "", AT_FDCWD, p->ws_path, MOVE_MOUNT_F_EMPTY_PATH) < 0))
-			return fail("idmapped workspace mount");
+		/* the idmapped writable dirs, parents first */
+		for (size_t len = 1, left = p->nwr; left && len < sizeof p->wr[0]; len++)
+			for (size_t i = 0; i < p->nwr; i++) {
+				if (strlen(p->wr[i]) != len)
+					continue;
+				left--;
+				if (p->wr_fd[i] < 0)
+					continue;
+				if ((under_tmp(p->wr[i]) && mkdirs(p->wr[i]) < 0) ||
+				    syscall(SYS_move_mount, p->wr_fd[i], "", AT_FDCWD, p->wr[i],
+					    MOVE_MOUNT_F_EMPTY_PATH) < 0)
+					return fail(p->wr[i]);
+			}
 		/* the pid namespace's own procfs; refused (e.g. a masked host /proc): keep the host's */
 		(void)mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 		/* re-enter the cwd through the new mounts (else the workspace) */
 		if (p->cwd[0] && chdir(p->cwd) < 0 && chdir(p->ws_path) < 0)
 			return fail("chdir");
 	}
-	if (p->ws_fd >= 0)
-		close(p->ws_fd);
+	for (size_t i = 0; i < p->nwr; i++)
+		if (p->wr_fd[i] >= 0)
+			close(p->wr_fd[i]);
 	if (p->flags & CLONE_NEWNET)
 		loopback_up();
 	if (p->userns) {

@@ -13,9 +13,10 @@
  *   mount, and net when the policy grants no network (loopback brought up). In the mount
  *   namespace (propagation private): the run's private tmp dir bound at /tmp, a fresh tmpfs at
  *   /dev/shm, a procfs of the run's pid namespace at /proc.
- * - The workspace stays writable without touching the user's files: as root the workspace is
- *   re-mounted in the run's mount namespace through an idmapped mount (on-disk owner of the
- *   workspace <-> host_uid); nothing is chmod/chown'ed in the user's tree. Only the run's own
+ * - The workspace (and every other directory granted for writing) stays writable without touching
+ *   the user's files: as root it is re-mounted in the run's mount namespace through an idmapped
+ *   mount (the directory's on-disk owner <-> host_uid); nothing is chmod/chown'ed in the user's
+ *   tree; a directory that cannot be idmapped is warned about. Only the run's own
  *   private tmp dir (created by sbxsup) is chown'ed to the executor's host identity.
  * - HOME: a private, empty, writable per-run directory `<run tmp>/home` in every mode (bwrap:
  *   /tmp/home in bwrap's tmpfs; direct: /tmp/home with a mount namespace, else
@@ -24,10 +25,10 @@
  * - What applied is said in run.start.level: "identity" (e.g. "userns uid 1000 -> host uid 65534"),
  *   "ns" (e.g. "pid,user,ipc,uts,mnt,net"), "home".
  *
- * Ownership: struct sd_plan is plain data owned by the caller (struct run); ws_fd (a detached
- * idmapped mount) is owned by the plan until sd_spawn() returns in the parent (closed there).
- * No global state. Functions marked "child" are async-signal-safe enough for a forked child of a
- * single-threaded parent (no allocation).
+ * Ownership: struct sd_plan is plain data owned by the caller (struct run); wr_fd[] (detached
+ * idmapped mounts) are owned by the plan until sd_spawn() returns in the parent (closed there).
+ * No global state. The "child" functions run in the forked child of the single-threaded
+ * supervisor, before the stage.
  */
 #ifndef SBX_SANDBOX_DIRECT_H
 #define SBX_SANDBOX_DIRECT_H
@@ -54,7 +55,9 @@ struct sd_plan {
 	unsigned long flags;       /* clone flags actually used */
 	uid_t in_uid, host_uid;
 	gid_t in_gid, host_gid;
-	int ws_fd;                 /* detached idmapped workspace mount, or -1 */
+	char wr[SD_MAX_EXPOSE][1024]; /* writable granted dirs (workspace first): idmapped as root */
+	int wr_fd[SD_MAX_EXPOSE];  /* their detached idmapped mounts, or -1 */
+	size_t nwr;
 	char ws_path[4096];        /* workspace (absolute) */
 	char tmp_host[80];         /* the run's private tmp dir on the host ("" none) */
 	char cwd[4096];            /* cwd to re-enter after the mounts ("" none) */
@@ -87,6 +90,10 @@ pid_t sd_spawn(struct sd_plan *p, struct cg_run *cg);
  * is bound again at the same path over the private /tmp, read-only unless rw. Other paths and
  * files: ignored. 0 or -1 (too many). Nothing else of the host's /tmp is visible (as in bwrap). */
 int sd_expose(struct sd_plan *p, const char *path, bool rw);
+
+/* Parent (root): a directory granted for writing (the workspace first), to be idmapped. Paths
+ * that are not directories, /tmp itself, /dev, /proc, /sys: ignored. 0 or -1 (too many). */
+int sd_writable(struct sd_plan *p, const char *path);
 
 /* The command named after `--` with a '/' and under /tmp: that one file, read-only. */
 int sd_expose_cmd(struct sd_plan *p, const char *cmd);

@@ -95,6 +95,21 @@ else
 	check_mode user
 fi
 
+# Every directory granted for writing stays writable to the executor's identity without chown/chmod
+# of the user's tree (as root: idmapped mounts), and what it writes keeps the directory owner's uid.
+if [ "$(id -u)" = 0 ]; then
+	OUTD=$(mktemp -d /var/tmp/sbxsup-nbw-out.XXXXXX); chmod 755 "$OUTD"; t_on_exit "rm -rf '$OUTD'"
+	MW=$T_TMP/mw.json
+	printf '{"sbxsup": 1, "name": "nbw-w", "capabilities": [{"cap": "fs:write", "hint": "%s"}]}\n' "$OUTD" > "$MW"
+	mode0=$(stat -c %a:%u "$OUTD")
+	out=$(cd "$WS" && "$SBXSUP" run -m "$MW" $NB -a "$A.wd" -- sh -c "echo o > '$OUTD/o' && echo wd-ok" 2>&1); rc=$?
+	if [ $rc -eq 0 ] && grep -q wd-ok <<<"$out" && [ "$(cat "$OUTD/o" 2>/dev/null)" = o ] \
+	   && [ "$(stat -c %u "$OUTD/o")" = 0 ] && [ "$(stat -c %a:%u "$OUTD")" = "$mode0" ] \
+	   && audit_has "$A.wd" run.start "level.identity~writable dirs idmapped: 2 of 2"; then
+		t_pass nobwrap_granted_dir_writable_idmapped
+	else t_fail nobwrap_granted_dir_writable_idmapped "rc=$rc $out $(level "$A.wd" identity)"; fi
+fi
+
 # The host's /tmp is not the run's: a host file under /tmp is invisible (as in bwrap), a command
 # named under /tmp is still there (only that file), and a PATH entry there that the run cannot see
 # is dropped.
