@@ -114,9 +114,10 @@ static const char *check_rules(const struct policy *p)
 			return "rule prefix hash mismatch";
 		if (r->next != POL_NONE && (r->next <= i || r->next >= h->nrules))
 			return "rule hash chain goes backwards or out of bounds";
-		if ((r->flags & ~(unsigned)POL_RF_SUBTREE) || r->pad != 0)
+		if ((r->flags & ~(unsigned)(POL_RF_SUBTREE | POL_RF_EXACT)) || r->pad != 0 ||
+		    r->flags == (POL_RF_SUBTREE | POL_RF_EXACT))
 			return "rule flags out of range";
-		if ((r->flags & POL_RF_SUBTREE) &&
+		if ((r->flags & (POL_RF_SUBTREE | POL_RF_EXACT)) &&
 		    (g[0] != '/' || pol_glob_has_magic(g) || r->prefix_len != gl))
 			return "subtree rule is not an absolute literal path";
 		if (r->kind == POL_R_NET && (r->next != POL_NONE || r->prefix_len != 0))
@@ -179,7 +180,7 @@ static const char *check_dirs(const struct policy *p, uint32_t off, uint32_t n)
 			return "dir/mask path out of bounds";
 		if (d[i].rule >= p->h.nrules)
 			return "dir/mask rule out of bounds";
-		if (d[i].access & ~(unsigned)(POL_READ | POL_WRITE | POL_EXEC))
+		if (d[i].access & ~(unsigned)(POL_READ | POL_WRITE | POL_EXEC | POL_LIST))
 			return "dir/mask access bits out of range";
 	}
 	return NULL;
@@ -354,6 +355,9 @@ static void consider(struct path_eval *ev, uint32_t i)
 		/* Reached through the walk, so the literal prefix (== the glob) is an ancestor-or-self
 		 * of the path: callers pass prefix_len-equal candidates only. */
 		match = true;
+	} else if (r->flags & POL_RF_EXACT) {
+		/* Same walk: the prefix is an ancestor-or-self; exact means self. */
+		match = ev->path[r->prefix_len] == '\0';
 	} else {
 		match = pol_glob_match(str_at(ev->p, r->glob), ev->path);
 	}
@@ -440,7 +444,9 @@ int pol_path(const struct policy *p, const char *path, unsigned access, struct p
 	if (ev.hard != POL_NONE)
 		return finish(out, POL_DENY, ev.hard, ev.examined);
 	if (ev.grant != POL_NONE && (ev.soft == POL_NONE || ev.grant_len > ev.soft_len)) {
-		if ((access & POL_EXEC) && !(p->h.flags & POL_F_CODE_EXEC))
+		/* A grant carrying EXEC itself (the command named after "--") runs without code:exec. */
+		if ((access & POL_EXEC) && !(p->h.flags & POL_F_CODE_EXEC) &&
+		    !(rule_at(p, ev.grant)->access & POL_EXEC))
 			return finish(out, POL_DENY, POL_RULE_NO_EXEC, ev.examined);
 		return finish(out, POL_ALLOW, ev.grant, ev.examined);
 	}

@@ -31,7 +31,9 @@
  * O_APPEND, unlink, rename, chmod, chown, utimes, truncate, mkdir, link, symlink). EXEC is a read
  * that starts a program; it is allowed when the path is readable AND the manifest has code:exec
  * (the initial command is exempt: that is the caller's business, not the policy's). */
-enum pol_access { POL_READ = 1u, POL_WRITE = 2u, POL_EXEC = 4u };
+enum pol_access { POL_READ = 1u, POL_WRITE = 2u, POL_EXEC = 4u,
+		  POL_LIST = 8u /* dir table only: list this directory's names, no content below it
+				 * (Landlock READ_DIR; bwrap binds nothing for it) */ };
 
 enum pol_verdict { POL_ALLOW = 0, POL_DENY = 1 };
 

@@ -33,7 +33,12 @@
 #define POL_GLOB_MAX    4096u        /* longest glob or path stored in a rule */
 
 enum pol_hdr_flags { POL_F_CODE_EXEC = 1u };
-enum pol_rule_flags { POL_RF_SUBTREE = 1u };  /* literal rule: the path and everything below */
+enum pol_rule_flags {
+	POL_RF_SUBTREE = 1u,  /* literal rule: the path and everything below */
+	POL_RF_EXACT = 2u,    /* literal rule: that one path only (listing "/", the command file) */
+};
+/* Writer-only bit for pol_writer_rule's `access`: store a literal path as POL_RF_EXACT. */
+#define POL_W_EXACT 0x100u
 
 struct pol_hdr {
 	uint32_t magic, version, total_size, flags;

@@ -154,12 +154,16 @@ int pol_writer_rule(struct pol_writer *w, enum pol_rule_kind kind, unsigned acce
 		return fail(w, "%s: path is not absolute", text);
 	if (gl > POL_GLOB_MAX)
 		return fail(w, "%s: longer than %u bytes", text, POL_GLOB_MAX);
+	bool exact = (access & POL_W_EXACT) != 0;
+	access &= ~POL_W_EXACT;
 	if (access & ~(unsigned)(POL_READ | POL_WRITE | POL_EXEC))
 		return fail(w, "%s: bad access bits", text);
 	struct wrule r = { .kind = (uint8_t)kind, .access = (uint8_t)access };
 	r.prefix_len = (uint32_t)pol_glob_literal_prefix(glob);
-	r.flags = pol_glob_has_magic(glob) ? 0 : POL_RF_SUBTREE;
-	if ((r.flags & POL_RF_SUBTREE) && r.prefix_len != gl)
+	r.flags = pol_glob_has_magic(glob) ? 0 : exact ? POL_RF_EXACT : POL_RF_SUBTREE;
+	if (exact && pol_glob_has_magic(glob))
+		return fail(w, "%s: an exact rule must be a literal path", text);
+	if ((r.flags & (POL_RF_SUBTREE | POL_RF_EXACT)) && r.prefix_len != gl)
 		return fail(w, "%s: path must not end with '/'", text);
 	r.hash = pol_prefix_hash(glob, r.prefix_len);
 	r.glob = add_str(w, glob);

@@ -17,7 +17,8 @@
  *     name, localhost included, must be allowed by pol_net_name() — a refused name is never
  *     looked up.
  * Failing closed (no valid policy): every decision denies, rule POL_RULE_DEFAULT.
- * Every denial is reported; the errno left for the caller is EACCES (paths), EPERM (network).
+ * Every denial is reported; the errno left for the caller is the kernel's (contract v2): for
+ * paths EACCES when the path exists, ENOENT (ENOTDIR) when it does not; EPERM for the network.
  */
 #include "pl.h"
 
@@ -43,7 +44,40 @@ static void report_path(unsigned op, const char *subject, unsigned access, uint3
 	sbx_report(&h, subject);
 }
 
-/* Decide an absolute, resolved path. Sets errno to `err` on denial. */
+/* The errno the kernel would give for a denied path (contract v2): EACCES when it exists (or
+ * cannot be looked at), ENOENT/ENOTDIR when it does not — as under bwrap, where a denied path is
+ * not mounted. Creating (a write) a missing name in an existing directory stays EACCES: the kernel
+ * refuses creation in a read-only directory the same way. readlinkat(2) only: the probes do not
+ * count it as an access. */
+static int path_errno(const char *abs, unsigned access)
+{
+	char t[8];
+	int saved = errno;
+	ssize_t n = sbx_readlinkat(AT_FDCWD, abs, t, sizeof t);
+	int e = n >= 0 || errno == EINVAL ? 0 : errno;
+	errno = saved;
+	if (e != ENOENT && e != ENOTDIR)
+		return EACCES;
+	if (e == ENOENT && (access & POL_WRITE)) {
+		char parent[PATH_MAX];
+		size_t l = strlen(abs);
+		while (l > 1 && abs[l - 1] != '/')
+			l--;
+		if (l > 1)
+			l--;
+		memcpy(parent, abs, l);
+		parent[l] = 0;
+		n = sbx_readlinkat(AT_FDCWD, parent, t, sizeof t);
+		bool parent_exists = n >= 0 || errno == EINVAL;
+		errno = saved;
+		if (parent_exists)
+			return EACCES;
+	}
+	return e;
+}
+
+/* Decide an absolute, resolved path. Sets errno to `err` on denial (EACCES: the kernel's
+ * choice between EACCES and ENOENT, path_errno). */
 static int decide_abs(unsigned op, const char *abs, unsigned access, enum sbx_kind kind, int err,
 		      int family)
 {
@@ -67,6 +101,8 @@ static int decide_abs(unsigned op, const char *abs, unsigned access, enum sbx_ki
 		if (kind == SBX_K_META && d.rule == POL_RULE_DEFAULT && !(access & POL_EXEC))
 			return 0;
 		abs = norm;
+		if (err == EACCES)
+			err = path_errno(norm, access);
 	}
 	report_path(op, abs, access, d.rule, err, family);
 	errno = err;
@@ -102,6 +138,28 @@ int sbx_check_path(unsigned op, int dirfd, const char *path, unsigned access, un
 		   enum sbx_kind kind)
 {
 	return check_path_err(op, dirfd, path, access, rflags, kind, EACCES, 0);
+}
+
+int sbx_check_fd(unsigned op, int fd, unsigned access)
+{
+	if (sbx_pl_mode() == SBX_PL_PASSIVE)
+		return 0;
+	if (fd == AT_FDCWD)
+		return sbx_check_path(op, AT_FDCWD, ".", access, 0, SBX_K_DATA);
+	if (fd < 0 || !sbx_fd_valid(fd))
+		return 0;   /* EBADF from the kernel */
+	char link[40];
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	return sbx_check_path(op, AT_FDCWD, link, access, 0, SBX_K_DATA);
+}
+
+int sbx_check_at(unsigned op, int dirfd, const char *path, unsigned access, unsigned rflags,
+		 int at_flags)
+{
+	path = sbx_launder(path);
+	if (path == NULL || (path[0] == 0 && (at_flags & AT_EMPTY_PATH)))
+		return sbx_check_fd(op, dirfd, access);
+	return sbx_check_path(op, dirfd, path, access, rflags, SBX_K_DATA);
 }
 
 int sbx_refuse(unsigned op, const char *subject, unsigned access)

@@ -207,9 +207,11 @@ static int search_exec(const char *file, char *const argv[], char *const envp[])
 		if (path_candidate(cand, p, dl, file, fl)) {
 			bool pol;
 			do_execve(cand, argv, envp, &pol);
-			if (pol)
+			/* A refused candidate is skipped like one the kernel refuses (glibc goes on
+			 * after ENOENT and EACCES); refused + absent is ENOENT (path_errno). */
+			if (pol && errno != ENOENT && errno != ENOTDIR && errno != EACCES)
 				return -1;
-			if (errno == ENOEXEC) {
+			if (!pol && errno == ENOEXEC) {
 				exec_script(cand, argv, envp);
 				return -1;
 			}

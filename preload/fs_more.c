@@ -23,6 +23,8 @@
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/xattr.h>
+#include <sys/inotify.h>
+#include <sys/fanotify.h>
 #include <unistd.h>
 
 #define NOF SBX_R_NOFOLLOW
@@ -110,34 +112,73 @@ SBX_EXPORT int remove(const char *path)
 
 REAL_DECL(setxattr); REAL_DECL(lsetxattr); REAL_DECL(removexattr); REAL_DECL(lremovexattr);
 REAL_DECL(getxattr); REAL_DECL(lgetxattr); REAL_DECL(listxattr); REAL_DECL(llistxattr);
+REAL_DECL(fsetxattr); REAL_DECL(fremovexattr); REAL_DECL(inotify_add_watch); REAL_DECL(fanotify_mark);
 REAL_DECL(statfs); REAL_DECL(statfs64); REAL_DECL(statvfs); REAL_DECL(statvfs64);
 
 SBX_EXPORT int setxattr(const char *path, const char *name, const void *v, size_t n, int flags)
 {
-	if (WR(SBX_OP_CHMOD, path, 0))
+	if (WR(SBX_OP_XATTR, path, 0))
 		return -1;
 	return REAL(setxattr)(path, name, v, n, flags);
 }
 
 SBX_EXPORT int lsetxattr(const char *path, const char *name, const void *v, size_t n, int flags)
 {
-	if (WR(SBX_OP_CHMOD, path, NOF))
+	if (WR(SBX_OP_XATTR, path, NOF))
 		return -1;
 	return REAL(lsetxattr)(path, name, v, n, flags);
 }
 
 SBX_EXPORT int removexattr(const char *path, const char *name)
 {
-	if (WR(SBX_OP_CHMOD, path, 0))
+	if (WR(SBX_OP_XATTR, path, 0))
 		return -1;
 	return REAL(removexattr)(path, name);
 }
 
 SBX_EXPORT int lremovexattr(const char *path, const char *name)
 {
-	if (WR(SBX_OP_CHMOD, path, NOF))
+	if (WR(SBX_OP_XATTR, path, NOF))
 		return -1;
 	return REAL(lremovexattr)(path, name);
+}
+
+/* Through a descriptor: a write of the file it names (a POSIX ACL on a readable secret). */
+SBX_EXPORT int fsetxattr(int fd, const char *name, const void *v, size_t n, int flags)
+{
+	if (sbx_check_fd(SBX_OP_XATTR, fd, POL_WRITE))
+		return -1;
+	return REAL(fsetxattr)(fd, name, v, n, flags);
+}
+
+SBX_EXPORT int fremovexattr(int fd, const char *name)
+{
+	if (sbx_check_fd(SBX_OP_XATTR, fd, POL_WRITE))
+		return -1;
+	return REAL(fremovexattr)(fd, name);
+}
+
+/* ---- file-system watches ------------------------------------------------------------------------ */
+
+/* A watch reports what happens to a file: allowed where the path may be read. */
+SBX_EXPORT int inotify_add_watch(int fd, const char *path, uint32_t mask)
+{
+	if (sbx_check_path(SBX_OP_WATCH, AT_FDCWD, path, POL_READ,
+			   (mask & IN_DONT_FOLLOW) ? NOF : 0, SBX_K_DATA))
+		return -1;
+	return REAL(inotify_add_watch)(fd, path, mask);
+}
+
+SBX_EXPORT int fanotify_mark(int fd, unsigned int flags, uint64_t mask, int dirfd, const char *path)
+{
+	if ((flags & (FAN_MARK_MOUNT | FAN_MARK_FILESYSTEM)) && !(flags & (FAN_MARK_REMOVE | FAN_MARK_FLUSH)) &&
+	    sbx_refuse(SBX_OP_WATCH, "(fanotify mount/filesystem mark)", POL_READ))
+		return -1; /* a whole mount or file system: no path decision covers it */
+	if (!(flags & (FAN_MARK_REMOVE | FAN_MARK_FLUSH)) &&
+	    sbx_check_at(SBX_OP_WATCH, dirfd, path, POL_READ,
+			 (flags & FAN_MARK_DONT_FOLLOW) ? NOF : 0, 0))
+		return -1;
+	return REAL(fanotify_mark)(fd, flags, mask, dirfd, path);
 }
 
 SBX_EXPORT ssize_t getxattr(const char *path, const char *name, void *v, size_t n)

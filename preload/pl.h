@@ -183,6 +183,15 @@ int sbx_check_socket(int domain, int type);
  * errno to EAI_FAIL / NO_RECOVERY). */
 int sbx_check_name(const char *name, uint16_t port);
 
+/* A call on an open descriptor (fchmod, fchown, fsetxattr, futimens...): decided on the file the
+ * descriptor names (/proc/self/fd/N, as the kernel reached it). A bad fd or one that names no
+ * path (pipe, socket) is left to the kernel. AT_FDCWD: the current directory. */
+int sbx_check_fd(unsigned op, int fd, unsigned access);
+/* The *at form: an empty path with AT_EMPTY_PATH in at_flags, or a NULL path where the call
+ * then acts on dirfd itself (utimensat, futimesat, fanotify_mark), goes to sbx_check_fd. */
+int sbx_check_at(unsigned op, int dirfd, const char *path, unsigned access, unsigned rflags,
+		 int at_flags);
+
 /* open(2) flags -> access, symlink handling and kind; then sbx_check_path (fs.c). */
 int sbx_check_open(int dirfd, const char *path, int flags);
 

@@ -171,8 +171,11 @@ static int build_policy(struct run *r, bool bwrap_mode)
 	free(r->blob);
 	r->blob = NULL;
 	r->pol = NULL;
+	char cmdpath[PATH_MAX]; /* the command is always readable + executable (policy_build.h) */
+	(void)pol_command_path(r->o.cmd[0], getenv("PATH"), cmdpath, sizeof cmdpath);
 	struct pol_build_opts bo = {.resolve = true, .uid = getuid(), .extra_read = extra,
-				    .extra_write = wextra, .tmp_dir = tmp};
+				    .extra_write = wextra, .tmp_dir = tmp, .command = cmdpath,
+				    .private_root = bwrap_mode};
 	if (pol_build(r->m, &bo, &r->blob, &r->bloblen, err, sizeof err) < 0) {
 		sbx_msg("cannot compile the policy: %s", err[0] ? err : "unknown error");
 		return -1;
