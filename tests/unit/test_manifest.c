@@ -395,7 +395,7 @@ static void t_hosts_zone_id(void **st)
 	manifest_free(m);
 	mf_errors_free(&e);
 	expect_err(HDR "\"capabilities\":[{\"cap\":\"network:tcp\",\"hosts\":[\"fe80::1%\"]}]}",
-		   "zone id");
+		   "capabilities[0].hosts[0]: \"fe80::1%\": not a valid IPv6 zone id");
 	expect_err(HDR "\"capabilities\":[{\"cap\":\"network:tcp\",\"hosts\":[\"fe80::1%a/b\"]}]}",
 		   "capabilities[0].hosts[0]");
 	expect_err(HDR "\"capabilities\":[{\"cap\":\"network:tcp\",\"hosts\":[\"10.0.0.1%lo\"]}]}",
