@@ -567,6 +567,15 @@ const char *pol_rule_text(const struct policy *p, uint32_t rule)
 	return str_at(p, rule_at(p, rule)->text);
 }
 
+bool pol_stage_exe(const struct policy *p, uint64_t *dev, uint64_t *ino)
+{
+	if (p == NULL || p->h.stage_ino == 0)
+		return false;
+	*dev = p->h.stage_dev;
+	*ino = p->h.stage_ino;
+	return true;
+}
+
 bool pol_code_exec(const struct policy *p)
 {
 	return p != NULL && (p->h.flags & POL_F_CODE_EXEC) != 0;

@@ -107,6 +107,10 @@ int pol_net_name(const struct policy *p, const char *name, uint16_t port, struct
 const char *pol_rule_text(const struct policy *p, uint32_t rule);
 
 bool pol_code_exec(const struct policy *p);
+/* The identity of sbxsup's own binary (st_dev, st_ino) as the supervisor recorded it: the preload
+ * stays passive only in a "__stage" process whose /proc/self/exe is that file (a program merely
+ * named "sbxsup" is not the stage). False when none was recorded. */
+bool pol_stage_exe(const struct policy *p, uint64_t *dev, uint64_t *ino);
 enum pol_net_mode pol_net_mode(const struct policy *p);
 const char *pol_executor_name(const struct policy *p);   /* manifest name */
 const char *pol_workspace(const struct policy *p);        /* absolute workspace */

@@ -29,6 +29,7 @@ struct pol_writer {
 	struct pol_dir_rec *masks; size_t nmasks, cmasks;
 	struct pol_net_rec *nets; size_t nnets, cnets;
 	uint32_t name, workspace, home, flags, net_mode;
+	uint64_t stage_dev, stage_ino;
 	char err[256];
 	bool failed;
 };
@@ -125,6 +126,12 @@ int pol_writer_meta(struct pol_writer *w, const char *name, const char *workspac
 	w->flags = code_exec ? POL_F_CODE_EXEC : 0;
 	w->net_mode = (uint32_t)mode;
 	return w->failed ? -1 : 0;
+}
+
+void pol_writer_stage(struct pol_writer *w, uint64_t dev, uint64_t ino)
+{
+	w->stage_dev = dev;
+	w->stage_ino = ino;
 }
 
 static int add_rule(struct pol_writer *w, struct wrule *r, uint32_t *idx)
@@ -293,6 +300,7 @@ int pol_writer_finish(struct pol_writer *w, void **blob, size_t *len, char *err,
 	*h = (struct pol_hdr){
 		.magic = POL_MAGIC, .version = POL_VERSION, .total_size = (uint32_t)off,
 		.flags = w->flags, .net_mode = w->net_mode,
+		.stage_dev = w->stage_dev, .stage_ino = w->stage_ino,
 		.name = w->name, .workspace = w->workspace, .home = w->home,
 		.rule_off = (uint32_t)rule_off, .nrules = (uint32_t)w->nrules,
 		.bucket_off = (uint32_t)bucket_off, .nbuckets = (uint32_t)nbuckets,

@@ -3,8 +3,9 @@
  * Promise: all process-wide state of the library is the struct `sbx_pl` below. It is set up once,
  * by the constructor (which gets argc/argv from glibc) or, if some other library's constructor
  * calls an interposed function first, lazily by that call. Set-up:
- *   - passive in the stage: argv[1] is "__stage" and basename(/proc/self/exe) is "sbxsup" ->
- *     no enforcement and no ack;
+ *   - passive in the stage: argv[1] is "__stage" and /proc/self/exe is the very file (st_dev,
+ *     st_ino) the supervisor recorded in the sealed policy (pol_stage_exe) -> no enforcement and
+ *     no ack; a copy or a program merely named "sbxsup" enforces;
  *   - saves LD_PRELOAD (or, if it is absent, the library's own path) and the SBXSUP_* variables,
  *     for the exec interposers to put back;
  *   - maps SBXSUP_POLICY_FD (a memfd that must carry F_SEAL_WRITE) PROT_READ/MAP_PRIVATE and
@@ -116,22 +117,28 @@ static bool argv1_from_proc(char *out, size_t len)
 	return true;
 }
 
-static bool is_stage(int argc, char **argv)
+static bool argv1_is_stage(int argc, char **argv)
 {
-	char a1[64] = "", exe[PATH_MAX];
+	char a1[64] = "";
 	if (argv && argc > 1 && argv[1])
 		snprintf(a1, sizeof a1, "%s", argv[1]);
 	else if (!argv && !argv1_from_proc(a1, sizeof a1))
 		return false;
-	if (strcmp(a1, "__stage") != 0)
+	return strcmp(a1, "__stage") == 0;
+}
+
+/* The stage is sbxsup's own binary — the very file (st_dev, st_ino) the supervisor recorded in
+ * the sealed policy — started with "__stage". A copy or a program merely named "sbxsup" is not
+ * (issue 15): its name proves nothing. */
+static bool is_stage(const struct policy *p)
+{
+	uint64_t dev, ino;
+	struct stat st;
+	if (p == NULL || !pol_stage_exe(p, &dev, &ino))
 		return false;
-	ssize_t n = sbx_readlinkat(AT_FDCWD, "/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
+	if (sbx_sys(SYS_newfstatat, AT_FDCWD, (long)"/proc/self/exe", (long)&st, 0, 0, 0) != 0)
 		return false;
-	exe[n] = 0;
-	const char *b = strrchr(exe, '/');
-	b = b ? b + 1 : exe;
-	return strcmp(b, "sbxsup") == 0;
+	return (uint64_t)st.st_dev == dev && (uint64_t)st.st_ino == ino;
 }
 
 /* Maps and validates the policy. Returns NULL with *why set on any problem. */
@@ -175,9 +182,16 @@ static const struct policy *map_policy(const char **why)
 static int do_init(int argc, char **argv)
 {
 	int saved = errno;
-	if (is_stage(argc, argv)) {
-		errno = saved;
-		return SBX_PL_PASSIVE;
+	const char *why = NULL;
+	const struct policy *p = NULL;
+	bool mapped = false;
+	if (argv1_is_stage(argc, argv)) {
+		p = map_policy(&why);
+		mapped = true;
+		if (is_stage(p)) {
+			errno = saved;
+			return SBX_PL_PASSIVE;
+		}
 	}
 	save_env();
 	int rfd = parse_fd(getenv(SBX_ENV_REPORT_FD));
@@ -201,8 +215,8 @@ static int do_init(int argc, char **argv)
 		say("SBXSUP_REPORT_FD is not an AF_UNIX datagram socket: denials will not be reported");
 	}
 
-	const char *why = NULL;
-	const struct policy *p = map_policy(&why);
+	if (!mapped)
+		p = map_policy(&why);
 	int mode;
 	if (p) {
 		sbx_pl.pol = p;

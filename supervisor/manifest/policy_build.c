@@ -608,6 +608,9 @@ int pol_build(const struct manifest *m, const struct pol_build_opts *o, void **b
 		pb_writer_failed(&b);
 		goto out;
 	}
+	struct stat sst;
+	if (o->stage_exe != NULL && stat(o->stage_exe, &sst) == 0)
+		pol_writer_stage(b.w, (uint64_t)sst.st_dev, (uint64_t)sst.st_ino);
 	if (pb_grants(&b, o) < 0 || pb_denies(&b) < 0)
 		goto out;
 	if (mode == POL_NET_LIST && pb_net(&b, o) < 0)

@@ -45,6 +45,8 @@ struct pol_build_opts {
 	const char *tmp_dir;       /* the writable tmp dir; default "/tmp" (no-bwrap modes pass a
 				    * private per-run dir) */
 	const char *resolv_conf;   /* nameservers for builtin:dns; default "/etc/resolv.conf" */
+	const char *stage_exe;     /* sbxsup's own binary (NULL: none): its (dev, ino) go into the
+				    * policy, so only it runs as "__stage" behind a passive preload */
 	bool private_root;         /* "/" is the sandbox's own (bwrap): Landlock may let it be listed
 				    * (POL_LIST dir entry for builtin:list; READ_DIR is hierarchical in
 				    * Landlock, so on the host's "/" it is not given) */

@@ -175,7 +175,7 @@ static int build_policy(struct run *r, bool bwrap_mode)
 	(void)pol_command_path(r->o.cmd[0], getenv("PATH"), cmdpath, sizeof cmdpath);
 	struct pol_build_opts bo = {.resolve = true, .uid = getuid(), .extra_read = extra,
 				    .extra_write = wextra, .tmp_dir = tmp, .command = cmdpath,
-				    .private_root = bwrap_mode};
+				    .private_root = bwrap_mode, .stage_exe = r->d.self};
 	if (pol_build(r->m, &bo, &r->blob, &r->bloblen, err, sizeof err) < 0) {
 		sbx_msg("cannot compile the policy: %s", err[0] ? err : "unknown error");
 		return -1;

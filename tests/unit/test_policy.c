@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -229,6 +230,16 @@ static void test_command(void **state)
 	/* other readable files still need code:exec */
 	expect_path(p, "/usr/bin/python3", X, D, "no code:exec capability");
 	assert_true(has_entry(pol_dir_count, pol_dir_get, p, "/srv/tool/bin/t", R | X));
+	uint64_t dev, ino;
+	assert_false(pol_stage_exe(p, &dev, &ino)); /* no stage binary given */
+	free(b.blob);
+	/* the stage binary's identity is recorded (the preload compares /proc/self/exe with it) */
+	struct stat st;
+	assert_int_equal(stat("/proc/self/exe", &st), 0);
+	o.stage_exe = "/proc/self/exe";
+	b = build(&m, &o);
+	assert_true(pol_stage_exe(b.p, &dev, &ino));
+	assert_true(dev == (uint64_t)st.st_dev && ino == (uint64_t)st.st_ino);
 	free(b.blob);
 	/* a command under a deny still loses to it */
 	struct mf_hint denies[] = { hint("/srv/tool/**", "/srv/tool/**", "/srv/tool", "deny[0]") };
