@@ -79,7 +79,7 @@ static int path_errno(const char *abs, unsigned access)
 /* Decide an absolute, resolved path. Sets errno to `err` on denial (EACCES: the kernel's
  * choice between EACCES and ENOENT, path_errno). */
 static int decide_abs(unsigned op, const char *abs, unsigned access, enum sbx_kind kind, int err,
-		      int family)
+		      int family, bool exists)
 {
 	struct pol_decision d = { .verdict = POL_DENY, .rule = POL_RULE_DEFAULT };
 	char norm[PATH_MAX];
@@ -101,7 +101,7 @@ static int decide_abs(unsigned op, const char *abs, unsigned access, enum sbx_ki
 		if (kind == SBX_K_META && d.rule == POL_RULE_DEFAULT && !(access & POL_EXEC))
 			return 0;
 		abs = norm;
-		if (err == EACCES)
+		if (err == EACCES && !exists)
 			err = path_errno(norm, access);
 	}
 	report_path(op, abs, access, d.rule, err, family);
@@ -128,7 +128,10 @@ static int check_path_err(unsigned op, int dirfd, const char *path, unsigned acc
 		errno = err;
 		return -1;
 	}
-	if (decide_abs(op, abs, access, kind, err, family) != 0)
+	/* through an open descriptor the object exists, whatever its (deleted, memfd) name says */
+	bool via_fd = strncmp(path, "/proc/self/fd/", 14) == 0 ||
+		      strncmp(path, "/proc/thread-self/fd/", 21) == 0;
+	if (decide_abs(op, abs, access, kind, err, family, via_fd) != 0)
 		return -1;
 	errno = saved;
 	return 0;

@@ -51,7 +51,8 @@ static inline const char *sbx_launder(const char *p)
 #define SBX_PL_ENV_MAX 1024      /* bytes per saved "NAME=value" */
 #define SBX_PL_ADDRS 64          /* addresses remembered from allowed name resolutions */
 #define SBX_PL_NAME_MAX 256
-#define SBX_PL_DIRCACHE 1024     /* paths known symlink-free and not writable (hash table) */
+#define SBX_PL_DIRCACHE 1024     /* paths known symlink-free and not writable (entry pool) */
+#define SBX_PL_DIRSLOTS 2048     /* hash slots over the pool (entry number + 1, 0 = empty) */
 #define SBX_PL_DIRPATH 240       /* longer paths are not cached */
 /* Where the supervisor binds its report socket inside the bwrap sandbox (supervisor/layers/bwrap_layer.h
  * SBX_RUN_REPORT): used when SBXSUP_REPORT_ADDR is not in the environment, so a program exec'd with
@@ -66,7 +67,6 @@ struct sbx_pl_addr {
 };
 
 struct sbx_pl_dir {
-	atomic_uint state;           /* 0 empty, 1 being written, 2 ready */
 	uint32_t hash;
 	uint16_t len;
 	char path[SBX_PL_DIRPATH];
@@ -97,6 +97,8 @@ struct sbx_pl {
 	unsigned char pend[SBX_REC_MAX];
 	atomic_uint addr_next;
 	struct sbx_pl_addr addrs[SBX_PL_ADDRS];
+	atomic_uint dir_next;        /* next free entry of dirs[] */
+	atomic_uint dir_slot[SBX_PL_DIRSLOTS];
 	struct sbx_pl_dir dirs[SBX_PL_DIRCACHE];
 };
 

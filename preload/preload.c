@@ -32,7 +32,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-struct sbx_pl sbx_pl = { .mode = SBX_PL_UNINIT, .policy_fd = -1, .report_fd = -1 };
+/* Zero-initialised (.bss, not .data): untouched pages of the tables cost no memory. The fds are
+ * set to -1 by the initialising thread before any other thread may look at them. */
+struct sbx_pl sbx_pl;
 
 static atomic_int init_owner; /* tid of the thread initialising, 0 when none */
 
@@ -250,6 +252,8 @@ int sbx_pl_init(int argc, char **argv)
 			sched_yield();
 		return m;
 	}
+	sbx_pl.policy_fd = -1;
+	sbx_pl.report_fd = -1;
 	m = do_init(argc, argv);
 	atomic_store_explicit(&sbx_pl.mode, m, memory_order_release);
 	return m;
@@ -320,17 +324,22 @@ static uint32_t fnv(const char *s, size_t n)
 	return h;
 }
 
+/* The slot table holds entry numbers (+1; 0 = empty); entries are taken from the pool in order,
+ * filled, then published in a slot with a release store: a reader sees a complete entry or none.
+ * Sequential entries keep the memory touched proportional to the entries used (16 per page),
+ * not scattered over the whole table. */
 bool sbx_pl_dir_known(const char *path, size_t len)
 {
 	if (len >= SBX_PL_DIRPATH)
 		return false;
 	uint32_t h = fnv(path, len);
 	for (unsigned k = 0; k < PROBES; k++) {
-		const struct sbx_pl_dir *d = &sbx_pl.dirs[(h + k) % SBX_PL_DIRCACHE];
-		unsigned st = atomic_load_explicit(&d->state, memory_order_acquire);
-		if (st == 0)
+		unsigned e = atomic_load_explicit(&sbx_pl.dir_slot[(h + k) % SBX_PL_DIRSLOTS],
+						  memory_order_acquire);
+		if (e == 0)
 			return false;
-		if (st == 2 && d->hash == h && d->len == len && memcmp(d->path, path, len) == 0)
+		const struct sbx_pl_dir *d = &sbx_pl.dirs[e - 1];
+		if (d->hash == h && d->len == len && memcmp(d->path, path, len) == 0)
 			return true;
 	}
 	return false;
@@ -340,17 +349,20 @@ void sbx_pl_dir_add(const char *path, size_t len)
 {
 	if (len >= SBX_PL_DIRPATH || sbx_pl_dir_known(path, len))
 		return;
+	unsigned i = atomic_fetch_add(&sbx_pl.dir_next, 1u);
+	if (i >= SBX_PL_DIRCACHE)
+		return; /* full: later paths are simply not cached */
+	struct sbx_pl_dir *d = &sbx_pl.dirs[i];
 	uint32_t h = fnv(path, len);
+	memcpy(d->path, path, len);
+	d->path[len] = 0;
+	d->len = (uint16_t)len;
+	d->hash = h;
 	for (unsigned k = 0; k < PROBES; k++) {
-		struct sbx_pl_dir *d = &sbx_pl.dirs[(h + k) % SBX_PL_DIRCACHE];
 		unsigned zero = 0;
-		if (!atomic_compare_exchange_strong(&d->state, &zero, 1u))
-			continue;
-		memcpy(d->path, path, len);
-		d->path[len] = 0;
-		d->len = (uint16_t)len;
-		d->hash = h;
-		atomic_store_explicit(&d->state, 2u, memory_order_release);
-		return;
+		if (atomic_compare_exchange_strong_explicit(&sbx_pl.dir_slot[(h + k) % SBX_PL_DIRSLOTS],
+							    &zero, i + 1, memory_order_release,
+							    memory_order_relaxed))
+			return;
 	}
 }
