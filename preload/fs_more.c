@@ -2,11 +2,8 @@
  * internal (non-interposable) calls, so they must be decided at their own entry:
  *   mkstemp family, mkdtemp (create: write on the template path), remove (unlink/rmdir),
  *   xattr family (set/remove: write; get/list: metadata), statfs/statvfs (metadata),
- *   scandir(at), glob (a read of the pattern's literal directory), nftw/ftw and fts_open (a read of
- *   each root), and the _FORTIFY_SOURCE variants __readlink_chk, __readlinkat_chk, __realpath_chk.
- * Limits (documented): glob/nftw/fts decide their starting directory only; the directories they
- * descend into from there are opened inside glibc and are not seen (coreutils and findutils use
- * gnulib's fts, whose openat(2) calls are interposed; Python's os.walk uses opendir, interposed).
+ *   scandir(at), and the _FORTIFY_SOURCE variants __readlink_chk, __readlinkat_chk, __realpath_chk.
+ *   The directory walkers (glob, nftw/ftw, fts) are in walk.c.
  */
 #undef _FORTIFY_SOURCE
 #include "pl.h"
@@ -245,8 +242,6 @@ typedef int (*sel64_fn)(const struct dirent64 *);
 typedef int (*cmp64_fn)(const struct dirent64 **, const struct dirent64 **);
 
 REAL_DECL(scandir); REAL_DECL(scandir64); REAL_DECL(scandirat); REAL_DECL(scandirat64);
-REAL_DECL(glob); REAL_DECL(glob64); REAL_DECL(nftw); REAL_DECL(nftw64); REAL_DECL(ftw);
-REAL_DECL(ftw64); REAL_DECL(fts_open); REAL_DECL(fts64_open);
 
 SBX_EXPORT int scandir(const char *dir, struct dirent ***list, sel_fn sel, cmp_fn cmp)
 {
@@ -274,106 +269,6 @@ SBX_EXPORT int scandirat64(int dirfd, const char *dir, struct dirent64 ***list, 
 	if (RD(SBX_OP_OPENDIR, dirfd, dir))
 		return -1;
 	return REAL(scandirat64)(dirfd, dir, list, sel, cmp);
-}
-
-/* The directory glob() lists first: the components before the first one with * ? or [. */
-static int check_glob(const char *pattern)
-{
-	char dir[PATH_MAX];
-	size_t n = strnlen(pattern, PATH_MAX);
-	if (n >= PATH_MAX)
-		return 0;             /* glob fails on its own */
-	size_t keep = 0;          /* length of the literal directory prefix */
-	bool magic = false;
-	for (size_t i = 0; i <= n; i++) {
-		if (i == n || pattern[i] == '/') {
-			if (magic)
-				break;
-			keep = i;     /* through the component that ends here */
-			continue;
-		}
-		if (pattern[i] == '*' || pattern[i] == '?' || pattern[i] == '[')
-			magic = true;
-	}
-	if (!magic) {
-		/* no pattern: glob only checks that the path exists (metadata) */
-		return MT(pattern, 0);
-	}
-	/* keep: up to the '/' before the magic component (0: the cwd, or "/" for "/x*") */
-	if (keep == 0) {
-		if (pattern[0] == '/')
-			memcpy(dir, "/", 2);
-		else
-			memcpy(dir, ".", 2);
-	} else {
-		memcpy(dir, pattern, keep);
-		dir[keep] = 0;
-	}
-	return RD(SBX_OP_OPENDIR, AT_FDCWD, dir);
-}
-
-SBX_EXPORT int glob(const char *pattern, int flags, int (*err)(const char *, int), glob_t *g)
-{
-	if (sbx_launder(pattern) && check_glob(pattern))
-		return GLOB_ABORTED;
-	return REAL(glob)(pattern, flags, err, g);
-}
-
-SBX_EXPORT int glob64(const char *pattern, int flags, int (*err)(const char *, int), glob64_t *g)
-{
-	if (sbx_launder(pattern) && check_glob(pattern))
-		return GLOB_ABORTED;
-	return REAL(glob64)(pattern, flags, err, g);
-}
-
-SBX_EXPORT int nftw(const char *dir, __nftw_func_t fn, int nfd, int flags)
-{
-	if (RD(SBX_OP_OPENDIR, AT_FDCWD, dir))
-		return -1;
-	return REAL(nftw)(dir, fn, nfd, flags);
-}
-
-SBX_EXPORT int nftw64(const char *dir, __nftw64_func_t fn, int nfd, int flags)
-{
-	if (RD(SBX_OP_OPENDIR, AT_FDCWD, dir))
-		return -1;
-	return REAL(nftw64)(dir, fn, nfd, flags);
-}
-
-SBX_EXPORT int ftw(const char *dir, __ftw_func_t fn, int nfd)
-{
-	if (RD(SBX_OP_OPENDIR, AT_FDCWD, dir))
-		return -1;
-	return REAL(ftw)(dir, fn, nfd);
-}
-
-SBX_EXPORT int ftw64(const char *dir, __ftw64_func_t fn, int nfd)
-{
-	if (RD(SBX_OP_OPENDIR, AT_FDCWD, dir))
-		return -1;
-	return REAL(ftw64)(dir, fn, nfd);
-}
-
-static int check_roots(char *const *paths)
-{
-	for (size_t i = 0; paths && paths[i]; i++)
-		if (RD(SBX_OP_OPENDIR, AT_FDCWD, paths[i]))
-			return -1;
-	return 0;
-}
-
-SBX_EXPORT FTS *fts_open(char *const *paths, int options, int (*cmp)(const FTSENT **, const FTSENT **))
-{
-	if (check_roots(paths))
-		return NULL;
-	return REAL(fts_open)(paths, options, cmp);
-}
-
-SBX_EXPORT FTS64 *fts64_open(char *const *paths, int options, int (*cmp)(const FTSENT64 **, const FTSENT64 **))
-{
-	if (check_roots(paths))
-		return NULL;
-	return REAL(fts64_open)(paths, options, cmp);
 }
 
 /* ---- _FORTIFY_SOURCE variants of the metadata calls ------------------------------------------------ */

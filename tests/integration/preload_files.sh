@@ -144,3 +144,15 @@ else t_fail preload_no_code_exec "rc=$rc: $out"; fi
 if audit_has "$T_TMP/grants.audit" run.start layers.preload=true; then
 	t_pass preload_layer_active
 else t_fail preload_layer_active "$(head -c 600 "$T_TMP/grants.audit")"; fi
+
+# glibc's walkers (nftw, ftw, fts, glob) through a workspace symlink to ~/.ssh: the linked
+# directory is refused like a direct opendir (handed over as unreadable), its entries never listed
+mkdir -p "$WS/walk/sub"; echo a > "$WS/walk/sub/a"; ln -sfn "$H/.ssh" "$WS/walk/link"
+out=$(cd "$WS/walk" && "$S" run --layers preload -w "$WS" -a "$T_TMP/walk.audit" -- "$SBX_PROGS/pl_walk" . 2>&1); rc=$?
+if [ $rc -eq 0 ] && ! grep -q id_rsa <<<"$out" && grep -q '^fts ./sub/a$' <<<"$out" &&
+   grep -q '^nftw ./link dnr$' <<<"$out" && grep -q '^fts ./link dnr$' <<<"$out" &&
+   grep -q '^ftw ./link dnr$' <<<"$out" && grep -q '^glob ./sub/a$' <<<"$out" &&
+   audit_has "$T_TMP/walk.audit" preload.deny op=opendir path="$H/.ssh" rule~.ssh; then
+	t_pass preload_walk_symlink
+else t_fail preload_walk_symlink "rc=$rc: $out"; fi
+rm -rf "$WS/walk"
