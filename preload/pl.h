@@ -197,6 +197,14 @@ int sbx_check_at(unsigned op, int dirfd, const char *path, unsigned access, unsi
 /* open(2) flags -> access, symlink handling and kind; then sbx_check_path (fs.c). */
 int sbx_check_open(int dirfd, const char *path, int flags);
 
+/* ---- posix_spawn file actions (spawn_fa.c) ---------------------------------------------------- */
+
+/* The errno a posix_spawn with these actions must fail with (a refused open action), or 0. */
+int sbx_fa_err(const void *fa);
+/* The directory the actions change to (absolute, or relative to our cwd), if any. */
+bool sbx_fa_chdir(const void *fa, char out[PATH_MAX]);
+bool sbx_fa_join(const char *dir, const char *path, char out[PATH_MAX]);
+
 /* ---- reporting (report.c) ---------------------------------------------------------------------- */
 
 void sbx_report(const struct sbx_rec_hdr *h, const char *subject);

@@ -156,3 +156,16 @@ if [ $rc -eq 0 ] && ! grep -q id_rsa <<<"$out" && grep -q '^fts ./sub/a$' <<<"$o
 	t_pass preload_walk_symlink
 else t_fail preload_walk_symlink "rc=$rc: $out"; fi
 rm -rf "$WS/walk"
+
+# posix_spawn file actions: glibc opens them in the child with internal calls; an open of ~/.ssh
+# (absolute, or relative after addchdir_np) makes the spawn fail with EACCES, nothing runs,
+# reported; an allowed one works
+echo spawned-ok > "$WS/fa.txt"
+out=$(run spawnfa1 "$SBX_PROGS/pl_spawnfa" "$H/.ssh/id_rsa" 2>&1; run spawnfa2 "$SBX_PROGS/pl_spawnfa" -C "$H/.ssh" id_rsa 2>&1;
+      run spawnfa3 "$SBX_PROGS/pl_spawnfa" "$WS/fa.txt" 2>&1)
+if ! grep -q FAKE-KEY <<<"$out" && [ "$(grep -c '^spawn: Permission denied$' <<<"$out")" = 2 ] &&
+   grep -q '^spawned-ok$' <<<"$out" &&
+   audit_has "$T_TMP/spawnfa1.audit" preload.deny op=open path="$H/.ssh/id_rsa" &&
+   audit_has "$T_TMP/spawnfa2.audit" preload.deny op=open path="$H/.ssh/id_rsa"; then
+	t_pass preload_spawn_actions
+else t_fail preload_spawn_actions "$out"; fi
