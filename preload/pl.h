@@ -218,5 +218,8 @@ void sbx_report_forked(void);
 
 /* True if fd is the policy or the report descriptor (not when passive). */
 bool sbx_pl_fd_protected(int fd);
+/* At load: move the policy and report descriptors to high numbers (the program's first open()
+ * gets 3), updating the saved SBXSUP_*_FD values. */
+void sbx_pl_fds_relocate(void);
 
 #endif

@@ -264,6 +264,7 @@ __attribute__((constructor)) static void sbx_pl_ctor(int argc, char **argv, char
 	(void)envp;
 	if (sbx_pl_init(argc, argv) != SBX_PL_PASSIVE) {
 		pthread_atfork(NULL, NULL, sbx_report_forked);
+		sbx_pl_fds_relocate();
 		sbx_report_ack();
 	}
 }

@@ -114,3 +114,23 @@ if [ $vrc -eq 0 ] && grep -q "fs:read without" <<<"$vout" && [ $rc -ne 0 ] && ! 
    audit_has "$T_TMP/fsread.audit" preload.deny path="$H/.ssh/id_rsa"; then
 	t_pass preload_compat_fs_read_string
 else t_fail preload_compat_fs_read_string "vrc=$vrc rc=$rc: $vout / $out"; fi
+
+# the library's descriptors stay out of the program's way: its first open() gets 3; closing one of
+# them really closes that number (a second close is EBADF, no fake success) and the library keeps
+# enforcing (its descriptor moved)
+out=$(runp fds $PY -c "
+import os
+print('first', os.open('/etc/hostname', os.O_RDONLY))
+mine = sorted(int(f) for f in os.listdir('/proc/self/fd') if int(f) > 4)
+for f in mine:
+    os.close(f)
+    try: os.close(f); print('fake success', f)
+    except OSError as e: print('second close', e.errno)
+try: open('$H/.ssh/id_rsa').read(); print('LEAKED')
+except OSError as e: print('still denied', e.errno)
+" 2>&1); rc=$?
+if [ $rc -eq 0 ] && grep -q '^first 3$' <<<"$out" && [ "$(grep -c '^second close 9$' <<<"$out")" -ge 2 ] &&
+   ! grep -q 'fake success\|LEAKED' <<<"$out" && grep -q '^still denied 13$' <<<"$out" &&
+   audit_has "$T_TMP/fds.audit" preload.deny path="$H/.ssh/id_rsa"; then
+	t_pass preload_compat_own_fds
+else t_fail preload_compat_own_fds "rc=$rc: $out"; fi
