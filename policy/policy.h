@@ -86,6 +86,14 @@ int pol_normalize(const char *cwd, const char *path, char *out, size_t outlen);
  * out->verdict, which may be NULL). */
 int pol_path(const struct policy *p, const char *path, unsigned access, struct pol_decision *out);
 
+/* Decide a path known only as "anc/<unknown components>/tail" (a relative call from a current
+ * directory deeper than PATH_MAX: the preload knows an ancestor `anc` of the cwd and the relative
+ * `tail`, without "." or "..", or "" for the unknown path itself). Returns the verdict when every rule gives the same answer whatever
+ * the unknown middle is — rules covering anc's whole subtree, floating "**"-suffix globs decided on
+ * the tail — else -1 (undecidable: the caller refuses). Linear in the number of rules (rare). */
+int pol_path_deep(const struct policy *p, const char *anc, const char *tail, unsigned access,
+		  struct pol_decision *out);
+
 /* Decide a network peer. family is AF_INET or AF_INET6 (IPv4-mapped IPv6 is decided as IPv4);
  * addr points at 4 or 16 bytes in network order; port in host order (0: "any port" asked, e.g. a
  * connect whose port is not known — then only a rule with no port allows). */

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/syscall.h>
 
 static void report_path(unsigned op, const char *subject, unsigned access, uint32_t rule, int err,
 			int family)
@@ -109,6 +110,87 @@ static int decide_abs(unsigned op, const char *abs, unsigned access, enum sbx_ki
 	return -1;
 }
 
+/* A relative path whose base (cwd or dirfd) is deeper than PATH_MAX: the kernel resolves it, we
+ * cannot name it. Decided as "ancestor/<unknown>/tail" (pol_path_deep): the nearest ancestor of
+ * the base that has a name (walked up with O_PATH ".." opens), and the relative path, which must be
+ * plain (no "..", no symbolic link along it; "." and "" name the base itself — checked with readlinkat relative to the base).
+ * Undecidable -> refused (EACCES), reported. Returns like check_path_err. */
+static int check_deep(unsigned op, int dirfd, const char *path, unsigned access, unsigned rflags,
+		      enum sbx_kind kind, int err, int family)
+{
+	char tail[PATH_MAX], anc[PATH_MAX], link[40], t[8];
+	size_t tl = 0;
+	bool ok = true;
+	const char *p = path, *e;
+	for (; ok && *p;) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		e = strchrnul(p, '/');
+		size_t n = (size_t)(e - p);
+		if (n == 1 && p[0] == '.') {
+			p = e;
+			continue;
+		}
+		if ((n == 2 && p[0] == '.' && p[1] == '.') || tl + n + 2 >= sizeof tail) {
+			ok = false;
+			break;
+		}
+		if (tl)
+			tail[tl++] = '/';
+		memcpy(tail + tl, p, n);
+		tl += n;
+		tail[tl] = 0;
+		bool last = !*e || !e[strspn(e, "/")];
+		if (!(last && (rflags & SBX_R_NOFOLLOW)) && sbx_readlinkat(dirfd, tail, t, sizeof t) >= 0)
+			ok = false;    /* a symbolic link: the kernel would go elsewhere */
+		p = e;
+	}
+	int saved = errno;
+	long fd = -1;
+	bool found = false;
+	tail[tl] = 0;
+	if (ok) {
+		fd = dirfd == AT_FDCWD ? sbx_sys(SYS_openat, AT_FDCWD, (long)".", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, 0, 0)
+				       : sbx_sys(SYS_fcntl, dirfd, F_DUPFD_CLOEXEC, 0, 0, 0, 0);
+		for (int up = 0; fd >= 0 && up < 4096 && !found; up++) {
+			snprintf(link, sizeof link, "/proc/self/fd/%ld", fd);
+			ssize_t n = sbx_readlinkat(AT_FDCWD, link, anc, sizeof anc - 1);
+			if (n > 0 && anc[0] == '/') {
+				anc[n] = 0;
+				found = true;
+				break;
+			}
+			long nfd = sbx_sys(SYS_openat, fd, (long)"..", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
+			sbx_sys(SYS_close, fd, 0, 0, 0, 0, 0);
+			fd = nfd;
+		}
+		if (fd >= 0)
+			sbx_sys(SYS_close, fd, 0, 0, 0, 0, 0);
+	}
+	errno = saved;
+	struct pol_decision d = { .verdict = POL_DENY, .rule = POL_RULE_DEFAULT };
+	int v = -1;
+	if (found && sbx_pl_mode() == SBX_PL_ENFORCE)
+		v = pol_path_deep(sbx_pl.pol, anc, tail, access, &d);
+	if (v == POL_ALLOW && !((access & POL_EXEC) && !sbx_pl.code_exec))
+		return 0;
+	if (v == POL_DENY && kind == SBX_K_META && d.rule == POL_RULE_DEFAULT && !(access & POL_EXEC))
+		return 0;
+	if (v == POL_DENY && err == EACCES) {
+		ssize_t n = sbx_readlinkat(dirfd, path, t, sizeof t);
+		if (n < 0 && (errno == ENOENT || errno == ENOTDIR) && !(access & POL_WRITE))
+			err = errno;
+		errno = saved;
+	}
+	char subj[PATH_MAX];
+	snprintf(subj, sizeof subj, "%.2000s/.../%.2000s", found ? anc : "(deep cwd)", tl ? tail : path);
+	report_path(op, subj, access, d.rule, err, family);
+	errno = err;
+	return -1;
+}
+
 static int check_path_err(unsigned op, int dirfd, const char *path, unsigned access, unsigned rflags,
 			  enum sbx_kind kind, int err, int family)
 {
@@ -117,6 +199,8 @@ static int check_path_err(unsigned op, int dirfd, const char *path, unsigned acc
 	int saved = errno;
 	char abs[PATH_MAX];
 	int r = sbx_resolve(dirfd, path, rflags, abs);
+	if (r == 2)
+		return check_deep(op, dirfd, path, access, rflags, kind, err, family);
 	if (r == 1 && !(access & POL_EXEC)) {
 		errno = saved;
 		return 0;

@@ -157,7 +157,8 @@ enum {
 	SBX_R_NOFOLLOW = 1,          /* the final component is not followed (O_NOFOLLOW, lstat, unlink...) */
 };
 /* Resolve (dirfd, path) to a canonical absolute path in out[PATH_MAX].
- * Returns 0; 1 when the path names no file-system object the policy can speak about (a magic
+ * Returns 0; 2 when path is relative and its base (cwd or dirfd) lies deeper than PATH_MAX (the
+ * caller decides with sbx_check_deep); 1 when the path names no file-system object the policy can speak about (a magic
  * link to a pipe/socket/anon inode, a bad dirfd, a dirfd that is not a directory): the kernel
  * decides, nothing to check; -1 with errno (ELOOP, ENAMETOOLONG, EACCES when it cannot be decided). */
 int sbx_resolve(int dirfd, const char *path, unsigned rflags, char *out);

@@ -134,3 +134,26 @@ if [ $rc -eq 0 ] && grep -q '^first 3$' <<<"$out" && [ "$(grep -c '^second close
    audit_has "$T_TMP/fds.audit" preload.deny path="$H/.ssh/id_rsa"; then
 	t_pass preload_compat_own_fds
 else t_fail preload_compat_own_fds "rc=$rc: $out"; fi
+
+# a current directory deeper than PATH_MAX: relative calls work where the kernel lets them (the
+# workspace grant covers every depth); a symlink there cannot be decided and is refused, reported
+cat > "$WS/deep.py" <<'PY'
+import os
+name = 'd' * 200
+for i in range(25):
+    os.makedirs(name, exist_ok=True); os.chdir(name)
+with open('f.txt', 'w') as f: f.write('deep\n')
+print('read', open('f.txt').read().strip())
+print('list', sorted(os.listdir('.')))
+os.mkdir('sub'); os.rename('f.txt', 'sub/g.txt'); print('stat', os.stat('sub/g.txt').st_size)
+os.symlink(os.environ['HOME'] + '/.ssh/id_rsa', 'lnk')
+try: print('LEAK', open('lnk').read())
+except OSError as e: print('link', e.errno)
+PY
+out=$(runp deep $PY deep.py 2>&1); rc=$?
+if [ $rc -eq 0 ] && grep -q '^read deep$' <<<"$out" && grep -q "^list \['f.txt'\]$" <<<"$out" &&
+   grep -q '^stat 5$' <<<"$out" && grep -q '^link 13$' <<<"$out" && ! grep -q 'LEAK\|FAKE' <<<"$out" &&
+   audit_has "$T_TMP/deep.audit" preload.deny op=open path~/lnk; then
+	t_pass preload_compat_deep_cwd
+else t_fail preload_compat_deep_cwd "rc=$rc: $out"; fi
+rm -rf "$WS/d"* "$WS/deep.py"

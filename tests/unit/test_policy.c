@@ -249,6 +249,40 @@ static void test_command(void **state)
 	free(b.blob);
 }
 
+/* "anc/<unknown>/tail": decided only when no rule can tell the unknown middle apart */
+static void test_path_deep(void **state)
+{
+	(void)state;
+	struct manifest m = base_manifest();
+	struct built b = build(&m, NULL);
+	const struct policy *p = b.p;
+	struct pol_decision d;
+	/* inside the workspace: the workspace grant covers every depth */
+	assert_int_equal(pol_path_deep(p, "/work/ws/a", "f.txt", R | W, &d), A);
+	assert_string_equal(pol_rule_text(p, d.rule), "builtin:workspace: /work/ws");
+	assert_int_equal(pol_path_deep(p, "/work/ws/a", "", R, &d), A);
+	/* under /usr: read yes, write no */
+	assert_int_equal(pol_path_deep(p, "/usr/share", "x", R, &d), A);
+	assert_int_equal(pol_path_deep(p, "/usr/share", "x", W, &d), D);
+	/* under the home blanket (a glob rule "/home/ *" "/ **" whose head matches anc's ancestor) */
+	assert_int_equal(pol_path_deep(p, "/home/v/x", "y", R, &d), D);
+	assert_string_equal(pol_rule_text(p, d.rule), "builtin:home-blanket: /home/*");
+	/* an ancestor above rules that apply to part of its subtree: undecidable */
+	assert_int_equal(pol_path_deep(p, "/home/u", "y", R, &d), -1);
+	assert_int_equal(pol_path_deep(p, "/", "y", R, &d), -1);
+	/* "..": not accepted */
+	assert_int_equal(pol_path_deep(p, "/work/ws", "/abs", R, &d), -1);
+	free(b.blob);
+	/* a floating "**" + "/.env" deny is decided on the tail */
+	struct mf_hint denies[] = { hint("/**/.env", "/**/.env", "/", "deny[0]") };
+	m.denies = denies; m.ndenies = 1;
+	b = build(&m, NULL);
+	assert_int_equal(pol_path_deep(b.p, "/work/ws/a", "sub/.env", R, &d), D);
+	assert_int_equal(pol_path_deep(b.p, "/work/ws/a", "sub/.envx", R, &d), A);
+	assert_int_equal(pol_path_deep(b.p, "/work/ws/a", "", R, &d), -1);
+	free(b.blob);
+}
+
 static void test_proc(void **state)
 {
 	(void)state;
@@ -964,6 +998,7 @@ int main(void)
 		cmocka_unit_test(test_builtin_defaults),
 		cmocka_unit_test(test_proc),
 		cmocka_unit_test(test_command),
+		cmocka_unit_test(test_path_deep),
 		cmocka_unit_test(test_hints_and_denies),
 		cmocka_unit_test(test_soft_deny),
 		cmocka_unit_test(test_exec),
