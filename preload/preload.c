@@ -51,6 +51,19 @@ static void say(const char *msg)
 		(void)!write(2, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
 }
 
+/* getenv without libc's: the set-up runs in every process of the run, and each libc function it
+ * calls can fault in another 64 KiB of libc's code the program itself may never use (issue 16).
+ * The same reason for the raw fstat/fcntl/mmap/getsockopt below. */
+static const char *env_get(const char *name)
+{
+	extern char **environ;
+	size_t n = strlen(name);
+	for (char **e = environ; e && *e; e++)
+		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
 /* Strict decimal fd number. */
 static int parse_fd(const char *s)
 {
@@ -82,7 +95,7 @@ static void save_env(void)
 {
 	for (int i = 0; i < SBX_PL_ENV_N; i++) {
 		sbx_pl.env[i][0] = 0;
-		set_pair(sbx_pl.env[i], env_names[i], getenv(env_names[i]));
+		set_pair(sbx_pl.env[i], env_names[i], env_get(env_names[i]));
 	}
 	/* Loaded through /etc/ld.so.preload after the environment was stripped: name ourselves. */
 	if (!sbx_pl.env[0][0]) {
@@ -147,16 +160,16 @@ static bool is_stage(const struct policy *p)
 static const struct policy *map_policy(const char **why)
 {
 	struct stat st;
-	int fd = parse_fd(getenv(SBX_ENV_POLICY_FD));
+	int fd = parse_fd(env_get(SBX_ENV_POLICY_FD));
 	if (fd < 0) {
 		*why = "SBXSUP_POLICY_FD is not set";
 		return NULL;
 	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (sbx_sys(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) != 0 || !S_ISREG(st.st_mode)) {
 		*why = "SBXSUP_POLICY_FD is not an open memfd";
 		return NULL;
 	}
-	int seals = fcntl(fd, F_GET_SEALS);
+	int seals = (int)sbx_sys(SYS_fcntl, fd, F_GET_SEALS, 0, 0, 0, 0);
 	if (seals < 0 || !(seals & F_SEAL_WRITE) || !(seals & F_SEAL_SHRINK)) {
 		*why = "the policy memfd is not sealed against writing";
 		return NULL;
@@ -165,14 +178,15 @@ static const struct policy *map_policy(const char **why)
 		*why = "the policy memfd has an invalid size";
 		return NULL;
 	}
-	void *blob = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (blob == MAP_FAILED) {
+	long mr = sbx_sys(SYS_mmap, 0, (long)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	void *blob = (void *)mr;
+	if (mr == -1) {
 		*why = "cannot map the policy memfd";
 		return NULL;
 	}
 	const struct policy *p = pol_open(blob, (size_t)st.st_size, why);
 	if (!p) {
-		munmap(blob, (size_t)st.st_size);
+		sbx_sys(SYS_munmap, (long)blob, (long)st.st_size, 0, 0, 0, 0);
 		return NULL;
 	}
 	sbx_pl.policy_fd = fd;
@@ -196,8 +210,8 @@ static int do_init(int argc, char **argv)
 		}
 	}
 	save_env();
-	int rfd = parse_fd(getenv(SBX_ENV_REPORT_FD));
-	const char *ra = getenv(SBX_ENV_REPORT_ADDR);
+	int rfd = parse_fd(env_get(SBX_ENV_REPORT_FD));
+	const char *ra = env_get(SBX_ENV_REPORT_ADDR);
 	if (!ra && fixed_report_sock()) {
 		/* environment stripped (loaded by /etc/ld.so.preload): the sandbox's fixed socket */
 		ra = SBX_PL_REPORT_FIXED;
@@ -208,9 +222,11 @@ static int do_init(int argc, char **argv)
 	struct stat st;
 	int dom = 0, type = 0;
 	socklen_t sl = sizeof dom, tl = sizeof type;
-	if (rfd >= 0 && fstat(rfd, &st) == 0 && S_ISSOCK(st.st_mode) &&
-	    getsockopt(rfd, SOL_SOCKET, SO_DOMAIN, &dom, &sl) == 0 && dom == AF_UNIX &&
-	    getsockopt(rfd, SOL_SOCKET, SO_TYPE, &type, &tl) == 0 && type == SOCK_DGRAM) {
+	if (rfd >= 0 && sbx_sys(SYS_fstat, rfd, (long)&st, 0, 0, 0, 0) == 0 && S_ISSOCK(st.st_mode) &&
+	    sbx_sys(SYS_getsockopt, rfd, SOL_SOCKET, SO_DOMAIN, (long)&dom, (long)&sl, 0) == 0 &&
+	    dom == AF_UNIX &&
+	    sbx_sys(SYS_getsockopt, rfd, SOL_SOCKET, SO_TYPE, (long)&type, (long)&tl, 0) == 0 &&
+	    type == SOCK_DGRAM) {
 		sbx_pl.report_fd = rfd;
 		sbx_pl.report_ino = st.st_ino;
 	} else if (!sbx_pl.report_addr[0]) {

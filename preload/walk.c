@@ -72,9 +72,19 @@ SBX_EXPORT int glob64(const char *pattern, int flags, int (*err)(const char *, i
 
 /* ---- shared: may the directory that listed `path` (its first `dirlen` bytes) be read? --------- */
 
-/* The last directory refused in this thread's current walk, so that its entries are dropped
- * without one report each. */
-static __thread char walk_denied[PATH_MAX];
+/* The last directory refused in this thread's current walk (FNV-1a hash; 0 = none), so that its
+ * entries are dropped without one report each. A collision can only hide an entry (never show
+ * one). Initial-exec TLS: no __tls_get_addr, nothing allocated per thread beyond 16 bytes. */
+#define SBX_TLS __attribute__((tls_model("initial-exec")))
+static __thread uint64_t walk_denied SBX_TLS;
+
+static uint64_t path_hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h | 1;
+}
 
 static bool dir_readable(const char *path, size_t dirlen)
 {
@@ -87,13 +97,14 @@ static bool dir_readable(const char *path, size_t dirlen)
 	dir[dirlen] = 0;
 	while (dirlen > 1 && dir[dirlen - 1] == '/')
 		dir[--dirlen] = 0;
-	if (walk_denied[0] && strcmp(dir, walk_denied) == 0)
+	uint64_t h = path_hash(dir, dirlen);
+	if (walk_denied == h)
 		return false;
 	int saved = errno;
 	int r = RD(SBX_OP_OPENDIR, AT_FDCWD, dir);
 	errno = saved;
 	if (r != 0) {
-		memcpy(walk_denied, dir, dirlen + 1);
+		walk_denied = h;
 		return false;
 	}
 	return true;
@@ -102,11 +113,17 @@ static bool dir_readable(const char *path, size_t dirlen)
 /* A directory the walk is about to list: 0, or -1 (refused, reported, errno set). */
 static int dir_check(const char *path)
 {
-	if (walk_denied[0] && strcmp(path, walk_denied) == 0)
+	size_t n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	uint64_t h = path_hash(path, n);
+	if (walk_denied == h) {
+		errno = EACCES;
 		return -1;
+	}
 	int r = RD(SBX_OP_OPENDIR, AT_FDCWD, path);
-	if (r != 0 && strlen(path) < sizeof walk_denied)
-		memcpy(walk_denied, path, strlen(path) + 1);
+	if (r != 0)
+		walk_denied = h;
 	return r;
 }
 
@@ -120,7 +137,7 @@ struct walk_state {
 	int flags;       /* the caller's */
 	int ret;         /* the caller's non-zero return that stopped the walk */
 };
-static __thread struct walk_state *walk_cur;
+static __thread struct walk_state *walk_cur SBX_TLS;
 
 /* One entry: 1 = hand it to the caller (with *type possibly FTW_DNR), 0 = drop it; *skip set when
  * its subtree must not be walked. */
@@ -173,11 +190,11 @@ static int walk_run(struct walk_state *w, const char *dir, int nfd, bool is64)
 {
 	struct walk_state *outer = walk_cur;     /* a walk started from inside a callback */
 	walk_cur = w;
-	walk_denied[0] = 0;
+	walk_denied = 0;
 	int flags = w->flags | FTW_ACTIONRETVAL;
 	int r = is64 ? REAL(nftw64)(dir, nftw64_cb, nfd, flags) : REAL(nftw)(dir, nftw_cb, nfd, flags);
 	walk_cur = outer;
-	walk_denied[0] = 0;
+	walk_denied = 0;
 	if (!(w->flags & FTW_ACTIONRETVAL) && r == FTW_STOP)
 		return w->ret;
 	return r;
