@@ -8,12 +8,15 @@
 source "$(dirname "$0")/../lib.sh"
 S=$SBXSUP
 PY=/usr/bin/python3
-H=$T_TMP/home; WS=$T_TMP/ws
+# the home with its canary key outside /tmp: without bwrap the run has a private /tmp (the host's
+# is invisible), and the preload, not the file modes, must be what stops the reads
+H=$(mktemp -d /var/tmp/sbxsup-plh.XXXXXX); chmod 755 "$H"; t_on_exit "rm -rf '$H'"
+WS=$T_TMP/ws
 # outside /tmp: in full mode the sandbox's own /tmp is writable, so a path under the host's /tmp
 # would be decided as the sandbox's
 TOOLS=$(mktemp -d /var/tmp/sbxsup-compat.XXXXXX); chmod 755 "$TOOLS"; t_on_exit "rm -rf '$TOOLS'"
 mkdir -p "$H/.ssh" "$WS" "$TOOLS"
-echo FAKE-KEY > "$H/.ssh/id_rsa"
+echo FAKE-KEY > "$H/.ssh/id_rsa"; chmod 755 "$H/.ssh"; chmod 644 "$H/.ssh/id_rsa"
 export HOME=$H
 cd "$WS" || exit 1
 runp() { local n=$1; shift; "$S" run --layers preload -w "$WS" -a "$T_TMP/$n.audit" -- "$@"; }
