@@ -337,7 +337,12 @@ static int run_main(struct run *r, int argc, char **argv)
 		return SBX_EXIT_INTERNAL;
 	if (!r->o.dry_run) {
 		char err[512] = "";
-		if (audit_open(&r->a, r->o.audit, r->m->name, err, sizeof err) < 0) {
+		struct audit_run_cfg ac = {
+			.dest = r->o.audit, .executor = r->m->name, .pol = r->pol,
+			.private_tmp = sbx_layer_on(&r->L, SBX_L_BWRAP),
+			.budget_mb = r->o.audit_budget_mb >= 0 ? r->o.audit_budget_mb
+				     : r->m->limits.audit_mb >= 0 ? r->m->limits.audit_mb : AUDIT_DEFAULT_BUDGET_MB};
+		if (audit_run_open(&r->a, &ac, err, sizeof err) < 0) {
 			sbx_msg("audit stream %s: %s", r->o.audit ? r->o.audit : "(none)",
 				err[0] ? err : "cannot open");
 			return SBX_EXIT_INTERNAL;

@@ -311,7 +311,7 @@ static void loop(struct run *r, bool bwrap_mode)
 			p[i_nf = n++] = (struct pollfd){.fd = sbx_netfilter_fd(r->nf), .events = POLLIN};
 		if (r->pr && sbx_probes_fd(r->pr) >= 0)
 			p[i_pr = n++] = (struct pollfd){.fd = sbx_probes_fd(r->pr), .events = POLLIN};
-		if (poll(p, (nfds_t)n, -1) < 0) {
+		if (poll(p, (nfds_t)n, audit_poll_ms(&r->a)) < 0) {
 			if (errno == EINTR)
 				continue;
 			sbx_msg("poll: %s", strerror(errno));
@@ -360,6 +360,8 @@ static void loop(struct run *r, bool bwrap_mode)
 			r->audit_failed = true;
 		if (p[i_sig].revents)
 			on_signal(r);
+		if (audit_tick(&r->a) < 0)
+			r->audit_failed = true;
 		if (r->audit_failed)
 			life_kill_now(r->child, &r->cg);
 	}

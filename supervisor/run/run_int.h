@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "audit.h"
+#include "audit_dest.h"
 #include "cgroup.h"
 #include "detect.h"
 #include "janitor.h"
