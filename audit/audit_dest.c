@@ -126,8 +126,13 @@ static int open_file(struct audit *a, const struct audit_run_cfg *c, char *err, 
 	int fd = open(c->dest, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK,
 		      0600);
 	if (fd < 0) {
-		if (errno == ELOOP)
+		int e = errno;
+		struct stat lst;
+		if (e == ELOOP)
 			return refuse(err, errlen, "refused: it is a symbolic link (never followed)");
+		if (lstat(c->dest, &lst) == 0 && !S_ISREG(lst.st_mode))
+			return refuse(err, errlen, "refused: not a regular file (fail closed: nothing runs)");
+		errno = e;
 		return refuse(err, errlen, "%s", strerror(errno));
 	}
 	struct stat st;

@@ -55,10 +55,13 @@ static const struct { const char *glob; const char *mask[2]; } etc_secrets[] = {
 	{ "/etc/gshadow*", { "/etc/gshadow", NULL } },
 	{ "/etc/sudoers*", { "/etc/sudoers", NULL } },
 	{ "/etc/sudoers.d", { "/etc/sudoers.d", NULL } },
+	{ "/var/lib/sbxsup", { "/var/lib/sbxsup", NULL } },   /* root's audit key (audit/audit_key.h) */
 };
 /* Per-user secrets, relative to the invoking user's home ("~/.ssh"): subtree rules. */
 static const char *const home_secrets[] = {
-	".ssh", ".gnupg", ".aws", ".config/gcloud", ".netrc", ".docker/config.json", NULL,
+	".ssh", ".gnupg", ".aws", ".config/gcloud", ".netrc", ".docker/config.json",
+	".local/state/sbxsup", /* a user's audit key (audit/audit_key.h) */
+	NULL,
 };
 
 struct pb {
