@@ -131,7 +131,7 @@ static int open_file(struct audit *a, const struct audit_run_cfg *c, char *err, 
 		if (e == ELOOP)
 			return refuse(err, errlen, "refused: it is a symbolic link (never followed)");
 		if (lstat(c->dest, &lst) == 0 && !S_ISREG(lst.st_mode))
-			return refuse(err, errlen, "refused: not a regular file (fail closed: nothing runs)");
+			return refuse(err, errlen, "refused: not a regular file");
 		errno = e;
 		return refuse(err, errlen, "%s", strerror(errno));
 	}
@@ -140,7 +140,7 @@ static int open_file(struct audit *a, const struct audit_run_cfg *c, char *err, 
 	if (fstat(fd, &st) < 0)
 		bad = strerror(errno);
 	else if (!S_ISREG(st.st_mode))
-		bad = "refused: not a regular file (fail closed: nothing runs)";
+		bad = "refused: not a regular file";
 	else if (st.st_uid != getuid())
 		bad = "refused: the file is not owned by the invoking user";
 	else if (st.st_nlink != 1)

@@ -15,7 +15,8 @@
  *    path still names that file (`audit_replaced` in run.end, a warning on stderr when not).
  *  - with a stream, the host key is loaded or created (audit_key.h) and refused when the policy
  *    would let the executor read it; flow control is on with budget_mb (audit.h).
- * Without a destination nothing is opened and no key is touched (events are only counted).
+ * Without a destination nothing is opened and no key is touched (events are only counted). With
+ * pol NULL (SBXSUP_SANDBOX=0: nothing is confined anyway) the policy checks are skipped.
  */
 #ifndef SBX_AUDIT_DEST_H
 #define SBX_AUDIT_DEST_H

@@ -338,12 +338,13 @@ static int run_main(struct run *r, int argc, char **argv)
 	if (!r->o.dry_run) {
 		char err[512] = "";
 		struct audit_run_cfg ac = {
-			.dest = r->o.audit, .executor = r->m->name, .pol = r->pol,
+			.dest = r->o.audit, .executor = r->m->name,
+			.pol = r->o.disabled ? NULL : r->pol, /* SBXSUP_SANDBOX=0: nothing is confined */
 			.private_tmp = sbx_layer_on(&r->L, SBX_L_BWRAP),
 			.budget_mb = r->o.audit_budget_mb >= 0 ? r->o.audit_budget_mb
 				     : r->m->limits.audit_mb >= 0 ? r->m->limits.audit_mb : AUDIT_DEFAULT_BUDGET_MB};
 		if (audit_run_open(&r->a, &ac, err, sizeof err) < 0) {
-			sbx_msg("audit stream %s: %s", r->o.audit ? r->o.audit : "(none)",
+			sbx_msg("audit stream %s: %s (fail closed: nothing runs)", r->o.audit ? r->o.audit : "(none)",
 				err[0] ? err : "cannot open");
 			return SBX_EXIT_INTERNAL;
 		}
