@@ -160,6 +160,7 @@ void audit_close(struct audit *a)
 	free(a->path);
 	a->path = NULL;
 	sodium_memzero(&a->key, sizeof a->key);
+	sodium_memzero(&a->mac0, sizeof a->mac0);
 	a->keyed = false;
 }
 
@@ -167,6 +168,7 @@ void audit_set_key(struct audit *a, const struct audit_key *k)
 {
 	a->key = *k;
 	a->keyed = true;
+	crypto_auth_hmacsha256_init(&a->mac0, k->k, AUDIT_KEY_BYTES);
 }
 
 int audit_set_flow(struct audit *a, long budget_mb)
@@ -524,9 +526,14 @@ int audit_write_event(struct audit *a, cJSON *ev, size_t *bytes)
 	p += 64;
 	line[p++] = '"';
 	char hash[65];
-	if (a->keyed)
-		audit_key_mac_hex(&a->key, line, p, hash);
-	else
+	if (a->keyed) {
+		crypto_auth_hmacsha256_state st = a->mac0;
+		unsigned char mac[crypto_auth_hmacsha256_BYTES];
+		crypto_auth_hmacsha256_update(&st, (const unsigned char *)line, p);
+		crypto_auth_hmacsha256_final(&st, mac);
+		sodium_bin2hex(hash, sizeof hash, mac, sizeof mac);
+		sodium_memzero(&st, sizeof st);
+	} else
 		audit_sha256_hex(line, p, hash);
 	memcpy(line + p, ",\"hash\":\"", 9);
 	p += 9;

@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <cjson/cJSON.h>
+#include <sodium.h>
 
 #include "audit_key.h"
 
@@ -50,6 +51,7 @@ struct audit {
 	uint64_t count[AUDIT_MAX_EVENT_KINDS];
 	struct audit_key key;        /* valid when keyed */
 	bool keyed;
+	crypto_auth_hmacsha256_state mac0; /* HMAC state after the key: copied for each line */
 	uint64_t sev_count[6];       /* by enum sbx_sev, events seen */
 	struct audit_flow *flow;     /* coalescing + budgets (audit_flow.c), NULL when off; owned */
 	/* a file destination opened by audit_dest_open: the path and what it named */

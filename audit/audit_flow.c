@@ -1,8 +1,8 @@
 /* audit_flow.c — flow control of the audit stream: coalescing, budgets, summaries (audit.h).
  *
- * Coalescing key: event, src and the members that say what was tried and what was decided —
- * op, syscall, path, host, addr, port, proto, access, rule, outcome, errno, action, sensor.
- * NOT pid/comm/exe (a fork flood would defeat it; the line keeps the first occurrence's). Only
+ * Coalescing key: event, src, the program (comm, exe) and the members that say what was tried and
+ * what was decided — op, syscall, path, host, addr, port, proto, access, rule, outcome, errno,
+ * action, sensor. NOT pid (a fork flood would defeat it; the line keeps the first pid). Only
  * consecutive events coalesce (A A A B A is three lines), so the stream keeps its order; a held
  * line is written when a different event arrives, when any non-security event is written, after
  * AUDIT_COALESCE_MS (audit_tick, or the next event), and before run.end.
@@ -48,9 +48,9 @@ struct audit_flow {
 	size_t nsum[2];
 };
 
-static const char *const KEY_FIELDS[] = {"event", "src", "op", "syscall", "path", "host", "addr",
-					 "port", "proto", "access", "rule", "outcome", "errno",
-					 "action", "sensor", NULL};
+static const char *const KEY_FIELDS[] = {"event", "src", "comm", "exe", "op", "syscall", "path",
+					 "host", "addr", "port", "proto", "access", "rule", "outcome",
+					 "errno", "action", "sensor", NULL};
 
 struct audit_flow *audit_flow_new(long budget_mb)
 {

@@ -50,12 +50,13 @@ for l in lines:
 sys.exit(1)
 PY
 }
-# audit_count FILE EVENT : number of lines with that event
+# audit_count FILE EVENT : number of events of that kind (a coalesced line counts as its "count")
 audit_count() { python3 -c 'import json,sys
 n=0
 for l in open(sys.argv[1]):
-    try: n += json.loads(l).get("event")==sys.argv[2]
-    except ValueError: pass
+    try: o=json.loads(l)
+    except ValueError: continue
+    if o.get("event")==sys.argv[2]: n += o.get("count",1)
 print(n)' "$1" "$2"; }
 
 # need_root / need_cmd: print SKIP and return 1 when missing
