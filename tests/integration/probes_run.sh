@@ -112,13 +112,14 @@ import json, sys
 n = lost = 0; end = False
 for l in open(sys.argv[1]):
     o = json.loads(l)
-    if o["event"] == "kernel.violation": n += 1
+    if o["event"] == "kernel.violation": n += o.get("count", 1)  # coalesced lines count as "count"
     if o["event"] == "run.end": lost = o["lost"]; end = True
 print(n, lost, end)
 PY
 )
 read -r nv lost ended <<<"$res"
-if [ $RC -eq 0 ] && [ "$ended" = True ] && [ $((nv + lost)) -eq 1000000 ] && [ "$lost" -gt 0 ]; then
+# (lost may be 0: with coalescing the supervisor may keep up with the ring; the stream stays bounded)
+if [ $RC -eq 0 ] && [ "$ended" = True ] && [ $((nv + lost)) -eq 1000000 ] && [ "$(wc -l < "$A")" -lt 100000 ]; then
 	t_pass probes_flood_lost_exact
 else t_fail probes_flood_lost_exact "rc=$RC violations=$nv lost=$lost run.end=$ended"; fi
 
