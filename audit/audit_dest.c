@@ -165,14 +165,14 @@ static int open_file(struct audit *a, const struct audit_run_cfg *c, char *err, 
 	return 0;
 }
 
+/* The host key, after asking the policy whether the executor could read it (before creating it). */
 static int load_key(struct audit *a, const struct audit_run_cfg *c, char *err, size_t errlen)
 {
 	struct audit_key k;
-	char kpath[PATH_MAX + 16], msg[600];
-	if (audit_key_host(&k, true, kpath, sizeof kpath, msg, sizeof msg) < 0)
+	char dir[PATH_MAX], kpath[PATH_MAX + 16], msg[600];
+	if (audit_key_dir(dir, sizeof dir, msg, sizeof msg) < 0)
 		return refuse(err, errlen, "%s", msg);
-	audit_set_key(a, &k);
-	sodium_memzero(&k, sizeof k);
+	snprintf(kpath, sizeof kpath, "%s/%s", dir, AUDIT_KEY_FILE);
 	if (c->pol) {
 		char abs[PATH_MAX], res[PATH_MAX], which[PATH_MAX];
 		if (paths_of(kpath, abs, res) < 0)
@@ -186,6 +186,10 @@ static int load_key(struct audit *a, const struct audit_run_cfg *c, char *err, s
 					      kpath, rule);
 		}
 	}
+	if (audit_key_host(&k, true, NULL, 0, msg, sizeof msg) < 0)
+		return refuse(err, errlen, "%s", msg);
+	audit_set_key(a, &k);
+	sodium_memzero(&k, sizeof k);
 	return 0;
 }
 

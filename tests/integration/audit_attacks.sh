@@ -111,6 +111,26 @@ for m in full no-bwrap preload-only; do
 	else t_fail "audit_key_unreadable/$m" "id=$id out=$out"; fi
 done
 
+# a normal user: the key is created under ~/.local/state/sbxsup (0700/0600) and unreadable from a run;
+# an XDG_STATE_HOME inside the workspace is refused before any key is created there
+if need_cmd audit_key_user setpriv; then
+	U=$T_TMP/user; mkdir -p "$U/home" "$U/ws" "$U/aud"; chown -R 65534:65534 "$U"
+	uout=$(cd "$U/ws" && setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$U/home" \
+		"$S" run --layers preload,seccomp,landlock,limits -a "$U/aud/a.log" -- sh -c "cat $U/home/.local/state/sbxsup/audit.key | wc -c" 2>&1)
+	uk=$U/home/.local/state/sbxsup/audit.key
+	why=; [ "$(stat -c '%a %U' "$uk" 2>/dev/null)" = "600 nobody" ] || why="key mode/owner: $(stat -c '%a %U' "$uk" 2>&1)"
+	[ "$(stat -c %a "$(dirname "$uk")")" = 700 ] || why="$why dir mode"
+	grep -qx 0 <<<"$(head -1 <<<"$uout")" || why="$why read: $uout"
+	audit_has "$U/aud/a.log" run.start key="$(b2sum -l 64 "$uk" | cut -c1-16)" || why="$why no key id"
+	audit_has "$U/aud/a.log" preload.deny path="$uk" || why="$why no preload.deny"
+	[ -z "$why" ] && t_pass audit_key_user || t_fail audit_key_user "$why"
+	uout=$(cd "$U/ws" && setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$U/home" XDG_STATE_HOME="$U/ws/state" \
+		"$S" run --layers preload,seccomp,landlock,limits -a "$U/aud/b.log" -- true 2>&1); rc=$?
+	if [ $rc -eq 125 ] && grep -q 'could read the audit key' <<<"$uout" && [ ! -e "$U/ws/state/sbxsup/audit.key" ]; then
+		t_pass audit_key_in_workspace_refused
+	else t_fail audit_key_in_workspace_refused "rc=$rc $uout"; fi
+fi
+
 # ---- 4. forged re-chained copies -----------------------------------------------------------------
 A=$AD/real.log
 (cd "$WS" && "$S" run -m "$MF" -w "$WS" -a "$A" -- cat "$OUT/secret" >/dev/null 2>&1)
