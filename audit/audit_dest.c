@@ -100,7 +100,9 @@ static bool same_file(int fd, int other)
 	return fstat(fd, &a) == 0 && fstat(other, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-static int check_fd_dest(const char *dest, char *err, size_t errlen)
+static int check_path(const struct audit_run_cfg *c, char *err, size_t errlen);
+
+static int check_fd_dest(const struct audit_run_cfg *c, const char *dest, char *err, size_t errlen)
 {
 	char *end;
 	errno = 0;
@@ -116,6 +118,18 @@ static int check_fd_dest(const char *dest, char *err, size_t errlen)
 			return refuse(err, errlen, "refused: descriptor %ld names the same file or pipe as the "
 				      "executor's %s, which could forge lines into the stream", n,
 				      s == 0 ? "stdin" : s == 1 ? "stdout" : "stderr");
+	/* a regular file: the same rule as for a path (the executor must not be able to write it) */
+	struct stat st;
+	char link[64], path[PATH_MAX];
+	snprintf(link, sizeof link, "/proc/self/fd/%ld", n);
+	ssize_t k;
+	if (fstat((int)n, &st) == 0 && S_ISREG(st.st_mode) && (k = readlink(link, path, sizeof path - 1)) > 0 &&
+	    path[0] == '/') {
+		path[k] = '\0';
+		struct audit_run_cfg pc = *c;
+		pc.dest = path;
+		return check_path(&pc, err, errlen);
+	}
 	return 0;
 }
 
@@ -202,7 +216,7 @@ int audit_run_open(struct audit *a, const struct audit_run_cfg *c, char *err, si
 		return refuse(err, errlen, "refused: \"-\" would share sbxsup's stderr with the executor, which "
 			      "could forge lines into the stream; use -a FILE or -a fd:N (N > 2)");
 	}
-	if (d && strncmp(d, "fd:", 3) == 0 && check_fd_dest(d, err, errlen) < 0) {
+	if (d && strncmp(d, "fd:", 3) == 0 && check_fd_dest(c, d, err, errlen) < 0) {
 		memset(a, 0, sizeof *a);
 		a->fd = -1;
 		return -1;

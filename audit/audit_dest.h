@@ -5,7 +5,8 @@
  * reason in err (the caller exits 125):
  *  - "-" is refused: the executor inherits sbxsup's stderr, so it could print forged lines into
  *    the stream (or truncate it when stderr is a file). "fd:N" is refused for N = 0, 1, 2 and for a
- *    descriptor naming the same file or pipe as the executor's stdin/stdout/stderr.
+ *    descriptor naming the same file or pipe as the executor's stdin/stdout/stderr; a descriptor on
+ *    a regular file is checked like a path (its /proc/self/fd name).
  *  - a path is refused when the compiled policy lets the executor write the file, its directory
  *    or any ancestor directory (checked on the path as given and on its directory resolved with
  *    realpath; a "builtin:tmp" grant does not count when the executor gets a private /tmp, i.e.

@@ -91,6 +91,13 @@ audit_has "$AD/fd7.log" run.end forged=SBXAUD_FORGED && why="$why forged-in-stre
 audit_has "$AD/fd7.log" run.end || why="$why no-run.end"
 [ -z "$why" ] && t_pass audit_dest_private_fd_ok || t_fail audit_dest_private_fd_ok "$why: $out"
 
+# a descriptor open on a file in the workspace: the same rule as a path
+out=$( { cd "$WS" && "$S" run -m "$MF" -w "$WS" -a fd:7 -- /usr/bin/touch "$WS/ran"; } 7>>"$WS/fd.log" 2>&1 </dev/null); rc=$?
+if [ $rc -eq 125 ] && [ ! -e "$WS/ran" ] && [ ! -s "$WS/fd.log" ] && grep -q 'executor can write' <<<"$out"; then
+	t_pass audit_dest_fd_into_workspace_refused
+else t_fail audit_dest_fd_into_workspace_refused "rc=$rc $out"; fi
+rm -f "$WS/ran" "$WS/fd.log"
+
 # ---- 2. replaced during the run ------------------------------------------------------------------
 A=$AD/replaced.log
 ( sleep 1; mv "$A" "$AD/replaced.orig"; echo '{"forged":1}' > "$A" ) &
