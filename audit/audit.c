@@ -168,7 +168,7 @@ void audit_set_key(struct audit *a, const struct audit_key *k)
 {
 	a->key = *k;
 	a->keyed = true;
-	crypto_auth_hmacsha256_init(&a->mac0, k->k, AUDIT_KEY_BYTES);
+	crypto_generichash_init(&a->mac0, k->k, AUDIT_KEY_BYTES, AUDIT_MAC_BYTES);
 }
 
 int audit_set_flow(struct audit *a, long budget_mb)
@@ -527,10 +527,10 @@ int audit_write_event(struct audit *a, cJSON *ev, size_t *bytes)
 	line[p++] = '"';
 	char hash[65];
 	if (a->keyed) {
-		crypto_auth_hmacsha256_state st = a->mac0;
-		unsigned char mac[crypto_auth_hmacsha256_BYTES];
-		crypto_auth_hmacsha256_update(&st, (const unsigned char *)line, p);
-		crypto_auth_hmacsha256_final(&st, mac);
+		crypto_generichash_state st = a->mac0;
+		unsigned char mac[AUDIT_MAC_BYTES];
+		crypto_generichash_update(&st, (const unsigned char *)line, p);
+		crypto_generichash_final(&st, mac, sizeof mac);
 		sodium_bin2hex(hash, sizeof hash, mac, sizeof mac);
 		sodium_memzero(&st, sizeof st);
 	} else

@@ -3,7 +3,7 @@
  * Promise: each event is one JSON object on one line (<= AUDIT_MAX_LINE bytes, UTF-8: invalid
  * bytes in strings are replaced by U+FFFD), written with exactly one write(2), carrying
  * v, ts, run, seq, executor, event, src, <event fields>, prev, hash — in that order, hash last.
- * hash = with a key (audit_set_key): lowercase hex HMAC-SHA-256 with that key (audit_key.h) of the
+ * hash = with a key (audit_set_key): lowercase hex keyed BLAKE2b-256 with that key (audit_key.h) of the
  * line's exact bytes before `,"hash":`, and run.start carries `key` (the key id); without a key:
  * SHA-256 of the same bytes (unauthenticated, for tests and tools). prev = the previous line's hash
  * (64 zeros for seq 0). seq is assigned when the line is written, so it never has gaps.
@@ -51,7 +51,7 @@ struct audit {
 	uint64_t count[AUDIT_MAX_EVENT_KINDS];
 	struct audit_key key;        /* valid when keyed */
 	bool keyed;
-	crypto_auth_hmacsha256_state mac0; /* HMAC state after the key: copied for each line */
+	crypto_generichash_state mac0; /* keyed BLAKE2b state after the key block: copied per line */
 	uint64_t sev_count[6];       /* by enum sbx_sev, events seen */
 	struct audit_flow *flow;     /* coalescing + budgets (audit_flow.c), NULL when off; owned */
 	/* a file destination opened by audit_dest_open: the path and what it named */

@@ -41,11 +41,8 @@ void audit_key_id(const unsigned char k[AUDIT_KEY_BYTES], char id[AUDIT_KEY_ID_L
 
 void audit_key_mac_hex(const struct audit_key *k, const void *buf, size_t len, char out[65])
 {
-	unsigned char mac[crypto_auth_hmacsha256_BYTES];
-	crypto_auth_hmacsha256_state st;
-	crypto_auth_hmacsha256_init(&st, k->k, AUDIT_KEY_BYTES);
-	crypto_auth_hmacsha256_update(&st, buf, len);
-	crypto_auth_hmacsha256_final(&st, mac);
+	unsigned char mac[AUDIT_MAC_BYTES];
+	crypto_generichash(mac, sizeof mac, buf, len, k->k, AUDIT_KEY_BYTES);
 	sodium_bin2hex(out, 65, mac, sizeof mac);
 }
 

@@ -1,9 +1,11 @@
 /* audit_key.h — the secret key that authenticates the audit stream (docs/audit-keys.md).
  *
  * Promise: a key is 32 random bytes. Its id is the lowercase hex of the unkeyed BLAKE2b-64 of
- * those bytes (16 hex digits; `b2sum -l 64 KEYFILE` prints the same). The MAC of a line is
- * HMAC-SHA-256 (libsodium crypto_auth_hmacsha256) with the key over the same bytes the unkeyed
- * stream hashed (the line before `,"hash":`), as 64 lowercase hex digits.
+ * those bytes (16 hex digits; `b2sum -l 64 KEYFILE` prints the same). The MAC of a line is keyed
+ * BLAKE2b with a 32-byte output (libsodium crypto_generichash with the key; Python:
+ * hashlib.blake2b(data, key=key, digest_size=32)) over the same bytes the unkeyed stream hashed
+ * (the line before `,"hash":`), as 64 lowercase hex digits. (Keyed BLAKE2b, not HMAC-SHA-256:
+ * libsodium's BLAKE2b is ~3x faster here, which keeps the writer above 200 000 lines/s.)
  *
  * The host key lives in one directory per invoking user: root (euid 0) /var/lib/sbxsup, anyone
  * else $XDG_STATE_HOME/sbxsup (when absolute) or $HOME/.local/state/sbxsup; file `audit.key`,
@@ -26,6 +28,7 @@
 
 #define AUDIT_KEY_BYTES 32
 #define AUDIT_KEY_ID_LEN 16
+#define AUDIT_MAC_BYTES 32
 #define AUDIT_KEY_FILE "audit.key"
 
 struct audit_key {
@@ -43,7 +46,7 @@ int audit_key_host(struct audit_key *k, bool create, char *path_out, size_t path
 int audit_key_load(const char *path, struct audit_key *k, char *err, size_t errlen);
 /* id of raw key bytes. */
 void audit_key_id(const unsigned char k[AUDIT_KEY_BYTES], char id[AUDIT_KEY_ID_LEN + 1]);
-/* HMAC-SHA-256 of buf[0..len) as 64 hex digits + NUL. */
+/* Keyed BLAKE2b-256 of buf[0..len) as 64 hex digits + NUL. */
 void audit_key_mac_hex(const struct audit_key *k, const void *buf, size_t len, char out[65]);
 /* true when s is a well-formed key id (16 lowercase hex digits). */
 bool audit_key_id_valid(const char *s);

@@ -7,7 +7,7 @@
  * `FILE:LINE: problem` (the first VERIFY_MAX_LISTED, then a count).
  * Keys: every --key (a key file, or a directory of keys named <id>.key / <id>); without --key, the
  * host key directory (audit_key.h) when readable. A run whose run.start names a key id (`key`) has
- * each line's hash checked as HMAC-SHA-256 with that key; a run without a key id has SHA-256 hashes.
+ * each line's hash checked as keyed BLAKE2b-256 with that key; a run without a key id has SHA-256 hashes.
  * With --key, a run that cannot be authenticated (no key id, unknown key) is a problem; without
  * --key it is only counted, and the last line says that its authenticity was NOT checked (then
  * prev links, seq, schema are still checked; a keyed line's content cannot be, without its key).
@@ -241,7 +241,7 @@ static const char help[] =
 	"usage: sbxsup audit verify [--key FILE|DIR]... [--allow-incomplete] FILE...   (\"-\" = stdin)\n"
 	"Checks every line: valid UTF-8 JSON object <= 64 KiB with the common fields (v, ts, run, seq,\n"
 	"executor, event, src, ..., prev, hash) in order; per run: seq from 0 without gap or duplicate,\n"
-	"prev = the previous event's hash, and hash = HMAC-SHA-256 with the key named by run.start's\n"
+	"prev = the previous event's hash, and hash = keyed BLAKE2b-256 with the key named by run.start's\n"
 	"\"key\" (SHA-256 for runs without a key id) of the bytes before ,\"hash\":. Runs may interleave.\n"
 	"  --key FILE|DIR      key file, or directory of keys named <id>.key (streams from many hosts);\n"
 	"                      repeatable. With --key every run must be authenticated by one of them.\n"

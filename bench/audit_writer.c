@@ -1,6 +1,6 @@
 /* audit_writer.c — audit writer throughput and audit-file generator, for `make bench`.
  *
- * Promise: uses the real writer (audit/audit.h: cJSON event, keyed HMAC-SHA-256 chain with a fixed
+ * Promise: uses the real writer (audit/audit.h: cJSON event, keyed BLAKE2b-256 MAC chain with a fixed
  * bench key — what `sbxsup run` writes —, one write(2) per line).
  *   audit_writer rate FILE ROUNDS N   each round opens FILE (fresh run), emits N preload.deny
  *                                     events, closes; prints {"op":"audit_emit","rounds":R,

@@ -143,7 +143,7 @@ A=$AD/real.log
 (cd "$WS" && "$S" run -m "$MF" -w "$WS" -a "$A" -- cat "$OUT/secret" >/dev/null 2>&1)
 head -c 32 /dev/urandom > "$T_TMP/other.key"
 python3 - "$A" "$T_TMP" "$T_TMP/other.key" <<'PY'
-import hashlib, hmac, json, sys
+import hashlib, json, sys
 src, d, okey = sys.argv[1], sys.argv[2], open(sys.argv[3], 'rb').read()
 lines = open(src).read().splitlines()
 def rechain(mac, drop_key=False, key_id=None):
@@ -164,7 +164,7 @@ sha = lambda b: hashlib.sha256(b).hexdigest()
 oid = hashlib.blake2b(okey, digest_size=8).hexdigest()
 open(d + '/forged-sha.log', 'w').write(rechain(sha))
 open(d + '/forged-nokey.log', 'w').write(rechain(sha, drop_key=True))
-open(d + '/forged-otherkey.log', 'w').write(rechain(lambda b: hmac.new(okey, b, hashlib.sha256).hexdigest(), key_id=oid))
+open(d + '/forged-otherkey.log', 'w').write(rechain(lambda b: hashlib.blake2b(b, key=okey, digest_size=32).hexdigest(), key_id=oid))
 PY
 ok=1; why=
 "$S" audit verify --key "$KEYDIR" "$A" >/dev/null || { ok=0; why="real stream rejected"; }
