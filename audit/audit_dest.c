@@ -100,8 +100,6 @@ static bool same_file(int fd, int other)
 	return fstat(fd, &a) == 0 && fstat(other, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-static int check_path(const struct audit_run_cfg *c, char *err, size_t errlen);
-
 static int check_fd_dest(const struct audit_run_cfg *c, const char *dest, char *err, size_t errlen)
 {
 	char *end;
