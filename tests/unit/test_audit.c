@@ -571,7 +571,12 @@ static void test_coalescing(void **state)
 	assert_int_equal(nget(v[3], "count"), 3);
 	cJSON *counts = cJSON_GetObjectItem(v[4], "counts");
 	assert_int_equal(nget(counts, "kernel.violation"), 9); /* every event seen */
-	assert_int_equal(nget(cJSON_GetObjectItem(v[4], "severity"), "critical"), 1);
+	const cJSON *sv = cJSON_GetObjectItem(v[4], "severity"); /* the table is severity.c's business */
+	double sum = 0;
+	for (const cJSON *it = sv ? sv->child : NULL; it; it = it->next)
+		sum += it->valuedouble;
+	assert_int_equal(sum, 9);
+	assert_true(nget(sv, "critical") >= 1); /* the breach */
 	assert_int_equal(nget(cJSON_GetObjectItem(v[4], "audit"), "coalesced"), 6);
 	free_lines(v, n);
 	unlink(t.path);
