@@ -208,7 +208,9 @@ for l in open(sys.argv[1]):
     if o["event"]=="preload.deny": n+=o.get("count",1)
     if o["event"]=="run.end": print(n, o["counts"].get("preload.deny"), o["audit"]["preload"]["suppressed"]+n-o["audit"]["preload"]["unsummarised"]); break' "$A")
 	sz=$(stat -c %s "$A")
-	if [ $m = preload-only ]; then want=outcome=breach; else want=outcome=contained; fi
+	# preload-only: nothing in the kernel stops the raw open where the file is visible (breach); a
+	# private mount namespace may hide it (contained). Either way the kernel-side event is there.
+	if [ $m = preload-only ]; then want=outcome~; else want=outcome=contained; fi
 	if [ $m != preload-only ] && grep -q CANARY <<<"$out"; then want="read-the-canary"; fi
 	why=; [ $rc -eq 0 ] || why="rc=$rc"
 	audit_has "$A" kernel.violation path="$OUT/secret" $want || why="$why no-kernel.violation($want)"
