@@ -288,8 +288,11 @@ static void parse_cap(struct ps *s, const cJSON *c, size_t idx)
 			perr(s, jp, "hosts on an fs capability (hosts belong to network capabilities)");
 		}
 		if (!hint && !hints) {
-			perr(s, cj, "fs:%s needs \"hint\" or \"hints\" (the paths it grants), e.g. "
-			     "{\"cap\": \"fs:%s\", \"hints\": [\"./out\"]}", qs, qs);
+			/* Contract v2: "fs:read" without hints (Metnos manifests) is accepted and grants
+			 * nothing beyond the built-in defaults. */
+			mf_warnf(s->e, "%s: fs:%s without \"hint\"/\"hints\" grants nothing beyond the "
+				 "defaults (write e.g. {\"cap\": \"fs:%s\", \"hints\": [\"./out\"]})",
+				 cj, qs, qs);
 			return;
 		}
 		if (write)

@@ -90,6 +90,7 @@ static int replan(struct run *r, bool wrapped)
 	char err[512] = "";
 	bool active = !r->o.disabled;
 	r->plan.wrapped = wrapped;
+	r->plan.cmd = r->o.cmd[0];
 	bool report = active && !r->rep_failed && sbx_layer_on(&r->L, layer_preload.id);
 	if (plan_names(&r->plan, report, active && !wrapped) < 0) {
 		sbx_msg("cannot choose the run's private directory names: %s", strerror(errno));
