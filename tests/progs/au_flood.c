@@ -1,6 +1,8 @@
 /* au_flood.c — helper for tests/integration/audit_attacks.sh: tries to flood the audit stream.
- *   au_flood forge N SECRET  send N well-formed preload deny records with distinct paths through
- *                            SBXSUP_REPORT_FD (blocking: none is lost on the way), then read SECRET
+ *   au_flood forge N SECRET  send N well-formed preload deny records with distinct paths to the
+ *                            report address (SBXSUP_REPORT_ADDR) with raw system calls (blocking:
+ *                            none is lost on the way; the inherited report fd is guarded by the
+ *                            preload), then read SECRET
  *                            with a raw openat system call (the preload never sees it: a kernel-side
  *                            event must report it) and print what it got
  *   au_flood deny N PATH     N libc open(PATH) calls (each one denied by the preload and reported)
@@ -13,6 +15,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 struct hdr { /* same layout as struct sbx_rec_hdr (policy/report.h) */
@@ -27,15 +30,18 @@ struct hdr { /* same layout as struct sbx_rec_hdr (policy/report.h) */
 	uint32_t dropped;
 };
 
-/* a system call the preload cannot interpose (no libc wrapper) */
-static long raw_openat(const char *path)
+/* A system call the preload cannot interpose (no libc wrapper): the preload guards its own report
+ * descriptor against libc calls, an attacker uses the raw instruction. */
+static long raw6(long n, long a, long b, long c, long d, long e, long f)
 {
 #if defined(__x86_64__)
-	register long r10 __asm__("r10") = 0;
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
 	long ret;
 	__asm__ volatile("syscall"
 			 : "=a"(ret)
-			 : "a"((long)SYS_openat), "D"((long)AT_FDCWD), "S"(path), "d"((long)O_RDONLY), "r"(r10)
+			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
 			 : "rcx", "r11", "memory");
 	if (ret < 0) {
 		errno = (int)-ret;
@@ -43,8 +49,13 @@ static long raw_openat(const char *path)
 	}
 	return ret;
 #else
-	return syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
+	return syscall(n, a, b, c, d, e, f);
 #endif
+}
+
+static long raw_openat(const char *path)
+{
+	return raw6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY, 0, 0, 0);
 }
 
 int main(int argc, char **argv)
@@ -64,8 +75,14 @@ int main(int argc, char **argv)
 		printf("%ld of %ld opens denied\n", denied, n);
 		return 0;
 	}
-	const char *rf = getenv("SBXSUP_REPORT_FD");
-	int fd = rf ? atoi(rf) : -1;
+	/* The report address (SBXSUP_REPORT_ADDR; /run/sbxsup/report inside bwrap), through a socket of
+	 * our own made with raw system calls: the inherited report descriptor is guarded by the preload. */
+	const char *ra = getenv("SBXSUP_REPORT_ADDR");
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", ra ? ra : "/run/sbxsup/report");
+	int fd = (int)raw6(SYS_socket, AF_UNIX, SOCK_DGRAM, 0, 0, 0, 0);
+	if (fd >= 0 && raw6(SYS_connect, fd, (long)&sa, (long)sizeof sa, 0, 0, 0) < 0)
+		fd = -1;
 	long sent = 0;
 	for (long i = 0; fd >= 0 && i < n; i++) {
 		char buf[sizeof(struct hdr) + 128];
@@ -76,7 +93,7 @@ int main(int argc, char **argv)
 		memcpy(buf, &h, sizeof h);
 		memcpy(buf + sizeof h, subj, (size_t)sl);
 		memcpy(buf + sizeof h + sl, "evil", 4);
-		if (send(fd, buf, sizeof h + (size_t)sl + 4, MSG_NOSIGNAL) > 0)
+		if (raw6(SYS_sendto, fd, (long)buf, (long)(sizeof h + (size_t)sl + 4), MSG_NOSIGNAL, 0, 0) > 0)
 			sent++;
 	}
 	long f = raw_openat(argv[3]);
