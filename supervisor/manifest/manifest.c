@@ -841,6 +841,14 @@ int mf_ctx_init(struct mf_ctx *ctx, const char *workspace, char *err, size_t err
 			 "project directory or give -w DIR");
 		return -1;
 	}
+	/* /tmp and /dev/shm are the sandbox's own private, empty directories: a workspace there would be
+	 * hidden by them (bwrap) or shared with every other run and user of the host */
+	if (!strcmp(ctx->workspace_buf, "/tmp") || !strcmp(ctx->workspace_buf, "/dev/shm") ||
+	    !strcmp(ctx->workspace_buf, "/var/tmp")) {
+		snprintf(err, errlen, "workspace is %s itself (every run gets a private one); run from a directory "
+			 "below it or give -w DIR", ctx->workspace_buf);
+		return -1;
+	}
 	ctx->workspace = ctx->workspace_buf;
 	return 0;
 }
