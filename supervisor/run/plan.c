@@ -33,6 +33,8 @@ int plan_names(struct run_plan *p, bool want_report, bool direct)
 		if (pick_name(p->repdir, sizeof p->repdir) < 0)
 			return -1;
 		snprintf(p->repsock, sizeof p->repsock, "%s/report", p->repdir);
+	} else if (!want_report) {
+		p->repdir[0] = p->repsock[0] = 0; /* no preload, or its socket could not be made */
 	}
 	if (direct && !p->tmpdir[0] && pick_name(p->tmpdir, sizeof p->tmpdir) < 0)
 		return -1;
