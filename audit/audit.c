@@ -431,6 +431,9 @@ int audit_emit(struct audit *a, cJSON *ev)
 	enum sbx_sev sev = sbx_sev_classify(ev);
 	if (sev != SBX_SEV_NONE) {
 		a->sev_count[sev]++;
+		const cJSON *oc = cJSON_GetObjectItemCaseSensitive(ev, "outcome");
+		if (cJSON_IsString(oc) && !strcmp(oc->valuestring, "breach"))
+			a->breaches++;
 		if (!cJSON_GetObjectItemCaseSensitive(ev, "sev") &&
 		    !cJSON_AddStringToObject(ev, "sev", sbx_sev_name(sev))) {
 			cJSON_Delete(ev);

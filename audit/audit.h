@@ -53,6 +53,7 @@ struct audit {
 	bool keyed;
 	crypto_generichash_state mac0; /* keyed BLAKE2b state after the key block: copied per line */
 	uint64_t sev_count[6];       /* by enum sbx_sev, events seen */
+	uint64_t breaches;           /* events seen with outcome "breach" (the result record's verdict) */
 	struct audit_flow *flow;     /* coalescing + budgets (audit_flow.c), NULL when off; owned */
 	/* a file destination opened by audit_dest_open: the path and what it named */
 	char *path;                  /* owned, NULL when not a file */

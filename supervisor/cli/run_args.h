@@ -17,6 +17,8 @@ struct run_opts {
 	unsigned want, require;   /* layer masks */
 	long timeout_s;           /* 0: manifest / default */
 	long audit_budget_mb;     /* --audit-budget MB; -1: manifest limits.audit_mb / default */
+	const char *result;       /* --result FD|FILE: the result record's destination, NULL: none */
+	const char *tag;          /* --tag STRING: the caller's tag (run.start, result record), NULL */
 	bool dry_run;
 	bool disabled;            /* SBXSUP_SANDBOX=0 */
 	char **cmd;               /* NULL-terminated */

@@ -17,6 +17,7 @@
  *                clean-up. An audit write failure kills the run (exit 125: fail closed).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@ static int load_manifest(struct run *r)
 	memset(&errs, 0, sizeof errs);
 	if (mf_ctx_init(&ctx, r->o.workspace, err, sizeof err) < 0) {
 		sbx_msg("%s", err[0] ? err : "cannot determine the workspace / home directory");
+		run_reason(r, SBX_REASON_BAD_ARGUMENTS, "%s", err[0] ? err : "cannot determine the workspace");
 		return -1;
 	}
 	int rc = r->o.manifest ? manifest_load(r->o.manifest, &ctx, &r->m, &errs)
@@ -49,6 +51,7 @@ static int load_manifest(struct run *r)
 			sbx_msg("%s: %s", src, errs.msg[i]);
 		if (!errs.n)
 			sbx_msg("%s: cannot load the manifest", src);
+		run_reason(r, SBX_REASON_BAD_MANIFEST, "%s: %s", src, errs.n ? errs.msg[0] : "cannot load the manifest");
 		mf_errors_free(&errs);
 		return -1;
 	}
@@ -167,15 +170,32 @@ static int open_audit(struct run *r)
 	if (audit_run_open(&r->a, &ac, err, sizeof err) < 0) {
 		sbx_msg("audit stream %s: %s (fail closed: nothing runs)", r->o.audit ? r->o.audit : "(none)",
 			err[0] ? err : "cannot open");
+		/* refused by what it is (where the executor could write it, a symlink, stderr, ...), or unwritable */
+		bool dest = r->o.audit && (!strcmp(r->o.audit, "-") || errno == ELOOP || strstr(err, "refus") ||
+					   strstr(err, "executor") || strstr(err, "owned") || strstr(err, "regular"));
+		run_reason(r, dest ? SBX_REASON_AUDIT_DESTINATION : SBX_REASON_AUDIT_UNWRITABLE, "audit stream %s: %s",
+			   r->o.audit ? r->o.audit : "(none)", err[0] ? err : "cannot open");
 		return -1;
 	}
 	r->audit_ok = true;
 	return 0;
 }
 
+void run_reason(struct run *r, const char *code, const char *fmt, ...)
+{
+	if (r->reason)
+		return;
+	r->reason = code;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->reason_msg, sizeof r->reason_msg, fmt, ap);
+	va_end(ap);
+}
+
 /* Refusal before anything ran: record it (when there is a stream) and exit 125. */
 static int refuse(struct run *r)
 {
+	run_reason(r, SBX_REASON_LAYER_REQUIRED, "a required layer is not active (see stderr)");
 	if (r->audit_ok && run_emit_start(r) == 0)
 		(void)run_emit_end(r, SBX_EXIT_INTERNAL, 0);
 	return SBX_EXIT_INTERNAL;
@@ -244,8 +264,22 @@ static int finish(struct run *r, enum attempt_result ar)
 	int code = SBX_EXIT_INTERNAL, sig = 0;
 	if (ar == ATT_DONE)
 		run_exit_status(r, &code, &sig);
-	if (r->audit_failed)
+	r->end_sig = sig;
+	if (ar != ATT_DONE)
+		run_reason(r, SBX_REASON_SETUP_FAILED, "the sandbox could not be set up (see stderr)");
+	if (r->audit_failed) {
 		code = SBX_EXIT_INTERNAL;
+		run_reason(r, SBX_REASON_AUDIT_UNWRITABLE, "a write to the audit stream failed: the run was ended");
+	}
+	/* the stage resolves the command before "go": 126/127 then are sbxsup's refusals, not the
+	 * executor's own exit status */
+	if (!r->started && !r->att.refused && code == SBX_EXIT_NOTFOUND)
+		run_reason(r, SBX_REASON_NOT_FOUND, "%s: not found", r->o.cmd[0]);
+	else if (!r->started && !r->att.refused && code == SBX_EXIT_NOEXEC)
+		run_reason(r, SBX_REASON_NOT_EXECUTABLE, "%s: not executable", r->o.cmd[0]);
+	else if (!r->started && code == SBX_EXIT_INTERNAL)
+		run_reason(r, r->att.refused ? SBX_REASON_LAYER_REQUIRED : SBX_REASON_SETUP_FAILED,
+			   "the command was not started (see stderr)");
 	if (r->started && !r->audit_failed) {
 		if (run_limit_events(r, sig) < 0 || run_emit_end(r, code, sig) < 0)
 			code = SBX_EXIT_INTERNAL;
@@ -261,11 +295,22 @@ static int run_main(struct run *r, int argc, char **argv)
 {
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
 	int pr = run_args_parse(argc, argv, &r->o);
-	if (pr != 0)
+	if (r->o.result && !r->o.dry_run) { /* even for bad arguments: the caller waits for a record */
+		char err[300];
+		if (result_open(r->o.result, &r->result_fd, err, sizeof err) < 0) {
+			sbx_msg("%s", err);
+			return SBX_EXIT_INTERNAL;
+		}
+	}
+	if (pr != 0) {
+		run_reason(r, SBX_REASON_BAD_ARGUMENTS, "bad arguments (see sbxsup run --help)");
 		return pr > 0 ? 0 : SBX_EXIT_INTERNAL;
+	}
 
-	if (make_plan(r) < 0)                                   /* 1. plan */
+	if (make_plan(r) < 0) {                                 /* 1. plan */
+		run_reason(r, SBX_REASON_INTERNAL, "the run could not be planned (see stderr)");
 		return SBX_EXIT_INTERNAL;
+	}
 	if (r->o.dry_run)
 		return print_plan(r);
 
@@ -274,14 +319,51 @@ static int run_main(struct run *r, int argc, char **argv)
 	if (run_require_missing(r))
 		return refuse(r);
 	int su = set_up(r);
-	if (su != 0)
+	if (su != 0) {
+		run_reason(r, su > 0 ? SBX_REASON_LAYER_REQUIRED : SBX_REASON_SETUP_FAILED,
+			   "the sandbox could not be set up (see stderr)");
 		return su > 0 ? refuse(r) : SBX_EXIT_INTERNAL;
+	}
 
 	enum attempt_result ar = run_attempt(r, r->plan.wrapped); /* 3. attempt(s) */
 	if (ar == ATT_SETUP_FAILED)
 		ar = retry_direct(r);
 
 	return finish(r, ar);                                   /* 4. end */
+}
+
+/* The result record (--result): one JSON object, whether the run ran or was refused. */
+static void write_result(struct run *r, int code)
+{
+	if (r->result_fd < 0)
+		return;
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	cJSON *events = r->audit_ok ? audit_counts(&r->a) : NULL;
+	struct result_in in = {
+		.run = r->a.run[0] ? r->a.run : NULL,
+		.tag = r->o.tag,
+		.executor = r->m ? r->m->name : NULL,
+		.exit = code,
+		.signal = r->end_sig,
+		.timeout = r->att.timed_out,
+		.reason_code = code == SBX_EXIT_INTERNAL || r->reason ? r->reason ? r->reason : SBX_REASON_INTERNAL : NULL,
+		.reason_msg = r->reason ? r->reason_msg : NULL,
+		.L = r->m ? &r->L : NULL,
+		.events = events,
+		.sev = r->audit_ok ? r->a.sev_count : NULL,
+		.breaches = r->audit_ok ? r->a.breaches : 0,
+		.lost = layers_lost_events(&r->lrt),
+		.duration_ms = (t1.tv_sec - r->t0.tv_sec) * 1000 + (t1.tv_nsec - r->t0.tv_nsec) / 1000000,
+		.audit_dest = r->audit_ok ? r->o.audit : NULL,
+		.key = r->audit_ok && r->a.keyed ? r->a.key.id : NULL,
+	};
+	cJSON *rec = result_build(&in);
+	if (!rec || result_write(r->result_fd, rec) < 0)
+		sbx_msg("warning: cannot write the result record: %s", strerror(errno));
+	cJSON_Delete(rec);
+	cJSON_Delete(events);
+	result_close(&r->result_fd);
 }
 
 static void run_free(struct run *r)
@@ -303,13 +385,14 @@ int cmd_run(int argc, char **argv)
 		sbx_msg("out of memory");
 		return SBX_EXIT_INTERNAL;
 	}
-	r->pol_fd = r->sfd = r->tfd = r->repsrv = -1;
+	r->pol_fd = r->sfd = r->tfd = r->repsrv = r->result_fd = -1;
 	r->lc.cg.v2_fd = -1;
 	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1};
 	cg_init(&r->cg);
 	janitor_init(&r->jan);
 	int code = run_main(r, argc, argv);
 	fflush(stdout);
+	write_result(r, code);
 	run_free(r);
 	return code;
 }

@@ -61,6 +61,8 @@ int run_emit_start(struct run *r)
 	sd_level(&r->sd, level, sbx_layer_on(&r->L, SBX_L_BWRAP), r->o.disabled);
 	cJSON_AddStringToObject(ev, "autonomy", autonomy_name(r->m->autonomy));
 	audit_add_str(ev, "workspace", r->m->workspace ? r->m->workspace : "", 4096);
+	if (r->o.tag)
+		audit_add_str(ev, "tag", r->o.tag, 256);
 	if (emit(r, ev) < 0)
 		return -1;
 	r->started = true;

@@ -27,6 +27,7 @@
 #include "manifest.h"
 #include "plan.h"
 #include "report_rx.h"
+#include "result.h"
 #include "rlimits.h"
 #include "run_args.h"
 #include "sandbox_direct.h"
@@ -73,6 +74,10 @@ struct run {
 	sigset_t oldmask;
 	struct timespec t0;
 	/* outcome */
+	int result_fd;             /* --result: the record's descriptor (result.h), -1 when none */
+	const char *reason;        /* SBX_REASON_* when sbxsup refused or failed, NULL (the first one wins) */
+	char reason_msg[300];      /* its one line */
+	int end_sig;               /* the signal that ended the executor, 0 when none */
 	bool started;              /* run.start written */
 	bool audit_failed;
 	struct attempt att;        /* the current (last) attempt */
@@ -92,6 +97,9 @@ int run_emit_end(struct run *r, int code, int sig);
 int run_limit_events(struct run *r, int sig);      /* limit.hit for what ended or refused something */
 bool run_require_missing(const struct run *r);     /* prints one line per missing required layer */
 void run_warn_off(const struct run *r);            /* one stderr warning per layer that is off */
+
+/* run.c: remember why sbxsup refused or failed (the first reason wins) for the result record. */
+void run_reason(struct run *r, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* run_attempt.c */
 enum attempt_result run_attempt(struct run *r, bool wrapped);
