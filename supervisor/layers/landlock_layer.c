@@ -174,9 +174,17 @@ static uint64_t entry_rights(unsigned access, bool is_dir, uint64_t handled)
 }
 
 /* The net decision (shared by apply and plan). Returns true when TCP is handled. */
-static bool net_handled(enum pol_net_mode mode, bool portless, int abi, char *why, size_t whylen)
+static bool net_handled(enum pol_net_mode mode, bool portless, bool netfilter, int abi, char *why,
+			size_t whylen)
 {
 	why[0] = 0;
+	if (netfilter) {
+		/* issue 15: a silent layer must not pre-empt the reporting one. netfilter enforces the
+		 * hosts (address and port) and writes netfilter.deny; a Landlock port rule would refuse
+		 * first with EACCES and nothing in the stream. Landlock is the backstop where it is off. */
+		snprintf(why, whylen, "left to netfilter (it reports; Landlock ports only without it)");
+		return false;
+	}
 	if (abi < 4) {
 		snprintf(why, whylen, "abi %d < 4: no TCP port rules", abi);
 		return false;
@@ -439,7 +447,7 @@ int sbx_landlock_apply_spec(const struct sbx_landlock_spec *s, struct sbx_landlo
 
 	struct ll_ruleset_attr attr = {.handled_access_fs = fs_handled(abi)};
 	size_t attr_size = sizeof(uint64_t);
-	bool net = net_handled(s->net_mode, s->portless, abi, r->net_why, sizeof r->net_why);
+	bool net = net_handled(s->net_mode, s->portless, s->netfilter, abi, r->net_why, sizeof r->net_why);
 	if (abi >= 4) {
 		attr_size = 2 * sizeof(uint64_t);
 		if (net)
@@ -471,6 +479,15 @@ int sbx_landlock_apply_spec(const struct sbx_landlock_spec *s, struct sbx_landlo
 		for (size_t i = 0; i < s->nports; i++)
 			if (s->ports[i] && add_net_port(rfd, LL_NET_CONNECT_TCP, s->ports[i]) < 0) {
 				snprintf(why, whylen, "landlock_add_rule port %u: %s", s->ports[i], strerror(errno));
+				goto fail;
+			}
+		/* servers on granted loopback ports (issue 17). Landlock has no addresses: any local
+		 * address on those ports may be bound; seccomp's bind decision (notify) narrows it to
+		 * the granted loopback addresses and reports the rest. */
+		for (size_t i = 0; i < s->nbind_ports; i++)
+			if (s->bind_ports[i] && add_net_port(rfd, LL_NET_BIND_TCP, s->bind_ports[i]) < 0) {
+				snprintf(why, whylen, "landlock_add_rule bind port %u: %s", s->bind_ports[i],
+					 strerror(errno));
 				goto fail;
 			}
 	}
@@ -514,9 +531,11 @@ static int spec_from_policy(const struct policy *p, const char *cmd, struct sbx_
 	size_t nd = pol_dir_count(p), nn = pol_net_count(p);
 	struct pol_dir *dirs = calloc(nd ? nd : 1, sizeof *dirs);
 	uint16_t *ports = calloc(nn ? nn : 1, sizeof *ports);
-	if (!dirs || !ports) {
+	uint16_t *bports = calloc(nn ? nn : 1, sizeof *bports);
+	if (!dirs || !ports || !bports) {
 		free(dirs);
 		free(ports);
+		free(bports);
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
@@ -528,6 +547,8 @@ static int spec_from_policy(const struct policy *p, const char *cmd, struct sbx_
 	s->ndirs = k;
 	s->net_mode = pol_net_mode(p);
 	k = 0;
+	size_t kb = 0;
+	static const uint8_t v6lo[16] = {[15] = 1};
 	for (size_t i = 0; i < nn; i++) {
 		struct pol_net n;
 		if (pol_net_get(p, i, &n) != 0)
@@ -535,6 +556,14 @@ static int spec_from_policy(const struct policy *p, const char *cmd, struct sbx_
 		if (!n.port) {
 			s->portless = true;
 			continue;
+		}
+		if ((n.family == AF_INET && n.addr[0] == 127) ||
+		    (n.family == AF_INET6 && n.prefix == 128 && !memcmp(n.addr, v6lo, 16))) {
+			size_t j;
+			for (j = 0; j < kb && bports[j] != n.port; j++)
+				;
+			if (j == kb)
+				bports[kb++] = n.port;
 		}
 		size_t j;
 		for (j = 0; j < k && ports[j] != n.port; j++)
@@ -544,6 +573,8 @@ static int spec_from_policy(const struct policy *p, const char *cmd, struct sbx_
 	}
 	s->ports = ports;
 	s->nports = k;
+	s->bind_ports = bports;
+	s->nbind_ports = kb;
 	s->cmd = cmd;
 	s->exec_cmd_only = cmd && !pol_code_exec(p); /* no command: the table as it is */
 	return 0;
@@ -553,15 +584,23 @@ static void spec_free(struct sbx_landlock_spec *s)
 {
 	free((void *)s->dirs);
 	free((void *)s->ports);
+	free((void *)s->bind_ports);
 }
 
 int sbx_landlock_apply_cmd(const struct policy *p, const char *cmd, struct sbx_landlock_result *r,
 			   char *why, size_t whylen)
 {
+	return sbx_landlock_apply_net(p, cmd, false, r, why, whylen);
+}
+
+int sbx_landlock_apply_net(const struct policy *p, const char *cmd, bool netfilter,
+			   struct sbx_landlock_result *r, char *why, size_t whylen)
+{
 	struct sbx_landlock_spec s;
 	memset(r, 0, sizeof *r);
 	if (spec_from_policy(p, cmd, &s, why, whylen) < 0)
 		return -1;
+	s.netfilter = netfilter;
 	int rc = sbx_landlock_apply_spec(&s, r, why, whylen);
 	spec_free(&s);
 	return rc;
@@ -629,7 +668,7 @@ cJSON *sbx_landlock_plan(const struct policy *p, int abi)
 				"its #! interpreter (one level, through env) as file rules: read_file+execute" :
 				"the command itself: read_file+execute (code:exec: executable directories above)");
 	char nwhy[160];
-	bool net = net_handled(s.net_mode, s.portless, abi, nwhy, sizeof nwhy);
+	bool net = net_handled(s.net_mode, s.portless, false, abi, nwhy, sizeof nwhy);
 	cJSON *n = cJSON_AddObjectToObject(o, "net");
 	if (n) {
 		cJSON_AddBoolToObject(n, "handled", net);
@@ -637,7 +676,10 @@ cJSON *sbx_landlock_plan(const struct policy *p, int abi)
 			cJSON *ports = cJSON_AddArrayToObject(n, "connect_tcp_ports");
 			for (size_t i = 0; ports && s.net_mode == POL_NET_LIST && i < s.nports; i++)
 				cJSON_AddItemToArray(ports, cJSON_CreateNumber(s.ports[i]));
-			cJSON_AddStringToObject(n, "bind_tcp", "denied");
+			cJSON *bp = cJSON_AddArrayToObject(n, "bind_tcp_ports");
+			for (size_t i = 0; bp && i < s.nbind_ports; i++)
+				cJSON_AddItemToArray(bp, cJSON_CreateNumber(s.bind_ports[i]));
+			cJSON_AddStringToObject(n, "when", "only when netfilter is off (with netfilter, TCP is left to it)");
 		} else {
 			cJSON_AddStringToObject(n, "why", nwhy);
 		}

@@ -154,6 +154,8 @@ static __attribute__((noreturn)) void child_direct(struct run *r, const struct c
 			.envp = r->env.v,
 			.stderr_fd = -1,
 			.keep_caps = r->o.disabled,
+			.netfilter = sbx_layer_on(&r->L, SBX_L_NETFILTER),
+			.report_files = !sbx_layer_on(&r->L, SBX_L_PROBES) && !sbx_layer_on(&r->L, SBX_L_PRELOAD),
 		};
 		_exit(stage_exec(&sa));
 	}
@@ -211,7 +213,7 @@ static void on_ready(struct run *r, bool bwrap_mode)
 	r->ready = true;
 	r->stage_pid = pid > 0 ? pid : r->child;
 	r->listener = lfd;
-	memset(&r->sc_state, 0, sizeof r->sc_state);
+	sbx_seccomp_state_init(&r->sc_state, r->pol, sbx_layer_on(&r->L, SBX_L_NETFILTER));
 	apply_stage_status(r, st);
 	if (bwrap_mode) {
 		sbx_layer_set_on(&r->L, SBX_L_BWRAP, "%s: user, pid, ipc, uts, cgroup%s namespaces",
@@ -536,6 +538,10 @@ enum attempt_result run_attempt(struct run *r, bool bwrap_mode)
 			rc |= strv_add(&argv, "--landlock");
 		if (sbx_layer_on(&r->L, SBX_L_SECCOMP))
 			rc |= strv_add(&argv, "--seccomp");
+		if (sbx_layer_on(&r->L, SBX_L_NETFILTER)) /* kernel: Landlock/seccomp leave hosts to it */
+			rc |= strv_add(&argv, "--netfilter");
+		if (!sbx_layer_on(&r->L, SBX_L_PROBES) && !sbx_layer_on(&r->L, SBX_L_PRELOAD))
+			rc |= strv_add(&argv, "--report-files"); /* kernel: the seccomp reporter */
 		rc |= strv_add(&argv, "--");
 		for (size_t i = 0; r->o.cmd[i]; i++)
 			rc |= strv_add(&argv, r->o.cmd[i]);

@@ -96,7 +96,8 @@ int stage_exec(const struct stage_args *a)
 		if (!a->pol) {
 			add(st, sizeof st, "landlock", "off");
 			add(st, sizeof st, "landlock_why", "no compiled policy in the stage");
-		} else if (sbx_landlock_apply_cmd(a->pol, resolve_err ? NULL : path, &r, why, sizeof why) < 0) {
+		} else if (sbx_landlock_apply_net(a->pol, resolve_err ? NULL : path, a->netfilter, &r, why,
+						  sizeof why) < 0) {
 			add(st, sizeof st, "landlock", "off");
 			add(st, sizeof st, "landlock_why", why[0] ? why : "apply failed");
 		} else {
@@ -110,16 +111,24 @@ int stage_exec(const struct stage_args *a)
 		why[0] = 0;
 		/* no code:exec (or no policy to say otherwise): the exec gate lets only the command's
 		 * own exec through and refuses (and reports) every later one */
-		struct sbx_seccomp_opts so = {.deny_exec = !a->pol || !pol_code_exec(a->pol)};
+		struct sbx_seccomp_opts so = {.deny_exec = !a->pol || !pol_code_exec(a->pol),
+					      /* named unix sockets, loopback binds, peers without netfilter */
+					      .net_notify = a->pol != NULL,
+					      .report_files = a->report_files && a->pol};
 		if (sbx_seccomp_install_opts(&so, &listener, why, sizeof why) < 0) {
 			add(st, sizeof st, "seccomp", "off");
 			add(st, sizeof st, "seccomp_why", why[0] ? why : "install failed");
 			listener = -1;
 		} else {
 			add(st, sizeof st, "seccomp", "on");
-			add(st, sizeof st, "seccomp_level",
-			    listener < 0 ? "errno (no user notification: denials unreported)"
-			    : so.exec_gated ? "notify; exec gate (no code:exec)" : "notify");
+			snprintf(buf, sizeof buf, "%s%s%s%s",
+				 so.notify_busy ? "errno (an outer sandbox's filter holds the listener: denials "
+						  "unreported here)"
+				 : listener < 0 ? "errno (no user notification: denials unreported)" : "notify",
+				 so.exec_gated ? "; exec gate (no code:exec)" : "",
+				 listener >= 0 && so.net_notify ? "; sockets, rlimits, connect/bind decided" : "",
+				 listener >= 0 && so.report_files ? "; file/exec reporter (sensor seccomp-notify)" : "");
+			add(st, sizeof st, "seccomp_level", buf);
 		}
 	}
 	/* Last before "ready": after Landlock and seccomp (they open files and need no_new_privs or
@@ -188,6 +197,10 @@ int cmd_stage(int argc, char **argv)
 			a.landlock = true;
 		} else if (!strcmp(argv[i], "--seccomp")) {
 			a.seccomp = true;
+		} else if (!strcmp(argv[i], "--netfilter")) {
+			a.netfilter = true;
+		} else if (!strcmp(argv[i], "--report-files")) {
+			a.report_files = true;
 		} else {
 			sbx_msg("__stage: unexpected argument '%s' (internal command, used by sbxsup run)", argv[i]);
 			return SBX_EXIT_INTERNAL;

@@ -23,6 +23,10 @@ struct stage_args {
 	char **envp;                /* NULL: keep environ */
 	int stderr_fd;              /* >= 0: dup2 onto 2 first (bwrap mode: the caller's real stderr) */
 	bool keep_caps;             /* SBXSUP_SANDBOX=0 only: run the command unchanged */
+	bool netfilter;             /* netfilter enforces the hosts: Landlock handles no TCP, seccomp
+				     * leaves AF_INET/6 connects to it */
+	bool report_files;          /* probes off and the preload blind to the command: the seccomp
+				     * reporter (open/exec decided and reported by the supervisor) */
 };
 
 /* Returns only on failure, with the exit status to use. */
