@@ -107,6 +107,19 @@ int stage_exec(const struct stage_args *a)
 			add(st, sizeof st, "landlock_level", buf);
 		}
 	}
+	/* After Landlock (it opens every granted path with the stage's privileges) and before seccomp:
+	 * the drop reads /proc (cap_last_cap), and with the seccomp reporter on, an open after the
+	 * install would wait for a supervisor that has not got the listener yet. seccomp needs
+	 * no_new_privs, which the drop sets. The executor never runs with capabilities. */
+	why[0] = 0;
+	if (a->keep_caps)
+		snprintf(why, sizeof why, "kept (SBXSUP_SANDBOX disables every layer)");
+	else if (sbx_caps_drop(why, sizeof why) < 0) {
+		sbx_msg("dropping capabilities failed: %s", why);
+		return SBX_EXIT_INTERNAL;
+	}
+	add(st, sizeof st, "caps", why);
+	/* Last before "ready": nothing after the install may make a call the filter notifies. */
 	if (a->seccomp) {
 		why[0] = 0;
 		/* no code:exec (or no policy to say otherwise): the exec gate lets only the command's
@@ -131,16 +144,6 @@ int stage_exec(const struct stage_args *a)
 			add(st, sizeof st, "seccomp_level", buf);
 		}
 	}
-	/* Last before "ready": after Landlock and seccomp (they open files and need no_new_privs or
-	 * CAP_SYS_ADMIN), in every mode. The executor never runs with capabilities. */
-	why[0] = 0;
-	if (a->keep_caps)
-		snprintf(why, sizeof why, "kept (SBXSUP_SANDBOX disables every layer)");
-	else if (sbx_caps_drop(why, sizeof why) < 0) {
-		sbx_msg("dropping capabilities failed: %s", why);
-		return SBX_EXIT_INTERNAL;
-	}
-	add(st, sizeof st, "caps", why);
 	if (ctl_send_ready(a->ctl_fd, st, listener) < 0)
 		return SBX_EXIT_INTERNAL;
 	if (listener >= 0)
