@@ -5,6 +5,11 @@
  */
 #include "landlock_layer.h"
 
+#include <linux/audit.h>
+#include <linux/netlink.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
 #include "elfcheck.h"
 
 #include <errno.h>
@@ -182,7 +187,7 @@ static bool net_handled(enum pol_net_mode mode, bool portless, bool netfilter, i
 		/* issue 15: a silent layer must not pre-empt the reporting one. netfilter enforces the
 		 * hosts (address and port) and writes netfilter.deny; a Landlock port rule would refuse
 		 * first with EACCES and nothing in the stream. Landlock is the backstop where it is off. */
-		snprintf(why, whylen, "left to netfilter (it reports; Landlock ports only without it)");
+		snprintf(why, whylen, "netfilter's");
 		return false;
 	}
 	if (abi < 4) {
@@ -692,4 +697,58 @@ cJSON *sbx_landlock_plan(const struct policy *p, int abi)
 	cJSON_AddStringToObject(o, "restrict_flags", abi >= 7 ? "log_same_exec_off|log_new_exec_on" : "none");
 	spec_free(&s);
 	return o;
+}
+
+/* AUDIT_GET on NETLINK_AUDIT: 1 auditing enabled, 0 disabled, -1 cannot ask (no privilege, no
+ * audit in the kernel, a user namespace). */
+static int kernel_audit_enabled(void)
+{
+	int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+	if (s < 0)
+		return -1;
+	struct { struct nlmsghdr h; } req = {.h = {.nlmsg_len = sizeof req, .nlmsg_type = AUDIT_GET,
+						   .nlmsg_flags = NLM_F_REQUEST, .nlmsg_seq = 1}};
+	struct sockaddr_nl k = {.nl_family = AF_NETLINK};
+	int rc = -1;
+	struct timeval tv = {.tv_sec = 0, .tv_usec = 200000};
+	if (setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0 &&
+	    sendto(s, &req, sizeof req, 0, (struct sockaddr *)&k, sizeof k) == (ssize_t)sizeof req) {
+		union { struct nlmsghdr h; char b[512]; } r;
+		for (int i = 0; i < 4; i++) {
+			ssize_t n = recv(s, &r, sizeof r, 0);
+			if (n < (ssize_t)sizeof r.h)
+				break;
+			if (r.h.nlmsg_type == NLMSG_ERROR) {
+				struct nlmsgerr *e = NLMSG_DATA(&r.h);
+				if ((size_t)n >= NLMSG_LENGTH(sizeof *e) && e->error)
+					break;
+				continue;
+			}
+			if (r.h.nlmsg_type == AUDIT_GET &&
+			    (size_t)n >= NLMSG_LENGTH(sizeof(struct audit_status))) {
+				const struct audit_status *st = NLMSG_DATA(&r.h);
+				rc = st->enabled ? 1 : 0;
+				break;
+			}
+		}
+	}
+	close(s);
+	return rc;
+}
+
+const char *sbx_landlock_denials(int abi, bool probes, bool reporter, bool preload, char *buf, size_t len)
+{
+	const char *k;
+	if (abi < 7) {
+		k = "kernel audit: no (abi < 7)";
+	} else {
+		int en = kernel_audit_enabled();
+		k = en == 1 ? "kernel audit log (not read into the stream)"
+		  : en == 0 ? "kernel audit: off" : "kernel audit: not readable";
+	}
+	if (probes || reporter)
+		snprintf(buf, len, "%s", probes ? "probes (kernel.violation)" : "seccomp reporter");
+	else
+		snprintf(buf, len, "%s%s", preload ? "preload first; " : "", k);
+	return buf;
 }

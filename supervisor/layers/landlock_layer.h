@@ -69,6 +69,13 @@ int sbx_landlock_apply_net(const struct policy *p, const char *cmd, bool netfilt
 			   struct sbx_landlock_result *r, char *why, size_t whylen);
 cJSON *sbx_landlock_plan(const struct policy *p, int abi);
 
+/* Which source puts Landlock's refusals in the stream (issue 15), for run.start.level.landlock:
+ * the probes (kernel.violation contained), else the seccomp file/exec reporter, else the preload
+ * (it refuses first for the programs it sees), else none — then what the kernel audit subsystem
+ * does with them (ABI >= 7 logs denials there; asked with AUDIT_GET at run time: "off", "not
+ * readable", or enabled but not read into the stream by this version). Returns buf. */
+const char *sbx_landlock_denials(int abi, bool probes, bool reporter, bool preload, char *buf, size_t len);
+
 /* Lower level (used by the functions above and by tests): the grants given directly. */
 struct sbx_landlock_spec {
 	const struct pol_dir *dirs;

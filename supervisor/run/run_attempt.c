@@ -27,6 +27,7 @@
 #include "report.h"
 #include "run_int.h"
 #include "seccomp_layer.h"
+#include "landlock_layer.h"
 #include "stage.h"
 
 extern char **environ;
@@ -215,6 +216,13 @@ static void on_ready(struct run *r, bool bwrap_mode)
 	r->listener = lfd;
 	sbx_seccomp_state_init(&r->sc_state, r->pol, sbx_layer_on(&r->L, SBX_L_NETFILTER));
 	apply_stage_status(r, st);
+	if (sbx_layer_on(&r->L, SBX_L_LANDLOCK)) { /* kernel: where Landlock's refusals are reported */
+		char lv[sizeof r->L.level[0]], d[64];
+		bool pr = sbx_layer_on(&r->L, SBX_L_PROBES), pl = sbx_layer_on(&r->L, SBX_L_PRELOAD);
+		snprintf(lv, sizeof lv, "%s", r->L.level[SBX_L_LANDLOCK]);
+		sbx_layer_set_on(&r->L, SBX_L_LANDLOCK, "%s; denials: %s", lv,
+				 sbx_landlock_denials(atoi(lv + 4), pr, !pr && !pl, pl, d, sizeof d));
+	}
 	if (bwrap_mode) {
 		sbx_layer_set_on(&r->L, SBX_L_BWRAP, "%s: user, pid, ipc, uts, cgroup%s namespaces",
 				 r->d.bwrap, pol_net_mode(r->pol) == POL_NET_NONE ? ", net" : "");

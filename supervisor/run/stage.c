@@ -134,13 +134,13 @@ int stage_exec(const struct stage_args *a)
 			listener = -1;
 		} else {
 			add(st, sizeof st, "seccomp", "on");
+			/* short: run.start.level holds 96 bytes */
 			snprintf(buf, sizeof buf, "%s%s%s%s",
-				 so.notify_busy ? "errno (an outer sandbox's filter holds the listener: denials "
-						  "unreported here)"
+				 so.notify_busy ? "errno (outer sandbox holds the listener: unreported)"
 				 : listener < 0 ? "errno (no user notification: denials unreported)" : "notify",
-				 so.exec_gated ? "; exec gate (no code:exec)" : "",
-				 listener >= 0 && so.net_notify ? "; sockets, rlimits, connect/bind decided" : "",
-				 listener >= 0 && so.report_files ? "; file/exec reporter (sensor seccomp-notify)" : "");
+				 so.exec_gated ? "; exec gate" : "",
+				 listener >= 0 && so.net_notify ? "; socket/rlimit/connect/bind args" : "",
+				 listener >= 0 && so.report_files ? "; file/exec reporter" : "");
 			add(st, sizeof st, "seccomp_level", buf);
 		}
 	}
