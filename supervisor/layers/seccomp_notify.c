@@ -385,8 +385,9 @@ static int decide_sockaddr(const struct sbx_sn_ctx *c, pid_t pid, bool bind, uin
 		return decide_unix(c, pid, bind, (const struct sockaddr_un *)&ss, len, rep);
 	if (ss.ss_family != AF_INET && ss.ss_family != AF_INET6)
 		return 0;
-	if (c->netfilter && !bind)
-		return 0; /* netfilter's cgroup hooks decide (and report) */
+	if (c->netfilter)
+		return 0; /* netfilter's cgroup hooks (connect4/6, bind4/6) decide on the kernel's copy of
+			   * the address — no time-of-check race — and report */
 	int family = ss.ss_family;
 	uint8_t a[16] = {0};
 	uint16_t port;

@@ -60,7 +60,8 @@ struct sbx_sn_report {
 /* The context of one run's filter (set by the supervisor). */
 struct sbx_sn_ctx {
 	const struct policy *pol;  /* NULL: every decision that needs it refuses (fail closed) */
-	bool netfilter;            /* netfilter enforces AF_INET/6 connect, sendmsg and bind */
+	bool netfilter;            /* netfilter enforces AF_INET/6 connect, sendmsg and bind: those are
+				    * left to it (it decides on the kernel's copy of the address) */
 };
 
 /* One notified call: nr name, args, pid (the supervisor's view). id/listener are used to check

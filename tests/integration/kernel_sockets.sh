@@ -140,10 +140,14 @@ matrix() { # matrix WHO LAYERS...
 		# --- loopback servers ------------------------------------------------------------------------------
 		A=$AD/b.jsonl; O=$T_TMP/b_$tag
 		krun "$MF_LO" "$L" "$A" "$O" -- "$ATT" bind 127.0.0.1 "$PORT_OK" bind 127.0.0.1 "$PORT_NO" bind 0.0.0.0 "$PORT_OK"
-		if [ "$(sed -n 1p "$O")" = "bind: SUCCEEDED" ] && [ "$(sed -n 2p "$O")" = "bind: blocked EACCES" ] \
-		   && [ "$(sed -n 3p "$O")" = "bind: blocked EACCES" ] \
-		   && audit_has "$A" seccomp.deny syscall=bind addr=127.0.0.1 "port=$PORT_NO" \
-		   && audit_has "$A" seccomp.deny syscall=bind addr=0.0.0.0 "port=$PORT_OK"; then
+		# netfilter on: its cgroup/bind4 hook refuses (EPERM, netfilter.deny op=bind, the kernel's copy
+		# of the address); off: seccomp's bind decision (EACCES, seccomp.deny)
+		local ev=seccomp.deny e=EACCES k=syscall=bind
+		audit_has "$A" run.start layers.netfilter=true && ev=netfilter.deny e=EPERM k=op=bind
+		if [ "$(sed -n 1p "$O")" = "bind: SUCCEEDED" ] && [ "$(sed -n 2p "$O")" = "bind: blocked $e" ] \
+		   && [ "$(sed -n 3p "$O")" = "bind: blocked $e" ] \
+		   && audit_has "$A" $ev $k addr=127.0.0.1 "port=$PORT_NO" \
+		   && audit_has "$A" $ev $k addr=0.0.0.0 "port=$PORT_OK"; then
 			t_pass "kernel_sockets_loopback_bind_granted_only_$tag"
 		else
 			t_fail "kernel_sockets_loopback_bind_granted_only_$tag" "$(why "$O")"
@@ -151,7 +155,43 @@ matrix() { # matrix WHO LAYERS...
 	done
 }
 
+# issue 15 ordering: a raw TCP connect to a port not granted on a granted address. With netfilter on,
+# Landlock handles no TCP (it would refuse first, silently): netfilter refuses and reports. Without
+# netfilter, seccomp's connect decision reports; Landlock alone is the silent backstop.
+tcp_listener() { python3 - "$1" "$2" <<'PY' &
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(4); s.settimeout(6)
+got = b""
+try:
+    while True:
+        c, _ = s.accept(); d = c.recv(100) or b"(connected)"; c.close()
+        if d == b"END": break
+        got += d
+except OSError: pass
+open(sys.argv[2], "wb").write(got)
+PY
+sleep 0.3; }
+end_tcp() { python3 -c 'import socket,sys; s=socket.create_connection(("127.0.0.1", int(sys.argv[1]))); s.send(b"END")' "$1" 2>/dev/null; wait; }
+ordering() { # ordering LAYERS EVENT ERRNO TAG
+	local A=$T_TMP/o_$4.jsonl O=$T_TMP/o_$4 G=$T_TMP/o_$4.got
+	tcp_listener "$PORT_NO" "$G"
+	krun "$MF_LO" "$1" "$A" "$O" -- "$ATT" connect 127.0.0.1 "$PORT_NO"
+	end_tcp "$PORT_NO"
+	if grep -qx "connect: blocked $3" "$O" && [ ! -s "$G" ] \
+	   && { [ "$2" = none ] || audit_has "$A" "$2" addr=127.0.0.1 "port=$PORT_NO"; } \
+	   && audit_has "$A" run.start; then
+		t_pass "kernel_sockets_ordering_$4"
+	else
+		t_fail "kernel_sockets_ordering_$4" "$(why "$O") got=$(cat "$G" 2>/dev/null)"
+	fi
+}
+
 if [ "$(id -u)" = 0 ]; then
+	ordering "$NOBWRAP" netfilter.deny EPERM netfilter_reports_not_landlock
+	ordering seccomp,landlock,netfilter,limits netfilter.deny EPERM netfilter_reports_no_probes
+	ordering seccomp,landlock,limits seccomp.deny EPERM seccomp_reports_without_netfilter
+	ordering landlock,limits none EACCES landlock_backstop_alone
 	matrix root auto "$NOBWRAP" seccomp,limits
 	# `ulimit -c 0` in a shell (issue 17's "done when"), full mode
 	A=$T_TMP/ul.jsonl; O=$T_TMP/ul
