@@ -6,6 +6,7 @@
 #include "landlock_layer.h"
 
 #include <linux/audit.h>
+#include <linux/capability.h>
 #include <linux/netlink.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -703,6 +704,12 @@ cJSON *sbx_landlock_plan(const struct policy *p, int abi)
  * audit in the kernel, a user namespace). */
 static int kernel_audit_enabled(void)
 {
+	/* AUDIT_GET needs CAP_AUDIT_CONTROL: without it do not even open the socket (inside another
+	 * sbxsup run, seccomp refuses and reports NETLINK_AUDIT sockets) */
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[2];
+	if (syscall(SYS_capget, &h, d) < 0 || !(d[CAP_AUDIT_CONTROL / 32].effective & (1u << (CAP_AUDIT_CONTROL % 32))))
+		return -1;
 	int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
 	if (s < 0)
 		return -1;

@@ -368,10 +368,11 @@ int sbx_seccomp_install_opts(struct sbx_seccomp_opts *o, int *listener, char *wh
 	/* the gate needs the supervisor to let the stage's own execve through: notification only */
 	o->exec_gated = o->deny_exec && notify;
 	int rc = install(notify, tsync, o, listener, why, whylen);
-	if (rc < 0 && notify && errno == EBUSY) {
+	if (rc < 0 && notify) {
 		/* a filter of an outer sandbox (sbxsup inside sbxsup) already has a listener: the kernel
-		 * allows one per filter chain. The same rules, errno only (unreported; the outer run's
-		 * supervisor still reports what its own filter catches). */
+		 * allows one per filter chain (EBUSY; libseccomp may report it as EFAULT). The same rules,
+		 * errno only (unreported here; the outer run's supervisor still reports what its own
+		 * filter catches). */
 		o->exec_gated = false;
 		o->notify_busy = true;
 		rc = install(false, tsync, o, listener, why, whylen);

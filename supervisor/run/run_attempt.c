@@ -221,7 +221,9 @@ static void on_ready(struct run *r, bool bwrap_mode)
 		bool pr = sbx_layer_on(&r->L, SBX_L_PROBES), pl = sbx_layer_on(&r->L, SBX_L_PRELOAD);
 		snprintf(lv, sizeof lv, "%s", r->L.level[SBX_L_LANDLOCK]);
 		sbx_layer_set_on(&r->L, SBX_L_LANDLOCK, "%s; denials: %s", lv,
-				 sbx_landlock_denials(atoi(lv + 4), pr, !pr && !pl, pl, d, sizeof d));
+				 sbx_landlock_denials(atoi(lv + 4), pr,
+						      sbx_layer_on(&r->L, SBX_L_SECCOMP) &&
+						      strstr(r->L.level[SBX_L_SECCOMP], "reporter"), pl, d, sizeof d));
 	}
 	if (bwrap_mode) {
 		sbx_layer_set_on(&r->L, SBX_L_BWRAP, "%s: user, pid, ipc, uts, cgroup%s namespaces",
