@@ -360,6 +360,24 @@ static void test_errno_only(void **state)
 		EXPECT_ERR("ptrace", ptrace(PTRACE_TRACEME, 0, 0, 0), EPERM);
 		EXPECT_ERR("unshare(CLONE_NEWUSER)", unshare(CLONE_NEWUSER), EPERM);
 		EXPECT_ERR("io_uring_setup", syscall(__NR_io_uring_setup, 1, NULL), ENOSYS);
+		/* the socket allowlist approximated without a supervisor */
+		EXPECT_ERR("socket(AF_VSOCK)", socket(AF_VSOCK, SOCK_STREAM, 0), EAFNOSUPPORT);
+		EXPECT_ERR("socket(AF_ALG)", socket(AF_ALG, SOCK_SEQPACKET, 0), EAFNOSUPPORT);
+		EXPECT_ERR("socket(AF_PACKET)", socket(AF_PACKET, SOCK_DGRAM, 0), EPERM);
+		EXPECT_ERR("socket(AF_INET, SOCK_RAW)", socket(AF_INET, SOCK_RAW, IPPROTO_ICMP), EPERM);
+		EXPECT_ERR("UDP-Lite", socket(AF_INET, SOCK_DGRAM, IPPROTO_UDPLITE), EPROTONOSUPPORT);
+		EXPECT_ERR("SCTP stream", socket(AF_INET6, SOCK_STREAM, IPPROTO_SCTP), EPROTONOSUPPORT);
+		EXPECT_ERR("SOCK_SEQPACKET on IP", socket(AF_INET, SOCK_SEQPACKET, IPPROTO_SCTP), EPROTONOSUPPORT);
+		EXPECT_ERR("NETLINK_AUDIT", socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT), EPROTONOSUPPORT);
+		int ok[4] = {socket(AF_UNIX, SOCK_STREAM, 0), socket(AF_INET, SOCK_STREAM, 0),
+			     socket(AF_INET6, SOCK_DGRAM, IPPROTO_UDP), socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE)};
+		for (int i = 0; i < 4; i++)
+			if (ok[i] < 0)
+				fails++;
+		/* no rlimit rule without a supervisor to compare: lowering works */
+		struct rlimit rl = {0, 0};
+		if (setrlimit(RLIMIT_CORE, &rl) < 0)
+			fails++;
 #if defined(__x86_64__)
 		if (int80(20) != -EPERM)
 			fails++;
