@@ -141,7 +141,7 @@ $(B)/bpf/%.skel.h: $(B)/bpf/%.bpf.o
 # ---- tests --------------------------------------------------------------------------------------
 $(B)/tests/test_%: tests/unit/test_%.c $(B)/libsup.a $(B)/libcommon.a $(B)/libpolicy.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(filter %.a,$^) -Wl,--end-group \
+	$(CC) $(CPPFLAGS) -Itests/lib $(PKG_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(filter %.a,$^) -Wl,--end-group \
 	  $(PKG_LIBS) -lcmocka -lelf -lz
 
 progs: $(PROG_BIN)

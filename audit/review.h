@@ -1,5 +1,7 @@
-/* audit_cmd.h — the `sbxsup audit` subcommands (SPEC "Command line"), shared by audit_*.c.
- * Each returns the exit status: 0 ok, 1 (verify: damage found), 125 bad usage / unreadable input.
+/* review.h — the `sbxsup audit` subcommands (SPEC "Command line"), shared by audit_*.c.
+ *
+ * Promise: each *_main returns the exit status: 0 ok, 1 (verify: damage found), 125 bad usage /
+ * unreadable input; none of them writes to the files it reads.
  */
 #ifndef SBX_AUDIT_CMD_H
 #define SBX_AUDIT_CMD_H

@@ -1,4 +1,7 @@
-/* bwrap.h — the bubblewrap layer: locate bwrap and derive its argv from the compiled policy.
+/* bwrap_layer.h — the bubblewrap layer (entry layer_bwrap): locate bwrap, probe it, and derive its
+ * argv from the compiled policy. The entry's `wrap` is the one builder of the argv the run execs
+ * (bwrap_argv, then `sbxsup __stage` with the stage layers' flags, then the command); --dry-run
+ * prints the same, with "<fd>" for descriptor numbers.
  *
  * Promise: bwrap_argv() maps the policy's directory table (pol_dir_*) onto bwrap options, in path
  * order so a parent is always mounted before what lies inside it: existing system paths and /etc

@@ -4,6 +4,7 @@
  * headers), so the structures and constants of ABI 1..7 are defined here under our own names.
  */
 #include "landlock_layer.h"
+#include "layer.h"
 
 #include <linux/audit.h>
 #include <linux/capability.h>
@@ -759,3 +760,45 @@ const char *sbx_landlock_denials(int abi, bool probes, bool reporter, bool prelo
 		snprintf(buf, len, "%s%s", preload ? "preload first; " : "", k);
 	return buf;
 }
+/* ---- the layer entry (layer.h) ----------------------------------------------------------------- */
+
+static void ll_probe(enum layer_depth depth, struct detect *d, struct layer_probe *out)
+{
+	d->landlock_abi = sbx_landlock_probe(out->why, sizeof out->why);
+	out->available = d->landlock_abi > 0;
+	if (out->available)
+		snprintf(out->level, sizeof out->level, "abi %d", d->landlock_abi);
+	else
+		snprintf(out->remedy, sizeof out->remedy,
+			 "kernel >= 5.13 with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= boot parameter");
+}
+
+static cJSON *ll_plan(const struct layer_ctx *c)
+{
+	return c->pol ? sbx_landlock_plan(c->pol, c->d->landlock_abi) : NULL;
+}
+
+/* The stage confirmed Landlock (layers_on_ready's first pass): say where its refusals are reported. */
+static void ll_on_ready(struct layer_ctx *c, void **st, const char *status, pid_t pid, int listener)
+{
+	(void)st, (void)status, (void)pid, (void)listener;
+	if (!sbx_layer_on(c->L, SBX_L_LANDLOCK))
+		return;
+	char lv[sizeof c->L->level[0]], d[64];
+	snprintf(lv, sizeof lv, "%s", c->L->level[SBX_L_LANDLOCK]);
+	bool rep = sbx_layer_on(c->L, SBX_L_SECCOMP) && strstr(c->L->level[SBX_L_SECCOMP], "reporter");
+	sbx_layer_set_on(c->L, SBX_L_LANDLOCK, "%s; denials: %s", lv,
+			 sbx_landlock_denials(atoi(lv + 4), sbx_layer_on(c->L, SBX_L_PROBES), rep,
+					      sbx_layer_on(c->L, SBX_L_PRELOAD), d, sizeof d));
+}
+
+const struct layer_ops layer_landlock = {
+	.id = SBX_L_LANDLOCK,
+	.name = "landlock",
+	.lost = "no kernel fs allowlist: reads and writes outside the grants are stopped only by the "
+		"preload and bwrap",
+	.stage_flag = "--landlock",
+	.probe = ll_probe,
+	.plan = ll_plan,
+	.on_ready = ll_on_ready,
+};

@@ -1,4 +1,4 @@
-/* seccomp_layer.h — the seccomp layer (libseccomp). Owner: kernel-layers work (issue 5).
+/* seccomp_layer.h — the seccomp layer (libseccomp); its entry in the layer table is layer_seccomp.
  *
  * Promise: sbx_seccomp_install() loads, with TSYNC, into the calling process (the exec stage, just
  * before execve of the command) a filter that denies the SPEC's dangerous syscalls with an errno
@@ -72,6 +72,14 @@ struct sbx_seccomp_state {
  * closed), whether netfilter enforces AF_INET/6 connects. */
 void sbx_seccomp_state_init(struct sbx_seccomp_state *st, const struct policy *pol, bool netfilter);
 int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_state *st);
+
+/* The stage flags the kernel layers derive from the run's layer set (layers_stage_flags appends
+ * them): "--netfilter" when netfilter is on (Landlock then handles no TCP and seccomp leaves
+ * AF_INET/6 connect/bind to it); "--report-files" when neither the probes nor the preload are on
+ * (the seccomp file/exec reporter). 0, or -1 (memory). */
+struct sbx_layers;
+struct strv;
+int sbx_seccomp_stage_flags(const struct sbx_layers *L, struct strv *out);
 
 /* For --dry-run: the rules as JSON ({"deny":[{"syscall":..,"errno":..,"when":..}],...}). */
 cJSON *sbx_seccomp_plan(void);

@@ -177,6 +177,21 @@ static const struct policy *stage_policy(void)
 	return pol_open(m, (size_t)st.st_size, &why);
 }
 
+bool stage_flag_parse(const char *flag, struct stage_args *sa)
+{
+	if (!strcmp(flag, "--landlock"))
+		sa->landlock = true;
+	else if (!strcmp(flag, "--seccomp"))
+		sa->seccomp = true;
+	else if (!strcmp(flag, "--netfilter"))
+		sa->netfilter = true;      /* Landlock handles no TCP; seccomp leaves AF_INET/6 to it */
+	else if (!strcmp(flag, "--report-files"))
+		sa->report_files = true;   /* the seccomp file/exec reporter */
+	else
+		return false;
+	return true;
+}
+
 static int parse_fd(const char *s)
 {
 	char *end;
@@ -196,14 +211,8 @@ int cmd_stage(int argc, char **argv)
 			a.ctl_fd = parse_fd(argv[++i]);
 		} else if (!strcmp(argv[i], "--stderr-fd") && i + 1 < argc) {
 			a.stderr_fd = parse_fd(argv[++i]);
-		} else if (!strcmp(argv[i], "--landlock")) {
-			a.landlock = true;
-		} else if (!strcmp(argv[i], "--seccomp")) {
-			a.seccomp = true;
-		} else if (!strcmp(argv[i], "--netfilter")) {
-			a.netfilter = true;
-		} else if (!strcmp(argv[i], "--report-files")) {
-			a.report_files = true;
+		} else if (stage_flag_parse(argv[i], &a)) {
+			continue;
 		} else {
 			sbx_msg("__stage: unexpected argument '%s' (internal command, used by sbxsup run)", argv[i]);
 			return SBX_EXIT_INTERNAL;

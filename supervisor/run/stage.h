@@ -29,6 +29,10 @@ struct stage_args {
 				     * reporter (open/exec decided and reported by the supervisor) */
 };
 
+/* One layer flag as `sbxsup __stage` takes it ("--landlock", "--seccomp", "--netfilter",
+ * "--report-files") into `sa`. Returns true when it was one. */
+bool stage_flag_parse(const char *flag, struct stage_args *sa);
+
 /* Returns only on failure, with the exit status to use. */
 int stage_exec(const struct stage_args *a);
 
