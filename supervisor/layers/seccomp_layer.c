@@ -69,6 +69,7 @@ enum sc_when {
 	W_PRLIMIT,         /* prlimit64(pid, res, new != NULL, ...): notify only */
 	W_EXEC_GATE,       /* execve/execveat, only with opts.deny_exec or opts.report_files (notify) */
 	W_NET,             /* connect/bind: opts.net_notify and user notification */
+	W_SENDTO,          /* sendto with a destination: opts.net_notify, netfilter off, notification */
 	W_FILES,           /* open/openat/openat2/creat: opts.report_files and user notification */
 };
 
@@ -134,6 +135,7 @@ static const struct sc_rule deny_table[] = {
 	{"execveat", EACCES, W_EXEC_GATE, false},
 	{"connect", EPERM, W_NET, false},
 	{"bind", EACCES, W_NET, false},
+	{"sendto", EPERM, W_SENDTO, false},
 	{"open", EACCES, W_FILES, false},
 	{"openat", EACCES, W_FILES, false},
 	{"openat2", EACCES, W_FILES, false},
@@ -161,6 +163,7 @@ static const char *when_text(enum sc_when w)
 	case W_SOCKET: return "family/type/protocol outside the allowlist: AF_UNIX; AF_INET/AF_INET6 with TCP, UDP (ICMP ping only with an unrestricted network); AF_NETLINK with NETLINK_ROUTE. "
 			      "Unknown families EAFNOSUPPORT, AF_PACKET and SOCK_RAW EPERM, other protocols/types EPROTONOSUPPORT";
 	case W_NET: return "connect/bind naming a unix socket path outside the write grants, an AF_INET/6 peer the policy denies (when netfilter is off), a bind outside the granted loopback addresses (notify only)";
+	case W_SENDTO: return "sendto with a destination address, when netfilter is off: the peer decided as a connect (notify only)";
 	case W_FILES: return "probes off and a command the preload does not see: a path the policy denies (notify only; kernel.violation sensor seccomp-notify)";
 	case W_PERSONALITY: return "persona (low 32 bits) > 0, except the 0xffffffff query (let through by the supervisor)";
 	case W_EXEC_GATE: return "no code:exec (and user notification): every exec after the command's own (the "
@@ -295,6 +298,9 @@ static int add_rule(scmp_filter_ctx ctx, const struct sc_rule *r, int nr, bool n
 	case W_FILES:
 		rc = seccomp_rule_add(ctx, act, nr, 0);
 		break;
+	case W_SENDTO: /* only sends naming a peer: send() on a connected socket costs nothing */
+		rc = seccomp_rule_add(ctx, act, nr, 1, SCMP_A4_64(SCMP_CMP_NE, 0));
+		break;
 	case W_EXEC_GATE:
 		rc = seccomp_rule_add(ctx, act, nr, 0);
 		break;
@@ -336,6 +342,8 @@ static scmp_filter_ctx build(bool notify, bool tsync, const struct sbx_seccomp_o
 		if ((w == W_SETRLIMIT || w == W_PRLIMIT) && !notify)
 			continue; /* errno only: the kernel (no CAP_SYS_RESOURCE after the caps drop) refuses raises */
 		if ((w == W_NET && !(notify && o->net_notify)) || (w == W_FILES && !(notify && o->report_files)))
+			continue;
+		if (w == W_SENDTO && !(notify && o->net_notify && !o->netfilter))
 			continue;
 		int nr = seccomp_syscall_resolve_name(deny_table[i].name);
 		if (nr < 0)

@@ -39,6 +39,7 @@ struct sbx_seccomp_opts {
 	bool deny_exec;   /* in */
 	bool net_notify;  /* in: route connect/bind to the supervisor (named unix sockets, loopback
 			   * binds, and AF_INET/6 peers when netfilter is off): seccomp_notify.h */
+	bool netfilter;   /* in: netfilter enforces AF_INET/6 (sendto with an address is then its job) */
 	bool report_files;/* in: the reporter — open/openat/openat2/creat/execve/execveat routed to the
 			   * supervisor, decided with the policy, refused + kernel.violation
 			   * (sensor seccomp-notify). For when the probes are off and the preload does not

@@ -488,6 +488,8 @@ int sbx_sn_decide(const struct sbx_sn_ctx *c, int listener, uint64_t id, pid_t p
 		rc = decide_sockaddr(c, pid, false, args[1], args[2], rep);
 	else if (!strcmp(sys, "bind"))
 		rc = decide_sockaddr(c, pid, true, args[1], args[2], rep);
+	else if (!strcmp(sys, "sendto"))
+		rc = args[4] ? decide_sockaddr(c, pid, false, args[4], args[5], rep) : 0;
 	else if (!strcmp(sys, "open"))
 		rc = decide_path(c, pid, AT_FDCWD, args[0], args[1], false, rep);
 	else if (!strcmp(sys, "creat"))

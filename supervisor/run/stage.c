@@ -127,6 +127,7 @@ int stage_exec(const struct stage_args *a)
 		struct sbx_seccomp_opts so = {.deny_exec = !a->pol || !pol_code_exec(a->pol),
 					      /* named unix sockets, loopback binds, peers without netfilter */
 					      .net_notify = a->pol != NULL,
+					      .netfilter = a->netfilter,
 					      .report_files = a->report_files && a->pol};
 		if (sbx_seccomp_install_opts(&so, &listener, why, sizeof why) < 0) {
 			add(st, sizeof st, "seccomp", "off");

@@ -187,7 +187,21 @@ ordering() { # ordering LAYERS EVENT ERRNO TAG
 	fi
 }
 
+# UDP sendto naming a peer that is not granted: netfilter's sendmsg hook, or without netfilter
+# seccomp's decision on the address (sendto with a destination is notified only then)
+udp_case() { # udp_case LAYERS EVENT TAG
+	local A=$T_TMP/d_$3.jsonl O=$T_TMP/d_$3
+	krun "$MF_LO" "$1" "$A" "$O" -- "$ATT" udp 127.0.0.1 "$PORT_NO"
+	if grep -qx "udp: blocked EPERM" "$O" && audit_has "$A" "$2" addr=127.0.0.1 "port=$PORT_NO"; then
+		t_pass "kernel_sockets_udp_sendto_$3"
+	else
+		t_fail "kernel_sockets_udp_sendto_$3" "$(why "$O")"
+	fi
+}
+udp_case seccomp,landlock,limits seccomp.deny seccomp_without_netfilter
+
 if [ "$(id -u)" = 0 ]; then
+	udp_case "$NOBWRAP" netfilter.deny netfilter
 	ordering "$NOBWRAP" netfilter.deny EPERM netfilter_reports_not_landlock
 	ordering seccomp,landlock,netfilter,limits netfilter.deny EPERM netfilter_reports_no_probes
 	ordering seccomp,landlock,limits seccomp.deny EPERM seccomp_reports_without_netfilter
