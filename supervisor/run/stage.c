@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -78,6 +80,35 @@ static int exec_failed(const char *cmd, int e)
 	return SBX_EXIT_NOEXEC;
 }
 
+/* Close every close-on-exec descriptor above stderr but `keep`: they would go at exec anyway, and
+ * until then they count against the run's RLIMIT_NOFILE (the limits layer set it already): the
+ * supervisor's BPF objects (netfilter, probes) inherited by a direct-mode stage are enough to make
+ * Landlock's ruleset fail with EMFILE under "nofile": 64. Nothing the stage uses is close-on-exec
+ * (the policy memfd is mapped and stays open for the preload). */
+static void close_cloexec(int keep)
+{
+	struct rlimit rl;
+	int max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (int)rl.rlim_cur : 65536;
+	DIR *d = opendir("/proc/self/fd");
+	if (d) {
+		int self = dirfd(d);
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			int fd = atoi(e->d_name);
+			int fl;
+			if (fd > 2 && fd != keep && fd != self && (fl = fcntl(fd, F_GETFD)) >= 0 && (fl & FD_CLOEXEC))
+				close(fd);
+		}
+		closedir(d);
+		return;
+	}
+	for (int fd = 3; fd < max; fd++) { /* no descriptor left for opendir: walk the table */
+		int fl = fcntl(fd, F_GETFD);
+		if (fd != keep && fl >= 0 && (fl & FD_CLOEXEC))
+			close(fd);
+	}
+}
+
 int stage_exec(const struct stage_args *a)
 {
 	char st[CTL_MAX - 16] = "", why[512], buf[900], path[4096];
@@ -88,6 +119,7 @@ int stage_exec(const struct stage_args *a)
 			return SBX_EXIT_INTERNAL;
 		close(a->stderr_fd);
 	}
+	close_cloexec(a->ctl_fd);
 	int resolve_err = resolve_cmd(a->cmd[0], a->envp, path, sizeof path) < 0 ? errno : 0;
 	if (a->landlock) {
 		struct sbx_landlock_result r;
