@@ -115,6 +115,14 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 	if (!in->share_net)
 		rc |= strv_add(out, "--unshare-net");
 	rc |= strv_addv(out, "--die-with-parent", "--new-session", NULL);
+	if (in->uid && in->gid) { /* a non-zero identity inside (sandbox_direct.h sd_inside_ids) */
+		rc |= strv_add(out, "--uid");
+		rc |= strv_addf(out, "%u", (unsigned)in->uid);
+		rc |= strv_add(out, "--gid");
+		rc |= strv_addf(out, "%u", (unsigned)in->gid);
+		/* a non-zero uid inside keeps bwrap's full bounding set unless told: empty it */
+		rc |= strv_addv(out, "--cap-drop", "ALL", NULL);
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct item *x = &it[i];
 		switch (x->kind) {
@@ -146,6 +154,8 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 	}
 	free(it);
 
+	if (in->home_dir) /* the private HOME, in the tmpfs /tmp */
+		rc |= strv_addv(out, "--perms", "0700", "--dir", in->home_dir, NULL);
 	rc |= strv_addv(out, "--ro-bind", in->self_exe, SBX_RUN_SBXSUP, NULL);
 	if (in->report_sock)
 		rc |= strv_addv(out, "--ro-bind", in->report_sock, SBX_RUN_REPORT, NULL);
@@ -290,6 +300,7 @@ static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size
 		.ldso_fd = c->fds.ldso, .workspace = c->workspace,
 		.share_net = pol_net_mode(c->pol) != POL_NET_NONE, .env = c->env,
 		.report_sock = preload ? c->report_sock : NULL,
+		.uid = c->uid, .gid = c->gid, .home_dir = c->home_dir,
 	};
 	if (bwrap_argv(c->pol, &bi, argv, err, errlen) < 0)
 		return -1;

@@ -61,7 +61,7 @@ int plan_policy(struct run_plan *p, const struct manifest *m, const struct detec
 		extra[ne++] = SBX_RUN_PRELOAD;
 		extra[ne++] = SBX_RUN_SBXSUP;
 	}
-	const char *tmp = !p->wrapped && p->tmpdir[0] ? p->tmpdir : "/tmp";
+	const char *tmp = !p->wrapped && p->tmpdir[0] && !p->tmp_ns ? p->tmpdir : "/tmp";
 	free(p->blob);
 	p->blob = NULL;
 	p->pol = NULL;

@@ -29,6 +29,7 @@ struct run_plan {
 	size_t bloblen;
 	const struct policy *pol;  /* view of blob */
 	char tmpdir[80];           /* direct mode: the private tmp dir to create, "" when none */
+	bool tmp_ns;               /* direct mode: tmpdir is bound at /tmp in the run's mount ns */
 	char repdir[80];           /* the report socket's private dir (0700) to create, "" when none */
 	char repsock[108];         /* repdir + "/report", "" when none */
 	struct strv env;           /* the executor's environment, before the attempt's variables */

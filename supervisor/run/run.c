@@ -80,6 +80,8 @@ static void plan_to_ctx(struct run *r)
 	r->lc.cmd = r->o.cmd;
 	r->lc.env = &r->plan.env;
 	r->lc.report_sock = r->plan.repsock[0] ? r->plan.repsock : NULL;
+	sd_inside_ids(&r->sd, &r->lc.uid, &r->lc.gid);
+	r->lc.home_dir = r->sd.real_home || r->o.disabled ? NULL : "/tmp/" SD_HOME_NAME;
 }
 
 /* Names, policy, environment for the mode; pure. */
@@ -93,11 +95,17 @@ static int replan(struct run *r, bool wrapped)
 		sbx_msg("cannot choose the run's private directory names: %s", strerror(errno));
 		return -1;
 	}
+	if (active && sd_probe(&r->sd, !r->m->net_granted, sd_manifest_grants_home(r->m), r->m->workspace) < 0) {
+		sbx_msg("%s", r->sd.why);
+		return -1;
+	}
+	r->plan.tmp_ns = !wrapped && r->sd.mnt; /* "/tmp": the run's own, in its mount namespace */
 	if (plan_policy(&r->plan, r->m, &r->d, err, sizeof err) < 0) {
 		sbx_msg("%s%s", strncmp(err, "compiled", 8) ? "cannot compile the policy: " : "", err);
 		return -1;
 	}
-	if (plan_env(&r->plan, r->m, environ, r->o.disabled) < 0) {
+	if (plan_env(&r->plan, r->m, environ, r->o.disabled) < 0 ||
+	    (active && sd_env(&r->sd, &r->plan.env, wrapped ? "/tmp" : sd_tmp_path(&r->sd, r->plan.tmpdir)) < 0)) {
 		sbx_msg("out of memory building the environment");
 		return -1;
 	}

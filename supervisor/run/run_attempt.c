@@ -27,6 +27,7 @@
 #include "lifetime.h"
 #include "report.h"
 #include "run_int.h"
+#include "sandbox_direct.h"
 #include "stage.h"
 
 extern char **environ;
@@ -140,6 +141,8 @@ static __attribute__((noreturn)) void child_direct(struct run *r, const struct c
 		sbx_msg("child setup failed: %s", strerror(errno));
 		_exit(SBX_EXIT_INTERNAL);
 	}
+	if (r->att.pidns && sd_child_setup(&r->sd) < 0)
+		_exit(SBX_EXIT_INTERNAL);
 	cloexec_all();
 	keep_fd(r->pol_fd);
 	keep_fd(f->rep_c);
@@ -357,67 +360,38 @@ static int ldso_memfd(void)
 	return fd;
 }
 
-/* Born inside the run cgroup v2 where the kernel allows it (no cgroup.procs write): cgroup.h. */
-static pid_t clone_ns(struct cg_run *cg, unsigned long flags)
+/* Direct mode: the run's init in namespaces of its own (sandbox_direct.h): its death (SIGKILL of
+ * sbxsup -> PDEATHSIG) takes the whole run with it, it never holds the host's uid 0, and it sees
+ * a private /tmp, /dev/shm and /proc. Returns like fork() (the child also drops the PATH entries
+ * it cannot see from env); -1 when no namespace could be made (the caller then forks: cgroup /
+ * session / subreaper). */
+static pid_t direct_spawn(struct run *r, struct strv *env)
 {
-	return cg_spawn(cg, flags);
-}
-
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -1;
-}
-
-/* The child's user namespace maps our own uid and gid to themselves: the executor keeps the
- * caller's identity (and loses every capability at its execve, like any non-root program). */
-static int write_id_maps(pid_t pid)
-{
-	char p[64], m[64];
-	snprintf(p, sizeof p, "/proc/%d/uid_map", (int)pid);
-	snprintf(m, sizeof m, "%u %u 1\n", (unsigned)getuid(), (unsigned)getuid());
-	if (write_str(p, m) < 0)
-		return -1;
-	snprintf(p, sizeof p, "/proc/%d/setgroups", (int)pid);
-	if (write_str(p, "deny") < 0 && errno != ENOENT)
-		return -1;
-	snprintf(p, sizeof p, "/proc/%d/gid_map", (int)pid);
-	snprintf(m, sizeof m, "%u %u 1\n", (unsigned)getgid(), (unsigned)getgid());
-	return write_str(p, m);
-}
-
-/* Direct mode: the child in a pid namespace of its own, so that its death (SIGKILL of sbxsup ->
- * PDEATHSIG) takes the whole run with it. Root: CLONE_NEWPID. Others: CLONE_NEWUSER|CLONE_NEWPID
- * with identity maps (the child waits on `sync` until they are written). Returns like fork();
- * -1 when no namespace could be made (the caller then forks: cgroup / session / subreaper). */
-static pid_t spawn_in_pidns(struct cg_run *cg)
-{
-	if (geteuid() == 0)
-		return clone_ns(cg, CLONE_NEWPID);
-	int sp[2];
-	if (pipe2(sp, O_CLOEXEC) < 0)
-		return -1;
-	pid_t pid = clone_ns(cg, CLONE_NEWUSER | CLONE_NEWPID);
-	if (pid == 0) {
-		char c;
-		close(sp[1]);
-		if (read(sp[0], &c, 1) != 1)
-			_exit(SBX_EXIT_INTERNAL);
-		close(sp[0]);
-		return 0;
+	struct sd_plan *p = &r->sd;
+	const struct policy *pol = r->plan.pol;
+	p->netns = pol_net_mode(pol) == POL_NET_NONE;
+	p->nexpose = p->nwr = 0;
+	if (!getcwd(p->cwd, sizeof p->cwd))
+		p->cwd[0] = 0;
+	int rc = sd_prepare_dirs(p, r->plan.tmpdir, r->plan.repdir, r->plan.repsock);
+	rc |= sd_expose(p, r->m->workspace, true) | sd_expose(p, r->plan.repdir, false);
+	rc |= sd_writable(p, r->m->workspace);
+	for (size_t i = 0, n = pol_dir_count(pol); i < n; i++) {
+		struct pol_dir d;
+		if (pol_dir_get(pol, i, &d) < 0 || !d.path || !strcmp(d.path, r->plan.tmpdir))
+			continue;
+		rc |= sd_expose(p, d.path, d.access & POL_WRITE);
+		if (d.access & POL_WRITE)
+			rc |= sd_writable(p, d.path);
 	}
-	close(sp[0]);
-	if (pid > 0 && (write_id_maps(pid) < 0 || write(sp[1], "g", 1) != 1)) {
-		kill(pid, SIGKILL);
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		pid = -1;
+	rc |= sd_expose_cmd(p, r->o.cmd[0]);
+	if (rc < 0) {
+		sbx_msg("run setup: %s", p->why[0] ? p->why : "too many granted paths under /tmp");
+		return -1;
 	}
-	close(sp[1]);
+	pid_t pid = sd_spawn(p, &r->cg);
+	if (pid == 0 && sd_filter_path(p, env) < 0) /* the stage's PATH, in the child */
+		_exit(SBX_EXIT_INTERNAL);
 	return pid;
 }
 
@@ -492,7 +466,7 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 	} else {
 		/* A pid namespace makes "the child died" mean "the whole run died", even on SIGKILL of
 		 * sbxsup; without one the cgroup / session / subreaper do the job. */
-		pid = !r->o.disabled ? spawn_in_pidns(&r->cg) : -1;
+		pid = !r->o.disabled ? direct_spawn(r, &env) : -1;
 		if (pid < 0)
 			pid = cg_spawn(&r->cg, 0);
 		else

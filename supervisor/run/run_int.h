@@ -28,6 +28,7 @@
 #include "report_rx.h"
 #include "rlimits.h"
 #include "run_args.h"
+#include "sandbox_direct.h"
 #include "strv.h"
 
 enum attempt_result { ATT_DONE = 0, ATT_SETUP_FAILED = 1, ATT_FAIL = 2 };
@@ -74,6 +75,7 @@ struct run {
 	bool started;              /* run.start written */
 	bool audit_failed;
 	struct attempt att;        /* the current (last) attempt */
+	struct sd_plan sd;         /* identity / namespaces / HOME (sandbox_direct.h) */
 };
 
 /* run_setup.c: set-up acts on the plan. Each returns 0, or -1 (said on stderr). */

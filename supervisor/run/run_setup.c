@@ -52,7 +52,7 @@ static void sweep_stale_tmp(void)
 		char path[300];
 		struct stat st;
 		snprintf(path, sizeof path, "/tmp/%s", e->d_name);
-		if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+		if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || sd_mount_point(path))
 			continue;
 		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
 			remove_tree(path);
