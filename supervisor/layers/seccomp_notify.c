@@ -21,6 +21,7 @@
 #ifndef AF_MCTP
 #define AF_MCTP 45
 #endif
+#define SN_O_TMPFILE_BIT 020000000 /* the kernel's __O_TMPFILE bit alone */
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262
 #endif
@@ -446,8 +447,8 @@ static int decide_path(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uint64_
 		acc = POL_EXEC;
 	else if (flags & O_PATH)
 		meta = true;
-	else if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC | O_APPEND | __O_TMPFILE)))
-		acc = POL_WRITE;
+	else if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC | O_APPEND | SN_O_TMPFILE_BIT)))
+		acc = POL_WRITE; /* not glibc's __O_TMPFILE: it includes O_DIRECTORY (every opendir) */
 	if (target_abs(pid, dirfd, req, rep->path, sizeof rep->path) < 0)
 		return 0; /* relative to something that is not a path: left to the kernel layers */
 	struct pol_decision d = {.verdict = POL_DENY, .rule = POL_RULE_DEFAULT};

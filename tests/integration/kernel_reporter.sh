@@ -45,3 +45,19 @@ elif [ "$(id -u)" != 0 ]; then
 	run_as user auto user_full
 	run_as user seccomp,landlock,limits user_nobwrap
 fi
+
+# No false refusal: a dynamic program under the reporter (preload not selected) lists directories
+# (O_DIRECTORY is not a write: glibc's __O_TMPFILE includes it), writes its temp files and starts a
+# child — nothing refused, nothing reported.
+A=$AD/fp.jsonl; O=$T_TMP/fp
+(cd "$WS" && "$SBXSUP" run -w "$WS" -a "$A" --layers seccomp,landlock,limits -- python3 -c '
+import os, subprocess, tempfile
+os.listdir("/usr"); os.listdir(".")
+p = tempfile.mktemp(dir="."); open(p, "w").write("x"); os.unlink(p)
+print(subprocess.run(["ls", "/usr"], capture_output=True).returncode, "ok")') >"$O" 2>"$O.err" </dev/null
+if grep -qx '0 ok' "$O" && audit_has "$A" run.start "level.seccomp~reporter" \
+   && [ "$(audit_count "$A" kernel.violation)" = 0 ]; then
+	t_pass kernel_reporter_no_false_refusal_dynamic
+else
+	t_fail kernel_reporter_no_false_refusal_dynamic "out=[$(tr '\n' ';' <"$O")] err=[$(head -c 300 "$O.err")]"
+fi
