@@ -244,6 +244,45 @@ static int target_resolve(pid_t pid, const char *abs, bool nofollow, char *out, 
 	return 0;
 }
 
+/* The target's pid as it sees it (its own pid namespace): the last NSpid field. 0 when unknown. */
+static long ns_pid(pid_t pid)
+{
+	char st[4096];
+	proc_text(pid, "status", st, sizeof st, false);
+	const char *l = strstr(st, "\nNSpid:");
+	if (!l)
+		return 0;
+	l += 8;
+	long v = 0;
+	const char *e = l + strcspn(l, "\n");
+	for (const char *q = l; q < e;) {
+		char *end;
+		long x = strtol(q, &end, 10);
+		if (end == q)
+			break;
+		v = x;
+		q = end;
+	}
+	return v;
+}
+
+/* /proc/<the target's own pid>/... -> /proc/self/..., as the preload and the probes do: the policy
+ * grants a process its own /proc/self, whatever number it uses for it. */
+static void proc_self_rewrite(pid_t pid, char *path, size_t len)
+{
+	if (strncmp(path, "/proc/", 6) || path[6] < '1' || path[6] > '9')
+		return;
+	char *end;
+	long n = strtol(path + 6, &end, 10);
+	if ((*end != '/' && *end) || n != ns_pid(pid))
+		return;
+	size_t tl = strlen(end), head = strlen("/proc/self");
+	if (head + tl + 1 > len)
+		return;
+	memmove(path + head, end, tl + 1);
+	memcpy(path, "/proc/self", head);
+}
+
 static void fill_proc(pid_t pid, struct sbx_sn_report *rep)
 {
 	proc_text(pid, "comm", rep->comm, sizeof rep->comm, false);
@@ -451,6 +490,7 @@ static int decide_path(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uint64_
 		acc = POL_WRITE; /* not glibc's __O_TMPFILE: it includes O_DIRECTORY (every opendir) */
 	if (target_abs(pid, dirfd, req, rep->path, sizeof rep->path) < 0)
 		return 0; /* relative to something that is not a path: left to the kernel layers */
+	proc_self_rewrite(pid, rep->path, sizeof rep->path);
 	struct pol_decision d = {.verdict = POL_DENY, .rule = POL_RULE_DEFAULT};
 	if (c->pol)
 		pol_path(c->pol, rep->path, acc, &d);
