@@ -35,6 +35,8 @@ char LICENSE[] SEC("license") = "GPL";
 
 #define AT_FDCWD_ (-100)
 #define AT_EMPTY_PATH_ 0x1000
+#define EBADF_ 9
+#define CSIGNAL_ 0xffull
 #define AF_INET_ 2
 #define AF_INET6_ 10
 #define AF_UNIX_ 1
@@ -126,7 +128,7 @@ static __always_inline void on_enter(struct pt_regs *regs, long id)
 	}
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	if (bpf_map_update_elem(&pr_stash, &tid, s, BPF_ANY))
-		count(&pr_lost, (__u32)slot & (PR_SLOTS - 1));   /* the record will be missing: count it */
+		count_lost((__u32)slot, true);      /* the record will be missing; its result unknown */
 }
 
 static __always_inline void on_exit(long ret, __u16 sensor)
@@ -196,6 +198,13 @@ int BPF_PROG(btf_exit, struct task_struct *t, bool group_dead)
 	return 0;
 }
 
+SEC("tp_btf/sched_process_free")
+int BPF_PROG(btf_free, struct task_struct *t)
+{
+	on_task_free(t);
+	return 0;
+}
+
 SEC("raw_tp/sched_process_exec")
 int BPF_PROG(raw_exec, struct task_struct *t, pid_t old_pid, struct linux_binprm *bprm)
 {
@@ -215,6 +224,13 @@ SEC("raw_tp/sched_process_exit")
 int BPF_PROG(raw_exit, struct task_struct *t)
 {
 	on_task_exit(t, BPF_CORE_READ(t, pid) == BPF_CORE_READ(t, tgid));
+	return 0;
+}
+
+SEC("raw_tp/sched_process_free")
+int BPF_PROG(raw_free, struct task_struct *t)
+{
+	on_task_free(t);
 	return 0;
 }
 

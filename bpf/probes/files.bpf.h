@@ -116,7 +116,7 @@ static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u
 	if (opens && ret >= 0) {
 		f = fd_file(t, ret);
 		kind = PR_PK_FULL;
-	} else if ((sc == PR_SC_EXECVE || sc == PR_SC_EXECVEAT) && ret == 0) {
+	} else 	if ((sc == PR_SC_EXECVE || sc == PR_SC_EXECVEAT) && ret == 0) {
 		f = BPF_CORE_READ(t, mm, exe_file);
 		kind = PR_PK_FULL;
 	} else if (req_ok && ev->req[0] == '/') {
@@ -130,6 +130,8 @@ static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u
 	} else if (ev->dirfd != AT_FDCWD_) {
 		f = fd_file(t, ev->dirfd);
 		kind = PR_PK_BASE;
+		if (!f && ret == -EBADF_)
+			return;                     /* no such dirfd: the kernel resolved nothing */
 	} else {
 		ev->path_kind = PR_PK_BASE;
 		walk_cwd(ev, t);

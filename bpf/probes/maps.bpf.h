@@ -29,6 +29,30 @@ struct {
 	__type(value, __u64);
 } pr_lost SEC(".maps");
 
+/* slot -> lost records whose call did not fail, or whose result is unknown (per cpu) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PR_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} pr_lost_ok SEC(".maps");
+
+/* (slot, decision key) -> count and a sample of the records the ring could not take */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PR_OVF_MAX);
+	__type(key, struct pr_ovf_key);
+	__type(value, struct pr_ovf);
+} pr_overflow SEC(".maps");
+
+/* slot -> processes of the run alive, command started */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PR_SLOTS);
+	__type(key, __u32);
+	__type(value, struct pr_live);
+} pr_live SEC(".maps");
+
 /* slot -> children the tracked map could not take (blind spots; per cpu) */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -56,13 +80,26 @@ struct {
 /* (pid namespace, number in it) -> slot: every task of the runs, numbered in its own (innermost)
  * pid namespace at fork / at the armed exec. A signal's target pid is a number in the caller's
  * namespace: this is how "inside the run" is decided without find_vpid (not callable here). */
+/* An entry lives until the task is freed (reaped), not only until it exits: a signal to the run's
+ * own zombie child is a signal inside the run. `start` (the task's start_time) keeps a freed task
+ * from removing the entry of a newer task that got the same number. */
 struct nskey { __u64 ns; __u32 nr; __u32 pad; };
+struct nsval { __u32 slot; __u32 pad; __u64 start; };
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 32768);
 	__type(key, struct nskey);
-	__type(value, __u32);
+	__type(value, struct nsval);
 } pr_nspids SEC(".maps");
+
+/* task (address) -> its pr_nspids key, from its exit until it is freed (its struct pid is gone by
+ * then, so the key cannot be computed at sched_process_free) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 32768);
+	__type(key, __u64);
+	__type(value, struct nskey);
+} pr_dying SEC(".maps");
 
 /* cgroup v2 id -> slot: runs with a cgroup (the cheap first check) */
 struct {
@@ -108,6 +145,25 @@ static __always_inline void count(void *map, __u32 slot)
 	__u64 *v = bpf_map_lookup_elem(map, &slot);
 	if (v)
 		*v += 1;
+}
+
+/* A record is lost for good: counted by outcome class (did_not_fail: a breach may hide in it). */
+static __always_inline void count_lost(__u32 slot, bool did_not_fail)
+{
+	count(&pr_lost, slot & (PR_SLOTS - 1));
+	if (did_not_fail)
+		count(&pr_lost_ok, slot & (PR_SLOTS - 1));
+}
+
+static __always_inline void live_add(__u32 slot, long long d, bool start)
+{
+	slot &= PR_SLOTS - 1;
+	struct pr_live *l = bpf_map_lookup_elem(&pr_live, &slot);
+	if (!l)
+		return;
+	__sync_fetch_and_add(&l->live, d);
+	if (start)
+		l->started = 1;
 }
 
 /* The first check and the run slot of the current task, or -1. */

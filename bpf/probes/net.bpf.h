@@ -3,7 +3,8 @@
  *
  * Promise: net_enter() copies the peer's sockaddr from user memory (also from msghdr.msg_name, in
  * either ABI); only AF_INET, AF_INET6 and named AF_UNIX addresses are candidates. AF_UNIX: req =
- * the path as given, or (PR_EVF_ABSTRACT) the abstract name's raw bytes after a leading '@'.
+ * the path as given (a path may itself begin with '@'), or, with PR_EVF_ABSTRACT, the abstract
+ * name's raw bytes after a leading '@'.
  * emit_other() writes the record at exit; for a connect that went out, the peer is re-read from the
  * kernel socket (PR_EVF_KTUPLE), not taken from the caller's memory.
  */
@@ -32,6 +33,7 @@ static __always_inline bool read_sockaddr(struct pr_stash *s, const void *uaddr,
 				n = 0;
 			n &= 127;
 			asm volatile("" : "+r"(n));     /* keep the bound in the register the verifier sees */
+			s->evflags |= PR_EVF_ABSTRACT;
 			s->req[0][0] = '@';
 			bpf_probe_read_user(&s->req[0][1], n, uaddr + 3);
 			__u32 e = (n + 1) & 127;
@@ -134,14 +136,14 @@ static __always_inline void emit_other(struct pr_stash *s, long ret, __u16 senso
 	__builtin_memcpy(ev->addr, s->addr, 16);
 	ev->target = s->target;
 	ev->sig = s->sig;
-	ev->flags |= s->evflags & (PR_EVF_UNIX | PR_EVF_PGRP);
+	ev->flags |= s->evflags & (PR_EVF_UNIX | PR_EVF_PGRP | PR_EVF_ABSTRACT);
 	if (s->evflags & PR_EVF_UNIX) {
 		/* the socket name as given; a relative path is joined onto the cwd by user space */
 		bpf_probe_read_kernel(ev->req, sizeof(ev->req), s->req[0]);
 		ev->argi = (__u16)(s->req_ok[0] & 0xffff);
 		if (s->req_ok[0] == 0)
 			ev->flags |= PR_EVF_NOPATH;
-		else if (ev->req[0] != '/' && ev->req[0] != '@') {
+		else if (ev->req[0] != '/' && !(s->evflags & PR_EVF_ABSTRACT)) {
 			ev->path_kind = PR_PK_BASE;
 			walk_cwd(ev, t);
 		}

@@ -3,7 +3,10 @@
  * Promise: fd_file() is the task's open file for fd (NULL when none); walk() writes the dentry
  * names of (dentry, mount) leaf first into the record, crossing mounts via struct mount, until the
  * task's root (so paths inside bwrap are the sandbox's paths). The walk runs in a bpf_loop callback
- * (verified once whatever the depth); a walk cut by the bounds sets PR_EVF_TRUNC.
+ * (verified once whatever the depth); a walk cut by the bounds sets PR_EVF_TRUNC; a walk that ends
+ * without meeting the task's root (a pseudo file system's object, a mount outside the task's tree)
+ * sets PR_EVF_DETACHED; an object whose name the kernel makes up (d_dname: pipe, socket, anon
+ * inode, namespace, pidfd) sets PR_EVF_PSEUDO. fsmagic is the walked object's file-system magic.
  */
 #ifndef SBX_PROBES_PATH_BPF_H
 #define SBX_PROBES_PATH_BPF_H
@@ -37,6 +40,7 @@ struct walk_ctx {
 	__u32 off;
 	__u32 n;
 	__u32 done;
+	__u32 detached;
 };
 
 /* One step of the walk (bpf_loop callback: verified once, whatever the depth). */
@@ -54,7 +58,8 @@ static long walk_step(__u32 i, void *arg)
 		struct mount *m = (struct mount *)((void *)mnt - bpf_core_field_offset(struct mount, mnt));
 		struct mount *parent = BPF_CORE_READ(m, mnt_parent);
 		if (parent == m) {
-			w->done = 1;
+			w->done = 1;                /* the top of a mount tree the task's root is not in */
+			w->detached = 1;
 			return 1;
 		}
 		w->d = BPF_CORE_READ(m, mnt_mountpoint);
@@ -75,7 +80,8 @@ static long walk_step(__u32 i, void *arg)
 	w->off += (__u32)r;
 	w->n++;
 	if (up == d) {
-		w->done = 1;
+		w->done = 1;                        /* a dentry not linked below its mount's root */
+		w->detached = 1;
 		return 1;
 	}
 	w->d = up;
@@ -91,14 +97,24 @@ static __always_inline void walk(struct pr_event *ev, struct task_struct *t, str
 		.root_d = BPF_CORE_READ(t, fs, root.dentry),
 		.root_m = BPF_CORE_READ(t, fs, root.mnt),
 	};
-	bpf_loop(PR_MAX_DEPTH + 8, walk_step, &w, 0);
+	bpf_loop(PR_MAX_DEPTH, walk_step, &w, 0);
 	__u32 z = 0;
 	struct pr_pathbuf *pb = bpf_map_lookup_elem(&pr_pathbuf, &z);
 	if (!pb)
 		return;
-	bpf_probe_read_kernel(ev->path, sizeof(ev->path), pb->b);
+	__u32 used = w.off;
+	if (used > sizeof(ev->path))
+		used = sizeof(ev->path);
+	asm volatile("" : "+r"(used));
+	bpf_probe_read_kernel(ev->path, used, pb->b);
 	if (!w.done)
 		ev->flags |= PR_EVF_TRUNC;
+	if (w.detached)
+		ev->flags |= PR_EVF_DETACHED;
+	ev->fsmagic = (__u32)BPF_CORE_READ(d, d_sb, s_magic);
+	ev->okey = (__u64)(unsigned long)d * 31 + (__u64)(unsigned long)mnt;
+	if (BPF_CORE_READ(d, d_op, d_dname))
+		ev->flags |= PR_EVF_PSEUDO;         /* named by the kernel ("pipe:[n]"), no path */
 	ev->ncomp = (__u16)w.n;
 	ev->path_len = (__u16)(w.off > PR_PATH_BUF ? PR_PATH_BUF : w.off);
 }

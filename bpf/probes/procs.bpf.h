@@ -42,8 +42,8 @@ static __always_inline bool nr_in_run(struct task_struct *t, int nr, __u32 slot)
 	if (!p || !nskey_of(p, BPF_CORE_READ(p, level), &k))
 		return false;
 	k.nr = (__u32)nr;
-	__u32 *v = bpf_map_lookup_elem(&pr_nspids, &k);
-	return v && (*v & (PR_SLOTS - 1)) == slot;
+	struct nsval *v = bpf_map_lookup_elem(&pr_nspids, &k);
+	return v && (v->slot & (PR_SLOTS - 1)) == slot;
 }
 
 /* The struct pid behind a pidfd (pidfs keeps it in the inode, older kernels in private_data). */
@@ -81,8 +81,8 @@ static __always_inline bool signal_outside(struct pr_stash *s, struct task_struc
 			return true;
 		}
 		s->target = (int)k.nr;
-		__u32 *v = bpf_map_lookup_elem(&pr_nspids, &k);
-		return !(v && (*v & (PR_SLOTS - 1)) == slot);
+		struct nsval *v = bpf_map_lookup_elem(&pr_nspids, &k);
+		return !(v && (v->slot & (PR_SLOTS - 1)) == slot);
 	}
 	s->target = pid;
 	if (pid > 0)
@@ -101,7 +101,9 @@ static __always_inline bool escape2_candidate(struct pr_stash *s, struct task_st
 	__u64 a0 = s->args[0];
 	switch (s->sc) {
 	case PR_SC_CLONE:
-		return (a0 & NS_FLAGS_) != 0;
+		/* the low byte is the exit signal (CSIGNAL), not flags: CLONE_NEWTIME (0x80) is only a
+		 * flag for clone3 and unshare */
+		return (a0 & NS_FLAGS_ & ~CSIGNAL_) != 0;
 	case PR_SC_CLONE3: {
 		__u64 fl = 0;
 		if (bpf_probe_read_user(&fl, sizeof(fl), (const void *)a0))
@@ -143,6 +145,16 @@ static __always_inline bool escape2_candidate(struct pr_stash *s, struct task_st
 }
 
 /* ---- process tree ----------------------------------------------------------------------------- */
+/* Number task t of run `slot` in pr_nspids (threads too: tkill/tgkill name them). */
+static __always_inline void nspid_add(struct task_struct *t, __u32 slot)
+{
+	struct nskey k;
+	if (!nskey_task(t, &k))
+		return;
+	struct nsval v = { .slot = slot, .start = BPF_CORE_READ(t, start_time) };
+	bpf_map_update_elem(&pr_nspids, &k, &v, BPF_ANY);
+}
+
 /* Process records (not violations): the exe path at each exec of a run's process, and the parent
  * of each fork, so user space can name the full `exe` of a violation even after the process is gone. */
 static __always_inline void proc_record(__u32 slot, __u32 sc, __u32 tgid, __u32 ptgid, struct task_struct *t,
@@ -176,9 +188,9 @@ static __always_inline void on_exec(struct task_struct *t)
 		v = *slot;
 		if (bpf_map_update_elem(&pr_tracked, &tgid, &v, BPF_ANY))
 			count(&pr_untracked, v & (PR_SLOTS - 1));
-		struct nskey k;
-		if (nskey_task(t, &k))
-			bpf_map_update_elem(&pr_nspids, &k, &v, BPF_ANY);
+		else
+			live_add(v, 1, true);
+		nspid_add(t, v);
 		bpf_map_delete_elem(&pr_armed, &tgid);
 	} else {
 		slot = bpf_map_lookup_elem(&pr_tracked, &tgid);
@@ -197,13 +209,14 @@ static __always_inline void on_fork(struct task_struct *parent, struct task_stru
 	if (!slot)
 		return;
 	__u32 v = *slot;
-	struct nskey k;
-	if (nskey_task(child, &k))                  /* threads too: tkill/tgkill name them */
-		bpf_map_update_elem(&pr_nspids, &k, &v, BPF_ANY);
+	nspid_add(child, v);
 	if (ptgid == ctgid)
 		return;                             /* a thread: its process is tracked already */
+	bool known = bpf_map_lookup_elem(&pr_tracked, &ctgid) != NULL;   /* a stale entry: counted */
 	if (bpf_map_update_elem(&pr_tracked, &ctgid, &v, BPF_ANY))
 		count(&pr_untracked, v & (PR_SLOTS - 1));
+	else if (!known)
+		live_add(v, 1, false);
 	proc_record(v, PR_SC_PROC_FORK, ctgid, ptgid, (struct task_struct *)bpf_get_current_task(), false);
 }
 
@@ -212,12 +225,35 @@ static __always_inline void on_task_exit(struct task_struct *t, bool group_dead)
 	__u32 tid = BPF_CORE_READ(t, pid);
 	bpf_map_delete_elem(&pr_stash, &tid);
 	struct nskey k;
-	if (nskey_task(t, &k))
-		bpf_map_delete_elem(&pr_nspids, &k);
+	if (nskey_task(t, &k)) {                    /* the number stays the run's until reaped */
+		struct nsval *v = bpf_map_lookup_elem(&pr_nspids, &k);
+		__u64 tk = (__u64)(unsigned long)t;
+		if (v && v->start == BPF_CORE_READ(t, start_time))
+			bpf_map_update_elem(&pr_dying, &tk, &k, BPF_ANY);
+	}
 	if (group_dead) {
 		__u32 tgid = BPF_CORE_READ(t, tgid);
-		bpf_map_delete_elem(&pr_tracked, &tgid);
+		__u32 *slot = bpf_map_lookup_elem(&pr_tracked, &tgid);
+		if (slot) {
+			__u32 v = *slot;
+			if (bpf_map_delete_elem(&pr_tracked, &tgid) == 0)
+				live_add(v, -1, false);
+		}
 	}
+}
+
+/* The task is reaped and freed: its number may be reused from now on. */
+static __always_inline void on_task_free(struct task_struct *t)
+{
+	__u64 tk = (__u64)(unsigned long)t;
+	struct nskey *k = bpf_map_lookup_elem(&pr_dying, &tk);
+	if (!k)
+		return;
+	struct nskey key = *k;
+	struct nsval *v = bpf_map_lookup_elem(&pr_nspids, &key);
+	if (v && v->start == BPF_CORE_READ(t, start_time))
+		bpf_map_delete_elem(&pr_nspids, &key);
+	bpf_map_delete_elem(&pr_dying, &tk);
 }
 
 #endif

@@ -7,7 +7,7 @@
 source "$(dirname "$0")/../lib.sh"
 S=$SBXSUP
 need_root probes_run || exit 0
-for p in pr_attack pr_static_reader_static; do
+for p in pr_attack pr_static_reader_static pr_benign; do
 	[ -x "$SBX_PROGS/$p" ] || { t_fail probes_run "missing $SBX_PROGS/$p (make progs)"; exit 0; }
 	cp "$SBX_PROGS/$p" "$T_TMP/$p"
 done
@@ -103,22 +103,25 @@ if [ $RC -eq 0 ] && audit_has "$A" run.start layers.probes=true && ! audit_has "
 	t_pass probes_outside_process_silent
 else t_fail probes_outside_process_silent "$(why)"; fi
 
-# ---- 1e6 opens: the supervisor keeps up or counts; delivered + lost == 1e6 exactly ----------------------------
+# ---- 1e6 opens: the supervisor keeps up or counts; written + summarised + lost == 1e6 exactly, and what the
+# ring could not take is one kernel.violation summary (count, summary "ring overflow") with outcome breach
 prun preload,probes ./pr_attack flood /etc/shadow 1000000
 res=$(python3 - "$A" <<'PY'
 import json, sys
-n = lost = 0; end = False
+n = lost = 0; end = False; summary = 0
 for l in open(sys.argv[1]):
     o = json.loads(l)
-    if o["event"] == "kernel.violation": n += 1
+    if o["event"] == "kernel.violation" and o.get("path") == "/etc/shadow" and o.get("outcome") == "breach":
+        n += o.get("count", 1)
+        if o.get("summary") == "ring overflow": summary += o["count"]
     if o["event"] == "run.end": lost = o["lost"]; end = True
-print(n, lost, end)
+print(n, lost, end, summary)
 PY
 )
-read -r nv lost ended <<<"$res"
-if [ $RC -eq 0 ] && [ "$ended" = True ] && [ $((nv + lost)) -eq 1000000 ] && [ "$lost" -gt 0 ]; then
+read -r nv lost ended summ <<<"$res"
+if [ $RC -eq 0 ] && [ "$ended" = True ] && [ $((nv + lost)) -eq 1000000 ] && [ "$summ" -gt 0 ]; then
 	t_pass probes_flood_lost_exact
-else t_fail probes_flood_lost_exact "rc=$RC violations=$nv lost=$lost run.end=$ended"; fi
+else t_fail probes_flood_lost_exact "rc=$RC breaches=$nv lost=$lost run.end=$ended summarised=$summ"; fi
 
 # ==== escape-corpus gaps (docs/notes/escape.md findings 1, 3, 8, 9): every bypass is reported ===========
 # m2.json: no code:exec, no network. pr_escape uses the syscall instruction: the preload never sees it.
@@ -238,6 +241,32 @@ for l in open(sys.argv[1]):
 if [ $RC -eq 0 ] && audit_has "$A" run.start layers.probes=true && [ -z "$noisy" ]; then
 	t_pass probes_benign_quiet
 else t_fail probes_benign_quiet "rc=$RC unexpected: $noisy"; fi
+
+# ---- no false reports (issue 17): pipes and namespaces through /dev/stdin, /proc/self/fd/N, bash process
+# substitution, /proc/self/ns/x; a signal to the run's own zombie child; a socket file named "@sock";
+# clone() with exit-signal bit 0x80; 3000 EBADF renames (must not fill the ring: run.end.lost=0)
+bad=""
+for layers in preload,probes full; do
+	N=$((N + 1)); A=$T_TMP/a$N.jsonl
+	if [ $layers = full ]; then L=(); else L=(--layers "$layers"); fi
+	"$S" run "${L[@]}" -m m.json -w "$T_TMP" -a "$A" -- bash -c '
+		cat <(echo hi) >/dev/null && echo x | cat /dev/stdin >/dev/null && ls /proc/self/ns/ >/dev/null &&
+		./pr_benign stdin && ./pr_benign procfd && ./pr_benign ns && ./pr_benign zombie &&
+		./pr_benign clonesig && ./pr_benign unixat . && ./pr_benign ebadf 3000' \
+		>"$T_TMP/out$N" 2>&1 </dev/null; RC=$?
+	noisy=$(python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    o = json.loads(l)
+    if o["event"] == "kernel.violation" and o.get("path") != "/var/run/nscd/socket":
+        print(o.get("syscall"), o.get("path") or o.get("addr"), o.get("rule"), o.get("outcome"))
+' "$A")
+	if [ $RC -ne 0 ] || [ -n "$noisy" ] || ! audit_has "$A" run.start layers.probes=true ||
+	   ! audit_has "$A" run.end lost=0; then
+		bad="$bad [$layers: rc=$RC $(head -c 200 "$T_TMP/out$N") $noisy]"
+	fi
+done
+if [ -z "$bad" ]; then t_pass probes_no_false_breach; else t_fail probes_no_false_breach "$bad"; fi
 
 # ---- pinned set: load once, runs reuse it, status shows it, unload removes it --------------------------------
 if [ $PINNED_BEFORE = 1 ]; then

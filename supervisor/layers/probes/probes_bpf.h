@@ -6,6 +6,9 @@
  * when the kernel's BTF has it, else left off with its reason. The result exposes the map fds in
  * `struct pr_maps`, which is all the per-run code (probes_layer.c) needs — the same for a private
  * per-run load and for a set pinned once under bpffs (pr_bpf_pin / pr_bpf_open_pinned).
+ * A private load keeps only what it needs once attached: the fds of the maps user space uses and
+ * of the links (which hold the programs); the skeleton, its BTF and every other fd are released
+ * (fewer descriptors inherited by the run's stage, less memory). Closing the links detaches.
  * Nothing here prints: failures come back as text in `why`. SBXSUP_PROBES_TIER=raw_tp|tp_btf
  * restricts the tiers tried (tests of the fallback, diagnosis).
  */
@@ -18,14 +21,17 @@
 #define PR_PIN_DIR "/sys/fs/bpf/sbxsup/probes"
 
 struct pr_maps {
-	int rings, lost, untracked, armed, tracked, cgroups, owners, config;
+	int rings, lost, untracked, armed, tracked, cgroups, owners, config, overflow, lost_ok, live;
 };
+#define PR_NMAPS 11
 
-struct probes_bpf; /* the generated skeleton */
+/* links of the tier in use, in this order (names: "link_<program name>" when pinned) */
+#define PR_NLINKS 7
 
 struct pr_loaded {
-	struct probes_bpf *skel;   /* private load; NULL when the maps come from pins */
-	struct pr_maps m;          /* fds (owned by skel, or by this struct when pinned) */
+	struct pr_maps m;          /* fds owned by this struct (CLOEXEC) */
+	int links[PR_NLINKS];      /* private load: link fds (-1 when pinned or not attached) */
+	char link_names[PR_NLINKS][24];
 	bool pinned;
 	char level[128];           /* "tp_btf: syscalls, sched, io_uring" (tier and hooks attached) */
 	char uring_why[128];       /* why io_uring_submit_req is not covered ("" when it is) */

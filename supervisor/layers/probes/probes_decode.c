@@ -72,22 +72,20 @@ static void copy_str(char *dst, size_t dstlen, const char *src, size_t srclen)
 	dst[n] = 0;
 }
 
-/* Components leaf first -> "/a/b/c". */
+/* Components leaf first -> "/a/b/c": a first pass checks them and sums their lengths, a second
+ * writes them from the end of the result backwards (no per-component array: up to PR_MAX_DEPTH). */
 static int assemble(const struct pr_event *ev, char *out, size_t outlen)
 {
-	const char *comp[PR_MAX_DEPTH + 8];
-	size_t len[PR_MAX_DEPTH + 8];
-	size_t n = 0, off = 0, used = ev->path_len < PR_PATH_BUF ? ev->path_len : PR_PATH_BUF;
-	while (off < used && n < ev->ncomp && n < sizeof(comp) / sizeof(comp[0])) {
+	size_t used = ev->path_len < PR_PATH_BUF ? ev->path_len : PR_PATH_BUF;
+	size_t n = 0, off = 0, total = 0;
+	while (off < used && n < ev->ncomp) {
 		size_t l = strnlen(ev->path + off, used - off);
-		if (off + l >= used && l > 0 && ev->path[used - 1] != 0)
+		if (off + l >= used)
 			return -1;              /* unterminated */
-		comp[n] = ev->path + off;
-		len[n] = l;
+		total += 1 + l;
 		n++;
 		off += l + 1;
 	}
-	size_t o = 0;
 	if (n == 0) {
 		if (outlen < 2)
 			return -1;
@@ -95,14 +93,18 @@ static int assemble(const struct pr_event *ev, char *out, size_t outlen)
 		out[1] = 0;
 		return 0;
 	}
-	for (size_t i = n; i-- > 0;) {
-		if (o + 1 + len[i] + 1 > outlen)
-			return -1;
-		out[o++] = '/';
-		memcpy(out + o, comp[i], len[i]);
-		o += len[i];
+	if (total + 1 > outlen)
+		return -1;
+	size_t end = total;
+	out[end] = 0;
+	off = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(ev->path + off);
+		end -= l;
+		memcpy(out + end, ev->path + off, l);
+		out[--end] = '/';
+		off += l + 1;
 	}
-	out[o] = 0;
 	return 0;
 }
 
@@ -191,6 +193,50 @@ static bool is_signal_sc(unsigned sc)
 	return sc >= PR_SC_SIG_FIRST && sc <= PR_SC_SIG_LAST;
 }
 
+/* A record the probes cannot decide: reported as such (outcome "undecidable"), never as a breach. */
+static int undecidable(struct pr_view *v, const char *why)
+{
+	v->undecidable = true;
+	v->violation = true;
+	v->rule = why;
+	return 1;
+}
+
+/* An object whose name the kernel makes up as "type:[id]" (the preload's readlink of
+ * /proc/self/fd/N gives no path): a dentry with d_dname on pipefs, sockfs, anon_inodefs, nsfs or
+ * pidfs. (memfd, secretmem and dma-buf also have d_dname but are named "/name": decided on it.) */
+static bool no_path_object(const struct pr_event *ev)
+{
+	if (!(ev->flags & PR_EVF_PSEUDO))
+		return false;
+	switch (ev->fsmagic) {
+	case 0x50495045u:       /* PIPEFS_MAGIC */
+	case 0x534f434bu:       /* SOCKFS_MAGIC */
+	case 0x09041934u:       /* ANON_INODE_FS_MAGIC */
+	case 0x6e736673u:       /* NSFS_MAGIC */
+	case 0x50494446u:       /* PIDFS_MAGIC */
+		return true;
+	}
+	return false;
+}
+
+/* Why the path of a record cannot be decided, or NULL. Not applied to a kernel-resolved object
+ * (PR_PK_FULL) except for a cut walk. */
+static const char *undecidable_path(const struct pr_event *ev)
+{
+	if (ev->flags & PR_EVF_TRUNC)
+		return PR_RULE_DEEP;
+	if (ev->path_kind == PR_PK_FULL)
+		return NULL;
+	if (ev->flags & PR_EVF_REQ_TRUNC)
+		return PR_RULE_LONG;
+	if (ev->path_kind == PR_PK_BASE && (ev->flags & PR_EVF_DETACHED) && !no_path_object(ev))
+		return PR_RULE_DETACHED;
+	if (ev->path_kind == PR_PK_NONE && ev->req[0] != '/')
+		return PR_RULE_NOBASE;          /* relative, and its directory was not found */
+	return NULL;
+}
+
 /* An AF_UNIX record: the socket's name. Abstract names ("@" + raw bytes, argi = byte count + 1)
  * are made printable as the preload does. 1 violation, 0 allowed, -1 malformed. */
 static int decide_unix(const struct policy *p, const struct pr_event *ev, struct pr_view *v)
@@ -198,7 +244,9 @@ static int decide_unix(const struct policy *p, const struct pr_event *ev, struct
 	v->is_unix = true;
 	if (ev->flags & PR_EVF_NOPATH)
 		return 0;                   /* unreadable name: the kernel got EFAULT as well */
-	if (ev->req[0] == '@') {
+	if (ev->flags & PR_EVF_ABSTRACT) {
+		if (ev->req[0] != '@')
+			return -1;
 		size_t n = ev->argi > 0 ? (size_t)ev->argi - 1 : 0;
 		if (n > 108 || n + 1 >= sizeof(ev->req))
 			return -1;
@@ -216,11 +264,10 @@ static int decide_unix(const struct policy *p, const struct pr_event *ev, struct
 		return 1;
 	}
 	copy_str(v->requested, sizeof(v->requested), ev->req, sizeof(ev->req));
-	if (pr_event_path(ev, v->path, sizeof(v->path)) != 0) {
+	const char *why = undecidable_path(ev);
+	if (why || pr_event_path(ev, v->path, sizeof(v->path)) != 0) {
 		snprintf(v->path, sizeof(v->path), "%s", v->requested);
-		v->rule = "probes: path could not be assembled (unverifiable)";
-		v->violation = true;
-		return 1;
+		return undecidable(v, why ? why : PR_RULE_UNASSEMBLED);
 	}
 	struct pol_decision d;
 	if (pol_path(p, v->path, POL_WRITE, &d) == POL_ALLOW)
@@ -235,6 +282,7 @@ static void outcome(const struct pr_event *ev, struct pr_view *v)
 	long long r = ev->ret;
 	v->contained = r < 0 && !(v->is_net && r == -EINPROGRESS) && ev->sc != PR_SC_IO_URING_OP;
 	v->err = v->contained && r >= -4095 ? (int)-r : 0;
+	v->failed = v->contained;
 }
 
 int pr_decide(const struct policy *p, const struct pr_event *ev, struct pr_view *v)
@@ -309,32 +357,26 @@ int pr_decide(const struct policy *p, const struct pr_event *ev, struct pr_view 
 			return 0;           /* unreadable argument: the kernel got EFAULT as well */
 		/* read again at exit and still unreadable, yet the kernel did not fail with EFAULT */
 		v->access = access_name(path_access(ev));
-		v->rule = "probes: path argument unreadable (unverifiable)";
-		v->violation = true;
-		return 1;
+		return undecidable(v, PR_RULE_UNREADABLE);
 	}
 	if ((ev->sc == PR_SC_OPEN || ev->sc == PR_SC_OPENAT || ev->sc == PR_SC_OPENAT2) &&
 	    (ev->aflags & O_PATH))
 		return 0;                   /* O_PATH: no data access; what is opened through it is seen */
+	if (ev->path_kind != PR_PK_NONE && no_path_object(ev))
+		return 0;                   /* a pipe, socket, namespace... (/dev/stdin, /proc/self/fd/N,
+					     * /proc/self/ns/x) has no path: no file rule applies, as in
+					     * the preload; relative to one, the kernel resolves nothing */
 	copy_str(v->requested, sizeof(v->requested), ev->req, sizeof(ev->req));
 	unsigned acc = path_access(ev);
 	v->access = access_name(acc);
-	if (pr_event_path(ev, v->path, sizeof(v->path)) != 0) {
+	const char *why = undecidable_path(ev);
+	if (why || pr_event_path(ev, v->path, sizeof(v->path)) != 0) {
 		snprintf(v->path, sizeof(v->path), "%s", v->requested);
-		v->rule = "probes: path could not be assembled (unverifiable)";
-		v->violation = true;
-		return 1;
+		return undecidable(v, why ? why : PR_RULE_UNASSEMBLED);
 	}
 	if (acc == POL_EXEC && strncmp(v->path, "/memfd:", 7) == 0) {
 		v->is_escape = true;
 		v->rule = PR_RULE_ESCAPE;
-		v->violation = true;
-		return 1;
-	}
-	if ((ev->flags & PR_EVF_TRUNC) ||
-	    ((ev->flags & PR_EVF_REQ_TRUNC) && ev->path_kind != PR_PK_FULL)) {
-		v->rule = (ev->flags & PR_EVF_TRUNC) ? "probes: path deeper than the walk bound (unverifiable)"
-						     : "probes: requested path longer than the copy bound (unverifiable)";
 		v->violation = true;
 		return 1;
 	}
@@ -374,6 +416,11 @@ static void exe_path(const struct pr_view *v, char *out, size_t outlen)
 		snprintf(out, outlen, "%s", buf);
 }
 
+const char *pr_outcome(const struct pr_view *v)
+{
+	return v->undecidable ? "undecidable" : v->contained ? "contained" : "breach";
+}
+
 int pr_emit_violation(struct audit *a, const struct pr_view *v)
 {
 	cJSON *ev = audit_event(a, "kernel.violation", "kernel");
@@ -409,11 +456,15 @@ int pr_emit_violation(struct audit *a, const struct pr_view *v)
 	}
 	cJSON_AddStringToObject(ev, "access", v->access ? v->access : "?");
 	audit_add_str(ev, "rule", v->rule ? v->rule : "?", 1024);
-	cJSON_AddStringToObject(ev, "outcome", v->contained ? "contained" : "breach");
-	if (v->contained)
+	cJSON_AddStringToObject(ev, "outcome", pr_outcome(v));
+	if (v->failed)
 		cJSON_AddNumberToObject(ev, "errno", v->err);
 	if (v->compat)
 		cJSON_AddTrueToObject(ev, "compat");
+	if (v->count > 0) {                      /* records the ring could not take, counted in the kernel */
+		cJSON_AddNumberToObject(ev, "count", (double)v->count);
+		cJSON_AddStringToObject(ev, "summary", "ring overflow");
+	}
 	cJSON_AddStringToObject(ev, "sensor", v->sensor);
 	return audit_emit(a, ev);
 }

@@ -52,7 +52,9 @@ struct sbx_probes {
 	struct pr_event *evbuf;      /* one record, zero-padded (allocated once) */
 	struct pr_view *view;
 	struct pr_exe *exes;         /* PR_EXE_CACHE entries */
+	struct pr_ovf *ovf;          /* one overflow value (allocated once) */
 	uint64_t events, violations, malformed;
+	struct sbx_probes_counts cnt;
 };
 
 static void set(char *buf, size_t len, const char *text)
@@ -157,6 +159,34 @@ static void purge_slot64(int fd, uint32_t slot)
 	purge_slot_keys(fd, slot, sizeof(uint64_t), 1 << 16);
 }
 
+/* The overflow keys of `slot` (at most PR_OVF_MAX): into keys[], returns how many. */
+static size_t overflow_keys(int fd, uint32_t slot, struct pr_ovf_key *keys)
+{
+	struct pr_ovf_key k, next;
+	bool have = false;
+	size_t n = 0;
+	for (int guard = 0; guard < 4 * PR_OVF_MAX && n < PR_OVF_MAX; guard++) {
+		if (bpf_map_get_next_key(fd, have ? &k : NULL, &next) != 0)
+			break;
+		if (next.slot == slot)
+			keys[n++] = next;
+		k = next;
+		have = true;
+	}
+	return n;
+}
+
+static void purge_overflow(int fd, uint32_t slot)
+{
+	struct pr_ovf_key *keys = calloc(PR_OVF_MAX, sizeof(*keys));
+	if (!keys)
+		return;
+	size_t n = overflow_keys(fd, slot, keys);
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, &keys[i]);
+	free(keys);
+}
+
 static int claim_slot(struct sbx_probes *pr, char *why, size_t whylen)
 {
 	uint32_t me = (uint32_t)getpid();
@@ -169,6 +199,9 @@ static int claim_slot(struct sbx_probes *pr, char *why, size_t whylen)
 				purge_slot(pr->L.m.tracked, s);
 				purge_slot(pr->L.m.armed, s);
 				purge_slot64(pr->L.m.cgroups, s);
+				purge_overflow(pr->L.m.overflow, s);
+				struct pr_live z = { 0, 0 };
+				bpf_map_update_elem(pr->L.m.live, &s, &z, BPF_ANY);
 				return 0;
 			}
 			if (pass == 1) {
@@ -222,6 +255,17 @@ static void on_proc(struct sbx_probes *pr, const struct pr_event *ev)
 	}
 }
 
+static void count_outcome(struct sbx_probes *pr, const struct pr_view *v, uint64_t n)
+{
+	const char *o = pr_outcome(v);
+	if (!strcmp(o, "breach"))
+		pr->cnt.breach += n;
+	else if (!strcmp(o, "contained"))
+		pr->cnt.contained += n;
+	else
+		pr->cnt.undecidable += n;
+}
+
 static int on_event(void *ctx, void *data, size_t len)
 {
 	struct sbx_probes *pr = ctx;
@@ -243,12 +287,15 @@ static int on_event(void *ctx, void *data, size_t len)
 		else if (ev->sc == PR_SC_PROC_EXEC || ev->sc == PR_SC_PROC_FORK) {
 			on_proc(pr, ev);
 			d = 0;
-		} else
+		} else {
+			pr->cnt.records++;
 			d = pr_decide(pr->pol, ev, v);
+		}
 		if (d < 0)
 			pr->malformed++;
 		else if (d == 1) {
 			pr->violations++;
+			count_outcome(pr, v, 1);
 			v->exe_path = exe_get(pr, ev->tgid);
 			if (pr_emit_violation(pr->a, v) != 0) {
 				pr->audit_failed = true;
@@ -257,6 +304,63 @@ static int on_event(void *ctx, void *data, size_t len)
 		}
 	}
 	return pr->batch >= PR_DRAIN_BATCH ? -ECANCELED : 0;
+}
+
+/* Nothing more can be recorded (no process of the run left): decide each overflow sample and write
+ * one summary per key, then one for the records lost for good whose call did not fail (those not
+ * summarised yet). Cheap when there is nothing: one walk of the overflow map's keys (<= PR_OVF_MAX). */
+static int finish(struct sbx_probes *pr, struct audit *a)
+{
+	pr->cnt.final = true;
+	struct pr_ovf_key *keys = calloc(PR_OVF_MAX, sizeof(*keys));
+	if (!keys)
+		return -1;
+	size_t n = overflow_keys(pr->L.m.overflow, pr->slot, keys);
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		memset(pr->ovf, 0, sizeof(*pr->ovf));
+		if (bpf_map_lookup_elem(pr->L.m.overflow, &keys[i], pr->ovf) != 0)
+			continue;
+		bpf_map_delete_elem(pr->L.m.overflow, &keys[i]);
+		uint64_t c = pr->ovf->count;
+		pr->cnt.summarized += c;
+		struct pr_event *ev = &pr->ovf->ev;
+		if (ev->path_len > PR_PATH_BUF || ev->sc >= PR_SC__MAX) {
+			pr->malformed++;
+			continue;
+		}
+		struct pr_view *v = pr->view;
+		int d = pr_decide(pr->pol, ev, v);
+		if (d < 0)
+			pr->malformed++;
+		if (d != 1)
+			continue;
+		pr->violations++;
+		count_outcome(pr, v, c);
+		v->count = c;
+		v->exe_path = exe_get(pr, ev->tgid);
+		if (pr_emit_violation(a, v) != 0)
+			rc = -1;
+	}
+	free(keys);
+	uint64_t all = pr->ncpus > 0 ? percpu_sum(pr->L.m.lost_ok, pr->slot, pr->ncpus) : 0;
+	uint64_t unk = all - pr->cnt.lost_unknown;       /* not summarised yet */
+	pr->cnt.lost_unknown = all;
+	if (rc == 0 && unk > 0) {
+		struct pr_view *v = pr->view;
+		memset(v, 0, sizeof(*v));
+		v->violation = v->undecidable = true;
+		v->syscall = "*";
+		v->sensor = "probes";
+		v->access = "?";
+		v->rule = PR_RULE_LOST;
+		v->io_op = -1;
+		v->count = unk;
+		pr->cnt.undecidable += unk;
+		if (pr_emit_violation(a, v) != 0)
+			rc = -1;
+	}
+	return rc;
 }
 
 int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_probes **out,
@@ -273,10 +377,12 @@ int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_p
 	pr->evbuf = malloc(sizeof(*pr->evbuf));
 	pr->view = malloc(sizeof(*pr->view));
 	pr->exes = calloc(PR_EXE_CACHE, sizeof(*pr->exes));
-	if (!pr->evbuf || !pr->view || !pr->exes) {
+	pr->ovf = malloc(sizeof(*pr->ovf));
+	if (!pr->evbuf || !pr->view || !pr->exes || !pr->ovf) {
 		free(pr->evbuf);
 		free(pr->view);
 		free(pr->exes);
+		free(pr->ovf);
 		free(pr);
 		set(why, whylen, "out of memory");
 		return -1;
@@ -296,6 +402,7 @@ int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_p
 			free(pr->evbuf);
 			free(pr->view);
 			free(pr->exes);
+			free(pr->ovf);
 			free(pr);
 			return -1;
 		}
@@ -331,6 +438,7 @@ int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_p
 		pr->discard = false;
 	}
 	if (percpu_zero(pr->L.m.lost, pr->slot, pr->ncpus) != 0 ||
+	    percpu_zero(pr->L.m.lost_ok, pr->slot, pr->ncpus) != 0 ||
 	    percpu_zero(pr->L.m.untracked, pr->slot, pr->ncpus) != 0) {
 		snprintf(w, sizeof(w), "reset loss counters: %s", strerror(errno));
 		goto fail;
@@ -392,6 +500,16 @@ int sbx_probes_drain(struct sbx_probes *pr, struct audit *a)
 	pr->a = NULL;
 	if (pr->audit_failed || (rc < 0 && rc != -ECANCELED))
 		return -1;
+	if (n < PR_DRAIN_BATCH) {
+		/* the ring is empty: once no process of the run is left, the overflow counts are final
+		 * (again after a later arm: a retry, or several commands in one harness) */
+		struct pr_live l = { 1, 0 };
+		if (bpf_map_lookup_elem(pr->L.m.live, &pr->slot, &l) == 0 && l.started && l.live <= 0 &&
+		    ring_buffer__consume(pr->rb) >= 0 && finish(pr, a) != 0) {
+			pr->audit_failed = true;
+			return -1;
+		}
+	}
 	return (int)n;
 }
 
@@ -417,11 +535,23 @@ void sbx_probes_stats(const struct sbx_probes *pr, uint64_t *events, uint64_t *v
 	*malformed = pr ? pr->malformed : 0;
 }
 
+void sbx_probes_counts(const struct sbx_probes *pr, struct sbx_probes_counts *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (!pr)
+		return;
+	*c = pr->cnt;
+	c->lost = sbx_probes_lost(pr);
+	if (pr->ncpus > 0)
+		c->lost_unknown = percpu_sum(pr->L.m.lost_ok, pr->slot, pr->ncpus);
+}
+
 void sbx_probes_stop(struct sbx_probes *pr)
 {
 	if (!pr)
 		return;
 	if (pr->slot_claimed) {
+		purge_overflow(pr->L.m.overflow, pr->slot);
 		if (pr->cgid)
 			bpf_map_delete_elem(pr->L.m.cgroups, &pr->cgid);
 		purge_slot(pr->L.m.armed, pr->slot);
@@ -441,5 +571,6 @@ void sbx_probes_stop(struct sbx_probes *pr)
 	free(pr->evbuf);
 	free(pr->view);
 	free(pr->exes);
+	free(pr->ovf);
 	free(pr);
 }

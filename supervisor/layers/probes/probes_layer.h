@@ -42,6 +42,24 @@ void sbx_probes_stop(struct sbx_probes *pr);
  * 0 in normal operation — report it if non-zero).
  * sbx_probes_stats(): records seen, violations emitted, malformed records (for diagnostics). */
 int sbx_probes_probe_full(char *level, size_t levellen, char *why, size_t whylen);
+
+/* Exact counts of the run's records by what became of them (for the audit writer's budgets and the
+ * run's verdict). Under ring overflow the kernel counts the records it could not deliver under
+ * their decision key with one sample; once the run's command has started and none of its
+ * processes is alive any more, a drain decides each sample and writes ONE kernel.violation per key
+ * with "count" and "summary": "ring overflow" — so a breach drowned in a flood is still written,
+ * with its outcome and its exact count. Only records that did not fit the overflow counters either
+ * are lost (`lost`, = sbx_probes_lost()); those whose call did not fail (`lost_unknown`) are written
+ * as one kernel.violation summary with outcome "undecidable" and their count. */
+struct sbx_probes_counts {
+	uint64_t records;            /* syscall records delivered through the ring */
+	uint64_t breach, contained, undecidable;   /* violations by outcome, summaries by their count */
+	uint64_t summarized;         /* records counted in overflow summaries (violations or not) */
+	uint64_t lost;               /* records lost for good (exact) */
+	uint64_t lost_unknown;       /* of which the call did not fail or its result is unknown */
+	bool final;                  /* the overflow counters were collected once no process was left */
+};
+void sbx_probes_counts(const struct sbx_probes *pr, struct sbx_probes_counts *c);
 uint64_t sbx_probes_untracked(const struct sbx_probes *pr);
 void sbx_probes_stats(const struct sbx_probes *pr, uint64_t *events, uint64_t *violations,
 		      uint64_t *malformed);
