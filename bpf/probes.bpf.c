@@ -9,8 +9,8 @@
  * counted per run slot in `lost` (exact).
  *
  * Cost for processes outside any run: a table load (is the syscall number one we watch at all, in
- * either ABI?), then the first check — a hash lookup of the current cgroup v2 id (when no run is in
- * pid mode), else of the tgid.
+ * either ABI?), then the first check — one hash lookup of the tgid (the run is its pid tree, so a
+ * process that leaves the run's cgroup stays observed).
  *
  * Two program tiers for the syscall hooks: tp_btf (preferred) and raw_tp (fallback); user space
  * loads and attaches one and records which. Same for sched_process_* and io_uring_submit_req.
@@ -62,7 +62,7 @@ static __always_inline bool is_escape(__u32 sc)
 
 static __always_inline bool is_net(__u32 sc)
 {
-	return sc >= PR_SC_CONNECT && sc <= PR_SC_BIND;
+	return (sc >= PR_SC_CONNECT && sc <= PR_SC_BIND) || sc == PR_SC_SENDMMSG;
 }
 
 /* Records without a path argument: network, escape class, signals. */

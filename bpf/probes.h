@@ -58,6 +58,12 @@ enum pr_sc {
 	PR_SC_PRLIMIT64,
 	/* more path (write) calls */
 	PR_SC_UTIME, PR_SC_UTIMES, PR_SC_UTIMENSAT, PR_SC_FUTIMESAT,
+	/* the rest of the write-class family (issue 15), reads of metadata, watches */
+	PR_SC_MKNOD, PR_SC_MKNODAT, PR_SC_SETXATTR, PR_SC_LSETXATTR, PR_SC_REMOVEXATTR,
+	PR_SC_LREMOVEXATTR, PR_SC_GETXATTR, PR_SC_LGETXATTR, PR_SC_LISTXATTR, PR_SC_LLISTXATTR,
+	PR_SC_FCHMOD, PR_SC_FCHOWN, PR_SC_FTRUNCATE, PR_SC_FSETXATTR, PR_SC_FREMOVEXATTR,
+	PR_SC_INOTIFY_ADD_WATCH, PR_SC_FANOTIFY_MARK,
+	PR_SC_SENDMMSG,               /* a network call (the first message's name) */
 	PR_SC__MAX
 };
 /* Process records (never violations): exec (path = the new exe) and fork (nr = parent tgid). */

@@ -76,8 +76,9 @@ static __always_inline void syscall_args(struct pt_regs *regs, bool compat, __u6
 static __always_inline __u32 socketcall_sc(struct pt_regs *regs)
 {
 	long call = (long)(__u32)BPF_CORE_READ(regs, bx);
-	return call == 2 ? PR_SC_BIND : call == 3 ? PR_SC_CONNECT :
-	       call == 11 ? PR_SC_SENDTO : call == 16 ? PR_SC_SENDMSG : PR_SC_NONE;
+	return call == 1 ? PR_SC_SOCKET : call == 2 ? PR_SC_BIND : call == 3 ? PR_SC_CONNECT :
+	       call == 11 ? PR_SC_SENDTO : call == 16 ? PR_SC_SENDMSG : call == 20 ? PR_SC_SENDMMSG :
+	       PR_SC_NONE;
 }
 
 static __always_inline void socketcall_args(struct pt_regs *regs, __u64 a[6])

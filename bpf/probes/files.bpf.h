@@ -10,10 +10,13 @@
 #ifndef SBX_PROBES_FILES_BPF_H
 #define SBX_PROBES_FILES_BPF_H
 
-/* Where the path arguments are: path arg index and dirfd arg index (-1: relative to the cwd). */
+/* Where the path arguments are: path arg index and dirfd arg index (-1: relative to the cwd).
+ * p0 == PR_L_FD: no path, the object is the file of the fd in argument d0 (fchmod, fsetxattr...). */
 struct layout { __s8 p0, d0, p1, d1; };
+#define PR_L_FD (-2)
 
 #define L1(p, d) { p, d, -1, -1 }
+#define LFD(d) { PR_L_FD, d, -1, -1 }
 static const struct layout layouts[PR_SC__MAX] = {
 	[PR_SC_OPEN] = L1(0, -1), [PR_SC_CREAT] = L1(0, -1), [PR_SC_TRUNCATE] = L1(0, -1),
 	[PR_SC_UNLINK] = L1(0, -1), [PR_SC_MKDIR] = L1(0, -1), [PR_SC_RMDIR] = L1(0, -1),
@@ -28,16 +31,27 @@ static const struct layout layouts[PR_SC__MAX] = {
 	[PR_SC_SYMLINKAT] = L1(2, 1),
 	[PR_SC_UTIME] = L1(0, -1), [PR_SC_UTIMES] = L1(0, -1),
 	[PR_SC_UTIMENSAT] = L1(1, 0), [PR_SC_FUTIMESAT] = L1(1, 0),
+	[PR_SC_MKNOD] = L1(0, -1), [PR_SC_MKNODAT] = L1(1, 0),
+	[PR_SC_SETXATTR] = L1(0, -1), [PR_SC_LSETXATTR] = L1(0, -1), [PR_SC_REMOVEXATTR] = L1(0, -1),
+	[PR_SC_LREMOVEXATTR] = L1(0, -1), [PR_SC_GETXATTR] = L1(0, -1), [PR_SC_LGETXATTR] = L1(0, -1),
+	[PR_SC_LISTXATTR] = L1(0, -1), [PR_SC_LLISTXATTR] = L1(0, -1),
+	[PR_SC_FCHMOD] = LFD(0), [PR_SC_FCHOWN] = LFD(0), [PR_SC_FTRUNCATE] = LFD(0),
+	[PR_SC_FSETXATTR] = LFD(0), [PR_SC_FREMOVEXATTR] = LFD(0),
+	[PR_SC_INOTIFY_ADD_WATCH] = L1(1, -1),
+	[PR_SC_FANOTIFY_MARK] = L1(4, 3),     /* i386 splits the 64-bit mask: see layout_of */
+	[PR_SC_SENDMMSG] = { -1, -1, -1, -1 },
 	/* everything else: no path argument */
 	[PR_SC_CONNECT ... PR_SC_IO_URING_OP] = { -1, -1, -1, -1 },
 	[PR_SC_SIG_FIRST ... PR_SC_ESC2_LAST] = { -1, -1, -1, -1 },
 };
 
-static __always_inline struct layout layout_of(__u32 sc)
+static __always_inline struct layout layout_of(__u32 sc, bool compat)
 {
-	struct layout none = { -1, -1, -1, -1 };
+	struct layout none = { -1, -1, -1, -1 }, fan32 = { 5, 4, -1, -1 };
 	if (sc >= PR_SC__MAX || sc == PR_SC_NONE)
 		return none;
+	if (compat && sc == PR_SC_FANOTIFY_MARK)
+		return fan32;
 	return layouts[sc];
 }
 
@@ -58,7 +72,7 @@ static __always_inline __u64 argn(const struct pr_stash *s, int i)
 /* Copy the path strings not copied yet (req_ok == 0). */
 static __always_inline void read_paths(struct pr_stash *s)
 {
-	struct layout l = layout_of(s->sc);
+	struct layout l = layout_of(s->sc, s->compat);
 	if (l.p0 >= 0 && l.p0 < 6 && !s->req_ok[0]) {
 		long r = bpf_probe_read_user_str(s->req[0], PR_NAME_MAX, (const void *)argn(s, l.p0));
 		s->req_ok[0] = r > 0 ? (__u32)r : 0;
@@ -96,7 +110,7 @@ static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u
 		return;
 	ev_from_stash(ev, s, ret);
 	ev->argi = (__u16)i;
-	struct layout l = layout_of(s->sc);
+	struct layout l = layout_of(s->sc, s->compat);
 	int d = i ? l.d1 : l.d0;
 	if (d >= 0 && d < 6)
 		ev->dirfd = (int)argn(s, d);
@@ -112,6 +126,15 @@ static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u
 	struct file *f = NULL;
 	__u16 kind = PR_PK_NONE;
 	__u32 sc = s->sc;
+	if (l.p0 == PR_L_FD) {                      /* fchmod(fd), fsetxattr(fd)...: the fd's file */
+		f = fd_file(t, ev->dirfd);
+		if (!f)
+			return;                     /* EBADF: no object */
+		ev->path_kind = PR_PK_FULL;
+		walk_file(ev, t, f);
+		ev_send(rb, ev, slot);
+		return;
+	}
 	bool opens = sc == PR_SC_OPEN || sc == PR_SC_OPENAT || sc == PR_SC_OPENAT2 || sc == PR_SC_CREAT;
 	if (opens && ret >= 0) {
 		f = fd_file(t, ret);
@@ -124,8 +147,9 @@ static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u
 	} else if (sc == PR_SC_EXECVEAT && (!req_ok || ev->req[0] == 0) && (s->aflags & AT_EMPTY_PATH_)) {
 		f = fd_file(t, ev->dirfd);
 		kind = PR_PK_FULL;
-	} else if ((sc == PR_SC_UTIMENSAT || sc == PR_SC_FUTIMESAT) && argn(s, 1) == 0) {
-		f = fd_file(t, ev->dirfd);          /* futimens(fd): the fd's own file */
+	} else if (((sc == PR_SC_UTIMENSAT || sc == PR_SC_FUTIMESAT) && argn(s, 1) == 0) ||
+		   (sc == PR_SC_FANOTIFY_MARK && l.p0 >= 0 && argn(s, l.p0) == 0)) {
+		f = fd_file(t, ev->dirfd);          /* futimens(fd), a mark on dirfd: the fd's own file */
 		kind = PR_PK_FULL;
 	} else if (ev->dirfd != AT_FDCWD_) {
 		f = fd_file(t, ev->dirfd);
@@ -163,12 +187,12 @@ static long emit_step(__u32 i, void *arg)
  * enter; the kernel has read (faulted) it by now, unless a successful exec replaced the memory. */
 static __always_inline void files_exit(struct pr_stash *s, long ret, __u16 sensor)
 {
-	struct layout l = layout_of(s->sc);
+	struct layout l = layout_of(s->sc, s->compat);
 	bool execd = (s->sc == PR_SC_EXECVE || s->sc == PR_SC_EXECVEAT) && ret == 0;
 	if (!execd)
 		read_paths(s);
 	struct emit_ctx c = { .s = s, .ret = ret, .sensor = sensor };
-	bpf_loop(l.p1 >= 0 ? 2 : l.p0 >= 0 ? 1 : 0, emit_step, &c, 0);
+	bpf_loop(l.p1 >= 0 ? 2 : (l.p0 >= 0 || l.p0 == PR_L_FD) ? 1 : 0, emit_step, &c, 0);
 }
 
 #endif

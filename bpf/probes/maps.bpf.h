@@ -2,8 +2,7 @@
  *
  * Promise: one definition of every map shared by the programs and by user space
  * (supervisor/layers/probes/probes_bpf.c opens them by name); in_scope() is the first check of
- * every hook: for a task outside every run it costs the config load plus one hash lookup (the
- * cgroup id when no run is in pid mode, else the tgid).
+ * every hook: for a task outside every run it costs one hash lookup (its tgid in pr_tracked).
  */
 #ifndef SBX_PROBES_MAPS_BPF_H
 #define SBX_PROBES_MAPS_BPF_H
@@ -166,18 +165,12 @@ static __always_inline void live_add(__u32 slot, long long d, bool start)
 		l->started = 1;
 }
 
-/* The first check and the run slot of the current task, or -1. */
+/* The first check and the run slot of the current task, or -1: one hash lookup of the tgid. The
+ * run's processes are its pid tree (armed exec, then fork), not its cgroup: a process that moves
+ * itself to another cgroup stays observed. (pr_cgroups and config.pidmode_runs are kept for the
+ * layout; scope no longer reads them.) */
 static __always_inline int in_scope(void)
 {
-	__u32 k = 0;
-	struct pr_config *cfg = bpf_map_lookup_elem(&pr_config, &k);
-	if (!cfg)
-		return -1;
-	if (cfg->pidmode_runs == 0) {
-		__u64 cg = bpf_get_current_cgroup_id();
-		if (!bpf_map_lookup_elem(&pr_cgroups, &cg))
-			return -1;
-	}
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	__u32 *slot = bpf_map_lookup_elem(&pr_tracked, &tgid);
 	if (!slot)

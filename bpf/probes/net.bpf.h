@@ -1,4 +1,4 @@
-/* net.bpf.h — network calls (connect, sendto, sendmsg, bind) and the records without a path
+/* net.bpf.h — network calls (connect, sendto, sendmsg, sendmmsg, bind) and the records without a path
  * argument (network, escape class, signals, io_uring operations).
  *
  * Promise: net_enter() copies the peer's sockaddr from user memory (also from msghdr.msg_name, in
@@ -79,7 +79,8 @@ static __always_inline bool net_enter(struct pr_stash *s)
 	} else if (sc == PR_SC_SENDTO) {
 		ua = (const void *)s->args[4];
 		alen = (__u32)s->args[5];
-	} else {                            /* sendmsg: msghdr.msg_name, msg_namelen */
+	} else {                            /* sendmsg: msghdr.msg_name, msg_namelen; sendmmsg: the
+					     * first mmsghdr's (its msg_hdr comes first) */
 		__u64 name = 0;
 		__u32 nl = 0;
 		if (s->compat) {

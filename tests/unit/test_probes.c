@@ -577,6 +577,44 @@ static void test_denylist_and_unix(void **state)
 	cJSON_Delete(v);
 }
 
+/* Issue 15's coverage: the rest of the write-class family (mknod, xattr, the fd-based fchmod decided
+ * on the fd's file), metadata reads and watches (getxattr, inotify), sendmmsg's named peer. */
+static void test_write_class_family(void **state)
+{
+	(void)state;
+	char p[600];
+	prog(p, sizeof(p), "pr_escape");
+	char *a1[] = { p, "mknod", "/nonexistent-sbxsup/fifo", NULL };
+	assert_int_equal(run_attack(E.pr, NULL, NULL, a1), 1);
+	char *a2[] = { p, "setxattr", "/nonexistent-sbxsup/x", NULL };
+	assert_int_equal(run_attack(E.pr, NULL, NULL, a2), 1);
+	char *a3[] = { p, "getxattr", "/etc/shadow", NULL };
+	run_attack(E.pr, NULL, NULL, a3);             /* ENODATA or ENOTSUP: either way reported */
+	char *a4[] = { p, "fchmod", "/etc/hosts", NULL };
+	assert_int_equal(run_attack(E.pr, NULL, NULL, a4), 1);   /* O_PATH fd: EBADF, nothing changed */
+	char *a5[] = { p, "inotify", "/etc/shadow", NULL };
+	assert_int_equal(run_attack(E.pr, NULL, NULL, a5), 0);
+	char *a6[] = { p, "sendmmsg", "127.0.0.2", "9", NULL };
+	assert_int_equal(run_attack(E.pr, NULL, NULL, a6), 0);
+	cJSON *v = new_violations();
+	const cJSON *o = must_find(v, "mknodat", "path", "/nonexistent-sbxsup/fifo");
+	assert_string_equal(sget(o, "access"), "write");
+	assert_string_equal(sget(o, "outcome"), "contained");
+	o = must_find(v, "setxattr", "path", "/nonexistent-sbxsup/x");
+	assert_string_equal(sget(o, "access"), "write");
+	o = must_find(v, "getxattr", "path", "/etc/shadow");
+	assert_string_equal(sget(o, "access"), "read");
+	o = must_find(v, "fchmod", "path", "/etc/hosts");
+	assert_string_equal(sget(o, "access"), "write");
+	assert_int_equal((int)nget(o, "errno"), EBADF);
+	o = must_find(v, "inotify_add_watch", "path", "/etc/shadow");
+	assert_string_equal(sget(o, "outcome"), "breach");
+	o = must_find(v, "sendmmsg", "addr", "127.0.0.2");
+	assert_int_equal((int)nget(o, "port"), 9);
+	assert_string_equal(sget(o, "outcome"), "breach");
+	cJSON_Delete(v);
+}
+
 static void test_outside_process_silent(void **state)
 {
 	(void)state;
@@ -713,10 +751,18 @@ static void test_cgroup_mode(void **state)
 	prog(p, sizeof(p), "pr_static_reader_static");
 	char *argv[] = { p, "/etc/shadow", NULL };
 	assert_int_equal(run_attack(pr, procs, NULL, argv), 0);
+	/* a process that moves itself out of the run's cgroup stays observed (the pid tree) */
+	char rootprocs[300], esc[600];
+	snprintf(rootprocs, sizeof(rootprocs), "%s/cgroup.procs", root);
+	prog(esc, sizeof(esc), "pr_escape");
+	char *argv2[] = { esc, "leave-cgroup", rootprocs, "/etc/gshadow", NULL };
+	assert_int_equal(run_attack(pr, procs, NULL, argv2), 0);
 	sbx_probes_stop(pr);
 	rmdir(dir);
 	cJSON *v = new_violations();
 	(void)must_find(v, "openat", "path", "/etc/shadow");
+	const cJSON *o = must_find(v, "openat", "path", "/etc/gshadow");
+	assert_string_equal(sget(o, "outcome"), "breach");
 	cJSON_Delete(v);
 }
 
@@ -1015,6 +1061,7 @@ int main(void)
 		cmocka_unit_test(test_signals_outside),
 		cmocka_unit_test(test_denylist_and_unix),
 		cmocka_unit_test(test_no_false_reports),
+		cmocka_unit_test(test_write_class_family),
 		cmocka_unit_test(test_outside_process_silent),
 		cmocka_unit_test(test_flood_lost_exact),
 		cmocka_unit_test(test_flood_breach_visible),

@@ -44,6 +44,13 @@ static const char *const SC_NAMES[PR_SC__MAX] = {
 	[PR_SC_PERSONALITY] = "personality", [PR_SC_SOCKET] = "socket", [PR_SC_SETRLIMIT] = "setrlimit",
 	[PR_SC_PRLIMIT64] = "prlimit64", [PR_SC_UTIME] = "utime", [PR_SC_UTIMES] = "utimes",
 	[PR_SC_UTIMENSAT] = "utimensat", [PR_SC_FUTIMESAT] = "futimesat",
+	[PR_SC_MKNOD] = "mknod", [PR_SC_MKNODAT] = "mknodat", [PR_SC_SETXATTR] = "setxattr",
+	[PR_SC_LSETXATTR] = "lsetxattr", [PR_SC_REMOVEXATTR] = "removexattr",
+	[PR_SC_LREMOVEXATTR] = "lremovexattr", [PR_SC_GETXATTR] = "getxattr", [PR_SC_LGETXATTR] = "lgetxattr",
+	[PR_SC_LISTXATTR] = "listxattr", [PR_SC_LLISTXATTR] = "llistxattr", [PR_SC_FCHMOD] = "fchmod",
+	[PR_SC_FCHOWN] = "fchown", [PR_SC_FTRUNCATE] = "ftruncate", [PR_SC_FSETXATTR] = "fsetxattr",
+	[PR_SC_FREMOVEXATTR] = "fremovexattr", [PR_SC_INOTIFY_ADD_WATCH] = "inotify_add_watch",
+	[PR_SC_FANOTIFY_MARK] = "fanotify_mark", [PR_SC_SENDMMSG] = "sendmmsg",
 };
 
 const char *pr_sc_name(unsigned sc)
@@ -171,7 +178,9 @@ static unsigned path_access(const struct pr_event *ev)
 	case PR_SC_EXECVE: case PR_SC_EXECVEAT:
 		return POL_EXEC;
 	case PR_SC_NAME_TO_HANDLE_AT:
-		return POL_READ;
+	case PR_SC_GETXATTR: case PR_SC_LGETXATTR: case PR_SC_LISTXATTR: case PR_SC_LLISTXATTR:
+	case PR_SC_INOTIFY_ADD_WATCH: case PR_SC_FANOTIFY_MARK:
+		return POL_READ;            /* metadata reads and watches: what they reveal is a read */
 	default:
 		return POL_WRITE;
 	}
@@ -298,7 +307,7 @@ int pr_decide(const struct policy *p, const struct pr_event *ev, struct pr_view 
 	v->compat = (ev->flags & PR_EVF_COMPAT) != 0;
 	copy_str(v->comm, sizeof(v->comm), ev->comm, sizeof(ev->comm));
 	copy_str(v->exe, sizeof(v->exe), ev->exe, sizeof(ev->exe));
-	v->is_net = ev->sc >= PR_SC_CONNECT && ev->sc <= PR_SC_BIND;
+	v->is_net = (ev->sc >= PR_SC_CONNECT && ev->sc <= PR_SC_BIND) || ev->sc == PR_SC_SENDMMSG;
 	outcome(ev, v);
 
 	if (is_signal_sc(ev->sc)) {

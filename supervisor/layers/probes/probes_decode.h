@@ -8,9 +8,12 @@
  *     returned fd / the new exe: complete; else the dirfd's or cwd's directory + the requested
  *     string, joined by pol_normalize); /proc/<own pid> is rewritten to /proc/self as the preload
  *     does; access = write for O_WRONLY/O_RDWR/O_CREAT/O_TRUNC/O_APPEND/O_TMPFILE and every
- *     modifying call, exec for execve*, else read. O_PATH opens are not candidates (no data
+ *     modifying call (chmod/chown/truncate/xattr/mknod/link/symlink/utimes/rename families, the
+ *     fd-based ones decided on the fd's file), exec for execve*, read for getxattr/listxattr,
+ *     inotify/fanotify marks and the rest. O_PATH opens are not candidates (no data
  *     access; every open or exec through such an fd is seen and resolved itself).
- *   - connect/sendto/sendmsg: pol_net_addr(family, addr, port); bind: violation only when the
+ *   - connect/sendto/sendmsg/sendmmsg (its first message's name): pol_net_addr(family, addr, port);
+ *     bind: violation only when the
  *     policy grants no network at all. AF_UNIX names: a path is decided as a write of the socket
  *     path (as the preload does); an abstract name is a violation unless the network is
  *     unrestricted (rule "abstract unix socket").
