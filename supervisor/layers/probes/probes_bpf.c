@@ -185,6 +185,7 @@ static int try_tier(struct pr_loaded *L, const struct tier *t, char *why, size_t
 	}
 	snprintf(L->level, sizeof(L->level), "%s: syscalls, sched%s", t->name,
 		 L->uring_why[0] || !t->uring ? "" : ", io_uring");
+	snprintf(L->tier, sizeof(L->tier), "%s", t->name);
 	rc = 0;
 out:
 	for (size_t i = 0; i < PR_NLINKS; i++)
@@ -355,6 +356,7 @@ int pr_bpf_open_pinned(const char *dir, struct pr_loaded *L, char *why, size_t w
 		snprintf(L->uring_why, sizeof(L->uring_why), "io_uring_submit_req not attached in the pinned set");
 	L->pinned = true;
 	snprintf(L->level, sizeof(L->level), "%s: syscalls, sched%s", tier, uring ? ", io_uring" : "");
+	snprintf(L->tier, sizeof(L->tier), "%s", tier);
 	return 0;
 }
 
@@ -400,4 +402,26 @@ void pr_bpf_close(struct pr_loaded *L)
 	bool pinned = L->pinned;
 	reset(L);
 	L->pinned = pinned;
+}
+
+int pr_bpf_hold_links(const char *dir, struct pr_loaded *L, char *why, size_t whylen)
+{
+	static const char *const btf[PR_NLINKS] = { "btf_sys_enter", "btf_sys_exit", "btf_exec", "btf_fork",
+						    "btf_exit", "btf_free", "btf_uring" };
+	static const char *const raw[PR_NLINKS] = { "raw_sys_enter", "raw_sys_exit", "raw_exec", "raw_fork",
+						    "raw_exit", "raw_free", "raw_uring" };
+	const char *const *names = strcmp(L->tier, "raw_tp") == 0 ? raw : btf;
+	char p[512];
+	for (size_t i = 0; i < PR_NLINKS; i++) {
+		snprintf(p, sizeof(p), "%s/link_%s", dir, names[i]);
+		int fd = bpf_obj_get(p);
+		if (fd < 0) {
+			if (i == PR_NLINKS - 1 && errno == ENOENT)
+				break;              /* io_uring is optional */
+			snprintf(why, whylen, "open pinned %s: %s", p, strerror(errno));
+			return -1;
+		}
+		L->links[i] = fd;
+	}
+	return 0;
 }

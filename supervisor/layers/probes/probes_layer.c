@@ -55,6 +55,8 @@ struct sbx_probes {
 	struct pr_ovf *ovf;          /* one overflow value (allocated once) */
 	uint64_t events, violations, malformed;
 	struct sbx_probes_counts cnt;
+	bool shared;                 /* the automatic shared set (PR_AUTO_DIR) */
+	bool loaded_here;            /* ... which this run loaded and pinned */
 };
 
 static void set(char *buf, size_t len, const char *text)
@@ -363,6 +365,47 @@ static int finish(struct sbx_probes *pr, struct audit *a)
 	return rc;
 }
 
+/* The automatic shared set (PR_AUTO_DIR). Lifecycle: the first run with probes that finds no set
+ * loads the programs and pins them there; a run starting while the pins are there opens the maps
+ * and holds the links (no load, no BTF parse, ~1 ms); the last run to stop (no slot owned in the
+ * set) removes the pins, and the kernel detaches the programs when the last run holding their links
+ * closes them — so nothing stays when no run is live. A run killed by SIGKILL leaves the pins and a
+ * claimed slot with a dead owner: the next run reuses the set, reclaims the slot and, when it is
+ * the last, removes the pins. The operator's `sbxsup probes load` (PR_PIN_DIR) always wins. */
+static int open_shared(struct sbx_probes *pr)
+{
+	char w[256];
+	if (pr_bpf_open_pinned(PR_AUTO_DIR, &pr->L, w, sizeof(w)) != 0)
+		return -1;
+	if (pr_bpf_hold_links(PR_AUTO_DIR, &pr->L, w, sizeof(w)) != 0) {
+		pr_bpf_close(&pr->L);
+		return -1;
+	}
+	pr->shared = true;
+	return 0;
+}
+
+/* Pin a set this run loaded as the shared one, unless another run pinned one meanwhile. */
+static void share(struct sbx_probes *pr)
+{
+	char w[256];
+	if (access(PR_AUTO_DIR "/map_rings", F_OK) == 0)
+		return;                      /* someone else's (or a stale one of another build): private */
+	if (pr_bpf_pin(&pr->L, PR_AUTO_DIR, w, sizeof(w)) == 0)
+		pr->shared = pr->loaded_here = true;
+}
+
+/* After this run released its slot: the last user removes the shared set's pins. */
+static void unshare(struct sbx_probes *pr)
+{
+	uint32_t k;
+	if (!pr->shared || bpf_map_get_next_key(pr->L.m.owners, NULL, &k) == 0)
+		return;                      /* another run still owns a slot */
+	char w[256];
+	pr_bpf_unpin(PR_AUTO_DIR, w, sizeof(w));
+	rmdir("/sys/fs/bpf/sbxsup");         /* only when empty (no operator set) */
+}
+
 int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_probes **out,
 		     char *level, size_t levellen, char *why, size_t whylen)
 {
@@ -389,11 +432,14 @@ int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_p
 	}
 	pr->cfg = MAP_FAILED;
 	char w[256] = "", note[300] = "";
-	/* SBXSUP_PROBES_NOPIN=1: ignore a pinned set (isolated tests, diagnosis) */
+	/* SBXSUP_PROBES_NOPIN=1: ignore a pinned set and do not share (isolated tests, diagnosis) */
 	const char *nopin = getenv("SBXSUP_PROBES_NOPIN");
-	int rc = nopin && !strcmp(nopin, "1") ? 1 : pr_bpf_open_pinned(PR_PIN_DIR, &pr->L, w, sizeof(w));
+	bool isolated = nopin && !strcmp(nopin, "1");
+	int rc = isolated ? 1 : pr_bpf_open_pinned(PR_PIN_DIR, &pr->L, w, sizeof(w));
 	if (rc < 0)
 		snprintf(note, sizeof(note), " (pinned set unusable: %s)", w);
+	if (rc != 0 && !isolated && open_shared(pr) == 0)
+		rc = 0;
 	if (rc != 0) {
 		if (pr_bpf_load(&pr->L, w, sizeof(w)) != 0) {
 			char both[600];
@@ -406,6 +452,8 @@ int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_p
 			free(pr);
 			return -1;
 		}
+		if (!isolated)
+			share(pr);
 	}
 	pr->ncpus = libbpf_num_possible_cpus();
 	if (pr->ncpus <= 0) {
@@ -466,8 +514,9 @@ int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_p
 	}
 	if (level && levellen)
 		snprintf(level, levellen, "%s; %s; %s scope%s", pr->L.level,
-			 pr->L.pinned ? "pinned" : note[0] ? "per-run load, pinned set unusable" : "per-run load",
-			 pr->cgid ? "cgroup+pid" : "pid", pr->L.uring_why[0] ? "; no io_uring tp" : "");
+			 pr->shared ? (pr->loaded_here ? "shared set, loaded by this run" : "shared set")
+			 : pr->L.pinned ? "pinned" : note[0] ? "per-run load, pinned set unusable" : "per-run load",
+			 pr->cgid ? "pid-tree (run cgroup known)" : "pid-tree", pr->L.uring_why[0] ? "; no io_uring tp" : "");
 	*out = pr;
 	return 0;
 fail:
@@ -558,6 +607,7 @@ void sbx_probes_stop(struct sbx_probes *pr)
 		purge_slot(pr->L.m.tracked, pr->slot);
 		/* the slot's ring buffer stays in `rings` for the next run (see sbx_probes_start) */
 		bpf_map_delete_elem(pr->L.m.owners, &pr->slot);
+		unshare(pr);
 	}
 	if (pr->pidmode && pr->cfg != MAP_FAILED)
 		__atomic_sub_fetch(&pr->cfg->pidmode_runs, 1, __ATOMIC_SEQ_CST);
