@@ -398,9 +398,16 @@ static void share(struct sbx_probes *pr)
 /* After this run released its slot: the last user removes the shared set's pins. */
 static void unshare(struct sbx_probes *pr)
 {
-	uint32_t k;
-	if (!pr->shared || bpf_map_get_next_key(pr->L.m.owners, NULL, &k) == 0)
-		return;                      /* another run still owns a slot */
+	if (!pr->shared)
+		return;
+	/* another live run owns a slot: keep the set; a dead owner's (SIGKILLed supervisor) is dropped */
+	uint32_t k, owner;
+	for (int guard = 0; guard < 2 * PR_SLOTS && bpf_map_get_next_key(pr->L.m.owners, NULL, &k) == 0; guard++) {
+		if (bpf_map_lookup_elem(pr->L.m.owners, &k, &owner) == 0 &&
+		    (kill((pid_t)owner, 0) == 0 || errno != ESRCH))
+			return;
+		bpf_map_delete_elem(pr->L.m.owners, &k);
+	}
 	char w[256];
 	pr_bpf_unpin(PR_AUTO_DIR, w, sizeof(w));
 	rmdir("/sys/fs/bpf/sbxsup");         /* only when empty (no operator set) */
