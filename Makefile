@@ -152,7 +152,7 @@ $(B)/bpf/%.skel.h: $(B)/bpf/%.bpf.o
 # ---- tests --------------------------------------------------------------------------------------
 $(B)/tests/test_%: tests/unit/test_%.c $(B)/libsup.a $(B)/libcommon.a $(B)/libpolicy.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(filter %.a,$^) -Wl,--end-group \
+	$(CC) $(CPPFLAGS) -Itests/lib $(PKG_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(filter %.a,$^) -Wl,--end-group \
 	  $(PKG_LIBS) -lcmocka -lelf -lz
 
 progs: $(PROG_BIN)
@@ -205,6 +205,10 @@ install: $(SBXSUP) $(PRELOAD_SO)
 	install -m 0755 $(SBXSUP) $(DESTDIR)$(PREFIX)/bin/sbxsup
 	install -m 0644 $(PRELOAD_SO) $(DESTDIR)$(PREFIX)/lib/sbxsup/libsbxpreload.so
 	install -m 0644 man/sbxsup.1 $(DESTDIR)$(PREFIX)/share/man/man1/sbxsup.1
+	@# the unprivileged identity a root sbxsup lends the executor without bwrap (sandbox_direct.h)
+	-@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && ! getent passwd sbxsup >/dev/null; then \
+		useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
+			--user-group sbxsup && echo "created system user sbxsup"; fi
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/sbxsup $(DESTDIR)$(PREFIX)/lib/sbxsup/libsbxpreload.so \
 	      $(DESTDIR)$(PREFIX)/share/man/man1/sbxsup.1
