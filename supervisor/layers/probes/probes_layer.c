@@ -562,7 +562,7 @@ int sbx_probes_drain(struct sbx_probes *pr, struct audit *a)
 		 * (again after a later arm: a retry, or several commands in one harness) */
 		struct pr_live l = { 1, 0 };
 		if (bpf_map_lookup_elem(pr->L.m.live, &pr->slot, &l) == 0 && l.started && l.live <= 0 &&
-		    ring_buffer__consume(pr->rb) >= 0 && finish(pr, a) != 0) {
+		    finish(pr, a) != 0) {
 			pr->audit_failed = true;
 			return -1;
 		}
@@ -590,6 +590,18 @@ void sbx_probes_stats(const struct sbx_probes *pr, uint64_t *events, uint64_t *v
 	*events = pr ? pr->events : 0;
 	*violations = pr ? pr->violations : 0;
 	*malformed = pr ? pr->malformed : 0;
+}
+
+int sbx_probes_flush(struct sbx_probes *pr, struct audit *a)
+{
+	if (!pr || !pr->rb)
+		return 0;
+	int n;
+	for (int i = 0; i < 64 && (n = sbx_probes_drain(pr, a)) > 0; i++)
+		;
+	if (pr->audit_failed)
+		return -1;
+	return finish(pr, a);
 }
 
 void sbx_probes_counts(const struct sbx_probes *pr, struct sbx_probes_counts *c)
@@ -681,7 +693,10 @@ static int pr_fd(const void *st)
 
 static int pr_drain(void *st, struct audit *a, bool final)
 {
-	return sbx_probes_drain(st, a) < 0 && a->failed ? -1 : 0;
+	if (sbx_probes_drain(st, a) < 0 && a->failed)
+		return -1;
+	/* the tree is dead: whatever the live count says, the overflow counts are final */
+	return final && st && sbx_probes_flush(st, a) != 0 ? -1 : 0;
 }
 
 static uint64_t pr_lost(const void *st)

@@ -59,6 +59,9 @@ struct sbx_probes_counts {
 	bool final;                  /* the overflow counters were collected once no process was left */
 };
 void sbx_probes_counts(const struct sbx_probes *pr, struct sbx_probes_counts *c);
+/* Collect the overflow counters now (the caller knows the run's processes are gone: the final
+ * drain). 0, or -1 when the audit stream failed. */
+int sbx_probes_flush(struct sbx_probes *pr, struct audit *a);
 uint64_t sbx_probes_untracked(const struct sbx_probes *pr);
 void sbx_probes_stats(const struct sbx_probes *pr, uint64_t *events, uint64_t *violations,
 		      uint64_t *malformed);
