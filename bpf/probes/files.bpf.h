@@ -55,6 +55,16 @@ static __always_inline struct layout layout_of(__u32 sc, bool compat)
 	return layouts[sc];
 }
 
+/* Calls that follow a symlink (a magic link) in the final component. */
+static __always_inline bool pr_follows(__u32 sc, __u64 aflags)
+{
+	if (sc == PR_SC_OPEN || sc == PR_SC_OPENAT || sc == PR_SC_OPENAT2)
+		return !(aflags & 0400000 /* O_NOFOLLOW */);
+	return sc == PR_SC_CREAT || sc == PR_SC_TRUNCATE || sc == PR_SC_CHMOD || sc == PR_SC_CHOWN ||
+	       sc == PR_SC_EXECVE || sc == PR_SC_SETXATTR || sc == PR_SC_GETXATTR ||
+	       sc == PR_SC_LISTXATTR || sc == PR_SC_REMOVEXATTR || sc == PR_SC_INOTIFY_ADD_WATCH;
+}
+
 /* Argument i (0..5) with constant offsets only; anything else reads as 0. */
 static __always_inline __u64 argn(const struct pr_stash *s, int i)
 {
@@ -100,6 +110,36 @@ static __always_inline void files_enter(struct pr_stash *s)
 		s->aflags = s->args[4];
 }
 
+/* "/proc/self/fd/N" or "/dev/fd/N" (N decimal, nothing after it): N, else -1. The kernel follows
+ * such a magic link to the fd's file: the record is decided on that file, even when the call failed
+ * (the reopen of an O_PATH fd for reading). */
+static __always_inline int magic_fd(const char *req)
+{
+	const char p1[] = "/proc/self/fd/", p2[] = "/dev/fd/";
+	int off = 14;
+	for (int i = 0; i < 14; i++)
+		if (req[i] != p1[i]) {
+			off = 0;
+			break;
+		}
+	if (!off) {
+		off = 8;
+		for (int i = 0; i < 8; i++)
+			if (req[i] != p2[i])
+				return -1;
+	}
+	int n = 0;
+	for (int i = 0; i < 8; i++) {
+		char c = req[(off + i) & (PR_NAME_MAX - 1)];
+		if (c == 0)
+			return i ? n : -1;
+		if (c < '0' || c > '9')
+			return -1;
+		n = n * 10 + (c - '0');
+	}
+	return -1;
+}
+
 static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u16 sensor,
 				      struct task_struct *t)
 {
@@ -136,8 +176,11 @@ static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u
 		return;
 	}
 	bool opens = sc == PR_SC_OPEN || sc == PR_SC_OPENAT || sc == PR_SC_OPENAT2 || sc == PR_SC_CREAT;
+	int mfd = req_ok && pr_follows(sc, s->aflags) ? magic_fd(ev->req) : -1;
 	if (opens && ret >= 0) {
 		f = fd_file(t, ret);
+		kind = PR_PK_FULL;
+	} else if (mfd >= 0 && (f = fd_file(t, mfd))) {
 		kind = PR_PK_FULL;
 	} else 	if ((sc == PR_SC_EXECVE || sc == PR_SC_EXECVEAT) && ret == 0) {
 		f = BPF_CORE_READ(t, mm, exe_file);

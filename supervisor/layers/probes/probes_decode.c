@@ -133,6 +133,22 @@ static void proc_self(const struct pr_event *ev, char *path, size_t len)
 	snprintf(path, len, "/proc/self%s", rest);
 }
 
+/* "/proc/self/root/X" is the task's root + X: the object the kernel reaches (the walk stops at the
+ * task's root, so that root is "/" here). */
+static void proc_self_root(char *path, size_t len)
+{
+	const char *p = NULL;
+	if (strncmp(path, "/proc/self/root", 15) == 0 && (path[15] == '/' || !path[15]))
+		p = path + 15;
+	else if (strncmp(path, "/proc/thread-self/root", 22) == 0 && (path[22] == '/' || !path[22]))
+		p = path + 22;
+	if (!p)
+		return;
+	char rest[4096];
+	snprintf(rest, sizeof(rest), "%s", *p ? p : "/");
+	snprintf(path, len, "%s", rest);
+}
+
 int pr_event_path(const struct pr_event *ev, char *out, size_t outlen)
 {
 	char req[PR_NAME_MAX + 1], base[4096];
@@ -158,6 +174,7 @@ int pr_event_path(const struct pr_event *ev, char *out, size_t outlen)
 	if (rc != 0)
 		return -1;
 	proc_self(ev, out, outlen);
+	proc_self_root(out, outlen);
 	return 0;
 }
 
@@ -369,8 +386,9 @@ int pr_decide(const struct policy *p, const struct pr_event *ev, struct pr_view 
 		return undecidable(v, PR_RULE_UNREADABLE);
 	}
 	if ((ev->sc == PR_SC_OPEN || ev->sc == PR_SC_OPENAT || ev->sc == PR_SC_OPENAT2) &&
-	    (ev->aflags & O_PATH))
-		return 0;                   /* O_PATH: no data access; what is opened through it is seen */
+	    (ev->aflags & O_PATH) && ev->ret >= 0)
+		return 0;                   /* O_PATH: no data access; what is opened through it is seen.
+					     * A failed one is decided as a read (the attempt is reported) */
 	if (ev->path_kind != PR_PK_NONE && no_path_object(ev))
 		return 0;                   /* a pipe, socket, namespace... (/dev/stdin, /proc/self/fd/N,
 					     * /proc/self/ns/x) has no path: no file rule applies, as in
@@ -423,6 +441,38 @@ static void exe_path(const struct pr_view *v, char *out, size_t outlen)
 	b = b ? b + 1 : buf;
 	if (v->exe[0] && strcmp(b, v->exe) == 0)
 		snprintf(out, outlen, "%s", buf);
+}
+
+bool pr_follows_final(const struct pr_event *ev)
+{
+	switch (ev->sc) {
+	case PR_SC_OPEN: case PR_SC_OPENAT: case PR_SC_OPENAT2:
+		return !(ev->aflags & O_NOFOLLOW);
+	case PR_SC_CREAT: case PR_SC_TRUNCATE: case PR_SC_CHMOD: case PR_SC_CHOWN: case PR_SC_UTIME:
+	case PR_SC_UTIMES: case PR_SC_EXECVE: case PR_SC_SETXATTR: case PR_SC_REMOVEXATTR:
+	case PR_SC_GETXATTR: case PR_SC_LISTXATTR: case PR_SC_INOTIFY_ADD_WATCH:
+	case PR_SC_FANOTIFY_MARK: case PR_SC_FUTIMESAT:
+		return true;
+	case PR_SC_FCHMODAT: case PR_SC_FCHMODAT2: case PR_SC_FCHOWNAT: case PR_SC_UTIMENSAT:
+		return true;                /* the AT_SYMLINK_NOFOLLOW flag is not copied: assume the
+					     * kernel followed (a link is then judged on its target) */
+	}
+	return false;
+}
+
+int pr_decide_resolved(const struct policy *p, const struct pr_event *ev, const char *resolved,
+		       struct pr_view *v)
+{
+	if (v->violation || !v->access || strcmp(resolved, v->path) == 0)
+		return 0;
+	unsigned acc = path_access(ev);
+	struct pol_decision d;
+	if (pol_path(p, resolved, acc, &d) == POL_ALLOW)
+		return 0;
+	snprintf(v->path, sizeof(v->path), "%s", resolved);
+	v->rule = pol_rule_text(p, d.rule);
+	v->violation = true;
+	return 1;
 }
 
 const char *pr_outcome(const struct pr_view *v)

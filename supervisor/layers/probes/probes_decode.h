@@ -96,6 +96,15 @@ const char *pr_sensor_name(unsigned sensor);
 int pr_event_path(const struct pr_event *ev, char *out, size_t outlen);
 /* Decide one record. Returns 1 violation, 0 allowed / not a candidate, -1 malformed record. */
 int pr_decide(const struct policy *p, const struct pr_event *ev, struct pr_view *v);
+/* Whether the call follows a symlink in the final component of path argument argi (open without
+ * O_NOFOLLOW, chmod, chown, truncate, utimes without AT_SYMLINK_NOFOLLOW, the xattr calls without
+ * "l", inotify, exec...); intermediate components are always followed. */
+bool pr_follows_final(const struct pr_event *ev);
+/* A record pr_decide() allowed on the path as given, decided again on `resolved` (the path the
+ * kernel reaches through symlinks, found by the caller): 1 violation (v filled, requested = the
+ * string as given), 0 allowed. Pure. */
+int pr_decide_resolved(const struct policy *p, const struct pr_event *ev, const char *resolved,
+		       struct pr_view *v);
 /* "breach", "contained" or "undecidable". */
 const char *pr_outcome(const struct pr_view *v);
 /* Write the kernel.violation event. Returns audit_emit's result. */

@@ -17,7 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <linux/openat2.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "probes_layer.h"
@@ -57,6 +61,7 @@ struct sbx_probes {
 	uint64_t events, violations, malformed;
 	struct sbx_probes_counts cnt;
 	bool shared;                 /* the automatic shared set (PR_AUTO_DIR) */
+	int rootfd, nsfd;            /* the run's root and mount namespace (from the armed pid), -1 */
 	bool loaded_here;            /* ... which this run loaded and pinned */
 };
 
@@ -242,9 +247,12 @@ static void exe_put(struct sbx_probes *pr, uint32_t tgid, const char *path)
 }
 
 /* Process records: remember the exe of each process of the run. */
+static void hold_root(struct sbx_probes *pr, uint32_t tgid);
+
 static void on_proc(struct sbx_probes *pr, const struct pr_event *ev)
 {
 	if (ev->sc == PR_SC_PROC_EXEC) {
+		hold_root(pr, ev->tgid);
 		char path[4096];
 		if (ev->path_kind == PR_PK_FULL && pr_event_path(ev, path, sizeof(path)) == 0)
 			exe_put(pr, ev->tgid, path);
@@ -256,6 +264,90 @@ static void on_proc(struct sbx_probes *pr, const struct pr_event *ev)
 		snprintf(path, sizeof(path), "%s", p ? p : "");
 		exe_put(pr, ev->tgid, path);
 	}
+}
+
+/* Hold the root and mount namespace of process `tgid` of the run, for second_look(): the namespace
+ * fd keeps its mounts attached after the run's processes are gone. Taken at the arm and again at
+ * each exec of the run (the stage may enter its own mount namespace after the arm). */
+static void hold_root(struct sbx_probes *pr, uint32_t tgid)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%u/ns/mnt", tgid);
+	int ns = open(p, O_RDONLY | O_CLOEXEC);
+	snprintf(p, sizeof(p), "/proc/%u/root", tgid);
+	int root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (ns < 0 || root < 0) {                /* gone already: keep what we hold */
+		if (ns >= 0)
+			close(ns);
+		if (root >= 0)
+			close(root);
+		return;
+	}
+	if (pr->rootfd >= 0)
+		close(pr->rootfd);
+	if (pr->nsfd >= 0)
+		close(pr->nsfd);
+	pr->rootfd = root;
+	pr->nsfd = ns;
+}
+
+/* The path `abs` (absolute in the run's root) as the kernel reaches it: every directory symlink
+ * followed, the final one too when `follow`; resolved in the run's root and mount namespace (held
+ * since the arm: valid after the run's processes exit). 0 (out), -1 when it cannot be resolved
+ * (a missing directory, a magic link: the path as given is kept). */
+static int resolve_in_run(const struct sbx_probes *pr, const char *abs, bool follow, char *out, size_t outlen)
+{
+	if (pr->rootfd < 0 || abs[0] != '/' || !abs[1])
+		return -1;
+	const char *slash = strrchr(abs, '/');
+	char dir[PATH_MAX];
+	size_t dl = (size_t)(slash - abs);
+	if (dl >= sizeof(dir))
+		return -1;
+	memcpy(dir, abs, dl);
+	dir[dl] = 0;
+	const char *base = slash + 1;
+	struct open_how h = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+	int fd = -1;
+	if (follow) {
+		char l[2];
+		int dfd = (int)syscall(SYS_openat2, pr->rootfd, dl ? dir + 1 : ".", &h, sizeof(h));
+		bool link = dfd >= 0 && readlinkat(dfd, base, l, sizeof(l)) >= 0;
+		if (dfd >= 0)
+			close(dfd);
+		if (link)
+			fd = (int)syscall(SYS_openat2, pr->rootfd, abs + 1, &h, sizeof(h));
+	}
+	bool whole = fd >= 0;
+	if (!whole) {
+		h.flags |= O_DIRECTORY;
+		fd = (int)syscall(SYS_openat2, pr->rootfd, dl ? dir + 1 : ".", &h, sizeof(h));
+	}
+	if (fd < 0)
+		return -1;
+	char self[64], got[PATH_MAX];
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(self, got, sizeof(got) - 1);
+	close(fd);
+	if (n <= 0 || got[0] != '/')
+		return -1;
+	got[n] = 0;
+	int w = whole ? snprintf(out, outlen, "%s", got)
+		      : snprintf(out, outlen, "%s%s%s", got, strcmp(got, "/") ? "/" : "", base);
+	return w > 0 && (size_t)w < outlen ? 0 : -1;
+}
+
+/* A path record allowed on the path as given: decided again on the object the kernel reaches
+ * through symlinks (a failed open through a workspace link to ~/.ssh, a chmod through one...). */
+static int second_look(struct sbx_probes *pr, const struct pr_event *ev, struct pr_view *v)
+{
+	if (ev->path_kind == PR_PK_FULL || !v->access || !v->path[0] || v->path[0] != '/' ||
+	    (ev->flags & PR_EVF_ABSTRACT))
+		return 0;
+	char res[PATH_MAX];
+	if (resolve_in_run(pr, v->path, pr_follows_final(ev), res, sizeof(res)) != 0)
+		return 0;
+	return pr_decide_resolved(pr->pol, ev, res, v);
 }
 
 static void count_outcome(struct sbx_probes *pr, const struct pr_view *v, uint64_t n)
@@ -293,6 +385,8 @@ static int on_event(void *ctx, void *data, size_t len)
 		} else {
 			pr->cnt.records++;
 			d = pr_decide(pr->pol, ev, v);
+			if (d == 0)
+				d = second_look(pr, ev, v);
 		}
 		if (d < 0)
 			pr->malformed++;
@@ -334,6 +428,8 @@ static int finish(struct sbx_probes *pr, struct audit *a)
 		}
 		struct pr_view *v = pr->view;
 		int d = pr_decide(pr->pol, ev, v);
+		if (d == 0)
+			d = second_look(pr, ev, v);
 		if (d < 0)
 			pr->malformed++;
 		if (d != 1)
@@ -425,6 +521,7 @@ int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_p
 	}
 	pr->pol = p;
 	pr->rbfd = -1;
+	pr->rootfd = pr->nsfd = -1;
 	pr->evbuf = malloc(sizeof(*pr->evbuf));
 	pr->view = malloc(sizeof(*pr->view));
 	pr->exes = calloc(PR_EXE_CACHE, sizeof(*pr->exes));
@@ -537,6 +634,7 @@ int sbx_probes_arm(struct sbx_probes *pr, pid_t pid)
 {
 	if (!pr || pid <= 0)
 		return -1;
+	hold_root(pr, (uint32_t)pid);
 	uint32_t k = (uint32_t)pid;
 	return bpf_map_update_elem(pr->L.m.armed, &k, &pr->slot, BPF_ANY) == 0 ? 0 : -1;
 }
@@ -638,6 +736,10 @@ void sbx_probes_stop(struct sbx_probes *pr)
 	if (pr->rbfd >= 0)
 		close(pr->rbfd);
 	pr_bpf_close(&pr->L);
+	if (pr->rootfd >= 0)
+		close(pr->rootfd);
+	if (pr->nsfd >= 0)
+		close(pr->nsfd);
 	free(pr->evbuf);
 	free(pr->view);
 	free(pr->exes);

@@ -3,17 +3,20 @@
  *
  * Promise: sbx_probes_probe() is cheap (no program load): it reports the pinned set when one is
  * there (`sbxsup probes load`), else checks capabilities and BTF; sbx_probes_probe_full() loads and
- * attaches for real (tens of ms, for `sbxsup status`). sbx_probes_start() chooses the tier, loads
- * and attaches (the pinned set unless SBXSUP_PROBES_NOPIN=1) and makes the probes watch this run
- * (scoped by the run's cgroup v2 id when there is one, else by a pid set kept from fork/exit); its
- * failure turns the layer off with its reason. sbx_probes_arm() starts the watch at the next exec
+ * attaches for real (tens of ms, for `sbxsup status`). sbx_probes_start() uses the operator's
+ * pinned set, else the automatic shared set of overlapping runs, else loads and attaches the best
+ * tier itself and shares it (SBXSUP_PROBES_NOPIN=1: private, shares nothing), and makes the probes
+ * watch this run: its pid tree, from the armed exec through every fork, whatever cgroup a process
+ * moves to; its failure turns the layer off with its reason. sbx_probes_stop() leaves no state: the
+ * last run of a shared set removes its pins. sbx_probes_arm() starts the watch at the next exec
  * of `pid` (the stage's execve of the command), so sbxsup's and bwrap's own set-up is never
  * reported. sbx_probes_drain() decides each event with the compiled policy (pol_path /
  * pol_net_addr; sbx_probes_set_policy() replaces it after a re-plan) and emits `kernel.violation`
  * with its outcome and sensor; it handles at most one ring buffer's worth of records per call and
  * returns how many (-1: the audit stream failed -> fail closed); the fd stays readable while
- * records remain, and one call after the run's processes are gone empties the ring.
- * sbx_probes_lost() is the exact count of events the kernel ring buffer dropped;
+ * records remain, and one call after the run's processes are gone empties the ring and writes the
+ * ring-overflow summaries (sbx_probes_counts below; sbx_probes_flush() forces that at the final drain).
+ * sbx_probes_lost() is the exact count of records lost for good (ring and overflow counters full);
  * sbx_probes_untracked() the children the kernel could not add to the run's pid set (blind spots,
  * 0 in normal operation); sbx_probes_stats() records seen, violations emitted, malformed records.
  * Ownership: struct sbx_probes is the caller's until sbx_probes_stop().
