@@ -615,6 +615,33 @@ static void test_write_class_family(void **state)
 	cJSON_Delete(v);
 }
 
+/* A call that failed through a symlink is decided on what the link reaches, not on the workspace
+ * path as given: a dangling link to a denied place, a linked directory (issue 15). */
+static void test_symlink_resolved(void **state)
+{
+	(void)state;
+	char p[600], l1[200], l2[200], r2[260];
+	prog(p, sizeof(p), "pr_escape");
+	snprintf(l1, sizeof(l1), "%s/dangling", E.ws);
+	snprintf(l2, sizeof(l2), "%s/etcdir", E.ws);
+	assert_int_equal(symlink("/nonexistent-sbxsup/secret", l1), 0);
+	assert_int_equal(symlink("/etc", l2), 0);
+	snprintf(r2, sizeof(r2), "%s/shadow-sbxsup-nonexistent", l2);
+	char *a1[] = { p, "open", l1, NULL };
+	assert_int_equal(run_attack(E.pr, NULL, NULL, a1), 1);
+	char *a2[] = { p, "open", r2, NULL };
+	assert_int_equal(run_attack(E.pr, NULL, NULL, a2), 1);
+	cJSON *v = new_violations();
+	const cJSON *o = must_find(v, "openat", "path", "/nonexistent-sbxsup/secret");
+	assert_string_equal(sget(o, "requested"), l1);
+	assert_string_equal(sget(o, "outcome"), "contained");
+	o = must_find(v, "openat", "path", "/etc/shadow-sbxsup-nonexistent");
+	assert_non_null(strstr(sget(o, "rule"), "secret"));
+	cJSON_Delete(v);
+	unlink(l1);
+	unlink(l2);
+}
+
 static void test_outside_process_silent(void **state)
 {
 	(void)state;
@@ -1062,6 +1089,7 @@ int main(void)
 		cmocka_unit_test(test_denylist_and_unix),
 		cmocka_unit_test(test_no_false_reports),
 		cmocka_unit_test(test_write_class_family),
+		cmocka_unit_test(test_symlink_resolved),
 		cmocka_unit_test(test_outside_process_silent),
 		cmocka_unit_test(test_flood_lost_exact),
 		cmocka_unit_test(test_flood_breach_visible),

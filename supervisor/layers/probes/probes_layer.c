@@ -309,14 +309,23 @@ static int resolve_in_run(const struct sbx_probes *pr, const char *abs, bool fol
 	const char *base = slash + 1;
 	struct open_how h = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
 	int fd = -1;
+	char target[PATH_MAX] = "";
 	if (follow) {
-		char l[2];
 		int dfd = (int)syscall(SYS_openat2, pr->rootfd, dl ? dir + 1 : ".", &h, sizeof(h));
-		bool link = dfd >= 0 && readlinkat(dfd, base, l, sizeof(l)) >= 0;
+		ssize_t tl = dfd >= 0 ? readlinkat(dfd, base, target, sizeof(target) - 1) : -1;
 		if (dfd >= 0)
 			close(dfd);
-		if (link)
+		target[tl > 0 ? tl : 0] = 0;
+		if (tl > 0)
 			fd = (int)syscall(SYS_openat2, pr->rootfd, abs + 1, &h, sizeof(h));
+		if (tl > 0 && fd < 0) {
+			/* a dangling link (the call failed with ENOENT): its target, one level, lexically */
+			char joined[PATH_MAX];
+			if (pol_normalize(dl ? dir : "/", target, joined, sizeof(joined)) != 0 ||
+			    (size_t)snprintf(out, outlen, "%s", joined) >= outlen)
+				return -1;
+			return 0;
+		}
 	}
 	bool whole = fd >= 0;
 	if (!whole) {
