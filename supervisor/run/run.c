@@ -90,6 +90,7 @@ static int replan(struct run *r, bool wrapped)
 	char err[512] = "";
 	bool active = !r->o.disabled;
 	r->plan.wrapped = wrapped;
+	r->plan.cmd = r->o.cmd[0];
 	bool report = active && !r->rep_failed && sbx_layer_on(&r->L, layer_preload.id);
 	if (plan_names(&r->plan, report, active && !wrapped) < 0) {
 		sbx_msg("cannot choose the run's private directory names: %s", strerror(errno));
@@ -121,7 +122,11 @@ static int make_plan(struct run *r)
 	detect_layers(r);
 	if (replan(r, layers_wrapper(&r->L) != NULL) < 0)
 		return -1;
+	bool preload = sbx_layer_on(&r->L, layer_preload.id);
 	layers_admit(&r->lc); /* e.g. a static command cannot load the preload */
+	/* what the plan named for the preload alone (its report socket) goes with it */
+	if (preload && !sbx_layer_on(&r->L, layer_preload.id) && replan(r, r->plan.wrapped) < 0)
+		return -1;
 	return 0;
 }
 
