@@ -552,6 +552,11 @@ int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_p
 	int rc = isolated ? 1 : pr_bpf_open_pinned(PR_PIN_DIR, &pr->L, w, sizeof(w));
 	if (rc < 0)
 		snprintf(note, sizeof(note), " (pinned set unusable: %s)", w);
+	/* SBXSUP_PROBES_SHARE=1: overlapping runs share one set (pinned by the first). Off by default:
+	 * a supervisor killed by SIGKILL would leave the pins until the next run ends (the janitor does
+	 * not know them yet). A set someone shared is used either way. */
+	const char *sh = getenv("SBXSUP_PROBES_SHARE");
+	bool share_new = !isolated && sh && !strcmp(sh, "1");
 	if (rc != 0 && !isolated && open_shared(pr) == 0)
 		rc = 0;
 	if (rc != 0) {
@@ -566,7 +571,7 @@ int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_p
 			free(pr);
 			return -1;
 		}
-		if (!isolated)
+		if (share_new)
 			share(pr);
 	}
 	pr->ncpus = libbpf_num_possible_cpus();
@@ -630,7 +635,7 @@ int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_p
 		snprintf(level, levellen, "%s; %s; %s scope%s", pr->L.level,
 			 pr->shared ? (pr->loaded_here ? "shared set, loaded by this run" : "shared set")
 			 : pr->L.pinned ? "pinned" : note[0] ? "per-run load, pinned set unusable" : "per-run load",
-			 pr->cgid ? "pid-tree (run cgroup known)" : "pid-tree", pr->L.uring_why[0] ? "; no io_uring tp" : "");
+			 pr->cgid ? "pid-tree+cgroup" : "pid-tree", pr->L.uring_why[0] ? "; no io_uring tp" : "");
 	*out = pr;
 	return 0;
 fail:
