@@ -16,8 +16,9 @@ static const char usage[] =
 	"Run COMMAND (an executor) behind the layers derived from its manifest.\n"
 	"  -m, --manifest FILE      executor manifest (default: the built-in default manifest)\n"
 	"  -w, --workspace DIR      writable working directory (default: the current directory)\n"
-	"  -a, --audit DEST         audit stream: file path (appended, 0600), \"-\" for stderr, or \"fd:N\";\n"
-	"                           default $SBXSUP_AUDIT, else no stream\n"
+	"  -a, --audit DEST         audit stream: file path (appended, 0600; refused inside anything the\n"
+	"                           executor can write) or \"fd:N\" (N > 2); default $SBXSUP_AUDIT, else none\n"
+	"      --audit-budget MB    audit bytes per source class (preload / kernel), default 4; 0 = unbounded\n"
 	"      --layers LIST        layers to use, comma-separated (preload,bwrap,seccomp,landlock,\n"
 	"                           netfilter,probes,limits), default \"auto\" (all available)\n"
 	"      --require LIST       exit 125 unless every listed layer is active; \"all\" = every layer\n"
@@ -61,6 +62,7 @@ int run_args_parse(int argc, char **argv, struct run_opts *o)
 	char err[256];
 	const char *layers = "auto", *require = getenv("SBXSUP_REQUIRE");
 	memset(o, 0, sizeof o[0]);
+	o->audit_budget_mb = -1;
 	o->audit = getenv("SBXSUP_AUDIT");
 	if (o->audit && !*o->audit)
 		o->audit = NULL;
@@ -112,6 +114,17 @@ int run_args_parse(int argc, char **argv, struct run_opts *o)
 				return -1;
 			}
 			o->timeout_s = t;
+		} else if (is_opt(a, "--audit-budget", NULL)) {
+			if (!(v = optval(argc, argv, &i, "--audit-budget", NULL)))
+				return -1;
+			char *end;
+			errno = 0;
+			long mb = strtol(v, &end, 10);
+			if (errno || *end || end == v || mb < 0 || mb > (1L << 20)) {
+				sbx_msg("run: --audit-budget: '%s' is not a number of MiB (0 = unbounded)", v);
+				return -1;
+			}
+			o->audit_budget_mb = mb;
 		} else if (a[0] == '-') {
 			sbx_msg("run: unknown option '%s' (see sbxsup run --help)", a);
 			return -1;

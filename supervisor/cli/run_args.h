@@ -16,6 +16,7 @@ struct run_opts {
 	const char *audit;        /* NULL: no stream */
 	unsigned want, require;   /* layer masks */
 	long timeout_s;           /* 0: manifest / default */
+	long audit_budget_mb;     /* --audit-budget MB; -1: manifest limits.audit_mb / default */
 	bool dry_run;
 	bool disabled;            /* SBXSUP_SANDBOX=0 */
 	char **cmd;               /* NULL-terminated */

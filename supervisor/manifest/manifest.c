@@ -436,6 +436,7 @@ static const struct {
 	{"pids", offsetof(struct mf_limits, pids), 1, 1L << 22},
 	{"fsize_mb", offsetof(struct mf_limits, fsize_mb), 0, 1L << 24},     /* 16 TiB */
 	{"nofile", offsetof(struct mf_limits, nofile), 1, 1L << 20},
+	{"audit_mb", offsetof(struct mf_limits, audit_mb), 0, 1L << 20},     /* audit budget, 0 = none */
 };
 #define NLIMITS (sizeof limit_defs / sizeof limit_defs[0])
 
@@ -454,7 +455,7 @@ static void parse_limits(struct ps *s, const cJSON *lim)
 			if (!strcmp(k->string, limit_defs[i].name))
 				break;
 		if (i == NLIMITS) {
-			perr(s, jp, "unknown limit (known: wall_s, cpu_s, memory_mb, pids, fsize_mb, nofile)");
+			perr(s, jp, "unknown limit (known: wall_s, cpu_s, memory_mb, pids, fsize_mb, nofile, audit_mb)");
 			continue;
 		}
 		double d = k->valuedouble;
@@ -597,7 +598,7 @@ static void parse_top(struct ps *s, const cJSON *root)
 	if ((v = cJSON_GetObjectItemCaseSensitive(root, "env")))
 		parse_env(s, v);
 
-	s->m->limits = (struct mf_limits){-1, -1, -1, -1, -1, -1};
+	s->m->limits = (struct mf_limits){-1, -1, -1, -1, -1, -1, -1};
 	if ((v = cJSON_GetObjectItemCaseSensitive(root, "limits")))
 		parse_limits(s, v);
 	if (s->m->limits.wall_s < 0)

@@ -83,10 +83,13 @@ static const struct { const char *glob; const char *mask; bool expand; } etc_sec
 	{ "/etc/samba/private", "/etc/samba/private", false },
 	{ "/etc/libvirt/secrets", "/etc/libvirt/secrets", false },
 	{ "/etc/docker/key.json", "/etc/docker/key.json", false },
+	{ "/var/lib/sbxsup", "/var/lib/sbxsup", false },         /* root's audit key (audit/audit_key.h) */
 };
 /* Per-user secrets, relative to the invoking user's home ("~/.ssh"): subtree rules. */
 static const char *const home_secrets[] = {
-	".ssh", ".gnupg", ".aws", ".config/gcloud", ".netrc", ".docker/config.json", NULL,
+	".ssh", ".gnupg", ".aws", ".config/gcloud", ".netrc", ".docker/config.json",
+	".local/state/sbxsup", /* a user's audit key (audit/audit_key.h) */
+	NULL,
 };
 
 struct pb {

@@ -158,8 +158,15 @@ static int print_plan(struct run *r)
 static int open_audit(struct run *r)
 {
 	char err[512] = "";
-	if (audit_open(&r->a, r->o.audit, r->m->name, err, sizeof err) < 0) {
-		sbx_msg("audit stream %s: %s", r->o.audit ? r->o.audit : "(none)", err[0] ? err : "cannot open");
+	struct audit_run_cfg ac = {
+		.dest = r->o.audit, .executor = r->m->name,
+		.pol = r->o.disabled ? NULL : r->plan.pol, /* SBXSUP_SANDBOX=0: nothing is confined */
+		.private_tmp = r->plan.wrapped || r->plan.tmp_ns, /* the executor's /tmp is its own */
+		.budget_mb = r->o.audit_budget_mb >= 0 ? r->o.audit_budget_mb
+			     : r->m->limits.audit_mb >= 0 ? r->m->limits.audit_mb : AUDIT_DEFAULT_BUDGET_MB};
+	if (audit_run_open(&r->a, &ac, err, sizeof err) < 0) {
+		sbx_msg("audit stream %s: %s (fail closed: nothing runs)", r->o.audit ? r->o.audit : "(none)",
+			err[0] ? err : "cannot open");
 		return -1;
 	}
 	r->audit_ok = true;

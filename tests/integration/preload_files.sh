@@ -114,7 +114,7 @@ tot=$(python3 -c 'import json,sys
 n=d=0
 for l in open(sys.argv[1]):
     o=json.loads(l)
-    if o["event"]=="preload.deny": n+=1
+    if o["event"]=="preload.deny": n+=o.get("count",1)
     if o["event"]=="run.end": d=o.get("preload_dropped",0)
 print(n+d)' "$T_TMP/threads.audit")
 if [ $rc -eq 0 ] && grep -q "denied 3200 other 0" <<<"$out" && [ "$tot" = 3200 ]; then

@@ -16,11 +16,13 @@ cat >"$T_TMP/m.json" <<'EOF'
  "capabilities": ["code:exec", {"cap": "network:tcp", "hosts": ["127.0.0.1:8080"]}]}
 EOF
 cd "$T_TMP" || exit 1
+# the audit files live outside the workspace ($T_TMP): sbxsup refuses a stream the executor can write
+AUD=$(mktemp -d /tmp/sbxsup-aud.XXXXXX); t_on_exit "rm -rf $AUD"
 N=0
 # prun LAYERS ARGS... : run in the workspace; sets A (audit file) and RC
 prun() {
 	local layers=$1; shift
-	N=$((N + 1)); A=$T_TMP/a$N.jsonl
+	N=$((N + 1)); A=$AUD/a$N.jsonl
 	if [ "$layers" = full ]; then
 		"$S" run -m m.json -w "$T_TMP" -a "$A" -- "$@" >"$T_TMP/out$N" 2>&1; RC=$?
 	else
@@ -115,6 +117,7 @@ import json, sys
 n = lost = 0; end = False; summary = 0
 for l in open(sys.argv[1]):
     o = json.loads(l)
+    # coalesced lines (audit writer) and ring-overflow summaries (probes) carry "count"
     if o["event"] == "kernel.violation" and o.get("path") == "/etc/shadow" and o.get("outcome") in ("breach", "contained"):
         n += o.get("count", 1)
         if o.get("summary") == "ring overflow": summary += o["count"]
@@ -123,7 +126,9 @@ print(n, lost, end, summary)
 PY
 )
 read -r nv lost ended summ <<<"$res"
-if [ $RC -eq 0 ] && [ "$ended" = True ] && [ $((nv + lost)) -eq 1000000 ] && [ "$summ" -gt 0 ]; then
+# (lost and the overflow summary may be 0: with coalescing the supervisor may keep up with the ring;
+# the stream stays bounded either way)
+if [ $RC -eq 0 ] && [ "$ended" = True ] && [ $((nv + lost)) -eq 1000000 ] && [ "$(wc -l < "$A")" -lt 100000 ]; then
 	t_pass probes_flood_lost_exact
 else t_fail probes_flood_lost_exact "rc=$RC breaches=$nv lost=$lost run.end=$ended summarised=$summ"; fi
 
@@ -133,7 +138,7 @@ cp "$SBX_PROGS/pr_escape" "$T_TMP/pr_escape" 2>/dev/null || t_fail probes_escape
 echo '{"sbxsup": 1, "name": "probes-it2", "capabilities": []}' >"$T_TMP/m2.json"
 prun2() {
 	local layers=$1; shift
-	N=$((N + 1)); A=$T_TMP/a$N.jsonl
+	N=$((N + 1)); A=$AUD/a$N.jsonl
 	if [ "$layers" = full ]; then
 		"$S" run -m m2.json -w "$T_TMP" -a "$A" -- "$@" >"$T_TMP/out$N" 2>&1 </dev/null; RC=$?
 	else
@@ -232,7 +237,7 @@ else t_fail probes_utimes_dotdot_proc "utimes: $r1 / dotdot: $r2 / proc: $(why)"
 
 # ---- a benign run stays quiet (default manifest). Known policy gap, for the policy builder: `id` asks nscd
 # through libc's internal connect(/var/run/nscd/socket), which the probes report (docs/notes/probes.md).
-N=$((N + 1)); A=$T_TMP/a$N.jsonl
+N=$((N + 1)); A=$AUD/a$N.jsonl
 "$S" run --layers preload,probes -w "$T_TMP" -a "$A" -- sh -c 'ls /; python3 -c "import json"; id' \
 	>"$T_TMP/out$N" 2>&1 </dev/null; RC=$?
 noisy=$(python3 -c '
@@ -251,7 +256,7 @@ else t_fail probes_benign_quiet "rc=$RC unexpected: $noisy"; fi
 # clone() with exit-signal bit 0x80; 3000 EBADF renames (must not fill the ring: run.end.lost=0)
 bad=""
 for layers in preload,probes full; do
-	N=$((N + 1)); A=$T_TMP/a$N.jsonl
+	N=$((N + 1)); A=$AUD/a$N.jsonl
 	if [ $layers = full ]; then L=(); else L=(--layers "$layers"); fi
 	"$S" run "${L[@]}" -m m.json -w "$T_TMP" -a "$A" -- bash -c '
 		cat <(echo hi) >/dev/null && echo x | cat /dev/stdin >/dev/null && ls /proc/self/ns/ >/dev/null &&

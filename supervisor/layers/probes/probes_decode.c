@@ -524,6 +524,14 @@ int pr_emit_violation(struct audit *a, const struct pr_view *v)
 		cJSON_AddNumberToObject(ev, "count", (double)v->count);
 		cJSON_AddStringToObject(ev, "summary", "ring overflow");
 	}
-	cJSON_AddStringToObject(ev, "sensor", v->sensor);
+	if (v->count > 0) {
+		/* a distinct sensor keeps the audit writer from coalescing a summary (which carries its
+		 * own count) with the individual lines of the same call */
+		char sn[96];
+		snprintf(sn, sizeof(sn), "%s (ring overflow)", v->sensor ? v->sensor : "?");
+		cJSON_AddStringToObject(ev, "sensor", sn);
+	} else {
+		cJSON_AddStringToObject(ev, "sensor", v->sensor);
+	}
 	return audit_emit(a, ev);
 }
