@@ -135,6 +135,17 @@ $(B)/bpf/%.bpf.o: bpf/%.bpf.c $(B)/bpf/vmlinux.h $(wildcard bpf/*.h)
 	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(B)/bpf -Ibpf $(BPF_SYSINC) -c $< -o $@
 	llvm-strip -g $@ 2>/dev/null || true
 
+# probes: syscall numbers generated from the UAPI headers (<asm/unistd_*.h>) of the target
+# architecture, with libseccomp's tables for calls newer than the installed headers; the parts in
+# bpf/probes/*.bpf.h are included by bpf/probes.bpf.c.
+$(B)/bpf/nr_resolve: bpf/nr_resolve.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -Wextra -Werror -o $@ $< $(shell pkg-config --libs libseccomp 2>/dev/null || echo -lseccomp)
+$(B)/bpf/syscall_nr.h: bpf/gen_syscall_nr.sh bpf/probes/syscalls.list $(B)/bpf/nr_resolve
+	@mkdir -p $(dir $@)
+	sh bpf/gen_syscall_nr.sh $(ARCH) '$(CC)' bpf/probes/syscalls.list $(B)/bpf/nr_resolve > $@.tmp && mv $@.tmp $@
+$(B)/bpf/probes.bpf.o: $(B)/bpf/syscall_nr.h $(wildcard bpf/probes/*.h)
+
 $(B)/bpf/%.skel.h: $(B)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
