@@ -21,7 +21,7 @@ t_check() { local n=$1; shift; if "$@"; then t_pass "$n"; else t_fail "$n" "$*";
 # and matches every condition (dotted keys reach into objects: layers.bwrap=true).
 audit_has() {
 	python3 - "$@" <<'PY'
-import json, sys
+import json, os, sys
 f, ev, conds = sys.argv[1], sys.argv[2], sys.argv[3:]
 def get(o, k):
     for p in k.split('.'):
@@ -33,6 +33,13 @@ def norm(v):
     return str(v)
 try: lines = open(f, encoding='utf-8').read().splitlines()
 except OSError: sys.exit(1)
+# every line of the stream must match the contract (docs/audit-schema.json), whatever is asked
+sys.path.insert(0, os.path.join(os.environ['SBX_ROOT'], 'tests', 'lib'))
+import audit_schema
+probs = audit_schema.check_file(f, skip_non_json=True)
+if probs:
+    print('# audit line(s) not matching docs/audit-schema.json:', *probs[:5], sep='\n# ', file=sys.stderr)
+    sys.exit(1)
 for l in lines:
     try: o = json.loads(l)
     except ValueError: continue

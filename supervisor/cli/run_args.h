@@ -1,7 +1,8 @@
 /* run_args.h — `sbxsup run` command line and SBXSUP_* environment (SPEC "Command line").
  *
- * Promise: run_args_parse() fills run_opts from argv and the environment, or explains the problem
- * on stderr (`sbxsup: ...`) and returns -1 (exit 125). `--help` prints usage and returns 1.
+ * Promise: run_args_parse() fills run_opts from argv and the environment (getopt_long "+:", the
+ * conventions of cli_opt.h: -mFILE, --timeout 1.5, --layers auto,-probes), or explains the problem
+ * in one line on stderr (`sbxsup: run: ...`) and returns -1 (exit 125). `--help` prints usage and returns 1.
  * SBXSUP_SANDBOX=0|off|no|false (case-insensitive) sets `disabled`; SBXSUP_REQUIRE is --require
  * (the command line wins); SBXSUP_AUDIT is the default audit destination.
  */
@@ -15,13 +16,18 @@ struct run_opts {
 	const char *workspace;    /* NULL: cwd */
 	const char *audit;        /* NULL: no stream */
 	unsigned want, require;   /* layer masks */
-	long timeout_s;           /* 0: manifest / default */
+	long timeout_ms;          /* 0: manifest / default; --timeout 1.5 is 1500 */
 	bool dry_run;
 	bool disabled;            /* SBXSUP_SANDBOX=0 */
 	char **cmd;               /* NULL-terminated */
 };
 
 int run_args_parse(int argc, char **argv, struct run_opts *o);
+/* Before the run: a command named by a path (it has a '/') that exists on the host but that the
+ * policy does not let the sandbox read gets one message ("... exists but is not visible in the
+ * sandbox: add it to the manifest or run it from the workspace") and -1 (exit 127); 0 otherwise. */
+struct policy;
+int run_cmd_visible(const struct policy *p, const char *cmd);
 /* True when s is 0/off/no/false (case-insensitive). */
 bool run_env_false(const char *s);
 

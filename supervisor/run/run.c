@@ -300,7 +300,8 @@ static int setup_signals(struct run *r)
 	r->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (r->sfd < 0 || r->tfd < 0)
 		return -1;
-	struct itimerspec it = {.it_value = {.tv_sec = r->lim.wall_s}};
+	struct itimerspec it = {.it_value = {.tv_sec = r->lim.wall_ms / 1000,
+					     .tv_nsec = r->lim.wall_ms % 1000 * 1000000L}};
 	return timerfd_settime(r->tfd, 0, &it, NULL);
 }
 
@@ -320,7 +321,7 @@ static int run_main(struct run *r, int argc, char **argv)
 		return pr > 0 ? 0 : SBX_EXIT_INTERNAL;
 	if (load_manifest(r) < 0)
 		return SBX_EXIT_INTERNAL;
-	limits_resolve(&r->m->limits, r->o.timeout_s, &r->lim);
+	limits_resolve(&r->m->limits, r->o.timeout_ms, &r->lim);
 
 	/* SPEC: "rlimits always" — --layers selects the confinement layers; the limits always apply
 	 * (only SBXSUP_SANDBOX=0 turns them off with everything else). */
@@ -379,6 +380,11 @@ static int run_main(struct run *r, int argc, char **argv)
 	}
 	if (run_require_missing(r))
 		return refuse(r);
+	if (!r->o.disabled && run_cmd_visible(r->pol, r->o.cmd[0]) < 0) {
+		if (r->audit_ok && run_emit_start(r) == 0)
+			(void)run_emit_end(r, SBX_EXIT_NOTFOUND, 0);
+		return SBX_EXIT_NOTFOUND;
+	}
 
 	if (reseal_policy(r) < 0)
 		return SBX_EXIT_INTERNAL;
@@ -427,6 +433,9 @@ static int run_main(struct run *r, int argc, char **argv)
 		run_exit_status(r, bwrap_mode, &code, &sig);
 	if (r->audit_failed)
 		code = SBX_EXIT_INTERNAL;
+	if (code == SBX_EXIT_TIMEOUT && r->timed_out)
+		sbx_msg("timeout: the command ran longer than %ld.%03ld s (--timeout or limits.wall_s) and was killed",
+			r->lim.wall_ms / 1000, r->lim.wall_ms % 1000);
 	if (r->started && !r->audit_failed) {
 		if (run_limit_events(r, sig) < 0 || run_emit_end(r, code, sig) < 0)
 			code = SBX_EXIT_INTERNAL;
