@@ -2,12 +2,15 @@
 #include "run_args.h"
 
 #include <errno.h>
+#include <ftw.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli_opt.h"
 #include "cmd.h"
@@ -147,4 +150,37 @@ int run_cmd_visible(const struct policy *p, const char *cmd)
 	}
 	free(abs);
 	return rc;
+}
+
+int run_args_workspace(struct run_opts *o)
+{
+	char cwd[PATH_MAX];
+	if (o->workspace || o->dry_run || !getcwd(cwd, sizeof cwd) || strcmp(cwd, "/"))
+		return 0;
+	snprintf(o->ws_tmp, sizeof o->ws_tmp, "/tmp/sbxsup-ws.XXXXXX");
+	if (!mkdtemp(o->ws_tmp)) {
+		sbx_msg("run: the current directory is / and a temporary workspace cannot be made: %s "
+			"(give -w DIR)", strerror(errno));
+		o->ws_tmp[0] = '\0';
+		return -1;
+	}
+	o->workspace = o->ws_tmp;
+	sbx_msg("warning: the current directory is /, never a workspace: running in the empty temporary "
+		"workspace %s, removed afterwards (give -w DIR to choose one)", o->ws_tmp);
+	return 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	(void)(flag == FTW_DP ? rmdir(path) : unlink(path));
+	return 0;
+}
+
+void run_args_release(struct run_opts *o)
+{
+	if (o->ws_tmp[0]) /* the run's tree is dead; never follow symlinks or mounts out of it */
+		(void)nftw(o->ws_tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+	o->ws_tmp[0] = '\0';
 }

@@ -20,6 +20,7 @@ struct run_opts {
 	bool dry_run;
 	bool disabled;            /* SBXSUP_SANDBOX=0 */
 	char **cmd;               /* NULL-terminated */
+	char ws_tmp[32];          /* the temporary workspace of run_args_workspace, or "" */
 };
 
 int run_args_parse(int argc, char **argv, struct run_opts *o);
@@ -28,6 +29,11 @@ int run_args_parse(int argc, char **argv, struct run_opts *o);
  * sandbox: add it to the manifest or run it from the workspace") and -1 (exit 127); 0 otherwise. */
 struct policy;
 int run_cmd_visible(const struct policy *p, const char *cmd);
+/* Run from "/" without -w: "/" is never a workspace, so an empty temporary one is made (with a
+ * warning) and o->workspace points to it; run_args_release() removes it after the run. Returns
+ * 0, or -1 with a message. Nothing happens in any other case or under --dry-run. */
+int run_args_workspace(struct run_opts *o);
+void run_args_release(struct run_opts *o);
 /* True when s is 0/off/no/false (case-insensitive). */
 bool run_env_false(const char *s);
 

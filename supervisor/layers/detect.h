@@ -5,7 +5,8 @@
  * probes when they start) and every other one off with its reason; it never forks or execs (the
  * functional probes that start processes live in `sbxsup status`). It also finds the bwrap binary,
  * the real path of sbxsup and the preload library (SBXSUP_PRELOAD_LIB, else beside the sbxsup
- * binary, else SBXSUP_LIBDIR).
+ * binary, else ../lib/sbxsup/ relative to the binary — so an install works whatever PREFIX was at
+ * build time —, else SBXSUP_LIBDIR).
  */
 #ifndef SBX_DETECT_H
 #define SBX_DETECT_H

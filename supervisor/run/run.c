@@ -319,6 +319,8 @@ static int run_main(struct run *r, int argc, char **argv)
 	int pr = run_args_parse(argc, argv, &r->o);
 	if (pr != 0)
 		return pr > 0 ? 0 : SBX_EXIT_INTERNAL;
+	if (run_args_workspace(&r->o) < 0)
+		return SBX_EXIT_INTERNAL;
 	if (load_manifest(r) < 0)
 		return SBX_EXIT_INTERNAL;
 	limits_resolve(&r->m->limits, r->o.timeout_ms, &r->lim);
@@ -396,6 +398,8 @@ static int run_main(struct run *r, int argc, char **argv)
 			(void)janitor_add(&r->jan, 't', r->tmpdir);
 		if (r->repdir[0])
 			(void)janitor_add(&r->jan, 't', r->repdir);
+		if (r->o.ws_tmp[0])
+			(void)janitor_add(&r->jan, 't', r->o.ws_tmp);
 		setup_limits_and_cgroups(r);
 		start_kernel_layers(r);
 		if (run_require_missing(r))
@@ -473,6 +477,7 @@ static void run_free(struct run *r)
 	if (r->repdir[0])
 		remove_tree(r->repdir);
 	janitor_done(&r->jan);
+	run_args_release(&r->o);
 	if (r->audit_ok)
 		audit_close(&r->a);
 	if (r->pol_fd >= 0)
