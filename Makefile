@@ -253,7 +253,7 @@ uninstall:
 	  $(addprefix $(DESTDIR)$(DOCDIR)/examples/manifests/,$(notdir $(EXAMPLES)))
 	@for d in $(LIBDIR) $(DOCDIR)/examples/manifests $(DOCDIR)/examples $(DOCDIR) $(BINDIR) $(MANDIR) \
 	  $(PREFIX)/share/man $(BASHCOMPDIR) $(PREFIX)/share/bash-completion $(ZSHCOMPDIR) $(PREFIX)/share/zsh \
-	  $(PREFIX)/share/doc $(PREFIX)/lib $(PREFIX)/share; do \
+	  $(PREFIX)/share/doc $(PREFIX)/lib $(PREFIX)/share $(if $(DESTDIR),$(PREFIX)); do \
 	  [ ! -d "$(DESTDIR)$$d" ] || rmdir --ignore-fail-on-non-empty "$(DESTDIR)$$d"; done
 
 clean:
