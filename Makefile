@@ -79,7 +79,7 @@ SBXSUP     := $(B)/sbxsup
 .SECONDARY: $(BPF_OBJ) $(BPF_SKEL) $(B)/bpf/vmlinux.h
 PRELOAD_SO := $(B)/libsbxpreload.so
 
-.PHONY: all test check check-user asan install uninstall deps test-deps deps-check clean demo bench fuzz fuzz-ci \
+.PHONY: all test check check-user asan install uninstall deps test-deps test-deps-check deps-check clean demo bench fuzz fuzz-ci \
         escape-matrix progs
 all: deps-check $(SBXSUP) $(PRELOAD_SO) progs
 
@@ -91,6 +91,15 @@ deps:
 	  sudo apt-get update && sudo $(APT_INSTALL) $(DEB_PKGS); \
 	else \
 	  echo "make deps: not root; run:"; echo "  sudo apt-get install -y --no-install-recommends $(DEB_PKGS)"; exit 1; \
+	fi
+# Tools only the tests use (the HTML report tests drive a headless browser): installed by the test
+# target when root finds one missing; a normal user is told, and those tests say SKIP.
+test-deps-check:
+	@missing=""; for t in chromium curl strace; do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then echo "sbxsup: test tools missing:$$missing — installing (make test-deps)"; \
+	    $(MAKE) --no-print-directory test-deps; \
+	  else echo "sbxsup: test tools missing:$$missing (tests using them will SKIP; make test-deps installs them)"; fi; \
 	fi
 # Tools only the tests use (the HTML report tests drive a headless browser).
 test-deps:
@@ -170,7 +179,7 @@ $(B)/tests/progs/%: tests/progs/%.c
 	$(CC) -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Wno-unused-parameter -o $@ $< -lpthread
 
 # make test: everything, with real bwrap/BPF where the host has them. Prints "N passed, N failed, N skipped".
-test: all $(UNIT_BIN)
+test: all $(UNIT_BIN) test-deps-check
 	@B=$(B) SBXSUP=$(abspath $(SBXSUP)) SBXSUP_PRELOAD_LIB=$(abspath $(PRELOAD_SO)) bash tests/run.sh
 
 # make asan: the unit and integration tests again with sbxsup built under ASan+UBSan.

@@ -126,7 +126,21 @@ int run_args_parse(int argc, char **argv, struct run_opts *o)
 	return 0;
 }
 
-int run_cmd_visible(const struct policy *p, const char *cmd)
+/* Why the host file `abs` (the command) cannot be seen in the sandbox even though the command itself
+ * is always made readable: an explicit deny (secrets, /root, other homes, a manifest "deny" glob)
+ * wins over that default, and the host's /tmp is replaced by a private one. NULL when visible. With
+ * `any`, a path that is merely not granted counts too (used after the run said "not found"). */
+static const char *hidden_why(const struct policy *p, const char *abs, bool any)
+{
+	struct pol_decision d;
+	if (pol_path(p, abs, POL_READ, &d) != POL_ALLOW)
+		return d.rule != POL_RULE_DEFAULT || any ? pol_rule_text(p, d.rule) : NULL;
+	if (!strncmp(pol_rule_text(p, d.rule), "builtin:tmp", 11))
+		return "the sandbox has its own private /tmp"; /* granted, but the host's file is not there */
+	return NULL;
+}
+
+static int cmd_hidden(const struct policy *p, const char *cmd, bool any)
 {
 	if (!p || !strchr(cmd, '/'))
 		return 0; /* found through PATH inside the sandbox: the stage reports it */
@@ -134,22 +148,22 @@ int run_cmd_visible(const struct policy *p, const char *cmd)
 	if (!abs)
 		return 0; /* does not exist here either: "not found" from the stage is right */
 	struct stat st;
-	struct pol_decision d;
-	int rc = 0;
-	const char *why = NULL;
-	if (stat(abs, &st) < 0 || S_ISDIR(st.st_mode))
-		why = NULL;
-	else if (pol_path(p, abs, POL_READ, &d) != POL_ALLOW)
-		why = pol_rule_text(p, d.rule);
-	else if (!strncmp(pol_rule_text(p, d.rule), "builtin:tmp", 11))
-		why = "the sandbox has its own private /tmp"; /* granted, but the host's file is not there */
-	if (why) {
+	const char *why = stat(abs, &st) == 0 && !S_ISDIR(st.st_mode) ? hidden_why(p, abs, any) : NULL;
+	if (why)
 		sbx_msg("%s exists but is not visible in the sandbox (%s): add it to the manifest or run it "
 			"from the workspace", cmd, why);
-		rc = -1;
-	}
 	free(abs);
-	return rc;
+	return why ? -1 : 0;
+}
+
+int run_cmd_visible(const struct policy *p, const char *cmd)
+{
+	return cmd_hidden(p, cmd, false);
+}
+
+void run_cmd_not_found(const struct policy *p, const char *cmd)
+{
+	(void)cmd_hidden(p, cmd, true);
 }
 
 int run_args_workspace(struct run_opts *o)

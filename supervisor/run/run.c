@@ -437,6 +437,8 @@ static int run_main(struct run *r, int argc, char **argv)
 		run_exit_status(r, bwrap_mode, &code, &sig);
 	if (r->audit_failed)
 		code = SBX_EXIT_INTERNAL;
+	if (code == SBX_EXIT_NOTFOUND && !r->o.disabled)
+		run_cmd_not_found(r->pol, r->o.cmd[0]);
 	if (code == SBX_EXIT_TIMEOUT && r->timed_out)
 		sbx_msg("timeout: the command ran longer than %ld.%03ld s (--timeout or limits.wall_s) and was killed",
 			r->lim.wall_ms / 1000, r->lim.wall_ms % 1000);

@@ -53,22 +53,40 @@ if [ $rc -eq 124 ] && [ ! -e late ] && [ $ms -ge 1400 ] && [ $ms -lt 3500 ] \
 	t_pass cli_timeout_fractional_message
 else t_fail cli_timeout_fractional_message "rc=$rc ms=$ms late=$([ -e late ] && echo yes) out=$out"; fi
 
-# a command outside every grant (a private-/tmp path of the host, and a path under /var/tmp that no
-# rule grants): named as existing but not visible, exit 127, nothing ran, run.end records 127
+# a command the sandbox can never see — in the host's /tmp (bwrap gives the sandbox its own), or
+# under a manifest "deny" glob (deny beats the default grant of the command itself, with and
+# without bwrap): named as existing but not visible, exit 127, nothing ran, run.end records 127
 OUT=$T_TMP/outside; mkdir -p "$OUT"
 printf '#!/bin/sh\ntouch "%s/ran"\n' "$WS" >"$OUT/x.sh"; chmod 755 "$OUT/x.sh"
-out=$("$SBXSUP" run -mm.json -a "$T_TMP/a.o" -- "$OUT/x.sh" 2>&1); rc=$?
-if [ $rc -eq 127 ] && [ ! -e ran ] && grep -q "^sbxsup: $OUT/x.sh exists but is not visible in the sandbox (.*): add it to the manifest or run it from the workspace" <<<"$out" \
-   && audit_has "$T_TMP/a.o" run.end exit=127; then
+for mode in full; do
+	L=auto
+	rm -f ran
+	out=$("$SBXSUP" run -mm.json --layers $L -a "$T_TMP/a.o.$mode" -- "$OUT/x.sh" 2>&1); rc=$?
+	if [ $rc -eq 127 ] && [ ! -e ran ] && grep -q "^sbxsup: $OUT/x.sh exists but is not visible in the sandbox (.*): add it to the manifest or run it from the workspace" <<<"$out" \
+	   && audit_has "$T_TMP/a.o.$mode" run.end exit=127; then
+		t_pass cli_command_in_host_tmp_$mode
+	else t_fail cli_command_in_host_tmp_$mode "rc=$rc out=$out"; fi
+done
+VT=$(mktemp -d /var/tmp/sbxsup-cli.XXXXXX); chmod 755 "$VT"; t_on_exit "rm -rf '$VT'"
+cp "$OUT/x.sh" "$VT/x.sh"
+printf '{"sbxsup":1,"name":"cli-deny","capabilities":["code:exec"],"deny":["%s/**"]}\n' "$VT" >deny.json
+for mode in full no-bwrap; do
+	L=auto; [ $mode = no-bwrap ] && L=auto,-bwrap
+	rm -f ran
+	out=$("$SBXSUP" run -mdeny.json --layers $L -- "$VT/x.sh" 2>&1); rc=$?
+	if [ $rc -eq 127 ] && [ ! -e ran ] && grep -q "exists but is not visible in the sandbox (.*$VT" <<<"$out"; then
+		t_pass cli_command_denied_by_manifest_$mode
+	else t_fail cli_command_denied_by_manifest_$mode "rc=$rc out=$out"; fi
+done
+# a command merely outside the grants: it runs (the command itself is readable by default), or,
+# where a layer cannot show it, the "not found" is explained by the same message — never a bare one
+rm -f ran
+out=$("$SBXSUP" run -mm.json -- "$VT/x.sh" 2>&1); rc=$?
+if { [ $rc -eq 0 ] && [ -e ran ]; } || { [ $rc -eq 127 ] && grep -q "exists but is not visible in the sandbox" <<<"$out"; }; then
 	t_pass cli_command_outside_grants
 else t_fail cli_command_outside_grants "rc=$rc out=$out"; fi
-VT=$(mktemp -d /var/tmp/sbxsup-cli.XXXXXX); t_on_exit "rm -rf '$VT'"
-cp "$OUT/x.sh" "$VT/x.sh"
-out=$("$SBXSUP" run -mm.json --layers auto,-bwrap -- "$VT/x.sh" 2>&1); rc=$?
-if [ $rc -eq 127 ] && [ ! -e ran ] && grep -q "exists but is not visible in the sandbox" <<<"$out"; then
-	t_pass cli_command_outside_grants_nobwrap
-else t_fail cli_command_outside_grants_nobwrap "rc=$rc out=$out"; fi
 # the same script copied into the workspace runs
+rm -f ran
 cp "$OUT/x.sh" ./x.sh
 out=$("$SBXSUP" run -mm.json -- ./x.sh 2>&1); rc=$?
 if [ $rc -eq 0 ] && [ -e ran ]; then t_pass cli_command_in_workspace_runs

@@ -1,5 +1,5 @@
 /* test_audit.c — the audit writer (audit/audit.c) and the line reader/checker (audit/audit_read.c,
- * audit/jsonlite.c, audit/utf8.c): lines verify, tampering is detected, UTF-8 is repaired, the
+ * common/jsonlite.c, common/utf8.c): lines verify, tampering is detected, UTF-8 is repaired, the
  * chain links, write failures are reported, destinations and file mode are right. */
 #include <setjmp.h>
 #include <stdarg.h>
