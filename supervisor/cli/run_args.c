@@ -126,44 +126,31 @@ int run_args_parse(int argc, char **argv, struct run_opts *o)
 	return 0;
 }
 
-/* Why the host file `abs` (the command) cannot be seen in the sandbox even though the command itself
- * is always made readable: an explicit deny (secrets, /root, other homes, a manifest "deny" glob)
- * wins over that default, and the host's /tmp is replaced by a private one. NULL when visible. With
- * `any`, a path that is merely not granted counts too (used after the run said "not found"). */
-static const char *hidden_why(const struct policy *p, const char *abs, bool any)
+/* Why the host file `abs` (the command) is not in the sandbox: not granted or denied by a rule, or
+ * in the host's /tmp, which the sandbox replaces by its own. NULL when the policy grants it. */
+static const char *hidden_why(const struct policy *p, const char *abs)
 {
 	struct pol_decision d;
 	if (pol_path(p, abs, POL_READ, &d) != POL_ALLOW)
-		return d.rule != POL_RULE_DEFAULT || any ? pol_rule_text(p, d.rule) : NULL;
+		return pol_rule_text(p, d.rule);
 	if (!strncmp(pol_rule_text(p, d.rule), "builtin:tmp", 11))
 		return "the sandbox has its own private /tmp"; /* granted, but the host's file is not there */
 	return NULL;
 }
 
-static int cmd_hidden(const struct policy *p, const char *cmd, bool any)
+void run_cmd_not_found(const struct policy *p, const char *cmd)
 {
 	if (!p || !strchr(cmd, '/'))
-		return 0; /* found through PATH inside the sandbox: the stage reports it */
+		return; /* looked up in PATH inside the sandbox: "not found" says it all */
 	char *abs = realpath(cmd, NULL);
 	if (!abs)
-		return 0; /* does not exist here either: "not found" from the stage is right */
+		return; /* does not exist here either: "not found" is right */
 	struct stat st;
-	const char *why = stat(abs, &st) == 0 && !S_ISDIR(st.st_mode) ? hidden_why(p, abs, any) : NULL;
+	const char *why = stat(abs, &st) == 0 && !S_ISDIR(st.st_mode) ? hidden_why(p, abs) : NULL;
 	if (why)
 		sbx_msg("%s exists but is not visible in the sandbox (%s): add it to the manifest or run it "
 			"from the workspace", cmd, why);
 	free(abs);
-	return why ? -1 : 0;
-}
-
-int run_cmd_visible(const struct policy *p, const char *cmd)
-{
-	return cmd_hidden(p, cmd, false);
-}
-
-void run_cmd_not_found(const struct policy *p, const char *cmd)
-{
-	(void)cmd_hidden(p, cmd, true);
 }
 
 int run_args_workspace(struct run_opts *o)

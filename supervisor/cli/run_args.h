@@ -24,15 +24,11 @@ struct run_opts {
 };
 
 int run_args_parse(int argc, char **argv, struct run_opts *o);
-/* Before the run: a command named by a path (it has a '/') that exists on the host but that the
- * sandbox can never see — an explicit deny (secrets, /root, other homes, a manifest deny glob)
- * beats the default grant of the command itself, and the host's /tmp is replaced by a private one —
- * gets one message ("... exists but is not visible in the sandbox (RULE): add it to the manifest or
- * run it from the workspace") and -1 (exit 127, nothing runs); 0 otherwise.
- * run_cmd_not_found(): after a run that ended "not found" (127), the same message when the path
- * exists on the host and is not granted, so the user learns why. */
+/* After a run that ended "not found" (exit 127), for a command named by a path (it has a '/')
+ * that exists on the host and that the policy does not show to the sandbox (not granted, denied,
+ * or in the host's /tmp, which the sandbox replaces): one more line, "PATH exists but is not
+ * visible in the sandbox (RULE): add it to the manifest or run it from the workspace". */
 struct policy;
-int run_cmd_visible(const struct policy *p, const char *cmd);
 void run_cmd_not_found(const struct policy *p, const char *cmd);
 /* Run from "/" without -w: "/" is never a workspace, so an empty temporary one is made (with a
  * warning) and o->workspace points to it; run_args_release() removes it after the run. Returns

@@ -382,11 +382,6 @@ static int run_main(struct run *r, int argc, char **argv)
 	}
 	if (run_require_missing(r))
 		return refuse(r);
-	if (!r->o.disabled && run_cmd_visible(r->pol, r->o.cmd[0]) < 0) {
-		if (r->audit_ok && run_emit_start(r) == 0)
-			(void)run_emit_end(r, SBX_EXIT_NOTFOUND, 0);
-		return SBX_EXIT_NOTFOUND;
-	}
 
 	if (reseal_policy(r) < 0)
 		return SBX_EXIT_INTERNAL;
