@@ -167,7 +167,7 @@ $(B)/bpf/%.skel.h: $(B)/bpf/%.bpf.o
 # ---- tests --------------------------------------------------------------------------------------
 $(B)/tests/test_%: tests/unit/test_%.c $(B)/libsup.a $(B)/libcommon.a $(B)/libpolicy.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(filter %.a,$^) -Wl,--end-group \
+	$(CC) $(CPPFLAGS) -Itests/lib $(PKG_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(filter %.a,$^) -Wl,--end-group \
 	  $(PKG_LIBS) -lcmocka -lelf -lz
 
 progs: $(PROG_BIN)
@@ -255,6 +255,10 @@ install: $(SBXSUP) $(PRELOAD_SO)
 	install -m 0644 completions/_sbxsup $(DESTDIR)$(ZSHCOMPDIR)/_sbxsup
 	install -m 0644 $(CONTRACT) $(DESTDIR)$(DOCDIR)/
 	install -m 0644 $(EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/manifests/
+	@# the unprivileged identity a root sbxsup lends the executor without bwrap (sandbox_direct.h)
+	-@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && ! getent passwd sbxsup >/dev/null; then \
+		useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
+			--user-group sbxsup && echo "created system user sbxsup"; fi
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/sbxsup $(DESTDIR)$(LIBDIR)/libsbxpreload.so $(DESTDIR)$(MANDIR)/sbxsup.1 \
 	  $(DESTDIR)$(BASHCOMPDIR)/sbxsup $(DESTDIR)$(ZSHCOMPDIR)/_sbxsup \

@@ -13,13 +13,23 @@
  *                  limits -> limit.hit, env -> env.drop; bwrap, landlock, any other name ->
  *                  run.start lines where that layer was off
  *   --outcome contained|breach   kernel.violation with that outcome
+ *   --rule R / --path P / --comm C   the event's "rule" / "path" / "comm" equals the value or
+ *                  starts with it (value ending in '*': --rule 'deny[0]*'), or matches it as a glob
+ *                  (fnmatch, '*' also matches '/'): --rule 'builtin:secret:*',
+ *                  --path '/etc/shadow*'; events without the field never match
+ *   --severity S   security events of severity S (critical, high, medium, low, info), or of S and
+ *                  worse with "S+" ("high+"); the severity is the one `audit summary` uses (the
+ *                  stamped "sev" raised to the table's, severity.h)
  * --follow (one FILE) keeps reading as the file grows, until interrupted.
  */
 #include "review.h"
+#include "audit_model.h"
 #include "audit_read.h"
 #include "cmd.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +43,7 @@ struct cond {
 };
 
 struct filter {
-	struct cond event, executor, run, layer, outcome;
+	struct cond event, executor, run, layer, outcome, rule, path, comm, sev;
 	bool since_set, until_set;
 	int64_t since, until;
 };
@@ -90,7 +100,56 @@ static bool layer_off(const struct audit_line *al, const char *layer)
 	return v && v->type == JL_FALSE;
 }
 
-static bool match(const struct filter *f, const struct audit_line *al)
+/* the string member `key` equals one of the values or matches it as a glob */
+static bool field_match(const struct cond *c, const struct audit_line *al, const char *key)
+{
+	const struct jl_span *v = jl_get(&al->obj, key);
+	if (!v || v->type != JL_STR)
+		return false;
+	char buf[4200];
+	long n = jl_str(v, buf, sizeof buf);
+	if (n < 0 || (size_t)n >= sizeof buf)
+		return false;
+	for (size_t i = 0; i < c->n; i++)
+		if (name_match(c->v[i], buf) || fnmatch(c->v[i], buf, 0) == 0)
+			return true;
+	return false;
+}
+
+/* "high" or "high+" -> the severity and whether worse ones match too; -1 if not a severity */
+static int sev_cond(const char *v, bool *plus)
+{
+	char name[16];
+	size_t l = strlen(v);
+	*plus = l && v[l - 1] == '+';
+	if (*plus)
+		l--;
+	if (l == 0 || l >= sizeof name)
+		return -1;
+	memcpy(name, v, l);
+	name[l] = '\0';
+	return sbx_sev_parse(name);
+}
+
+static bool sev_match(const struct cond *c, const char *line, size_t len, const char *event)
+{
+	if (!sbx_sev_is_security_event(event))
+		return false;
+	cJSON *ev = cJSON_ParseWithLength(line, len);
+	if (!ev)
+		return false;
+	int s = (int)am_event_sev(ev, NULL);
+	cJSON_Delete(ev);
+	for (size_t i = 0; i < c->n; i++) {
+		bool plus;
+		int want = sev_cond(c->v[i], &plus);
+		if (s == want || (plus && s > want))
+			return true;
+	}
+	return false;
+}
+
+static bool match(const struct filter *f, const struct audit_line *al, const char *line, size_t len)
 {
 	char event[64], executor[80];
 	jl_str(&al->event, event, sizeof event);
@@ -136,6 +195,14 @@ static bool match(const struct filter *f, const struct audit_line *al)
 		if (!ok)
 			return false;
 	}
+	if (f->rule.n && !field_match(&f->rule, al, "rule"))
+		return false;
+	if (f->path.n && !field_match(&f->path, al, "path"))
+		return false;
+	if (f->comm.n && !field_match(&f->comm, al, "comm"))
+		return false;
+	if (f->sev.n && !sev_match(&f->sev, line, len, event))
+		return false;
 	return true;
 }
 
@@ -147,12 +214,17 @@ static void on_idle(void *ctx)
 
 static const char help[] =
 	"usage: sbxsup audit filter [--event E] [--executor N] [--run ID] [--since T] [--until T]\n"
-	"                           [--layer L] [--outcome contained|breach] [--follow] FILE...\n"
+	"                           [--layer L] [--outcome contained|breach] [--rule R] [--path P]\n"
+	"                           [--comm C] [--severity S[+]] [--follow] FILE...\n"
 	"Prints the matching lines unchanged (so `sbxsup audit verify` still passes on an extracted run).\n"
 	"All conditions must hold; repeat an option or give a comma list to accept several values;\n"
 	"a trailing '*' in --event/--executor matches a prefix; --run accepts an id prefix.\n"
 	"--layer: preload, seccomp, netfilter, probes (kernel.violation), limits, env; bwrap, landlock\n"
 	"or any other layer name selects the run.start lines where that layer was off.\n"
+	"--rule, --path, --comm: the event's field equals the value, starts with it (value ending in '*':\n"
+	"--rule 'deny[0]*') or matches it as a glob ('*' also matches '/'): --rule 'builtin:secret:*',\n"
+	"--path '*/.ssh/*', --comm python3.\n"
+	"--severity: critical, high, medium, low or info (security events only); \"high+\" = high or worse.\n"
 	"T is RFC 3339: 2026-11-22, 2026-11-22T05:00:00Z, 2026-11-22 05:00, ...+01:00.\n";
 
 int audit_filter_main(int argc, char **argv)
@@ -162,6 +234,8 @@ int audit_filter_main(int argc, char **argv)
 		{"run", required_argument, NULL, 'r'},   {"since", required_argument, NULL, 's'},
 		{"until", required_argument, NULL, 'u'}, {"layer", required_argument, NULL, 'l'},
 		{"outcome", required_argument, NULL, 'o'}, {"follow", no_argument, NULL, 'f'},
+		{"rule", required_argument, NULL, 'R'},  {"path", required_argument, NULL, 'P'},
+		{"comm", required_argument, NULL, 'C'},  {"severity", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0}};
 	struct filter f;
 	memset(&f, 0, sizeof f);
@@ -170,7 +244,7 @@ int audit_filter_main(int argc, char **argv)
 	static char prog[] = "sbxsup: audit filter"; /* getopt's messages: "sbxsup: audit filter: ..." */
 	argv[0] = prog;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "e:x:r:s:u:l:o:fh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:x:r:s:u:l:o:fhR:P:C:S:", opts, NULL)) != -1) {
 		int r = 0;
 		switch (c) {
 		case 'e': r = add_values(&f.event, optarg, "event"); break;
@@ -178,6 +252,10 @@ int audit_filter_main(int argc, char **argv)
 		case 'r': r = add_values(&f.run, optarg, "run"); break;
 		case 'l': r = add_values(&f.layer, optarg, "layer"); break;
 		case 'o': r = add_values(&f.outcome, optarg, "outcome"); break;
+		case 'R': r = add_values(&f.rule, optarg, "rule"); break;
+		case 'P': r = add_values(&f.path, optarg, "path"); break;
+		case 'C': r = add_values(&f.comm, optarg, "comm"); break;
+		case 'S': r = add_values(&f.sev, optarg, "severity"); break;
 		case 's':
 		case 'u': {
 			int64_t *t = c == 's' ? &f.since : &f.until;
@@ -201,6 +279,14 @@ int audit_filter_main(int argc, char **argv)
 			sbx_msg("audit filter: --outcome '%s': expected contained or breach", f.outcome.v[i]);
 			return SBX_EXIT_INTERNAL;
 		}
+	for (size_t i = 0; i < f.sev.n; i++) {
+		bool plus;
+		if (sev_cond(f.sev.v[i], &plus) < 0) {
+			sbx_msg("audit filter: --severity '%s': expected critical, high, medium, low or info, "
+				"optionally followed by '+'", f.sev.v[i]);
+			return SBX_EXIT_INTERNAL;
+		}
+	}
 	for (size_t i = 0; i < f.run.n; i++) {
 		size_t l = strlen(f.run.v[i]);
 		if (l < 4 || l > 32 || strspn(f.run.v[i], "0123456789abcdef") != l) {
@@ -232,7 +318,7 @@ int audit_filter_main(int argc, char **argv)
 				damaged++;
 				continue;
 			}
-			if (!match(&f, &al))
+			if (!match(&f, &al, line, len))
 				continue;
 			if (fwrite(line, 1, len + 1, stdout) != len + 1) { /* the '\n' follows the line */
 				sbx_msg("audit filter: write error: %s", strerror(errno));

@@ -2,34 +2,139 @@
 #include "audit_model.h"
 #include "audit_read.h"
 
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+const char *const am_layer_names[AM_L__N] = {"preload", "seccomp", "landlock", "netfilter",
+					      "probes",  "limits",  "env",      "run"};
+
+int am_layer_of(const char *event)
+{
+	static const struct { const char *ev; int l; } map[] = {
+		{"preload.deny", AM_L_PRELOAD},   {"seccomp.deny", AM_L_SECCOMP}, {"landlock.deny", AM_L_LANDLOCK},
+		{"netfilter.deny", AM_L_NETFILTER}, {"kernel.violation", AM_L_PROBES}, {"limit.hit", AM_L_LIMITS},
+		{"env.drop", AM_L_ENV},
+	};
+	for (size_t i = 0; event && i < sizeof map / sizeof map[0]; i++)
+		if (strcmp(map[i].ev, event) == 0)
+			return map[i].l;
+	return AM_L_RUN;
+}
+
 uint64_t am_attempts(const struct am_counts *c)
 {
-	return c->preload + c->seccomp + c->netfilter + c->contained + c->breach;
+	return c->sev[SBX_SEV_LOW] + c->sev[SBX_SEV_MEDIUM] + c->sev[SBX_SEV_HIGH] + c->sev[SBX_SEV_CRITICAL];
+}
+
+enum sbx_sev am_worst(const struct am_counts *c)
+{
+	for (int s = SBX_SEV_CRITICAL; s >= SBX_SEV_INFO; s--)
+		if (c->sev[s])
+			return (enum sbx_sev)s;
+	return SBX_SEV_NONE;
+}
+
+int am_cmp_counts(const struct am_counts *a, const struct am_counts *b)
+{
+	enum sbx_sev wa = am_worst(a), wb = am_worst(b);
+	if (wa != wb)
+		return wa > wb ? -1 : 1;
+	if (a->breach != b->breach)
+		return a->breach > b->breach ? -1 : 1;
+	for (int s = SBX_SEV_CRITICAL; s >= SBX_SEV_LOW; s--)
+		if (a->sev[s] != b->sev[s])
+			return a->sev[s] > b->sev[s] ? -1 : 1;
+	return 0;
+}
+
+const char *am_verdict(const struct am_run *r)
+{
+	if (r->c.breach)
+		return "breach";
+	switch (am_worst(&r->c)) {
+	case SBX_SEV_CRITICAL: return "hostile";
+	case SBX_SEV_HIGH: return "suspicious";
+	case SBX_SEV_MEDIUM:
+	case SBX_SEV_LOW: return "contained";
+	default: return "clean";
+	}
 }
 
 void am_init(struct am *m, bool want_timeline)
 {
 	memset(m, 0, sizeof *m);
 	m->want_timeline = want_timeline;
-	m->tl_max = 200;
-	m->tl_budget = 50000;
+	m->tl_max = 20000;
+	m->tl_budget = 400000;
+	m->g_max = 1000;
+	m->g_budget = 20000;
 	m->list_max = 1000;
+}
+
+static void group_free(struct am_group *g)
+{
+	free(g->event);
+	free(g->what);
+	free(g->subject);
+	free(g->access);
+	free(g->rule);
+	free(g->outcome);
+	free(g->comm);
+	free(g->sev_id);
+}
+
+static char *pdup(const char *s);
+
+static void strv_free_n(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* appends a printable copy of s to *v (n entries); -1 out of memory */
+static int strv_push(char ***v, size_t *n, const char *s)
+{
+	char **nv = realloc(*v, (*n + 1) * sizeof *nv);
+	if (!nv)
+		return -1;
+	*v = nv;
+	if (!(nv[*n] = pdup(s)))
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+static void run_free(struct am_run *r)
+{
+	for (size_t k = 0; k < r->ng; k++)
+		group_free(&r->g[k]);
+	free(r->g);
+	free(r->tl);
+	free(r->argv);
+	strv_free_n(r->args, r->nargs);
+	strv_free_n(r->off_name, r->noff);
+	strv_free_n(r->off_why, r->noff);
+	free(r->workspace);
+	free(r->manifest_path);
+	free(r->manifest_sha);
+	free(r->tag);
+	free(r->autonomy);
+	free(r->layers_on);
+	free(r->off);
 }
 
 void am_free(struct am *m)
 {
 	for (size_t i = 0; i < m->nruns; i++)
-		free(m->runs[i].tl);
+		run_free(&m->runs[i]);
 	free(m->runs);
 	free(m->ridx);
 	free(m->execs);
 	free(m->eidx);
 	free(m->breaches.v);
-	free(m->attempts.v);
 	memset(m, 0, sizeof *m);
 }
 
@@ -46,6 +151,8 @@ static int rehash(uint32_t **tab, size_t *cap, size_t n, const char *(*key_of)(v
 		  void *ctx)
 {
 	size_t nc = *cap ? *cap * 2 : 1024;
+	while (nc < n * 2)
+		nc *= 2;
 	uint32_t *t = calloc(nc, sizeof *t);
 	if (!t)
 		return -1;
@@ -150,7 +257,7 @@ static void describe(const struct jl_obj *o, char *out, size_t outlen)
 		const struct jl_member *mb = &o->m[i];
 		if (is_common_key(&mb->key) || mb->val.type == JL_OBJ || mb->val.type == JL_ARR)
 			continue;
-		char val[96];
+		char val[160];
 		if (mb->val.type == JL_STR)
 			jl_str(&mb->val, val, sizeof val);
 		else
@@ -163,18 +270,6 @@ static void describe(const struct jl_obj *o, char *out, size_t outlen)
 		if (p >= outlen)
 			p = outlen - 1;
 	}
-}
-
-static void fill_item(struct am_item *it, const struct audit_line *al, const char *executor,
-		      const char *event)
-{
-	memcpy(it->ts, al->ts.p, al->ts.n < sizeof it->ts ? al->ts.n : sizeof it->ts - 1);
-	it->ts[al->ts.n < sizeof it->ts ? al->ts.n : sizeof it->ts - 1] = '\0';
-	snprintf(it->event, sizeof it->event, "%s", event);
-	memcpy(it->run, al->run_id, 33);
-	snprintf(it->executor, sizeof it->executor, "%s", executor);
-	describe(&al->obj, it->desc, sizeof it->desc);
-	audit_printable(it->desc);
 }
 
 static int list_add(struct am_list *l, size_t max, const struct audit_line *al, const char *executor,
@@ -192,23 +287,15 @@ static int list_add(struct am_list *l, size_t max, const struct audit_line *al, 
 		l->v = v;
 		l->cap = nc;
 	}
-	fill_item(&l->v[l->n++], al, executor, event);
-	return 0;
-}
-
-static int timeline_add(struct am *m, struct am_run *r, const struct audit_line *al, const char *event)
-{
-	if (r->ntl >= m->tl_max || m->tl_used >= m->tl_budget) {
-		r->tl_dropped++;
-		return 0;
-	}
-	if (!r->tl) {
-		r->tl = malloc(m->tl_max * sizeof *r->tl);
-		if (!r->tl)
-			return -1;
-	}
-	fill_item(&r->tl[r->ntl++], al, r->executor, event);
-	m->tl_used++;
+	struct am_item *it = &l->v[l->n++];
+	size_t tn = al->ts.n < sizeof it->ts ? al->ts.n : sizeof it->ts - 1;
+	memcpy(it->ts, al->ts.p, tn);
+	it->ts[tn] = '\0';
+	snprintf(it->event, sizeof it->event, "%s", event);
+	memcpy(it->run, al->run_id, 33);
+	snprintf(it->executor, sizeof it->executor, "%s", executor);
+	describe(&al->obj, it->desc, sizeof it->desc);
+	audit_printable(it->desc);
 	return 0;
 }
 
@@ -226,40 +313,150 @@ static void count_exit(struct am_exec *e, int64_t code, bool sig)
 	e->exits[e->nexits++] = (struct am_exit){.code = code, .sig = sig, .n = 1};
 }
 
-static void run_start(struct am_run *r, const struct audit_line *al)
+/* ---- small string helpers ------------------------------------------------------------------ */
+
+struct sb { char *s; size_t n, cap; bool oom; };
+
+static void sb_add(struct sb *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->n + n + 1 > b->cap) {
+		size_t nc = b->cap ? b->cap : 64;
+		while (nc < b->n + n + 1)
+			nc *= 2;
+		char *p = realloc(b->s, nc);
+		if (!p) {
+			b->oom = true;
+			return;
+		}
+		b->s = p;
+		b->cap = nc;
+	}
+	memcpy(b->s + b->n, s, n);
+	b->n += n;
+	b->s[b->n] = '\0';
+}
+static void sb_str(struct sb *b, const char *s) { sb_add(b, s, strlen(s)); }
+
+/* a printable malloc'd copy (NULL in -> NULL out) */
+static char *pdup(const char *s)
+{
+	if (!s)
+		return NULL;
+	char *d = strdup(s);
+	if (d)
+		audit_printable(d);
+	return d;
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* A word as a POSIX shell would need it quoted. */
+static void sb_shell_word(struct sb *b, const char *w)
+{
+	if (*w && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./=:,+@%") == strlen(w)) {
+		sb_str(b, w);
+		return;
+	}
+	sb_str(b, "'");
+	for (const char *p = w; *p; p++)
+		if (*p == '\'')
+			sb_str(b, "'\\''");
+		else
+			sb_add(b, p, 1);
+	sb_str(b, "'");
+}
+
+static int run_start(struct am_run *r, const char *line, size_t len)
 {
 	r->has_start = true;
-	const struct jl_obj *o = &al->obj;
-	jl_str(jl_get(o, "autonomy"), r->autonomy, sizeof r->autonomy);
-	audit_printable(r->autonomy);
-	const struct jl_span *layers = jl_get(o, "layers"), *why = jl_get(o, "why");
-	struct jl_obj lo, wo;
-	bool have_why = why && why->type == JL_OBJ && jl_object(why->p, why->n, &wo, NULL, NULL) == 0;
-	if (!layers || layers->type != JL_OBJ || jl_object(layers->p, layers->n, &lo, NULL, NULL) < 0)
-		return;
-	size_t p = 0, nlayers = 0, noff = 0;
-	for (size_t i = 0; i < lo.n; i++) {
-		nlayers++;
-		if (lo.m[i].val.type != JL_FALSE)
+	cJSON *o = cJSON_ParseWithLength(line, len);
+	if (!o)
+		return 0; /* the line passed the schema check; cJSON failing means out of memory or depth */
+	int rc = 0;
+	struct sb b = {0};
+	const cJSON *av = cJSON_GetObjectItemCaseSensitive(o, "argv"), *w;
+	if (cJSON_IsArray(av)) {
+		strv_free_n(r->args, r->nargs);
+		r->args = NULL;
+		r->nargs = 0;
+		cJSON_ArrayForEach(w, av) {
+			const char *word = cJSON_IsString(w) ? w->valuestring : "?";
+			if (b.n)
+				sb_str(&b, " ");
+			sb_shell_word(&b, word);
+			if (strv_push(&r->args, &r->nargs, word) < 0)
+				rc = -1;
+		}
+		free(r->argv);
+		r->argv = b.s ? b.s : strdup("");
+		audit_printable(r->argv);
+		b = (struct sb){0};
+	}
+	const cJSON *man = cJSON_GetObjectItemCaseSensitive(o, "manifest");
+	free(r->manifest_path);
+	free(r->manifest_sha);
+	free(r->workspace);
+	free(r->tag);
+	free(r->autonomy);
+	r->manifest_path = pdup(jstr(man, "path"));
+	r->manifest_sha = pdup(jstr(man, "sha256"));
+	r->workspace = pdup(jstr(o, "workspace"));
+	r->tag = pdup(jstr(o, "tag"));
+	r->autonomy = pdup(jstr(o, "autonomy"));
+	const cJSON *layers = cJSON_GetObjectItemCaseSensitive(o, "layers");
+	const cJSON *why = cJSON_GetObjectItemCaseSensitive(o, "why");
+	struct sb on = {0}, off = {0};
+	size_t nlayers = 0, noff = 0;
+	strv_free_n(r->off_name, r->noff);
+	strv_free_n(r->off_why, r->noff);
+	r->off_name = r->off_why = NULL;
+	r->noff = 0;
+	cJSON_ArrayForEach(w, layers) {
+		if (!w->string)
 			continue;
+		nlayers++;
+		if (!cJSON_IsFalse(w)) {
+			if (on.n)
+				sb_str(&on, ", ");
+			sb_str(&on, w->string);
+			continue;
+		}
 		noff++;
-		r->degraded = true;
-		char name[32], reason[96] = "";
-		snprintf(name, sizeof name, "%.*s", (int)(lo.m[i].key.n > 31 ? 31 : lo.m[i].key.n), lo.m[i].key.p);
-		if (have_why)
-			jl_str(jl_get(&wo, name), reason, sizeof reason);
-		audit_printable(reason);
-		audit_printable(name);
-		if (p + 1 < sizeof r->off) {
-			int w = snprintf(r->off + p, sizeof r->off - p, "%s%s%s%s%s", p ? "; " : "", name,
-					 reason[0] ? " (" : "", reason, reason[0] ? ")" : "");
-			if (w > 0)
-				p += (size_t)w;
-			if (p >= sizeof r->off)
-				p = sizeof r->off - 1;
+		if (off.n)
+			sb_str(&off, "; ");
+		sb_str(&off, w->string);
+		const char *reason = jstr(why, w->string);
+		size_t n0 = r->noff;
+		if (strv_push(&r->off_name, &n0, w->string) < 0 ||
+		    strv_push(&r->off_why, &r->noff, reason ? reason : "") < 0)
+			rc = -1;
+		r->noff = n0 < r->noff ? n0 : r->noff;
+		if (reason && *reason) {
+			sb_str(&off, " (");
+			sb_str(&off, reason);
+			sb_str(&off, ")");
 		}
 	}
+	if (on.oom || off.oom || b.oom)
+		rc = -1;
+	free(r->layers_on);
+	free(r->off);
+	r->layers_on = on.s ? on.s : (nlayers ? strdup("") : NULL);
+	r->off = off.s;
+	if (r->layers_on)
+		audit_printable(r->layers_on);
+	if (r->off)
+		audit_printable(r->off);
+	r->degraded = noff > 0;
 	r->sandbox_off = nlayers > 0 && noff == nlayers;
+	cJSON_Delete(o);
+	return rc;
 }
 
 static void run_end(struct am *m, struct am_run *r, struct am_exec *e, const struct audit_line *al)
@@ -282,6 +479,145 @@ static void run_end(struct am *m, struct am_run *r, struct am_exec *e, const str
 	else
 		count_exit(e, r->exit, false);
 }
+
+enum sbx_sev am_event_sev(const struct cJSON *ev, const char **id)
+{
+	enum sbx_sev s = sbx_sev_explain(ev, id, NULL);
+	if (s == SBX_SEV_NONE)
+		return s;
+	int stamped = sbx_sev_parse(jstr(ev, "sev"));
+	if (stamped > (int)s) {
+		s = (enum sbx_sev)stamped;
+		if (id)
+			*id = "stamped";
+	}
+	return s;
+}
+
+/* ---- groups and timeline -------------------------------------------------------------------- */
+
+/* The subject of an event: path, addr:port, host[:port], or the syscall for syscall-only events. */
+static void subject_of(const cJSON *ev, struct sb *b)
+{
+	const char *p = jstr(ev, "path"), *a = jstr(ev, "addr"), *h = jstr(ev, "host");
+	const cJSON *port = cJSON_GetObjectItemCaseSensitive(ev, "port");
+	char num[32] = "";
+	if (cJSON_IsNumber(port))
+		snprintf(num, sizeof num, "%.0f", port->valuedouble);
+	if (p)
+		sb_str(b, p);
+	else if (a || h) {
+		bool v6 = a && strchr(a, ':');
+		if (v6 && num[0])
+			sb_str(b, "[");
+		sb_str(b, a ? a : h);
+		if (v6 && num[0])
+			sb_str(b, "]");
+		if (num[0]) {
+			sb_str(b, ":");
+			sb_str(b, num);
+		}
+	} else if (num[0]) {
+		sb_str(b, "port ");
+		sb_str(b, num);
+	}
+	if (!b->s)
+		sb_str(b, "");
+}
+
+static int group_add(struct am *m, struct am_run *r, const cJSON *ev, const char *event, const char *ts,
+		     size_t tsn, enum sbx_sev sev, const char *sev_id, uint64_t k)
+{
+	const char *what = jstr(ev, "op") ? jstr(ev, "op") : jstr(ev, "syscall");
+	struct sb subj = {0};
+	subject_of(ev, &subj);
+	if (subj.oom)
+		return -1;
+	const char *f[] = {event, what ? what : "", subj.s, jstr(ev, "access") ? jstr(ev, "access") : "",
+			   jstr(ev, "rule") ? jstr(ev, "rule") : "", jstr(ev, "outcome") ? jstr(ev, "outcome") : "",
+			   jstr(ev, "comm") ? jstr(ev, "comm") : ""};
+	uint64_t key = 1469598103934665603ULL;
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+		key = (key ^ fnv(f[i], strlen(f[i]))) * 1099511628211ULL + i;
+	key ^= (uint64_t)sev << 56;
+	char tsb[28];
+	snprintf(tsb, sizeof tsb, "%.*s", (int)(tsn < 27 ? tsn : 27), ts);
+	for (size_t i = r->ng; i-- > 0;) {
+		struct am_group *g = &r->g[i];
+		if (g->key == key && g->sev == sev && strcmp(g->subject, subj.s) == 0 && strcmp(g->event, event) == 0) {
+			g->n += k;
+			if (strcmp(tsb, g->first) < 0)
+				snprintf(g->first, sizeof g->first, "%s", tsb);
+			if (strcmp(tsb, g->last) > 0)
+				snprintf(g->last, sizeof g->last, "%s", tsb);
+			free(subj.s);
+			return 0;
+		}
+	}
+	if (r->ng >= m->g_max || m->g_used >= m->g_budget) {
+		r->ungrouped += k;
+		free(subj.s);
+		return 0;
+	}
+	if (r->ng == r->gcap) {
+		size_t nc = r->gcap ? r->gcap * 2 : 8;
+		struct am_group *g = realloc(r->g, nc * sizeof *g);
+		if (!g) {
+			free(subj.s);
+			return -1;
+		}
+		r->g = g;
+		r->gcap = nc;
+	}
+	struct am_group *g = &r->g[r->ng];
+	memset(g, 0, sizeof *g);
+	g->key = key;
+	g->n = k;
+	g->sev = sev;
+	g->layer = am_layer_of(event);
+	snprintf(g->first, sizeof g->first, "%s", tsb);
+	snprintf(g->last, sizeof g->last, "%s", tsb);
+	g->event = pdup(f[0]);
+	g->what = pdup(f[1]);
+	g->subject = subj.s;
+	audit_printable(g->subject);
+	g->access = pdup(f[3]);
+	g->rule = pdup(f[4]);
+	g->outcome = pdup(f[5]);
+	g->comm = pdup(f[6]);
+	g->sev_id = pdup(sev_id ? sev_id : "");
+	if (!g->event || !g->what || !g->access || !g->rule || !g->outcome || !g->comm || !g->sev_id) {
+		group_free(g);
+		return -1;
+	}
+	r->ng++;
+	m->g_used++;
+	return 0;
+}
+
+static int timeline_add(struct am *m, struct am_run *r, const struct audit_line *al, int layer, enum sbx_sev sev)
+{
+	int64_t us;
+	if (audit_parse_time(al->ts.p, al->ts.n, &us) < 0)
+		return 0;
+	if (r->ntl >= m->tl_max || m->tl_used >= m->tl_budget) {
+		r->tl_dropped++;
+		return 0;
+	}
+	if (r->ntl == r->tlcap) {
+		size_t nc = r->tlcap ? r->tlcap * 2 : 16;
+		struct am_point *p = realloc(r->tl, nc * sizeof *p);
+		if (!p)
+			return -1;
+		r->tl = p;
+		r->tlcap = nc;
+	}
+	r->tl[r->ntl++] = (struct am_point){.us = us, .layer = (uint8_t)layer, .sev = (uint8_t)sev};
+	m->tl_used++;
+	return 0;
+}
+
+/* ---- lines ----------------------------------------------------------------------------------- */
 
 int am_read(struct am *m, struct audit_reader *r)
 {
@@ -328,26 +664,48 @@ int am_add_line(struct am *m, const char *line, size_t len)
 	if (!r->start[0] || (al.ts.n == 27 && memcmp(al.ts.p, r->start, 27) < 0))
 		snprintf(r->start, sizeof r->start, "%.*s", (int)al.ts.n, al.ts.p);
 	uint64_t *cr = NULL, *ce = NULL, *ct = NULL;
-	bool breach = false, attempt = false;
+	bool breach = false;
+	enum sbx_sev sev = SBX_SEV_NONE;
+	uint64_t inc = 1;
 #define C(f) (cr = &r->c.f, ce = &e->c.f, ct = &m->total.f)
-	if (strcmp(event, "preload.deny") == 0)
-		C(preload), attempt = true;
-	else if (strcmp(event, "seccomp.deny") == 0)
-		C(seccomp), attempt = true;
-	else if (strcmp(event, "netfilter.deny") == 0)
-		C(netfilter), attempt = true;
-	else if (strcmp(event, "kernel.violation") == 0) {
-		if (jl_str_eq(jl_get(&al.obj, "outcome"), "breach"))
+	if (sbx_sev_is_security_event(event)) {
+		cJSON *ev = cJSON_ParseWithLength(line, len);
+		if (!ev)
+			return -1;
+		const char *sev_id = NULL;
+		sev = am_event_sev(ev, &sev_id);
+		if (strcmp(event, "preload.deny") == 0)
+			C(preload);
+		else if (strcmp(event, "seccomp.deny") == 0)
+			C(seccomp);
+		else if (strcmp(event, "netfilter.deny") == 0)
+			C(netfilter);
+		else if (strcmp(event, "landlock.deny") == 0)
+			C(landlock);
+		else if (jl_str_eq(jl_get(&al.obj, "outcome"), "breach"))
 			C(breach), breach = true;
 		else
-			C(contained), attempt = true;
+			C(contained);
+		/* a coalesced record stands for "count" events */
+		const cJSON *cnt = cJSON_GetObjectItemCaseSensitive(ev, "count");
+		uint64_t k = cJSON_IsNumber(cnt) && cnt->valuedouble >= 1 && cnt->valuedouble < 1e15
+				     ? (uint64_t)cnt->valuedouble : 1;
+		inc = k;
+		r->c.sev[sev] += k;
+		e->c.sev[sev] += k;
+		m->total.sev[sev] += k;
+		int grc = group_add(m, r, ev, event, al.ts.p, al.ts.n, sev, sev_id, k);
+		cJSON_Delete(ev);
+		if (grc < 0)
+			return -1;
 	} else if (strcmp(event, "limit.hit") == 0)
 		C(limit);
 	else if (strcmp(event, "env.drop") == 0)
 		C(envdrop);
 	else if (strcmp(event, "run.start") == 0) {
 		bool was = r->degraded;
-		run_start(r, &al);
+		if (run_start(r, line, len) < 0)
+			return -1;
 		if (r->degraded && !was)
 			e->degraded++;
 	} else if (strcmp(event, "run.end") == 0) {
@@ -359,57 +717,94 @@ int am_add_line(struct am *m, const char *line, size_t len)
 	e->c.events++;
 	m->total.events++;
 	if (cr) {
-		(*cr)++;
-		(*ce)++;
-		(*ct)++;
+		*cr += inc;
+		*ce += inc;
+		*ct += inc;
 	}
 	if (breach && list_add(&m->breaches, m->list_max, &al, executor, event) < 0)
 		return -1;
-	if (attempt && strcmp(event, "kernel.violation") == 0 &&
-	    list_add(&m->attempts, m->list_max, &al, executor, event) < 0)
-		return -1;
-	/* the timeline keeps every event (run.start and run.end included), capped per run */
-	if (m->want_timeline && timeline_add(m, r, &al, event) < 0)
+	if (m->want_timeline && timeline_add(m, r, &al, am_layer_of(event), sev) < 0)
 		return -1;
 	return 0;
 }
 
-static int cmp_counts(const struct am_counts *a, const struct am_counts *b)
+const char *am_group_rule(const struct am_group *g)
 {
-	if (a->breach != b->breach)
-		return a->breach > b->breach ? -1 : 1;
-	uint64_t x = am_attempts(a), y = am_attempts(b);
-	if (x != y)
-		return x > y ? -1 : 1;
-	return 0;
+	if (g->rule[0])
+		return g->rule;
+	if (strcmp(g->event, "seccomp.deny") == 0)
+		return "seccomp: filtered system call";
+	if (strcmp(g->event, "netfilter.deny") == 0)
+		return "netfilter: peer not in the allowlist";
+	if (strcmp(g->event, "landlock.deny") == 0)
+		return "landlock: outside the ruleset";
+	return "(no rule named)";
 }
+
+const char *am_program(const struct am_run *r)
+{
+	static const char *const interp[] = {"python", "python2", "python3", "sh", "bash", "dash", "zsh", "node",
+					     "perl", "ruby", "env", "php", "lua", "deno", "bun", "uv", "exec", NULL};
+	for (size_t i = 0; i < r->nargs; i++) {
+		const char *w = r->args[i];
+		const char *base = strrchr(w, '/') ? strrchr(w, '/') + 1 : w;
+		bool is_interp = false;
+		for (size_t k = 0; interp[k] && !is_interp; k++)
+			is_interp = strncmp(base, interp[k], strlen(interp[k])) == 0 &&
+				    strspn(base + strlen(interp[k]), "0123456789.") == strlen(base + strlen(interp[k]));
+		if (i == 0 && !is_interp)
+			return base;
+		if (i > 0 && (w[0] == '-' || strchr(w, '=')))
+			continue; /* an interpreter's option, or env's NAME=VALUE */
+		if (!is_interp)
+			return base;
+	}
+	return r->nargs ? (strrchr(r->args[0], '/') ? strrchr(r->args[0], '/') + 1 : r->args[0]) : NULL;
+}
+
+/* ---- sorting ---------------------------------------------------------------------------------- */
 
 static int cmp_exec(const void *pa, const void *pb)
 {
 	const struct am_exec *a = pa, *b = pb;
-	int c = cmp_counts(&a->c, &b->c);
+	int c = am_cmp_counts(&a->c, &b->c);
 	return c ? c : strcmp(a->name, b->name);
 }
 
 static int cmp_run(const void *pa, const void *pb)
 {
 	const struct am_run *a = pa, *b = pb;
-	int c = cmp_counts(&a->c, &b->c);
+	int c = am_cmp_counts(&a->c, &b->c);
 	if (c)
 		return c;
 	c = strcmp(a->start, b->start);
 	return c ? c : strcmp(a->id, b->id);
 }
 
+static int cmp_group(const void *pa, const void *pb)
+{
+	const struct am_group *a = pa, *b = pb;
+	if (a->sev != b->sev)
+		return a->sev > b->sev ? -1 : 1;
+	if (a->n != b->n)
+		return a->n > b->n ? -1 : 1;
+	return strcmp(a->first, b->first);
+}
+
 void am_finish(struct am *m)
 {
 	for (size_t i = 0; i < m->nexecs; i++)
 		m->execs[i].incomplete = 0;
-	for (size_t i = 0; i < m->nruns; i++)
+	for (size_t i = 0; i < m->nruns; i++) {
 		if (!m->runs[i].has_end)
 			m->execs[m->runs[i].exec].incomplete++;
-	qsort(m->execs, m->nexecs, sizeof *m->execs, cmp_exec);
-	qsort(m->runs, m->nruns, sizeof *m->runs, cmp_run);
+		if (m->runs[i].ng > 1) /* qsort's base may not be NULL, even for 0 elements */
+			qsort(m->runs[i].g, m->runs[i].ng, sizeof *m->runs[i].g, cmp_group);
+	}
+	if (m->nexecs > 1)
+		qsort(m->execs, m->nexecs, sizeof *m->execs, cmp_exec);
+	if (m->nruns > 1)
+		qsort(m->runs, m->nruns, sizeof *m->runs, cmp_run);
 	/* indices are stale after sorting: the tables are rebuilt, run.exec by name */
 	free(m->ridx);
 	free(m->eidx);

@@ -1,10 +1,19 @@
-/* audit_model.h — aggregation of audit streams for `sbxsup audit summary` and `report`.
+/* audit_model.h — aggregation of audit streams for `sbxsup audit summary`, `report` and `tail`.
  *
- * Promise: lines are fed one at a time (am_add_line); memory grows with the number of runs and
- * executors, never with the number of lines (per-run timelines and the global breach/attempt
- * lists are capped, with the number left out counted). Damaged lines are counted, not used.
- * am_finish sorts executors and runs most hostile first: breaches, then escape attempts
- * (every denial and contained kernel violation), then name / start time.
+ * Promise: lines are fed one at a time (am_add_line); memory grows with the number of runs,
+ * executors and distinct event groups, never with the number of lines (groups, timeline points
+ * and the breach list are capped per run and overall, and what was left out is counted).
+ * Damaged lines are counted, not used.
+ * Every security event gets a severity (severity.h): the "sev" the writer stamped, raised to what
+ * the current table says if that is higher (a stream never ranks lower than the table would).
+ * Repeated events of a run are grouped (same event, op/syscall, subject, access, rule, outcome,
+ * comm) with a count and first/last time. "info" events (benign libc behaviour) are counted apart
+ * and never as escape attempts.
+ * am_finish sorts executors and runs worst first: by their worst severity, then by their counts
+ * per severity from critical down to low, then by name / start time; each run's groups worst
+ * first, then by count.
+ * run.start gives each run what ran: argv, workspace, manifest path + sha256, caller tag, the
+ * active layers and, for each layer that was off, the full reason (never cut).
  */
 #ifndef SBX_AUDIT_MODEL_H
 #define SBX_AUDIT_MODEL_H
@@ -13,19 +22,45 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "severity.h"
+
 struct am_counts {
-	uint64_t events, preload, seccomp, netfilter, contained, breach, limit, envdrop, lost, other;
+	uint64_t events, preload, seccomp, netfilter, landlock, contained, breach, limit, envdrop, lost, other;
+	uint64_t sev[SBX_SEV_CRITICAL + 1]; /* security events by severity ([SBX_SEV_NONE] unused) */
 };
-/* attempts = every denial or violation a layer reported (breaches included) */
+/* escape attempts = security events of severity low..critical (info is benign, not counted) */
 uint64_t am_attempts(const struct am_counts *c);
+/* the worst severity counted, SBX_SEV_NONE if none */
+enum sbx_sev am_worst(const struct am_counts *c);
+/* -1 if a is worse than b, 1 if better, 0 if equal (worst severity, then counts per severity) */
+int am_cmp_counts(const struct am_counts *a, const struct am_counts *b);
+
+/* The layer an event belongs to (timeline rows): index into am_layer_names. */
+enum { AM_L_PRELOAD, AM_L_SECCOMP, AM_L_LANDLOCK, AM_L_NETFILTER, AM_L_PROBES, AM_L_LIMITS, AM_L_ENV,
+       AM_L_RUN, AM_L__N };
+extern const char *const am_layer_names[AM_L__N];
+int am_layer_of(const char *event);
 
 #define AM_TEXT 240
-struct am_item { /* one notable event, pre-rendered as text */
+struct am_item { /* one notable event (breach list), pre-rendered as text */
 	char ts[28];
 	char event[32];
 	char run[33];
 	char executor[65];
 	char desc[AM_TEXT];
+};
+
+struct am_group { /* repeated events of one run; strings are malloc'd, printable, never NULL */
+	uint64_t key, n;
+	enum sbx_sev sev;
+	int layer;
+	char first[28], last[28];
+	char *event, *what, *subject, *access, *rule, *outcome, *comm, *sev_id;
+};
+
+struct am_point { /* one event on a run's timeline (report) */
+	int64_t us;
+	uint8_t layer, sev;
 };
 
 struct am_exit {
@@ -37,16 +72,27 @@ struct am_exit {
 
 struct am_run {
 	char id[33];
-	uint32_t exec;        /* index into am.execs (before sorting: see exec_name) */
+	uint32_t exec;        /* index into am.execs */
 	char executor[65];
 	char start[28], end[28];
 	bool has_start, has_end, degraded, sandbox_off;
 	int64_t exit, sig, duration_ms;
 	struct am_counts c;
-	char off[AM_TEXT];    /* "bwrap (why); netfilter (why)" for degraded runs */
-	char autonomy[16];
-	struct am_item *tl;   /* timeline (report only) */
-	size_t ntl, tl_dropped;
+	/* what ran (run.start); malloc'd, NULL when absent */
+	char *argv;           /* shell-quoted words */
+	char **args;          /* the words themselves (nargs), printable */
+	size_t nargs;
+	char **off_name, **off_why; /* the layers that were off and why ("" when no reason) */
+	size_t noff;
+	char *workspace, *manifest_path, *manifest_sha, *tag, *autonomy;
+	char *layers_on;      /* "preload, bwrap, ..." */
+	char *off;            /* "bwrap (why); netfilter (why)" for degraded runs, full reasons */
+	struct am_group *g;   /* grouped security events */
+	size_t ng, gcap;
+	uint64_t ungrouped;   /* security events past the group caps (counted in c, not in g) */
+	struct am_point *tl;  /* timeline (report only) */
+	size_t ntl, tlcap;
+	uint64_t tl_dropped;
 };
 
 struct am_exec {
@@ -64,10 +110,10 @@ struct am_list {
 };
 
 struct am {
-	bool want_timeline;   /* keep per-run timelines (report) */
-	size_t tl_max;        /* per run */
-	size_t tl_budget, tl_used; /* timeline items over all runs (bounds the report's memory) */
-	size_t list_max;      /* breaches / attempts kept */
+	bool want_timeline;   /* keep per-run timeline points (report) */
+	size_t tl_max, tl_budget, tl_used;   /* points per run / over all runs */
+	size_t g_max, g_budget, g_used;      /* groups per run / over all runs */
+	size_t list_max;      /* breaches kept */
 	uint64_t files, lines, bad_lines;
 	struct am_counts total;
 	struct am_run *runs;
@@ -78,7 +124,7 @@ struct am {
 	size_t nexecs, ecap;
 	uint32_t *eidx;
 	size_t eidx_cap;
-	struct am_list breaches, attempts;
+	struct am_list breaches;
 	uint64_t gen;         /* bumped for each line taken (follow mode: "anything new?") */
 };
 
@@ -92,7 +138,22 @@ struct audit_reader;
  * damaged go to am_damaged). Returns 0 at the end of the stream, 1 on a read error (errno set,
  * what was read before it is kept), -1 out of memory. The reader stays open. */
 int am_read(struct am *m, struct audit_reader *r);
-/* Sort executors and runs (most hostile first). Run.exec indices are remapped. */
+/* Sort executors, runs and groups (worst first). Run.exec indices are remapped. */
 void am_finish(struct am *m);
+/* The run's verdict word: "breach", "hostile" (critical contained), "suspicious" (high),
+ * "contained" (medium/low), "clean" (nothing, or info only). */
+const char *am_verdict(const struct am_run *r);
+
+/* The rule that decided a group: its rule text, or what decided the events that carry none
+ * (seccomp.deny, netfilter.deny, landlock.deny). Never NULL. */
+const char *am_group_rule(const struct am_group *g);
+/* The program a run executed, as a reviewer names it: the basename of argv[0], or of the script
+ * an interpreter (python3, sh, node, env, ...) was given ("hostile.py"). NULL without argv. */
+const char *am_program(const struct am_run *r);
+
+/* The severity of one parsed event line (see the promise): the stamped "sev" raised to the table's.
+ * Also the deciding table entry id (*id, may be NULL). SBX_SEV_NONE for other events. */
+struct cJSON;
+enum sbx_sev am_event_sev(const struct cJSON *ev, const char **id);
 
 #endif

@@ -1,4 +1,12 @@
-/* severity.c — see severity.h. The first cut of the table; the review work refines it. */
+/* severity.c — the one severity table (see severity.h). Ordered: the first matching entry decides.
+ * Patterns are fnmatch(3) globs without FNM_PATHNAME ('*' also matches '/'); a list is
+ * NULL-terminated; a NULL list matches anything. Rule texts are those of policy/policy.h
+ * pol_rule_text() (manifest rules "deny[N]: GLOB", "builtin:secret: ...", "builtin:home-blanket:
+ * ...", "default: not granted", "network: no capability", "no code:exec capability", ...) and of
+ * the probes (probes_decode.h: "escape-class syscall", "signal outside the run", "abstract unix
+ * socket", "probes: ... (unverifiable)").
+ */
+#include <fnmatch.h>
 #include <string.h>
 #include "severity.h"
 
@@ -17,25 +25,160 @@ int sbx_sev_parse(const char *name)
 	return -1;
 }
 
+#define L(...) ((const char *const[]){__VA_ARGS__, NULL})
+/* accesses that only look: a benign probe never writes or executes */
+#define LOOK L("read", "connect")
+
+struct entry {
+	const char *id;
+	enum sbx_sev sev;
+	const char *why;
+	const char *const *events;   /* event names */
+	const char *const *rules;    /* rule text globs */
+	const char *const *paths;    /* path globs (an event without "path" does not match) */
+	const char *const *access;   /* access values */
+	const char *const *ops;      /* "op" (preload) values */
+	const char *outcome;
+	int net;                     /* 1: the event names a network peer (addr, port or host) */
+};
+
+/* The home-relative secrets of the built-in never-readable list, and the /etc ones, by path: a
+ * stream from an older writer or another rule text still ranks a secret read first. */
+#define SECRET_PATHS                                                                                  \
+	L("/etc/shadow*", "/etc/gshadow*", "/etc/sudoers*", "/etc/ssh/ssh_host_*key",                 \
+	  "/etc/ssl/private", "/etc/ssl/private/*", "*.keytab", "/root/.ssh", "/root/.ssh/*",           \
+	  "*/.ssh", "*/.ssh/*", "*/.gnupg", "*/.gnupg/*", "*/.aws", "*/.aws/*", "*/.config/gcloud",      \
+	  "*/.config/gcloud/*", "*/.netrc", "*/.docker/config.json", "/etc/NetworkManager/system-connections/*")
+
+static const struct entry table[] = {
+	{"breach", SBX_SEV_CRITICAL, "a policy-violating call succeeded in the kernel",
+	 NULL, NULL, NULL, NULL, NULL, "breach", 0},
+	{"secret-rule", SBX_SEV_CRITICAL, "stopped by the built-in never-readable list",
+	 NULL, L("builtin:secret:*"), NULL, NULL, NULL, NULL, 0},
+	{"manifest-deny", SBX_SEV_CRITICAL, "stopped by a deny rule of the manifest",
+	 NULL, L("deny[[]*"), NULL, NULL, NULL, NULL, 0},
+	{"secret-path", SBX_SEV_CRITICAL, "a secret path (shadow, ssh/gpg/cloud credentials, ...)",
+	 NULL, NULL, SECRET_PATHS, NULL, NULL, NULL, 0},
+	{"unverifiable", SBX_SEV_HIGH, "the probes could not read the path the call named",
+	 NULL, L("probes:*unverifiable*"), NULL, NULL, NULL, NULL, 0},
+	{"benign-nscd-socket", SBX_SEV_INFO, "libc asks the name service cache daemon (nscd)",
+	 NULL, NULL, L("/var/run/nscd/socket", "/run/nscd/socket"), LOOK, NULL, NULL, 0},
+	{"benign-userdb-socket", SBX_SEV_INFO, "libc/nss asks systemd-userdb for users and groups",
+	 NULL, NULL, L("/run/systemd/userdb", "/run/systemd/userdb/*", "/var/run/systemd/userdb",
+		       "/var/run/systemd/userdb/*"), LOOK, NULL, NULL, 0},
+	{"benign-uuidd-socket", SBX_SEV_INFO, "libuuid asks uuidd for a time-based UUID",
+	 NULL, NULL, L("/run/uuidd/request", "/var/run/uuidd/request"), LOOK, NULL, NULL, 0},
+	{"benign-user-site", SBX_SEV_INFO, "Python looks for user site-packages under ~/.local",
+	 NULL, NULL, L("*/.local/lib/python*"), L("read"), NULL, NULL, 0},
+	{"benign-locale", SBX_SEV_INFO, "libc/gettext look up locale and message catalogues",
+	 NULL, NULL, L("/usr/lib/locale/*", "/usr/share/locale/*", "/usr/share/locale-langpack/*",
+		       "/etc/locale.alias", "/etc/default/locale", "/usr/share/i18n/*", "*/.locale"),
+	 L("read"), NULL, NULL, 0},
+	{"benign-git-config", SBX_SEV_INFO, "git reads its optional per-user and system config files",
+	 NULL, NULL, L("*/.gitconfig", "*/.config/git/config", "*/.config/git/attributes",
+		       "*/.config/git/ignore", "/etc/gitconfig", "/etc/gitattributes"),
+	 L("read"), NULL, NULL, 0},
+	{"escape-syscall", SBX_SEV_HIGH, "an escape-class system call (ptrace, io_uring, bpf, unshare, ...)",
+	 NULL, L("escape-class syscall"), NULL, NULL, NULL, NULL, 0},
+	{"seccomp", SBX_SEV_HIGH, "the seccomp filter refused a dangerous system call",
+	 L("seccomp.deny"), NULL, NULL, NULL, NULL, NULL, 0},
+	{"signal-outside", SBX_SEV_HIGH, "a signal to a process outside the run",
+	 NULL, L("signal outside the run"), NULL, NULL, NULL, NULL, 0},
+	{"exec", SBX_SEV_HIGH, "a program execution the manifest does not grant",
+	 NULL, NULL, NULL, L("exec"), NULL, NULL, 0},
+	{"write", SBX_SEV_HIGH, "a write outside the granted paths",
+	 NULL, NULL, NULL, L("write"), NULL, NULL, 0},
+	{"name-lookup", SBX_SEV_MEDIUM, "a name lookup the manifest does not grant (nothing was sent)",
+	 NULL, NULL, NULL, NULL, L("resolve"), NULL, 0},
+	{"network", SBX_SEV_HIGH, "a network connection the manifest does not grant",
+	 L("netfilter.deny"), NULL, NULL, NULL, NULL, NULL, 0},
+	{"network-peer", SBX_SEV_HIGH, "a network connection the manifest does not grant",
+	 NULL, NULL, NULL, NULL, NULL, NULL, 1},
+	{"abstract-socket", SBX_SEV_MEDIUM, "a connect to an abstract unix socket",
+	 NULL, L("abstract unix socket"), NULL, NULL, NULL, NULL, 0},
+	{"unix-socket", SBX_SEV_MEDIUM, "a connect to a unix socket outside the grants",
+	 NULL, NULL, NULL, L("connect", "bind"), NULL, NULL, 0},
+	{"read-outside", SBX_SEV_LOW, "a read outside the granted paths (not a secret)",
+	 NULL, NULL, NULL, L("read"), NULL, NULL, 0},
+	{"other-denial", SBX_SEV_MEDIUM, "another denial of a policy rule",
+	 NULL, NULL, NULL, NULL, NULL, NULL, 0},
+};
+#define NTABLE (sizeof table / sizeof table[0])
+
 static const char *str(const cJSON *ev, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(ev, key);
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+static int in_list(const char *const *list, const char *s, int glob)
+{
+	if (!list)
+		return 1;
+	if (!s)
+		return 0;
+	for (size_t i = 0; list[i]; i++)
+		if (glob ? fnmatch(list[i], s, 0) == 0 : strcmp(list[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+static int matches(const struct entry *e, const cJSON *ev, const char *event)
+{
+	if (!in_list(e->events, event, 0) || !in_list(e->rules, str(ev, "rule"), 1) ||
+	    !in_list(e->paths, str(ev, "path"), 1) || !in_list(e->access, str(ev, "access"), 0) ||
+	    !in_list(e->ops, str(ev, "op"), 0))
+		return 0;
+	if (e->outcome && !(str(ev, "outcome") && strcmp(str(ev, "outcome"), e->outcome) == 0))
+		return 0;
+	if (e->net && !cJSON_GetObjectItemCaseSensitive(ev, "addr") &&
+	    !cJSON_GetObjectItemCaseSensitive(ev, "port") && !cJSON_GetObjectItemCaseSensitive(ev, "host"))
+		return 0;
+	return 1;
+}
+
+int sbx_sev_is_security_event(const char *event)
+{
+	static const char *const sec[] = {"preload.deny", "kernel.violation", "netfilter.deny", "seccomp.deny",
+					  "landlock.deny"};
+	for (size_t i = 0; event && i < sizeof sec / sizeof sec[0]; i++)
+		if (strcmp(event, sec[i]) == 0)
+			return 1;
+	return 0;
+}
+
+enum sbx_sev sbx_sev_explain(const cJSON *ev, const char **id, const char **why)
+{
+	const char *event = str(ev, "event");
+	if (id)
+		*id = NULL;
+	if (why)
+		*why = NULL;
+	if (!sbx_sev_is_security_event(event))
+		return SBX_SEV_NONE;
+	for (size_t i = 0; i < NTABLE; i++)
+		if (matches(&table[i], ev, event)) {
+			if (id)
+				*id = table[i].id;
+			if (why)
+				*why = table[i].why;
+			return table[i].sev;
+		}
+	return SBX_SEV_MEDIUM; /* not reached: the last entry matches every security event */
+}
+
 enum sbx_sev sbx_sev_classify(const cJSON *ev)
 {
-	const char *event = str(ev, "event"), *outcome = str(ev, "outcome"), *access = str(ev, "access");
-	if (!event)
-		return SBX_SEV_NONE;
-	if (strcmp(event, "preload.deny") && strcmp(event, "kernel.violation") &&
-	    strcmp(event, "netfilter.deny") && strcmp(event, "seccomp.deny") && strcmp(event, "landlock.deny"))
-		return SBX_SEV_NONE;
-	if (outcome && strcmp(outcome, "breach") == 0)
-		return SBX_SEV_CRITICAL;
-	if (!strcmp(event, "netfilter.deny") || !strcmp(event, "seccomp.deny"))
-		return SBX_SEV_HIGH;
-	if (access && (!strcmp(access, "write") || !strcmp(access, "exec") || !strcmp(access, "connect")))
-		return SBX_SEV_HIGH;
-	return SBX_SEV_MEDIUM;
+	return sbx_sev_explain(ev, NULL, NULL);
+}
+
+const char *sbx_sev_entry(size_t i, enum sbx_sev *sev, const char **why)
+{
+	if (i >= NTABLE)
+		return NULL;
+	if (sev)
+		*sev = table[i].sev;
+	if (why)
+		*why = table[i].why;
+	return table[i].id;
 }

@@ -10,11 +10,15 @@
  *   none      not a security event (run.start, run.end, env.drop, ...)
  * The writer stamps "sev" on every security event; the review commands rank by it and classify
  * events of streams written before "sev" existed with the same function.
- * Pure: no I/O, no global state; the event is only read.
+ * The table is ordered; the first entry that matches decides. sbx_sev_explain() names that entry
+ * (a stable id such as "secret-rule" or "benign-nscd-socket", and a one-line reason) so reviews
+ * and tests can say why; sbx_sev_entry() enumerates the table (docs, tests: one test per entry).
+ * Pure: no I/O, no global state; the event is only read; returned strings are static.
  */
 #ifndef SBX_SEVERITY_H
 #define SBX_SEVERITY_H
 
+#include <stddef.h>
 #include <cjson/cJSON.h>
 
 enum sbx_sev { SBX_SEV_NONE = 0, SBX_SEV_INFO, SBX_SEV_LOW, SBX_SEV_MEDIUM, SBX_SEV_HIGH, SBX_SEV_CRITICAL };
@@ -25,5 +29,14 @@ const char *sbx_sev_name(enum sbx_sev s);
 int sbx_sev_parse(const char *name);
 /* The severity of one event (see the promise). ev may lack fields: it is then classified on what it has. */
 enum sbx_sev sbx_sev_classify(const cJSON *ev);
+
+/* Same as sbx_sev_classify; also sets *id and *why (when not NULL) to the deciding table entry's
+ * id and reason, or to NULL for a non-security event. */
+enum sbx_sev sbx_sev_explain(const cJSON *ev, const char **id, const char **why);
+/* True for the events that carry "sev" (preload.deny, kernel.violation, netfilter.deny,
+ * seccomp.deny, landlock.deny). */
+int sbx_sev_is_security_event(const char *event);
+/* Entry i of the table (0-based): its id (NULL past the end), severity and reason. */
+const char *sbx_sev_entry(size_t i, enum sbx_sev *sev, const char **why);
 
 #endif

@@ -218,9 +218,16 @@ startup() {
 import json, sys
 d = json.load(sys.stdin)
 a = d["bwrap"]["argv"]
+import os
 a = a[:a.index("--")]
 out, i = [], 0
 while i < len(a):
+    if a[i] == "--ro-bind-data" and i + 2 < len(a):   # <fd> DEST: the run's memfd
+        i += 3; continue
+    if a[i] == "--setenv" and i + 2 < len(a) and "<" in a[i + 2]:  # <fd>/<run> of the run
+        i += 3; continue
+    if a[i] in ("--bind", "--ro-bind") and i + 2 < len(a) and not os.path.exists(a[i + 1]):
+        i += 3; continue                              # the run's report socket (made at set-up)
     if "<fd>" in a[i] or (i + 1 < len(a) and "<fd>" in a[i + 1]):
         i += 2; continue
     out.append(a[i]); i += 1

@@ -76,3 +76,19 @@ void strv_free(struct strv *s)
 	s->v = NULL;
 	s->n = s->cap = 0;
 }
+
+int strv_setenv(struct strv *s, const char *name, const char *value)
+{
+	size_t len = strlen(name);
+	for (size_t i = 0; i < s->n; i++) {
+		if (!strncmp(s->v[i], name, len) && s->v[i][len] == '=') {
+			char *e = NULL;
+			if (asprintf(&e, "%s=%s", name, value) < 0)
+				return -1;
+			free(s->v[i]);
+			s->v[i] = e;
+			return 0;
+		}
+	}
+	return strv_addf(s, "%s=%s", name, value);
+}

@@ -19,6 +19,8 @@ int strv_addf(struct strv *s, const char *fmt, ...) __attribute__((format(printf
 int strv_addv(struct strv *s, ...) __attribute__((sentinel));
 /* Value of NAME in an envp-style vector ("NAME=value"), or NULL. */
 const char *strv_getenv(const struct strv *s, const char *name);
+/* Set NAME=value in an envp-style vector, replacing an existing entry. Returns 0 or -1. */
+int strv_setenv(struct strv *s, const char *name, const char *value);
 void strv_free(struct strv *s);
 
 #endif

@@ -9,7 +9,8 @@ SBXSUP=${SBXSUP:-$ROOT/build/sbxsup}
 DEMO=$(mktemp -d /tmp/sbxsup-demo.XXXXXX)
 chmod 755 "$DEMO"
 MARK=/var/tmp/sbxsup-demo-escaped
-trap 'rm -rf "$DEMO"' EXIT
+# SBXSUP_DEMO_AUDIT_OUT=FILE keeps a copy of the demo's audit stream (tests/integration/review.sh)
+trap '[ -n "${SBXSUP_DEMO_AUDIT_OUT:-}" ] && cp "$AUDIT" "$SBXSUP_DEMO_AUDIT_OUT"; rm -rf "$DEMO"' EXIT
 WS=$DEMO/workspace
 mkdir -p "$WS/notes/projects" "$WS/out" "$WS/bin" "$DEMO/home/.ssh"
 cp "$ROOT/examples/executors/notes_search.py" "$ROOT/examples/executors/hostile.py" "$WS/bin/"

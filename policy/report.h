@@ -1,6 +1,8 @@
 /* report.h — records from inside the sandbox to the supervisor (preload denials, acks) and the
  * stage's control messages.
  *
+ * Promise: a record is never interleaved, never blocks its sender, and is decoded as hostile input.
+ *
  * Transport: an AF_UNIX SOCK_DGRAM socketpair; the executor side is inherited at fd number given by
  * SBXSUP_REPORT_FD. Every record is one datagram (one sendto with MSG_DONTWAIT|MSG_NOSIGNAL), so
  * records never interleave, a full queue drops the record (never blocks the executor), and no lock

@@ -1,5 +1,8 @@
 /* pl.h — internal interfaces of libsbxpreload.so (not installed).
  *
+ * Promise: every interposed call is decided by policy/ before the real call is made, and a denied
+ * call never reaches the kernel; a denial is reported to the supervisor without blocking.
+ *
  * Module map:
  *   preload.c  the one process-wide struct (policy view, report fd, saved environment, resolved
  *              address table, path cache), its initialisation (constructor, or lazily from the

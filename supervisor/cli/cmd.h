@@ -1,4 +1,8 @@
-/* cmd.h — the sbxsup subcommands. Each returns the process exit status (SPEC "Command line"). */
+/* cmd.h — the sbxsup subcommands and their exit codes.
+ *
+ * Promise: each cmd_* returns the process exit status (SPEC "Command line": 124 timeout, 125
+ * sbxsup's own failure, 126 not executable, 127 not found); sbx_msg() is the one way sbxsup
+ * speaks on stderr ("sbxsup: " prefix, one line). */
 #ifndef SBX_CMD_H
 #define SBX_CMD_H
 

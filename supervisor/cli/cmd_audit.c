@@ -4,6 +4,7 @@
  */
 #include "review.h"
 #include "cmd.h"
+#include "audit_read.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -32,15 +33,20 @@ volatile sig_atomic_t *audit_stop_install(void)
 
 static const char usage[] =
 	"usage: sbxsup audit COMMAND [options] FILE...     (FILE \"-\" = stdin)\n"
-	"  summary [--json] [--follow] FILE...   per executor and per run: denials by layer, kernel\n"
-	"                                        violations (breaches first), exits, limits, lost events,\n"
-	"                                        degraded runs; executors most hostile first\n"
+	"  summary [--json] [--follow] FILE...   executors and runs worst first (by severity: critical =\n"
+	"                                        secret path or breach ... info = benign libc behaviour),\n"
+	"                                        what each run executed, its events grouped with the rule\n"
+	"                                        that decided each, exits, limits, lost events, degraded runs\n"
 	"  verify FILE...                        hash chain, sequence and schema check; exit 0 clean,\n"
 	"                                        1 with every problem listed as FILE:LINE: problem\n"
 	"  filter [--event E] [--executor N] [--run ID] [--since T] [--until T] [--layer L]\n"
-	"         [--outcome contained|breach] [--follow] FILE...\n"
+	"         [--outcome contained|breach] [--rule R] [--path P] [--comm C] [--severity S[+]]\n"
+	"         [--follow] FILE...\n"
 	"                                        matching lines, byte-for-byte unchanged\n"
-	"  report --html OUT FILE...             self-contained HTML page for a security reviewer\n"
+	"  report --html OUT FILE...             self-contained HTML page for a security reviewer: verdict\n"
+	"                                        per run first, timeline, grouped events, rules, search\n"
+	"  tail [-f] [-n N] [--color WHEN] FILE  the last events as readable lines, severity-coloured on\n"
+	"                                        a terminal; -f follows the file\n"
 	"Each command has --help.\n";
 
 int cmd_audit(int argc, char **argv)
@@ -58,6 +64,8 @@ int cmd_audit(int argc, char **argv)
 		return audit_filter_main(argc - 1, argv + 1);
 	if (strcmp(sub, "report") == 0)
 		return audit_report_main(argc - 1, argv + 1);
+	if (strcmp(sub, "tail") == 0)
+		return audit_tail_main(argc - 1, argv + 1);
 	sbx_msg("audit: unknown command '%s'", sub);
 	fputs(usage, stderr);
 	return SBX_EXIT_INTERNAL;
@@ -73,6 +81,28 @@ int audit_check_files(const char *cmd, int argc, int first, bool follow, const c
 	if (follow && argc - first != 1) {
 		sbx_msg("audit %s: --follow takes exactly one FILE", cmd);
 		return SBX_EXIT_INTERNAL;
+	}
+	return 0;
+}
+
+int audit_open_inputs(const char *cmd, char **files, int n, bool follow, volatile sig_atomic_t *stop,
+		      struct audit_reader *rs)
+{
+	int nstdin = 0;
+	for (int i = 0; i < n; i++)
+		nstdin += strcmp(files[i], "-") == 0;
+	if (nstdin > 1) {
+		sbx_msg("audit %s: stdin (\"-\") given more than once", cmd);
+		return SBX_EXIT_INTERNAL;
+	}
+	for (int i = 0; i < n; i++) {
+		char err[512];
+		if (audit_reader_open(&rs[i], files[i], follow, stop, err, sizeof err) < 0) {
+			sbx_msg("audit %s: %s", cmd, err);
+			while (i-- > 0)
+				audit_reader_close(&rs[i]);
+			return SBX_EXIT_INTERNAL;
+		}
 	}
 	return 0;
 }

@@ -30,7 +30,7 @@ static const char usage[] =
 	"  sbxsup explain [-m FILE] [--path P [--write|--exec]] [--host H[:PORT]]\n"
 	"  sbxsup validate -m FILE\n"
 	"  sbxsup status [--json]\n"
-	"  sbxsup audit summary|verify|filter|report ... FILE...\n"
+	"  sbxsup audit summary|verify|filter|report|tail ... FILE...\n"
 	"  sbxsup probes load|unload [--force]|status\n"
 	"  sbxsup --version | --help        (each command has --help too)\n"
 	"\n"

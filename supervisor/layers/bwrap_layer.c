@@ -1,12 +1,17 @@
-/* bwrap.c — see bwrap.h. */
+/* bwrap_layer.c — see bwrap_layer.h. */
 #include "bwrap_layer.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <linux/limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include "layer.h"
 
 int bwrap_find(char *path, size_t pathlen, char *why, size_t whylen)
 {
@@ -110,6 +115,14 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 	if (!in->share_net)
 		rc |= strv_add(out, "--unshare-net");
 	rc |= strv_addv(out, "--die-with-parent", "--new-session", NULL);
+	if (in->uid && in->gid) { /* a non-zero identity inside (sandbox_direct.h sd_inside_ids) */
+		rc |= strv_add(out, "--uid");
+		rc |= strv_addf(out, "%u", (unsigned)in->uid);
+		rc |= strv_add(out, "--gid");
+		rc |= strv_addf(out, "%u", (unsigned)in->gid);
+		/* a non-zero uid inside keeps bwrap's full bounding set unless told: empty it */
+		rc |= strv_addv(out, "--cap-drop", "ALL", NULL);
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct item *x = &it[i];
 		switch (x->kind) {
@@ -141,16 +154,19 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 	}
 	free(it);
 
+	if (in->home_dir) /* the private HOME, in the tmpfs /tmp */
+		rc |= strv_addv(out, "--perms", "0700", "--dir", in->home_dir, NULL);
 	rc |= strv_addv(out, "--ro-bind", in->self_exe, SBX_RUN_SBXSUP, NULL);
 	if (in->report_sock)
 		rc |= strv_addv(out, "--ro-bind", in->report_sock, SBX_RUN_REPORT, NULL);
 	if (in->preload_lib) {
 		rc |= strv_addv(out, "--ro-bind", in->preload_lib, SBX_RUN_PRELOAD, NULL);
-		if (in->ldso_fd >= 0) {
-			rc |= strv_add(out, "--ro-bind-data");
+		rc |= strv_add(out, "--ro-bind-data");
+		if (in->ldso_fd >= 0)
 			rc |= strv_addf(out, "%d", in->ldso_fd);
-			rc |= strv_add(out, "/etc/ld.so.preload");
-		}
+		else
+			rc |= strv_add(out, LAYER_FD_PLACEHOLDER);
+		rc |= strv_add(out, "/etc/ld.so.preload");
 	}
 	rc |= strv_add(out, "--clearenv");
 	for (size_t i = 0; in->env && i < in->env->n; i++) {
@@ -168,3 +184,181 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 	}
 	return 0;
 }
+
+/* ---- the layer entry ---------------------------------------------------------------------------- */
+
+static long read_sysctl(const char *path)
+{
+	char buf[32];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return strtol(buf, NULL, 10);
+}
+
+static void userns_remedy(char *out, size_t len)
+{
+	out[0] = 0;
+	size_t l = 0;
+	if (read_sysctl("/proc/sys/kernel/unprivileged_userns_clone") == 0)
+		l += (size_t)snprintf(out + l, len - l, "sysctl -w kernel.unprivileged_userns_clone=1; ");
+	if (l < len && read_sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
+		l += (size_t)snprintf(out + l, len - l,
+				      "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 (or an AppArmor "
+				      "profile allowing userns for bwrap); ");
+	if (l < len && read_sysctl("/proc/sys/user/max_user_namespaces") == 0)
+		l += (size_t)snprintf(out + l, len - l, "sysctl -w user.max_user_namespaces=15000; ");
+	if (!l)
+		snprintf(out, len, "check that user namespaces work: bwrap --unshare-user --ro-bind / / true");
+	else if (l >= 2 && l < len)
+		out[l - 2] = 0;
+}
+
+/* Functional: start a real sandbox the way run would (user, pid, ipc, uts, net namespaces)
+ * running `true`. */
+static void probe_sandbox(const char *path, struct layer_probe *s)
+{
+	int ep[2];
+	if (pipe2(ep, O_CLOEXEC) < 0) {
+		snprintf(s->why, sizeof s->why, "pipe: %s", strerror(errno));
+		return;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(s->why, sizeof s->why, "fork: %s", strerror(errno));
+		close(ep[0]);
+		close(ep[1]);
+		return;
+	}
+	if (pid == 0) {
+		dup2(ep[1], 2);
+		int nul = open("/dev/null", O_RDWR);
+		if (nul >= 0) {
+			dup2(nul, 0);
+			dup2(nul, 1);
+		}
+		execl(path, path, "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+		      "--unshare-net", "--unshare-cgroup-try", "--die-with-parent", "--new-session",
+		      "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+		      "--", "true", (char *)NULL);
+		dprintf(2, "exec %s: %s", path, strerror(errno));
+		_exit(127);
+	}
+	close(ep[1]);
+	char err[400];
+	size_t el = 0;
+	ssize_t n;
+	while (el < sizeof err - 1 && (n = read(ep[0], err + el, sizeof err - 1 - el)) > 0)
+		el += (size_t)n;
+	err[el] = 0;
+	close(ep[0]);
+	while (el && (err[el - 1] == '\n' || err[el - 1] == ' '))
+		err[--el] = 0;
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		s->available = true;
+		snprintf(s->level, sizeof s->level, "%s: user, pid, ipc, uts, net, cgroup namespaces", path);
+		return;
+	}
+	snprintf(s->why, sizeof s->why, "%s cannot create a sandbox: %s", path,
+		 err[0] ? err : "it failed without a message");
+	userns_remedy(s->remedy, sizeof s->remedy);
+}
+
+static void bw_probe(enum layer_depth depth, struct detect *d, struct layer_probe *out)
+{
+	if (depth == LAYER_CHEAP && !d->self[0]) {
+		snprintf(out->why, sizeof out->why, "cannot resolve /proc/self/exe");
+		return;
+	}
+	if (bwrap_find(d->bwrap, sizeof d->bwrap, out->why, sizeof out->why) < 0) {
+		snprintf(out->remedy, sizeof out->remedy, "install bubblewrap (apt-get install bubblewrap)");
+		return;
+	}
+	if (depth == LAYER_FUNCTIONAL) {
+		probe_sandbox(d->bwrap, out);
+		return;
+	}
+	out->available = true;
+	snprintf(out->level, sizeof out->level, "%s", d->bwrap);
+}
+
+/* The one place the bwrap argv is made: the sandbox (bwrap_argv), then the stage and the command. */
+static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size_t errlen)
+{
+	bool preload = sbx_layer_on(c->L, layer_preload.id);
+	struct bwrap_in bi = {
+		.bwrap = c->d->bwrap, .self_exe = c->d->self,
+		.preload_lib = preload ? c->d->preload : NULL,
+		.ldso_fd = c->fds.ldso, .workspace = c->workspace,
+		.share_net = pol_net_mode(c->pol) != POL_NET_NONE, .env = c->env,
+		.report_sock = preload ? c->report_sock : NULL,
+		.uid = c->uid, .gid = c->gid, .home_dir = c->home_dir,
+	};
+	if (bwrap_argv(c->pol, &bi, argv, err, errlen) < 0)
+		return -1;
+	int rc = strv_addv(argv, SBX_RUN_SBXSUP, "__stage", "--ctl-fd", NULL);
+	rc |= c->fds.ctl >= 0 ? strv_addf(argv, "%d", c->fds.ctl) : strv_add(argv, LAYER_FD_PLACEHOLDER);
+	rc |= strv_add(argv, "--stderr-fd");
+	rc |= c->fds.stderr_copy >= 0 ? strv_addf(argv, "%d", c->fds.stderr_copy)
+				      : strv_add(argv, LAYER_FD_PLACEHOLDER);
+	rc |= layers_stage_flags(c->L, argv);
+	rc |= strv_add(argv, "--");
+	for (size_t i = 0; c->cmd && c->cmd[i]; i++)
+		rc |= strv_add(argv, c->cmd[i]);
+	if (rc) {
+		snprintf(err, errlen, "out of memory building the bwrap argv");
+		return -1;
+	}
+	return 0;
+}
+
+static cJSON *bw_plan(const struct layer_ctx *c)
+{
+	cJSON *bw = cJSON_CreateObject();
+	if (!bw)
+		return NULL;
+	if (!c->wrapped || !c->pol) {
+		cJSON_AddNullToObject(bw, "argv");
+		return bw;
+	}
+	struct strv argv = {0};
+	char err[256];
+	if (bw_wrap(c, &argv, err, sizeof err) == 0) {
+		cJSON_AddStringToObject(bw, "path", c->d->bwrap);
+		cJSON *a = cJSON_AddArrayToObject(bw, "argv");
+		for (size_t i = 0; a && i < argv.n; i++)
+			cJSON_AddItemToArray(a, cJSON_CreateString(argv.v[i]));
+		if (sbx_layer_on(c->L, layer_preload.id))
+			cJSON_AddStringToObject(bw, "ld_so_preload", SBX_RUN_PRELOAD);
+	} else {
+		cJSON_AddStringToObject(bw, "error", err);
+	}
+	strv_free(&argv);
+	return bw;
+}
+
+static void bw_on_ready(struct layer_ctx *c, void **st, const char *status, pid_t pid, int listener)
+{
+	if (c->wrapped)
+		sbx_layer_set_on(c->L, layer_bwrap.id, "%s: user, pid, ipc, uts, cgroup%s namespaces",
+				 c->d->bwrap, pol_net_mode(c->pol) == POL_NET_NONE ? ", net" : "");
+}
+
+const struct layer_ops layer_bwrap = {
+	.id = SBX_L_BWRAP,
+	.name = "bwrap",
+	.lost = "no private mount tree or namespaces: the executor sees the host's filesystem, "
+		"processes and network (only the other layers stand in the way)",
+	.probe = bw_probe,
+	.plan = bw_plan,
+	.wrap = bw_wrap,
+	.on_ready = bw_on_ready,
+};

@@ -1,4 +1,7 @@
-/* bwrap.h — the bubblewrap layer: locate bwrap and derive its argv from the compiled policy.
+/* bwrap_layer.h — the bubblewrap layer (entry layer_bwrap): locate bwrap, probe it, and derive its
+ * argv from the compiled policy. The entry's `wrap` is the one builder of the argv the run execs
+ * (bwrap_argv, then `sbxsup __stage` with the stage layers' flags, then the command); --dry-run
+ * prints the same, with "<fd>" for descriptor numbers.
  *
  * Promise: bwrap_argv() maps the policy's directory table (pol_dir_*) onto bwrap options, in path
  * order so a parent is always mounted before what lies inside it: existing system paths and /etc
@@ -10,7 +13,8 @@
  * policy grants network. `--die-with-parent --new-session --clearenv`, one `--setenv` per entry of
  * the environment, `--chdir` the workspace, sbxsup and the preload library bound read-only under
  * /run/sbxsup, the run's report socket at /run/sbxsup/report, `/etc/ld.so.preload` as
- * `--ro-bind-data`. Nothing here starts a process.
+ * `--ro-bind-data`, `--uid`/`--gid` and a private HOME (`--dir`) when given. Nothing here starts a
+ * process.
  */
 #ifndef SBX_BWRAP_H
 #define SBX_BWRAP_H
@@ -40,6 +44,8 @@ struct bwrap_in {
 	const struct strv *env;    /* the executor environment (envp form) */
 	const char *report_sock;   /* host path of the run's bound report socket, or NULL: bound
 				    * `--ro-bind` at SBX_RUN_REPORT (connect() needs no writable mount) */
+	unsigned uid, gid;         /* non-zero: --uid/--gid (the identity inside); 0: bwrap's default */
+	const char *home_dir;      /* a private HOME made with --dir (under /tmp), or NULL */
 };
 
 /* argv up to and including the "--" before the stage; the caller appends the stage argv.

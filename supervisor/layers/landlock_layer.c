@@ -4,6 +4,7 @@
  * headers), so the structures and constants of ABI 1..7 are defined here under our own names.
  */
 #include "landlock_layer.h"
+#include "layer.h"
 
 #include "elfcheck.h"
 
@@ -651,3 +652,31 @@ cJSON *sbx_landlock_plan(const struct policy *p, int abi)
 	spec_free(&s);
 	return o;
 }
+
+/* ---- the layer entry (layer.h) ----------------------------------------------------------------- */
+
+static void ll_probe(enum layer_depth depth, struct detect *d, struct layer_probe *out)
+{
+	d->landlock_abi = sbx_landlock_probe(out->why, sizeof out->why);
+	out->available = d->landlock_abi > 0;
+	if (out->available)
+		snprintf(out->level, sizeof out->level, "abi %d", d->landlock_abi);
+	else
+		snprintf(out->remedy, sizeof out->remedy,
+			 "kernel >= 5.13 with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= boot parameter");
+}
+
+static cJSON *ll_plan(const struct layer_ctx *c)
+{
+	return c->pol ? sbx_landlock_plan(c->pol, c->d->landlock_abi) : NULL;
+}
+
+const struct layer_ops layer_landlock = {
+	.id = SBX_L_LANDLOCK,
+	.name = "landlock",
+	.lost = "no kernel fs allowlist: reads and writes outside the grants are stopped only by the "
+		"preload and bwrap",
+	.stage_flag = "--landlock",
+	.probe = ll_probe,
+	.plan = ll_plan,
+};

@@ -1,4 +1,4 @@
-/* landlock_layer.h — the Landlock layer. Owner: kernel-layers work (issue 5).
+/* landlock_layer.h — the Landlock layer; its entry in the layer table is layer_landlock.
  *
  * Promise: sbx_landlock_apply() restricts the calling process (the exec stage, just before execve)
  * with the compiled policy's directory-level grants (pol_dir_*): read / write / execute per

@@ -1,17 +1,28 @@
-/* layers.c — see layers.h. */
-#include "layers.h"
+/* layers.c — the one table of layers, the run's layer bookkeeping, and the walkers (layer.h). */
+#include "layer.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-static const char *const names[SBX_L__N] = {
-	"preload", "bwrap", "seccomp", "landlock", "netfilter", "probes", "limits",
+const struct layer_ops *const sbx_layer_ops[SBX_L__N] = {
+	[SBX_L_PRELOAD] = &layer_preload,
+	[SBX_L_BWRAP] = &layer_bwrap,
+	[SBX_L_SECCOMP] = &layer_seccomp,
+	[SBX_L_LANDLOCK] = &layer_landlock,
+	[SBX_L_NETFILTER] = &layer_netfilter,
+	[SBX_L_PROBES] = &layer_probes,
+	[SBX_L_LIMITS] = &layer_limits,
 };
+
+#define FOR_EACH_LAYER(l, o) \
+	for (int l = 0; l < SBX_L__N; l++) \
+		for (const struct layer_ops *o = sbx_layer_ops[l]; o; o = NULL)
 
 const char *sbx_layer_name(enum sbx_layer l)
 {
-	return (unsigned)l < SBX_L__N ? names[l] : "?";
+	return (unsigned)l < SBX_L__N ? sbx_layer_ops[l]->name : "?";
 }
 
 int sbx_layer_parse(const char *list, unsigned *mask, char *err, size_t errlen)
@@ -28,7 +39,7 @@ int sbx_layer_parse(const char *list, unsigned *mask, char *err, size_t errlen)
 		size_t n = strcspn(p, ",");
 		unsigned i;
 		for (i = 0; i < SBX_L__N; i++)
-			if (strlen(names[i]) == n && !strncmp(p, names[i], n))
+			if (strlen(sbx_layer_ops[i]->name) == n && !strncmp(p, sbx_layer_ops[i]->name, n))
 				break;
 		if (i == SBX_L__N) {
 			snprintf(err, errlen, "unknown layer '%.*s' (layers: preload, bwrap, seccomp, landlock, "
@@ -51,6 +62,7 @@ static void set(struct sbx_layers *s, enum sbx_layer l, bool on, const char *fmt
 		s->active |= 1u << l;
 	else
 		s->active &= ~(1u << l);
+	s->moot &= ~(1u << l);
 	char *dst = on ? s->level[l] : s->why[l];
 	size_t len = on ? sizeof s->level[l] : sizeof s->why[l];
 	vsnprintf(dst, len, fmt, ap);
@@ -72,4 +84,234 @@ void sbx_layer_set_on(struct sbx_layers *s, enum sbx_layer l, const char *fmt, .
 	va_start(ap, fmt);
 	set(s, l, true, fmt, ap);
 	va_end(ap);
+}
+
+void sbx_layer_set_moot(struct sbx_layers *s, enum sbx_layer l, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	set(s, l, false, fmt, ap);
+	va_end(ap);
+	if ((unsigned)l < SBX_L__N)
+		s->moot |= 1u << l;
+}
+
+/* ---- walkers ----------------------------------------------------------------------------------- */
+
+void layers_detect(struct sbx_layers *L, struct detect *d)
+{
+	if (!realpath("/proc/self/exe", d->self))
+		d->self[0] = 0;
+	FOR_EACH_LAYER(l, o) {
+		if (o->always)
+			L->want |= 1u << l;
+		if (!((L->want >> l) & 1u)) {
+			sbx_layer_set_off(L, l, "not selected (--layers)");
+			continue;
+		}
+		struct layer_probe *p = calloc(1, sizeof *p);
+		if (!p) {
+			sbx_layer_set_off(L, l, "out of memory");
+			continue;
+		}
+		o->probe(LAYER_CHEAP, d, p);
+		if (p->available)
+			sbx_layer_set_on(L, l, "%s", p->level);
+		else /* a layer is never off without a reason */
+			sbx_layer_set_off(L, l, "%s", p->why[0] ? p->why : "unavailable");
+		free(p);
+	}
+}
+
+void layers_disable(struct sbx_layers *L, const char *why)
+{
+	L->want = 0;
+	FOR_EACH_LAYER(l, o)
+		sbx_layer_set_off(L, l, "%s", why);
+}
+
+void layers_probe_all(struct detect *d, struct layer_probe st[SBX_L__N])
+{
+	if (!realpath("/proc/self/exe", d->self))
+		d->self[0] = 0;
+	FOR_EACH_LAYER(l, o) {
+		memset(&st[l], 0, sizeof st[l]);
+		o->probe(LAYER_FUNCTIONAL, d, &st[l]);
+	}
+}
+
+void layers_admit(struct layer_ctx *c)
+{
+	char why[256];
+	FOR_EACH_LAYER(l, o) {
+		why[0] = 0;
+		if (o->admit && sbx_layer_on(c->L, l) && o->admit(c, why, sizeof why) < 0)
+			sbx_layer_set_off(c->L, l, "%s", why[0] ? why : "not usable for this command");
+	}
+}
+
+void layers_plan(const struct layer_ctx *c, cJSON *o_)
+{
+	FOR_EACH_LAYER(l, o) {
+		if (!o->plan)
+			continue;
+		cJSON *x = o->plan(c);
+		if (x)
+			cJSON_AddItemToObject(o_, o->name, x);
+		else
+			cJSON_AddNullToObject(o_, o->name);
+	}
+}
+
+int layers_env(const struct layer_ctx *c, struct strv *env)
+{
+	int rc = 0;
+	FOR_EACH_LAYER(l, o)
+		if (o->env && sbx_layer_on(c->L, l))
+			rc |= o->env(c, env);
+	return rc;
+}
+
+const struct layer_ops *layers_wrapper(const struct sbx_layers *L)
+{
+	FOR_EACH_LAYER(l, o)
+		if (o->wrap && sbx_layer_on(L, l))
+			return o;
+	return NULL;
+}
+
+int layers_stage_flags(const struct sbx_layers *L, struct strv *out)
+{
+	int rc = 0;
+	FOR_EACH_LAYER(l, o)
+		if (o->stage_flag && sbx_layer_on(L, l))
+			rc |= strv_add(out, o->stage_flag);
+	return rc;
+}
+
+bool layers_need_cgroup(const struct sbx_layers *L)
+{
+	FOR_EACH_LAYER(l, o)
+		if (o->needs_cgroup && sbx_layer_on(L, l))
+			return true;
+	return false;
+}
+
+void layers_start(struct layer_ctx *c, struct layer_rt *rt)
+{
+	char why[256], level[256];
+	FOR_EACH_LAYER(l, o) {
+		if (!o->start || rt->st[l] || !sbx_layer_on(c->L, l))
+			continue;
+		why[0] = level[0] = 0;
+		void *st = NULL;
+		int rc = o->start(c, &st, level, sizeof level, why, sizeof why);
+		if (rc == 0) {
+			rt->st[l] = st;
+			if (level[0])
+				sbx_layer_set_on(c->L, l, "%s", level);
+			continue;
+		}
+		if (st && o->stop)
+			o->stop(st);
+		if (rc > 0)
+			sbx_layer_set_moot(c->L, l, "%s", why[0] ? why : "not needed");
+		else
+			sbx_layer_set_off(c->L, l, "%s", why[0] ? why : "start failed");
+	}
+}
+
+void layers_replan(struct layer_ctx *c, struct layer_rt *rt)
+{
+	FOR_EACH_LAYER(l, o)
+		if (o->replan && rt->st[l] && o->replan(c, rt->st[l]) < 0) {
+			if (o->stop)
+				o->stop(rt->st[l]);
+			rt->st[l] = NULL;
+			sbx_layer_set_off(c->L, l, "cannot follow the re-planned policy");
+		}
+}
+
+int layers_child(const struct layer_ctx *c, struct layer_rt *rt)
+{
+	FOR_EACH_LAYER(l, o)
+		if (o->child && sbx_layer_on(c->L, l) && o->child(c, rt->st[l]) < 0)
+			return -1;
+	return 0;
+}
+
+void layers_on_ready(struct layer_ctx *c, struct layer_rt *rt, const char *status,
+		     layer_status_get get, pid_t pid, int listener)
+{
+	char v[512], w[512], k[64];
+	FOR_EACH_LAYER(l, o) {
+		if (!o->stage_flag || !sbx_layer_on(c->L, l))
+			continue;
+		if (get(status, o->name, v, sizeof v) < 0) {
+			sbx_layer_set_off(c->L, l, "the stage did not report it");
+		} else if (!strcmp(v, "on")) {
+			snprintf(k, sizeof k, "%s_level", o->name);
+			if (get(status, k, w, sizeof w) < 0)
+				w[0] = 0;
+			if (w[0])
+				sbx_layer_set_on(c->L, l, "%s", w);
+		} else {
+			snprintf(k, sizeof k, "%s_why", o->name);
+			if (get(status, k, w, sizeof w) < 0)
+				w[0] = 0;
+			sbx_layer_set_off(c->L, l, "%s", w[0] ? w : "failed in the stage");
+		}
+	}
+	FOR_EACH_LAYER(l, o)
+		if (o->on_ready)
+			o->on_ready(c, &rt->st[l], status, pid, listener);
+}
+
+int layers_pollfds(const struct layer_rt *rt, struct pollfd *p, int max, int idx[SBX_L__N])
+{
+	int n = 0;
+	FOR_EACH_LAYER(l, o) {
+		idx[l] = -1;
+		int fd = rt->st[l] && o->fd ? o->fd(rt->st[l]) : -1;
+		if (fd >= 0 && n < max) {
+			p[n] = (struct pollfd){.fd = fd, .events = POLLIN};
+			idx[l] = n++;
+		}
+	}
+	return n;
+}
+
+int layers_drain(struct layer_rt *rt, const struct pollfd *p, const int idx[SBX_L__N],
+		 struct audit *a, bool final)
+{
+	int rc = 0;
+	FOR_EACH_LAYER(l, o) {
+		if (!rt->st[l] || !o->drain)
+			continue;
+		if (p && (idx[l] < 0 || !p[idx[l]].revents))
+			continue;
+		if (o->drain(rt->st[l], a, final) < 0 && a->failed)
+			rc = -1;
+	}
+	return rc;
+}
+
+uint64_t layers_lost_events(const struct layer_rt *rt)
+{
+	uint64_t n = 0;
+	FOR_EACH_LAYER(l, o)
+		if (rt->st[l] && o->lost_events)
+			n += o->lost_events(rt->st[l]);
+	return n;
+}
+
+void layers_stop(struct layer_rt *rt, bool attempt_only)
+{
+	FOR_EACH_LAYER(l, o) {
+		if (!rt->st[l] || (attempt_only && !o->per_attempt))
+			continue;
+		if (o->stop)
+			o->stop(rt->st[l]);
+		rt->st[l] = NULL;
+	}
 }

@@ -1,8 +1,11 @@
-/* layers.h — the seven layers of the SPEC, which are wanted, which are active, and why not.
+/* layers.h — the seven layers of the SPEC by name, and the run's bookkeeping of them: which are
+ * wanted, required, active, and why not.
  *
  * Promise: one bookkeeping struct per run. A layer is active only after it was actually put in
- * place (not when merely requested); every inactive layer has a reason. run.start.layers/why,
- * `sbxsup status` and --dry-run all print from this struct, so they cannot disagree.
+ * place (not when merely requested); every inactive layer has a reason, and `moot` marks one that
+ * is off only because it has nothing to enforce for this policy (no protection is lost).
+ * run.start.layers/why and --dry-run print from this struct, so they cannot disagree. The enum
+ * indexes the one table of layers (layer.h); only that table and its walkers use it.
  */
 #ifndef SBX_LAYERS_H
 #define SBX_LAYERS_H
@@ -20,6 +23,7 @@ struct sbx_layers {
 	unsigned want;                 /* bit per layer: requested (--layers, default auto = all) */
 	unsigned require;              /* bit per layer: --require / SBXSUP_REQUIRE */
 	unsigned active;               /* bit per layer: actually in place */
+	unsigned moot;                 /* bit per layer: off because not needed (nothing lost) */
 	char why[SBX_L__N][256];       /* reason when not active */
 	char level[SBX_L__N][96];      /* detected level when active: "abi 7", "notify", "tp_btf", ... */
 };
@@ -30,6 +34,9 @@ int sbx_layer_parse(const char *list, unsigned *mask, char *err, size_t errlen);
 void sbx_layer_set_off(struct sbx_layers *s, enum sbx_layer l, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void sbx_layer_set_on(struct sbx_layers *s, enum sbx_layer l, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Off because the policy gives it nothing to enforce (e.g. netfilter with unrestricted network). */
+void sbx_layer_set_moot(struct sbx_layers *s, enum sbx_layer l, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static inline bool sbx_layer_on(const struct sbx_layers *s, enum sbx_layer l)
 {

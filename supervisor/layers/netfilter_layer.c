@@ -5,6 +5,7 @@
  * crashed supervisor leaves nothing behind once its fds are closed), and the ring buffer consumer.
  */
 #include "netfilter_layer.h"
+#include "layer.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -422,3 +423,71 @@ cJSON *sbx_netfilter_plan(const struct policy *p)
 	}
 	return o;
 }
+
+/* ---- the layer entry (layer.h) ----------------------------------------------------------------- */
+
+static void nf_probe(enum layer_depth depth, struct detect *d, struct layer_probe *out)
+{
+	out->available = sbx_netfilter_probe(out->why, sizeof out->why) == 1;
+	if (out->available)
+		snprintf(out->level, sizeof out->level, "%s", depth == LAYER_FUNCTIONAL
+			 ? "cgroup/connect4,6 sendmsg4,6 on a run cgroup v2" : "cgroup/connect4,6 sendmsg4,6");
+	else
+		snprintf(out->remedy, sizeof out->remedy,
+			 "run as root (CAP_BPF, CAP_NET_ADMIN) with a writable cgroup v2 hierarchy mounted");
+}
+
+static cJSON *nf_plan(const struct layer_ctx *c)
+{
+	return c->pol ? sbx_netfilter_plan(c->pol) : NULL;
+}
+
+static int nf_start(const struct layer_ctx *c, void **st, char *level, size_t levellen, char *why,
+		    size_t whylen)
+{
+	if (c->cg.v2_fd < 0) {
+		snprintf(why, whylen, "no run cgroup v2: %s",
+			 c->cg.why && c->cg.why[0] ? c->cg.why : "cgroup v2 not writable");
+		return -1;
+	}
+	struct sbx_netfilter *nf = NULL;
+	int rc = sbx_netfilter_start(c->pol, c->cg.v2_fd, &nf, why, whylen);
+	*st = nf;
+	return rc;
+}
+
+static int nf_fd(const void *st)
+{
+	return sbx_netfilter_fd(st);
+}
+
+static int nf_drain(void *st, struct audit *a, bool final)
+{
+	return sbx_netfilter_drain(st, a) < 0 && a->failed ? -1 : 0;
+}
+
+static uint64_t nf_lost(const void *st)
+{
+	return sbx_netfilter_lost(st);
+}
+
+static void nf_stop(void *st)
+{
+	sbx_netfilter_stop(st);
+}
+
+/* The rules come from the policy's network part, which a re-plan does not change (and the maps
+ * hold copies): nothing to follow. */
+const struct layer_ops layer_netfilter = {
+	.id = SBX_L_NETFILTER,
+	.name = "netfilter",
+	.lost = "hosts are enforced by port only (Landlock), any IP on a granted port is reachable",
+	.needs_cgroup = true,
+	.probe = nf_probe,
+	.plan = nf_plan,
+	.start = nf_start,
+	.fd = nf_fd,
+	.drain = nf_drain,
+	.lost_events = nf_lost,
+	.stop = nf_stop,
+};

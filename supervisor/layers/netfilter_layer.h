@@ -1,5 +1,5 @@
 /* netfilter_layer.h — kernel per-host network allowlist: eBPF cgroup/connect4,6 + sendmsg4,6 on
- * the run's cgroup v2. Owner: kernel-layers work (issue 5).
+ * the run's cgroup v2; its entry in the layer table is layer_netfilter.
  *
  * Promise: sbx_netfilter_start() loads and attaches the programs to the run's cgroup v2 (fd), fills
  * the allowlist maps from pol_net_* (CIDR LPM tries + ports, resolved names, the host's resolvers

@@ -1,7 +1,11 @@
 /* rlimits.c — see rlimits.h. */
 #include "rlimits.h"
+#include "layer.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <sys/resource.h>
 
 void limits_resolve(const struct mf_limits *m, long timeout_ms, struct run_limits *out)
@@ -83,3 +87,70 @@ cJSON *limits_plan(const struct run_limits *l)
 	cJSON_AddNumberToObject(o, "core", 0);
 	return o;
 }
+
+/* ---- the layer entry (layer.h) ----------------------------------------------------------------- */
+
+static void lim_probe(enum layer_depth depth, struct detect *d, struct layer_probe *out)
+{
+	out->available = true;
+	if (depth == LAYER_CHEAP) {
+		snprintf(out->level, sizeof out->level, "rlimit");
+		return;
+	}
+	snprintf(out->level, sizeof out->level, "rlimits; %s", d->cgroups);
+	if (!strstr(d->cgroups, "writable)") && !strstr(d->cgroups, " writable"))
+		snprintf(out->remedy, sizeof out->remedy,
+			 "memory/pids limits fall back to rlimits: run as root or delegate a cgroup "
+			 "(systemd-run --user --scope -p Delegate=yes)");
+}
+
+static cJSON *lim_plan(const struct layer_ctx *c)
+{
+	return limits_plan(c->lim);
+}
+
+/* Which rlimits stand in for a missing cgroup controller. */
+struct lim_rt {
+	bool nproc, data;
+};
+
+static int lim_start(const struct layer_ctx *c, void **st, char *level, size_t levellen, char *why,
+		     size_t whylen)
+{
+	struct lim_rt *s = calloc(1, sizeof *s);
+	if (!s) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	const struct run_limits *l = c->lim;
+	s->nproc = l->pids > 0 && !c->cg.pids;
+	s->data = l->memory_mb > 0 && !c->cg.memory;
+	char rl[160];
+	limits_describe(l, s->nproc, s->data, rl, sizeof rl);
+	snprintf(level, levellen, "%s%s%s%s%s", rl,
+		 c->cg.memory ? (c->cg.memory == 2 ? "; memory cg2" : "; memory cg1") : "",
+		 c->cg.pids ? (c->cg.pids == 2 ? "; pids cg2" : "; pids cg1") : "",
+		 s->nproc ? (geteuid() == 0 ? "; nproc rlimit (not enforced for root)" : "; nproc rlimit (per uid)") : "",
+		 c->cg.run_v2 ? "; run cg2" : "");
+	*st = s;
+	return 0;
+}
+
+static int lim_child(const struct layer_ctx *c, void *st)
+{
+	const struct lim_rt *s = st;
+	return limits_apply(c->lim, s && s->nproc, s && s->data);
+}
+
+const struct layer_ops layer_limits = {
+	.id = SBX_L_LIMITS,
+	.name = "limits",
+	.lost = "no resource limits: memory, cpu time, processes, file size and open files are unbounded",
+	.always = true,
+	.needs_cgroup = true,
+	.probe = lim_probe,
+	.plan = lim_plan,
+	.start = lim_start,
+	.child = lim_child,
+	.stop = free,
+};

@@ -1,4 +1,5 @@
-/* rlimits.h — resource limits of the run: rlimits (always) and the wall clock.
+/* rlimits.h — the limits layer (entry layer_limits): rlimits (always) and the wall clock; the
+ * cgroup limits are set up by the run (run/cgroup.h) and described by the entry.
  *
  * Promise: limits_apply() sets, in the calling process (the child, after fork, before exec — it
  * only calls setrlimit, so it is async-signal-safe): RLIMIT_DATA from memory_mb (when asked), RLIMIT_CPU from

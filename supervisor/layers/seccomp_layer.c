@@ -23,6 +23,7 @@
  * if the supervisor dies, the kernel fails every notified call with ENOSYS.
  */
 #include "seccomp_layer.h"
+#include "layer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -503,3 +504,80 @@ cJSON *sbx_seccomp_plan(void)
 	}
 	return o;
 }
+
+/* ---- the layer entry (layer.h) ----------------------------------------------------------------- */
+
+static void sc_probe(enum layer_depth depth, struct detect *d, struct layer_probe *out)
+{
+	out->available = sbx_seccomp_probe(out->level, sizeof out->level, out->why, sizeof out->why) == 1;
+	if (!out->available)
+		snprintf(out->remedy, sizeof out->remedy, "a kernel with CONFIG_SECCOMP_FILTER and libseccomp >= 2.5");
+}
+
+static cJSON *sc_plan(const struct layer_ctx *c)
+{
+	return sbx_seccomp_plan();
+}
+
+/* The listener the stage handed over (one per attempt) and its exec gate. */
+struct sc_rt {
+	int listener;
+	struct sbx_seccomp_state gate;
+};
+
+static void sc_on_ready(struct layer_ctx *c, void **st, const char *status, pid_t pid, int listener)
+{
+	if (listener < 0)
+		return;
+	struct sc_rt *s = calloc(1, sizeof *s);
+	if (!s) {
+		close(listener); /* denied calls then fail with ENOSYS: never allowed */
+		return;
+	}
+	s->listener = listener;
+	*st = s;
+}
+
+static int sc_fd(const void *st)
+{
+	return ((const struct sc_rt *)st)->listener;
+}
+
+static int sc_drain(void *st, struct audit *a, bool final)
+{
+	struct sc_rt *s = st;
+	if (s->listener < 0)
+		return 0;
+	int rc = 0;
+	/* final: everything is dead, only already-queued notifications are left (bounded) */
+	for (int i = 0; i < (final ? 4096 : 1) && rc == 0; i++)
+		rc = sbx_seccomp_handle_state(s->listener, a, &s->gate);
+	if (rc < 0 || final) { /* no filter user left (or the stream failed): done with it */
+		close(s->listener);
+		s->listener = -1;
+	}
+	return rc < 0 && a->failed ? -1 : 0;
+}
+
+static void sc_stop(void *st)
+{
+	struct sc_rt *s = st;
+	if (s->listener >= 0)
+		close(s->listener);
+	free(s);
+}
+
+const struct layer_ops layer_seccomp = {
+	.id = SBX_L_SECCOMP,
+	.name = "seccomp",
+	.lost = "no syscall filter: dangerous syscalls (ptrace, mount, bpf, unshare, raw sockets, ...) "
+		"reach the kernel",
+	.stage_flag = "--seccomp",
+	.per_attempt = true,
+	.probe = sc_probe,
+	.plan = sc_plan,
+	.on_ready = sc_on_ready,
+	.fd = sc_fd,
+	.drain = sc_drain,
+	.stop = sc_stop,
+};

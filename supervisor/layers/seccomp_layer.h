@@ -1,4 +1,4 @@
-/* seccomp_layer.h — the seccomp layer (libseccomp). Owner: kernel-layers work (issue 5).
+/* seccomp_layer.h — the seccomp layer (libseccomp); its entry in the layer table is layer_seccomp.
  *
  * Promise: sbx_seccomp_install() loads, with TSYNC, into the calling process (the exec stage, just
  * before execve of the command) a filter that denies the SPEC's dangerous syscalls with an errno

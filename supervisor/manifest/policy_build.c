@@ -46,6 +46,7 @@ static const char *const proc_globs[] = { "/proc/self/**", "/proc/thread-self/**
 static const char *const runtime_paths[] = {
 	"/proc/sys/kernel/ngroups_max", "/proc/sys/kernel/osrelease", "/proc/sys/kernel/ostype",
 	"/proc/sys/kernel/pid_max", "/proc/sys/kernel/cap_last_cap", "/proc/sys/kernel/random",
+	"/proc/sys/kernel/overflowuid", "/proc/sys/kernel/overflowgid", /* bwrap (sbxsup in sbxsup) */
 	"/proc/sys/vm/overcommit_memory", "/sys/kernel/mm/transparent_hugepage",
 	"/sys/devices/system/cpu", NULL,
 };

@@ -1,6 +1,7 @@
 /* ctl.h — the stage <-> supervisor control protocol on an AF_UNIX SOCK_SEQPACKET pair.
  *
- * Stage -> supervisor: one "ready" message: "ready\n" + "key=value\n" lines (landlock / seccomp
+ * Promise: the command is exec'd only after the supervisor's "go"; the supervisor learns the
+ * stage's real pid from the kernel, never from the message. Stage -> supervisor: one "ready" message: "ready\n" + "key=value\n" lines (landlock / seccomp
  * status), with the seccomp listener fd attached (SCM_RIGHTS) when there is one. The supervisor
  * sets SO_PASSCRED on its end, so the kernel attaches the stage's pid (translated into the
  * supervisor's pid namespace) — the record's own claims are never trusted for the pid.

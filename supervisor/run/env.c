@@ -36,18 +36,7 @@ bool env_reserved(const char *name)
 
 int env_set(struct strv *env, const char *name, const char *value)
 {
-	size_t len = strlen(name);
-	for (size_t i = 0; i < env->n; i++) {
-		if (!strncmp(env->v[i], name, len) && env->v[i][len] == '=') {
-			char *s = NULL;
-			if (asprintf(&s, "%s=%s", name, value) < 0)
-				return -1;
-			free(env->v[i]);
-			env->v[i] = s;
-			return 0;
-		}
-	}
-	return strv_addf(env, "%s=%s", name, value);
+	return strv_setenv(env, name, value);
 }
 
 static bool path_all_absolute(const char *path)

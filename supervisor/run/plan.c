@@ -1,12 +1,127 @@
 /* plan.c — see plan.h. */
 #include "plan.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
 
 #include "bwrap_layer.h"
-#include "landlock_layer.h"
-#include "netfilter_layer.h"
-#include "seccomp_layer.h"
+#include "env.h"
+#include "policy_build.h"
+#include "report.h"
+
+static int pick_name(char *out, size_t outlen)
+{
+	static const char al[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	unsigned char rnd[6];
+	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
+		return -1;
+	char sfx[7];
+	for (size_t i = 0; i < 6; i++)
+		sfx[i] = al[rnd[i] % (sizeof al - 1)];
+	sfx[6] = 0;
+	snprintf(out, outlen, "/tmp/sbxsup-%d-%s", (int)getpid(), sfx);
+	return 0;
+}
+
+int plan_names(struct run_plan *p, bool want_report, bool direct)
+{
+	if (want_report && !p->repdir[0]) {
+		if (pick_name(p->repdir, sizeof p->repdir) < 0)
+			return -1;
+		snprintf(p->repsock, sizeof p->repsock, "%s/report", p->repdir);
+	}
+	if (direct && !p->tmpdir[0] && pick_name(p->tmpdir, sizeof p->tmpdir) < 0)
+		return -1;
+	return 0;
+}
+
+/* The policy for the mode: bwrap gives the sandbox a private /tmp; the direct mode gets the
+ * private per-run dir as its tmp. The preload's own connect to the report socket is a write of it,
+ * and the preload library and sbxsup are readable where the executor sees them. */
+int plan_policy(struct run_plan *p, const struct manifest *m, const struct detect *d, char *err,
+		size_t errlen)
+{
+	const char *wextra[3] = {NULL, NULL, NULL};
+	size_t nw = 0;
+	if (p->repsock[0]) {
+		wextra[nw++] = p->repsock;
+		if (p->wrapped)
+			wextra[nw++] = SBX_RUN_REPORT;
+	}
+	const char *extra[5] = {NULL, NULL, NULL, NULL, NULL};
+	size_t ne = 0;
+	if (d->preload[0])
+		extra[ne++] = d->preload;
+	if (d->self[0])
+		extra[ne++] = d->self;
+	if (p->wrapped) { /* where bwrap binds them inside the sandbox */
+		extra[ne++] = SBX_RUN_PRELOAD;
+		extra[ne++] = SBX_RUN_SBXSUP;
+	}
+	const char *tmp = !p->wrapped && p->tmpdir[0] && !p->tmp_ns ? p->tmpdir : "/tmp";
+	free(p->blob);
+	p->blob = NULL;
+	p->pol = NULL;
+	struct pol_build_opts bo = {.resolve = true, .uid = getuid(), .extra_read = extra,
+				    .extra_write = wextra, .tmp_dir = tmp};
+	if (pol_build(m, &bo, &p->blob, &p->bloblen, err, errlen) < 0) {
+		if (!err[0])
+			snprintf(err, errlen, "cannot compile the policy: unknown error");
+		return -1;
+	}
+	const char *why = "";
+	if (!(p->pol = pol_open(p->blob, p->bloblen, &why))) {
+		snprintf(err, errlen, "compiled policy is invalid: %s", why);
+		return -1;
+	}
+	return 0;
+}
+
+int plan_env(struct run_plan *p, const struct manifest *m, char *const *caller_env, bool disabled)
+{
+	strv_free(&p->env);
+	strv_free(&p->dropped);
+	if (disabled) {
+		for (size_t i = 0; caller_env && caller_env[i]; i++)
+			if (strv_add(&p->env, caller_env[i]) < 0)
+				return -1;
+		return 0;
+	}
+	if (env_build(m, caller_env, &p->env, &p->dropped) < 0)
+		return -1;
+	if (!p->wrapped && p->tmpdir[0] && env_set(&p->env, "TMPDIR", p->tmpdir) < 0)
+		return -1;
+	return env_filter_path(&p->env, p->pol);
+}
+
+int plan_attempt_env(const struct run_plan *p, const struct layer_ctx *c, int pol_fd, int rep_fd,
+		     const char *run, bool disabled, struct strv *out)
+{
+	for (size_t i = 0; i < p->env.n; i++)
+		if (strv_add(out, p->env.v[i]) < 0)
+			return -1;
+	if (disabled)
+		return 0;
+	char v[32];
+	int rc = 0;
+	snprintf(v, sizeof v, "%d", pol_fd);
+	rc |= env_set(out, SBX_ENV_POLICY_FD, pol_fd >= 0 ? v : LAYER_FD_PLACEHOLDER);
+	snprintf(v, sizeof v, "%d", rep_fd);
+	rc |= env_set(out, SBX_ENV_REPORT_FD, rep_fd >= 0 ? v : LAYER_FD_PLACEHOLDER);
+	rc |= env_set(out, SBX_ENV_RUN, run ? run : LAYER_RUN_PLACEHOLDER);
+	rc |= layers_env(c, out);
+#if defined(__SANITIZE_ADDRESS__)
+	/* ASan builds only: the instrumented stage starts behind /etc/ld.so.preload; it removes
+	 * these two before exec'ing the command. */
+	if (c->wrapped)
+		rc |= env_set(out, "ASAN_OPTIONS", "verify_asan_link_order=0:detect_leaks=0") |
+		      env_set(out, "SBXSUP_ASAN_STAGE", "1");
+#endif
+	return rc;
+}
 
 static cJSON *strv_json(char *const *v)
 {
@@ -16,72 +131,33 @@ static cJSON *strv_json(char *const *v)
 	return a;
 }
 
-static void add_or_null(cJSON *o, const char *k, cJSON *v)
-{
-	if (v)
-		cJSON_AddItemToObject(o, k, v);
-	else
-		cJSON_AddNullToObject(o, k);
-}
-
-cJSON *plan_build(const struct plan_in *in)
+cJSON *plan_json(const struct layer_ctx *c, const struct manifest *m, const struct strv *dropped)
 {
 	cJSON *o = cJSON_CreateObject();
 	if (!o)
 		return NULL;
-	cJSON_AddItemToObject(o, "argv", strv_json(in->cmd));
+	cJSON_AddItemToObject(o, "argv", strv_json(c->cmd));
 	cJSON *man = cJSON_AddObjectToObject(o, "manifest");
-	cJSON_AddStringToObject(man, "path", in->m->source ? in->m->source : "");
-	cJSON_AddStringToObject(man, "sha256", in->m->sha256_hex);
-	cJSON_AddStringToObject(man, "name", in->m->name ? in->m->name : "");
-	cJSON_AddStringToObject(o, "workspace", in->m->workspace ? in->m->workspace : "");
+	cJSON_AddStringToObject(man, "path", m->source ? m->source : "");
+	cJSON_AddStringToObject(man, "sha256", m->sha256_hex);
+	cJSON_AddStringToObject(man, "name", m->name ? m->name : "");
+	cJSON_AddStringToObject(o, "workspace", m->workspace ? m->workspace : "");
 
 	cJSON *layers = cJSON_AddObjectToObject(o, "layers");
 	for (int l = 0; l < SBX_L__N; l++) {
 		cJSON *x = cJSON_AddObjectToObject(layers, sbx_layer_name(l));
-		cJSON_AddBoolToObject(x, "want", (in->L->want >> l) & 1u);
-		cJSON_AddBoolToObject(x, "require", (in->L->require >> l) & 1u);
-		cJSON_AddBoolToObject(x, "active", sbx_layer_on(in->L, l));
-		if (sbx_layer_on(in->L, l))
-			cJSON_AddStringToObject(x, "level", in->L->level[l]);
+		cJSON_AddBoolToObject(x, "want", (c->L->want >> l) & 1u);
+		cJSON_AddBoolToObject(x, "require", (c->L->require >> l) & 1u);
+		cJSON_AddBoolToObject(x, "active", sbx_layer_on(c->L, l));
+		if (sbx_layer_on(c->L, l))
+			cJSON_AddStringToObject(x, "level", c->L->level[l]);
 		else
-			cJSON_AddStringToObject(x, "why", in->L->why[l]);
-	}
-
-	cJSON *bw = cJSON_AddObjectToObject(o, "bwrap");
-	if (sbx_layer_on(in->L, SBX_L_BWRAP) && in->pol) {
-		struct strv argv = {0};
-		char err[256];
-		struct bwrap_in bi = {
-			.bwrap = in->d->bwrap, .self_exe = in->d->self,
-			.preload_lib = sbx_layer_on(in->L, SBX_L_PRELOAD) ? in->d->preload : NULL,
-			.ldso_fd = -1, .workspace = in->m->workspace,
-			.share_net = pol_net_mode(in->pol) != POL_NET_NONE, .env = in->env,
-		};
-		if (bwrap_argv(in->pol, &bi, &argv, err, sizeof err) == 0) {
-			strv_addv(&argv, SBX_RUN_SBXSUP, "__stage", "--ctl-fd", "<fd>", NULL);
-			if (sbx_layer_on(in->L, SBX_L_LANDLOCK))
-				strv_add(&argv, "--landlock");
-			if (sbx_layer_on(in->L, SBX_L_SECCOMP))
-				strv_add(&argv, "--seccomp");
-			strv_add(&argv, "--");
-			for (size_t i = 0; in->cmd[i]; i++)
-				strv_add(&argv, in->cmd[i]);
-			cJSON_AddStringToObject(bw, "path", in->d->bwrap);
-			cJSON_AddItemToObject(bw, "argv", strv_json(argv.v));
-			if (bi.preload_lib)
-				cJSON_AddStringToObject(bw, "ld_so_preload", SBX_RUN_PRELOAD);
-		} else {
-			cJSON_AddStringToObject(bw, "error", err);
-		}
-		strv_free(&argv);
-	} else {
-		cJSON_AddNullToObject(bw, "argv");
+			cJSON_AddStringToObject(x, "why", c->L->why[l]);
 	}
 
 	cJSON *env = cJSON_AddObjectToObject(o, "env");
-	for (size_t i = 0; in->env && i < in->env->n; i++) {
-		const char *e = in->env->v[i], *eq = strchr(e, '=');
+	for (size_t i = 0; c->env && i < c->env->n; i++) {
+		const char *e = c->env->v[i], *eq = strchr(e, '=');
 		if (!eq)
 			continue;
 		char name[256];
@@ -90,11 +166,16 @@ cJSON *plan_build(const struct plan_in *in)
 		name[n] = 0;
 		cJSON_AddStringToObject(env, name, eq + 1);
 	}
-	cJSON_AddItemToObject(o, "env_dropped", strv_json(in->dropped ? in->dropped->v : NULL));
-
-	add_or_null(o, "seccomp", sbx_seccomp_plan());
-	add_or_null(o, "landlock", in->pol ? sbx_landlock_plan(in->pol, in->d->landlock_abi) : NULL);
-	add_or_null(o, "netfilter", in->pol ? sbx_netfilter_plan(in->pol) : NULL);
-	add_or_null(o, "limits", limits_plan(in->lim));
+	cJSON_AddItemToObject(o, "env_dropped", strv_json(dropped ? dropped->v : NULL));
+	layers_plan(c, o);
 	return o;
+}
+
+void plan_free(struct run_plan *p)
+{
+	free(p->blob);
+	p->blob = NULL;
+	p->pol = NULL;
+	strv_free(&p->env);
+	strv_free(&p->dropped);
 }

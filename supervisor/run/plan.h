@@ -1,33 +1,55 @@
-/* plan.h — `sbxsup run --dry-run`: the plan of a run as one JSON document, nothing started.
+/* plan.h — the plan of a run: what it will do, computed without side effects, and its --dry-run
+ * JSON.
  *
- * Promise: the plan prints from the same structures the run uses (struct sbx_layers, the bwrap
- * argv builder, the environment builder, the layer plans), so what it shows is what a run would do
- * on this host right now: layers {name: {want, active, why, level}}, the bwrap argv (the fd
- * numbers in it are placeholders: "<fd>"), the environment (names and values; dropped names only
- * listed), the seccomp, Landlock and netfilter plans, and the limits.
+ * Promise: planning is pure — plan_names() picks the names of what the set-up will create (the
+ * private tmp dir of the direct mode, the report socket's dir; random suffixes, nothing created),
+ * plan_policy() compiles the policy for the mode (wrapped in bwrap or direct), plan_env() builds
+ * the executor's environment; none of them touches the host. plan_attempt_env() is the one builder
+ * of the environment an attempt hands to the command (the run's variables, then each layer's), and
+ * the bwrap layer's `wrap` the one builder of the bwrap argv: --dry-run (plan_json) prints from
+ * these same builders, with LAYER_FD_PLACEHOLDER / LAYER_RUN_PLACEHOLDER where an attempt puts a
+ * descriptor number or the run id. Keys: argv, manifest, workspace, layers {name: {want, require,
+ * active, level|why}}, env, env_dropped, then one section per layer with a plan (bwrap, seccomp,
+ * landlock, netfilter, limits).
+ * Ownership: a struct run_plan owns its blob and its vectors (plan_free).
  */
 #ifndef SBX_PLAN_H
 #define SBX_PLAN_H
 
+#include <stdbool.h>
 #include <cjson/cJSON.h>
-#include "detect.h"
-#include "layers.h"
-#include "rlimits.h"
+#include "layer.h"
 #include "manifest.h"
 #include "policy.h"
 #include "strv.h"
 
-struct plan_in {
-	const struct manifest *m;
-	const struct policy *pol;
-	const struct sbx_layers *L;
-	const struct detect *d;
-	const struct strv *env;
-	const struct strv *dropped;
-	const struct run_limits *lim;
-	char **cmd;
+struct run_plan {
+	bool wrapped;              /* the stage runs inside the wrapper layer (bwrap) */
+	void *blob;                /* the compiled policy */
+	size_t bloblen;
+	const struct policy *pol;  /* view of blob */
+	char tmpdir[80];           /* direct mode: the private tmp dir to create, "" when none */
+	bool tmp_ns;               /* direct mode: tmpdir is bound at /tmp in the run's mount ns */
+	char repdir[80];           /* the report socket's private dir (0700) to create, "" when none */
+	char repsock[108];         /* repdir + "/report", "" when none */
+	struct strv env;           /* the executor's environment, before the attempt's variables */
+	struct strv dropped;       /* secret-shaped names dropped from it */
 };
 
-cJSON *plan_build(const struct plan_in *in);
+/* Names for the dirs the set-up will create: the report socket's (want_report) and, direct mode,
+ * the private tmp dir ("/tmp/sbxsup-<pid>-<6 random>"). Existing names are kept. 0 or -1. */
+int plan_names(struct run_plan *p, bool want_report, bool direct);
+/* Compile the policy for p->wrapped. 0, or -1 (err). */
+int plan_policy(struct run_plan *p, const struct manifest *m, const struct detect *d, char *err,
+		size_t errlen);
+/* The executor's environment (SBXSUP_SANDBOX=0: the caller's, unchanged). 0 or -1 (memory). */
+int plan_env(struct run_plan *p, const struct manifest *m, char *const *caller_env, bool disabled);
+/* The environment of one attempt: p->env, then SBXSUP_POLICY_FD / SBXSUP_REPORT_FD / SBXSUP_RUN
+ * (fd < 0 and run NULL print placeholders), then each active layer's variables. 0 or -1. */
+int plan_attempt_env(const struct run_plan *p, const struct layer_ctx *c, int pol_fd, int rep_fd,
+		     const char *run, bool disabled, struct strv *out);
+/* --dry-run: c->env must be the attempt environment (plan_attempt_env with placeholders). */
+cJSON *plan_json(const struct layer_ctx *c, const struct manifest *m, const struct strv *dropped);
+void plan_free(struct run_plan *p);
 
 #endif

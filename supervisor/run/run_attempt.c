@@ -1,7 +1,8 @@
-/* run_attempt.c — one attempt of a run: start the command exactly once (in bwrap, or directly with
- * the stage in-process, as root in a pid namespace of its own), release it when the stage is ready
- * (run.start first), turn what the layers report into audit events while it runs, forward signals,
- * enforce the wall clock, and end the whole process tree before returning. See run_int.h. */
+/* run_attempt.c — step 3 of a run, one attempt: start the command exactly once (in bwrap, with the
+ * argv the bwrap layer builds, or directly with the stage in-process, in a pid namespace of its
+ * own), release it when the stage is ready (run.start first), turn what the layers report into
+ * audit events while it runs (the event loop polls every started layer's descriptor), forward
+ * signals, enforce the wall clock, and end the whole process tree before returning. run_int.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -26,7 +27,7 @@
 #include "lifetime.h"
 #include "report.h"
 #include "run_int.h"
-#include "seccomp_layer.h"
+#include "sandbox_direct.h"
 #include "stage.h"
 
 extern char **environ;
@@ -81,7 +82,23 @@ static void keep_fd(int fd)
 	}
 }
 
-struct child_fds { int alive_r, ctl_c, rep_c, status_w, err_w, ldso; };
+struct child_fds {
+	int alive_r, ctl_c, rep_c, status_w, err_w, ldso;
+	char **argv;               /* wrapped: the bwrap argv to exec */
+	char **envp;               /* direct: the command's environment */
+	char **stage_flags;        /* direct: the layers the stage applies (as `__stage` takes them) */
+};
+
+/* The stage's layer flags, read the way `sbxsup __stage` reads them (stage.c cmd_stage). */
+static void stage_flags(char **flags, struct stage_args *sa)
+{
+	for (size_t i = 0; flags && flags[i]; i++) {
+		if (!strcmp(flags[i], "--landlock"))
+			sa->landlock = true;
+		else if (!strcmp(flags[i], "--seccomp"))
+			sa->seccomp = true;
+	}
+}
 
 static int child_common(struct run *r, const struct child_fds *f)
 {
@@ -94,15 +111,15 @@ static int child_common(struct run *r, const struct child_fds *f)
 	if (!r->o.disabled) {
 		if (cg_join(&r->cg) < 0)
 			return -1;
-		if (sbx_layer_on(&r->L, SBX_L_LIMITS) && limits_apply(&r->lim, r->nproc_rlimit, r->data_rlimit) < 0)
+		if (layers_child(&r->lc, &r->lrt) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct child_fds *f,
-						  char **argv)
+static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct child_fds *f)
 {
+	char **argv = f->argv;
 	child_signals(&r->oldmask);
 	if (child_common(r, f) < 0) {
 		dprintf(f->err_w, "child setup failed: %s", strerror(errno));
@@ -113,7 +130,7 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 	keep_fd(f->rep_c);
 	keep_fd(f->ctl_c);
 	keep_fd(f->ldso);
-	keep_fd(r->stderr_copy);
+	keep_fd(r->att.stderr_copy);
 	if (dup2(f->err_w, 2) < 0)
 		_exit(SBX_EXIT_INTERNAL);
 	execv(argv[0], argv);
@@ -128,6 +145,8 @@ static __attribute__((noreturn)) void child_direct(struct run *r, const struct c
 		sbx_msg("child setup failed: %s", strerror(errno));
 		_exit(SBX_EXIT_INTERNAL);
 	}
+	if (r->att.pidns && sd_child_setup(&r->sd) < 0)
+		_exit(SBX_EXIT_INTERNAL);
 	cloexec_all();
 	keep_fd(r->pol_fd);
 	keep_fd(f->rep_c);
@@ -147,14 +166,13 @@ static __attribute__((noreturn)) void child_direct(struct run *r, const struct c
 		close(f->status_w);
 		struct stage_args sa = {
 			.ctl_fd = f->ctl_c,
-			.landlock = sbx_layer_on(&r->L, SBX_L_LANDLOCK),
-			.seccomp = sbx_layer_on(&r->L, SBX_L_SECCOMP),
-			.pol = r->pol,
+			.pol = r->plan.pol,
 			.cmd = r->o.cmd,
-			.envp = r->env.v,
+			.envp = f->envp,
 			.stderr_fd = -1,
 			.keep_caps = r->o.disabled,
 		};
+		stage_flags(f->stage_flags, &sa);
 		_exit(stage_exec(&sa));
 	}
 	/* The init of the run: hold nothing the stage's peer must see closed, reap, report. */
@@ -175,66 +193,39 @@ static __attribute__((noreturn)) void child_direct(struct run *r, const struct c
 
 /* ---- the event loop ----------------------------------------------------------------------------- */
 
-static void apply_stage_status(struct run *r, const char *st)
+static void on_ready(struct run *r)
 {
-	char v[512], w[512];
-	static const struct { enum sbx_layer l; const char *k, *kl, *kw; } m[] = {
-		{SBX_L_LANDLOCK, "landlock", "landlock_level", "landlock_why"},
-		{SBX_L_SECCOMP, "seccomp", "seccomp_level", "seccomp_why"},
-	};
-	for (size_t i = 0; i < 2; i++) {
-		if (!sbx_layer_on(&r->L, m[i].l))
-			continue;
-		if (ctl_status_get(st, m[i].k, v, sizeof v) < 0) {
-			sbx_layer_set_off(&r->L, m[i].l, "the stage did not report it");
-		} else if (!strcmp(v, "on")) {
-			ctl_status_get(st, m[i].kl, w, sizeof w);
-			if (w[0])
-				sbx_layer_set_on(&r->L, m[i].l, "%s", w);
-		} else {
-			ctl_status_get(st, m[i].kw, w, sizeof w);
-			sbx_layer_set_off(&r->L, m[i].l, "%s", w[0] ? w : "failed in the stage");
-		}
-	}
-}
-
-static void on_ready(struct run *r, bool bwrap_mode)
-{
+	struct attempt *t = &r->att;
 	char st[CTL_MAX];
 	int lfd = -1;
 	pid_t pid = 0;
-	int got = ctl_recv_ready(r->ctl, st, sizeof st, &lfd, &pid);
+	int got = ctl_recv_ready(t->ctl, st, sizeof st, &lfd, &pid);
 	if (got <= 0) {
-		close_fd(&r->ctl); /* EOF: the stage died before being ready */
+		close_fd(&t->ctl); /* EOF: the stage died before being ready */
 		return;
 	}
-	r->ready = true;
-	r->stage_pid = pid > 0 ? pid : r->child;
-	r->listener = lfd;
-	memset(&r->sc_state, 0, sizeof r->sc_state);
-	apply_stage_status(r, st);
-	if (bwrap_mode) {
-		sbx_layer_set_on(&r->L, SBX_L_BWRAP, "%s: user, pid, ipc, uts, cgroup%s namespaces",
-				 r->d.bwrap, pol_net_mode(r->pol) == POL_NET_NONE ? ", net" : "");
-		if (r->bwrap_err_len) /* bwrap's own warnings during a good setup: pass them on */
-			(void)!write(2, r->bwrap_err, r->bwrap_err_len);
-		r->bwrap_err_len = 0;
+	t->ready = true;
+	t->stage_pid = pid > 0 ? pid : t->child;
+	/* the layers confirm themselves from the stage's status; seccomp takes its listener */
+	layers_on_ready(&r->lc, &r->lrt, st, ctl_status_get, t->stage_pid, lfd);
+	if (t->wrapped) {
+		if (t->wrap_err_len) /* bwrap's own warnings during a good setup: pass them on */
+			(void)!write(2, t->wrap_err, t->wrap_err_len);
+		t->wrap_err_len = 0;
 	}
-	if (r->pr && sbx_layer_on(&r->L, SBX_L_PROBES) && sbx_probes_arm(r->pr, r->stage_pid) < 0)
-		sbx_layer_set_off(&r->L, SBX_L_PROBES, "arming the probes on pid %d failed", (int)r->stage_pid);
 	if (run_require_missing(r)) {
-		r->refused = true;
-		life_kill_now(r->child, &r->cg);
+		t->refused = true;
+		life_kill_now(t->child, &r->cg);
 		return;
 	}
-	run_warn_degraded(r);
+	run_warn_off(r);
 	if (run_emit_start(r) < 0) {
-		life_kill_now(r->child, &r->cg);
+		life_kill_now(t->child, &r->cg);
 		return;
 	}
-	if (ctl_send_go(r->ctl) < 0)
-		life_kill_now(r->child, &r->cg);
-	close_fd(&r->ctl);
+	if (ctl_send_go(t->ctl) < 0)
+		life_kill_now(t->child, &r->cg);
+	close_fd(&t->ctl);
 }
 
 static void reap(struct run *r)
@@ -248,74 +239,90 @@ static void reap(struct run *r)
 			kill(p, SIGCONT);
 			continue;
 		}
-		if (p == r->child) {
-			r->child_done = true;
-			r->child_status = st;
+		if (p == r->att.child) {
+			r->att.child_done = true;
+			r->att.child_status = st;
 		}
 	}
 }
 
 static void on_signal(struct run *r)
 {
+	struct attempt *t = &r->att;
 	struct signalfd_siginfo si;
 	while (read(r->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
 		int sig = (int)si.ssi_signo;
 		if (sig == SIGCHLD)
 			continue; /* reaped below */
-		if (r->ready && r->stage_pid > 0) {
-			kill(r->stage_pid, sig);
+		if (t->ready && t->stage_pid > 0) {
+			kill(t->stage_pid, sig);
 		} else {
-			r->fwd_signal = sig;
-			life_kill_now(r->child, &r->cg);
+			t->fwd_signal = sig;
+			life_kill_now(t->child, &r->cg);
 		}
 	}
 	reap(r);
 }
 
-static void drain_all(struct run *r)
+/* The tree is dead (final) or ending: what is queued is all there is (bounded by the buffers). */
+static void drain_all(struct run *r, bool final)
 {
-	/* the tree is dead: what is queued is all there is (bounded by the socket buffer) */
+	struct attempt *t = &r->att;
 	for (int i = 0; i < 64; i++) {
-		uint64_t before = r->rx.acks + r->rx.denies + r->rx.rejected;
-		if (report_rx_drain(&r->rx, &r->a) < 0) {
+		uint64_t before = t->rx.acks + t->rx.denies + t->rx.rejected;
+		if (report_rx_drain(&t->rx, &r->a) < 0) {
 			r->audit_failed = true;
 			break;
 		}
-		if (r->rx.acks + r->rx.denies + r->rx.rejected == before)
+		if (t->rx.acks + t->rx.denies + t->rx.rejected == before)
 			break;
 	}
-	if (r->nf && sbx_netfilter_drain(r->nf, &r->a) < 0 && r->a.failed)
-		r->audit_failed = true;
-	if (r->pr && sbx_probes_drain(r->pr, &r->a) < 0 && r->a.failed)
+	if (layers_drain(&r->lrt, NULL, NULL, &r->a, final) < 0)
 		r->audit_failed = true;
 }
 
-static void loop(struct run *r, bool bwrap_mode)
+static void read_wrap_err(struct attempt *t)
 {
-	while (!r->child_done) {
-		struct pollfd p[9];
-		int n = 0, i_sig = -1, i_tim = -1, i_ctl = -1, i_rep = -1, i_err = -1, i_lst = -1,
-		    i_nf = -1, i_pr = -1, i_addr = -1;
-		p[i_sig = n++] = (struct pollfd){.fd = r->sfd, .events = POLLIN};
-		p[i_tim = n++] = (struct pollfd){.fd = r->tfd, .events = POLLIN};
-		if (r->ctl >= 0 && !r->ready)
-			p[i_ctl = n++] = (struct pollfd){.fd = r->ctl, .events = POLLIN};
-		p[i_rep = n++] = (struct pollfd){.fd = r->rep, .events = POLLIN};
-		if (r->rx.addr_fd >= 0)
-			p[i_addr = n++] = (struct pollfd){.fd = r->rx.addr_fd, .events = POLLIN};
-		if (r->err_rd >= 0)
-			p[i_err = n++] = (struct pollfd){.fd = r->err_rd, .events = POLLIN};
-		if (r->listener >= 0)
-			p[i_lst = n++] = (struct pollfd){.fd = r->listener, .events = POLLIN};
-		if (r->nf && sbx_netfilter_fd(r->nf) >= 0)
-			p[i_nf = n++] = (struct pollfd){.fd = sbx_netfilter_fd(r->nf), .events = POLLIN};
-		if (r->pr && sbx_probes_fd(r->pr) >= 0)
-			p[i_pr = n++] = (struct pollfd){.fd = sbx_probes_fd(r->pr), .events = POLLIN};
+	char buf[512];
+	ssize_t k = read(t->err_rd, buf, sizeof buf);
+	if (k <= 0) {
+		close_fd(&t->err_rd);
+	} else if (!t->ready) {
+		size_t room = sizeof t->wrap_err - 1 - t->wrap_err_len;
+		size_t c = (size_t)k < room ? (size_t)k : room;
+		memcpy(t->wrap_err + t->wrap_err_len, buf, c);
+		t->wrap_err_len += c;
+	} else {
+		(void)!write(2, buf, (size_t)k);
+	}
+}
+
+static void loop(struct run *r)
+{
+	struct attempt *t = &r->att;
+	while (!t->child_done) {
+		struct pollfd p[8 + SBX_L__N];
+		int n = 0, i_ctl = -1, i_err = -1, i_addr = -1, lidx[SBX_L__N];
+		int i_sig = n++, i_tim = n++, i_rep = n++;
+		p[i_sig] = (struct pollfd){.fd = r->sfd, .events = POLLIN};
+		p[i_tim] = (struct pollfd){.fd = r->tfd, .events = POLLIN};
+		p[i_rep] = (struct pollfd){.fd = t->rep, .events = POLLIN};
+		if (t->ctl >= 0 && !t->ready)
+			p[i_ctl = n++] = (struct pollfd){.fd = t->ctl, .events = POLLIN};
+		if (t->rx.addr_fd >= 0)
+			p[i_addr = n++] = (struct pollfd){.fd = t->rx.addr_fd, .events = POLLIN};
+		if (t->err_rd >= 0)
+			p[i_err = n++] = (struct pollfd){.fd = t->err_rd, .events = POLLIN};
+		int nl = layers_pollfds(&r->lrt, p + n, SBX_L__N, lidx);
+		for (int l = 0; l < SBX_L__N; l++)
+			if (lidx[l] >= 0)
+				lidx[l] += n;
+		n += nl;
 		if (poll(p, (nfds_t)n, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			sbx_msg("poll: %s", strerror(errno));
-			life_kill_now(r->child, &r->cg);
+			life_kill_now(t->child, &r->cg);
 			r->audit_failed = true; /* an internal failure: exit 125 */
 			reap(r);
 			continue;
@@ -323,70 +330,26 @@ static void loop(struct run *r, bool bwrap_mode)
 		if (p[i_tim].revents) {
 			uint64_t x;
 			(void)!read(r->tfd, &x, sizeof x);
-			r->timed_out = true;
-			life_kill_now(r->child, &r->cg);
+			t->timed_out = true;
+			life_kill_now(t->child, &r->cg);
 		}
 		if (i_ctl >= 0 && p[i_ctl].revents)
-			on_ready(r, bwrap_mode);
+			on_ready(r);
 		if ((p[i_rep].revents || (i_addr >= 0 && p[i_addr].revents)) &&
-		    report_rx_drain(&r->rx, &r->a) < 0)
+		    report_rx_drain(&t->rx, &r->a) < 0)
 			r->audit_failed = true;
-		if (i_err >= 0 && p[i_err].revents) {
-			char buf[512];
-			ssize_t k = read(r->err_rd, buf, sizeof buf);
-			if (k <= 0) {
-				close_fd(&r->err_rd);
-			} else if (!r->ready) {
-				size_t room = sizeof r->bwrap_err - 1 - r->bwrap_err_len;
-				size_t c = (size_t)k < room ? (size_t)k : room;
-				memcpy(r->bwrap_err + r->bwrap_err_len, buf, c);
-				r->bwrap_err_len += c;
-			} else {
-				(void)!write(2, buf, (size_t)k);
-			}
-		}
-		if (i_lst >= 0 && p[i_lst].revents) {
-			if (p[i_lst].revents & (POLLHUP | POLLERR | POLLNVAL) && !(p[i_lst].revents & POLLIN))
-				close_fd(&r->listener);
-			else if (sbx_seccomp_handle_state(r->listener, &r->a, &r->sc_state) < 0) {
-				if (r->a.failed)
-					r->audit_failed = true;
-				close_fd(&r->listener);
-			}
-		}
-		if (i_nf >= 0 && p[i_nf].revents && sbx_netfilter_drain(r->nf, &r->a) < 0 && r->a.failed)
-			r->audit_failed = true;
-		if (i_pr >= 0 && p[i_pr].revents && sbx_probes_drain(r->pr, &r->a) < 0 && r->a.failed)
+		if (i_err >= 0 && p[i_err].revents)
+			read_wrap_err(t);
+		if (layers_drain(&r->lrt, p, lidx, &r->a, false) < 0)
 			r->audit_failed = true;
 		if (p[i_sig].revents)
 			on_signal(r);
 		if (r->audit_failed)
-			life_kill_now(r->child, &r->cg);
+			life_kill_now(t->child, &r->cg);
 	}
 }
 
 /* ---- one attempt ---------------------------------------------------------------------------------- */
-
-static int make_env(struct run *r, struct strv *env, int rep_c, bool bwrap_mode)
-{
-	for (size_t i = 0; i < r->env.n; i++)
-		if (strv_add(env, r->env.v[i]) < 0)
-			return -1;
-	if (r->o.disabled)
-		return 0;
-	char v[32];
-	int rc = 0;
-	snprintf(v, sizeof v, "%d", r->pol_fd);
-	rc |= env_set(env, SBX_ENV_POLICY_FD, v);
-	snprintf(v, sizeof v, "%d", rep_c);
-	rc |= env_set(env, SBX_ENV_REPORT_FD, v);
-	rc |= env_set(env, SBX_ENV_RUN, r->a.run);
-	if (sbx_layer_on(&r->L, SBX_L_PRELOAD))
-		rc |= env_set(env, "LD_PRELOAD", bwrap_mode ? SBX_RUN_PRELOAD : r->d.preload);
-	if (sbx_layer_on(&r->L, SBX_L_PRELOAD) && r->repsrv >= 0)
-		rc |= env_set(env, SBX_ENV_REPORT_ADDR, bwrap_mode ? SBX_RUN_REPORT : r->repsock);
-	return rc;
-}
 
 static int ldso_memfd(void)
 {
@@ -401,83 +364,60 @@ static int ldso_memfd(void)
 	return fd;
 }
 
-/* Born inside the run cgroup v2 where the kernel allows it (no cgroup.procs write): cgroup.h. */
-static pid_t clone_ns(struct cg_run *cg, unsigned long flags)
+/* Direct mode: the run's init in namespaces of its own (sandbox_direct.h): its death (SIGKILL of
+ * sbxsup -> PDEATHSIG) takes the whole run with it, it never holds the host's uid 0, and it sees
+ * a private /tmp, /dev/shm and /proc. Returns like fork() (the child also drops the PATH entries
+ * it cannot see from env); -1 when no namespace could be made (the caller then forks: cgroup /
+ * session / subreaper). */
+static pid_t direct_spawn(struct run *r, struct strv *env)
 {
-	return cg_spawn(cg, flags);
-}
-
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -1;
-}
-
-/* The child's user namespace maps our own uid and gid to themselves: the executor keeps the
- * caller's identity (and loses every capability at its execve, like any non-root program). */
-static int write_id_maps(pid_t pid)
-{
-	char p[64], m[64];
-	snprintf(p, sizeof p, "/proc/%d/uid_map", (int)pid);
-	snprintf(m, sizeof m, "%u %u 1\n", (unsigned)getuid(), (unsigned)getuid());
-	if (write_str(p, m) < 0)
-		return -1;
-	snprintf(p, sizeof p, "/proc/%d/setgroups", (int)pid);
-	if (write_str(p, "deny") < 0 && errno != ENOENT)
-		return -1;
-	snprintf(p, sizeof p, "/proc/%d/gid_map", (int)pid);
-	snprintf(m, sizeof m, "%u %u 1\n", (unsigned)getgid(), (unsigned)getgid());
-	return write_str(p, m);
-}
-
-/* Direct mode: the child in a pid namespace of its own, so that its death (SIGKILL of sbxsup ->
- * PDEATHSIG) takes the whole run with it. Root: CLONE_NEWPID. Others: CLONE_NEWUSER|CLONE_NEWPID
- * with identity maps (the child waits on `sync` until they are written). Returns like fork();
- * -1 when no namespace could be made (the caller then forks: cgroup / session / subreaper). */
-static pid_t spawn_in_pidns(struct cg_run *cg)
-{
-	if (geteuid() == 0)
-		return clone_ns(cg, CLONE_NEWPID);
-	int sp[2];
-	if (pipe2(sp, O_CLOEXEC) < 0)
-		return -1;
-	pid_t pid = clone_ns(cg, CLONE_NEWUSER | CLONE_NEWPID);
-	if (pid == 0) {
-		char c;
-		close(sp[1]);
-		if (read(sp[0], &c, 1) != 1)
-			_exit(SBX_EXIT_INTERNAL);
-		close(sp[0]);
-		return 0;
+	struct sd_plan *p = &r->sd;
+	const struct policy *pol = r->plan.pol;
+	p->netns = pol_net_mode(pol) == POL_NET_NONE;
+	p->nexpose = p->nwr = 0;
+	if (!getcwd(p->cwd, sizeof p->cwd))
+		p->cwd[0] = 0;
+	int rc = sd_prepare_dirs(p, r->plan.tmpdir, r->plan.repdir, r->plan.repsock);
+	rc |= sd_expose(p, r->m->workspace, true) | sd_expose(p, r->plan.repdir, false);
+	rc |= sd_writable(p, r->m->workspace);
+	for (size_t i = 0, n = pol_dir_count(pol); i < n; i++) {
+		struct pol_dir d;
+		if (pol_dir_get(pol, i, &d) < 0 || !d.path || !strcmp(d.path, r->plan.tmpdir))
+			continue;
+		rc |= sd_expose(p, d.path, d.access & POL_WRITE);
+		if (d.access & POL_WRITE)
+			rc |= sd_writable(p, d.path);
 	}
-	close(sp[0]);
-	if (pid > 0 && (write_id_maps(pid) < 0 || write(sp[1], "g", 1) != 1)) {
-		kill(pid, SIGKILL);
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		pid = -1;
+	rc |= sd_expose_cmd(p, r->o.cmd[0]);
+	if (rc < 0) {
+		sbx_msg("run setup: %s", p->why[0] ? p->why : "too many granted paths under /tmp");
+		return -1;
 	}
-	close(sp[1]);
+	pid_t pid = sd_spawn(p, &r->cg);
+	if (pid == 0 && sd_filter_path(p, env) < 0) /* the stage's PATH, in the child */
+		_exit(SBX_EXIT_INTERNAL);
 	return pid;
 }
 
-enum attempt_result run_attempt(struct run *r, bool bwrap_mode)
+static void attempt_init(struct attempt *t, bool wrapped)
 {
+	memset(t, 0, sizeof *t);
+	t->wrapped = wrapped;
+	t->child = -1;
+	t->ctl = t->rep = t->status_rd = t->err_rd = t->alive_w = t->stderr_copy = -1;
+	t->rx.fd = t->rx.addr_fd = -1;
+}
+
+enum attempt_result run_attempt(struct run *r, bool wrapped)
+{
+	struct attempt *t = &r->att;
 	enum attempt_result res = ATT_FAIL;
 	int ctlp[2] = {-1, -1}, repp[2] = {-1, -1}, alive[2] = {-1, -1}, stp[2] = {-1, -1},
 	    errp[2] = {-1, -1}, ldso = -1;
-	struct strv env = {0}, argv = {0};
-	r->child = -1;
-	r->stage_pid = 0;
-	r->ready = r->child_done = r->have_stage_status = r->pidns = false;
-	r->ctl = r->rep = r->status_rd = r->err_rd = r->listener = r->alive_w = r->stderr_copy = -1;
-	r->bwrap_err_len = 0;
-	memset(&r->rx, 0, sizeof r->rx);
-	r->rx.fd = r->rx.addr_fd = -1;
+	struct strv env = {0}, argv = {0}, flags = {0};
+	const struct layer_ops *w = wrapped ? layers_wrapper(&r->L) : NULL;
+	attempt_init(t, w != NULL);
+	r->lc.wrapped = w != NULL;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctlp) < 0 ||
 	    socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, repp) < 0 ||
@@ -495,136 +435,103 @@ enum attempt_result run_attempt(struct run *r, bool bwrap_mode)
 	/* Bound the report queue so a flooding executor drops records instead of using our memory. */
 	int rcv = 1 << 20;
 	(void)setsockopt(repp[0], SOL_SOCKET, SO_RCVBUF, &rcv, sizeof rcv);
-	if (make_env(r, &env, repp[1], bwrap_mode) < 0) {
+	r->lc.report_sock = r->repsrv >= 0 ? r->plan.repsock : NULL;
+	if (plan_attempt_env(&r->plan, &r->lc, r->pol_fd, repp[1], r->a.run, r->o.disabled, &env) < 0) {
 		sbx_msg("out of memory building the environment");
 		goto out;
 	}
-#if defined(__SANITIZE_ADDRESS__)
-	/* ASan builds only: the instrumented stage starts behind /etc/ld.so.preload; it removes
-	 * these two before exec'ing the command. */
-	if (bwrap_mode && !r->o.disabled &&
-	    (env_set(&env, "ASAN_OPTIONS", "verify_asan_link_order=0:detect_leaks=0") < 0 ||
-	     env_set(&env, "SBXSUP_ASAN_STAGE", "1") < 0))
-		goto out;
-#endif
-	if (bwrap_mode) {
+	r->lc.env = &env;
+	if (w) {
 		char err[256];
-		if (pipe2(errp, O_CLOEXEC) < 0 || (r->stderr_copy = fcntl(2, F_DUPFD_CLOEXEC, 3)) < 0) {
+		if (pipe2(errp, O_CLOEXEC) < 0 || (t->stderr_copy = fcntl(2, F_DUPFD_CLOEXEC, 3)) < 0) {
 			sbx_msg("pipe: %s", strerror(errno));
 			goto out;
 		}
-		if (sbx_layer_on(&r->L, SBX_L_PRELOAD) && (ldso = ldso_memfd()) < 0) {
+		if (sbx_layer_on(&r->L, layer_preload.id) && (ldso = ldso_memfd()) < 0) {
 			sbx_msg("memfd: %s", strerror(errno));
 			goto out;
 		}
-		struct bwrap_in bi = {
-			.bwrap = r->d.bwrap, .self_exe = r->d.self,
-			.preload_lib = sbx_layer_on(&r->L, SBX_L_PRELOAD) ? r->d.preload : NULL,
-			.ldso_fd = ldso, .workspace = r->m->workspace,
-			.share_net = pol_net_mode(r->pol) != POL_NET_NONE, .env = &env,
-			.report_sock = sbx_layer_on(&r->L, SBX_L_PRELOAD) && r->repsrv >= 0 ? r->repsock : NULL,
-		};
-		if (bwrap_argv(r->pol, &bi, &argv, err, sizeof err) < 0) {
+		r->lc.fds = (struct layer_fds){.ctl = ctlp[1], .stderr_copy = t->stderr_copy, .ldso = ldso};
+		if (w->wrap(&r->lc, &argv, err, sizeof err) < 0) {
 			sbx_msg("%s", err);
 			goto out;
 		}
-		int rc = strv_addv(&argv, SBX_RUN_SBXSUP, "__stage", "--ctl-fd", NULL);
-		rc |= strv_addf(&argv, "%d", ctlp[1]);
-		rc |= strv_add(&argv, "--stderr-fd");
-		rc |= strv_addf(&argv, "%d", r->stderr_copy);
-		if (sbx_layer_on(&r->L, SBX_L_LANDLOCK))
-			rc |= strv_add(&argv, "--landlock");
-		if (sbx_layer_on(&r->L, SBX_L_SECCOMP))
-			rc |= strv_add(&argv, "--seccomp");
-		rc |= strv_add(&argv, "--");
-		for (size_t i = 0; r->o.cmd[i]; i++)
-			rc |= strv_add(&argv, r->o.cmd[i]);
-		if (rc) {
-			sbx_msg("out of memory building the bwrap argv");
-			goto out;
-		}
-	}
-	if (!bwrap_mode) { /* the stage's environment in direct mode (bwrap mode: --setenv) */
-		strv_free(&r->env);
-		r->env = env;
-		memset(&env, 0, sizeof env);
+	} else if (layers_stage_flags(&r->L, &flags) < 0) {
+		sbx_msg("out of memory");
+		goto out;
 	}
 
 	struct child_fds cf = {.alive_r = alive[0], .ctl_c = ctlp[1], .rep_c = repp[1],
-			       .status_w = stp[1], .err_w = errp[1], .ldso = ldso};
+			       .status_w = stp[1], .err_w = errp[1], .ldso = ldso,
+			       .argv = argv.v, .envp = env.v, .stage_flags = flags.v};
 	pid_t pid;
-	if (bwrap_mode) {
+	if (w) {
 		pid = cg_spawn(&r->cg, 0);
 	} else {
 		/* A pid namespace makes "the child died" mean "the whole run died", even on SIGKILL of
 		 * sbxsup; without one the cgroup / session / subreaper do the job. */
-		pid = !r->o.disabled ? spawn_in_pidns(&r->cg) : -1;
+		pid = !r->o.disabled ? direct_spawn(r, &env) : -1;
 		if (pid < 0)
 			pid = cg_spawn(&r->cg, 0);
 		else
-			r->pidns = true;
+			t->pidns = true;
 	}
 	if (pid < 0) {
 		sbx_msg("fork: %s", strerror(errno));
 		goto out;
 	}
 	if (pid == 0) {
-		if (bwrap_mode)
-			child_bwrap(r, &cf, argv.v);
+		if (w)
+			child_bwrap(r, &cf);
 		child_direct(r, &cf);
 	}
-	r->child = pid;
+	t->child = pid;
 	close_fd(&alive[0]);
 	close_fd(&ctlp[1]);
 	close_fd(&repp[1]);
 	close_fd(&stp[1]);
 	close_fd(&errp[1]);
 	close_fd(&ldso);
-	close_fd(&r->stderr_copy);
-	r->ctl = take_fd(&ctlp[0]);
-	r->rep = take_fd(&repp[0]);
-	r->status_rd = take_fd(&stp[0]);
-	r->err_rd = take_fd(&errp[0]);
-	r->alive_w = take_fd(&alive[1]);
-	r->rx.fd = r->rep;
-	r->rx.addr_fd = r->repsrv;
-	r->rx.pol = r->pol;
+	close_fd(&t->stderr_copy);
+	t->ctl = take_fd(&ctlp[0]);
+	t->rep = take_fd(&repp[0]);
+	t->status_rd = take_fd(&stp[0]);
+	t->err_rd = take_fd(&errp[0]);
+	t->alive_w = take_fd(&alive[1]);
+	t->rx.fd = t->rep;
+	t->rx.addr_fd = r->repsrv;
+	t->rx.pol = r->plan.pol;
 
-	loop(r, bwrap_mode);
+	loop(r);
 
 	/* The main child is gone: collect the stage's status (direct mode), drain, end the tree. */
-	if (r->status_rd >= 0) {
+	if (t->status_rd >= 0) {
 		int st;
-		if (read(r->status_rd, &st, sizeof st) == (ssize_t)sizeof st) {
-			r->stage_status = st;
-			r->have_stage_status = true;
+		if (read(t->status_rd, &st, sizeof st) == (ssize_t)sizeof st) {
+			t->stage_status = st;
+			t->have_stage_status = true;
 		}
 	}
-	if (r->err_rd >= 0 && !r->ready) {
+	if (t->err_rd >= 0 && !t->ready) {
 		ssize_t k;
-		fcntl(r->err_rd, F_SETFL, O_NONBLOCK);
-		while (r->bwrap_err_len < sizeof r->bwrap_err - 1 &&
-		       (k = read(r->err_rd, r->bwrap_err + r->bwrap_err_len,
-				 sizeof r->bwrap_err - 1 - r->bwrap_err_len)) > 0)
-			r->bwrap_err_len += (size_t)k;
+		fcntl(t->err_rd, F_SETFL, O_NONBLOCK);
+		while (t->wrap_err_len < sizeof t->wrap_err - 1 &&
+		       (k = read(t->err_rd, t->wrap_err + t->wrap_err_len,
+				 sizeof t->wrap_err - 1 - t->wrap_err_len)) > 0)
+			t->wrap_err_len += (size_t)k;
 	}
-	drain_all(r);
-	if (life_end(r->child, &r->child_done, &r->child_status, &r->cg, r->jan.pid) > 0)
+	drain_all(r, false);
+	if (life_end(t->child, &t->child_done, &t->child_status, &r->cg, r->jan.pid) > 0)
 		sbx_msg("warning: some processes of the run could not be accounted for");
-	drain_all(r);
-	if (r->listener >= 0) {
-		/* Everything is dead: only already-queued notifications are left (bounded). */
-		for (int i = 0; i < 4096 && sbx_seccomp_handle_state(r->listener, &r->a, &r->sc_state) == 0; i++)
-			;
-		if (r->a.failed)
-			r->audit_failed = true;
-		close_fd(&r->listener);
-	}
-	if (bwrap_mode && !r->ready && !r->timed_out && !r->fwd_signal && !r->audit_failed)
+	drain_all(r, true);
+	if (w && !t->ready && !t->timed_out && !t->fwd_signal && !r->audit_failed)
 		res = ATT_SETUP_FAILED;
 	else
 		res = ATT_DONE;
 out:
+	layers_stop(&r->lrt, true); /* what lived for this attempt only (seccomp's listener) */
+	r->lc.env = &r->plan.env;
+	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1};
 	close_fd(&ctlp[0]);
 	close_fd(&ctlp[1]);
 	close_fd(&repp[0]);
@@ -636,45 +543,47 @@ out:
 	close_fd(&errp[0]);
 	close_fd(&errp[1]);
 	close_fd(&ldso);
-	close_fd(&r->stderr_copy);
-	close_fd(&r->ctl);
-	close_fd(&r->rep);
-	close_fd(&r->status_rd);
-	close_fd(&r->err_rd);
-	close_fd(&r->alive_w);
+	close_fd(&t->stderr_copy);
+	close_fd(&t->ctl);
+	close_fd(&t->rep);
+	close_fd(&t->status_rd);
+	close_fd(&t->err_rd);
+	close_fd(&t->alive_w);
 	strv_free(&env);
 	strv_free(&argv);
+	strv_free(&flags);
 	return res;
 }
 
 /* ---- exit status -------------------------------------------------------------------------------- */
 
-void run_exit_status(struct run *r, bool bwrap_mode, int *code, int *sig)
+void run_exit_status(const struct run *r, int *code, int *sig)
 {
+	const struct attempt *t = &r->att;
 	*sig = 0;
 	*code = SBX_EXIT_INTERNAL;
-	int st = r->child_status;
-	if (!bwrap_mode && !r->have_stage_status) {
-		*code = r->timed_out ? SBX_EXIT_TIMEOUT : SBX_EXIT_INTERNAL;
-		if (r->fwd_signal)
-			*code = 128 + r->fwd_signal, *sig = r->fwd_signal;
+	int st = t->child_status;
+	if (!t->wrapped && !t->have_stage_status) {
+		*code = t->timed_out ? SBX_EXIT_TIMEOUT : SBX_EXIT_INTERNAL;
+		if (t->fwd_signal)
+			*code = 128 + t->fwd_signal, *sig = t->fwd_signal;
 		return;
 	}
-	if (!bwrap_mode)
-		st = r->stage_status;
+	if (!t->wrapped)
+		st = t->stage_status;
 	if (WIFEXITED(st)) {
 		*code = WEXITSTATUS(st);
 		/* bwrap reports a command killed by signal N as 128+N */
-		if (bwrap_mode && *code > 128 && *code < 128 + 65)
+		if (t->wrapped && *code > 128 && *code < 128 + 65)
 			*sig = *code - 128;
 	} else if (WIFSIGNALED(st)) {
 		*sig = WTERMSIG(st);
 		*code = 128 + *sig;
 	}
-	if (r->timed_out)
+	if (t->timed_out)
 		*code = SBX_EXIT_TIMEOUT;
-	if (r->refused || r->audit_failed || (!r->ready && !r->timed_out && !r->fwd_signal))
+	if (t->refused || r->audit_failed || (!t->ready && !t->timed_out && !t->fwd_signal))
 		*code = SBX_EXIT_INTERNAL;
-	if (r->fwd_signal && !r->ready)
-		*code = 128 + r->fwd_signal, *sig = r->fwd_signal;
+	if (t->fwd_signal && !t->ready)
+		*code = 128 + t->fwd_signal, *sig = t->fwd_signal;
 }

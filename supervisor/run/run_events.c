@@ -1,6 +1,6 @@
 /* run_events.c — what a run records in the audit stream (run.start, env.drop, limit.hit, run.end)
- * and what it says on stderr about its layers (refusals, the degradation warning). An event that
- * cannot be written marks the run failed: it fails closed (exit 125). See run_int.h. */
+ * and what it says on stderr about its layers (refusals, one warning per layer that is off). An
+ * event that cannot be written marks the run failed: it fails closed (exit 125). See run_int.h. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -58,16 +58,17 @@ int run_emit_start(struct run *r)
 		else
 			audit_add_str(why, sbx_layer_name(l), r->L.why[l], 256);
 	}
+	sd_level(&r->sd, level, sbx_layer_on(&r->L, SBX_L_BWRAP), r->o.disabled);
 	cJSON_AddStringToObject(ev, "autonomy", autonomy_name(r->m->autonomy));
 	audit_add_str(ev, "workspace", r->m->workspace ? r->m->workspace : "", 4096);
 	if (emit(r, ev) < 0)
 		return -1;
 	r->started = true;
-	for (size_t i = 0; i < r->dropped.n; i++) {
+	for (size_t i = 0; i < r->plan.dropped.n; i++) {
 		cJSON *d = audit_event(&r->a, "env.drop", "kernel");
 		if (!d)
 			return emit(r, NULL);
-		audit_add_str(d, "name", r->dropped.v[i], 256);
+		audit_add_str(d, "name", r->plan.dropped.v[i], 256);
 		if (emit(r, d) < 0)
 			return -1;
 	}
@@ -95,14 +96,14 @@ int run_emit_end(struct run *r, int code, int sig)
 	cJSON *counts = audit_counts(&r->a);
 	if (counts)
 		cJSON_AddItemToObject(ev, "counts", counts);
-	uint64_t lost = (r->pr ? sbx_probes_lost(r->pr) : 0) + (r->nf ? sbx_netfilter_lost(r->nf) : 0);
-	cJSON_AddNumberToObject(ev, "lost", (double)lost);
-	if (r->rx.dropped)
-		cJSON_AddNumberToObject(ev, "preload_dropped", (double)r->rx.dropped);
-	if (r->rx.suppressed)
-		cJSON_AddNumberToObject(ev, "preload_suppressed", (double)r->rx.suppressed);
-	if (r->rx.rejected)
-		cJSON_AddNumberToObject(ev, "preload_rejected", (double)r->rx.rejected);
+	cJSON_AddNumberToObject(ev, "lost", (double)layers_lost_events(&r->lrt));
+	const struct report_rx *rx = &r->att.rx;
+	if (rx->dropped)
+		cJSON_AddNumberToObject(ev, "preload_dropped", (double)rx->dropped);
+	if (rx->suppressed)
+		cJSON_AddNumberToObject(ev, "preload_suppressed", (double)rx->suppressed);
+	if (rx->rejected)
+		cJSON_AddNumberToObject(ev, "preload_rejected", (double)rx->rejected);
 	return emit(r, ev);
 }
 
@@ -119,21 +120,31 @@ bool run_require_missing(const struct run *r)
 	return miss != 0;
 }
 
-void run_warn_degraded(const struct run *r)
+/* One line per wanted layer that is off and had something to enforce, saying what is lost. bwrap's
+ * keeps its established form ("running without bwrap (why); active layers: ..."). */
+void run_warn_off(const struct run *r)
 {
 	if (r->o.disabled) {
 		sbx_msg("warning: SBXSUP_SANDBOX disables every layer: the command runs unconfined");
 		return;
 	}
-	if (((r->L.want >> SBX_L_BWRAP) & 1u) && !sbx_layer_on(&r->L, SBX_L_BWRAP)) {
+	unsigned off = r->L.want & ~r->L.active & ~r->L.moot;
+	for (int l = 0; l < SBX_L__N; l++) {
+		if (!((off >> l) & 1u))
+			continue;
+		const struct layer_ops *o = sbx_layer_ops[l];
+		if (!o->wrap) {
+			sbx_msg("warning: %s off: %s", o->name, o->lost);
+			continue;
+		}
 		char act[160] = "";
-		for (int l = 0; l < SBX_L__N; l++)
-			if (sbx_layer_on(&r->L, l)) {
+		for (int k = 0; k < SBX_L__N; k++)
+			if (sbx_layer_on(&r->L, k)) {
 				size_t n = strlen(act);
-				snprintf(act + n, sizeof act - n, "%s%s", n ? "," : "", sbx_layer_name(l));
+				snprintf(act + n, sizeof act - n, "%s%s", n ? "," : "", sbx_layer_name(k));
 			}
-		sbx_msg("warning: running without bwrap (%s); active layers: %s", r->L.why[SBX_L_BWRAP],
-			act[0] ? act : "none");
+		sbx_msg("warning: running without %s (%s); active layers: %s; %s", o->name, r->L.why[l],
+			act[0] ? act : "none", o->lost);
 	}
 }
 
@@ -142,7 +153,7 @@ int run_limit_events(struct run *r, int sig)
 	int rc = 0;
 	struct cg_events ev;
 	cg_events(&r->cg, &ev);
-	if (r->timed_out)
+	if (r->att.timed_out)
 		rc |= emit_limit(r, "wall_s", r->lim.wall_s);
 	if (sig == SIGXCPU)
 		rc |= emit_limit(r, "cpu_s", r->lim.cpu_s);

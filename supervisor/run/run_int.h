@@ -1,9 +1,14 @@
-/* run_int.h — internal to `sbxsup run` (run.c, run_attempt.c, run_events.c): the state of one run.
+/* run_int.h — internal to `sbxsup run` (run.c, run_setup.c, run_attempt.c, run_events.c): the state
+ * of one run and of one attempt.
  *
- * run.c prepares (manifest, policy, audit, layers, cgroups, kernel layers) and decides; run_attempt.c
- * starts the command once (bwrap or direct), runs the event loop and ends the process tree;
+ * Promise: a run is plan (plan.h: pure) -> set-up (run_setup.c: acts on the plan) -> attempt
+ * (run_attempt.c: starts the command once, event loop, ends the process tree) -> end (run.c:
+ * run.end, clean-up). A run has at most two attempts (the second without bwrap, after bwrap's
+ * set-up failed); everything that lives for one attempt is in struct attempt, reset by each.
  * run_events.c writes what the run records (run.start, env.drop, limit.hit, run.end) and says
- * (refusals, the degradation warning).
+ * (refusals, the per-layer off-warnings).
+ * Ownership: struct run owns everything it points to (run.c run_free); struct attempt owns its
+ * descriptors until run_attempt() returns (all closed then, except what a layer took).
  */
 #ifndef SBX_RUN_INT_H
 #define SBX_RUN_INT_H
@@ -16,73 +21,79 @@
 
 #include "audit.h"
 #include "cgroup.h"
-#include "detect.h"
 #include "janitor.h"
-#include "layers.h"
+#include "layer.h"
 #include "manifest.h"
-#include "netfilter_layer.h"
-#include "policy.h"
-#include "seccomp_layer.h"
-#include "probes_layer.h"
+#include "plan.h"
 #include "report_rx.h"
 #include "rlimits.h"
 #include "run_args.h"
+#include "sandbox_direct.h"
 #include "strv.h"
 
 enum attempt_result { ATT_DONE = 0, ATT_SETUP_FAILED = 1, ATT_FAIL = 2 };
 
+/* One start of the command. */
+struct attempt {
+	bool wrapped;              /* in bwrap (else the stage runs in the forked child) */
+	pid_t child, stage_pid;
+	bool ready;                /* the stage said "ready" */
+	bool child_done, pidns, have_stage_status;
+	int child_status, stage_status;
+	bool timed_out;
+	bool refused;              /* a required layer failed in the stage */
+	int fwd_signal;            /* a signal we forwarded before the stage was ready */
+	int ctl, rep, status_rd, err_rd, alive_w, stderr_copy;
+	char wrap_err[512];        /* what bwrap said before the sandbox was ready */
+	size_t wrap_err_len;
+	struct report_rx rx;
+};
+
 struct run {
 	struct run_opts o;
 	struct manifest *m;
-	void *blob;
-	size_t bloblen;
-	const struct policy *pol;
-	int pol_fd;
+	struct sbx_layers L;
+	struct detect d;           /* host facts the probes found */
+	struct run_limits lim;
+	struct run_plan plan;
+	struct layer_ctx lc;       /* what the layers see (points into this struct) */
+	struct layer_rt lrt;       /* the started layers' state */
+	/* set-up */
 	struct audit a;
 	bool audit_ok;
-	struct sbx_layers L;
-	struct detect d;
-	struct run_limits lim;
-	bool nproc_rlimit;
-	bool data_rlimit;          /* RLIMIT_DATA: no memory cgroup enforces memory_mb */
+	int pol_fd;                /* sealed memfd of the compiled policy, -1 */
 	struct cg_run cg;
-	struct janitor jan;        /* removes cgroups + tmp dir if we are killed */
-	struct sbx_netfilter *nf;
-	struct sbx_probes *pr;
-	struct strv env, dropped;
-	struct timespec t0;
+	struct janitor jan;        /* removes cgroups + dirs if we are killed */
+	int repsrv;                /* the report socket bound at plan.repsock, -1 when none */
+	char made_tmp[80];         /* the private tmp dir the set-up created, "" none (removed at the end) */
+	char made_rep[80];         /* the report socket's dir the set-up created, "" none */
+	bool rep_failed;           /* the report socket could not be made: planned without it */
 	int sfd, tfd;
-	char tmpdir[80];           /* private tmp of the non-bwrap modes, "" when none */
-	char repdir[80];           /* private dir (0700) holding the report socket, "" when none */
-	char repsock[108];         /* repdir + "/report": SBXSUP_REPORT_ADDR on the host, "" when none */
-	int repsrv;                /* the socket bound there (all attempts), -1 when none */
 	sigset_t oldmask;
+	struct timespec t0;
+	/* outcome */
 	bool started;              /* run.start written */
-	bool timed_out;
 	bool audit_failed;
-	bool refused;              /* a required layer failed in the stage */
-	int fwd_signal;            /* a signal we forwarded before the stage was ready */
-	/* per attempt */
-	pid_t child, stage_pid;
-	bool ready, child_done, pidns;
-	int child_status, stage_status;
-	bool have_stage_status;
-	int ctl, rep, status_rd, err_rd, listener, alive_w, stderr_copy;
-	struct sbx_seccomp_state sc_state; /* the exec gate of listener's filter */
-	char bwrap_err[512];
-	size_t bwrap_err_len;
-	struct report_rx rx;
+	struct attempt att;        /* the current (last) attempt */
+	struct sd_plan sd;         /* identity / namespaces / HOME (sandbox_direct.h) */
 };
+
+/* run_setup.c: set-up acts on the plan. Each returns 0, or -1 (said on stderr). */
+int run_setup_dirs(struct run *r);        /* report socket dir + socket, private tmp dir */
+int run_setup_policy_fd(struct run *r);   /* the sealed memfd the preload and the stage map */
+void run_setup_cgroups(struct run *r);    /* the run's cgroups, then the layers' starts */
+int run_setup_signals(struct run *r);
+void run_setup_undo(struct run *r);       /* everything the set-up made, removed */
 
 /* run_events.c */
 int run_emit_start(struct run *r);                 /* run.start, then one env.drop per dropped name */
 int run_emit_end(struct run *r, int code, int sig);
 int run_limit_events(struct run *r, int sig);      /* limit.hit for what ended or refused something */
 bool run_require_missing(const struct run *r);     /* prints one line per missing required layer */
-void run_warn_degraded(const struct run *r);       /* the one stderr warning when bwrap is not used */
+void run_warn_off(const struct run *r);            /* one stderr warning per layer that is off */
 
 /* run_attempt.c */
-enum attempt_result run_attempt(struct run *r, bool bwrap_mode);
-void run_exit_status(struct run *r, bool bwrap_mode, int *code, int *sig);
+enum attempt_result run_attempt(struct run *r, bool wrapped);
+void run_exit_status(const struct run *r, int *code, int *sig);
 
 #endif

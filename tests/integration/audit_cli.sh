@@ -109,20 +109,28 @@ want = dict(breach=1, contained=2, preload_deny=4, seccomp_deny=1, netfilter_den
             limit_hit=2, env_drop=2, lost=2, events=22)
 bad = {k: (t.get(k), v) for k, v in want.items() if t.get(k) != v}
 assert not bad, bad
-assert s["runs"] == 5 and s["lines"] == 22 and s["damaged_lines"] == 0
+assert s["run_count"] == 5 and len(s["runs"]) == 5 and s["lines"] == 22 and s["damaged_lines"] == 0
+assert t["severity"] == dict(critical=6, high=2, medium=0, low=1, info=0), t["severity"]
 ex = [e["name"] for e in s["executors"]]
 assert ex == ["evil-tool", "notes-search", "slow-tool"], ex
 evil = s["executors"][0]
 assert evil["runs"] == 2 and evil["degraded_runs"] == 1 and evil["exits"] == {"1": 1, "0": 1}, evil
-assert s["run_list"][0]["counts"]["breach"] == 1 and s["run_list"][0]["executor"] == "evil-tool"
+assert s["runs"][0]["counts"]["breach"] == 1 and s["runs"][0]["executor"] == "evil-tool"
+assert s["runs"][0]["verdict"] == "breach" and s["runs"][0]["worst"] == "critical"
+assert "run_list" not in s
 assert len(s["breaches"]) == 1 and "/etc/shadow" in s["breaches"][0]["detail"]
-assert sum(1 for r in s["run_list"] if not r["complete"]) == 1
-assert [r for r in s["run_list"] if r["degraded"]][0]["layers_off"].startswith("bwrap (")
+assert sum(1 for r in s["runs"] if not r["complete"]) == 1
+deg = [r for r in s["runs"] if r["degraded"]][0]
+assert deg["layers_off"] == "bwrap (bwrap: setting up uid map: Permission denied)", deg["layers_off"]
+assert deg["layers_off_why"] == {"bwrap": "bwrap: setting up uid map: Permission denied"}
+assert deg["command"] and deg["argv"] and "manifest" in deg and "workspace" in deg and "tag" in deg
+f = s["runs"][0]["findings"]
+assert f[0]["sev"] == "critical" and all(x["rule"] for x in f), f
 PY
 then t_pass audit_summary_numbers_json; else t_fail audit_summary_numbers_json "$(cat "$T_TMP/sum.json")"; fi
 
 out=$("$S" audit summary "$CLEAN" "$T_TMP/garbage.log")
-first_exec=$(awk '/^EXECUTOR/{getline; print $1; exit}' <<<"$out")
+first_exec=$(awk '/^EXECUTOR /{getline; print $1; exit}' <<<"$out")
 if grep -q '^!!! 2 BREACH' <<<"$out" && [ "$first_exec" = evil-tool ] && grep -q 'DAMAGED line' <<<"$out" \
    && ! grep -q $'\x1b' <<<"$out"; then t_pass audit_summary_text_hostile_first
 else t_fail audit_summary_text_hostile_first "$out"; fi
@@ -195,9 +203,19 @@ fi
 
 # ---- HTML report in headless Chromium ------------------------------------------------------------------
 if "$S" audit report --html "$T_TMP/report.html" "$CLEAN" "$T_TMP/garbage.log"; then
-	if grep -Eiq '(src|href|action)=["'"'"']?(https?:|//)' "$T_TMP/report.html" || grep -qi '<script' "$T_TMP/report.html" \
-	   || grep -qi '@import\|url(' "$T_TMP/report.html"; then
-		t_fail audit_report_self_contained "external reference or script in the page"
+	# self-contained: no external reference; exactly one inline script, allowed by its hash only
+	if grep -Eiq '(src|href|action)=["'"'"']?(https?:|//)' "$T_TMP/report.html" || grep -qi '<script[^>]*src' "$T_TMP/report.html" \
+	   || grep -qi '@import\|url(' "$T_TMP/report.html" || ! python3 - "$T_TMP/report.html" <<'PY'
+import base64, hashlib, re, sys
+h = open(sys.argv[1], encoding="utf-8").read()
+scripts = re.findall(r"<script>(.*?)</script>", h, re.S)
+assert len(scripts) == 1 and h.count("<script") == 1, "one inline script"
+csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', h).group(1)
+want = base64.b64encode(hashlib.sha256(scripts[0].encode()).digest()).decode()
+assert "default-src 'none'" in csp and "script-src 'sha256-%s'" % want in csp and "unsafe-inline'; script" not in csp.replace("style-src 'unsafe-inline'; script", ""), csp
+PY
+	then
+		t_fail audit_report_self_contained "external reference, extra script, or CSP without the script's hash"
 	else t_pass audit_report_self_contained; fi
 	CHROME=$(command -v chromium || command -v chromium-browser || true)
 	if [ -z "$CHROME" ]; then
@@ -216,17 +234,19 @@ class P(HTMLParser):
     def handle_starttag(s, tag, a):
         a = dict(a)
         if tag == 'script': s.scripts += 1
+        if tag == 'html': s.root = a
         if a.get('id', '').startswith('count-'): s.cur = a['id']
         if tag == 'tr' and 'data-executor' in a: s.rows.append(a['data-executor'])
     def handle_data(s, d):
         s.text.append(d)
         if s.cur: s.ids[s.cur] = d; s.cur = None
 p = P(); p.feed(open(sys.argv[1], encoding='utf-8').read())
-want = {'count-breach': '2', 'count-attempts': '18', 'count-contained': '4', 'count-runs': '5',
+want = {'count-breach': '2', 'count-critical': '12', 'count-high': '4', 'count-low': '2', 'count-info': '0', 'count-attempts': '18', 'count-contained': '4', 'count-runs': '5',
         'count-executors': '3', 'count-degraded': '1', 'count-damaged': '6', 'count-lost': '4'}
 bad = {k: (p.ids.get(k), v) for k, v in want.items() if p.ids.get(k) != v}
 assert not bad, bad
-assert p.scripts == 0, 'script element in DOM'
+assert p.scripts == 1, 'one script element in the DOM'
+assert 'data-ready-ms' in p.root, 'the inline script ran (its hash is in the CSP)'
 assert p.rows[0] == 'evil-tool', p.rows
 assert "<script>alert('x')</script>" in ''.join(p.text), 'hostile string not shown as text'
 PY
@@ -243,6 +263,60 @@ if [ $rrc -ne 0 ] && audit_has "$T_TMP/real.log" preload.deny path=/etc/shadow \
    && "$S" audit verify "$T_TMP/real.log" >/dev/null \
    && "$S" audit summary --json "$T_TMP/real.log" | python3 -c '
 import json,sys; s=json.load(sys.stdin)
-assert s["runs"]==2 and s["totals"]["preload_deny"]>=1 and all(r["complete"] for r in s["run_list"]), s'; then
+assert s["run_count"]==2 and s["totals"]["preload_deny"]>=1 and all(r["complete"] for r in s["runs"]), s
+assert s["runs"][0]["verdict"] == "hostile" and s["runs"][0]["argv"] == ["/bin/cat", "/etc/shadow"], s["runs"][0]
+assert any(g["subject"] == "/etc/shadow" and g["rule"].startswith("builtin:secret:") for g in s["runs"][0]["findings"])'; then
 	t_pass audit_real_run_stream
 else t_fail audit_real_run_stream "rc=$rrc $(head -c 1500 "$T_TMP/real.log")"; fi
+
+# ---- review (issue 19): filter by rule/path/comm/severity; errors before any verdict; tail ----------
+f1=$("$S" audit filter --rule 'never-readable*' "$CLEAN" | wc -l)
+f2=$("$S" audit filter --path /etc/shadow "$CLEAN" | wc -l)
+f3=$("$S" audit filter --path '*/.aws/*' --comm curl "$CLEAN" | wc -l)
+f4=$("$S" audit filter --severity critical "$CLEAN" | wc -l)
+f5=$("$S" audit filter --severity high+ "$CLEAN" | wc -l)
+f6=$("$S" audit filter --severity low,info "$CLEAN" | wc -l)
+f7=$("$S" audit filter --comm 'static_*' --severity critical "$CLEAN" | wc -l)
+"$S" audit filter --severity critical "$CLEAN" > "$T_TMP/crit.log"
+t_check audit_filter_rule_path_comm_severity test "$f1 $f2 $f3 $f4 $f5 $f6 $f7" = "3 4 1 6 8 1 3"
+"$S" audit filter --severity severe "$CLEAN" >/dev/null 2>&1; r1=$?
+t_check audit_filter_bad_severity test "$r1" = 125
+# every line --severity critical printed is critical by the same table summary uses
+t_check audit_filter_severity_agrees_with_summary test "$("$S" audit summary --json "$T_TMP/crit.log" | python3 -c '
+import json,sys; s=json.load(sys.stdin); sv=s["totals"]["severity"]; print(sv["critical"], sum(sv.values()))')" = "6 6"
+
+# a missing input: the error comes first and alone (no verdict printed), exit 125, every command
+for cmd in "summary" "summary --json" "report --html $T_TMP/none.html" "tail"; do
+	"$S" audit $cmd "$CLEAN" "$T_TMP/does-not-exist" > "$T_TMP/err.out" 2> "$T_TMP/err.err"; rc=$?
+	[ "$cmd" = tail ] && { "$S" audit tail "$T_TMP/does-not-exist" > "$T_TMP/err.out" 2> "$T_TMP/err.err"; rc=$?; }
+	name=${cmd%% /*}; name=${name//[ -]/_}; name=${name//__/_}
+	if [ $rc -eq 125 ] && [ ! -s "$T_TMP/err.out" ] && grep -q 'does-not-exist: No such file' "$T_TMP/err.err" \
+	   && [ ! -e "$T_TMP/none.html" ]; then t_pass "audit_error_before_verdict_$name"
+	else t_fail "audit_error_before_verdict_$name" "rc=$rc out=$(head -c 300 "$T_TMP/err.out") err=$(cat "$T_TMP/err.err")"; fi
+done
+
+# tail: plain on a pipe (no escape byte at all, even from the hostile comm), colours only when asked
+out=$("$S" audit tail -n all "$CLEAN")
+col=$("$S" audit tail -n all --color always "$CLEAN")
+if [ "$(wc -l <<<"$out")" = 22 ] && ! grep -q $'\x1b' <<<"$out" && grep -q 'sh?\[31m' <<<"$out" \
+   && grep -q $'^\x1b\[1;31m.*critical .*evil-tool.*/etc/shadow' <<<"$col" \
+   && [ "$(grep -c $'\x1b\[' <<<"$col")" = "$(grep -c ' \(critical\|high\|medium\|low\|info\) ' <<<"$out")" ] \
+   && [ "$("$S" audit tail "$CLEAN" | wc -l)" = 10 ] && [ "$("$S" audit tail -n 3 "$CLEAN" | tail -n 1 | awk '{print $5}')" = run.end ]; then
+	t_pass audit_tail_plain_and_colour
+else t_fail audit_tail_plain_and_colour "$(head -c 1500 <<<"$col" | cat -v)"; fi
+# tail -f on a terminal: colours; new lines appear as the file grows; ends cleanly on SIGTERM
+if command -v script >/dev/null; then
+	head -n 4 "$CLEAN" > "$T_TMP/livet.log"
+	script -qfec "$S audit tail -f -n 2 $T_TMP/livet.log" /dev/null > "$T_TMP/tailf.out" 2>&1 &
+	tpid=$!
+	t_on_exit "kill $tpid 2>/dev/null"
+	for _ in $(seq 1 100); do [ "$(grep -c 'Z ' "$T_TMP/tailf.out")" -ge 2 ] && break; sleep 0.1; done
+	sed -n '5,$p' "$CLEAN" >> "$T_TMP/livet.log"
+	for _ in $(seq 1 100); do grep -q 'run.end.*lost=2' "$T_TMP/tailf.out" && break; sleep 0.1; done
+	kill -TERM $tpid 2>/dev/null; wait $tpid 2>/dev/null   # script(1) ends; its pty hangs up the tail
+	n=$(grep -c 'Z ' "$T_TMP/tailf.out")
+	if [ "$n" = 20 ] && grep -q $'\x1b\[1;31m' "$T_TMP/tailf.out"; then t_pass audit_tail_follow_tty_colour
+	else t_fail audit_tail_follow_tty_colour "n=$n $(head -c 800 "$T_TMP/tailf.out" | cat -v)"; fi
+else
+	t_skip audit_tail_follow_tty_colour "needs script(1) for a pseudo-terminal"
+fi

@@ -39,7 +39,8 @@ zero_caps() { # FILE: the grep output of /proc/self/status
 	for f in CapInh CapPrm CapEff CapBnd CapAmb; do
 		grep -qx "$f:	0000000000000000" "$1" || return 1
 	done
-	grep -qx "NoNewPrivs:	1" "$1" && grep -q "^Uid:	0	0	0	0" "$1"
+	# contract v2: never the host's uid 0 — a non-zero uid inside its own user namespace (nobwrap)
+	grep -qx "NoNewPrivs:	1" "$1" && grep -q "^Uid:	[1-9]" "$1"
 }
 
 # --- each no-bwrap mode: the command itself starts with no capability ---------------------------

@@ -46,10 +46,14 @@ if [ $rc -eq 125 ] && [ ! -e "$WS/ran4.txt" ] && grep -q "required layer 'bwrap'
 	t_pass run_broken_bwrap_require
 else t_fail run_broken_bwrap_require "rc=$rc $(cat "$T_TMP/e4")"; fi
 
-# 5. --layers preload: preload-only mode; libc-level secret read still denied, private TMPDIR.
-out=$(cd "$WS" && "$SBXSUP" run --layers preload -a "$A.5" -- sh -c 'echo "$TMPDIR"; cat /etc/shadow' 2>/dev/null); rc=$?
+# 5. --layers preload: preload-only mode; libc-level secret read still denied, private TMPDIR:
+#    /tmp itself in the run's mount namespace (a private dir on the host, gone after the run), or
+#    the private dir /tmp/sbxsup-* when no mount namespace can be made.
+out=$(cd "$WS" && "$SBXSUP" run --layers preload -a "$A.5" -- sh -c 'echo "$TMPDIR"; echo x > "$TMPDIR/nbw-$PPID"; cat /etc/shadow' 2>/dev/null); rc=$?
 tmpd=$(head -1 <<<"$out")
-if [ $rc -ne 0 ] && ! grep -q '^root:' <<<"$out" && [[ "$tmpd" == /tmp/sbxsup-* ]] && [ ! -e "$tmpd" ] \
+if [ "$tmpd" = /tmp ]; then priv_tmp_ok() { audit_has "$A.5" run.start level.ns~mnt && ! ls /tmp/nbw-* >/dev/null 2>&1; }
+else priv_tmp_ok() { [[ "$tmpd" == /tmp/sbxsup-* ]] && [ ! -e "$tmpd" ]; }; fi
+if [ $rc -ne 0 ] && ! grep -q '^root:' <<<"$out" && priv_tmp_ok \
    && audit_has "$A.5" run.start layers.preload=true layers.bwrap=false layers.seccomp=false "why.bwrap~not selected" \
    && audit_has "$A.5" preload.deny path=/etc/shadow; then t_pass run_preload_only
 else t_fail run_preload_only "rc=$rc out=$out"; fi

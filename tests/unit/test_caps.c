@@ -15,26 +15,9 @@
 #include <sys/syscall.h>
 
 #include "caps.h"
-#include "kernel_util.h"
+#include "child_expect.h"
 
-static int fails;
-#define EXPECT(what, cond)                                                                         \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "# child: %s: failed (errno %d %s)\n", what, errno, strerror(errno)); \
-			fails++;                                                                   \
-		}                                                                                  \
-	} while (0)
-#define EXPECT_ERR(what, call, err)                                                                \
-	do {                                                                                       \
-		errno = 0;                                                                         \
-		long r_ = (long)(call);                                                            \
-		if (r_ != -1 || errno != (err)) {                                                  \
-			fprintf(stderr, "# child: %s: got %ld errno %d (%s), want errno %d\n", what, r_, \
-				errno, strerror(errno), err);                                      \
-			fails++;                                                                   \
-		}                                                                                  \
-	} while (0)
+/* fails, EXPECT, EXPECT_OK, EXPECT_ERR: tests/lib/child_expect.h */
 
 static char base[64], suid_id[128];
 

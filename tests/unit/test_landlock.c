@@ -13,28 +13,9 @@
 #include <sys/un.h>
 
 #include "landlock_layer.h"
-#include "kernel_util.h"
+#include "child_expect.h"
 
-static int fails;
-#define EXPECT_ERR(what, call, err)                                                                \
-	do {                                                                                       \
-		errno = 0;                                                                         \
-		long r_ = (long)(call);                                                            \
-		if (r_ != -1 || errno != (err)) {                                                  \
-			fprintf(stderr, "# child: %s: got %ld errno %d (%s), want errno %d\n", what, r_, \
-				errno, strerror(errno), err);                                      \
-			fails++;                                                                   \
-		}                                                                                  \
-	} while (0)
-#define EXPECT_OK(what, call)                                                                      \
-	do {                                                                                       \
-		errno = 0;                                                                         \
-		long r_ = (long)(call);                                                            \
-		if (r_ < 0) {                                                                      \
-			fprintf(stderr, "# child: %s: failed: %s\n", what, strerror(errno));       \
-			fails++;                                                                   \
-		}                                                                                  \
-	} while (0)
+/* fails, EXPECT, EXPECT_OK, EXPECT_ERR: tests/lib/child_expect.h */
 
 static char base[64];
 static char p_ro[128], p_rw[128], p_secret[128], p_prog[128];

@@ -18,7 +18,9 @@
 #include "cmd.h"
 #include "ctl.h"
 #include "env.h"
+#include "layer.h"
 #include "layers.h"
+#include "plan.h"
 #include "manifest.h"
 #include "policy.h"
 #include "policy_build.h"
@@ -238,12 +240,72 @@ static void t_bwrap_argv(void **state)
 	rmdir(ws);
 }
 
+/* The one table: every layer registered at its own index, named, probed, saying what is lost;
+ * exactly one wrapper; the names parse back to their bits. */
+static void t_layer_table(void **state)
+{
+	(void)state;
+	int wrappers = 0;
+	for (int l = 0; l < SBX_L__N; l++) {
+		const struct layer_ops *o = sbx_layer_ops[l];
+		assert_non_null(o);
+		assert_int_equal(o->id, l);
+		assert_true(o->name && o->name[0]);
+		assert_true(o->lost && o->lost[0]);
+		assert_non_null(o->probe);
+		assert_true(!o->fd == !o->drain); /* a descriptor to poll is drained, and only then */
+		wrappers += o->wrap != NULL;
+		unsigned mask = 0;
+		char err[256];
+		assert_int_equal(sbx_layer_parse(o->name, &mask, err, sizeof err), 0);
+		assert_int_equal(mask, 1u << l);
+	}
+	assert_int_equal(wrappers, 1);
+}
+
+/* The attempt's environment: the plan's, then the run's variables (placeholders before the
+ * attempt), then each active layer's; SBXSUP_SANDBOX=0 adds nothing. */
+static void t_attempt_env(void **state)
+{
+	(void)state;
+	struct run_plan p;
+	memset(&p, 0, sizeof p);
+	strv_add(&p.env, "PATH=/usr/bin");
+	struct detect d;
+	memset(&d, 0, sizeof d);
+	snprintf(d.preload, sizeof d.preload, "/x/libsbxpreload.so");
+	struct sbx_layers L;
+	memset(&L, 0, sizeof L);
+	sbx_layer_set_on(&L, layer_preload.id, "LD_PRELOAD");
+	struct layer_ctx c = {.d = &d, .L = &L, .wrapped = false, .report_sock = "/tmp/r/report"};
+	struct strv e = {0};
+	assert_int_equal(plan_attempt_env(&p, &c, -1, -1, NULL, false, &e), 0);
+	assert_string_equal(strv_getenv(&e, "PATH"), "/usr/bin");
+	assert_string_equal(strv_getenv(&e, "SBXSUP_POLICY_FD"), LAYER_FD_PLACEHOLDER);
+	assert_string_equal(strv_getenv(&e, "SBXSUP_RUN"), LAYER_RUN_PLACEHOLDER);
+	assert_string_equal(strv_getenv(&e, "LD_PRELOAD"), "/x/libsbxpreload.so");
+	assert_string_equal(strv_getenv(&e, "SBXSUP_REPORT_ADDR"), "/tmp/r/report");
+	strv_free(&e);
+	c.wrapped = true;
+	assert_int_equal(plan_attempt_env(&p, &c, 5, 6, "abc", false, &e), 0);
+	assert_string_equal(strv_getenv(&e, "SBXSUP_POLICY_FD"), "5");
+	assert_string_equal(strv_getenv(&e, "SBXSUP_REPORT_FD"), "6");
+	assert_string_equal(strv_getenv(&e, "LD_PRELOAD"), SBX_RUN_PRELOAD);
+	assert_string_equal(strv_getenv(&e, "SBXSUP_REPORT_ADDR"), SBX_RUN_REPORT);
+	strv_free(&e);
+	assert_int_equal(plan_attempt_env(&p, &c, 5, 6, "abc", true, &e), 0);
+	assert_int_equal(e.n, 1);
+	strv_free(&e);
+	plan_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_secret_shaped), cmocka_unit_test(t_env_build),
 		cmocka_unit_test(t_run_args),      cmocka_unit_test(t_ctl_status),
-		cmocka_unit_test(t_bwrap_argv),
+		cmocka_unit_test(t_bwrap_argv),    cmocka_unit_test(t_layer_table),
+		cmocka_unit_test(t_attempt_env),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,7 +20,7 @@
 
 #include "audit.h"
 #include "seccomp_layer.h"
-#include "kernel_util.h"
+#include "child_expect.h"
 
 #ifndef __NR_io_uring_setup
 #define __NR_io_uring_setup 425
@@ -29,17 +29,7 @@
 #define __NR_clone3 435
 #endif
 
-static int fails;
-#define EXPECT_ERR(what, call, err)                                                                \
-	do {                                                                                       \
-		errno = 0;                                                                         \
-		long r_ = (long)(call);                                                            \
-		if (r_ != -1 || errno != (err)) {                                                  \
-			fprintf(stderr, "# child: %s: got %ld errno %d (%s), want errno %d\n", what, r_, \
-				errno, strerror(errno), err);                                      \
-			fails++;                                                                   \
-		}                                                                                  \
-	} while (0)
+/* fails, EXPECT, EXPECT_OK, EXPECT_ERR: tests/lib/child_expect.h */
 
 #if defined(__x86_64__)
 static long int80(long nr)

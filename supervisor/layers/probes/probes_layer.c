@@ -21,6 +21,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "probes_layer.h"
+#include "layer.h"
 #include "probes_bpf.h"
 #include "probes_decode.h"
 
@@ -443,3 +444,79 @@ void sbx_probes_stop(struct sbx_probes *pr)
 	free(pr->exes);
 	free(pr);
 }
+
+void sbx_probes_set_policy(struct sbx_probes *pr, const struct policy *p)
+{
+	if (pr)
+		pr->pol = p;
+}
+
+/* ---- the layer entry (layer.h) ----------------------------------------------------------------- */
+
+static void pr_probe(enum layer_depth depth, struct detect *d, struct layer_probe *out)
+{
+	int rc = depth == LAYER_FUNCTIONAL
+		? sbx_probes_probe_full(out->level, sizeof out->level, out->why, sizeof out->why)
+		: sbx_probes_probe(out->level, sizeof out->level, out->why, sizeof out->why);
+	out->available = rc == 1;
+	if (!out->available)
+		snprintf(out->remedy, sizeof out->remedy,
+			 "run as root (CAP_BPF + CAP_PERFMON) on a kernel with BTF (/sys/kernel/btf/vmlinux)");
+}
+
+static int pr_start(const struct layer_ctx *c, void **st, char *level, size_t levellen, char *why,
+		    size_t whylen)
+{
+	struct sbx_probes *pr = NULL;
+	if (sbx_probes_start(c->pol, c->cg.v2_id, &pr, level, levellen, why, whylen) < 0)
+		return -1;
+	*st = pr;
+	return 0;
+}
+
+static int pr_replan(const struct layer_ctx *c, void *st)
+{
+	sbx_probes_set_policy(st, c->pol);
+	return 0;
+}
+
+static void pr_on_ready(struct layer_ctx *c, void **st, const char *status, pid_t pid, int listener)
+{
+	if (*st && sbx_layer_on(c->L, layer_probes.id) && sbx_probes_arm(*st, pid) < 0)
+		sbx_layer_set_off(c->L, layer_probes.id, "arming the probes on pid %d failed", (int)pid);
+}
+
+static int pr_fd(const void *st)
+{
+	return sbx_probes_fd(st);
+}
+
+static int pr_drain(void *st, struct audit *a, bool final)
+{
+	return sbx_probes_drain(st, a) < 0 && a->failed ? -1 : 0;
+}
+
+static uint64_t pr_lost(const void *st)
+{
+	return sbx_probes_lost(st);
+}
+
+static void pr_stop(void *st)
+{
+	sbx_probes_stop(st);
+}
+
+const struct layer_ops layer_probes = {
+	.id = SBX_L_PROBES,
+	.name = "probes",
+	.lost = "syscalls that bypass the preload are not observed: bypasses and breaches go unreported",
+	.needs_cgroup = true,
+	.probe = pr_probe,
+	.start = pr_start,
+	.replan = pr_replan,
+	.on_ready = pr_on_ready,
+	.fd = pr_fd,
+	.drain = pr_drain,
+	.lost_events = pr_lost,
+	.stop = pr_stop,
+};

@@ -1,12 +1,22 @@
-/* probes_layer.h — eBPF tracepoint probes that observe policy-violating syscalls of the run.
- * Owner: probes work (issue 6).
+/* probes_layer.h — eBPF tracepoint probes that observe policy-violating syscalls of the run; its
+ * entry in the layer table is layer_probes.
  *
- * Promise: sbx_probes_start() makes the probes watch this run (scoped by the run's cgroup v2 id
- * when there is one, else by a pid set kept from fork/exit); sbx_probes_arm() starts the watch at
- * the next exec of `pid` (the stage's execve of the command), so sbxsup's and bwrap's own set-up is
- * never reported. sbx_probes_drain() decides each event with the compiled policy (pol_path /
- * pol_net_addr) and emits `kernel.violation` with its outcome and sensor. sbx_probes_lost() is the
- * exact count of events the kernel ring buffer dropped.
+ * Promise: sbx_probes_probe() is cheap (no program load): it reports the pinned set when one is
+ * there (`sbxsup probes load`), else checks capabilities and BTF; sbx_probes_probe_full() loads and
+ * attaches for real (tens of ms, for `sbxsup status`). sbx_probes_start() chooses the tier, loads
+ * and attaches (the pinned set unless SBXSUP_PROBES_NOPIN=1) and makes the probes watch this run
+ * (scoped by the run's cgroup v2 id when there is one, else by a pid set kept from fork/exit); its
+ * failure turns the layer off with its reason. sbx_probes_arm() starts the watch at the next exec
+ * of `pid` (the stage's execve of the command), so sbxsup's and bwrap's own set-up is never
+ * reported. sbx_probes_drain() decides each event with the compiled policy (pol_path /
+ * pol_net_addr; sbx_probes_set_policy() replaces it after a re-plan) and emits `kernel.violation`
+ * with its outcome and sensor; it handles at most one ring buffer's worth of records per call and
+ * returns how many (-1: the audit stream failed -> fail closed); the fd stays readable while
+ * records remain, and one call after the run's processes are gone empties the ring.
+ * sbx_probes_lost() is the exact count of events the kernel ring buffer dropped;
+ * sbx_probes_untracked() the children the kernel could not add to the run's pid set (blind spots,
+ * 0 in normal operation); sbx_probes_stats() records seen, violations emitted, malformed records.
+ * Ownership: struct sbx_probes is the caller's until sbx_probes_stop().
  */
 #ifndef SBX_PROBES_LAYER_H
 #define SBX_PROBES_LAYER_H
@@ -27,20 +37,9 @@ int sbx_probes_fd(const struct sbx_probes *pr);
 int sbx_probes_drain(struct sbx_probes *pr, struct audit *a);
 uint64_t sbx_probes_lost(const struct sbx_probes *pr);
 void sbx_probes_stop(struct sbx_probes *pr);
+/* The policy events are decided with from now on (the run re-planned it: retry without bwrap). */
+void sbx_probes_set_policy(struct sbx_probes *pr, const struct policy *p);
 
-/* Notes and additions (probes work):
- * sbx_probes_probe() is cheap (no program load): it reports the pinned set when one is there
- * (`sbxsup probes load`), else checks capabilities and BTF; the real tier is chosen, loaded and
- * attached by sbx_probes_start() (whose failure turns the layer off with its reason).
- * sbx_probes_start() uses the pinned set unless SBXSUP_PROBES_NOPIN=1 (isolated tests).
- * sbx_probes_probe_full() loads and attaches for real (tens of ms) — for `sbxsup status`.
- * sbx_probes_drain() handles at most one ring buffer's worth of records per call and returns how
- * many it handled (-1: the audit stream failed -> fail closed). The fd stays readable while records
- * remain, so an epoll loop simply comes back; one call after the run's processes are gone empties
- * the ring.
- * sbx_probes_untracked(): children the kernel could not add to the run's pid set (blind spots;
- * 0 in normal operation — report it if non-zero).
- * sbx_probes_stats(): records seen, violations emitted, malformed records (for diagnostics). */
 int sbx_probes_probe_full(char *level, size_t levellen, char *why, size_t whylen);
 uint64_t sbx_probes_untracked(const struct sbx_probes *pr);
 void sbx_probes_stats(const struct sbx_probes *pr, uint64_t *events, uint64_t *violations,

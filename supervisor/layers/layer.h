@@ -1,0 +1,165 @@
+/* layer.h — the layer interface: one ops table per layer, all of them registered in one table
+ * (layers.c, `sbx_layer_ops[]`).
+ *
+ * Promise: everything a layer does is reached through its entry — what works on this host
+ * (probe: cheap for `run`, functional for `status`, with a reason and a remedy), its part of the
+ * --dry-run plan (plan), what it adds to the executor's environment (env), the argv that starts
+ * the sandbox (wrap: bwrap only — nothing else builds the bwrap argv), its supervisor-side start
+ * and the descriptor the event loop polls and drains, what it does in the forked child (child:
+ * async-signal-safe), what it learns when the stage is ready (on_ready), and its stop. `detect`
+ * (layers_detect), `status`, --dry-run, the event loop and the clean-up walk the table; no other
+ * code names a layer. `lost` is the one line said when the layer is off (what protection is lost).
+ *
+ * Ownership: a started layer's state (`void *st`) belongs to the layer until its `stop`; the
+ * walker keeps the pointer (struct layer_rt) and calls `stop` exactly once. A layer never owns the
+ * context it is given.
+ */
+#ifndef SBX_LAYER_H
+#define SBX_LAYER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <poll.h>
+#include <sys/types.h>
+#include <cjson/cJSON.h>
+
+#include "audit.h"
+#include "detect.h"
+#include "layers.h"
+#include "policy.h"
+#include "rlimits.h"
+#include "strv.h"
+
+/* What a probe found on this host. */
+struct layer_probe {
+	bool available;
+	char level[4600];          /* when available: "abi 7", "notify", the bwrap path, ... */
+	char why[4600];            /* when not: the reason */
+	char remedy[512];          /* how to make it work ("" when nothing to do) */
+};
+
+enum layer_depth {
+	LAYER_CHEAP,               /* `run`: never forks, never loads a program it keeps */
+	LAYER_FUNCTIONAL,          /* `status`: may start a real sandbox or load and discard BPF */
+};
+
+/* What the run's cgroup gives the layers (filled by the run's set-up; all zero/-1 without one). */
+struct layer_cg {
+	int v2_fd;                 /* the run's cgroup v2 directory, -1 when none */
+	uint64_t v2_id;            /* its id, 0 when none */
+	int memory, pids;          /* controller enforcing memory_mb / pids: 0 none, 1 cgroup v1, 2 v2 */
+	bool run_v2;               /* the run has a cgroup v2 of its own */
+	const char *why;           /* why a controller is missing ("" when none is) */
+};
+
+/* The attempt's descriptors the wrapper passes into the sandbox; -1 prints as "<fd>" (plan). */
+struct layer_fds {
+	int ctl;                   /* the stage's control socket */
+	int stderr_copy;           /* the caller's real stderr, for the stage */
+	int ldso;                  /* memfd holding /etc/ld.so.preload's text (preload + bwrap) */
+};
+
+/* What a layer sees of the run. Filled by the run (plan, set-up, attempt); never owned by a layer. */
+struct layer_ctx {
+	const struct policy *pol;
+	struct detect *d;          /* host facts the probes found (paths of bwrap, sbxsup, the preload) */
+	struct sbx_layers *L;      /* on/off bookkeeping: a layer records its own state here */
+	const struct run_limits *lim;
+	struct layer_cg cg;
+	bool wrapped;              /* this attempt runs the stage inside the wrapper layer (bwrap) */
+	const char *workspace;     /* the executor's working directory */
+	char **cmd;                /* the command (NULL-terminated) */
+	const struct strv *env;    /* the attempt's environment (wrap: one --setenv each) */
+	const char *report_sock;   /* host path of the run's report socket, NULL when none */
+	unsigned uid, gid;         /* the executor's non-zero ids inside its namespace (sandbox_direct.h) */
+	const char *home_dir;      /* the private HOME to make inside the wrapper, NULL: the real one */
+	struct layer_fds fds;
+};
+
+/* Placeholder printed for a descriptor (or run id) the plan cannot know before the attempt. */
+#define LAYER_FD_PLACEHOLDER  "<fd>"
+#define LAYER_RUN_PLACEHOLDER "<run>"
+
+struct layer_ops {
+	enum sbx_layer id;
+	const char *name;
+	const char *lost;          /* what protection is lost when off (the per-layer warning) */
+	const char *stage_flag;    /* applied by the exec stage: its `__stage` flag, else NULL */
+	bool always;               /* wanted whatever --layers says (SPEC: "rlimits always") */
+	bool needs_cgroup;         /* wants the run's cgroup (limits, netfilter, probes) */
+	bool per_attempt;          /* its state ends with each attempt (seccomp's listener) */
+
+	void (*probe)(enum layer_depth depth, struct detect *d, struct layer_probe *out);
+	/* With the command and its environment known: 0 keep, -1 off (why). Pure. */
+	int (*admit)(const struct layer_ctx *c, char *why, size_t whylen);
+	cJSON *(*plan)(const struct layer_ctx *c);              /* its section of --dry-run */
+	int (*env)(const struct layer_ctx *c, struct strv *env); /* its variables: 0 or -1 (memory) */
+	/* The whole argv the child execs (sandbox + stage + command). 0, or -1 (err). */
+	int (*wrap)(const struct layer_ctx *c, struct strv *argv, char *err, size_t errlen);
+	/* Supervisor-side start: 0 on (level may be set, "" keeps the probe's), 1 not needed (why),
+	 * -1 failed (why). */
+	int (*start)(const struct layer_ctx *c, void **st, char *level, size_t levellen, char *why,
+		     size_t whylen);
+	/* The policy was re-planned (retry without the wrapper): follow it without a restart. */
+	int (*replan)(const struct layer_ctx *c, void *st);
+	int (*child)(const struct layer_ctx *c, void *st);      /* in the forked child; async-signal-safe */
+	/* The stage is ready: its status line, its pid (the command's, after exec), and the seccomp
+	 * listener it handed over (-1 none; a layer that takes it sets *st and owns it). */
+	void (*on_ready)(struct layer_ctx *c, void **st, const char *status, pid_t pid, int listener);
+	int (*fd)(const void *st);                               /* to poll, -1 when none (any more) */
+	/* Turn what is pending into audit lines; `final`: the run's processes are gone, empty it.
+	 * Returns >= 0, or -1 (a->failed set: the stream failed, fail closed). */
+	int (*drain)(void *st, struct audit *a, bool final);
+	uint64_t (*lost_events)(const void *st);                 /* records the kernel dropped */
+	void (*stop)(void *st);
+};
+
+/* One entry per layer, index = enum sbx_layer (layers.c). */
+extern const struct layer_ops *const sbx_layer_ops[SBX_L__N];
+
+/* The state the walkers keep per layer for a run. */
+struct layer_rt {
+	void *st[SBX_L__N];
+};
+
+/* The entries, defined beside each layer's code. */
+extern const struct layer_ops layer_preload, layer_bwrap, layer_seccomp, layer_landlock,
+	layer_netfilter, layer_probes, layer_limits;
+
+/* ---- walkers (layers.c) ---------------------------------------------------------------------- */
+
+/* `run`: the cheap probe of every wanted layer; every other one off, "not selected (--layers)". */
+void layers_detect(struct sbx_layers *L, struct detect *d);
+/* Every layer off with `why`, none wanted (SBXSUP_SANDBOX=0). */
+void layers_disable(struct sbx_layers *L, const char *why);
+/* `status`: the functional probe of every layer, st[l] per layer. */
+void layers_probe_all(struct detect *d, struct layer_probe st[SBX_L__N]);
+/* admit() of every active layer (the command is known). */
+void layers_admit(struct layer_ctx *c);
+/* One section per layer with a plan, added to `o` under the layer's name. */
+void layers_plan(const struct layer_ctx *c, cJSON *o);
+int layers_env(const struct layer_ctx *c, struct strv *env);
+/* The active wrapper layer (bwrap), NULL when the stage runs directly. */
+const struct layer_ops *layers_wrapper(const struct sbx_layers *L);
+/* The stage flags of the active stage layers ("--landlock", "--seccomp"), in table order. */
+int layers_stage_flags(const struct sbx_layers *L, struct strv *out);
+bool layers_need_cgroup(const struct sbx_layers *L);
+/* start() of every active layer that has one and is not started; off with its reason on failure. */
+void layers_start(struct layer_ctx *c, struct layer_rt *rt);
+void layers_replan(struct layer_ctx *c, struct layer_rt *rt);
+int layers_child(const struct layer_ctx *c, struct layer_rt *rt);
+/* The stage is ready. A stage layer is confirmed or turned off from the stage's status ("NAME=on",
+ * "NAME_level=...", "NAME_why=..."; `get` reads one key: 0 found, -1 not), then every on_ready. */
+typedef int (*layer_status_get)(const char *status, const char *key, char *out, size_t outlen);
+void layers_on_ready(struct layer_ctx *c, struct layer_rt *rt, const char *status,
+		     layer_status_get get, pid_t pid, int listener);
+/* Fill pollfds for every started layer with a descriptor; idx[l] = its slot or -1. Returns n. */
+int layers_pollfds(const struct layer_rt *rt, struct pollfd *p, int max, int idx[SBX_L__N]);
+/* drain() of every started layer whose slot has events (all when p is NULL). -1: audit failed. */
+int layers_drain(struct layer_rt *rt, const struct pollfd *p, const int idx[SBX_L__N],
+		 struct audit *a, bool final);
+uint64_t layers_lost_events(const struct layer_rt *rt);
+/* stop() of the per-attempt layers (per_attempt) or of all of them. */
+void layers_stop(struct layer_rt *rt, bool attempt_only);
+#endif

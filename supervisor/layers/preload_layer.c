@@ -1,0 +1,101 @@
+/* preload_layer.c — the layer entry of the LD_PRELOAD libc filter (the library itself is
+ * preload/): where the library is, whether the command can load it, and the variables that load
+ * it. See preload_layer.h. */
+#include "preload_layer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bwrap_layer.h"
+#include "elfcheck.h"
+#include "layer.h"
+#include "report.h"
+
+static int usable_lib(const char *cand, char *path, size_t pathlen)
+{
+	char real[PATH_MAX];
+	if (!realpath(cand, real) || access(real, R_OK) < 0)
+		return -1;
+	snprintf(path, pathlen, "%s", real);
+	return 0;
+}
+
+int detect_preload(char *path, size_t pathlen, char *why, size_t whylen)
+{
+	const char *env = getenv("SBXSUP_PRELOAD_LIB");
+	if (env && *env) {
+		if (usable_lib(env, path, pathlen) == 0)
+			return 0;
+		snprintf(why, whylen, "SBXSUP_PRELOAD_LIB=%s is not a readable file", env);
+		return -1;
+	}
+	char self[PATH_MAX], cand[PATH_MAX + 32];
+	if (realpath("/proc/self/exe", self)) {
+		char *slash = strrchr(self, '/');
+		if (slash) {
+			*slash = 0;
+			snprintf(cand, sizeof cand, "%s/libsbxpreload.so", self);
+			if (usable_lib(cand, path, pathlen) == 0)
+				return 0;
+			/* installed: PREFIX/bin/sbxsup finds PREFIX/lib/sbxsup whatever PREFIX was at build time */
+			snprintf(cand, sizeof cand, "%s/../lib/sbxsup/libsbxpreload.so", self);
+			if (usable_lib(cand, path, pathlen) == 0)
+				return 0;
+		}
+	}
+	snprintf(cand, sizeof cand, "%s/libsbxpreload.so", SBXSUP_LIBDIR);
+	if (usable_lib(cand, path, pathlen) == 0)
+		return 0;
+	snprintf(why, whylen, "libsbxpreload.so not found (SBXSUP_PRELOAD_LIB, beside sbxsup, ../lib/sbxsup, %s)",
+		 SBXSUP_LIBDIR);
+	path[0] = 0;
+	return -1;
+}
+
+static void pl_probe(enum layer_depth depth, struct detect *d, struct layer_probe *out)
+{
+	out->available = detect_preload(d->preload, sizeof d->preload, out->why, sizeof out->why) == 0;
+	if (out->available)
+		snprintf(out->level, sizeof out->level, "%s", depth == LAYER_CHEAP ? "LD_PRELOAD" : d->preload);
+	else
+		snprintf(out->remedy, sizeof out->remedy,
+			 "install sbxsup (make install) or set SBXSUP_PRELOAD_LIB to libsbxpreload.so");
+}
+
+/* A static or non-glibc command never loads the preload: say so instead of pretending. */
+static int pl_admit(const struct layer_ctx *c, char *why, size_t whylen)
+{
+	struct sbx_elf_info *ei = calloc(1, sizeof *ei);
+	if (!ei) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	int rc = 0;
+	if (sbx_elf_inspect_env(c->cmd[0], c->env ? strv_getenv(c->env, "PATH") : NULL, ei) == 0 &&
+	    !ei->preload_ok) {
+		snprintf(why, whylen, "%s", ei->why[0] ? ei->why : "the command cannot load it");
+		rc = -1;
+	}
+	free(ei);
+	return rc;
+}
+
+static int pl_env(const struct layer_ctx *c, struct strv *env)
+{
+	int rc = strv_setenv(env, "LD_PRELOAD", c->wrapped ? SBX_RUN_PRELOAD : c->d->preload);
+	if (c->report_sock)
+		rc |= strv_setenv(env, SBX_ENV_REPORT_ADDR, c->wrapped ? SBX_RUN_REPORT : c->report_sock);
+	return rc;
+}
+
+const struct layer_ops layer_preload = {
+	.id = SBX_L_PRELOAD,
+	.name = "preload",
+	.lost = "no libc-level filter: denied paths and hosts are neither refused early nor reported "
+		"by the preload",
+	.probe = pl_probe,
+	.admit = pl_admit,
+	.env = pl_env,
+};

@@ -1,0 +1,747 @@
+/* sandbox_direct.c — see sandbox_direct.h. */
+#include "sandbox_direct.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <net/if.h>
+#include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/mount.h>
+
+#include <cjson/cJSON.h>
+
+#include "cmd.h"
+#include "env.h"
+#include "manifest.h"
+
+#ifndef MOUNT_ATTR_IDMAP
+#define MOUNT_ATTR_IDMAP 0x00100000
+#endif
+
+/* ---- identities -------------------------------------------------------------------------------- */
+
+static int parse_ids(const char *s, uid_t *u, gid_t *g)
+{
+	char *end;
+	errno = 0;
+	unsigned long a = strtoul(s, &end, 10), b = a;
+	if (errno || end == s || a >= 0xfffffffful)
+		return -1;
+	if (*end == ':') {
+		const char *t = end + 1;
+		b = strtoul(t, &end, 10);
+		if (errno || end == t || b >= 0xfffffffful)
+			return -1;
+	}
+	if (*end)
+		return -1;
+	*u = (uid_t)a;
+	*g = (gid_t)b;
+	return 0;
+}
+
+/* The host identity a root sbxsup lends the executor: SBXSUP_USER, else `sbxsup`, else nobody. */
+static int host_identity(struct sd_plan *p)
+{
+	const char *u = getenv("SBXSUP_USER");
+	struct passwd *pw;
+	if (u && *u) {
+		if (parse_ids(u, &p->host_uid, &p->host_gid) == 0) {
+			if (!strchr(u, ':') && (pw = getpwuid(p->host_uid)))
+				p->host_gid = pw->pw_gid;
+		} else if ((pw = getpwnam(u))) {
+			p->host_uid = pw->pw_uid;
+			p->host_gid = pw->pw_gid;
+		} else {
+			snprintf(p->why, sizeof p->why, "SBXSUP_USER=%s: no such user (NAME or UID[:GID])", u);
+			return -1;
+		}
+		if (p->host_uid == 0 || p->host_gid == 0) {
+			snprintf(p->why, sizeof p->why, "SBXSUP_USER=%s: the executor never runs as uid/gid 0", u);
+			return -1;
+		}
+		return 0;
+	}
+	if ((pw = getpwnam("sbxsup")) && pw->pw_uid != 0 && pw->pw_gid != 0) {
+		p->host_uid = pw->pw_uid;
+		p->host_gid = pw->pw_gid;
+		return 0;
+	}
+	p->host_uid = 65534;
+	p->host_gid = 65534;
+	if ((pw = getpwnam("nobody")) && pw->pw_uid != 0)
+		p->host_uid = pw->pw_uid;
+	struct group *gr = getgrnam("nogroup");
+	if (!gr)
+		gr = getgrnam("nobody");
+	if (gr && gr->gr_gid != 0)
+		p->host_gid = gr->gr_gid;
+	return 0;
+}
+
+void sd_inside_ids(const struct sd_plan *p, uid_t *uid, gid_t *gid)
+{
+	*uid = p->in_uid;
+	*gid = p->in_gid;
+}
+
+bool sd_manifest_grants_home(const void *manifest)
+{
+	const struct manifest *m = manifest;
+	if (!m || !m->home)
+		return false;
+	size_t hl = strlen(m->home);
+	for (size_t i = 0; i < m->nwrites; i++) {
+		const char *a = m->writes[i].abs;
+		if (a && !strncmp(a, m->home, hl) && (!a[hl] || !strcmp(a + hl, "/**") || !strcmp(a + hl, "/")))
+			return true;
+	}
+	return false;
+}
+
+/* A normal user: can this process make a user + mount namespace? (one short-lived child) */
+static bool can_userns(void)
+{
+	pid_t c = fork();
+	if (c < 0)
+		return false;
+	if (c == 0)
+		_exit(unshare(CLONE_NEWUSER | CLONE_NEWNS) == 0 ? 0 : 1);
+	int st;
+	while (waitpid(c, &st, 0) < 0)
+		if (errno != EINTR)
+			return false;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+int sd_probe(struct sd_plan *p, bool no_net, bool real_home, const char *workspace)
+{
+	if (p->probed)
+		return 0;
+	memset(p, 0, sizeof *p);
+	p->root = geteuid() == 0;
+	p->netns = no_net;
+	p->real_home = real_home;
+	const char *un = getenv("SBXSUP_USERNS"); /* "0": never a user namespace (the setresuid path) */
+	p->no_userns = un && (!strcmp(un, "0") || !strcasecmp(un, "off") || !strcasecmp(un, "no"));
+	snprintf(p->ws_path, sizeof p->ws_path, "%s", workspace ? workspace : "");
+	const char *v = getenv("SBXSUP_UID");
+	uid_t self = getuid();
+	p->in_uid = self ? self : SD_DEFAULT_UID;
+	p->in_gid = self ? getgid() : SD_DEFAULT_UID;
+	if (v && *v && (parse_ids(v, &p->in_uid, &p->in_gid) < 0 || !p->in_uid || !p->in_gid)) {
+		snprintf(p->why, sizeof p->why, "SBXSUP_UID=%s: expected a non-zero N or N:G", v);
+		return -1;
+	}
+	if (p->root) {
+		if (host_identity(p) < 0)
+			return -1;
+		p->mnt = true; /* CLONE_NEWNS needs only CAP_SYS_ADMIN */
+	} else {
+		p->host_uid = getuid();
+		p->host_gid = getgid();
+		p->mnt = !p->no_userns && can_userns();
+	}
+	p->probed = true;
+	return 0;
+}
+
+const char *sd_tmp_path(const struct sd_plan *p, const char *tmp_host)
+{
+	return p->mnt ? "/tmp" : tmp_host;
+}
+
+int sd_prepare_dirs(struct sd_plan *p, const char *tmp_host, const char *repdir, const char *repsock)
+{
+	char home[128];
+	/* the report socket (ours): the executor's identity may connect, not list or add entries */
+	if (p->root && repdir && *repdir && repsock && *repsock &&
+	    (chmod(repdir, 0711) < 0 || lchown(repsock, p->host_uid, p->host_gid) < 0)) {
+		snprintf(p->why, sizeof p->why, "report socket %s: %s", repsock, strerror(errno));
+		return -1;
+	}
+	snprintf(p->tmp_host, sizeof p->tmp_host, "%s", tmp_host ? tmp_host : "");
+	if (!tmp_host || !*tmp_host)
+		return 0;
+	snprintf(home, sizeof home, "%s/" SD_HOME_NAME, tmp_host);
+	if (mkdir(home, 0700) < 0 && errno != EEXIST) {
+		snprintf(p->why, sizeof p->why, "mkdir %s: %s", home, strerror(errno));
+		return -1;
+	}
+	/* Our own directories (created by this run), never the user's tree. */
+	if (p->root && (lchown(tmp_host, p->host_uid, p->host_gid) < 0 ||
+			lchown(home, p->host_uid, p->host_gid) < 0)) {
+		snprintf(p->why, sizeof p->why, "chown %s: %s", tmp_host, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int sd_env(struct sd_plan *p, struct strv *env, const char *tmp_in_sandbox)
+{
+	if (p->real_home) {
+		snprintf(p->home, sizeof p->home, "real (the manifest grants writing it)");
+		return 0;
+	}
+	char home[160];
+	snprintf(home, sizeof home, "%s/" SD_HOME_NAME, tmp_in_sandbox);
+	snprintf(p->home, sizeof p->home, "private %s", home);
+	return env_set(env, "HOME", home) | env_set(env, "TMPDIR", tmp_in_sandbox);
+}
+
+/* ---- the workspace through an idmapped mount (root) ------------------------------------------- */
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, s, strlen(s));
+	int e = errno;
+	close(fd);
+	errno = e;
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+static int write_maps(pid_t pid, uid_t in_u, uid_t out_u, gid_t in_g, gid_t out_g, bool deny_setgroups)
+{
+	char path[64], m[64];
+	snprintf(path, sizeof path, "/proc/%d/uid_map", (int)pid);
+	snprintf(m, sizeof m, "%u %u 1\n", (unsigned)in_u, (unsigned)out_u);
+	if (write_file(path, m) < 0)
+		return -1;
+	if (deny_setgroups) {
+		snprintf(path, sizeof path, "/proc/%d/setgroups", (int)pid);
+		if (write_file(path, "deny") < 0 && errno != ENOENT)
+			return -1;
+	}
+	snprintf(path, sizeof path, "/proc/%d/gid_map", (int)pid);
+	snprintf(m, sizeof m, "%u %u 1\n", (unsigned)in_g, (unsigned)out_g);
+	return write_file(path, m);
+}
+
+static void reap_killed(pid_t c)
+{
+	kill(c, SIGKILL);
+	while (waitpid(c, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* A user namespace fd whose map turns the workspace owner's on-disk ids into host_uid/gid. */
+static int idmap_userns(const struct sd_plan *p, uid_t owner, gid_t group)
+{
+	int sp[2];
+	if (pipe2(sp, O_CLOEXEC) < 0)
+		return -1;
+	pid_t c = fork();
+	if (c < 0) {
+		close(sp[0]);
+		close(sp[1]);
+		return -1;
+	}
+	if (c == 0) {
+		char x;
+		close(sp[1]);
+		if (unshare(CLONE_NEWUSER) < 0)
+			_exit(1);
+		(void)!read(sp[0], &x, 1); /* hold the namespace until the parent has its fd */
+		_exit(0);
+	}
+	close(sp[0]);
+	int fd = -1;
+	char path[64];
+	/* wait until the child is in its namespace */
+	for (int i = 0; i < 2000 && fd < 0; i++) {
+		struct stat a, b;
+		snprintf(path, sizeof path, "/proc/%d/ns/user", (int)c);
+		if (stat(path, &a) == 0 && stat("/proc/self/ns/user", &b) == 0 && a.st_ino != b.st_ino) {
+			if (write_maps(c, owner, p->host_uid, group, p->host_gid, false) == 0)
+				fd = open(path, O_RDONLY | O_CLOEXEC);
+			break;
+		}
+		int st;
+		if (waitpid(c, &st, WNOHANG) == c) {
+			c = -1;
+			break;
+		}
+		usleep(500);
+	}
+	int e = errno;
+	close(sp[1]);
+	if (c > 0)
+		reap_killed(c);
+	errno = e;
+	return fd;
+}
+
+/* A detached copy of a writable directory's tree in which its owner's files belong to host_uid. */
+static int idmapped_dir(struct sd_plan *p, const char *path, char *how, size_t howlen)
+{
+	struct stat st;
+	if (stat(path, &st) < 0) {
+		snprintf(how, howlen, "unreadable: %s", strerror(errno));
+		return -1;
+	}
+	if (st.st_uid == p->host_uid) {
+		snprintf(how, howlen, "owned by the executor's uid");
+		return -1;
+	}
+	int us = idmap_userns(p, st.st_uid, st.st_gid);
+	if (us < 0) {
+		snprintf(how, howlen, "no idmap user namespace: %s", strerror(errno));
+		return -1;
+	}
+	int t = (int)syscall(SYS_open_tree, AT_FDCWD, path,
+			     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	if (t < 0) {
+		snprintf(how, howlen, "open_tree: %s", strerror(errno));
+		close(us);
+		return -1;
+	}
+	struct mount_attr a = {.attr_set = MOUNT_ATTR_IDMAP | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+			       .userns_fd = (unsigned)us};
+	int rc = (int)syscall(SYS_mount_setattr, t, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof a);
+	if (rc < 0) /* a submount that cannot be idmapped: the top one alone */
+		rc = (int)syscall(SYS_mount_setattr, t, "", AT_EMPTY_PATH, &a, sizeof a);
+	int e = errno;
+	close(us);
+	if (rc < 0) {
+		snprintf(how, howlen, "idmapped mount refused: %s", strerror(e));
+		close(t);
+		return -1;
+	}
+	snprintf(how, howlen, "idmapped mount (on-disk uid %u -> host uid %u)", (unsigned)st.st_uid,
+		 (unsigned)p->host_uid);
+	return t;
+}
+
+/* ---- spawning ---------------------------------------------------------------------------------- */
+
+static void ns_text(struct sd_plan *p)
+{
+	static const struct { unsigned long f; const char *n; } t[] = {
+		{CLONE_NEWPID, "pid"}, {CLONE_NEWUSER, "user"}, {CLONE_NEWIPC, "ipc"},
+		{CLONE_NEWUTS, "uts"}, {CLONE_NEWNS, "mnt"}, {CLONE_NEWNET, "net"},
+	};
+	size_t l = 0;
+	p->ns[0] = 0;
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		if (p->flags & t[i].f)
+			l += (size_t)snprintf(p->ns + l, sizeof p->ns - l, "%s%s", l ? "," : "", t[i].n);
+	if (!l)
+		snprintf(p->ns, sizeof p->ns, "none");
+}
+
+pid_t sd_spawn(struct sd_plan *p, struct cg_run *cg)
+{
+	char how[200] = "";
+	unsigned long base = CLONE_NEWPID;
+	if (p->mnt)
+		base |= CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | (p->netns ? CLONE_NEWNET : 0);
+	p->userns = p->setid = false;
+	size_t nid = 0;
+	for (size_t i = 0; p->root && i < p->nwr; i++) {
+		char h[200] = "";
+		if (p->wr_fd[i] < 0)
+			p->wr_fd[i] = idmapped_dir(p, p->wr[i], h, sizeof h);
+		if (p->wr_fd[i] >= 0)
+			nid++;
+		else if (strcmp(h, "owned by the executor's uid"))
+			sbx_msg("warning: %s: %s: it is writable to the executor (host uid %u) only where its "
+				"modes allow", p->wr[i], h, (unsigned)p->host_uid);
+		if (!strcmp(p->wr[i], p->ws_path) || !how[0])
+			snprintf(how, sizeof how, "%s", h);
+	}
+
+	int sp[2];
+	if (pipe2(sp, O_CLOEXEC) < 0)
+		return -1;
+	pid_t pid = -1;
+	if (!p->no_userns)
+		pid = cg_spawn(cg, base | CLONE_NEWUSER);
+	if (pid == 0) {
+		char c;
+		close(sp[1]);
+		if (read(sp[0], &c, 1) != 1)
+			_exit(SBX_EXIT_INTERNAL);
+		close(sp[0]);
+		p->userns = true;
+		p->flags = base | CLONE_NEWUSER;
+		return 0;
+	}
+	if (pid > 0) {
+		if (write_maps(pid, p->in_uid, p->host_uid, p->in_gid, p->host_gid, !p->root) < 0 ||
+		    write(sp[1], "g", 1) != 1) {
+			snprintf(p->why, sizeof p->why, "user namespace maps: %s", strerror(errno));
+			reap_killed(pid);
+			pid = -1;
+		} else {
+			p->userns = true;
+			p->flags = base | CLONE_NEWUSER;
+		}
+	}
+	close(sp[0]);
+	close(sp[1]);
+	if (pid < 0 && p->root) {
+		/* The kernel refused a user namespace: root still makes the others, the init then
+		 * becomes the unprivileged host identity. */
+		pid = cg_spawn(cg, base);
+		if (pid == 0) {
+			p->setid = true;
+			p->flags = base;
+			return 0;
+		}
+		if (pid > 0) {
+			p->setid = true;
+			p->flags = base;
+		}
+	}
+	for (size_t i = 0; i < p->nwr && pid != 0; i++)
+		if (p->wr_fd[i] >= 0) {
+			close(p->wr_fd[i]);
+			p->wr_fd[i] = -1;
+		}
+	if (pid < 0) {
+		p->flags = 0;
+		snprintf(p->identity, sizeof p->identity, "uid %u (no namespace could be made)",
+			 (unsigned)getuid());
+		ns_text(p);
+		return -1;
+	}
+	ns_text(p);
+	if (p->userns)
+		snprintf(p->identity, sizeof p->identity, "userns uid %u gid %u -> host uid %u gid %u",
+			 (unsigned)p->in_uid, (unsigned)p->in_gid, (unsigned)p->host_uid, (unsigned)p->host_gid);
+	else
+		snprintf(p->identity, sizeof p->identity, "uid %u gid %u (no user namespace)",
+			 (unsigned)p->host_uid, (unsigned)p->host_gid);
+	if (p->root && p->nwr) {
+		size_t l = strlen(p->identity);
+		snprintf(p->identity + l, sizeof p->identity - l, "; workspace: %s; writable dirs idmapped: %zu of %zu",
+			 how, nid, p->nwr);
+	}
+	return pid;
+}
+
+/* ---- the child --------------------------------------------------------------------------------- */
+
+static int fail(const char *what)
+{
+	int e = errno;
+	sbx_msg("run setup: %s: %s", what, strerror(e));
+	errno = e;
+	return -1;
+}
+
+static void loopback_up(void)
+{
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return;
+	struct ifreq ifr;
+	memset(&ifr, 0, sizeof ifr);
+	snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) == 0) {
+		ifr.ifr_flags |= IFF_UP;
+		(void)ioctl(s, SIOCSIFFLAGS, &ifr);
+	}
+	close(s);
+}
+
+static int drop_bounding_set(void)
+{
+	for (int c = 0; c < 64; c++)
+		if (prctl(PR_CAPBSET_DROP, (unsigned long)c, 0, 0, 0) < 0 && errno != EINVAL)
+			return -1;
+	return 0;
+}
+
+static bool under_tmp(const char *path)
+{
+	return !strncmp(path, "/tmp/", 5) && path[5];
+}
+
+/* path is dir or lies inside it */
+static bool covers(const char *dir, const char *path)
+{
+	size_t n = strlen(dir);
+	return !strncmp(dir, path, n) && (path[n] == '/' || !path[n]);
+}
+
+static bool exposed(const struct sd_plan *p, const char *path)
+{
+	for (size_t i = 0; i < p->nexpose; i++)
+		if (!p->expose_file[i] && covers(p->expose[i], path))
+			return true;
+	return false;
+}
+
+static int expose_add(struct sd_plan *p, const char *path, bool rw, bool file)
+{
+	for (size_t i = 0; i < p->nexpose; i++)
+		if (!strcmp(p->expose[i], path)) {
+			p->expose_rw[i] |= rw;
+			return 0;
+		}
+	if (p->nexpose >= SD_MAX_EXPOSE || strlen(path) >= sizeof p->expose[0]) {
+		errno = ENOSPC;
+		return -1;
+	}
+	p->expose_rw[p->nexpose] = rw;
+	p->expose_file[p->nexpose] = file;
+	snprintf(p->expose[p->nexpose++], sizeof p->expose[0], "%s", path);
+	return 0;
+}
+
+int sd_writable(struct sd_plan *p, const char *path)
+{
+	struct stat st;
+	if (!p->root || !path || path[0] != '/' || !path[1] || !strcmp(path, "/tmp") ||
+	    covers("/dev", path) || covers("/proc", path) || covers("/sys", path) ||
+	    stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	for (size_t i = 0; i < p->nwr; i++)
+		if (!strcmp(p->wr[i], path))
+			return 0;
+	if (p->nwr >= SD_MAX_EXPOSE || strlen(path) >= sizeof p->wr[0]) {
+		errno = ENOSPC;
+		return -1;
+	}
+	p->wr_fd[p->nwr] = -1;
+	snprintf(p->wr[p->nwr++], sizeof p->wr[0], "%s", path);
+	return 0;
+}
+
+int sd_expose(struct sd_plan *p, const char *path, bool rw)
+{
+	struct stat st;
+	if (!path || !under_tmp(path) || stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0; /* files are reached through their exposed directory */
+	return expose_add(p, path, rw, false);
+}
+
+/* mkdir -p of a mount point inside the private /tmp (directories of the run's own tmp dir). */
+static int mkdirs(const char *path)
+{
+	char b[sizeof ((struct sd_plan *)0)->expose[0]];
+	snprintf(b, sizeof b, "%s", path);
+	for (char *s = b + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(b, 0755) < 0 && errno != EEXIST)
+			return -1;
+		*s = '/';
+	}
+	return mkdir(b, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* path will be an idmapped mount (moved in after the binds) */
+static bool idmapped(const struct sd_plan *p, const char *path)
+{
+	for (size_t i = 0; i < p->nwr; i++)
+		if (p->wr_fd[i] >= 0 && !strcmp(p->wr[i], path))
+			return true;
+	return false;
+}
+
+/* An empty file as the mount point of a file bind (its directories made first). */
+static int make_file(const char *path)
+{
+	char d[sizeof ((struct sd_plan *)0)->expose[0]];
+	snprintf(d, sizeof d, "%s", path);
+	char *sl = strrchr(d, '/');
+	if (sl && sl != d) {
+		*sl = 0;
+		if (mkdirs(d) < 0)
+			return -1;
+	}
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+/* The private /tmp hides the host's: what the run needs from there (the workspace, granted dirs,
+ * the report socket's dir) is bound again at the same path, from descriptors opened before. */
+static int private_tmp(const struct sd_plan *p)
+{
+	int fds[SD_MAX_EXPOSE];
+	size_t ord[SD_MAX_EXPOSE];
+	for (size_t i = 0; i < p->nexpose; i++) { /* parents before what lies inside them */
+		size_t j = i;
+		for (; j > 0 && strlen(p->expose[ord[j - 1]]) > strlen(p->expose[i]); j--)
+			ord[j] = ord[j - 1];
+		ord[j] = i;
+	}
+	for (size_t i = 0; i < p->nexpose; i++)
+		fds[i] = idmapped(p, p->expose[i]) ? -1 : open(p->expose[i], O_PATH | O_CLOEXEC);
+	if (mount(p->tmp_host, "/tmp", NULL, MS_BIND, NULL) < 0 ||
+	    mount(NULL, "/tmp", NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV, NULL) < 0)
+		return fail("bind the run's tmp dir at /tmp");
+	for (size_t k = 0; k < p->nexpose; k++) {
+		size_t i = ord[k];
+		char src[64];
+		if (fds[i] < 0)
+			continue;
+		snprintf(src, sizeof src, "/proc/self/fd/%d", fds[i]);
+		struct stat st;
+		if (fstat(fds[i], &st) < 0)
+			return fail(p->expose[i]);
+		if (S_ISDIR(st.st_mode) ? mkdirs(p->expose[i]) < 0 : make_file(p->expose[i]) < 0)
+			return fail(p->expose[i]);
+		/* read-only unless granted for writing: the policy's tmp grant is all of /tmp here */
+		if (mount(src, p->expose[i], NULL, MS_BIND | MS_REC, NULL) < 0 ||
+		    (!p->expose_rw[i] && mount(NULL, p->expose[i], NULL, MS_REMOUNT | MS_BIND | MS_RDONLY |
+					       MS_NOSUID | MS_NODEV, NULL) < 0))
+			return fail(p->expose[i]);
+		close(fds[i]);
+	}
+	return 0;
+}
+
+int sd_child_setup(const struct sd_plan *p)
+{
+	if (p->flags & CLONE_NEWNS) {
+		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+			return fail("make / private");
+		if (p->tmp_host[0] && private_tmp(p) < 0)
+			return -1;
+		struct stat st;
+		if (stat("/dev/shm", &st) == 0 &&
+		    mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=64m") < 0)
+			return fail("tmpfs at /dev/shm");
+		/* the idmapped writable dirs, parents first */
+		for (size_t len = 1, left = p->nwr; left && len < sizeof p->wr[0]; len++)
+			for (size_t i = 0; i < p->nwr; i++) {
+				if (strlen(p->wr[i]) != len)
+					continue;
+				left--;
+				if (p->wr_fd[i] < 0)
+					continue;
+				if ((under_tmp(p->wr[i]) && mkdirs(p->wr[i]) < 0) ||
+				    syscall(SYS_move_mount, p->wr_fd[i], "", AT_FDCWD, p->wr[i],
+					    MOVE_MOUNT_F_EMPTY_PATH) < 0)
+					return fail(p->wr[i]);
+			}
+		/* the pid namespace's own procfs; refused (e.g. a masked host /proc): keep the host's */
+		(void)mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+		/* re-enter the cwd through the new mounts (else the workspace) */
+		if (p->cwd[0] && chdir(p->cwd) < 0 && chdir(p->ws_path) < 0)
+			return fail("chdir");
+	}
+	for (size_t i = 0; i < p->nwr; i++)
+		if (p->wr_fd[i] >= 0)
+			close(p->wr_fd[i]);
+	if (p->flags & CLONE_NEWNET)
+		loopback_up();
+	if (p->userns) {
+		if (setresgid(p->in_gid, p->in_gid, p->in_gid) < 0 || setresuid(p->in_uid, p->in_uid, p->in_uid) < 0)
+			return fail("set the identity in the user namespace");
+	} else if (p->setid) {
+		if (drop_bounding_set() < 0)
+			return fail("empty the bounding set");
+		if (setgroups(0, NULL) < 0 || setresgid(p->host_gid, p->host_gid, p->host_gid) < 0 ||
+		    setresuid(p->host_uid, p->host_uid, p->host_uid) < 0)
+			return fail("become the unprivileged identity");
+	}
+	/* A change of credentials clears the parent-death signal (lifetime.h): arm it again. If the
+	 * supervisor died in between, the stage never gets its "go" and the command never starts. */
+	if ((p->userns || p->setid) && prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		return fail("PR_SET_PDEATHSIG");
+	return 0;
+}
+
+void sd_level(struct sd_plan *p, void *level_obj, bool bwrap_mode, bool disabled)
+{
+	cJSON *level = level_obj;
+	if (disabled || !level)
+		return;
+	if (bwrap_mode) {
+		snprintf(p->identity, sizeof p->identity, "userns uid %u gid %u (bwrap)", (unsigned)p->in_uid,
+			 (unsigned)p->in_gid);
+		snprintf(p->ns, sizeof p->ns, "pid,user,ipc,uts,mnt,cgroup%s", p->netns ? ",net" : "");
+	} else if (!p->identity[0]) {
+		snprintf(p->identity, sizeof p->identity, "uid %u (no namespace)", (unsigned)getuid());
+	}
+	if (!p->ns[0])
+		snprintf(p->ns, sizeof p->ns, "none");
+	cJSON_AddStringToObject(level, "identity", p->identity);
+	cJSON_AddStringToObject(level, "ns", p->ns);
+	if (p->home[0])
+		cJSON_AddStringToObject(level, "home", p->home);
+}
+
+int sd_expose_cmd(struct sd_plan *p, const char *cmd)
+{
+	char f[1024], cwd[512];
+	int k = -1;
+	if (!cmd || !strchr(cmd, '/'))
+		return 0;
+	if (cmd[0] == '/')
+		k = snprintf(f, sizeof f, "%s", cmd);
+	else if (getcwd(cwd, sizeof cwd))
+		k = snprintf(f, sizeof f, "%.511s/%.400s", cwd, cmd);
+	struct stat st;
+	if (k < 0 || (size_t)k >= sizeof f || !under_tmp(f) || exposed(p, f) || stat(f, &st) < 0 ||
+	    !S_ISREG(st.st_mode))
+		return 0;
+	return expose_add(p, f, false, true);
+}
+
+int sd_filter_path(const struct sd_plan *p, struct strv *env)
+{
+	const char *path = strv_getenv(env, "PATH");
+	if (!path || !(p->flags & CLONE_NEWNS) || !p->tmp_host[0])
+		return 0;
+	size_t len = strlen(path);
+	char *out = calloc(1, len + 1), d[1024];
+	if (!out)
+		return -1;
+	size_t ol = 0;
+	for (const char *s = path; *s;) {
+		size_t n = strcspn(s, ":");
+		if (n && n < sizeof d) {
+			memcpy(d, s, n);
+			d[n] = 0;
+			if (!under_tmp(d) || exposed(p, d)) {
+				if (ol)
+					out[ol++] = ':';
+				memcpy(out + ol, d, n);
+				ol += n;
+			}
+		}
+		s += n;
+		if (*s == ':')
+			s++;
+	}
+	int rc = env_set(env, "PATH", ol ? out : SBX_DEFAULT_PATH);
+	free(out);
+	return rc;
+}
+
+bool sd_mount_point(const char *path)
+{
+	struct statx a, b;
+	char parent[4096];
+	snprintf(parent, sizeof parent, "%s/..", path);
+	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &a) < 0 ||
+	    statx(AT_FDCWD, parent, 0, STATX_MNT_ID, &b) < 0 || !(a.stx_mask & b.stx_mask & STATX_MNT_ID))
+		return false;
+	return a.stx_mnt_id != b.stx_mnt_id;
+}

@@ -1,0 +1,128 @@
+/* sandbox_direct.h — the executor's identity and namespaces when bwrap is not used (direct mode),
+ * and the per-run HOME of every mode.
+ *
+ * Promise (direct mode, SPEC v2 "The fallback is still a sandbox", "An ordinary world"):
+ * - The executor never runs as the host's uid 0. As root: in a user namespace of its own, uid/gid
+ *   `in_uid`/`in_gid` inside (default 1000, SBXSUP_UID=N[:G]) mapped to an unprivileged host
+ *   identity `host_uid`/`host_gid` (SBXSUP_USER=NAME|UID[:GID], else the system user `sbxsup`
+ *   when it exists, else nobody/nogroup); when the kernel refuses a user namespace, the init of the
+ *   run (also with SBXSUP_USERNS=0) empties its bounding set and setresuid()s to that host identity (no_new_privs comes from
+ *   the stage, caps.h). As a normal user: a user namespace mapping in_uid (default: the own uid)
+ *   to the own uid, when the kernel allows it.
+ * - Namespaces: pid always when possible; as root (or in the own user namespace) also ipc, uts,
+ *   mount, and net when the policy grants no network (loopback brought up). In the mount
+ *   namespace (propagation private): the run's private tmp dir bound at /tmp, a fresh tmpfs at
+ *   /dev/shm, a procfs of the run's pid namespace at /proc.
+ * - The workspace (and every other directory granted for writing) stays writable without touching
+ *   the user's files: as root it is re-mounted in the run's mount namespace through an idmapped
+ *   mount (the directory's on-disk owner <-> host_uid); nothing is chmod/chown'ed in the user's
+ *   tree; a directory that cannot be idmapped is warned about. Only the run's own
+ *   private tmp dir (created by sbxsup) is chown'ed to the executor's host identity.
+ * - HOME: a private, empty, writable per-run directory `<run tmp>/home` in every mode (bwrap:
+ *   /tmp/home in bwrap's tmpfs; direct: /tmp/home with a mount namespace, else
+ *   <private tmp dir>/home), unless the manifest grants writing the real home ("~" itself).
+ *   It lies under the run's tmp grant, so the policy needs no extra rule.
+ * - What applied is said in run.start.level: "identity" (e.g. "userns uid 1000 -> host uid 65534"),
+ *   "ns" (e.g. "pid,user,ipc,uts,mnt,net"), "home".
+ *
+ * Ownership: struct sd_plan is plain data owned by the caller (struct run); wr_fd[] (detached
+ * idmapped mounts) are owned by the plan until sd_spawn() returns in the parent (closed there).
+ * No global state. The "child" functions run in the forked child of the single-threaded
+ * supervisor, before the stage.
+ */
+#ifndef SBX_SANDBOX_DIRECT_H
+#define SBX_SANDBOX_DIRECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "cgroup.h"
+#include "strv.h"
+
+#define SD_HOME_NAME "home"
+#define SD_DEFAULT_UID 1000
+#define SD_MAX_EXPOSE 16
+
+struct sd_plan {
+	bool probed;               /* sd_probe() ran */
+	bool root;                 /* sbxsup runs with euid 0 */
+	bool mnt;                  /* a mount namespace is possible (decides the policy's tmp path) */
+	bool userns, setid;        /* chosen at spawn: own user ns / setresuid fallback */
+	bool no_userns;            /* SBXSUP_USERNS=0: never try a user namespace */
+	bool netns;                /* wanted: no network granted */
+	bool real_home;            /* the manifest grants writing the real home */
+	unsigned long flags;       /* clone flags actually used */
+	uid_t in_uid, host_uid;
+	gid_t in_gid, host_gid;
+	char wr[SD_MAX_EXPOSE][1024]; /* writable granted dirs (workspace first): idmapped as root */
+	int wr_fd[SD_MAX_EXPOSE];  /* their detached idmapped mounts, or -1 */
+	size_t nwr;
+	char ws_path[4096];        /* workspace (absolute) */
+	char tmp_host[80];         /* the run's private tmp dir on the host ("" none) */
+	char cwd[4096];            /* cwd to re-enter after the mounts ("" none) */
+	char expose[SD_MAX_EXPOSE][1024]; /* host paths under /tmp bound again over the private /tmp */
+	bool expose_rw[SD_MAX_EXPOSE], expose_file[SD_MAX_EXPOSE];
+	size_t nexpose;
+	char identity[320], ns[64], home[200], why[256];
+};
+
+/* Decide (no process is started except, for a normal user, one probe child): identities from
+ * the environment and the passwd database, whether a mount namespace is possible. Returns 0, or
+ * -1 with p->why (bad SBXSUP_UID / SBXSUP_USER). */
+int sd_probe(struct sd_plan *p, bool no_net, bool real_home, const char *workspace);
+
+/* The tmp path the policy grants and the executor sees: "/tmp" with a mount namespace, else
+ * tmp_host. */
+const char *sd_tmp_path(const struct sd_plan *p, const char *tmp_host);
+
+/* Parent, before spawning: chown the run's own tmp dir to the executor's host identity and make
+ * <tmp>/home in it; let that identity connect to the run's report socket (chown of the socket,
+ * its dir 0711). Returns 0 or -1 (why). */
+int sd_prepare_dirs(struct sd_plan *p, const char *tmp_host, const char *repdir, const char *repsock);
+
+/* Start the run's init like fork(): in the namespaces above (user ns maps written before the
+ * child goes on). Returns the pid in the parent, 0 in the child, -1 when no namespace at all
+ * could be made (the caller then forks without). */
+pid_t sd_spawn(struct sd_plan *p, struct cg_run *cg);
+
+/* Parent: a host directory under /tmp the run needs (workspace, granted dir, report socket dir)
+ * is bound again at the same path over the private /tmp, read-only unless rw. Other paths and
+ * files: ignored. 0 or -1 (too many). Nothing else of the host's /tmp is visible (as in bwrap). */
+int sd_expose(struct sd_plan *p, const char *path, bool rw);
+
+/* Parent (root): a directory granted for writing (the workspace first), to be idmapped. Paths
+ * that are not directories, /tmp itself, /dev, /proc, /sys: ignored. 0 or -1 (too many). */
+int sd_writable(struct sd_plan *p, const char *path);
+
+/* The command named after `--` with a '/' and under /tmp: that one file, read-only. */
+int sd_expose_cmd(struct sd_plan *p, const char *cmd);
+
+/* Parent, after sd_spawn: PATH entries under the host's /tmp that the run cannot see (not
+ * exposed) are dropped (the default PATH when none is left), as env_filter_path drops entries the
+ * policy does not grant. */
+int sd_filter_path(const struct sd_plan *p, struct strv *env);
+
+/* Child (the run's init, before forking the stage): mounts, loopback, identity. Returns 0, or -1
+ * with errno and a message on stderr. */
+int sd_child_setup(const struct sd_plan *p);
+
+/* HOME (and TMPDIR) of the executor for this mode: sets them in env unless real_home.
+ * tmp_in_sandbox is the run's tmp path as the executor sees it ("/tmp" in bwrap mode). */
+int sd_env(struct sd_plan *p, struct strv *env, const char *tmp_in_sandbox);
+
+/* The inside uid/gid for every mode (bwrap: --uid/--gid): non-zero. */
+void sd_inside_ids(const struct sd_plan *p, uid_t *uid, gid_t *gid);
+
+/* run.start.level: "identity", "ns", "home" (level_obj is the cJSON object). Also in bwrap mode
+ * (what bwrap is told: --uid/--gid). Nothing when the sandbox is disabled. */
+void sd_level(struct sd_plan *p, void *level_obj, bool bwrap_mode, bool disabled);
+
+/* True when path is a mount point (e.g. a parent run's directory bound into this run's private
+ * /tmp, sd_expose): never a stale tmp dir of ours, even when its pid is not in our pid namespace. */
+bool sd_mount_point(const char *path);
+
+/* True when the manifest's write hints include the home directory itself. */
+bool sd_manifest_grants_home(const void *manifest);
+
+#endif
