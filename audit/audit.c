@@ -7,6 +7,8 @@
  * write(2); a failed or short write marks the writer failed for good.
  */
 #include "audit.h"
+#include "audit_int.h"
+#include "severity.h"
 #include "utf8.h"
 
 #include <errno.h>
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -133,7 +136,7 @@ int audit_open(struct audit *a, const char *dest, const char *executor, char *er
 		seterr(err, errlen, 0, "audit stream: %s", "empty destination");
 		return -1;
 	} else {
-		fd = open(dest, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
+		fd = open(dest, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW, 0600);
 		if (fd < 0) {
 			seterr(err, errlen, errno, "audit stream %s", dest);
 			return -1;
@@ -145,9 +148,44 @@ int audit_open(struct audit *a, const char *dest, const char *executor, char *er
 
 void audit_close(struct audit *a)
 {
+	if (a->flow) {
+		if (a->fd >= 0 && !a->failed)
+			(void)audit_flow_flush(a);
+		audit_flow_free(a->flow);
+		a->flow = NULL;
+	}
 	if (a->fd >= 0)
 		close(a->fd);
 	a->fd = -1;
+	free(a->path);
+	a->path = NULL;
+	sodium_memzero(&a->key, sizeof a->key);
+	sodium_memzero(&a->mac0, sizeof a->mac0);
+	a->keyed = false;
+}
+
+void audit_set_key(struct audit *a, const struct audit_key *k)
+{
+	a->key = *k;
+	a->keyed = true;
+	crypto_generichash_init(&a->mac0, k->k, AUDIT_KEY_BYTES, AUDIT_MAC_BYTES);
+}
+
+int audit_set_flow(struct audit *a, long budget_mb)
+{
+	audit_flow_free(a->flow);
+	a->flow = audit_flow_new(budget_mb);
+	return a->flow ? 0 : -1;
+}
+
+int audit_tick(struct audit *a)
+{
+	return a->flow && a->fd >= 0 && !a->failed ? audit_flow_tick(a) : 0;
+}
+
+int audit_poll_ms(const struct audit *a)
+{
+	return a->flow && a->fd >= 0 && !a->failed ? audit_flow_poll_ms(a) : -1;
 }
 
 void audit_timestamp(char out[32])
@@ -364,6 +402,20 @@ static int write_line(struct audit *a, const char *buf, size_t len)
 	}
 }
 
+/* run.end: does the path still name the file written to (audit_dest.h)? */
+static void dest_end(struct audit *a, cJSON *run_end)
+{
+	if (!a->path)
+		return;
+	struct stat st;
+	bool same = lstat(a->path, &st) == 0 && st.st_dev == a->dev && st.st_ino == a->ino;
+	cJSON_AddBoolToObject(run_end, "audit_replaced", !same);
+	if (!same)
+		fprintf(stderr, "sbxsup: warning: the audit file %s was replaced, removed or renamed during the "
+			"run: this run's lines went to the original file, not to what the path names now\n",
+			a->path);
+}
+
 int audit_emit(struct audit *a, cJSON *ev)
 {
 	if (!ev)
@@ -374,18 +426,69 @@ int audit_emit(struct audit *a, cJSON *ev)
 	}
 	cJSON *evname = cJSON_GetObjectItemCaseSensitive(ev, "event");
 	const char *name = cJSON_IsString(evname) ? evname->valuestring : "unknown";
-	char namebuf[32];
-	snprintf(namebuf, sizeof namebuf, "%s", name);
-
+	count_event(a, name);
+	bool is_end = strcmp(name, "run.end") == 0, is_start = strcmp(name, "run.start") == 0;
+	enum sbx_sev sev = sbx_sev_classify(ev);
+	if (sev != SBX_SEV_NONE) {
+		a->sev_count[sev]++;
+		if (!cJSON_GetObjectItemCaseSensitive(ev, "sev") &&
+		    !cJSON_AddStringToObject(ev, "sev", sbx_sev_name(sev))) {
+			cJSON_Delete(ev);
+			a->failed = true;
+			return -1;
+		}
+	}
 	if (a->fd < 0) { /* no stream: count and move on */
-		count_event(a, namebuf);
 		a->seq++;
 		cJSON_Delete(ev);
 		return 0;
 	}
+	if (a->flow && sev != SBX_SEV_NONE)
+		return audit_flow_security(a, ev, (int)sev);
+	if (a->flow && (is_end ? audit_flow_end(a, ev) : audit_flow_flush(a)) < 0) {
+		cJSON_Delete(ev);
+		return -1;
+	}
+	if (is_end)
+		dest_end(a, ev);
+	if (is_start && a->keyed && !cJSON_GetObjectItemCaseSensitive(ev, "key") &&
+	    !cJSON_AddStringToObject(ev, "key", a->key.id)) {
+		cJSON_Delete(ev);
+		a->failed = true;
+		return -1;
+	}
+	return audit_write_event(a, ev, NULL);
+}
+
+/* Set the member `seq` to the writer's next sequence number (events may be held or dropped
+ * between audit_event and the write, so the number is given here). */
+static int set_seq(struct audit *a, cJSON *ev)
+{
+	cJSON *s = cJSON_GetObjectItemCaseSensitive(ev, "seq");
+	if (!s)
+		return -1;
+	if (cJSON_IsRaw(s)) { /* rawified by an earlier attempt: back to a number */
+		free(s->valuestring);
+		s->valuestring = NULL;
+		s->type = (s->type & ~0xFF) | cJSON_Number;
+	}
+	cJSON_SetNumberValue(s, (double)a->seq);
+	return 0;
+}
+
+int audit_write_event(struct audit *a, cJSON *ev, size_t *bytes)
+{
+	if (!ev) {
+		a->failed = true;
+		return -1;
+	}
+	if (a->failed) {
+		cJSON_Delete(ev);
+		return -1;
+	}
 	int rc = -1;
 	char *txt = NULL, *line = NULL;
-	if (sanitize_tree(ev->child) < 0 || rawify_numbers(ev->child) < 0)
+	if (set_seq(a, ev) < 0 || sanitize_tree(ev->child) < 0 || rawify_numbers(ev->child) < 0)
 		goto out;
 	bool marked = false;
 	for (;;) {
@@ -423,7 +526,15 @@ int audit_emit(struct audit *a, cJSON *ev)
 	p += 64;
 	line[p++] = '"';
 	char hash[65];
-	audit_sha256_hex(line, p, hash);
+	if (a->keyed) {
+		crypto_generichash_state st = a->mac0;
+		unsigned char mac[AUDIT_MAC_BYTES];
+		crypto_generichash_update(&st, (const unsigned char *)line, p);
+		crypto_generichash_final(&st, mac, sizeof mac);
+		sodium_bin2hex(hash, sizeof hash, mac, sizeof mac);
+		sodium_memzero(&st, sizeof st);
+	} else
+		audit_sha256_hex(line, p, hash);
 	memcpy(line + p, ",\"hash\":\"", 9);
 	p += 9;
 	memcpy(line + p, hash, 64);
@@ -437,7 +548,8 @@ int audit_emit(struct audit *a, cJSON *ev)
 	}
 	memcpy(a->prev, hash, sizeof a->prev);
 	a->seq++;
-	count_event(a, namebuf);
+	if (bytes)
+		*bytes += p;
 	rc = 0;
 out:
 	if (rc < 0)

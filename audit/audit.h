@@ -1,14 +1,26 @@
-/* audit.h — the audit stream writer (SPEC "Audit stream").
+/* audit.h — the audit stream writer (SPEC "Audit stream", docs/audit-keys.md).
  *
  * Promise: each event is one JSON object on one line (<= AUDIT_MAX_LINE bytes, UTF-8: invalid
  * bytes in strings are replaced by U+FFFD), written with exactly one write(2), carrying
  * v, ts, run, seq, executor, event, src, <event fields>, prev, hash — in that order, hash last.
- * hash = lowercase hex SHA-256 (libsodium) of the line's exact bytes before `,"hash":`; prev = the
- * previous event's hash (64 zeros for seq 0). A failed or short write is returned as -1 and the
- * writer is marked failed: the caller must fail closed (sbxsup run exits 125).
- * Destinations: NULL (no stream: events are still counted), a path (O_APPEND|O_CREAT|O_CLOEXEC,
- * mode 0600), "-" (stderr), "fd:N". The writer's fd is always close-on-exec (so it never leaks
- * into the executor); for "fd:N" a CLOEXEC duplicate is used.
+ * hash = with a key (audit_set_key): lowercase hex keyed BLAKE2b-256 with that key (audit_key.h) of the
+ * line's exact bytes before `,"hash":`, and run.start carries `key` (the key id); without a key:
+ * SHA-256 of the same bytes (unauthenticated, for tests and tools). prev = the previous line's hash
+ * (64 zeros for seq 0). seq is assigned when the line is written, so it never has gaps.
+ * Every security event (severity.h: sbx_sev_classify != NONE) gets `sev` stamped by the writer.
+ * A failed or short write is returned as -1 and the writer is marked failed: the caller must fail
+ * closed (sbxsup run exits 125).
+ * Flow control (audit_set_flow, off unless asked; `sbxsup run` turns it on — audit_flow.c):
+ * consecutive identical security events are coalesced into one line with `count`, `first_ts`,
+ * `last_ts`; preload-sourced and kernel-side security events each have their own byte budget,
+ * after which one `limit.hit` (limit "audit") is written and the events are only counted (and
+ * summarised at run.end); run.end gets `audit` {...} and `severity` {...} counters, and
+ * `audit_replaced` when the destination is a file. Non-security events are never held or dropped.
+ * run.end.counts counts every event seen, including coalesced and budget-suppressed ones.
+ * Destinations: NULL (no stream: events are still counted), a path (O_APPEND|O_CREAT|O_CLOEXEC|
+ * O_NOFOLLOW, mode 0600), "-" (stderr), "fd:N". The writer's fd is always close-on-exec (so it
+ * never leaks into the executor); for "fd:N" a CLOEXEC duplicate is used. `sbxsup run` opens its
+ * destination with the stricter audit_dest.h instead.
  * Not thread-safe: one writer per run, owned by the supervisor's event loop.
  */
 #ifndef SBX_AUDIT_H
@@ -17,7 +29,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <cjson/cJSON.h>
+#include <sodium.h>
+
+#include "audit_key.h"
 
 #define AUDIT_MAX_LINE (64 * 1024)
 #define AUDIT_MAX_EVENT_KINDS 16
@@ -33,11 +49,33 @@ struct audit {
 	size_t nkinds;
 	char kind[AUDIT_MAX_EVENT_KINDS][32];
 	uint64_t count[AUDIT_MAX_EVENT_KINDS];
+	struct audit_key key;        /* valid when keyed */
+	bool keyed;
+	crypto_generichash_state mac0; /* keyed BLAKE2b state after the key block: copied per line */
+	uint64_t sev_count[6];       /* by enum sbx_sev, events seen */
+	struct audit_flow *flow;     /* coalescing + budgets (audit_flow.c), NULL when off; owned */
+	/* a file destination opened by audit_dest_open: the path and what it named */
+	char *path;                  /* owned, NULL when not a file */
+	dev_t dev;
+	ino_t ino;
 };
+
+#define AUDIT_DEFAULT_BUDGET_MB 4
+#define AUDIT_COALESCE_MS 500
 
 /* Open the destination. Returns 0, or -1 with a message in err. */
 int audit_open(struct audit *a, const char *dest, const char *executor, char *err, size_t errlen);
+/* Flush what flow control holds, free everything, close the fd. */
 void audit_close(struct audit *a);
+/* Authenticate the stream with this key from now on (copied). */
+void audit_set_key(struct audit *a, const struct audit_key *k);
+/* Turn flow control on: budget_mb per source class (preload / kernel-side), 0 = unbounded.
+ * Returns 0 or -1 (no memory). */
+int audit_set_flow(struct audit *a, long budget_mb);
+/* Flow control timer: write a held (coalesced) line older than AUDIT_COALESCE_MS. Returns 0 or -1
+ * (write failed). audit_poll_ms: the poll(2) timeout until that is due, -1 when nothing is held. */
+int audit_tick(struct audit *a);
+int audit_poll_ms(const struct audit *a);
 
 /* Start an event: a cJSON object holding the common fields up to `src` (v, ts, run, seq,
  * executor, event, src). Add the event's own fields with cJSON_Add*ToObject, then audit_emit. */

@@ -1,17 +1,29 @@
-/* audit_verify.c — `sbxsup audit verify FILE...`: schema, per-run sequence and hash chain.
+/* audit_verify.c — `sbxsup audit verify [--key FILE|DIR]... FILE...`: schema, per-run sequence,
+ * chain and authenticity (docs/audit-keys.md).
  *
  * Promise: streams every file once with memory bounded by the number of runs (per run: next seq,
- * last hash, whether run.end was seen). Files are read in the order given and form one stream
- * (a run may continue in the next file, e.g. after rotation). Every problem is printed as
- * `FILE:LINE: problem` (the first VERIFY_MAX_LISTED, then a count); a run without run.end is a
- * warning, not damage. Exit 0 clean, 1 damaged, 125 bad usage or unreadable input.
+ * last hash, whether run.end was seen, its key). Files are read in the order given and form one
+ * stream (a run may continue in the next file, e.g. after rotation). Every problem is printed as
+ * `FILE:LINE: problem` (the first VERIFY_MAX_LISTED, then a count).
+ * Keys: every --key (a key file, or a directory of keys named <id>.key / <id>); without --key, the
+ * host key directory (audit_key.h) when readable. A run whose run.start names a key id (`key`) has
+ * each line's hash checked as keyed BLAKE2b-256 with that key; a run without a key id has SHA-256 hashes.
+ * With --key, a run that cannot be authenticated (no key id, unknown key) is a problem; without
+ * --key it is only counted, and the last line says that its authenticity was NOT checked (then
+ * prev links, seq, schema are still checked; a keyed line's content cannot be, without its key).
+ * A run without run.end is incomplete: a problem, reported at the file and line where its chain
+ * stops (a warning only with --allow-incomplete, for files still being written).
+ * Exit 0 clean, 1 damaged / incomplete / unauthenticated under --key, 125 bad usage or unreadable.
  */
 #include "review.h"
+#include "audit_key.h"
 #include "audit_read.h"
 #include "cmd.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <sodium.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +38,10 @@ struct vrun {
 	char prev[65];
 	uint64_t next;
 	bool ended;
+	bool keyed;            /* run.start named a key id */
+	bool have_key;         /* ... and the keyring has it */
+	bool auth_unknown;     /* its run.start was not seen */
+	struct audit_key key;
 	const char *last_file; /* argv string: lives as long as the command */
 	uint64_t last_line;
 };
@@ -36,6 +52,9 @@ struct verify {
 	uint32_t *idx;
 	size_t idx_cap;
 	uint64_t problems, warnings, lines;
+	struct audit_keys ks;
+	bool explicit_keys;    /* --key given: what cannot be authenticated is a problem */
+	bool allow_incomplete;
 };
 
 __attribute__((format(printf, 4, 5)))
@@ -124,14 +143,52 @@ static int check_line(struct verify *v, const char *file, uint64_t ln, const cha
 	prev[64] = '\0';
 	jl_str(&al.executor, executor, sizeof executor);
 	audit_printable(executor);
-	bool hash_ok = audit_line_hash_ok(line, len);
-	if (!hash_ok)
-		problem(v, file, ln, "hash does not match the line's content (line edited or hash forged)");
 	bool created;
 	struct vrun *r = lookup(v, al.run_id, &created);
 	if (!r)
 		return -1;
 	const char *short_id = al.run_id;
+	if (created) {
+		r->auth_unknown = !(al.seq == 0 && jl_str_eq(&al.event, "run.start"));
+		const struct jl_span *k = r->auth_unknown ? NULL : jl_get(&al.obj, "key");
+		char kid[AUDIT_KEY_ID_LEN + 2] = "";
+		if (k && jl_str(k, kid, sizeof kid) >= 0 && audit_key_id_valid(kid)) {
+			r->keyed = true;
+			const struct audit_key *key = audit_keys_find(&v->ks, kid);
+			if (key) {
+				r->key = *key;
+				r->have_key = true;
+			} else if (v->explicit_keys) {
+				problem(v, file, ln, "run %.12s: key %s is not among the --key keys: cannot "
+					"authenticate this run", short_id, kid);
+			}
+		} else if (k) {
+			problem(v, file, ln, "run %.12s: run.start has a malformed key id", short_id);
+		} else if (!r->auth_unknown && v->explicit_keys) {
+			problem(v, file, ln, "run %.12s: run.start names no key: the run is not authenticated "
+				"(anyone who can write the file could have written it)", short_id);
+		} else if (r->auth_unknown && v->explicit_keys) {
+			problem(v, file, ln, "run %.12s: its run.start is missing: cannot authenticate it",
+				short_id);
+		}
+	}
+	bool hash_ok = true;
+	if (r->have_key) {
+		size_t pl;
+		char want[65], got[65];
+		hash_ok = audit_split_hash(line, len, &pl, want) == 0;
+		if (hash_ok) {
+			audit_key_mac_hex(&r->key, line, pl, got);
+			hash_ok = sodium_memcmp(got, want, 64) == 0;
+		}
+		if (!hash_ok)
+			problem(v, file, ln, "MAC does not match the line's content with key %s (line edited, or "
+				"written by someone without the key)", r->key.id);
+	} else if (!r->keyed && !r->auth_unknown) {
+		hash_ok = audit_line_hash_ok(line, len);
+		if (!hash_ok)
+			problem(v, file, ln, "hash does not match the line's content (line edited or hash forged)");
+	}
 	if (created) {
 		snprintf(r->executor, sizeof r->executor, "%s", executor);
 		r->executor_ok = hash_ok;
@@ -181,32 +238,63 @@ static int check_line(struct verify *v, const char *file, uint64_t ln, const cha
 }
 
 static const char help[] =
-	"usage: sbxsup audit verify FILE...   (\"-\" = stdin)\n"
+	"usage: sbxsup audit verify [--key FILE|DIR]... [--allow-incomplete] FILE...   (\"-\" = stdin)\n"
 	"Checks every line: valid UTF-8 JSON object <= 64 KiB with the common fields (v, ts, run, seq,\n"
 	"executor, event, src, ..., prev, hash) in order; per run: seq from 0 without gap or duplicate,\n"
-	"hash = SHA-256 of the bytes before ,\"hash\":, prev = the previous event's hash. Runs may\n"
-	"interleave. A run without run.end is reported as a warning (truncated or still running).\n"
-	"Exit: 0 clean, 1 damaged (every problem listed as FILE:LINE: problem), 125 usage/unreadable.\n";
+	"prev = the previous event's hash, and hash = keyed BLAKE2b-256 with the key named by run.start's\n"
+	"\"key\" (SHA-256 for runs without a key id) of the bytes before ,\"hash\":. Runs may interleave.\n"
+	"  --key FILE|DIR      key file, or directory of keys named <id>.key (streams from many hosts);\n"
+	"                      repeatable. With --key every run must be authenticated by one of them.\n"
+	"                      Default: the host key directory when readable; with no key at all the\n"
+	"                      chain, sequence and schema are checked and authenticity is NOT.\n"
+	"  --allow-incomplete  a run without run.end is a warning, not a problem (a live file)\n"
+	"A run without run.end is incomplete (truncated, killed, or still running).\n"
+	"Exit: 0 clean, 1 damaged/incomplete/unauthenticated (every problem listed as FILE:LINE: problem),\n"
+	"125 usage/unreadable.\n";
 
 int audit_verify_main(int argc, char **argv)
 {
-	static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
+					     {"key", required_argument, NULL, 'k'},
+					     {"allow-incomplete", no_argument, NULL, 'i'},
+					     {NULL, 0, NULL, 0}};
+	struct verify v;
+	memset(&v, 0, sizeof v);
 	int c;
 	static char prog[] = "sbxsup: audit verify"; /* getopt's messages: "sbxsup: audit verify: ..." */
 	argv[0] = prog;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hk:", opts, NULL)) != -1) {
+		char kerr[600];
 		if (c == 'h') {
 			fputs(help, stdout);
+			audit_keys_free(&v.ks);
 			return 0;
+		} else if (c == 'k') {
+			if (audit_keys_add(&v.ks, optarg, kerr, sizeof kerr) < 0) {
+				sbx_msg("audit verify: %s", kerr);
+				audit_keys_free(&v.ks);
+				return SBX_EXIT_INTERNAL;
+			}
+			v.explicit_keys = true;
+			continue;
+		} else if (c == 'i') {
+			v.allow_incomplete = true;
+			continue;
 		}
 		fputs(help, stderr);
+		audit_keys_free(&v.ks);
 		return SBX_EXIT_INTERNAL;
 	}
-	if (audit_check_files("verify", argc, optind, false, help) != 0)
+	if (!v.explicit_keys) { /* the host key directory, when this user can read it */
+		char dir[4096], kerr[600];
+		if (audit_key_dir(dir, sizeof dir, kerr, sizeof kerr) == 0 && access(dir, R_OK | X_OK) == 0)
+			(void)audit_keys_add(&v.ks, dir, kerr, sizeof kerr);
+	}
+	if (audit_check_files("verify", argc, optind, false, help) != 0) {
+		audit_keys_free(&v.ks);
 		return SBX_EXIT_INTERNAL;
-	struct verify v;
-	memset(&v, 0, sizeof v);
+	}
 	int rc = 0;
 	for (int i = optind; i < argc; i++) {
 		struct audit_reader r;
@@ -231,6 +319,7 @@ int audit_verify_main(int argc, char **argv)
 				audit_reader_close(&r);
 				free(v.runs);
 				free(v.idx);
+				audit_keys_free(&v.ks);
 				return SBX_EXIT_INTERNAL;
 			}
 		}
@@ -240,13 +329,24 @@ int audit_verify_main(int argc, char **argv)
 		}
 		audit_reader_close(&r);
 	}
+	size_t authed = 0, unauthed = 0;
 	for (size_t i = 0; i < v.n; i++) {
 		const struct vrun *r = &v.runs[i];
+		if (r->have_key)
+			authed++;
+		else
+			unauthed++;
 		if (r->ended)
 			continue;
-		v.warnings++;
-		printf("%s:%llu: warning: run %s (executor %s) has no run.end: truncated (or still running)\n",
-		       r->last_file, (unsigned long long)r->last_line, r->id, r->executor);
+		if (v.allow_incomplete) {
+			v.warnings++;
+			printf("%s:%llu: warning: run %s (executor %s) has no run.end: truncated (or still running)\n",
+			       r->last_file, (unsigned long long)r->last_line, r->id, r->executor);
+		} else {
+			problem(&v, r->last_file, r->last_line,
+				"run %s (executor %s) is incomplete: no run.end, its chain ends here (file truncated, "
+				"lines removed, sbxsup killed, or still running)", r->id, r->executor);
+		}
 	}
 	if (v.problems > VERIFY_MAX_LISTED)
 		printf("... and %llu more problem(s) not listed\n",
@@ -254,8 +354,19 @@ int audit_verify_main(int argc, char **argv)
 	printf("sbxsup audit verify: %llu line(s), %zu run(s), %llu problem(s), %llu warning(s): %s\n",
 	       (unsigned long long)v.lines, v.n, (unsigned long long)v.problems,
 	       (unsigned long long)v.warnings, rc ? "INPUT UNREADABLE" : v.problems ? "DAMAGED" : "OK");
+	if (v.n && !unauthed)
+		printf("sbxsup audit verify: authenticity: all %zu run(s) authenticated by their key\n", authed);
+	else if (v.n && v.explicit_keys)
+		printf("sbxsup audit verify: authenticity: %zu run(s) NOT authenticated (listed above), %zu "
+		       "authenticated\n", unauthed, authed);
+	else if (v.n)
+		printf("sbxsup audit verify: authenticity NOT checked for %zu run(s) (%s): chain, sequence and "
+		       "schema only; %zu run(s) authenticated\n", unauthed,
+		       v.ks.n || v.ks.ndirs ? "no key id, or their key is not here: use --key" : "no key",
+		       authed);
 	free(v.runs);
 	free(v.idx);
+	audit_keys_free(&v.ks);
 	if (rc)
 		return rc;
 	return v.problems ? 1 : 0;

@@ -53,6 +53,10 @@ struct entry {
 static const struct entry table[] = {
 	{"breach", SBX_SEV_CRITICAL, "a policy-violating call succeeded in the kernel",
 	 NULL, NULL, NULL, NULL, NULL, "breach", 0},
+	/* a directory walk (pip's distro probe lists /etc and stats every entry): the name and the
+	 * metadata of a secret, never its content — a denial worth a line, not an alarm */
+	{"secret-metadata", SBX_SEV_LOW, "looked at a secret's metadata (stat/access/readlink), not its content",
+	 NULL, L("builtin:secret:*", "deny[[]*"), NULL, L("read"), L("stat", "access", "readlink"), NULL, 0},
 	{"secret-rule", SBX_SEV_CRITICAL, "stopped by the built-in never-readable list",
 	 NULL, L("builtin:secret:*"), NULL, NULL, NULL, NULL, 0},
 	{"manifest-deny", SBX_SEV_CRITICAL, "stopped by a deny rule of the manifest",

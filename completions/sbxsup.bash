@@ -29,7 +29,7 @@ _sbxsup() {
 	esac
 	case $cmd in
 	"") COMPREPLY=($(compgen -W "run explain validate status audit probes --help --version" -- "$cur")) ;;
-	run) COMPREPLY=($(compgen -W "-m --manifest -w --workspace -a --audit --layers --require --timeout --dry-run --help --" -- "$cur")) ;;
+	run) COMPREPLY=($(compgen -W "-m --manifest -w --workspace -a --audit --audit-budget --layers --require --timeout --dry-run --help --" -- "$cur")) ;;
 	explain) COMPREPLY=($(compgen -W "-m --manifest -w --workspace -p --path --write --exec -H --host --help" -- "$cur")) ;;
 	validate) COMPREPLY=($(compgen -W "-m --manifest -w --workspace --help" -- "$cur") $(compgen -f -X '!*.json' -- "$cur")) ;;
 	status) COMPREPLY=($(compgen -W "--json --help" -- "$cur")) ;;

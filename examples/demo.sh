@@ -36,7 +36,7 @@ say "what this host can enforce"
 PAYLOAD='{"query": "sandbox"}'
 run "honest executor, built-in default manifest" -- python3 bin/notes_search.py
 run "honest executor, examples/manifests/demo-notes.json" -m "$ROOT/examples/manifests/demo-notes.json" -- python3 bin/notes_search.py
-PAYLOAD='{"query": "anything"}'
+PAYLOAD='{"query": "anything", "home": "'"$DEMO/home"'"}'
 run "hostile executor, built-in default manifest" -- python3 bin/hostile.py
 run "hostile executor, examples/manifests/hostile-demo.json" -m "$ROOT/examples/manifests/hostile-demo.json" -- python3 bin/hostile.py
 run "hostile executor, examples/manifests/demo-notes.json (no code:exec: even exec is refused)" -m "$ROOT/examples/manifests/demo-notes.json" -- python3 bin/hostile.py

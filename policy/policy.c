@@ -114,9 +114,10 @@ static const char *check_rules(const struct policy *p)
 			return "rule prefix hash mismatch";
 		if (r->next != POL_NONE && (r->next <= i || r->next >= h->nrules))
 			return "rule hash chain goes backwards or out of bounds";
-		if ((r->flags & ~(unsigned)POL_RF_SUBTREE) || r->pad != 0)
+		if ((r->flags & ~(unsigned)(POL_RF_SUBTREE | POL_RF_EXACT)) || r->pad != 0 ||
+		    r->flags == (POL_RF_SUBTREE | POL_RF_EXACT))
 			return "rule flags out of range";
-		if ((r->flags & POL_RF_SUBTREE) &&
+		if ((r->flags & (POL_RF_SUBTREE | POL_RF_EXACT)) &&
 		    (g[0] != '/' || pol_glob_has_magic(g) || r->prefix_len != gl))
 			return "subtree rule is not an absolute literal path";
 		if (r->kind == POL_R_NET && (r->next != POL_NONE || r->prefix_len != 0))
@@ -179,7 +180,7 @@ static const char *check_dirs(const struct policy *p, uint32_t off, uint32_t n)
 			return "dir/mask path out of bounds";
 		if (d[i].rule >= p->h.nrules)
 			return "dir/mask rule out of bounds";
-		if (d[i].access & ~(unsigned)(POL_READ | POL_WRITE | POL_EXEC))
+		if (d[i].access & ~(unsigned)(POL_READ | POL_WRITE | POL_EXEC | POL_LIST))
 			return "dir/mask access bits out of range";
 	}
 	return NULL;
@@ -354,6 +355,9 @@ static void consider(struct path_eval *ev, uint32_t i)
 		/* Reached through the walk, so the literal prefix (== the glob) is an ancestor-or-self
 		 * of the path: callers pass prefix_len-equal candidates only. */
 		match = true;
+	} else if (r->flags & POL_RF_EXACT) {
+		/* Same walk: the prefix is an ancestor-or-self; exact means self. */
+		match = ev->path[r->prefix_len] == '\0';
 	} else {
 		match = pol_glob_match(str_at(ev->p, r->glob), ev->path);
 	}
@@ -440,13 +444,136 @@ int pol_path(const struct policy *p, const char *path, unsigned access, struct p
 	if (ev.hard != POL_NONE)
 		return finish(out, POL_DENY, ev.hard, ev.examined);
 	if (ev.grant != POL_NONE && (ev.soft == POL_NONE || ev.grant_len > ev.soft_len)) {
-		if ((access & POL_EXEC) && !(p->h.flags & POL_F_CODE_EXEC))
+		/* A grant carrying EXEC itself (the command named after "--") runs without code:exec. */
+		if ((access & POL_EXEC) && !(p->h.flags & POL_F_CODE_EXEC) &&
+		    !(rule_at(p, ev.grant)->access & POL_EXEC))
 			return finish(out, POL_DENY, POL_RULE_NO_EXEC, ev.examined);
 		return finish(out, POL_ALLOW, ev.grant, ev.examined);
 	}
 	if (ev.soft != POL_NONE)
 		return finish(out, POL_DENY, ev.soft, ev.examined);
 	return finish(out, POL_DENY, POL_RULE_DEFAULT, ev.examined);
+}
+
+static size_t ncomp(const char *s, size_t len)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < len; i++)
+		k += s[i] == '/';
+	return k;
+}
+
+/* A glob whose literal prefix is an ancestor-or-self of anc, against every path strictly below
+ * anc: 1 matches them all, 0 matches none, -1 depends on the unknown components. */
+static int glob_below(const char *g, const char *anc)
+{
+	size_t gl = strlen(g), ac = ncomp(anc, strlen(anc)) - (strcmp(anc, "/") == 0);
+	const char *dstar = strstr(g, "**");
+	if (dstar == NULL)     /* fixed number of components */
+		return ncomp(g, gl) <= ac ? 0 : -1;
+	if (gl < 3 || strcmp(g + gl - 3, "/**") != 0 || dstar != g + gl - 2)
+		return -1;     /* "**" elsewhere than as the final component */
+	/* G' + "/" "**": matches q iff G' matches the ancestor-or-self of q with G''s component count */
+	size_t m = ncomp(g, gl - 3);
+	if (m > ac)
+		return -1;
+	char head[POL_GLOB_MAX + 1], pre[POL_GLOB_MAX + 1];
+	memcpy(head, g, gl - 3);
+	head[gl - 3] = 0;
+	if (m == 0)
+		return 1;      /* "/" "**" */
+	size_t k = 0, i = 0;
+	for (; anc[i]; i++)
+		if (anc[i] == '/' && i > 0 && ++k == m)
+			break;
+	if (!anc[i])
+		k++;
+	if (k < m || i > POL_GLOB_MAX)
+		return -1;
+	memcpy(pre, anc, i);
+	pre[i] = 0;
+	return pol_glob_match(head, pre) ? 1 : 0;
+}
+
+/* "/" "**" "/SUFFIX" with no further "**" in SUFFIX: returns SUFFIX's component count, else 0. */
+static size_t tail_glob(const char *g)
+{
+	if (strncmp(g, "/**/", 4) != 0 || strstr(g + 4, "**") != NULL || !g[4])
+		return 0;
+	size_t k = 1;
+	for (const char *s = g + 4; *s; s++)
+		k += *s == '/';
+	return k;
+}
+
+int pol_path_deep(const struct policy *p, const char *anc, const char *tail, unsigned access,
+		  struct pol_decision *out)
+{
+	size_t al = anc ? strlen(anc) : 0;
+	if (p == NULL || al == 0 || anc[0] != '/' || tail == NULL || tail[0] == '/')
+		return -1;
+	size_t tk = tail[0] ? 1 : 0;   /* "" : the unknown path itself */
+	for (const char *s = tail; *s; s++)
+		tk += *s == '/';
+	char t[POL_GLOB_MAX + 2];
+	if (strlen(tail) + 2 > sizeof t)
+		return -1;
+	t[0] = '/';
+	strcpy(t + 1, tail);
+	unsigned need = access & (POL_READ | POL_WRITE);
+	if ((access & POL_EXEC) || need == 0)
+		need |= POL_READ;
+	uint32_t grant = POL_NONE, grant_len = 0, soft = POL_NONE, soft_len = 0, hard = POL_NONE;
+	for (uint32_t i = 0; i < p->h.nrules && hard == POL_NONE; i++) {
+		const struct pol_rule_rec *r = rule_at(p, i);
+		if (r->kind == POL_R_NET)
+			continue;
+		const char *g = str_at(p, r->glob);
+		size_t n = r->prefix_len;
+		bool match;
+		if (n == 0) {                       /* floating: decidable on the known tail only */
+			size_t k = tail_glob(g);
+			if (k == 0 || k > tk)
+				return -1;
+			match = pol_glob_match(g, t);
+		} else if (n <= al && strncmp(g, anc, n) == 0 && (anc[n] == '/' || anc[n] == 0 || n == 1)) {
+			/* literal prefix is an ancestor-or-self of anc */
+			if (r->flags & POL_RF_EXACT)
+				continue;                /* that one path, never below anc */
+			int gb = (r->flags & POL_RF_SUBTREE) ? 1 : glob_below(g, anc);
+			if (gb < 0)
+				return -1;              /* a glob that may match part of the subtree */
+			match = gb == 1;
+		} else if (n > al && strncmp(g, anc, al) == 0 && (g[al] == '/' || al == 1)) {
+			return -1;                      /* a rule for part of the subtree below anc */
+		} else {
+			continue;
+		}
+		if (!match)
+			continue;
+		if (r->kind == POL_R_HARD_DENY) {
+			hard = i;
+		} else if (r->kind == POL_R_SOFT_DENY) {
+			if (soft == POL_NONE || n > soft_len) {
+				soft = i;
+				soft_len = (uint32_t)n;
+			}
+		} else if ((r->access & need) == need && (grant == POL_NONE || n > grant_len)) {
+			grant = i;
+			grant_len = (uint32_t)n;
+		}
+	}
+	if (hard != POL_NONE)
+		return finish(out, POL_DENY, hard, 0);
+	if (grant != POL_NONE && (soft == POL_NONE || grant_len > soft_len)) {
+		if ((access & POL_EXEC) && !(p->h.flags & POL_F_CODE_EXEC) &&
+		    !(rule_at(p, grant)->access & POL_EXEC))
+			return finish(out, POL_DENY, POL_RULE_NO_EXEC, 0);
+		return finish(out, POL_ALLOW, grant, 0);
+	}
+	if (soft != POL_NONE)
+		return finish(out, POL_DENY, soft, 0);
+	return finish(out, POL_DENY, POL_RULE_DEFAULT, 0);
 }
 
 /* ---- network decisions --------------------------------------------------------------------------- */
@@ -559,6 +686,15 @@ const char *pol_rule_text(const struct policy *p, uint32_t rule)
 	if (p == NULL || rule >= p->h.nrules)
 		return "unknown rule";
 	return str_at(p, rule_at(p, rule)->text);
+}
+
+bool pol_stage_exe(const struct policy *p, uint64_t *dev, uint64_t *ino)
+{
+	if (p == NULL || p->h.stage_ino == 0)
+		return false;
+	*dev = p->h.stage_dev;
+	*ino = p->h.stage_ino;
+	return true;
 }
 
 bool pol_code_exec(const struct policy *p)

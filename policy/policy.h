@@ -31,7 +31,9 @@
  * O_APPEND, unlink, rename, chmod, chown, utimes, truncate, mkdir, link, symlink). EXEC is a read
  * that starts a program; it is allowed when the path is readable AND the manifest has code:exec
  * (the initial command is exempt: that is the caller's business, not the policy's). */
-enum pol_access { POL_READ = 1u, POL_WRITE = 2u, POL_EXEC = 4u };
+enum pol_access { POL_READ = 1u, POL_WRITE = 2u, POL_EXEC = 4u,
+		  POL_LIST = 8u /* dir table only: list this directory's names, no content below it
+				 * (Landlock READ_DIR; bwrap binds nothing for it) */ };
 
 enum pol_verdict { POL_ALLOW = 0, POL_DENY = 1 };
 
@@ -84,6 +86,14 @@ int pol_normalize(const char *cwd, const char *path, char *out, size_t outlen);
  * out->verdict, which may be NULL). */
 int pol_path(const struct policy *p, const char *path, unsigned access, struct pol_decision *out);
 
+/* Decide a path known only as "anc/<unknown components>/tail" (a relative call from a current
+ * directory deeper than PATH_MAX: the preload knows an ancestor `anc` of the cwd and the relative
+ * `tail`, without "." or "..", or "" for the unknown path itself). Returns the verdict when every rule gives the same answer whatever
+ * the unknown middle is — rules covering anc's whole subtree, floating "**"-suffix globs decided on
+ * the tail — else -1 (undecidable: the caller refuses). Linear in the number of rules (rare). */
+int pol_path_deep(const struct policy *p, const char *anc, const char *tail, unsigned access,
+		  struct pol_decision *out);
+
 /* Decide a network peer. family is AF_INET or AF_INET6 (IPv4-mapped IPv6 is decided as IPv4);
  * addr points at 4 or 16 bytes in network order; port in host order (0: "any port" asked, e.g. a
  * connect whose port is not known — then only a rule with no port allows). */
@@ -105,6 +115,10 @@ int pol_net_name(const struct policy *p, const char *name, uint16_t port, struct
 const char *pol_rule_text(const struct policy *p, uint32_t rule);
 
 bool pol_code_exec(const struct policy *p);
+/* The identity of sbxsup's own binary (st_dev, st_ino) as the supervisor recorded it: the preload
+ * stays passive only in a "__stage" process whose /proc/self/exe is that file (a program merely
+ * named "sbxsup" is not the stage). False when none was recorded. */
+bool pol_stage_exe(const struct policy *p, uint64_t *dev, uint64_t *ino);
 enum pol_net_mode pol_net_mode(const struct policy *p);
 const char *pol_executor_name(const struct policy *p);   /* manifest name */
 const char *pol_workspace(const struct policy *p);        /* absolute workspace */

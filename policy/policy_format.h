@@ -33,7 +33,12 @@
 #define POL_GLOB_MAX    4096u        /* longest glob or path stored in a rule */
 
 enum pol_hdr_flags { POL_F_CODE_EXEC = 1u };
-enum pol_rule_flags { POL_RF_SUBTREE = 1u };  /* literal rule: the path and everything below */
+enum pol_rule_flags {
+	POL_RF_SUBTREE = 1u,  /* literal rule: the path and everything below */
+	POL_RF_EXACT = 2u,    /* literal rule: that one path only (listing "/", the command file) */
+};
+/* Writer-only bit for pol_writer_rule's `access`: store a literal path as POL_RF_EXACT. */
+#define POL_W_EXACT 0x100u
 
 struct pol_hdr {
 	uint32_t magic, version, total_size, flags;
@@ -47,6 +52,8 @@ struct pol_hdr {
 	uint32_t net_off, nnet;
 	uint32_t str_off, str_len;
 	uint32_t reserved[2];
+	uint64_t stage_dev, stage_ino;           /* sbxsup's own binary (0, 0: none): the preload is
+						  * passive only in a "__stage" process running it */
 };
 
 struct pol_rule_rec {
@@ -90,6 +97,8 @@ struct pol_writer *pol_writer_new(void);
 void pol_writer_free(struct pol_writer *w);
 int pol_writer_meta(struct pol_writer *w, const char *name, const char *workspace,
 		    const char *home, bool code_exec, enum pol_net_mode mode);
+/* The identity (st_dev, st_ino) of sbxsup's binary, whose "__stage" runs behind the preload. */
+void pol_writer_stage(struct pol_writer *w, uint64_t dev, uint64_t ino);
 /* Adds a path rule. `glob` is absolute (a leading "**" component makes it floating); a glob
  * without magic characters is a subtree rule. Returns the rule index in *idx (may be NULL). */
 int pol_writer_rule(struct pol_writer *w, enum pol_rule_kind kind, unsigned access,

@@ -29,6 +29,7 @@ struct pol_writer {
 	struct pol_dir_rec *masks; size_t nmasks, cmasks;
 	struct pol_net_rec *nets; size_t nnets, cnets;
 	uint32_t name, workspace, home, flags, net_mode;
+	uint64_t stage_dev, stage_ino;
 	char err[256];
 	bool failed;
 };
@@ -127,6 +128,12 @@ int pol_writer_meta(struct pol_writer *w, const char *name, const char *workspac
 	return w->failed ? -1 : 0;
 }
 
+void pol_writer_stage(struct pol_writer *w, uint64_t dev, uint64_t ino)
+{
+	w->stage_dev = dev;
+	w->stage_ino = ino;
+}
+
 static int add_rule(struct pol_writer *w, struct wrule *r, uint32_t *idx)
 {
 	if (w->failed)
@@ -154,12 +161,16 @@ int pol_writer_rule(struct pol_writer *w, enum pol_rule_kind kind, unsigned acce
 		return fail(w, "%s: path is not absolute", text);
 	if (gl > POL_GLOB_MAX)
 		return fail(w, "%s: longer than %u bytes", text, POL_GLOB_MAX);
+	bool exact = (access & POL_W_EXACT) != 0;
+	access &= ~POL_W_EXACT;
 	if (access & ~(unsigned)(POL_READ | POL_WRITE | POL_EXEC))
 		return fail(w, "%s: bad access bits", text);
 	struct wrule r = { .kind = (uint8_t)kind, .access = (uint8_t)access };
 	r.prefix_len = (uint32_t)pol_glob_literal_prefix(glob);
-	r.flags = pol_glob_has_magic(glob) ? 0 : POL_RF_SUBTREE;
-	if ((r.flags & POL_RF_SUBTREE) && r.prefix_len != gl)
+	r.flags = pol_glob_has_magic(glob) ? 0 : exact ? POL_RF_EXACT : POL_RF_SUBTREE;
+	if (exact && pol_glob_has_magic(glob))
+		return fail(w, "%s: an exact rule must be a literal path", text);
+	if ((r.flags & (POL_RF_SUBTREE | POL_RF_EXACT)) && r.prefix_len != gl)
 		return fail(w, "%s: path must not end with '/'", text);
 	r.hash = pol_prefix_hash(glob, r.prefix_len);
 	r.glob = add_str(w, glob);
@@ -289,6 +300,7 @@ int pol_writer_finish(struct pol_writer *w, void **blob, size_t *len, char *err,
 	*h = (struct pol_hdr){
 		.magic = POL_MAGIC, .version = POL_VERSION, .total_size = (uint32_t)off,
 		.flags = w->flags, .net_mode = w->net_mode,
+		.stage_dev = w->stage_dev, .stage_ino = w->stage_ino,
 		.name = w->name, .workspace = w->workspace, .home = w->home,
 		.rule_off = (uint32_t)rule_off, .nrules = (uint32_t)w->nrules,
 		.bucket_off = (uint32_t)bucket_off, .nbuckets = (uint32_t)nbuckets,

@@ -107,6 +107,7 @@ static const char *const op_names[SBX_OP__MAX] = {
 	[SBX_OP_TRUNCATE] = "truncate", [SBX_OP_UTIME] = "utime",     [SBX_OP_READLINK] = "readlink",
 	[SBX_OP_OPENDIR] = "opendir", [SBX_OP_ACCESS] = "access",     [SBX_OP_SPAWN] = "spawn",
 	[SBX_OP_CHROOT] = "chroot",   [SBX_OP_SOCKET] = "socket",
+	[SBX_OP_XATTR] = "xattr",     [SBX_OP_MKNOD] = "mknod",     [SBX_OP_WATCH] = "watch",
 };
 
 const char *sbx_op_name(unsigned op)

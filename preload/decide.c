@@ -17,7 +17,8 @@
  *     name, localhost included, must be allowed by pol_net_name() — a refused name is never
  *     looked up.
  * Failing closed (no valid policy): every decision denies, rule POL_RULE_DEFAULT.
- * Every denial is reported; the errno left for the caller is EACCES (paths), EPERM (network).
+ * Every denial is reported; the errno left for the caller is the kernel's (contract v2): for
+ * paths EACCES when the path exists, ENOENT (ENOTDIR) when it does not; EPERM for the network.
  */
 #include "pl.h"
 
@@ -30,6 +31,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/syscall.h>
 
 static void report_path(unsigned op, const char *subject, unsigned access, uint32_t rule, int err,
 			int family)
@@ -43,9 +45,42 @@ static void report_path(unsigned op, const char *subject, unsigned access, uint3
 	sbx_report(&h, subject);
 }
 
-/* Decide an absolute, resolved path. Sets errno to `err` on denial. */
+/* The errno the kernel would give for a denied path (contract v2): EACCES when it exists (or
+ * cannot be looked at), ENOENT/ENOTDIR when it does not — as under bwrap, where a denied path is
+ * not mounted. Creating (a write) a missing name in an existing directory stays EACCES: the kernel
+ * refuses creation in a read-only directory the same way. readlinkat(2) only: the probes do not
+ * count it as an access. */
+static int path_errno(const char *abs, unsigned access)
+{
+	char t[8];
+	int saved = errno;
+	ssize_t n = sbx_readlinkat(AT_FDCWD, abs, t, sizeof t);
+	int e = n >= 0 || errno == EINVAL ? 0 : errno;
+	errno = saved;
+	if (e != ENOENT && e != ENOTDIR)
+		return EACCES;
+	if (e == ENOENT && (access & POL_WRITE)) {
+		char parent[PATH_MAX];
+		size_t l = strlen(abs);
+		while (l > 1 && abs[l - 1] != '/')
+			l--;
+		if (l > 1)
+			l--;
+		memcpy(parent, abs, l);
+		parent[l] = 0;
+		n = sbx_readlinkat(AT_FDCWD, parent, t, sizeof t);
+		bool parent_exists = n >= 0 || errno == EINVAL;
+		errno = saved;
+		if (parent_exists)
+			return EACCES;
+	}
+	return e;
+}
+
+/* Decide an absolute, resolved path. Sets errno to `err` on denial (EACCES: the kernel's
+ * choice between EACCES and ENOENT, path_errno). */
 static int decide_abs(unsigned op, const char *abs, unsigned access, enum sbx_kind kind, int err,
-		      int family)
+		      int family, bool exists)
 {
 	struct pol_decision d = { .verdict = POL_DENY, .rule = POL_RULE_DEFAULT };
 	char norm[PATH_MAX];
@@ -67,8 +102,91 @@ static int decide_abs(unsigned op, const char *abs, unsigned access, enum sbx_ki
 		if (kind == SBX_K_META && d.rule == POL_RULE_DEFAULT && !(access & POL_EXEC))
 			return 0;
 		abs = norm;
+		if (err == EACCES && !exists)
+			err = path_errno(norm, access);
 	}
 	report_path(op, abs, access, d.rule, err, family);
+	errno = err;
+	return -1;
+}
+
+/* A relative path whose base (cwd or dirfd) is deeper than PATH_MAX: the kernel resolves it, we
+ * cannot name it. Decided as "ancestor/<unknown>/tail" (pol_path_deep): the nearest ancestor of
+ * the base that has a name (walked up with O_PATH ".." opens), and the relative path, which must be
+ * plain (no "..", no symbolic link along it; "." and "" name the base itself — checked with readlinkat relative to the base).
+ * Undecidable -> refused (EACCES), reported. Returns like check_path_err. */
+static int check_deep(unsigned op, int dirfd, const char *path, unsigned access, unsigned rflags,
+		      enum sbx_kind kind, int err, int family)
+{
+	char tail[PATH_MAX], anc[PATH_MAX], link[40], t[8];
+	size_t tl = 0;
+	bool ok = true;
+	const char *p = path, *e;
+	for (; ok && *p;) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		e = strchrnul(p, '/');
+		size_t n = (size_t)(e - p);
+		if (n == 1 && p[0] == '.') {
+			p = e;
+			continue;
+		}
+		if ((n == 2 && p[0] == '.' && p[1] == '.') || tl + n + 2 >= sizeof tail) {
+			ok = false;
+			break;
+		}
+		if (tl)
+			tail[tl++] = '/';
+		memcpy(tail + tl, p, n);
+		tl += n;
+		tail[tl] = 0;
+		bool last = !*e || !e[strspn(e, "/")];
+		if (!(last && (rflags & SBX_R_NOFOLLOW)) && sbx_readlinkat(dirfd, tail, t, sizeof t) >= 0)
+			ok = false;    /* a symbolic link: the kernel would go elsewhere */
+		p = e;
+	}
+	int saved = errno;
+	long fd = -1;
+	bool found = false;
+	tail[tl] = 0;
+	if (ok) {
+		fd = dirfd == AT_FDCWD ? sbx_sys(SYS_openat, AT_FDCWD, (long)".", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, 0, 0)
+				       : sbx_sys(SYS_fcntl, dirfd, F_DUPFD_CLOEXEC, 0, 0, 0, 0);
+		for (int up = 0; fd >= 0 && up < 4096 && !found; up++) {
+			snprintf(link, sizeof link, "/proc/self/fd/%ld", fd);
+			ssize_t n = sbx_readlinkat(AT_FDCWD, link, anc, sizeof anc - 1);
+			if (n > 0 && anc[0] == '/') {
+				anc[n] = 0;
+				found = true;
+				break;
+			}
+			long nfd = sbx_sys(SYS_openat, fd, (long)"..", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
+			sbx_sys(SYS_close, fd, 0, 0, 0, 0, 0);
+			fd = nfd;
+		}
+		if (fd >= 0)
+			sbx_sys(SYS_close, fd, 0, 0, 0, 0, 0);
+	}
+	errno = saved;
+	struct pol_decision d = { .verdict = POL_DENY, .rule = POL_RULE_DEFAULT };
+	int v = -1;
+	if (found && sbx_pl_mode() == SBX_PL_ENFORCE)
+		v = pol_path_deep(sbx_pl.pol, anc, tail, access, &d);
+	if (v == POL_ALLOW && !((access & POL_EXEC) && !sbx_pl.code_exec))
+		return 0;
+	if (v == POL_DENY && kind == SBX_K_META && d.rule == POL_RULE_DEFAULT && !(access & POL_EXEC))
+		return 0;
+	if (v == POL_DENY && err == EACCES) {
+		ssize_t n = sbx_readlinkat(dirfd, path, t, sizeof t);
+		if (n < 0 && (errno == ENOENT || errno == ENOTDIR) && !(access & POL_WRITE))
+			err = errno;
+		errno = saved;
+	}
+	char subj[PATH_MAX];
+	snprintf(subj, sizeof subj, "%.2000s/.../%.2000s", found ? anc : "(deep cwd)", tl ? tail : path);
+	report_path(op, subj, access, d.rule, err, family);
 	errno = err;
 	return -1;
 }
@@ -81,6 +199,8 @@ static int check_path_err(unsigned op, int dirfd, const char *path, unsigned acc
 	int saved = errno;
 	char abs[PATH_MAX];
 	int r = sbx_resolve(dirfd, path, rflags, abs);
+	if (r == 2)
+		return check_deep(op, dirfd, path, access, rflags, kind, err, family);
 	if (r == 1 && !(access & POL_EXEC)) {
 		errno = saved;
 		return 0;
@@ -92,7 +212,10 @@ static int check_path_err(unsigned op, int dirfd, const char *path, unsigned acc
 		errno = err;
 		return -1;
 	}
-	if (decide_abs(op, abs, access, kind, err, family) != 0)
+	/* through an open descriptor the object exists, whatever its (deleted, memfd) name says */
+	bool via_fd = strncmp(path, "/proc/self/fd/", 14) == 0 ||
+		      strncmp(path, "/proc/thread-self/fd/", 21) == 0;
+	if (decide_abs(op, abs, access, kind, err, family, via_fd) != 0)
 		return -1;
 	errno = saved;
 	return 0;
@@ -102,6 +225,28 @@ int sbx_check_path(unsigned op, int dirfd, const char *path, unsigned access, un
 		   enum sbx_kind kind)
 {
 	return check_path_err(op, dirfd, path, access, rflags, kind, EACCES, 0);
+}
+
+int sbx_check_fd(unsigned op, int fd, unsigned access)
+{
+	if (sbx_pl_mode() == SBX_PL_PASSIVE)
+		return 0;
+	if (fd == AT_FDCWD)
+		return sbx_check_path(op, AT_FDCWD, ".", access, 0, SBX_K_DATA);
+	if (fd < 0 || !sbx_fd_valid(fd))
+		return 0;   /* EBADF from the kernel */
+	char link[40];
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	return sbx_check_path(op, AT_FDCWD, link, access, 0, SBX_K_DATA);
+}
+
+int sbx_check_at(unsigned op, int dirfd, const char *path, unsigned access, unsigned rflags,
+		 int at_flags)
+{
+	path = sbx_launder(path);
+	if (path == NULL || (path[0] == 0 && (at_flags & AT_EMPTY_PATH)))
+		return sbx_check_fd(op, dirfd, access);
+	return sbx_check_path(op, dirfd, path, access, rflags, SBX_K_DATA);
 }
 
 int sbx_refuse(unsigned op, const char *subject, unsigned access)

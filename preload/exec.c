@@ -207,9 +207,11 @@ static int search_exec(const char *file, char *const argv[], char *const envp[])
 		if (path_candidate(cand, p, dl, file, fl)) {
 			bool pol;
 			do_execve(cand, argv, envp, &pol);
-			if (pol)
+			/* A refused candidate is skipped like one the kernel refuses (glibc goes on
+			 * after ENOENT and EACCES); refused + absent is ENOENT (path_errno). */
+			if (pol && errno != ENOENT && errno != ENOTDIR && errno != EACCES)
 				return -1;
-			if (errno == ENOEXEC) {
+			if (!pol && errno == ENOEXEC) {
 				exec_script(cand, argv, envp);
 				return -1;
 			}
@@ -331,7 +333,18 @@ static int spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t 
 		 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	int saved = errno;
-	if (sbx_check_exec(SBX_OP_SPAWN, AT_FDCWD, path, 0) != 0) {
+	int fe = sbx_pl_passive() ? 0 : sbx_fa_err(fa);
+	if (fe)
+		return fe;   /* an open action was refused (reported when added): the child's open fails */
+	/* a relative program path is run from the directory a chdir action moves to */
+	char dir[PATH_MAX], joined[PATH_MAX];
+	const char *decided = path;
+	if (path && path[0] != '/' && !sbx_pl_passive() && sbx_fa_chdir(fa, dir)) {
+		if (!sbx_fa_join(dir, path, joined))
+			return ENAMETOOLONG;
+		decided = joined;
+	}
+	if (sbx_check_exec(SBX_OP_SPAWN, AT_FDCWD, decided, 0) != 0) {
 		int e = errno;
 		errno = saved;
 		return e;

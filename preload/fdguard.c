@@ -1,10 +1,13 @@
 /* fdguard.c — the policy and report descriptors outlive the program's fd hygiene.
  *
  * Promise: children find their policy and report channel at the numbers named in SBXSUP_*_FD.
- * close() of one of them reports success and keeps it open; close_range()/closefrom() skip them
- * (also for CLOSE_RANGE_CLOEXEC); dup2()/dup3() onto one of them first move ours to a free number
- * >= 100 (and update the saved SBXSUP_* value the exec interposers hand on), then do what the
- * program asked. A program using raw system calls can still close them: its children then fail
+ * At load both are moved to high numbers (SBX_FD_HIGH below the open-files limit), so the
+ * program's own first open() gets 3 as without the library. close() of one of them really closes
+ * that number and returns the kernel's answer (ours moves to another high number first: no fake
+ * success, a second close() is EBADF); dup2()/dup3() onto one of them do the same before doing
+ * what the program asked. close_range()/closefrom() skip them (also for CLOSE_RANGE_CLOEXEC):
+ * every number in the range may be closed, there is nowhere inside it to move to. Each move
+ * updates the saved SBXSUP_* value the exec interposers hand on. A program using raw system calls can still close them: its children then fail
  * closed (no policy -> every decision denies) and the kernel layers remain.
  */
 #undef _FORTIFY_SOURCE
@@ -13,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -30,10 +34,12 @@ bool sbx_pl_fd_protected(int fd)
 	return fd == sbx_pl.policy_fd || fd == sbx_pl.report_fd;
 }
 
+static int move_away(int fd);
+
 SBX_EXPORT int close(int fd)
 {
-	if (sbx_pl_fd_protected(fd))
-		return 0;
+	if (sbx_pl_fd_protected(fd) && move_away(fd) != 0)
+		return 0; /* nowhere to move it (no free descriptor): keep it, as before */
 	return REAL(close)(fd);
 }
 
@@ -74,13 +80,29 @@ SBX_EXPORT void closefrom(int lo)
 	(void)close_range((unsigned)lo, ~0u, 0);
 }
 
-/* Move a protected descriptor out of the way before the program takes its number. */
+/* Where our descriptors live: high, below the soft open-files limit (64 under it when that is
+ * at least 256, else from 100). */
+static int fd_high(void)
+{
+	struct rlimit rl;
+	if (sbx_sys(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&rl, 0, 0) == 0 &&
+	    rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur >= 256 && rl.rlim_cur <= (1u << 20))
+		return (int)rl.rlim_cur - 64;
+	return 100;
+}
+
+/* Move a protected descriptor out of the way before the program takes its number (the old
+ * number stays open; the caller closes or reuses it). */
 static int move_away(int fd)
 {
 	int saved = errno;
-	int nfd = (int)sbx_sys(SYS_fcntl, fd, F_DUPFD, 100, 0, 0, 0);
+	int nfd = (int)sbx_sys(SYS_fcntl, fd, F_DUPFD, fd_high(), 0, 0, 0);
 	if (nfd < 0)
+		nfd = (int)sbx_sys(SYS_fcntl, fd, F_DUPFD, 3, 0, 0, 0);
+	if (nfd < 0) {
+		errno = saved;
 		return -1;
+	}
 	int idx = fd == sbx_pl.policy_fd ? 1 : 2;
 	const char *name = idx == 1 ? SBX_ENV_POLICY_FD : SBX_ENV_REPORT_FD;
 	if (idx == 1)
@@ -91,6 +113,15 @@ static int move_away(int fd)
 		snprintf(sbx_pl.env[idx], SBX_PL_ENV_MAX, "%s=%d", name, nfd);
 	errno = saved;
 	return 0;
+}
+
+void sbx_pl_fds_relocate(void)
+{
+	int hi = fd_high();
+	int fds[2] = { sbx_pl.policy_fd, sbx_pl.report_fd };
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0 && fds[i] < hi && move_away(fds[i]) == 0)
+			sbx_sys(SYS_close, fds[i], 0, 0, 0, 0, 0);
 }
 
 SBX_EXPORT int dup2(int oldfd, int newfd)

@@ -335,7 +335,8 @@ REAL_DECL(unlink); REAL_DECL(unlinkat); REAL_DECL(rename); REAL_DECL(renameat); 
 REAL_DECL(link); REAL_DECL(linkat); REAL_DECL(symlink); REAL_DECL(symlinkat);
 REAL_DECL(chmod); REAL_DECL(lchmod); REAL_DECL(fchmodat); REAL_DECL(chown); REAL_DECL(lchown);
 REAL_DECL(fchownat); REAL_DECL(utime); REAL_DECL(utimes); REAL_DECL(lutimes); REAL_DECL(utimensat);
-REAL_DECL(futimesat); REAL_DECL(mknod); REAL_DECL(mknodat); REAL_DECL(mkfifo); REAL_DECL(mkfifoat);
+REAL_DECL(futimesat); REAL_DECL(fchmod); REAL_DECL(fchown); REAL_DECL(futimens); REAL_DECL(futimes);
+REAL_DECL(mknod); REAL_DECL(mknodat); REAL_DECL(mkfifo); REAL_DECL(mkfifoat);
 
 SBX_EXPORT int truncate(const char *path, off_t len)
 {
@@ -445,8 +446,39 @@ SBX_EXPORT int lchmod(const char *path, mode_t mode)
 
 SBX_EXPORT int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
 {
-	WRITE(SBX_OP_CHMOD, dirfd, path, AT_RF(flags));
+	if (sbx_check_at(SBX_OP_CHMOD, dirfd, path, POL_WRITE, AT_RF(flags), flags))
+		return -1;
 	return REAL(fchmodat)(dirfd, path, mode, flags);
+}
+
+/* Permission and ownership changes through a descriptor are writes of the file it names (a
+ * readable root-owned file opened read-only must not become setuid). */
+SBX_EXPORT int fchmod(int fd, mode_t mode)
+{
+	if (sbx_check_fd(SBX_OP_CHMOD, fd, POL_WRITE))
+		return -1;
+	return REAL(fchmod)(fd, mode);
+}
+
+SBX_EXPORT int fchown(int fd, uid_t u, gid_t g)
+{
+	if (sbx_check_fd(SBX_OP_CHOWN, fd, POL_WRITE))
+		return -1;
+	return REAL(fchown)(fd, u, g);
+}
+
+SBX_EXPORT int futimens(int fd, const struct timespec t[2])
+{
+	if (sbx_check_fd(SBX_OP_UTIME, fd, POL_WRITE))
+		return -1;
+	return REAL(futimens)(fd, t);
+}
+
+SBX_EXPORT int futimes(int fd, const struct timeval t[2])
+{
+	if (sbx_check_fd(SBX_OP_UTIME, fd, POL_WRITE))
+		return -1;
+	return REAL(futimes)(fd, t);
 }
 
 SBX_EXPORT int chown(const char *path, uid_t u, gid_t g)
@@ -463,7 +495,8 @@ SBX_EXPORT int lchown(const char *path, uid_t u, gid_t g)
 
 SBX_EXPORT int fchownat(int dirfd, const char *path, uid_t u, gid_t g, int flags)
 {
-	WRITE(SBX_OP_CHOWN, dirfd, path, AT_RF(flags));
+	if (sbx_check_at(SBX_OP_CHOWN, dirfd, path, POL_WRITE, AT_RF(flags), flags))
+		return -1;
 	return REAL(fchownat)(dirfd, path, u, g, flags);
 }
 
@@ -485,42 +518,42 @@ SBX_EXPORT int lutimes(const char *path, const struct timeval t[2])
 	return REAL(lutimes)(path, t);
 }
 
-/* utimensat(fd, NULL, ...) is futimens(fd): an object already open. */
+/* utimensat(fd, NULL, ...) is futimens(fd): decided on the file fd names. */
 SBX_EXPORT int utimensat(int dirfd, const char *path, const struct timespec t[2], int flags)
 {
-	if (sbx_launder(path))
-		WRITE(SBX_OP_UTIME, dirfd, path, AT_RF(flags));
+	if (sbx_check_at(SBX_OP_UTIME, dirfd, path, POL_WRITE, AT_RF(flags), flags))
+		return -1;
 	return REAL(utimensat)(dirfd, path, t, flags);
 }
 
 SBX_EXPORT int futimesat(int dirfd, const char *path, const struct timeval t[2])
 {
-	if (sbx_launder(path))
-		WRITE(SBX_OP_UTIME, dirfd, path, 0);
+	if (sbx_check_at(SBX_OP_UTIME, dirfd, path, POL_WRITE, 0, 0))
+		return -1;
 	return REAL(futimesat)(dirfd, path, t);
 }
 
 SBX_EXPORT int mknod(const char *path, mode_t mode, dev_t dev)
 {
-	WRITE(SBX_OP_OPEN, AT_FDCWD, path, NOF);
+	WRITE(SBX_OP_MKNOD, AT_FDCWD, path, NOF);
 	return REAL(mknod)(path, mode, dev);
 }
 
 SBX_EXPORT int mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
 {
-	WRITE(SBX_OP_OPEN, dirfd, path, NOF);
+	WRITE(SBX_OP_MKNOD, dirfd, path, NOF);
 	return REAL(mknodat)(dirfd, path, mode, dev);
 }
 
 SBX_EXPORT int mkfifo(const char *path, mode_t mode)
 {
-	WRITE(SBX_OP_OPEN, AT_FDCWD, path, NOF);
+	WRITE(SBX_OP_MKNOD, AT_FDCWD, path, NOF);
 	return REAL(mkfifo)(path, mode);
 }
 
 SBX_EXPORT int mkfifoat(int dirfd, const char *path, mode_t mode)
 {
-	WRITE(SBX_OP_OPEN, dirfd, path, NOF);
+	WRITE(SBX_OP_MKNOD, dirfd, path, NOF);
 	return REAL(mkfifoat)(dirfd, path, mode);
 }
 

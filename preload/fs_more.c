@@ -2,11 +2,8 @@
  * internal (non-interposable) calls, so they must be decided at their own entry:
  *   mkstemp family, mkdtemp (create: write on the template path), remove (unlink/rmdir),
  *   xattr family (set/remove: write; get/list: metadata), statfs/statvfs (metadata),
- *   scandir(at), glob (a read of the pattern's literal directory), nftw/ftw and fts_open (a read of
- *   each root), and the _FORTIFY_SOURCE variants __readlink_chk, __readlinkat_chk, __realpath_chk.
- * Limits (documented): glob/nftw/fts decide their starting directory only; the directories they
- * descend into from there are opened inside glibc and are not seen (coreutils and findutils use
- * gnulib's fts, whose openat(2) calls are interposed; Python's os.walk uses opendir, interposed).
+ *   scandir(at), and the _FORTIFY_SOURCE variants __readlink_chk, __readlinkat_chk, __realpath_chk.
+ *   The directory walkers (glob, nftw/ftw, fts) are in walk.c.
  */
 #undef _FORTIFY_SOURCE
 #include "pl.h"
@@ -23,6 +20,8 @@
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/xattr.h>
+#include <sys/inotify.h>
+#include <sys/fanotify.h>
 #include <unistd.h>
 
 #define NOF SBX_R_NOFOLLOW
@@ -110,34 +109,73 @@ SBX_EXPORT int remove(const char *path)
 
 REAL_DECL(setxattr); REAL_DECL(lsetxattr); REAL_DECL(removexattr); REAL_DECL(lremovexattr);
 REAL_DECL(getxattr); REAL_DECL(lgetxattr); REAL_DECL(listxattr); REAL_DECL(llistxattr);
+REAL_DECL(fsetxattr); REAL_DECL(fremovexattr); REAL_DECL(inotify_add_watch); REAL_DECL(fanotify_mark);
 REAL_DECL(statfs); REAL_DECL(statfs64); REAL_DECL(statvfs); REAL_DECL(statvfs64);
 
 SBX_EXPORT int setxattr(const char *path, const char *name, const void *v, size_t n, int flags)
 {
-	if (WR(SBX_OP_CHMOD, path, 0))
+	if (WR(SBX_OP_XATTR, path, 0))
 		return -1;
 	return REAL(setxattr)(path, name, v, n, flags);
 }
 
 SBX_EXPORT int lsetxattr(const char *path, const char *name, const void *v, size_t n, int flags)
 {
-	if (WR(SBX_OP_CHMOD, path, NOF))
+	if (WR(SBX_OP_XATTR, path, NOF))
 		return -1;
 	return REAL(lsetxattr)(path, name, v, n, flags);
 }
 
 SBX_EXPORT int removexattr(const char *path, const char *name)
 {
-	if (WR(SBX_OP_CHMOD, path, 0))
+	if (WR(SBX_OP_XATTR, path, 0))
 		return -1;
 	return REAL(removexattr)(path, name);
 }
 
 SBX_EXPORT int lremovexattr(const char *path, const char *name)
 {
-	if (WR(SBX_OP_CHMOD, path, NOF))
+	if (WR(SBX_OP_XATTR, path, NOF))
 		return -1;
 	return REAL(lremovexattr)(path, name);
+}
+
+/* Through a descriptor: a write of the file it names (a POSIX ACL on a readable secret). */
+SBX_EXPORT int fsetxattr(int fd, const char *name, const void *v, size_t n, int flags)
+{
+	if (sbx_check_fd(SBX_OP_XATTR, fd, POL_WRITE))
+		return -1;
+	return REAL(fsetxattr)(fd, name, v, n, flags);
+}
+
+SBX_EXPORT int fremovexattr(int fd, const char *name)
+{
+	if (sbx_check_fd(SBX_OP_XATTR, fd, POL_WRITE))
+		return -1;
+	return REAL(fremovexattr)(fd, name);
+}
+
+/* ---- file-system watches ------------------------------------------------------------------------ */
+
+/* A watch reports what happens to a file: allowed where the path may be read. */
+SBX_EXPORT int inotify_add_watch(int fd, const char *path, uint32_t mask)
+{
+	if (sbx_check_path(SBX_OP_WATCH, AT_FDCWD, path, POL_READ,
+			   (mask & IN_DONT_FOLLOW) ? NOF : 0, SBX_K_DATA))
+		return -1;
+	return REAL(inotify_add_watch)(fd, path, mask);
+}
+
+SBX_EXPORT int fanotify_mark(int fd, unsigned int flags, uint64_t mask, int dirfd, const char *path)
+{
+	if ((flags & (FAN_MARK_MOUNT | FAN_MARK_FILESYSTEM)) && !(flags & (FAN_MARK_REMOVE | FAN_MARK_FLUSH)) &&
+	    sbx_refuse(SBX_OP_WATCH, "(fanotify mount/filesystem mark)", POL_READ))
+		return -1; /* a whole mount or file system: no path decision covers it */
+	if (!(flags & (FAN_MARK_REMOVE | FAN_MARK_FLUSH)) &&
+	    sbx_check_at(SBX_OP_WATCH, dirfd, path, POL_READ,
+			 (flags & FAN_MARK_DONT_FOLLOW) ? NOF : 0, 0))
+		return -1;
+	return REAL(fanotify_mark)(fd, flags, mask, dirfd, path);
 }
 
 SBX_EXPORT ssize_t getxattr(const char *path, const char *name, void *v, size_t n)
@@ -204,8 +242,6 @@ typedef int (*sel64_fn)(const struct dirent64 *);
 typedef int (*cmp64_fn)(const struct dirent64 **, const struct dirent64 **);
 
 REAL_DECL(scandir); REAL_DECL(scandir64); REAL_DECL(scandirat); REAL_DECL(scandirat64);
-REAL_DECL(glob); REAL_DECL(glob64); REAL_DECL(nftw); REAL_DECL(nftw64); REAL_DECL(ftw);
-REAL_DECL(ftw64); REAL_DECL(fts_open); REAL_DECL(fts64_open);
 
 SBX_EXPORT int scandir(const char *dir, struct dirent ***list, sel_fn sel, cmp_fn cmp)
 {
@@ -233,106 +269,6 @@ SBX_EXPORT int scandirat64(int dirfd, const char *dir, struct dirent64 ***list, 
 	if (RD(SBX_OP_OPENDIR, dirfd, dir))
 		return -1;
 	return REAL(scandirat64)(dirfd, dir, list, sel, cmp);
-}
-
-/* The directory glob() lists first: the components before the first one with * ? or [. */
-static int check_glob(const char *pattern)
-{
-	char dir[PATH_MAX];
-	size_t n = strnlen(pattern, PATH_MAX);
-	if (n >= PATH_MAX)
-		return 0;             /* glob fails on its own */
-	size_t keep = 0;          /* length of the literal directory prefix */
-	bool magic = false;
-	for (size_t i = 0; i <= n; i++) {
-		if (i == n || pattern[i] == '/') {
-			if (magic)
-				break;
-			keep = i;     /* through the component that ends here */
-			continue;
-		}
-		if (pattern[i] == '*' || pattern[i] == '?' || pattern[i] == '[')
-			magic = true;
-	}
-	if (!magic) {
-		/* no pattern: glob only checks that the path exists (metadata) */
-		return MT(pattern, 0);
-	}
-	/* keep: up to the '/' before the magic component (0: the cwd, or "/" for "/x*") */
-	if (keep == 0) {
-		if (pattern[0] == '/')
-			memcpy(dir, "/", 2);
-		else
-			memcpy(dir, ".", 2);
-	} else {
-		memcpy(dir, pattern, keep);
-		dir[keep] = 0;
-	}
-	return RD(SBX_OP_OPENDIR, AT_FDCWD, dir);
-}
-
-SBX_EXPORT int glob(const char *pattern, int flags, int (*err)(const char *, int), glob_t *g)
-{
-	if (sbx_launder(pattern) && check_glob(pattern))
-		return GLOB_ABORTED;
-	return REAL(glob)(pattern, flags, err, g);
-}
-
-SBX_EXPORT int glob64(const char *pattern, int flags, int (*err)(const char *, int), glob64_t *g)
-{
-	if (sbx_launder(pattern) && check_glob(pattern))
-		return GLOB_ABORTED;
-	return REAL(glob64)(pattern, flags, err, g);
-}
-
-SBX_EXPORT int nftw(const char *dir, __nftw_func_t fn, int nfd, int flags)
-{
-	if (RD(SBX_OP_OPENDIR, AT_FDCWD, dir))
-		return -1;
-	return REAL(nftw)(dir, fn, nfd, flags);
-}
-
-SBX_EXPORT int nftw64(const char *dir, __nftw64_func_t fn, int nfd, int flags)
-{
-	if (RD(SBX_OP_OPENDIR, AT_FDCWD, dir))
-		return -1;
-	return REAL(nftw64)(dir, fn, nfd, flags);
-}
-
-SBX_EXPORT int ftw(const char *dir, __ftw_func_t fn, int nfd)
-{
-	if (RD(SBX_OP_OPENDIR, AT_FDCWD, dir))
-		return -1;
-	return REAL(ftw)(dir, fn, nfd);
-}
-
-SBX_EXPORT int ftw64(const char *dir, __ftw64_func_t fn, int nfd)
-{
-	if (RD(SBX_OP_OPENDIR, AT_FDCWD, dir))
-		return -1;
-	return REAL(ftw64)(dir, fn, nfd);
-}
-
-static int check_roots(char *const *paths)
-{
-	for (size_t i = 0; paths && paths[i]; i++)
-		if (RD(SBX_OP_OPENDIR, AT_FDCWD, paths[i]))
-			return -1;
-	return 0;
-}
-
-SBX_EXPORT FTS *fts_open(char *const *paths, int options, int (*cmp)(const FTSENT **, const FTSENT **))
-{
-	if (check_roots(paths))
-		return NULL;
-	return REAL(fts_open)(paths, options, cmp);
-}
-
-SBX_EXPORT FTS64 *fts64_open(char *const *paths, int options, int (*cmp)(const FTSENT64 **, const FTSENT64 **))
-{
-	if (check_roots(paths))
-		return NULL;
-	return REAL(fts64_open)(paths, options, cmp);
 }
 
 /* ---- _FORTIFY_SOURCE variants of the metadata calls ------------------------------------------------ */

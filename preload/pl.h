@@ -54,7 +54,8 @@ static inline const char *sbx_launder(const char *p)
 #define SBX_PL_ENV_MAX 1024      /* bytes per saved "NAME=value" */
 #define SBX_PL_ADDRS 64          /* addresses remembered from allowed name resolutions */
 #define SBX_PL_NAME_MAX 256
-#define SBX_PL_DIRCACHE 1024     /* paths known symlink-free and not writable (hash table) */
+#define SBX_PL_DIRCACHE 1024     /* paths known symlink-free and not writable (entry pool) */
+#define SBX_PL_DIRSLOTS 2048     /* hash slots over the pool (entry number + 1, 0 = empty) */
 #define SBX_PL_DIRPATH 240       /* longer paths are not cached */
 /* Where the supervisor binds its report socket inside the bwrap sandbox (supervisor/layers/bwrap_layer.h
  * SBX_RUN_REPORT): used when SBXSUP_REPORT_ADDR is not in the environment, so a program exec'd with
@@ -69,7 +70,6 @@ struct sbx_pl_addr {
 };
 
 struct sbx_pl_dir {
-	atomic_uint state;           /* 0 empty, 1 being written, 2 ready */
 	uint32_t hash;
 	uint16_t len;
 	char path[SBX_PL_DIRPATH];
@@ -100,6 +100,8 @@ struct sbx_pl {
 	unsigned char pend[SBX_REC_MAX];
 	atomic_uint addr_next;
 	struct sbx_pl_addr addrs[SBX_PL_ADDRS];
+	atomic_uint dir_next;        /* next free entry of dirs[] */
+	atomic_uint dir_slot[SBX_PL_DIRSLOTS];
 	struct sbx_pl_dir dirs[SBX_PL_DIRCACHE];
 };
 
@@ -158,7 +160,8 @@ enum {
 	SBX_R_NOFOLLOW = 1,          /* the final component is not followed (O_NOFOLLOW, lstat, unlink...) */
 };
 /* Resolve (dirfd, path) to a canonical absolute path in out[PATH_MAX].
- * Returns 0; 1 when the path names no file-system object the policy can speak about (a magic
+ * Returns 0; 2 when path is relative and its base (cwd or dirfd) lies deeper than PATH_MAX (the
+ * caller decides with sbx_check_deep); 1 when the path names no file-system object the policy can speak about (a magic
  * link to a pipe/socket/anon inode, a bad dirfd, a dirfd that is not a directory): the kernel
  * decides, nothing to check; -1 with errno (ELOOP, ENAMETOOLONG, EACCES when it cannot be decided). */
 int sbx_resolve(int dirfd, const char *path, unsigned rflags, char *out);
@@ -186,8 +189,25 @@ int sbx_check_socket(int domain, int type);
  * errno to EAI_FAIL / NO_RECOVERY). */
 int sbx_check_name(const char *name, uint16_t port);
 
+/* A call on an open descriptor (fchmod, fchown, fsetxattr, futimens...): decided on the file the
+ * descriptor names (/proc/self/fd/N, as the kernel reached it). A bad fd or one that names no
+ * path (pipe, socket) is left to the kernel. AT_FDCWD: the current directory. */
+int sbx_check_fd(unsigned op, int fd, unsigned access);
+/* The *at form: an empty path with AT_EMPTY_PATH in at_flags, or a NULL path where the call
+ * then acts on dirfd itself (utimensat, futimesat, fanotify_mark), goes to sbx_check_fd. */
+int sbx_check_at(unsigned op, int dirfd, const char *path, unsigned access, unsigned rflags,
+		 int at_flags);
+
 /* open(2) flags -> access, symlink handling and kind; then sbx_check_path (fs.c). */
 int sbx_check_open(int dirfd, const char *path, int flags);
+
+/* ---- posix_spawn file actions (spawn_fa.c) ---------------------------------------------------- */
+
+/* The errno a posix_spawn with these actions must fail with (a refused open action), or 0. */
+int sbx_fa_err(const void *fa);
+/* The directory the actions change to (absolute, or relative to our cwd), if any. */
+bool sbx_fa_chdir(const void *fa, char out[PATH_MAX]);
+bool sbx_fa_join(const char *dir, const char *path, char out[PATH_MAX]);
 
 /* ---- reporting (report.c) ---------------------------------------------------------------------- */
 
@@ -202,5 +222,8 @@ void sbx_report_forked(void);
 
 /* True if fd is the policy or the report descriptor (not when passive). */
 bool sbx_pl_fd_protected(int fd);
+/* At load: move the policy and report descriptors to high numbers (the program's first open()
+ * gets 3), updating the saved SBXSUP_*_FD values. */
+void sbx_pl_fds_relocate(void);
 
 #endif

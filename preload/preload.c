@@ -3,8 +3,9 @@
  * Promise: all process-wide state of the library is the struct `sbx_pl` below. It is set up once,
  * by the constructor (which gets argc/argv from glibc) or, if some other library's constructor
  * calls an interposed function first, lazily by that call. Set-up:
- *   - passive in the stage: argv[1] is "__stage" and basename(/proc/self/exe) is "sbxsup" ->
- *     no enforcement and no ack;
+ *   - passive in the stage: argv[1] is "__stage" and /proc/self/exe is the very file (st_dev,
+ *     st_ino) the supervisor recorded in the sealed policy (pol_stage_exe) -> no enforcement and
+ *     no ack; a copy or a program merely named "sbxsup" enforces;
  *   - saves LD_PRELOAD (or, if it is absent, the library's own path) and the SBXSUP_* variables,
  *     for the exec interposers to put back;
  *   - maps SBXSUP_POLICY_FD (a memfd that must carry F_SEAL_WRITE) PROT_READ/MAP_PRIVATE and
@@ -31,7 +32,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-struct sbx_pl sbx_pl = { .mode = SBX_PL_UNINIT, .policy_fd = -1, .report_fd = -1 };
+/* Zero-initialised (.bss, not .data): untouched pages of the tables cost no memory. The fds are
+ * set to -1 by the initialising thread before any other thread may look at them. */
+struct sbx_pl sbx_pl;
 
 static atomic_int init_owner; /* tid of the thread initialising, 0 when none */
 
@@ -46,6 +49,19 @@ static void say(const char *msg)
 	int n = snprintf(buf, sizeof buf, "sbxsup-preload: %s\n", msg);
 	if (n > 0)
 		(void)!write(2, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+/* getenv without libc's: the set-up runs in every process of the run, and each libc function it
+ * calls can fault in another 64 KiB of libc's code the program itself may never use (issue 16).
+ * The same reason for the raw fstat/fcntl/mmap/getsockopt below. */
+static const char *env_get(const char *name)
+{
+	extern char **environ;
+	size_t n = strlen(name);
+	for (char **e = environ; e && *e; e++)
+		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
 }
 
 /* Strict decimal fd number. */
@@ -79,7 +95,7 @@ static void save_env(void)
 {
 	for (int i = 0; i < SBX_PL_ENV_N; i++) {
 		sbx_pl.env[i][0] = 0;
-		set_pair(sbx_pl.env[i], env_names[i], getenv(env_names[i]));
+		set_pair(sbx_pl.env[i], env_names[i], env_get(env_names[i]));
 	}
 	/* Loaded through /etc/ld.so.preload after the environment was stripped: name ourselves. */
 	if (!sbx_pl.env[0][0]) {
@@ -116,38 +132,44 @@ static bool argv1_from_proc(char *out, size_t len)
 	return true;
 }
 
-static bool is_stage(int argc, char **argv)
+static bool argv1_is_stage(int argc, char **argv)
 {
-	char a1[64] = "", exe[PATH_MAX];
+	char a1[64] = "";
 	if (argv && argc > 1 && argv[1])
 		snprintf(a1, sizeof a1, "%s", argv[1]);
 	else if (!argv && !argv1_from_proc(a1, sizeof a1))
 		return false;
-	if (strcmp(a1, "__stage") != 0)
+	return strcmp(a1, "__stage") == 0;
+}
+
+/* The stage is sbxsup's own binary — the very file (st_dev, st_ino) the supervisor recorded in
+ * the sealed policy — started with "__stage". A copy or a program merely named "sbxsup" is not
+ * (issue 15): its name proves nothing. */
+static bool is_stage(const struct policy *p)
+{
+	uint64_t dev, ino;
+	struct stat st;
+	if (p == NULL || !pol_stage_exe(p, &dev, &ino))
 		return false;
-	ssize_t n = sbx_readlinkat(AT_FDCWD, "/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
+	if (sbx_sys(SYS_newfstatat, AT_FDCWD, (long)"/proc/self/exe", (long)&st, 0, 0, 0) != 0)
 		return false;
-	exe[n] = 0;
-	const char *b = strrchr(exe, '/');
-	b = b ? b + 1 : exe;
-	return strcmp(b, "sbxsup") == 0;
+	return (uint64_t)st.st_dev == dev && (uint64_t)st.st_ino == ino;
 }
 
 /* Maps and validates the policy. Returns NULL with *why set on any problem. */
 static const struct policy *map_policy(const char **why)
 {
 	struct stat st;
-	int fd = parse_fd(getenv(SBX_ENV_POLICY_FD));
+	int fd = parse_fd(env_get(SBX_ENV_POLICY_FD));
 	if (fd < 0) {
 		*why = "SBXSUP_POLICY_FD is not set";
 		return NULL;
 	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (sbx_sys(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) != 0 || !S_ISREG(st.st_mode)) {
 		*why = "SBXSUP_POLICY_FD is not an open memfd";
 		return NULL;
 	}
-	int seals = fcntl(fd, F_GET_SEALS);
+	int seals = (int)sbx_sys(SYS_fcntl, fd, F_GET_SEALS, 0, 0, 0, 0);
 	if (seals < 0 || !(seals & F_SEAL_WRITE) || !(seals & F_SEAL_SHRINK)) {
 		*why = "the policy memfd is not sealed against writing";
 		return NULL;
@@ -156,14 +178,15 @@ static const struct policy *map_policy(const char **why)
 		*why = "the policy memfd has an invalid size";
 		return NULL;
 	}
-	void *blob = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (blob == MAP_FAILED) {
+	long mr = sbx_sys(SYS_mmap, 0, (long)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	void *blob = (void *)mr;
+	if (mr == -1) {
 		*why = "cannot map the policy memfd";
 		return NULL;
 	}
 	const struct policy *p = pol_open(blob, (size_t)st.st_size, why);
 	if (!p) {
-		munmap(blob, (size_t)st.st_size);
+		sbx_sys(SYS_munmap, (long)blob, (long)st.st_size, 0, 0, 0, 0);
 		return NULL;
 	}
 	sbx_pl.policy_fd = fd;
@@ -175,13 +198,20 @@ static const struct policy *map_policy(const char **why)
 static int do_init(int argc, char **argv)
 {
 	int saved = errno;
-	if (is_stage(argc, argv)) {
-		errno = saved;
-		return SBX_PL_PASSIVE;
+	const char *why = NULL;
+	const struct policy *p = NULL;
+	bool mapped = false;
+	if (argv1_is_stage(argc, argv)) {
+		p = map_policy(&why);
+		mapped = true;
+		if (is_stage(p)) {
+			errno = saved;
+			return SBX_PL_PASSIVE;
+		}
 	}
 	save_env();
-	int rfd = parse_fd(getenv(SBX_ENV_REPORT_FD));
-	const char *ra = getenv(SBX_ENV_REPORT_ADDR);
+	int rfd = parse_fd(env_get(SBX_ENV_REPORT_FD));
+	const char *ra = env_get(SBX_ENV_REPORT_ADDR);
 	if (!ra && fixed_report_sock()) {
 		/* environment stripped (loaded by /etc/ld.so.preload): the sandbox's fixed socket */
 		ra = SBX_PL_REPORT_FIXED;
@@ -192,17 +222,19 @@ static int do_init(int argc, char **argv)
 	struct stat st;
 	int dom = 0, type = 0;
 	socklen_t sl = sizeof dom, tl = sizeof type;
-	if (rfd >= 0 && fstat(rfd, &st) == 0 && S_ISSOCK(st.st_mode) &&
-	    getsockopt(rfd, SOL_SOCKET, SO_DOMAIN, &dom, &sl) == 0 && dom == AF_UNIX &&
-	    getsockopt(rfd, SOL_SOCKET, SO_TYPE, &type, &tl) == 0 && type == SOCK_DGRAM) {
+	if (rfd >= 0 && sbx_sys(SYS_fstat, rfd, (long)&st, 0, 0, 0, 0) == 0 && S_ISSOCK(st.st_mode) &&
+	    sbx_sys(SYS_getsockopt, rfd, SOL_SOCKET, SO_DOMAIN, (long)&dom, (long)&sl, 0) == 0 &&
+	    dom == AF_UNIX &&
+	    sbx_sys(SYS_getsockopt, rfd, SOL_SOCKET, SO_TYPE, (long)&type, (long)&tl, 0) == 0 &&
+	    type == SOCK_DGRAM) {
 		sbx_pl.report_fd = rfd;
 		sbx_pl.report_ino = st.st_ino;
 	} else if (!sbx_pl.report_addr[0]) {
 		say("SBXSUP_REPORT_FD is not an AF_UNIX datagram socket: denials will not be reported");
 	}
 
-	const char *why = NULL;
-	const struct policy *p = map_policy(&why);
+	if (!mapped)
+		p = map_policy(&why);
 	int mode;
 	if (p) {
 		sbx_pl.pol = p;
@@ -236,6 +268,8 @@ int sbx_pl_init(int argc, char **argv)
 			sched_yield();
 		return m;
 	}
+	sbx_pl.policy_fd = -1;
+	sbx_pl.report_fd = -1;
 	m = do_init(argc, argv);
 	atomic_store_explicit(&sbx_pl.mode, m, memory_order_release);
 	return m;
@@ -246,6 +280,7 @@ __attribute__((constructor)) static void sbx_pl_ctor(int argc, char **argv, char
 	(void)envp;
 	if (sbx_pl_init(argc, argv) != SBX_PL_PASSIVE) {
 		pthread_atfork(NULL, NULL, sbx_report_forked);
+		sbx_pl_fds_relocate();
 		sbx_report_ack();
 	}
 }
@@ -306,17 +341,22 @@ static uint32_t fnv(const char *s, size_t n)
 	return h;
 }
 
+/* The slot table holds entry numbers (+1; 0 = empty); entries are taken from the pool in order,
+ * filled, then published in a slot with a release store: a reader sees a complete entry or none.
+ * Sequential entries keep the memory touched proportional to the entries used (16 per page),
+ * not scattered over the whole table. */
 bool sbx_pl_dir_known(const char *path, size_t len)
 {
 	if (len >= SBX_PL_DIRPATH)
 		return false;
 	uint32_t h = fnv(path, len);
 	for (unsigned k = 0; k < PROBES; k++) {
-		const struct sbx_pl_dir *d = &sbx_pl.dirs[(h + k) % SBX_PL_DIRCACHE];
-		unsigned st = atomic_load_explicit(&d->state, memory_order_acquire);
-		if (st == 0)
+		unsigned e = atomic_load_explicit(&sbx_pl.dir_slot[(h + k) % SBX_PL_DIRSLOTS],
+						  memory_order_acquire);
+		if (e == 0)
 			return false;
-		if (st == 2 && d->hash == h && d->len == len && memcmp(d->path, path, len) == 0)
+		const struct sbx_pl_dir *d = &sbx_pl.dirs[e - 1];
+		if (d->hash == h && d->len == len && memcmp(d->path, path, len) == 0)
 			return true;
 	}
 	return false;
@@ -326,17 +366,20 @@ void sbx_pl_dir_add(const char *path, size_t len)
 {
 	if (len >= SBX_PL_DIRPATH || sbx_pl_dir_known(path, len))
 		return;
+	unsigned i = atomic_fetch_add(&sbx_pl.dir_next, 1u);
+	if (i >= SBX_PL_DIRCACHE)
+		return; /* full: later paths are simply not cached */
+	struct sbx_pl_dir *d = &sbx_pl.dirs[i];
 	uint32_t h = fnv(path, len);
+	memcpy(d->path, path, len);
+	d->path[len] = 0;
+	d->len = (uint16_t)len;
+	d->hash = h;
 	for (unsigned k = 0; k < PROBES; k++) {
-		struct sbx_pl_dir *d = &sbx_pl.dirs[(h + k) % SBX_PL_DIRCACHE];
 		unsigned zero = 0;
-		if (!atomic_compare_exchange_strong(&d->state, &zero, 1u))
-			continue;
-		memcpy(d->path, path, len);
-		d->path[len] = 0;
-		d->len = (uint16_t)len;
-		d->hash = h;
-		atomic_store_explicit(&d->state, 2u, memory_order_release);
-		return;
+		if (atomic_compare_exchange_strong_explicit(&sbx_pl.dir_slot[(h + k) % SBX_PL_DIRSLOTS],
+							    &zero, i + 1, memory_order_release,
+							    memory_order_relaxed))
+			return;
 	}
 }

@@ -59,7 +59,7 @@ static int reconnect(void)
 	}
 	int fd = (int)sbx_sys(SYS_socket, AF_UNIX, SOCK_DGRAM, 0, 0, 0, 0);
 	struct stat st;
-	if (fd < 0 || sbx_sys(SYS_connect, fd, (long)&a, len, 0, 0, 0) != 0 || fstat(fd, &st) != 0) {
+	if (fd < 0 || sbx_sys(SYS_connect, fd, (long)&a, len, 0, 0, 0) != 0 || sbx_sys(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) != 0) {
 		if (fd >= 0)
 			sbx_sys(SYS_close, fd, 0, 0, 0, 0, 0);
 		atomic_store(&sbx_pl.reconnecting, 0);
@@ -89,7 +89,7 @@ static int report_sock(void)
 {
 	int fd = sbx_pl.report_fd;
 	struct stat st;
-	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_ino == sbx_pl.report_ino)
+	if (fd >= 0 && sbx_sys(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) == 0 && S_ISSOCK(st.st_mode) && st.st_ino == sbx_pl.report_ino)
 		return fd;
 	return reconnect();
 }

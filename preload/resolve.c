@@ -117,6 +117,8 @@ static int base_of(struct walk *w, int dirfd)
 	char *buf = w->rest;         /* not in use yet: saves a PATH_MAX of stack */
 	if (dirfd == AT_FDCWD) {
 		if (sbx_getcwd(buf, PATH_MAX) != 0) {
+			if (errno == ENAMETOOLONG)
+				return 2;    /* deeper than PATH_MAX: decided by sbx_check_deep */
 			errno = EACCES;  /* unreachable cwd: undecidable, fail closed */
 			return -1;
 		}
@@ -128,6 +130,8 @@ static int base_of(struct walk *w, int dirfd)
 	if (n < 0) {
 		if (!sbx_fd_valid(dirfd))
 			return 1;        /* EBADF from the kernel */
+		if (errno == ENAMETOOLONG)
+			return 2;        /* a directory deeper than PATH_MAX */
 		errno = EACCES;      /* no /proc: cannot decide, fail closed */
 		return -1;
 	}
@@ -204,7 +208,19 @@ static int join_rest(struct walk *w, const char *p)
 	return 0;
 }
 
+static int resolve_walk(int dirfd, const char *path, unsigned rflags, char *out);
+
 int sbx_resolve(int dirfd, const char *path, unsigned rflags, char *out)
+{
+	int r = resolve_walk(dirfd, path, rflags, out);
+	/* a short relative path whose full name would not fit PATH_MAX (a deep base): the kernel
+	 * resolves it relative to the base; we cannot name it -> sbx_check_deep */
+	if (r < 0 && errno == ENAMETOOLONG && path[0] != '/' && strnlen(path, PATH_MAX) < PATH_MAX)
+		return 2;
+	return r;
+}
+
+static int resolve_walk(int dirfd, const char *path, unsigned rflags, char *out)
 {
 	struct walk w;
 	int links = 0;

@@ -2,7 +2,8 @@
  *
  * Promise: syscall(SYS_open/openat/openat2/creat/execve/execveat/connect/sendto/sendmsg/
  * sendmmsg/bind/stat family/access family/unlink/rename/mkdir/rmdir/link/symlink/chmod/chown/
- * truncate/utime(s)/utimensat/readlink/mknod, close/close_range/dup2/dup3) is decided exactly like the libc
+ * truncate/utime(s)/utimensat/readlink/mknod, fchmod/fchown/xattr family/inotify_add_watch/
+ * fanotify_mark, close/close_range/dup2/dup3) is decided exactly like the libc
  * wrapper of the same call (same access, same symlink handling, same errno, same report), and
  * exec goes through the exec interposers (so the environment is repaired too). Every other number
  * is passed through untouched. A raw `syscall` instruction is not seen here — that is what the
@@ -18,6 +19,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/openat2.h>
+#include <sys/fanotify.h>
+#include <sys/inotify.h>
 
 #define NOF SBX_R_NOFOLLOW
 #define P(x) ((const char *)(x))
@@ -137,8 +140,24 @@ static int decide(long nr, long a[6])
 	case SYS_chmod: return wr(SBX_OP_CHMOD, AT_FDCWD, a[0], 0);
 #endif
 	case SYS_fchmodat: return wr(SBX_OP_CHMOD, a[0], a[1], 0);
+	case SYS_fchmod: return sbx_check_fd(SBX_OP_CHMOD, (int)a[0], POL_WRITE);
+	case SYS_fchown: return sbx_check_fd(SBX_OP_CHOWN, (int)a[0], POL_WRITE);
+	case SYS_setxattr: case SYS_removexattr: return wr(SBX_OP_XATTR, AT_FDCWD, a[0], 0);
+	case SYS_lsetxattr: case SYS_lremovexattr: return wr(SBX_OP_XATTR, AT_FDCWD, a[0], NOF);
+	case SYS_fsetxattr: case SYS_fremovexattr: return sbx_check_fd(SBX_OP_XATTR, (int)a[0], POL_WRITE);
+	case SYS_inotify_add_watch:
+		return sbx_check_path(SBX_OP_WATCH, AT_FDCWD, P(a[1]), POL_READ,
+				      ((uint32_t)a[2] & IN_DONT_FOLLOW) ? NOF : 0, SBX_K_DATA);
+	case SYS_fanotify_mark:
+		if ((a[1] & (FAN_MARK_REMOVE | FAN_MARK_FLUSH)))
+			return 0;
+		if (a[1] & (FAN_MARK_MOUNT | FAN_MARK_FILESYSTEM))
+			return sbx_refuse(SBX_OP_WATCH, "(fanotify mount/filesystem mark)", POL_READ);
+		return sbx_check_at(SBX_OP_WATCH, (int)a[3], P(a[4]), POL_READ,
+				    (a[1] & FAN_MARK_DONT_FOLLOW) ? NOF : 0, 0);
 #ifdef SYS_fchmodat2
-	case SYS_fchmodat2: return wr(SBX_OP_CHMOD, a[0], a[1], AT_RF(a[3]));
+	case SYS_fchmodat2:
+		return sbx_check_at(SBX_OP_CHMOD, (int)a[0], P(a[1]), POL_WRITE, AT_RF(a[3]), (int)a[3]);
 #endif
 #ifdef SYS_chown
 	case SYS_chown: return wr(SBX_OP_CHOWN, AT_FDCWD, a[0], 0);
@@ -146,7 +165,7 @@ static int decide(long nr, long a[6])
 #ifdef SYS_lchown
 	case SYS_lchown: return wr(SBX_OP_CHOWN, AT_FDCWD, a[0], NOF);
 #endif
-	case SYS_fchownat: return wr(SBX_OP_CHOWN, a[0], a[1], AT_RF(a[4]));
+	case SYS_fchownat: return sbx_check_at(SBX_OP_CHOWN, (int)a[0], P(a[1]), POL_WRITE, AT_RF(a[4]), (int)a[4]);
 	case SYS_truncate: return wr(SBX_OP_TRUNCATE, AT_FDCWD, a[0], 0);
 #ifdef SYS_utime
 	case SYS_utime: return wr(SBX_OP_UTIME, AT_FDCWD, a[0], 0);
@@ -155,13 +174,14 @@ static int decide(long nr, long a[6])
 	case SYS_utimes: return wr(SBX_OP_UTIME, AT_FDCWD, a[0], 0);
 #endif
 #ifdef SYS_futimesat
-	case SYS_futimesat: return a[1] ? wr(SBX_OP_UTIME, a[0], a[1], 0) : 0;
+	case SYS_futimesat: return sbx_check_at(SBX_OP_UTIME, (int)a[0], P(a[1]), POL_WRITE, 0, 0);
 #endif
-	case SYS_utimensat: return a[1] ? wr(SBX_OP_UTIME, a[0], a[1], AT_RF(a[3])) : 0;
+	case SYS_utimensat:
+		return sbx_check_at(SBX_OP_UTIME, (int)a[0], P(a[1]), POL_WRITE, AT_RF(a[3]), (int)a[3]);
 #ifdef SYS_mknod
-	case SYS_mknod: return wr(SBX_OP_OPEN, AT_FDCWD, a[0], NOF);
+	case SYS_mknod: return wr(SBX_OP_MKNOD, AT_FDCWD, a[0], NOF);
 #endif
-	case SYS_mknodat: return wr(SBX_OP_OPEN, a[0], a[1], NOF);
+	case SYS_mknodat: return wr(SBX_OP_MKNOD, a[0], a[1], NOF);
 	case SYS_name_to_handle_at:
 		return (a[4] & AT_EMPTY_PATH) && a[1] && !P(a[1])[0] ? 0
 			: meta(SBX_OP_STAT, a[0], a[1], (a[4] & AT_SYMLINK_FOLLOW) ? 0u : NOF);

@@ -75,8 +75,10 @@ def env_secret():
     raise LookupError("OPENAI_API_KEY not in the environment")
 
 
-json.load(sys.stdin) if not sys.stdin.isatty() else None
-attempt("read ~/.ssh/id_rsa", lambda: read("~/.ssh/id_rsa"))
+payload = (json.load(sys.stdin) if not sys.stdin.isatty() else None) or {}
+# sbxsup gives the executor a private HOME: an attacker aims at the real one (the payload may name it,
+# as an injected prompt could), else at its own ~.
+attempt("read ~/.ssh/id_rsa", lambda: read(os.path.join(payload.get("home") or "~", ".ssh/id_rsa")))
 attempt("read /etc/shadow", lambda: read("/etc/shadow"))
 attempt("raw syscall openat /etc/shadow", raw_syscall_open)
 attempt("write outside the workspace", write_outside)

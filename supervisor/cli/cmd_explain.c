@@ -98,9 +98,20 @@ static void print_table(const struct manifest *m, const struct policy *p, const 
 	print_hints("deny", m->denies, m->ndenies);
 	print_hints("write", m->writes, m->nwrites);
 	print_hints("read", m->reads, m->nreads);
-	printf("  built in: system paths and the needed /etc parts read-only, workspace, private /tmp and\n"
-	       "  /dev/null & co. writable; secrets (~/.ssh, ~/.gnupg, ~/.aws, /etc/shadow, ...) and other\n"
-	       "  users' homes never readable.\n");
+	printf("  built in: system paths and /etc read-only, \"/\" listable, the command itself readable and\n"
+	       "  executable, workspace, private /tmp and /dev/null & co. writable; other users' homes and\n"
+	       "  these secrets never readable:\n   ");
+	char sb[128];
+	for (size_t i = 0, col = 3; pol_build_secret(i, sb, sizeof sb); i++) {
+		const char *sec = pol_build_secret(i, sb, sizeof sb);
+		col += strlen(sec) + 1;
+		if (col > 100) {
+			printf("\n   ");
+			col = 3 + strlen(sec) + 1;
+		}
+		printf(" %s", sec);
+	}
+	printf("\n");
 
 	size_t nd = pol_dir_count(p);
 	printf("\nbwrap + landlock — directories (globs truncated before their first glob component;\n"

@@ -23,8 +23,9 @@ static const char usage[] =
 	"Run COMMAND (an executor) behind the layers derived from its manifest.\n"
 	"  -m, --manifest FILE      executor manifest (default: the built-in default manifest)\n"
 	"  -w, --workspace DIR      writable working directory (default: the current directory)\n"
-	"  -a, --audit DEST         audit stream: file path (appended, 0600), \"-\" for stderr, or \"fd:N\";\n"
-	"                           default $SBXSUP_AUDIT, else no stream\n"
+	"  -a, --audit DEST         audit stream: file path (appended, 0600; refused inside anything the\n"
+	"                           executor can write) or \"fd:N\" (N > 2); default $SBXSUP_AUDIT, else none\n"
+	"      --audit-budget MB    audit bytes per source class (preload / kernel), default 4; 0 = unbounded\n"
 	"      --layers LIST        layers to use, comma-separated (preload,bwrap,seccomp,landlock,\n"
 	"                           netfilter,probes,limits), default \"auto\" (all available);\n"
 	"                           -NAME removes one, +NAME adds one: --layers auto,-probes\n"
@@ -44,7 +45,7 @@ bool run_env_false(const char *s)
 
 int run_args_parse(int argc, char **argv, struct run_opts *o)
 {
-	enum { O_LAYERS = 256, O_REQUIRE, O_TIMEOUT, O_DRY_RUN };
+	enum { O_LAYERS = 256, O_REQUIRE, O_TIMEOUT, O_DRY_RUN, O_AUDIT_BUDGET };
 	static const struct option opts[] = {
 		{"manifest", required_argument, NULL, 'm'},
 		{"workspace", required_argument, NULL, 'w'},
@@ -53,12 +54,14 @@ int run_args_parse(int argc, char **argv, struct run_opts *o)
 		{"require", required_argument, NULL, O_REQUIRE},
 		{"timeout", required_argument, NULL, O_TIMEOUT},
 		{"dry-run", no_argument, NULL, O_DRY_RUN},
+		{"audit-budget", required_argument, NULL, O_AUDIT_BUDGET},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	char err[256];
 	const char *layers = "auto", *require = getenv("SBXSUP_REQUIRE");
 	memset(o, 0, sizeof o[0]);
+	o->audit_budget_mb = -1;
 	o->audit = getenv("SBXSUP_AUDIT");
 	if (o->audit && !*o->audit)
 		o->audit = NULL;
@@ -92,6 +95,17 @@ int run_args_parse(int argc, char **argv, struct run_opts *o)
 		case O_DRY_RUN:
 			o->dry_run = true;
 			break;
+		case O_AUDIT_BUDGET: {
+			char *end;
+			errno = 0;
+			long mb = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || mb < 0 || mb > (1L << 20)) {
+				sbx_msg("run: --audit-budget: '%s' is not a number of MiB (0 = unbounded)", optarg);
+				return -1;
+			}
+			o->audit_budget_mb = mb;
+			break;
+		}
 		case 'h':
 			fputs(usage, stdout);
 			return 1;

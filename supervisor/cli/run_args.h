@@ -17,6 +17,7 @@ struct run_opts {
 	const char *audit;        /* NULL: no stream */
 	unsigned want, require;   /* layer masks */
 	long timeout_ms;          /* 0: manifest / default; --timeout 1.5 is 1500 */
+	long audit_budget_mb;     /* --audit-budget MB; -1: manifest limits.audit_mb / default */
 	bool dry_run;
 	bool disabled;            /* SBXSUP_SANDBOX=0 */
 	char **cmd;               /* NULL-terminated */

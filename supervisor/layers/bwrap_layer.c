@@ -77,7 +77,8 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 	size_t n = 0;
 	for (size_t i = 0; i < nd; i++) {
 		struct pol_dir d;
-		if (pol_dir_get(p, i, &d) < 0 || !d.path || d.path[0] != '/' || skip_dir(d.path))
+		if (pol_dir_get(p, i, &d) < 0 || !d.path || d.path[0] != '/' || skip_dir(d.path) ||
+		    !(d.access & (POL_READ | POL_WRITE))) /* POL_LIST only: nothing to bind */
 			continue;
 		struct stat st;
 		if (lstat(d.path, &st) < 0)

@@ -169,6 +169,8 @@ static uint64_t entry_rights(unsigned access, bool is_dir, uint64_t handled)
 		a |= LL_FS_EXECUTE;
 	if (access & POL_WRITE)
 		a |= LL_FS_WRITE_SET;
+	if (access & POL_LIST) /* policy.h: names only (/etc entered entry by entry) */
+		a |= LL_FS_READ_DIR;
 	if (!is_dir)
 		a &= LL_FS_FILE;
 	return a & handled;

@@ -288,8 +288,11 @@ static void parse_cap(struct ps *s, const cJSON *c, size_t idx)
 			perr(s, jp, "hosts on an fs capability (hosts belong to network capabilities)");
 		}
 		if (!hint && !hints) {
-			perr(s, cj, "fs:%s needs \"hint\" or \"hints\" (the paths it grants), e.g. "
-			     "{\"cap\": \"fs:%s\", \"hints\": [\"./out\"]}", qs, qs);
+			/* Contract v2: "fs:read" without hints (Metnos manifests) is accepted and grants
+			 * nothing beyond the built-in defaults. */
+			mf_warnf(s->e, "%s: fs:%s without \"hint\"/\"hints\" grants nothing beyond the "
+				 "defaults (write e.g. {\"cap\": \"fs:%s\", \"hints\": [\"./out\"]})",
+				 cj, qs, qs);
 			return;
 		}
 		if (write)
@@ -433,6 +436,7 @@ static const struct {
 	{"pids", offsetof(struct mf_limits, pids), 1, 1L << 22},
 	{"fsize_mb", offsetof(struct mf_limits, fsize_mb), 0, 1L << 24},     /* 16 TiB */
 	{"nofile", offsetof(struct mf_limits, nofile), 1, 1L << 20},
+	{"audit_mb", offsetof(struct mf_limits, audit_mb), 0, 1L << 20},     /* audit budget, 0 = none */
 };
 #define NLIMITS (sizeof limit_defs / sizeof limit_defs[0])
 
@@ -451,7 +455,7 @@ static void parse_limits(struct ps *s, const cJSON *lim)
 			if (!strcmp(k->string, limit_defs[i].name))
 				break;
 		if (i == NLIMITS) {
-			perr(s, jp, "unknown limit (known: wall_s, cpu_s, memory_mb, pids, fsize_mb, nofile)");
+			perr(s, jp, "unknown limit (known: wall_s, cpu_s, memory_mb, pids, fsize_mb, nofile, audit_mb)");
 			continue;
 		}
 		double d = k->valuedouble;
@@ -594,7 +598,7 @@ static void parse_top(struct ps *s, const cJSON *root)
 	if ((v = cJSON_GetObjectItemCaseSensitive(root, "env")))
 		parse_env(s, v);
 
-	s->m->limits = (struct mf_limits){-1, -1, -1, -1, -1, -1};
+	s->m->limits = (struct mf_limits){-1, -1, -1, -1, -1, -1, -1};
 	if ((v = cJSON_GetObjectItemCaseSensitive(root, "limits")))
 		parse_limits(s, v);
 	if (s->m->limits.wall_s < 0)
@@ -835,6 +839,14 @@ int mf_ctx_init(struct mf_ctx *ctx, const char *workspace, char *err, size_t err
 	if (!strcmp(ctx->workspace_buf, "/")) {
 		snprintf(err, errlen, "workspace is / (the whole file system would be writable); run from a "
 			 "project directory or give -w DIR");
+		return -1;
+	}
+	/* /tmp and /dev/shm are the sandbox's own private, empty directories: a workspace there would be
+	 * hidden by them (bwrap) or shared with every other run and user of the host */
+	if (!strcmp(ctx->workspace_buf, "/tmp") || !strcmp(ctx->workspace_buf, "/dev/shm") ||
+	    !strcmp(ctx->workspace_buf, "/var/tmp")) {
+		snprintf(err, errlen, "workspace is %s itself (every run gets a private one); run from a directory "
+			 "below it or give -w DIR", ctx->workspace_buf);
 		return -1;
 	}
 	ctx->workspace = ctx->workspace_buf;

@@ -46,6 +46,7 @@ struct mf_env_set { char *name; char *value; };
  * (a consumer that still maps -1 to these defaults is harmless). The core limit is always 0. */
 struct mf_limits {
 	long wall_s, cpu_s, memory_mb, pids, fsize_mb, nofile;
+	long audit_mb;             /* audit stream budget per source class (audit.h); 0 = unbounded */
 };
 #define MF_DEFAULT_WALL_S 300
 #define MF_DEFAULT_NOFILE 1024

@@ -132,6 +132,19 @@ static int parse_addr(const char *s, size_t n, int family, struct mf_host *h, ch
 	}
 	memcpy(a, s, al);
 	a[al] = '\0';
+	/* A numeric IPv6 address may carry a zone id ("fe80::1%lo", RFC 4007): the address is the
+	 * part before '%' (the layers match addresses on every interface); the zone must look like an
+	 * interface name or index. */
+	char *pct = family == AF_INET6 ? strchr(a, '%') : NULL;
+	if (pct != NULL) {
+		size_t zl = strlen(pct + 1);
+		if (zl == 0 || zl > 15 || strspn(pct + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+							  "0123456789._-") != zl) {
+			snprintf(why, wl, "not a valid IPv6 zone id (an interface name or index)");
+			return -1;
+		}
+		*pct = '\0';
+	}
 	if (inet_pton(family, a, h->addr) != 1) {
 		snprintf(why, wl, "not a valid %s address", family == AF_INET ? "IPv4" : "IPv6");
 		return -1;
@@ -198,7 +211,8 @@ int mf_parse_host(const char *text, struct mf_host *out, char *why, size_t wl)
 	} else if (strchr(text, ':') && strchr(text, ':') != strrchr(text, ':')) {
 		/* several ':' without brackets: a bare IPv6 address (any port) */
 		if (parse_addr(text, n, AF_INET6, &h, why, wl) < 0) {
-			snprintf(why, wl, "not a valid IPv6 address (write [addr]:port to give a port)");
+			if (!strstr(why, "zone id"))
+				snprintf(why, wl, "not a valid IPv6 address (write [addr]:port to give a port)");
 			return -1;
 		}
 	} else {

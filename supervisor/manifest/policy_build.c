@@ -10,6 +10,10 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
+#include <glob.h>
+#include <sys/stat.h>
+#include <limits.h>
 #include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +23,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "elfcheck.h"
 #include "policy.h"
 #include "policy_build.h"
 #include "policy_format.h"
@@ -28,13 +33,11 @@
 static const char *const sys_paths[] = {
 	"/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/opt", "/var/lib/python3", NULL,
 };
-static const char *const etc_paths[] = {
-	"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/ld.so.preload",
-	"/etc/passwd", "/etc/group", "/etc/hosts", "/etc/host.conf", "/etc/resolv.conf",
-	"/etc/nsswitch.conf", "/etc/gai.conf", "/etc/services", "/etc/protocols", "/etc/ssl",
-	"/etc/ca-certificates", "/etc/localtime", "/etc/timezone", "/etc/alternatives",
-	"/etc/locale.alias", "/etc/locale.conf", "/etc/default/locale", "/etc/mime.types", NULL,
-};
+/* /etc is readable as a whole (contract v2) except the secrets below. */
+static const char *const etc_paths[] = { "/etc", NULL };
+/* Directories whose listing (the directory itself, nothing below) is harmless and that ordinary
+ * programs list: "/" (os.listdir("/"), shells completing "/", find / -maxdepth 1). */
+static const char *const list_paths[] = { "/", NULL };
 static const char *const dev_paths[] = {
 	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty",
 	"/dev/ptmx", "/dev/pts", "/dev/shm", "/dev/fd", "/dev/stdin", "/dev/stdout", "/dev/stderr",
@@ -50,16 +53,43 @@ static const char *const runtime_paths[] = {
 	"/proc/sys/vm/overcommit_memory", "/sys/kernel/mm/transparent_hugepage",
 	"/sys/devices/system/cpu", NULL,
 };
-/* System-wide secrets: glob, and the literal paths bwrap masks when they exist. */
-static const struct { const char *glob; const char *mask[2]; } etc_secrets[] = {
-	{ "/etc/shadow*", { "/etc/shadow", NULL } },
-	{ "/etc/gshadow*", { "/etc/gshadow", NULL } },
-	{ "/etc/sudoers*", { "/etc/sudoers", NULL } },
-	{ "/etc/sudoers.d", { "/etc/sudoers.d", NULL } },
+/* System-wide secrets under /etc (the one built-in list; `explain` shows it): hard-deny globs, and
+ * how bwrap masks them — `mask` names literal paths masked when they exist; `expand` asks for the
+ * glob itself to be expanded on the host at build time (each existing match masked). */
+static const struct { const char *glob; const char *mask; bool expand; } etc_secrets[] = {
+	{ "/etc/shadow*", "/etc/shadow", true },
+	{ "/etc/gshadow*", "/etc/gshadow", true },
+	{ "/etc/sudoers*", "/etc/sudoers", true },
+	{ "/etc/sudoers.d", "/etc/sudoers.d", false },
+	{ "/etc/security/opasswd", "/etc/security/opasswd", false },
+	{ "/etc/ssh/ssh_host_*_key", NULL, true },            /* host private keys (.pub stays) */
+	{ "/etc/ssl/private", "/etc/ssl/private", false },
+	{ "/etc/pki/tls/private", "/etc/pki/tls/private", false },
+	{ "/etc/letsencrypt", "/etc/letsencrypt", false },
+	{ "/etc/*.keytab", NULL, true },
+	{ "/etc/NetworkManager/system-connections", "/etc/NetworkManager/system-connections", false },
+	{ "/etc/wireguard", "/etc/wireguard", false },
+	{ "/etc/openvpn", "/etc/openvpn", false },
+	{ "/etc/wpa_supplicant", "/etc/wpa_supplicant", false },
+	{ "/etc/ppp/chap-secrets", "/etc/ppp/chap-secrets", false },
+	{ "/etc/ppp/pap-secrets", "/etc/ppp/pap-secrets", false },
+	{ "/etc/ppp/peers", "/etc/ppp/peers", false },
+	{ "/etc/ipsec.secrets", "/etc/ipsec.secrets", false },
+	{ "/etc/ipsec.d/private", "/etc/ipsec.d/private", false },
+	{ "/etc/swanctl/private", "/etc/swanctl/private", false },
+	{ "/etc/credstore", "/etc/credstore", false },
+	{ "/etc/credstore.encrypted", "/etc/credstore.encrypted", false },
+	{ "/etc/postfix/sasl_passwd*", NULL, true },
+	{ "/etc/samba/private", "/etc/samba/private", false },
+	{ "/etc/libvirt/secrets", "/etc/libvirt/secrets", false },
+	{ "/etc/docker/key.json", "/etc/docker/key.json", false },
+	{ "/var/lib/sbxsup", "/var/lib/sbxsup", false },         /* root's audit key (audit/audit_key.h) */
 };
 /* Per-user secrets, relative to the invoking user's home ("~/.ssh"): subtree rules. */
 static const char *const home_secrets[] = {
-	".ssh", ".gnupg", ".aws", ".config/gcloud", ".netrc", ".docker/config.json", NULL,
+	".ssh", ".gnupg", ".aws", ".config/gcloud", ".netrc", ".docker/config.json",
+	".local/state/sbxsup", /* a user's audit key (audit/audit_key.h) */
+	NULL,
 };
 
 struct pb {
@@ -148,6 +178,115 @@ static unsigned rdir(const struct pb *b)
 	return POL_READ | (b->code_exec ? POL_EXEC : 0);
 }
 
+/* Does a secret glob cover `path` itself (then it is left out), or lie below it (then `path` is
+ * entered and its entries listed one by one)? */
+static bool secret_covers(const char *path)
+{
+	for (size_t i = 0; i < sizeof etc_secrets / sizeof etc_secrets[0]; i++) {
+		const char *g = etc_secrets[i].glob;
+		size_t n = pol_glob_literal_prefix(g);
+		if (pol_glob_match(g, path) ||
+		    (!pol_glob_has_magic(g) && strncmp(g, path, n) == 0 && path[n] == '/'))
+			return true;
+	}
+	return false;
+}
+
+static bool secret_below(const char *path)
+{
+	size_t pl = strlen(path);
+	for (size_t i = 0; i < sizeof etc_secrets / sizeof etc_secrets[0]; i++) {
+		const char *g = etc_secrets[i].glob;
+		size_t n = pol_glob_literal_prefix(g);
+		if (n >= pl && strncmp(g, path, pl) == 0 && (n == pl || g[pl] == '/'))
+			return true;
+	}
+	return false;
+}
+
+/* Directory-table entries for a tree readable "except its secrets" (/etc): the directory-level
+ * layers cannot subtract a file from a granted directory, so the tree is listed entry by entry
+ * on the host at build time, entering only the directories that hold a secret and leaving the
+ * secrets themselves out (bwrap binds each entry; Landlock grants each one; each directory entered
+ * gets a POL_LIST entry so that listing it still works under Landlock — READ_DIR is hierarchical
+ * there, so names below it, not contents, are listable). Links into /proc,
+ * /sys or /dev (/etc/mtab) are left out: their targets are not this tree's. The policy rule itself
+ * stays the whole tree (files created later are readable through the preload). */
+static int pb_dirs_except_secrets(struct pb *b, const char *dir, unsigned access, uint32_t rule,
+				  int depth)
+{
+	if (!secret_below(dir) || depth > 4) {
+		if (pol_writer_dir(b->w, dir, access, rule) < 0)
+			return pb_writer_failed(b);
+		return 0;
+	}
+	DIR *d = opendir(dir);
+	if (d == NULL)
+		return 0; /* absent or unreadable: nothing for the directory layers */
+	if (pol_writer_dir(b->w, dir, POL_LIST, rule) < 0) { /* ls /etc still works under Landlock */
+		closedir(d);
+		return pb_writer_failed(b);
+	}
+	struct dirent *e;
+	int rc = 0;
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char path[PB_PATH_MAX], t[64];
+		if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path)
+			continue;
+		if (secret_covers(path))
+			continue;
+		ssize_t tl = readlink(path, t, sizeof t - 1);
+		if (tl > 0) {
+			t[tl] = 0;
+			if (strstr(t, "/proc/") || strstr(t, "/sys/") || strstr(t, "/dev/"))
+				continue;
+		}
+		struct stat st;
+		bool isdir = lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+		if (isdir)
+			rc = pb_dirs_except_secrets(b, path, access, rule, depth + 1);
+		else if (pol_writer_dir(b->w, path, access, rule) < 0)
+			rc = pb_writer_failed(b);
+	}
+	closedir(d);
+	return rc;
+}
+
+/* The command named after "--": readable and executable whatever the manifest says (rule
+ * "builtin:command: PATH", that file only), as given and with its symbolic links resolved (the
+ * preload and the probes decide on the resolved file). */
+static bool under_dir(const char *path, const char *dir)
+{
+	size_t n = dir ? strlen(dir) : 0;
+	return n > 0 && strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+static int pb_command(struct pb *b, const char *cmd)
+{
+	if (cmd == NULL || cmd[0] != '/')
+		return 0;
+	unsigned acc = POL_READ | POL_EXEC | POL_W_EXACT;
+	char real[PATH_MAX];
+	bool have_real = realpath(cmd, real) != NULL;
+	/* The directory layers get the resolved file, unless a directory they already bind holds it
+	 * (binding /bin/sh over the sandbox's /bin -> usr/bin link would fail). */
+	const char *f = have_real ? real : cmd;
+	bool covered = under_dir(f, b->m->workspace) || under_dir(f, b->m->code_dir) ||
+		       under_dir(f, "/etc");
+	for (size_t i = 0; sys_paths[i] && !covered; i++)
+		covered = under_dir(f, sys_paths[i]);
+	unsigned da = covered ? 0 : POL_READ | POL_EXEC;
+	if (pb_builtin(b, POL_R_GRANT, acc, have_real && strcmp(real, cmd) ? 0 : da, "command", cmd,
+		       NULL) < 0)
+		return -1;
+	if (have_real && strcmp(real, cmd) != 0 &&
+	    pb_builtin(b, POL_R_GRANT, acc, da, "command", real, NULL) < 0)
+		return -1;
+	return 0;
+}
+
 static int pb_grants(struct pb *b, const struct pol_build_opts *o)
 {
 	const struct manifest *m = b->m;
@@ -160,9 +299,23 @@ static int pb_grants(struct pb *b, const struct pol_build_opts *o)
 	if (m->code_dir != NULL &&
 	    pb_builtin(b, POL_R_GRANT, POL_READ, rx, "code", m->code_dir, NULL) < 0)
 		return -1;
-	for (size_t i = 0; etc_paths[i]; i++)
-		if (pb_builtin(b, POL_R_GRANT, POL_READ, rdir(b), "etc", etc_paths[i], NULL) < 0)
+	for (size_t i = 0; etc_paths[i]; i++) {
+		char text[PB_PATH_MAX + 64];
+		uint32_t idx;
+		snprintf(text, sizeof text, "builtin:etc: %s", etc_paths[i]);
+		if (pb_rule(b, POL_R_GRANT, POL_READ, 0, etc_paths[i], text, &idx) < 0 ||
+		    pb_dirs_except_secrets(b, etc_paths[i], rdir(b), idx, 0) < 0)
 			return -1;
+		/* bwrap creates /etc/ld.so.preload inside the sandbox; Landlock must let ld.so read it */
+		if (pol_writer_dir(b->w, "/etc/ld.so.preload", POL_READ, idx) < 0)
+			return pb_writer_failed(b);
+	}
+	for (size_t i = 0; list_paths[i]; i++)
+		if (pb_builtin(b, POL_R_GRANT, POL_READ | POL_W_EXACT, o->private_root ? POL_LIST : 0,
+			       "list", list_paths[i], NULL) < 0)
+			return -1;
+	if (pb_command(b, o->command) < 0)
+		return -1;
 	for (size_t i = 0; o->extra_read != NULL && o->extra_read[i] != NULL; i++)
 		if (pb_builtin(b, POL_R_GRANT, POL_READ, rx, "sbxsup", o->extra_read[i], NULL) < 0)
 			return -1;
@@ -217,6 +370,21 @@ static int pb_mask_for(struct pb *b, const char *norm, uint32_t rule)
 	return 0;
 }
 
+/* Masks for every existing host file a secret glob matches (bwrap cannot match globs). */
+static int pb_mask_glob(struct pb *b, const char *pattern, const char *already, uint32_t rule)
+{
+	glob_t g;
+	if (glob(pattern, GLOB_NOSORT, NULL, &g) != 0)
+		return 0; /* no match (or unreadable dir): nothing to mask */
+	int rc = 0;
+	for (size_t i = 0; i < g.gl_pathc && rc == 0; i++)
+		if ((already == NULL || strcmp(g.gl_pathv[i], already) != 0) &&
+		    pol_writer_mask(b->w, g.gl_pathv[i], rule) < 0)
+			rc = pb_writer_failed(b);
+	globfree(&g);
+	return rc;
+}
+
 static int pb_denies(struct pb *b)
 {
 	const struct manifest *m = b->m;
@@ -227,9 +395,11 @@ static int pb_denies(struct pb *b)
 		snprintf(text, sizeof text, "builtin:secret: %s", etc_secrets[i].glob);
 		if (pb_rule(b, POL_R_HARD_DENY, 0, 0, etc_secrets[i].glob, text, &idx) < 0)
 			return -1;
-		for (size_t k = 0; k < 2 && etc_secrets[i].mask[k]; k++)
-			if (pol_writer_mask(b->w, etc_secrets[i].mask[k], idx) < 0)
-				return pb_writer_failed(b);
+		if (etc_secrets[i].mask != NULL && pol_writer_mask(b->w, etc_secrets[i].mask, idx) < 0)
+			return pb_writer_failed(b);
+		if (etc_secrets[i].expand && pb_mask_glob(b, etc_secrets[i].glob, etc_secrets[i].mask,
+							  idx) < 0)
+			return -1;
 	}
 	if (m->home == NULL || m->home[0] != '/')
 		return pb_fail(b, "manifest has no absolute home directory");
@@ -442,6 +612,9 @@ int pol_build(const struct manifest *m, const struct pol_build_opts *o, void **b
 		pb_writer_failed(&b);
 		goto out;
 	}
+	struct stat sst;
+	if (o->stage_exe != NULL && stat(o->stage_exe, &sst) == 0)
+		pol_writer_stage(b.w, (uint64_t)sst.st_dev, (uint64_t)sst.st_ino);
 	if (pb_grants(&b, o) < 0 || pb_denies(&b) < 0)
 		goto out;
 	if (mode == POL_NET_LIST && pb_net(&b, o) < 0)
@@ -455,6 +628,46 @@ out:
 	pol_writer_free(b.w);
 	if (rc < 0)
 		errno = EINVAL;
+	return rc;
+}
+
+const char *pol_build_secret(size_t i, char *buf, size_t len)
+{
+	size_t ne = sizeof etc_secrets / sizeof etc_secrets[0], nh = 0;
+	while (home_secrets[nh] != NULL)
+		nh++;
+	if (i < ne)
+		return etc_secrets[i].glob;
+	if (i - ne < nh && buf != NULL && len > 0) {
+		snprintf(buf, len, "~/%s", home_secrets[i - ne]);
+		return buf;
+	}
+	return NULL;
+}
+
+int pol_command_path(const char *cmd, const char *path_env, char *out, size_t outlen)
+{
+	struct sbx_elf_info *ei = calloc(1, sizeof *ei);
+	int rc = -1;
+	if (out == NULL || outlen == 0 || cmd == NULL || ei == NULL)
+		goto done;
+	out[0] = '\0';
+	if (sbx_elf_inspect_env(cmd, path_env, ei) < 0)
+		goto done;
+	if (ei->path[0] == '/') {
+		if (strlen(ei->path) < outlen) {
+			strcpy(out, ei->path);
+			rc = 0;
+		}
+	} else {
+		char real[PATH_MAX];
+		if (realpath(ei->path, real) != NULL && strlen(real) < outlen) {
+			strcpy(out, real);
+			rc = 0;
+		}
+	}
+done:
+	free(ei);
 	return rc;
 }
 

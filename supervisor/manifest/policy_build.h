@@ -9,13 +9,16 @@
  *
  * Built-in rules (texts as pol_rule_text shows them):
  *   grant read (+exec in the dir table): builtin:system (/usr /bin /sbin /lib /lib64 /lib32 /opt
- *     /var/lib/python3), builtin:code (code dir), builtin:etc (the /etc parts programs need),
- *     builtin:sbxsup (opts->extra_read)
+ *     /var/lib/python3), builtin:code (code dir), builtin:etc (/etc),
+ *     builtin:sbxsup (opts->extra_read), builtin:command (opts->command: that file only, exec
+ *     allowed without code:exec)
+ *   grant read of exactly one directory (its listing; no dir-table entry): builtin:list ("/")
  *   grant write of one file (no dir-table entry): builtin:report (opts->extra_write)
  *   grant read+write: builtin:workspace, builtin:tmp, builtin:dev (/dev/null and friends)
  *   grant read: builtin:proc (/proc/self/ **, /proc/thread-self/ **, /proc/ *), builtin:sys
- *   hard deny: builtin:secret (/etc/shadow* /etc/gshadow* /etc/sudoers* /etc/sudoers.d ~/.ssh
- *     ~/.gnupg ~/.aws ~/.config/gcloud ~/.netrc ~/.docker/config.json)
+ *   hard deny: builtin:secret (/etc's secrets: shadow, gshadow, sudoers*, ssh host private keys,
+ *     ssl/private, keytabs, stored network/VPN credentials ... — etc_secrets[] in policy_build.c;
+ *     ~/.ssh ~/.gnupg ~/.aws ~/.config/gcloud ~/.netrc ~/.docker/config.json)
  *   soft deny: builtin:home-blanket (/root, /home/ *)
  *   net: builtin:dns (each resolv.conf nameserver, port 53) when a host name is granted
  * Manifest rules: "capabilities[i].hints[j]: GLOB", "deny[i]: GLOB", "capabilities[i].hosts[j]: H".
@@ -42,10 +45,26 @@ struct pol_build_opts {
 	const char *tmp_dir;       /* the writable tmp dir; default "/tmp" (no-bwrap modes pass a
 				    * private per-run dir) */
 	const char *resolv_conf;   /* nameservers for builtin:dns; default "/etc/resolv.conf" */
+	const char *stage_exe;     /* sbxsup's own binary (NULL: none): its (dev, ino) go into the
+				    * policy, so only it runs as "__stage" behind a passive preload */
+	bool private_root;         /* "/" is the sandbox's own (bwrap): Landlock may let it be listed
+				    * (POL_LIST dir entry for builtin:list; READ_DIR is hierarchical in
+				    * Landlock, so on the host's "/" it is not given) */
+	const char *command;       /* absolute path of the command named after "--" (NULL: none):
+				    * read+exec of that one file even without code:exec, rule
+				    * "builtin:command: PATH" (and its symlink-resolved path) */
 };
 
 int pol_build(const struct manifest *m, const struct pol_build_opts *o, void **blob, size_t *len,
 	      char *err, size_t errlen);
+
+/* The i-th built-in never-readable path (as a glob; "~/..." for the per-user ones), for
+ * `explain`; NULL past the end. buf holds the "~/..." forms. */
+const char *pol_build_secret(size_t i, char *buf, size_t len);
+
+/* The absolute path of the command named after "--" as execvp would find it (PATH search on
+ * `path_env`, NULL: $PATH), for pol_build_opts.command. 0, or -1 (not found: out is ""). */
+int pol_command_path(const char *cmd, const char *path_env, char *out, size_t outlen);
 
 /* Copy a blob into a sealed (F_SEAL_WRITE|F_SEAL_SHRINK|F_SEAL_GROW|F_SEAL_SEAL), read-only memfd.
  * Returns the fd (not O_CLOEXEC: it is meant to be inherited) or -1 with errno. */

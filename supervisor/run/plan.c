@@ -1,6 +1,7 @@
 /* plan.c — see plan.h. */
 #include "plan.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,8 @@ int plan_names(struct run_plan *p, bool want_report, bool direct)
 		if (pick_name(p->repdir, sizeof p->repdir) < 0)
 			return -1;
 		snprintf(p->repsock, sizeof p->repsock, "%s/report", p->repdir);
+	} else if (!want_report) {
+		p->repdir[0] = p->repsock[0] = 0; /* no preload, or its socket could not be made */
 	}
 	if (direct && !p->tmpdir[0] && pick_name(p->tmpdir, sizeof p->tmpdir) < 0)
 		return -1;
@@ -65,8 +68,12 @@ int plan_policy(struct run_plan *p, const struct manifest *m, const struct detec
 	free(p->blob);
 	p->blob = NULL;
 	p->pol = NULL;
+	char cmdpath[PATH_MAX] = ""; /* the command is always readable + executable (policy_build.h) */
+	if (p->cmd)
+		(void)pol_command_path(p->cmd, getenv("PATH"), cmdpath, sizeof cmdpath);
 	struct pol_build_opts bo = {.resolve = true, .uid = getuid(), .extra_read = extra,
-				    .extra_write = wextra, .tmp_dir = tmp};
+				    .extra_write = wextra, .tmp_dir = tmp, .command = cmdpath,
+				    .private_root = p->wrapped, .stage_exe = d->self[0] ? d->self : NULL};
 	if (pol_build(m, &bo, &p->blob, &p->bloblen, err, errlen) < 0) {
 		if (!err[0])
 			snprintf(err, errlen, "cannot compile the policy: unknown error");

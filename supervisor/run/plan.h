@@ -25,6 +25,7 @@
 
 struct run_plan {
 	bool wrapped;              /* the stage runs inside the wrapper layer (bwrap) */
+	const char *cmd;           /* the command named after "--" (always readable + executable) */
 	void *blob;                /* the compiled policy */
 	size_t bloblen;
 	const struct policy *pol;  /* view of blob */

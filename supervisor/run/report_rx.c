@@ -82,10 +82,6 @@ static int drain_fd(struct report_rx *r, struct audit *a, int fd)
 			continue;
 		}
 		r->denies++;
-		if (r->denies > RX_MAX_EVENTS) {
-			r->suppressed++;
-			continue;
-		}
 		if (emit_deny(r, a, &rec, kpid) < 0)
 			return -1;
 	}

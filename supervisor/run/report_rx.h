@@ -5,8 +5,9 @@
  * the kernel's SCM_CREDENTIALS pid over the record's, and turns each denial into one
  * `preload.deny` event (src "preload"); acks are counted (`acks` > 0 proves the preload is loaded in
  * the command). Bounded against a flooding executor: at most RX_BATCH datagrams per call (the event
- * loop stays responsive) and at most RX_MAX_EVENTS preload.deny lines per run (the rest are counted
- * in `suppressed`, reported in run.end). Returns -1 only when the audit stream failed (the run must
+ * loop stays responsive); the stream itself is bounded by the writer (audit.h flow control:
+ * identical records coalesce, preload records have their own byte budget and can never use the
+ * kernel-side events' budget). `suppressed` stays 0 (kept for run.end's field). Returns -1 only when the audit stream failed (the run must
  * fail closed). Both sockets (the inherited socketpair and the bound address the preload falls
  * back to) go through the same decoding and bounds, and share the counters.
  */
@@ -26,7 +27,6 @@ struct report_rx {
 };
 
 #define RX_BATCH 256
-#define RX_MAX_EVENTS 10000
 
 int report_rx_drain(struct report_rx *r, struct audit *a);
 

@@ -90,6 +90,7 @@ static int replan(struct run *r, bool wrapped)
 	char err[512] = "";
 	bool active = !r->o.disabled;
 	r->plan.wrapped = wrapped;
+	r->plan.cmd = r->o.cmd[0];
 	bool report = active && !r->rep_failed && sbx_layer_on(&r->L, layer_preload.id);
 	if (plan_names(&r->plan, report, active && !wrapped) < 0) {
 		sbx_msg("cannot choose the run's private directory names: %s", strerror(errno));
@@ -121,7 +122,11 @@ static int make_plan(struct run *r)
 	detect_layers(r);
 	if (replan(r, layers_wrapper(&r->L) != NULL) < 0)
 		return -1;
+	bool preload = sbx_layer_on(&r->L, layer_preload.id);
 	layers_admit(&r->lc); /* e.g. a static command cannot load the preload */
+	/* what the plan named for the preload alone (its report socket) goes with it */
+	if (preload && !sbx_layer_on(&r->L, layer_preload.id) && replan(r, r->plan.wrapped) < 0)
+		return -1;
 	return 0;
 }
 
@@ -153,8 +158,15 @@ static int print_plan(struct run *r)
 static int open_audit(struct run *r)
 {
 	char err[512] = "";
-	if (audit_open(&r->a, r->o.audit, r->m->name, err, sizeof err) < 0) {
-		sbx_msg("audit stream %s: %s", r->o.audit ? r->o.audit : "(none)", err[0] ? err : "cannot open");
+	struct audit_run_cfg ac = {
+		.dest = r->o.audit, .executor = r->m->name,
+		.pol = r->o.disabled ? NULL : r->plan.pol, /* SBXSUP_SANDBOX=0: nothing is confined */
+		.private_tmp = r->plan.wrapped || r->plan.tmp_ns, /* the executor's /tmp is its own */
+		.budget_mb = r->o.audit_budget_mb >= 0 ? r->o.audit_budget_mb
+			     : r->m->limits.audit_mb >= 0 ? r->m->limits.audit_mb : AUDIT_DEFAULT_BUDGET_MB};
+	if (audit_run_open(&r->a, &ac, err, sizeof err) < 0) {
+		sbx_msg("audit stream %s: %s (fail closed: nothing runs)", r->o.audit ? r->o.audit : "(none)",
+			err[0] ? err : "cannot open");
 		return -1;
 	}
 	r->audit_ok = true;

@@ -318,7 +318,7 @@ static void loop(struct run *r)
 			if (lidx[l] >= 0)
 				lidx[l] += n;
 		n += nl;
-		if (poll(p, (nfds_t)n, -1) < 0) {
+		if (poll(p, (nfds_t)n, audit_poll_ms(&r->a)) < 0) {
 			if (errno == EINTR)
 				continue;
 			sbx_msg("poll: %s", strerror(errno));
@@ -344,6 +344,8 @@ static void loop(struct run *r)
 			r->audit_failed = true;
 		if (p[i_sig].revents)
 			on_signal(r);
+		if (audit_tick(&r->a) < 0) /* flow control's timer: a held (coalesced) line is due */
+			r->audit_failed = true;
 		if (r->audit_failed)
 			life_kill_now(t->child, &r->cg);
 	}

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "audit.h"
+#include "audit_dest.h"
 #include "cgroup.h"
 #include "janitor.h"
 #include "layer.h"

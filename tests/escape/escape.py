@@ -15,7 +15,7 @@ in every mode and the attack x mode table is written as Markdown.
 
 Expectations live in each attack's header comment:
   // profile: fs|fs-raw|exec|exec-raw|net|net-raw|syscall|proc|env|limits   (defaults per mode)
-  // manifest: base|exec|net|env|limits                                      (default base)
+  // manifest: base|exec|net|env|limits|ro (ro: base + fs:read of a dir holding rotarget=)
   // build: static
   // limits: {"wall_s": 15}                                                  (merged into the manifest)
   // expect-<mode>: blocked|blocked-or-reported; events: EV|EV(key=value,key~sub)|...  or  none
@@ -359,10 +359,12 @@ class Env:
         self.outside = os.path.join(d, 'outside')
         self.secret = os.path.join(self.outside, 'secret.txt')
         self.target = os.path.join(self.outside, 'target.txt')
+        self.rodir = os.path.join(d, 'ro')          # granted read-only by manifest "ro"
+        self.rotarget = os.path.join(self.rodir, 'rotarget.txt')
         self.ws = os.path.join(d, 'ws')
         self.audit = os.path.join(d, 'audit')
         self.mdir = os.path.join(d, 'manifests')
-        for p in (self.sshdir, self.outside, self.ws, self.audit, self.mdir):
+        for p in (self.sshdir, self.outside, self.ws, self.audit, self.mdir, self.rodir):
             os.makedirs(p, exist_ok=True)
         os.chmod(self.sshdir, 0o700)
         with open(self.ssh, 'w') as f:
@@ -407,16 +409,39 @@ class Env:
             f.write('original\n')
         os.chmod(self.target, 0o644)
         os.utime(self.target, (1700000000, 1700000000))
+        for name in os.listdir(self.rodir):
+            p = os.path.join(self.rodir, name)
+            shutil.rmtree(p, ignore_errors=True) if os.path.isdir(p) and not os.path.islink(p) else os.unlink(p)
+        with open(self.rotarget, 'w') as f:
+            f.write('read-only original\n')
+        os.chmod(self.rotarget, 0o644)
+        os.chown(self.rotarget, os.getuid(), os.getgid())
+        os.utime(self.rotarget, (1700000000, 1700000000))
         if os.path.lexists(self.syswrite):
             os.unlink(self.syswrite)
         if not self.victim_alive():
             self.start_victim()
 
+    @staticmethod
+    def meta(path):
+        """Content, mode bits, owner, mtime and extended attributes of a file (None when absent)."""
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return None
+        try:
+            xattrs = sorted((n, os.getxattr(path, n, follow_symlinks=False))
+                            for n in os.listxattr(path, follow_symlinks=False))
+        except OSError:
+            xattrs = None
+        data = open(path).read() if os.path.isfile(path) else None
+        return (data, st.st_mode, st.st_uid, st.st_gid, int(st.st_mtime), xattrs)
+
     def snapshot(self):
-        st = os.stat(self.target) if os.path.exists(self.target) else None
         return {
-            'target': (open(self.target).read() if st else None,
-                       (st.st_mode, int(st.st_mtime)) if st else None),
+            'target': self.meta(self.target),
+            'rotarget': self.meta(self.rotarget),
+            'rodir': sorted(os.listdir(self.rodir)),
             'outside': sorted(os.listdir(self.outside)),
             'sshdir': sorted(os.listdir(self.sshdir)),
             'hits': self.listener.hits,
@@ -436,6 +461,8 @@ class Env:
         elif kind == 'limits':
             m['limits'] = {'wall_s': 3, 'cpu_s': 1, 'memory_mb': 64, 'pids': 32, 'fsize_mb': 8,
                            'nofile': 64}
+        elif kind == 'ro':
+            m['capabilities'].append({'cap': 'fs:read', 'hint': self.rodir})
         elif kind != 'base':
             raise ValueError('unknown manifest kind %r' % kind)
         m['limits'].update(attack.limits)
@@ -447,6 +474,7 @@ class Env:
     def params(self, marker):
         return ['home=' + self.home, 'ssh=' + self.ssh, 'sshdir=' + self.sshdir,
                 'outside=' + self.outside, 'secret=' + self.secret, 'target=' + self.target,
+                'rotarget=' + self.rotarget,
                 'ws=' + self.ws, 'shadow=/etc/shadow', 'syswrite=' + self.syswrite,
                 'port_ok=%d' % self.listener.port_ok, 'port_bad=%d' % self.listener.port_bad,
                 'uport=%d' % self.listener.uport, 'victim=%d' % self.victim.pid,
@@ -558,6 +586,8 @@ def run_one(env, sbxsup, attack, mode, idx):
                 pass
     if before['target'] != after['target']:
         evidence.append('target file changed')
+    if before['rotarget'] != after['rotarget'] or before['rodir'] != after['rodir']:
+        evidence.append('read-only target changed (content, mode, owner, times or xattrs)')
     if before['outside'] != after['outside']:
         evidence.append('files planted outside: %s' % sorted(set(after['outside']) ^ set(before['outside'])))
     if before['sshdir'] != after['sshdir']:

@@ -5,9 +5,12 @@
 source "$(dirname "$0")/../lib.sh"
 S=$SBXSUP
 PY=/usr/bin/python3
-H=$T_TMP/home; WS=$T_TMP/ws
+# the home with its canary key outside /tmp: without bwrap the run has a private /tmp (the host's
+# is invisible), and the preload, not the file modes, must be what stops the reads
+H=$(mktemp -d /var/tmp/sbxsup-plh.XXXXXX); chmod 755 "$H"; t_on_exit "rm -rf '$H'"
+WS=$T_TMP/ws
 mkdir -p "$H/.ssh" "$WS"
-echo "FAKE-KEY" > "$H/.ssh/id_rsa"
+echo "FAKE-KEY" > "$H/.ssh/id_rsa"; chmod 755 "$H/.ssh"; chmod 644 "$H/.ssh/id_rsa"
 export HOME=$H
 cd "$WS" || exit 1
 A=$T_TMP/audit
@@ -111,7 +114,7 @@ tot=$(python3 -c 'import json,sys
 n=d=0
 for l in open(sys.argv[1]):
     o=json.loads(l)
-    if o["event"]=="preload.deny": n+=1
+    if o["event"]=="preload.deny": n+=o.get("count",1)
     if o["event"]=="run.end": d=o.get("preload_dropped",0)
 print(n+d)' "$T_TMP/threads.audit")
 if [ $rc -eq 0 ] && grep -q "denied 3200 other 0" <<<"$out" && [ "$tot" = 3200 ]; then
@@ -144,3 +147,28 @@ else t_fail preload_no_code_exec "rc=$rc: $out"; fi
 if audit_has "$T_TMP/grants.audit" run.start layers.preload=true; then
 	t_pass preload_layer_active
 else t_fail preload_layer_active "$(head -c 600 "$T_TMP/grants.audit")"; fi
+
+# glibc's walkers (nftw, ftw, fts, glob) through a workspace symlink to ~/.ssh: the linked
+# directory is refused like a direct opendir (handed over as unreadable), its entries never listed
+mkdir -p "$WS/walk/sub"; echo a > "$WS/walk/sub/a"; ln -sfn "$H/.ssh" "$WS/walk/link"
+out=$(cd "$WS/walk" && "$S" run --layers preload -w "$WS" -a "$T_TMP/walk.audit" -- "$SBX_PROGS/pl_walk" . 2>&1); rc=$?
+if [ $rc -eq 0 ] && ! grep -q id_rsa <<<"$out" && grep -q '^fts ./sub/a$' <<<"$out" &&
+   grep -q '^nftw ./link dnr$' <<<"$out" && grep -q '^fts ./link dnr$' <<<"$out" &&
+   grep -q '^ftw ./link dnr$' <<<"$out" && grep -q '^glob ./sub/a$' <<<"$out" &&
+   audit_has "$T_TMP/walk.audit" preload.deny op=opendir path="$H/.ssh" rule~.ssh; then
+	t_pass preload_walk_symlink
+else t_fail preload_walk_symlink "rc=$rc: $out"; fi
+rm -rf "$WS/walk"
+
+# posix_spawn file actions: glibc opens them in the child with internal calls; an open of ~/.ssh
+# (absolute, or relative after addchdir_np) makes the spawn fail with EACCES, nothing runs,
+# reported; an allowed one works
+echo spawned-ok > "$WS/fa.txt"
+out=$(run spawnfa1 "$SBX_PROGS/pl_spawnfa" "$H/.ssh/id_rsa" 2>&1; run spawnfa2 "$SBX_PROGS/pl_spawnfa" -C "$H/.ssh" id_rsa 2>&1;
+      run spawnfa3 "$SBX_PROGS/pl_spawnfa" "$WS/fa.txt" 2>&1)
+if ! grep -q FAKE-KEY <<<"$out" && [ "$(grep -c '^spawn: Permission denied$' <<<"$out")" = 2 ] &&
+   grep -q '^spawned-ok$' <<<"$out" &&
+   audit_has "$T_TMP/spawnfa1.audit" preload.deny op=open path="$H/.ssh/id_rsa" &&
+   audit_has "$T_TMP/spawnfa2.audit" preload.deny op=open path="$H/.ssh/id_rsa"; then
+	t_pass preload_spawn_actions
+else t_fail preload_spawn_actions "$out"; fi

@@ -16,11 +16,13 @@ cat >"$T_TMP/m.json" <<'EOF'
  "capabilities": ["code:exec", {"cap": "network:tcp", "hosts": ["127.0.0.1:8080"]}]}
 EOF
 cd "$T_TMP" || exit 1
+# the audit files live outside the workspace ($T_TMP): sbxsup refuses a stream the executor can write
+AUD=$(mktemp -d /tmp/sbxsup-aud.XXXXXX); t_on_exit "rm -rf $AUD"
 N=0
 # prun LAYERS ARGS... : run in the workspace; sets A (audit file) and RC
 prun() {
 	local layers=$1; shift
-	N=$((N + 1)); A=$T_TMP/a$N.jsonl
+	N=$((N + 1)); A=$AUD/a$N.jsonl
 	if [ "$layers" = full ]; then
 		"$S" run -m m.json -w "$T_TMP" -a "$A" -- "$@" >"$T_TMP/out$N" 2>&1; RC=$?
 	else
@@ -110,13 +112,14 @@ import json, sys
 n = lost = 0; end = False
 for l in open(sys.argv[1]):
     o = json.loads(l)
-    if o["event"] == "kernel.violation": n += 1
+    if o["event"] == "kernel.violation": n += o.get("count", 1)  # coalesced lines count as "count"
     if o["event"] == "run.end": lost = o["lost"]; end = True
 print(n, lost, end)
 PY
 )
 read -r nv lost ended <<<"$res"
-if [ $RC -eq 0 ] && [ "$ended" = True ] && [ $((nv + lost)) -eq 1000000 ] && [ "$lost" -gt 0 ]; then
+# (lost may be 0: with coalescing the supervisor may keep up with the ring; the stream stays bounded)
+if [ $RC -eq 0 ] && [ "$ended" = True ] && [ $((nv + lost)) -eq 1000000 ] && [ "$(wc -l < "$A")" -lt 100000 ]; then
 	t_pass probes_flood_lost_exact
 else t_fail probes_flood_lost_exact "rc=$RC violations=$nv lost=$lost run.end=$ended"; fi
 
@@ -126,7 +129,7 @@ cp "$SBX_PROGS/pr_escape" "$T_TMP/pr_escape" 2>/dev/null || t_fail probes_escape
 echo '{"sbxsup": 1, "name": "probes-it2", "capabilities": []}' >"$T_TMP/m2.json"
 prun2() {
 	local layers=$1; shift
-	N=$((N + 1)); A=$T_TMP/a$N.jsonl
+	N=$((N + 1)); A=$AUD/a$N.jsonl
 	if [ "$layers" = full ]; then
 		"$S" run -m m2.json -w "$T_TMP" -a "$A" -- "$@" >"$T_TMP/out$N" 2>&1 </dev/null; RC=$?
 	else
@@ -225,7 +228,7 @@ else t_fail probes_utimes_dotdot_proc "utimes: $r1 / dotdot: $r2 / proc: $(why)"
 
 # ---- a benign run stays quiet (default manifest). Known policy gap, for the policy builder: `id` asks nscd
 # through libc's internal connect(/var/run/nscd/socket), which the probes report (docs/notes/probes.md).
-N=$((N + 1)); A=$T_TMP/a$N.jsonl
+N=$((N + 1)); A=$AUD/a$N.jsonl
 "$S" run --layers preload,probes -w "$T_TMP" -a "$A" -- sh -c 'ls /; python3 -c "import json"; id' \
 	>"$T_TMP/out$N" 2>&1 </dev/null; RC=$?
 noisy=$(python3 -c '

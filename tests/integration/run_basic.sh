@@ -151,3 +151,11 @@ if [ $rc -ne 0 ] && ! grep -qE "TOPSECRET-$$|PEMKEY-$$" <<<"$out" && [ ! -e "$WS
    && audit_has "$A.13" run.start layers.bwrap=true layers.preload=false layers.landlock=false; then
 	t_pass run_bwrap_masks_deny
 else t_fail run_bwrap_masks_deny "rc=$rc out=$out"; fi
+
+# 14. a workspace that is /tmp (or /dev/shm, /var/tmp) itself is refused with a message: every run has
+# a private /tmp, which would hide it (bwrap) — nothing runs.
+rm -f /tmp/sbxsup-ws-tmp-marker-$$
+out=$(cd /tmp && "$SBXSUP" run -- sh -c "touch /tmp/sbxsup-ws-tmp-marker-$$" 2>&1); rc=$?
+if [ $rc -eq 125 ] && grep -q 'workspace is /tmp itself' <<<"$out" && [ ! -e /tmp/sbxsup-ws-tmp-marker-$$ ]; then
+	t_pass run_workspace_tmp_refused
+else t_fail run_workspace_tmp_refused "rc=$rc out=$out"; rm -f /tmp/sbxsup-ws-tmp-marker-$$; fi

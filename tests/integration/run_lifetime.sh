@@ -99,15 +99,16 @@ if [ $ok -eq 1 ]; then t_pass run_concurrent; else t_fail run_concurrent "status
 # no survivor (a user + pid namespace of its own).
 if need_root run_sigkill_no_survivor_unprivileged && need_cmd run_sigkill_no_survivor_unprivileged setpriv; then
 	NR=$T_TMP/nr; mkdir -p "$NR"; chmod 777 "$NR"; cp "$WS/spawn.sh" "$WS/sleeper.sh" "$NR/"; chmod 755 "$NR"/*.sh
+	NRA=$T_TMP/nr-audit; mkdir -p "$NRA"; chown 65534:65534 "$NRA" # outside the workspace (sbxsup refuses it there)
 	tag=$RANDOM$$; t_on_exit "cleanup_tag $tag"
 	(cd "$NR" && exec setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$NR" \
-		"$SBXSUP" run --layers preload,limits -a "$NR/audit.jsonl" -- sh ./spawn.sh $tag) &
+		"$SBXSUP" run --layers preload,limits -a "$NRA/audit.jsonl" -- sh ./spawn.sh $tag) &
 	sup=$!
 	if ! wait_file "$NR/started.$tag"; then t_fail run_sigkill_no_survivor_unprivileged "executor never started"; kill -9 $sup
 	else
 		n_before=$(survivors $tag)
 		kill -KILL $sup; wait $sup 2>/dev/null
-		if [ "$n_before" -ge 4 ] && gone $tag && audit_has "$NR/audit.jsonl" run.start uid=65534 layers.bwrap=false; then
+		if [ "$n_before" -ge 4 ] && gone $tag && audit_has "$NRA/audit.jsonl" run.start uid=65534 layers.bwrap=false; then
 			t_pass run_sigkill_no_survivor_unprivileged
 		else t_fail run_sigkill_no_survivor_unprivileged "before=$n_before after=$(survivors $tag)"; fi
 	fi

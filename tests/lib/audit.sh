@@ -3,7 +3,7 @@
 # audit_has FILE EVENT [key=value|key~substring|key? ...]  — true if some line of FILE is that event
 #   and matches every condition (dotted keys reach into objects: layers.bwrap=true), and every JSON
 #   line of FILE matches docs/audit-schema.json (tests/lib/audit_schema.py; else false, and why).
-# audit_count FILE EVENT                                    — number of lines with that event
+# audit_count FILE EVENT                                    — number of events (a coalesced line: its count)
 # audit_explain FILE EVENT [cond ...]                       — why audit_has is false: which condition
 #   failed on the closest line, and the lines of that event (or the events the file has), as "# " lines
 _audit_py() {
@@ -64,6 +64,7 @@ audit_explain() { _audit_py explain "$@"; }
 audit_count() { python3 -c 'import json,sys
 n=0
 for l in open(sys.argv[1]):
-    try: n += json.loads(l).get("event")==sys.argv[2]
-    except ValueError: pass
+    try: o=json.loads(l)
+    except ValueError: continue
+    if o.get("event")==sys.argv[2]: n += o.get("count",1)  # a coalesced line stands for "count" events
 print(n)' "$1" "$2"; }

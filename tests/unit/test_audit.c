@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "audit_dest.h"
+#include "audit_key.h"
 #include "audit_read.h"
 #include "jsonlite.h"
 #include "utf8.h"
@@ -404,6 +406,276 @@ static void test_line_check_rejects(void **state)
 	unlink(t.path);
 }
 
+/* ---- issue 14: keyed MAC, flow control, severity, destinations ------------------------------- */
+
+static const unsigned char KEY32[32] = "0123456789abcdef0123456789abcdef";
+
+static struct audit_key test_key(void)
+{
+	struct audit_key k;
+	memcpy(k.k, KEY32, 32);
+	audit_key_id(k.k, k.id);
+	return k;
+}
+
+/* the lines of a file as an array of cJSON objects (n set); every line's hash checked with k */
+static cJSON **parse_lines(const char *path, const struct audit_key *k, int *n)
+{
+	size_t len;
+	char *buf = slurp(path, &len);
+	cJSON **v = calloc(100000, sizeof *v);
+	*n = 0;
+	char prev[65];
+	memset(prev, '0', 64);
+	prev[64] = 0;
+	for (char *p = buf, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
+		size_t pl;
+		char want[65], got[65];
+		assert_int_equal(audit_split_hash(p, (size_t)(nl - p), &pl, want), 0);
+		if (k) {
+			audit_key_mac_hex(k, p, pl, got);
+			assert_string_equal(got, want);
+			assert_false(audit_line_hash_ok(p, (size_t)(nl - p))); /* not a plain SHA-256 */
+		}
+		*nl = 0;
+		cJSON *o = cJSON_Parse(p);
+		assert_non_null(o);
+		assert_string_equal(cJSON_GetObjectItem(o, "prev")->valuestring, prev);
+		assert_int_equal((int)cJSON_GetObjectItem(o, "seq")->valuedouble, *n);
+		snprintf(prev, sizeof prev, "%s", want);
+		v[(*n)++] = o;
+	}
+	free(buf);
+	return v;
+}
+
+static void free_lines(cJSON **v, int n)
+{
+	for (int i = 0; i < n; i++)
+		cJSON_Delete(v[i]);
+	free(v);
+}
+
+static const char *sget(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double nget(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+static void emit_simple(struct audit *a, const char *event, const char *src, const char *path, const char *outcome)
+{
+	cJSON *e = audit_event(a, event, src);
+	assert_non_null(e);
+	cJSON_AddNumberToObject(e, "pid", 7);
+	cJSON_AddStringToObject(e, "path", path);
+	cJSON_AddStringToObject(e, "access", "read");
+	if (outcome)
+		cJSON_AddStringToObject(e, "outcome", outcome);
+	assert_int_equal(audit_emit(a, e), 0);
+}
+
+static void emit_end(struct audit *a)
+{
+	cJSON *e = audit_event(a, "run.end", "kernel");
+	cJSON_AddItemToObject(e, "counts", audit_counts(a));
+	assert_int_equal(audit_emit(a, e), 0);
+}
+
+static void test_keyed_mac_and_key_id(void **state)
+{
+	(void)state;
+	struct tmp t;
+	tmp_make(&t);
+	struct audit a;
+	char err[256];
+	struct audit_key k = test_key();
+	assert_true(audit_key_id_valid(k.id));
+	assert_int_equal(audit_open(&a, t.path, "unit-exec", err, sizeof err), 0);
+	audit_set_key(&a, &k);
+	assert_int_equal(audit_emit(&a, audit_event(&a, "run.start", "kernel")), 0);
+	emit_deny(&a, "/etc/shadow");
+	emit_end(&a);
+	audit_close(&a);
+	int n;
+	cJSON **v = parse_lines(t.path, &k, &n);
+	assert_int_equal(n, 3);
+	assert_string_equal(sget(v[0], "key"), k.id);
+	/* sev stamped on the security event, not on the others */
+	assert_non_null(sget(v[1], "sev"));
+	assert_null(sget(v[0], "sev"));
+	assert_null(sget(v[2], "sev"));
+	free_lines(v, n);
+	/* a key file: raw or hex, same id; a directory lookup by id; a file named by the wrong id */
+	char dir[] = "/tmp/test_audit_keys.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char p1[128], p2[128], p3[128];
+	snprintf(p1, sizeof p1, "%s/%s.key", dir, k.id);
+	snprintf(p2, sizeof p2, "%s/hex.key", dir);
+	snprintf(p3, sizeof p3, "%s/0000000000000000.key", dir);
+	FILE *f = fopen(p1, "wb");
+	fwrite(KEY32, 1, 32, f);
+	fclose(f);
+	f = fopen(p2, "w");
+	for (int i = 0; i < 32; i++)
+		fprintf(f, "%02x", KEY32[i]);
+	fputc('\n', f);
+	fclose(f);
+	f = fopen(p3, "wb");
+	fwrite(KEY32, 1, 32, f);
+	fclose(f);
+	struct audit_key l;
+	assert_int_equal(audit_key_load(p2, &l, err, sizeof err), 0);
+	assert_string_equal(l.id, k.id);
+	assert_memory_equal(l.k, k.k, 32);
+	struct audit_keys ks;
+	memset(&ks, 0, sizeof ks);
+	assert_int_equal(audit_keys_add(&ks, dir, err, sizeof err), 0);
+	assert_non_null(audit_keys_find(&ks, k.id));
+	assert_null(audit_keys_find(&ks, "0000000000000000")); /* holds another key's bytes */
+	assert_null(audit_keys_find(&ks, "../../etc/passwd"));
+	audit_keys_free(&ks);
+	/* a symlinked key file is never followed */
+	char p4[128];
+	snprintf(p4, sizeof p4, "%s/link.key", dir);
+	assert_int_equal(symlink(p1, p4), 0);
+	assert_int_equal(audit_key_load(p4, &l, err, sizeof err), -1);
+	unlink(p1);
+	unlink(p2);
+	unlink(p3);
+	unlink(p4);
+	rmdir(dir);
+	unlink(t.path);
+}
+
+static void test_coalescing(void **state)
+{
+	(void)state;
+	struct tmp t;
+	tmp_make(&t);
+	struct audit a;
+	char err[256];
+	assert_int_equal(audit_open(&a, t.path, "unit-exec", err, sizeof err), 0);
+	assert_int_equal(audit_set_flow(&a, 0), 0);
+	assert_int_equal(audit_emit(&a, audit_event(&a, "run.start", "kernel")), 0);
+	for (int i = 0; i < 5; i++)
+		emit_simple(&a, "kernel.violation", "kernel", "/etc/shadow", "contained");
+	emit_simple(&a, "kernel.violation", "kernel", "/etc/shadow", "breach"); /* different key */
+	for (int i = 0; i < 3; i++)
+		emit_simple(&a, "kernel.violation", "kernel", "/etc/shadow", "contained");
+	assert_true(audit_poll_ms(&a) >= 0); /* something is held */
+	emit_end(&a);
+	assert_int_equal(audit_poll_ms(&a), -1);
+	audit_close(&a);
+	int n;
+	cJSON **v = parse_lines(t.path, NULL, &n);
+	assert_int_equal(n, 5); /* start, 5x, breach, 3x, end */
+	assert_int_equal(nget(v[1], "count"), 5);
+	assert_non_null(sget(v[1], "first_ts"));
+	assert_non_null(sget(v[1], "last_ts"));
+	assert_null(cJSON_GetObjectItem(v[2], "count")); /* a single event has no count */
+	assert_string_equal(sget(v[2], "sev"), "critical");
+	assert_int_equal(nget(v[3], "count"), 3);
+	cJSON *counts = cJSON_GetObjectItem(v[4], "counts");
+	assert_int_equal(nget(counts, "kernel.violation"), 9); /* every event seen */
+	const cJSON *sv = cJSON_GetObjectItem(v[4], "severity"); /* the table is severity.c's business */
+	double sum = 0;
+	for (const cJSON *it = sv ? sv->child : NULL; it; it = it->next)
+		sum += it->valuedouble;
+	assert_int_equal(sum, 9);
+	assert_true(nget(sv, "critical") >= 1); /* the breach */
+	assert_int_equal(nget(cJSON_GetObjectItem(v[4], "audit"), "coalesced"), 6);
+	free_lines(v, n);
+	unlink(t.path);
+}
+
+static void test_budget_kernel_never_displaced(void **state)
+{
+	(void)state;
+	struct tmp t;
+	tmp_make(&t);
+	struct audit a;
+	char err[256];
+	assert_int_equal(audit_open(&a, t.path, "unit-exec", err, sizeof err), 0);
+	assert_int_equal(audit_set_flow(&a, 1), 0);
+	assert_int_equal(audit_emit(&a, audit_event(&a, "run.start", "kernel")), 0);
+	char path[64];
+	const int N = 20000;
+	for (int i = 0; i < N; i++) { /* distinct: nothing coalesces */
+		snprintf(path, sizeof path, "/forged/%d", i);
+		emit_simple(&a, "preload.deny", "preload", path, NULL);
+	}
+	emit_simple(&a, "kernel.violation", "kernel", "/root/.ssh/id_rsa", "breach");
+	emit_simple(&a, "preload.deny", "preload", "/forged/0", NULL); /* summarised with its twin */
+	emit_end(&a);
+	audit_close(&a);
+	int n;
+	cJSON **v = parse_lines(t.path, NULL, &n);
+	int limit_hits = 0, breach = 0, summaries = 0;
+	double preload_total = 0;
+	for (int i = 0; i < n; i++) {
+		const char *ev = sget(v[i], "event");
+		if (!strcmp(ev, "limit.hit")) {
+			limit_hits++;
+			assert_string_equal(sget(v[i], "limit"), "audit");
+			assert_string_equal(sget(v[i], "scope"), "preload");
+		} else if (!strcmp(ev, "kernel.violation")) {
+			breach++;
+			assert_null(cJSON_GetObjectItem(v[i], "summary")); /* a line of its own */
+		} else if (!strcmp(ev, "preload.deny")) {
+			preload_total += nget(v[i], "count") > 0 ? nget(v[i], "count") : 1;
+			summaries += cJSON_IsTrue(cJSON_GetObjectItem(v[i], "summary"));
+		}
+	}
+	assert_int_equal(limit_hits, 1);
+	assert_int_equal(breach, 1);
+	assert_true(summaries > 0 && summaries <= 64);
+	const cJSON *end = v[n - 1];
+	assert_int_equal(nget(cJSON_GetObjectItem(end, "counts"), "preload.deny"), N + 1);
+	const cJSON *pl = cJSON_GetObjectItem(cJSON_GetObjectItem(end, "audit"), "preload");
+	/* exact: what was written + what no table kept = what was seen */
+	assert_int_equal(preload_total + nget(pl, "unsummarised"), N + 1);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(pl, "budget_hit")));
+	size_t len;
+	free(slurp(t.path, &len));
+	assert_true(len < (1u << 20) + 64 * 1024 + 4096);
+	free_lines(v, n);
+	unlink(t.path);
+}
+
+static void test_run_dest_refusals(void **state)
+{
+	(void)state;
+	struct audit a;
+	char err[512] = "";
+	struct audit_run_cfg c = {.dest = "-", .executor = "x"};
+	assert_int_equal(audit_run_open(&a, &c, err, sizeof err), -1);
+	assert_non_null(strstr(err, "stderr"));
+	c.dest = "fd:1";
+	assert_int_equal(audit_run_open(&a, &c, err, sizeof err), -1);
+	int d = dup(2);
+	char fdd[16];
+	snprintf(fdd, sizeof fdd, "fd:%d", d);
+	c.dest = fdd;
+	assert_int_equal(audit_run_open(&a, &c, err, sizeof err), -1);
+	assert_non_null(strstr(err, "same file"));
+	close(d);
+	/* a symlink planted at the path */
+	struct tmp t;
+	tmp_make(&t);
+	assert_int_equal(symlink("/etc/passwd", t.path), 0);
+	c.dest = t.path;
+	assert_int_equal(audit_run_open(&a, &c, err, sizeof err), -1);
+	assert_non_null(strstr(err, "symbolic link"));
+	assert_int_equal(audit_open(&a, t.path, "x", err, sizeof err), -1); /* the plain writer too */
+	unlink(t.path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -418,6 +690,10 @@ int main(void)
 		cmocka_unit_test(test_timestamp),
 		cmocka_unit_test(test_jsonlite),
 		cmocka_unit_test(test_line_check_rejects),
+		cmocka_unit_test(test_keyed_mac_and_key_id),
+		cmocka_unit_test(test_coalescing),
+		cmocka_unit_test(test_budget_kernel_never_displaced),
+		cmocka_unit_test(test_run_dest_refusals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -374,6 +374,34 @@ static void t_hosts_forms(void **st)
 	mf_errors_free(&e);
 }
 
+/* contract v2: a numeric IPv6 address with a zone id is an address, not a name */
+static void t_hosts_zone_id(void **st)
+{
+	(void)st;
+	struct mf_errors e;
+	struct manifest *m = expect_ok(HDR "\"capabilities\":[{\"cap\":\"network:tcp\",\"hosts\":["
+				       "\"fe80::1%lo\",\"[fe80::2%eth0]:8080\",\"[fe80::%2]/64\"]}]}", &e);
+	assert_int_equal(m->nhosts, 3);
+	assert_int_equal(m->hosts[0].kind, MF_HOST_V6);
+	assert_int_equal(m->hosts[0].addr[0], 0xfe);
+	assert_int_equal(m->hosts[0].addr[15], 1);
+	assert_int_equal(m->hosts[0].port, 0);
+	assert_string_equal(m->hosts[0].text, "fe80::1%lo");
+	assert_int_equal(m->hosts[1].kind, MF_HOST_V6);
+	assert_int_equal(m->hosts[1].port, 8080);
+	assert_int_equal(m->hosts[1].addr[15], 2);
+	assert_int_equal(m->hosts[2].kind, MF_HOST_V6);
+	assert_int_equal(m->hosts[2].prefix, 64);
+	manifest_free(m);
+	mf_errors_free(&e);
+	expect_err(HDR "\"capabilities\":[{\"cap\":\"network:tcp\",\"hosts\":[\"fe80::1%\"]}]}",
+		   "capabilities[0].hosts[0]: \"fe80::1%\": not a valid IPv6 zone id");
+	expect_err(HDR "\"capabilities\":[{\"cap\":\"network:tcp\",\"hosts\":[\"fe80::1%a/b\"]}]}",
+		   "capabilities[0].hosts[0]");
+	expect_err(HDR "\"capabilities\":[{\"cap\":\"network:tcp\",\"hosts\":[\"10.0.0.1%lo\"]}]}",
+		   "capabilities[0].hosts[0]");
+}
+
 static void t_code_path_relative(void **st)
 {
 	(void)st;
@@ -708,7 +736,15 @@ static void t_cap_missing(void **st)
 static void t_fs_without_hints(void **st)
 {
 	(void)st;
-	expect_err(HDR "\"capabilities\":[\"fs:read\"]}", "capabilities[0]: fs:read needs");
+	/* contract v2: accepted with a warning, grants nothing */
+	struct mf_errors e;
+	struct manifest *m = expect_ok(HDR "\"capabilities\":[\"fs:read\",{\"cap\":\"fs:write\"}]}", &e);
+	assert_int_equal(m->nreads, 0);
+	assert_int_equal(m->nwrites, 0);
+	assert_true(has_warn(&e, "capabilities[0]: fs:read without"));
+	assert_true(has_warn(&e, "capabilities[1]: fs:write without"));
+	manifest_free(m);
+	mf_errors_free(&e);
 }
 
 static void t_hosts_on_fs(void **st)
@@ -905,6 +941,7 @@ int main(void)
 		cmocka_unit_test(t_root_glob_warns),
 		cmocka_unit_test(t_deny_anywhere),
 		cmocka_unit_test(t_hosts_forms),
+		cmocka_unit_test(t_hosts_zone_id),
 		cmocka_unit_test(t_code_path_relative),
 		cmocka_unit_test(t_expand_path_api),
 		cmocka_unit_test(t_env_and_limits_ok),

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -139,19 +140,43 @@ static void test_builtin_defaults(void **state)
 	expect_path(p, "/dev/null", R | W, A, "builtin:dev: /dev/null");
 	expect_path(p, "/dev/pts/0", R | W, A, "builtin:dev: /dev/pts");
 	expect_path(p, "/dev/sda", R, D, "default: not granted");
-	expect_path(p, "/etc/passwd", R, A, "builtin:etc: /etc/passwd");
+	expect_path(p, "/etc/passwd", R, A, "builtin:etc: /etc");
 	expect_path(p, "/etc/passwd", W, D, "default: not granted");
-	expect_path(p, "/etc/ssl/certs/ca.pem", R, A, "builtin:etc: /etc/ssl");
-	expect_path(p, "/etc/resolv.conf", R, A, "builtin:etc: /etc/resolv.conf");
-	expect_path(p, "/etc/hostname", R, D, "default: not granted");
-	expect_path(p, "/etc", R, D, "default: not granted");
-	expect_path(p, "/", R, D, "default: not granted");
+	expect_path(p, "/etc/ssl/certs/ca.pem", R, A, "builtin:etc: /etc");
+	expect_path(p, "/etc/resolv.conf", R, A, "builtin:etc: /etc");
+	expect_path(p, "/etc/hostname", R, A, "builtin:etc: /etc");
+	expect_path(p, "/etc/debian_version", R, A, "builtin:etc: /etc");
+	expect_path(p, "/etc/gitattributes", R, A, "builtin:etc: /etc");
+	expect_path(p, "/etc", R, A, "builtin:etc: /etc");
+	expect_path(p, "/etc", W, D, "default: not granted");
+	expect_path(p, "/etcx", R, D, "default: not granted");
+	/* listing "/" (exact rule: that directory only, read only) */
+	expect_path(p, "/", R, A, "builtin:list: /");
+	expect_path(p, "/", W, D, "default: not granted");
+	expect_path(p, "/", X, D, "no code:exec capability");
+	expect_path(p, "/srv", R, D, "default: not granted");
+	expect_path(p, "/srv/x", R, D, "default: not granted");
 	/* secrets */
 	expect_path(p, "/etc/shadow", R, D, "builtin:secret: /etc/shadow*");
 	expect_path(p, "/etc/shadow-", R, D, "builtin:secret: /etc/shadow*");
 	expect_path(p, "/etc/gshadow", R, D, "builtin:secret: /etc/gshadow*");
 	expect_path(p, "/etc/sudoers", R, D, "builtin:secret: /etc/sudoers*");
 	expect_path(p, "/etc/sudoers.d/90-cloud", R, D, "builtin:secret: /etc/sudoers.d");
+	expect_path(p, "/etc/ssh/ssh_host_ed25519_key", R, D,
+		    "builtin:secret: /etc/ssh/ssh_host_*_key");
+	expect_path(p, "/etc/ssh/ssh_host_ed25519_key.pub", R, A, "builtin:etc: /etc");
+	expect_path(p, "/etc/ssh/sshd_config", R, A, "builtin:etc: /etc");
+	expect_path(p, "/etc/ssl/private/x.key", R, D, "builtin:secret: /etc/ssl/private");
+	expect_path(p, "/etc/ssl/certs/x.pem", R, A, "builtin:etc: /etc");
+	expect_path(p, "/etc/krb5.keytab", R, D, "builtin:secret: /etc/*.keytab");
+	expect_path(p, "/etc/http.keytab", R, D, "builtin:secret: /etc/*.keytab");
+	expect_path(p, "/etc/NetworkManager/system-connections/wifi.nmconnection", R, D,
+		    "builtin:secret: /etc/NetworkManager/system-connections");
+	expect_path(p, "/etc/NetworkManager/NetworkManager.conf", R, A, "builtin:etc: /etc");
+	expect_path(p, "/etc/wireguard/wg0.conf", R, D, "builtin:secret: /etc/wireguard");
+	expect_path(p, "/etc/ppp/chap-secrets", R, D, "builtin:secret: /etc/ppp/chap-secrets");
+	expect_path(p, "/etc/security/opasswd", R, D, "builtin:secret: /etc/security/opasswd");
+	expect_path(p, "/etc/shadow", W, D, "builtin:secret: /etc/shadow*");
 	expect_path(p, "/home/u/.ssh/id_rsa", R, D, "builtin:secret: ~/.ssh");
 	expect_path(p, "/home/u/.ssh", R, D, "builtin:secret: ~/.ssh");
 	expect_path(p, "/home/u/.aws/credentials", R, D, "builtin:secret: ~/.aws");
@@ -171,6 +196,90 @@ static void test_builtin_defaults(void **state)
 	assert_int_equal(pol_path(p, NULL, R, &d), D);
 	assert_int_equal(pol_path(NULL, "/usr", R, &d), D);
 	assert_int_equal(pol_path(p, "/usr", R, NULL), A);
+	free(b.blob);
+}
+
+static bool has_entry(size_t (*count)(const struct policy *),
+		      int (*get)(const struct policy *, size_t, struct pol_dir *),
+		      const struct policy *p, const char *path, unsigned access)
+{
+	for (size_t i = 0; i < count(p); i++) {
+		struct pol_dir d;
+		assert_int_equal(get(p, i, &d), 0);
+		if (strcmp(d.path, path) == 0)
+			return access == 0 || d.access == access;
+	}
+	return false;
+}
+
+/* The command named after "--": that one file readable and executable, without code:exec. */
+static void test_command(void **state)
+{
+	(void)state;
+	struct manifest m = base_manifest();
+	struct pol_build_opts o = { .command = "/srv/tool/bin/t" };
+	struct built b = build(&m, &o);
+	const struct policy *p = b.p;
+	assert_false(pol_code_exec(p));
+	expect_path(p, "/srv/tool/bin/t", R, A, "builtin:command: /srv/tool/bin/t");
+	expect_path(p, "/srv/tool/bin/t", X, A, "builtin:command: /srv/tool/bin/t");
+	expect_path(p, "/srv/tool/bin/t", W, D, "default: not granted");
+	expect_path(p, "/srv/tool/bin/t/x", R, D, "default: not granted");
+	expect_path(p, "/srv/tool/bin/other", X, D, "default: not granted");
+	expect_path(p, "/srv/tool/bin", R, D, "default: not granted");
+	/* other readable files still need code:exec */
+	expect_path(p, "/usr/bin/python3", X, D, "no code:exec capability");
+	assert_true(has_entry(pol_dir_count, pol_dir_get, p, "/srv/tool/bin/t", R | X));
+	uint64_t dev, ino;
+	assert_false(pol_stage_exe(p, &dev, &ino)); /* no stage binary given */
+	free(b.blob);
+	/* the stage binary's identity is recorded (the preload compares /proc/self/exe with it) */
+	struct stat st;
+	assert_int_equal(stat("/proc/self/exe", &st), 0);
+	o.stage_exe = "/proc/self/exe";
+	b = build(&m, &o);
+	assert_true(pol_stage_exe(b.p, &dev, &ino));
+	assert_true(dev == (uint64_t)st.st_dev && ino == (uint64_t)st.st_ino);
+	free(b.blob);
+	/* a command under a deny still loses to it */
+	struct mf_hint denies[] = { hint("/srv/tool/**", "/srv/tool/**", "/srv/tool", "deny[0]") };
+	m.denies = denies; m.ndenies = 1;
+	b = build(&m, &o);
+	expect_path(b.p, "/srv/tool/bin/t", X, D, "deny[0]: /srv/tool/**");
+	free(b.blob);
+}
+
+/* "anc/<unknown>/tail": decided only when no rule can tell the unknown middle apart */
+static void test_path_deep(void **state)
+{
+	(void)state;
+	struct manifest m = base_manifest();
+	struct built b = build(&m, NULL);
+	const struct policy *p = b.p;
+	struct pol_decision d;
+	/* inside the workspace: the workspace grant covers every depth */
+	assert_int_equal(pol_path_deep(p, "/work/ws/a", "f.txt", R | W, &d), A);
+	assert_string_equal(pol_rule_text(p, d.rule), "builtin:workspace: /work/ws");
+	assert_int_equal(pol_path_deep(p, "/work/ws/a", "", R, &d), A);
+	/* under /usr: read yes, write no */
+	assert_int_equal(pol_path_deep(p, "/usr/share", "x", R, &d), A);
+	assert_int_equal(pol_path_deep(p, "/usr/share", "x", W, &d), D);
+	/* under the home blanket (a glob rule "/home/ *" "/ **" whose head matches anc's ancestor) */
+	assert_int_equal(pol_path_deep(p, "/home/v/x", "y", R, &d), D);
+	assert_string_equal(pol_rule_text(p, d.rule), "builtin:home-blanket: /home/*");
+	/* an ancestor above rules that apply to part of its subtree: undecidable */
+	assert_int_equal(pol_path_deep(p, "/home/u", "y", R, &d), -1);
+	assert_int_equal(pol_path_deep(p, "/", "y", R, &d), -1);
+	/* "..": not accepted */
+	assert_int_equal(pol_path_deep(p, "/work/ws", "/abs", R, &d), -1);
+	free(b.blob);
+	/* a floating "**" + "/.env" deny is decided on the tail */
+	struct mf_hint denies[] = { hint("/**/.env", "/**/.env", "/", "deny[0]") };
+	m.denies = denies; m.ndenies = 1;
+	b = build(&m, NULL);
+	assert_int_equal(pol_path_deep(b.p, "/work/ws/a", "sub/.env", R, &d), D);
+	assert_int_equal(pol_path_deep(b.p, "/work/ws/a", "sub/.envx", R, &d), A);
+	assert_int_equal(pol_path_deep(b.p, "/work/ws/a", "", R, &d), -1);
 	free(b.blob);
 }
 
@@ -328,18 +437,6 @@ static void test_exec(void **state)
 	free(b.blob);
 }
 
-static bool has_entry(size_t (*count)(const struct policy *),
-		      int (*get)(const struct policy *, size_t, struct pol_dir *),
-		      const struct policy *p, const char *path, unsigned access)
-{
-	for (size_t i = 0; i < count(p); i++) {
-		struct pol_dir d;
-		assert_int_equal(get(p, i, &d), 0);
-		if (strcmp(d.path, path) == 0)
-			return access == 0 || d.access == access;
-	}
-	return false;
-}
 
 static void test_dirs_and_masks(void **state)
 {
@@ -369,7 +466,17 @@ static void test_dirs_and_masks(void **state)
 
 	assert_true(has_entry(pol_dir_count, pol_dir_get, p, "/usr", R | X));
 	assert_true(has_entry(pol_dir_count, pol_dir_get, p, "/opt/ex", R | X));
+	/* /etc entry by entry on this host, its secrets left out, the entered dirs listable only */
+	assert_true(has_entry(pol_dir_count, pol_dir_get, p, "/etc", POL_LIST));
 	assert_true(has_entry(pol_dir_count, pol_dir_get, p, "/etc/passwd", R));
+	assert_true(has_entry(pol_dir_count, pol_dir_get, p, "/etc/ld.so.preload", R));
+	assert_false(has_entry(pol_dir_count, pol_dir_get, p, "/etc/shadow", 0));
+	assert_false(has_entry(pol_dir_count, pol_dir_get, p, "/etc/gshadow", 0));
+	assert_false(has_entry(pol_dir_count, pol_dir_get, p, "/etc/sudoers", 0));
+	assert_false(has_entry(pol_dir_count, pol_dir_get, p, "/etc/ssl/private", 0));
+	if (access("/etc/ssl/certs", F_OK) == 0)
+		assert_true(has_entry(pol_dir_count, pol_dir_get, p, "/etc/ssl/certs", R));
+	assert_true(has_entry(pol_mask_count, pol_mask_get, p, "/etc/shadow", 0));
 	assert_true(has_entry(pol_dir_count, pol_dir_get, p, "/opt/sbx/bin/sbxsup", R | X));
 	assert_true(has_entry(pol_dir_count, pol_dir_get, p, "/work/ws", R | W | X));
 	assert_true(has_entry(pol_dir_count, pol_dir_get, p, "/run/sbx-tmp.1", R | W));
@@ -890,6 +997,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_builtin_defaults),
 		cmocka_unit_test(test_proc),
+		cmocka_unit_test(test_command),
+		cmocka_unit_test(test_path_deep),
 		cmocka_unit_test(test_hints_and_denies),
 		cmocka_unit_test(test_soft_deny),
 		cmocka_unit_test(test_exec),
