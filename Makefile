@@ -22,13 +22,20 @@ PREFIX   ?= /usr/local
 DESTDIR  ?=
 CC       ?= cc
 CLANG    ?= clang
-BPFTOOL  ?= bpftool
+# Debian puts bpftool in /usr/sbin, which is not on a normal user's PATH.
+ifeq ($(origin BPFTOOL),undefined)
+BPFTOOL  := $(or $(shell command -v bpftool 2>/dev/null),$(firstword $(wildcard /usr/sbin/bpftool /sbin/bpftool)),bpftool)
+endif
 PKGS     := libseccomp libbpf libcjson libsodium
 VERSION  := 0.1.0
 
+# Build and run dependencies (make deps; always --no-install-recommends). Test-only tools are not
+# here: DEB_TEST_PKGS (a browser for the HTML report tests, strace, curl) are installed by
+# `make test-deps` / .ci/run, never by the demo.
 DEB_PKGS := build-essential libseccomp-dev libbpf-dev libcjson-dev libcmocka-dev libsodium-dev \
-            clang libclang-rt-dev llvm bpftool libelf-dev zlib1g-dev pkg-config bubblewrap python3 file iproute2 \
-            curl strace chromium
+            clang libclang-rt-dev llvm bpftool libelf-dev zlib1g-dev pkg-config bubblewrap python3 file iproute2
+DEB_TEST_PKGS := chromium curl strace
+APT_INSTALL := DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends
 
 SAN      ?=
 HARDEN   := -O2 -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
@@ -72,15 +79,34 @@ SBXSUP     := $(B)/sbxsup
 .SECONDARY: $(BPF_OBJ) $(BPF_SKEL) $(B)/bpf/vmlinux.h
 PRELOAD_SO := $(B)/libsbxpreload.so
 
-.PHONY: all test check asan install uninstall deps deps-check clean demo bench fuzz fuzz-ci escape-matrix progs
+.PHONY: all test check check-user asan install uninstall deps test-deps test-deps-check deps-check clean demo bench fuzz fuzz-ci \
+        escape-matrix progs
 all: deps-check $(SBXSUP) $(PRELOAD_SO) progs
 
 # ---- dependencies -----------------------------------------------------------------------------
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \
-	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(DEB_PKGS); \
+	  apt-get update && $(APT_INSTALL) $(DEB_PKGS); \
+	elif command -v sudo >/dev/null 2>&1; then \
+	  sudo apt-get update && sudo $(APT_INSTALL) $(DEB_PKGS); \
 	else \
-	  echo "make deps: not root; run:"; echo "  sudo apt-get install -y $(DEB_PKGS)"; exit 1; \
+	  echo "make deps: not root; run:"; echo "  sudo apt-get install -y --no-install-recommends $(DEB_PKGS)"; exit 1; \
+	fi
+# Tools only the tests use (the HTML report tests drive a headless browser): installed by the test
+# target when root finds one missing; a normal user is told, and those tests say SKIP.
+test-deps-check:
+	@missing=""; for t in chromium curl strace; do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then echo "sbxsup: test tools missing:$$missing — installing (make test-deps)"; \
+	    $(MAKE) --no-print-directory test-deps; \
+	  else echo "sbxsup: test tools missing:$$missing (tests using them will SKIP; make test-deps installs them)"; fi; \
+	fi
+# Tools only the tests use (the HTML report tests drive a headless browser).
+test-deps:
+	@if [ "$$(id -u)" = 0 ]; then \
+	  apt-get update && $(APT_INSTALL) $(DEB_TEST_PKGS); \
+	else \
+	  echo "make test-deps: not root; run:"; echo "  sudo apt-get install -y --no-install-recommends $(DEB_TEST_PKGS)"; exit 1; \
 	fi
 
 # Checks (cheaply) that the build dependencies are there; as root installs them, otherwise says how.
@@ -91,7 +117,7 @@ deps-check:
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then echo "sbxsup: missing:$$missing — installing (make deps)"; $(MAKE) --no-print-directory deps; \
 	  else echo "sbxsup: missing build dependencies:$$missing"; \
-	       echo "  install them with: sudo apt-get install -y $(DEB_PKGS)"; exit 1; fi; \
+	       echo "  install them with: make deps (sudo apt-get install -y --no-install-recommends $(DEB_PKGS))"; exit 1; fi; \
 	fi
 
 # ---- libraries and binaries -------------------------------------------------------------------
@@ -135,6 +161,17 @@ $(B)/bpf/%.bpf.o: bpf/%.bpf.c $(B)/bpf/vmlinux.h $(wildcard bpf/*.h)
 	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(B)/bpf -Ibpf $(BPF_SYSINC) -c $< -o $@
 	llvm-strip -g $@ 2>/dev/null || true
 
+# probes: syscall numbers generated from the UAPI headers (<asm/unistd_*.h>) of the target
+# architecture, with libseccomp's tables for calls newer than the installed headers; the parts in
+# bpf/probes/*.bpf.h are included by bpf/probes.bpf.c.
+$(B)/bpf/nr_resolve: bpf/nr_resolve.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -Wextra -Werror -o $@ $< $(shell pkg-config --libs libseccomp 2>/dev/null || echo -lseccomp)
+$(B)/bpf/syscall_nr.h: bpf/gen_syscall_nr.sh bpf/probes/syscalls.list $(B)/bpf/nr_resolve
+	@mkdir -p $(dir $@)
+	sh bpf/gen_syscall_nr.sh $(ARCH) '$(CC)' bpf/probes/syscalls.list $(B)/bpf/nr_resolve > $@.tmp && mv $@.tmp $@
+$(B)/bpf/probes.bpf.o: $(B)/bpf/syscall_nr.h $(wildcard bpf/probes/*.h)
+
 $(B)/bpf/%.skel.h: $(B)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
@@ -153,18 +190,36 @@ $(B)/tests/progs/%: tests/progs/%.c
 	$(CC) -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Wno-unused-parameter -o $@ $< -lpthread
 
 # make test: everything, with real bwrap/BPF where the host has them. Prints "N passed, N failed, N skipped".
-test: all $(UNIT_BIN)
+test: all $(UNIT_BIN) test-deps-check
 	@B=$(B) SBXSUP=$(abspath $(SBXSUP)) SBXSUP_PRELOAD_LIB=$(abspath $(PRELOAD_SO)) bash tests/run.sh
 
 # make asan: the unit and integration tests again with sbxsup built under ASan+UBSan.
 asan:
 	@$(MAKE) --no-print-directory B=build-asan SAN=1 test
 
-# make check: what CI runs — the full suite, then again under ASan+UBSan, then a short fuzz pass.
+# make check: what CI runs — the full suite, then again under ASan+UBSan, then a short fuzz pass;
+# as root on CI (CI=true) also the suite as an unprivileged user (check-user), so what a normal
+# user gets (SKIP: <reason> for what needs root, never a failure) cannot regress.
 check:
 	@$(MAKE) --no-print-directory test
 	@$(MAKE) --no-print-directory asan
 	@$(MAKE) --no-print-directory fuzz-ci
+	@if [ "$$(id -u)" = 0 ] && [ "$${CI:-}" = true ]; then $(MAKE) --no-print-directory check-user; fi
+
+# make check-user (root): the suite again as an unprivileged user made for it (sbxsup-ci), on a
+# copy of the tree it owns; skips allowed, failures not. The user and the copy are removed after.
+CHECK_USER ?= sbxsup-ci
+check-user: all $(UNIT_BIN)
+	@[ "$$(id -u)" = 0 ] || { echo "make check-user: needs root (it creates the user $(CHECK_USER))"; exit 1; }
+	@set -e; u=$(CHECK_USER); made=; \
+	if ! id -u "$$u" >/dev/null 2>&1; then useradd -m -s /bin/bash "$$u"; made=1; fi; \
+	home=$$(getent passwd "$$u" | cut -d: -f6); src=$$home/sbxsup-src; \
+	trap 'rm -rf "$$src"; [ -z "$$made" ] || userdel -r "$$u" 2>/dev/null || true' EXIT; \
+	rm -rf "$$src"; mkdir -p "$$src"; \
+	tar -C . --exclude=./build-asan --exclude='./build/fuzz' --exclude=./.git -cf - . | tar -C "$$src" -xf -; \
+	chown -R "$$u": "$$src"; \
+	echo "== the suite as the unprivileged user $$u (skips allowed, failures not)"; \
+	su "$$u" -c "cd '$$src' && env -u CI make --no-print-directory test B=$(B)"
 
 # ---- fuzzing (libFuzzer, clang) --------------------------------------------------------------------
 FUZZ_SECONDS ?= 300
@@ -189,18 +244,41 @@ escape-matrix: all
 	@SBXSUP=$(abspath $(SBXSUP)) SBXSUP_PRELOAD_LIB=$(abspath $(PRELOAD_SO)) B=$(B) bash tests/escape/run.sh --matrix docs/escape-matrix.md
 
 # ---- install ------------------------------------------------------------------------------------------
+# make install [DESTDIR=...] [PREFIX=/usr/local]: the binary, the preload (found as ../lib/sbxsup
+# relative to the binary, whatever PREFIX was at build time), the man page, bash and zsh completion,
+# the contract (docs/SPEC.md, docs/cli.md, docs/audit-schema.json) and the example manifests.
+# make uninstall removes exactly those files, then the directories install made when empty.
+BINDIR     := $(PREFIX)/bin
+LIBDIR     := $(PREFIX)/lib/sbxsup
+MANDIR     := $(PREFIX)/share/man/man1
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/share/zsh/vendor-completions,$(PREFIX)/share/zsh/site-functions)
+DOCDIR     := $(PREFIX)/share/doc/sbxsup
+EXAMPLES   := $(wildcard examples/manifests/*.json)
+CONTRACT   := docs/SPEC.md docs/cli.md docs/audit-schema.json
 install: $(SBXSUP) $(PRELOAD_SO)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/sbxsup $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 0755 $(SBXSUP) $(DESTDIR)$(PREFIX)/bin/sbxsup
-	install -m 0644 $(PRELOAD_SO) $(DESTDIR)$(PREFIX)/lib/sbxsup/libsbxpreload.so
-	install -m 0644 man/sbxsup.1 $(DESTDIR)$(PREFIX)/share/man/man1/sbxsup.1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHCOMPDIR) \
+	  $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(DOCDIR)/examples/manifests
+	install -m 0755 $(SBXSUP) $(DESTDIR)$(BINDIR)/sbxsup
+	install -m 0644 $(PRELOAD_SO) $(DESTDIR)$(LIBDIR)/libsbxpreload.so
+	install -m 0644 man/sbxsup.1 $(DESTDIR)$(MANDIR)/sbxsup.1
+	install -m 0644 completions/sbxsup.bash $(DESTDIR)$(BASHCOMPDIR)/sbxsup
+	install -m 0644 completions/_sbxsup $(DESTDIR)$(ZSHCOMPDIR)/_sbxsup
+	install -m 0644 $(CONTRACT) $(DESTDIR)$(DOCDIR)/
+	install -m 0644 $(EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/manifests/
 	@# the unprivileged identity a root sbxsup lends the executor without bwrap (sandbox_direct.h)
 	-@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && ! getent passwd sbxsup >/dev/null; then \
 		useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
 			--user-group sbxsup && echo "created system user sbxsup"; fi
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/sbxsup $(DESTDIR)$(PREFIX)/lib/sbxsup/libsbxpreload.so \
-	      $(DESTDIR)$(PREFIX)/share/man/man1/sbxsup.1
+	rm -f $(DESTDIR)$(BINDIR)/sbxsup $(DESTDIR)$(LIBDIR)/libsbxpreload.so $(DESTDIR)$(MANDIR)/sbxsup.1 \
+	  $(DESTDIR)$(BASHCOMPDIR)/sbxsup $(DESTDIR)$(ZSHCOMPDIR)/_sbxsup \
+	  $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(CONTRACT))) \
+	  $(addprefix $(DESTDIR)$(DOCDIR)/examples/manifests/,$(notdir $(EXAMPLES)))
+	@for d in $(LIBDIR) $(DOCDIR)/examples/manifests $(DOCDIR)/examples $(DOCDIR) $(BINDIR) $(MANDIR) \
+	  $(PREFIX)/share/man $(BASHCOMPDIR) $(PREFIX)/share/bash-completion $(ZSHCOMPDIR) $(PREFIX)/share/zsh \
+	  $(PREFIX)/share/doc $(PREFIX)/lib $(PREFIX)/share $(if $(DESTDIR),$(PREFIX)); do \
+	  [ ! -d "$(DESTDIR)$$d" ] || rmdir --ignore-fail-on-non-empty "$(DESTDIR)$$d"; done
 
 clean:
 	rm -rf build build-*

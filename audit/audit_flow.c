@@ -2,7 +2,7 @@
  *
  * Coalescing key: event, src, the program (comm, exe) and the members that say what was tried and
  * what was decided — op, syscall, path, host, addr, port, proto, access, rule, outcome, errno,
- * action, sensor. NOT pid (a fork flood would defeat it; the line keeps the first pid). Only
+ * action, sensor, socket, limit. NOT pid (a fork flood would defeat it; the line keeps the first pid). Only
  * consecutive events coalesce (A A A B A is three lines), so the stream keeps its order; a held
  * line is written when a different event arrives, when any non-security event is written, after
  * AUDIT_COALESCE_MS (audit_tick, or the next event), and before run.end.
@@ -50,7 +50,9 @@ struct audit_flow {
 
 static const char *const KEY_FIELDS[] = {"event", "src", "comm", "exe", "op", "syscall", "path",
 					 "host", "addr", "port", "proto", "access", "rule", "outcome",
-					 "errno", "action", "sensor", NULL};
+					 "errno", "action", "sensor",
+					 /* kernel: seccomp.deny's socket family/type/protocol and rlimit asked */
+					 "socket", "limit", NULL};
 
 struct audit_flow *audit_flow_new(long budget_mb)
 {

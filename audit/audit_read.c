@@ -1,6 +1,5 @@
 /* audit_read.c — streaming line reader and per-line schema check (contract: audit_read.h). */
 #include "audit_read.h"
-#include "utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -228,14 +227,12 @@ const char *audit_line_check(const char *line, size_t len, struct audit_line *al
 		snprintf(msg, msglen, "empty line");
 		return msg;
 	}
-	if (!utf8_valid(line, len)) {
-		snprintf(msg, msglen, "not valid UTF-8");
-		return msg;
-	}
-	const char *e = NULL;
-	size_t off = 0;
-	if (jl_object(line, len, &al->obj, &e, &off) < 0) {
-		snprintf(msg, msglen, "not a JSON object: %s at byte %zu", e ? e : "syntax error", off + 1);
+	struct jl_error je;
+	if (jl_check(line, len, 0, JL_MAX_DEPTH, &al->obj, &je) < 0) {
+		if (je.kind == JL_E_UTF8)
+			snprintf(msg, msglen, "not valid UTF-8 (byte %zu)", je.off + 1);
+		else
+			snprintf(msg, msglen, "not a JSON object: column %zu: %s", je.col, je.what);
 		return msg;
 	}
 	const struct jl_obj *o = &al->obj;
@@ -311,14 +308,6 @@ const char *audit_line_check(const char *line, size_t len, struct audit_line *al
 			snprintf(msg, msglen, "\"prev\", \"hash\" are not the last members");
 			return msg;
 		}
-		for (size_t i = 0; i < o->n; i++)
-			for (size_t j = i + 1; j < o->n; j++)
-				if (o->m[i].key.n == o->m[j].key.n &&
-				    memcmp(o->m[i].key.p, o->m[j].key.p, o->m[i].key.n) == 0) {
-					snprintf(msg, msglen, "duplicate member \"%.*s\"",
-						 (int)(o->m[i].key.n > 64 ? 64 : o->m[i].key.n), o->m[i].key.p);
-					return msg;
-				}
 	}
 	return NULL;
 }

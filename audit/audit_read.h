@@ -6,8 +6,9 @@
  * for more data (inotify, falling back to polling) until *stop becomes non-zero; a file that
  * shrinks (truncated) is read again from its start.
  * audit_line_check() decides whether one line is a well-formed audit event (SPEC "Audit stream":
- * valid UTF-8, one JSON object, common fields present with the right types in the right order,
- * hash last) and extracts the common fields; it does not check the hash (audit_line_hash_ok does)
+ * valid UTF-8, one JSON object passing the strict pre-check of jsonlite.h — so no duplicate key at
+ * any depth —, common fields present with the right types in the right order, hash last) and
+ * extracts the common fields; it does not check the hash (audit_line_hash_ok does)
  * or the per-run chain (the caller's job, it needs state).
  */
 #ifndef SBX_AUDIT_READ_H
@@ -54,7 +55,7 @@ struct audit_line {
 };
 
 /* Returns NULL if the line is a well-formed event, else a problem (written into msg). With
- * strict, also rejects duplicate top-level keys and checks the member order. */
+ * strict, also checks the member order. */
 const char *audit_line_check(const char *line, size_t len, struct audit_line *al, bool strict,
 			     char *msg, size_t msglen);
 /* True if the line's hash member equals SHA-256 of the bytes before `,"hash":`. */

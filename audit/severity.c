@@ -64,7 +64,7 @@ static const struct entry table[] = {
 	{"secret-path", SBX_SEV_CRITICAL, "a secret path (shadow, ssh/gpg/cloud credentials, ...)",
 	 NULL, NULL, SECRET_PATHS, NULL, NULL, NULL, 0},
 	{"unverifiable", SBX_SEV_HIGH, "the probes could not read the path the call named",
-	 NULL, L("probes:*unverifiable*"), NULL, NULL, NULL, NULL, 0},
+	 NULL, L("probes:*unverifiable*", "probes:*undecidable*"), NULL, NULL, NULL, NULL, 0},
 	{"benign-nscd-socket", SBX_SEV_INFO, "libc asks the name service cache daemon (nscd)",
 	 NULL, NULL, L("/var/run/nscd/socket", "/run/nscd/socket"), LOOK, NULL, NULL, 0},
 	{"benign-userdb-socket", SBX_SEV_INFO, "libc/nss asks systemd-userdb for users and groups",

@@ -6,6 +6,9 @@
  * the allowlist (sbx_allow4 / sbx_allow6 LPM tries, filled by user space before attach); otherwise the call
  * fails with EPERM (return 0) and a record goes to the ring buffer (or the lost counter when it is
  * full). A v4-mapped IPv6 destination is decided as IPv4. An unset config denies everything.
+ * bind4/bind6 (issue 17, loopback servers): an explicit bind() is allowed only to a loopback
+ * address (127.0.0.0/8, ::1, v4-mapped 127/8) whose (address, port) the allowlist holds; every
+ * other bind (wildcard, a host interface, a port not granted) fails with EPERM and is reported.
  *
  * Built against the UAPI <linux/bpf.h>, not vmlinux.h: struct bpf_sock_addr is a stable UAPI
  * context (the verifier rewrites its field accesses), so the object carries no CO-RE relocation
@@ -148,4 +151,39 @@ SEC("cgroup/sendmsg6")
 int sbx_sendmsg6(struct bpf_sock_addr *ctx)
 {
 	return check6(ctx, NF_HOOK_SENDMSG4, NF_HOOK_SENDMSG6);
+}
+
+static __always_inline int deny_bind(struct bpf_sock_addr *ctx, __u16 family, const __u8 *addr, int alen,
+				     __u32 hook)
+{
+	report(ctx, family, addr, alen, bpf_ntohs((__u16)ctx->user_port), hook);
+	return 0;
+}
+
+SEC("cgroup/bind4")
+int sbx_bind4(struct bpf_sock_addr *ctx)
+{
+	__u32 ip4 = ctx->user_ip4;
+	if ((bpf_ntohl(ip4) >> 24) == 127)
+		return check4(ctx, ip4, NF_HOOK_BIND4);
+	return deny_bind(ctx, AF_INET, (const __u8 *)&ip4, 4, NF_HOOK_BIND4);
+}
+
+SEC("cgroup/bind6")
+int sbx_bind6(struct bpf_sock_addr *ctx)
+{
+	__u32 a0 = ctx->user_ip6[0], a1 = ctx->user_ip6[1], a2 = ctx->user_ip6[2], a3 = ctx->user_ip6[3];
+	if (a0 == 0 && a1 == 0 && a2 == bpf_htonl(0xffff)) {
+		if ((bpf_ntohl(a3) >> 24) == 127)
+			return check4(ctx, a3, NF_HOOK_BIND4);
+		return deny_bind(ctx, AF_INET, (const __u8 *)&a3, 4, NF_HOOK_BIND4);
+	}
+	if (a0 == 0 && a1 == 0 && a2 == 0 && a3 == bpf_htonl(1))
+		return check6(ctx, NF_HOOK_BIND4, NF_HOOK_BIND6);
+	__u8 k[16];
+	__builtin_memcpy(&k[0], &a0, 4);
+	__builtin_memcpy(&k[4], &a1, 4);
+	__builtin_memcpy(&k[8], &a2, 4);
+	__builtin_memcpy(&k[12], &a3, 4);
+	return deny_bind(ctx, AF_INET6, k, 16, NF_HOOK_BIND6);
 }

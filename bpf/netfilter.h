@@ -38,7 +38,8 @@ struct nf_config {
 	__u32 mode;                /* NF_MODE_UNSET denies everything (fail closed) */
 };
 
-enum nf_hook { NF_HOOK_CONNECT4 = 1, NF_HOOK_CONNECT6, NF_HOOK_SENDMSG4, NF_HOOK_SENDMSG6 };
+enum nf_hook { NF_HOOK_CONNECT4 = 1, NF_HOOK_CONNECT6, NF_HOOK_SENDMSG4, NF_HOOK_SENDMSG6, NF_HOOK_BIND4,
+	       NF_HOOK_BIND6 };
 
 /* ring buffer record, one per refusal */
 struct nf_event {

@@ -14,17 +14,22 @@
  *               AT_EMPTY_PATH): path is complete, req is informational
  *   PR_PK_BASE  the directory a relative req is resolved against (dirfd's file or the cwd); user
  *               space joins req onto it lexically (pol_normalize)
- * PR_EVF_TRUNC is set when the walk hit PR_MAX_DEPTH or the buffer bound.
+ * PR_EVF_TRUNC is set when the walk hit PR_MAX_DEPTH or the buffer bound (user space: undecidable).
+ * PR_EVF_DETACHED is set when the walk ended without meeting the task's root: an object of an
+ * internal file system (pipe, socket, anon inode, nsfs, pidfs, memfd: fsmagic says which) or of a
+ * mount outside the task's tree. PR_EVF_PSEUDO: the object's name is made up by the kernel
+ * (dentry d_dname: "pipe:[n]", "socket:[n]", "net:[n]", "anon_inode:[x]") — it has no path, as
+ * the preload's readlink of /proc/self/fd/N shows, and no file-system rule applies to it.
  */
 #ifndef SBX_BPF_PROBES_H
 #define SBX_BPF_PROBES_H
 
 #define PR_SLOTS       64        /* concurrent runs sharing one pinned program set */
 #define PR_RB_SIZE     (4u << 20)
-#define PR_MAX_DEPTH   24
+#define PR_MAX_DEPTH   2048      /* walk steps (bpf_loop; a walk stops at the root, so only real depth costs) */
 #define PR_NAME_MAX    256       /* one dentry name incl. NUL, and one requested string */
-#define PR_PATH_BUF    2048      /* PR_PATH_OFF_MASK + 1 + PR_NAME_MAX rounded */
-#define PR_PATH_OFF_MASK 1023
+#define PR_PATH_BUF    4352      /* PR_PATH_OFF_MASK + 1 + PR_NAME_MAX: PATH_MAX of names */
+#define PR_PATH_OFF_MASK 4095
 #define PR_EXE_MAX     64
 
 /* Internal syscall ids (architecture independent). Keep in step with pr_sc_name(). */
@@ -53,6 +58,12 @@ enum pr_sc {
 	PR_SC_PRLIMIT64,
 	/* more path (write) calls */
 	PR_SC_UTIME, PR_SC_UTIMES, PR_SC_UTIMENSAT, PR_SC_FUTIMESAT,
+	/* the rest of the write-class family (issue 15), reads of metadata, watches */
+	PR_SC_MKNOD, PR_SC_MKNODAT, PR_SC_SETXATTR, PR_SC_LSETXATTR, PR_SC_REMOVEXATTR,
+	PR_SC_LREMOVEXATTR, PR_SC_GETXATTR, PR_SC_LGETXATTR, PR_SC_LISTXATTR, PR_SC_LLISTXATTR,
+	PR_SC_FCHMOD, PR_SC_FCHOWN, PR_SC_FTRUNCATE, PR_SC_FSETXATTR, PR_SC_FREMOVEXATTR,
+	PR_SC_INOTIFY_ADD_WATCH, PR_SC_FANOTIFY_MARK,
+	PR_SC_SENDMMSG,               /* a network call (the first message's name) */
 	PR_SC__MAX
 };
 /* Process records (never violations): exec (path = the new exe) and fork (nr = parent tgid). */
@@ -75,6 +86,9 @@ enum pr_sensor {
 #define PR_EVF_KTUPLE  0x10u  /* connect: addr/port read from the kernel socket at exit */
 #define PR_EVF_UNIX    0x20u  /* network call on an AF_UNIX address: req = the path, or "@name" */
 #define PR_EVF_PGRP    0x40u  /* signal: the target is a process group (or -1: every process) */
+#define PR_EVF_ABSTRACT 0x80u /* AF_UNIX: an abstract name (req = "@" + raw bytes); else a path */
+#define PR_EVF_DETACHED 0x100u /* the walk ended outside the task's root (see "Path encoding") */
+#define PR_EVF_PSEUDO  0x200u  /* the walked object has no path: a kernel-made name (d_dname) */
 
 /* First and last ids of the classes (keep in step with enum pr_sc). */
 #define PR_SC_SIG_FIRST PR_SC_KILL
@@ -107,6 +121,9 @@ struct pr_event {
 	int target;                  /* signals: the target pid as given (pidfd_send_signal: the pidfd's
 				      * pid as numbered in the caller's namespace); escape class: arg 0 */
 	int sig;                     /* signals: the signal number (-1: none, pidfd_open) */
+	unsigned int fsmagic;        /* s_magic of the walked object's file system (0: none walked) */
+	unsigned int pad2;
+	unsigned long long okey;     /* identity of the walked object (dentry, mount): overflow key only */
 	char comm[16];
 	char exe[PR_EXE_MAX];        /* basename of the task's exe (dentry name) */
 	char req[PR_NAME_MAX];       /* the string as given */
@@ -131,6 +148,21 @@ struct pr_stash {
 	char req[2][PR_NAME_MAX];
 };
 
+/* Ring overflow, counted exactly (bpf/probes/record.bpf.h): a record the ring cannot take is
+ * counted under a key of everything that decides it (slot, syscall, flags, failed-or-not and errno,
+ * access flags, address, signal target, the walked object, the requested string); the first such
+ * record is kept as the sample user space decides for all of them. Only when this map is full is a
+ * record lost (pr_lost; pr_lost_ok also counts it when its call did not fail or its result is
+ * unknown). Identical records get one key; a 64-bit hash collision of two different ones would
+ * merge them (not seen; documented). */
+#define PR_OVF_MAX 1024
+struct pr_ovf_key { unsigned int slot; unsigned int pad; unsigned long long h; };
+struct pr_ovf { unsigned long long count, first_ts, last_ts; struct pr_event ev; };
+
+/* Per slot: the run's processes alive now and whether its command started (its armed exec): when
+ * started and none is alive, nothing more can be recorded and the overflow counts are final. */
+struct pr_live { long long live; unsigned long long started; };
+
 /* Global config (array map, key 0). */
 struct pr_config {
 	unsigned int pidmode_runs;   /* runs with no cgroup filter: the tracked lookup is always done */
@@ -138,7 +170,7 @@ struct pr_config {
 };
 
 /* Layout version of the records and maps: a pinned set from another layout is not used. */
-#define PR_ABI_VERSION 4u
+#define PR_ABI_VERSION 5u
 #define PR_ABI ((PR_ABI_VERSION << 16) | (unsigned int)(sizeof(struct pr_event) & 0xffffu))
 
 #endif

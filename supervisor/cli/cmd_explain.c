@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_opt.h"
 #include "cmd.h"
 #include "manifest.h"
 #include "policy.h"
@@ -258,9 +259,9 @@ int cmd_explain(int argc, char **argv)
 	size_t np = 0, nh = 0;
 	unsigned acc = POL_READ;
 	int c;
-	optind = 1;
+	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+m:w:p:H:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:m:w:p:H:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			file = optarg;
@@ -289,11 +290,7 @@ int cmd_explain(int argc, char **argv)
 			fputs(explain_usage, stdout);
 			return 0;
 		default:
-			if (optopt && optopt < 256)
-				sbx_msg("explain: option -%c needs an argument or is unknown (see sbxsup explain --help)",
-					optopt);
-			else
-				sbx_msg("explain: bad option '%s' (see sbxsup explain --help)", argv[optind - 1]);
+			cli_bad_option("explain", argv, opts, c);
 			return SBX_EXIT_INTERNAL;
 		}
 	}

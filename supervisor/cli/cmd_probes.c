@@ -119,7 +119,16 @@ static int do_status(void)
 			printf("probes: unavailable: %s\n", why);
 			return 1;
 		}
-		printf("probes: not pinned; each run loads the probes privately (sbxsup probes load to pin)\n");
+		printf("probes: not pinned; a run loads the probes itself, overlapping runs share one set "
+		       "(sbxsup probes load to pin)\n");
+		struct pr_loaded A;
+		if (pr_bpf_open_pinned(PR_AUTO_DIR, &A, why, sizeof(why)) == 0) {
+			unsigned live, tracked;
+			usage_counts(&A, &live, &tracked);
+			printf("probes: shared set under %s: %u run(s) using it, %u process(es) tracked\n",
+			       PR_AUTO_DIR, live, tracked);
+			pr_bpf_close(&A);
+		}
 		return 0;
 	}
 	unsigned live, tracked;

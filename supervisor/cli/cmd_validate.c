@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_opt.h"
 #include "cmd.h"
 #include "manifest.h"
 #include "policy.h"
@@ -47,9 +48,9 @@ int cmd_validate(int argc, char **argv)
 	};
 	const char *file = NULL, *ws = NULL;
 	int c;
-	optind = 1;
+	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+m:w:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:m:w:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			if (file) {
@@ -65,12 +66,7 @@ int cmd_validate(int argc, char **argv)
 			fputs(validate_usage, stdout);
 			return 0;
 		default:
-			if (optopt)
-				sbx_msg("validate: option -%c needs an argument or is unknown (see sbxsup validate --help)",
-					optopt);
-			else
-				sbx_msg("validate: unknown option '%s' (see sbxsup validate --help)",
-					argv[optind - 1]);
+			cli_bad_option("validate", argv, opts, c);
 			return SBX_EXIT_INTERNAL;
 		}
 	}

@@ -1,8 +1,12 @@
-/* main.c — sbxsup entry point: dispatch to the subcommands of cmd.h. */
+/* main.c — sbxsup entry point: global options (getopt_long "+", so the first operand is the
+ * command and everything after it belongs to that command), then dispatch to the subcommands of
+ * cmd.h with a fresh getopt state. */
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_opt.h"
 #include "cmd.h"
 
 void sbx_msg(const char *fmt, ...)
@@ -31,6 +35,8 @@ static const char usage[] =
 	"  sbxsup learn [-m BASE] [options] -- COMMAND [ARG...]   (propose a manifest)\n"
 	"  sbxsup --version | --help        (each command has --help too)\n"
 	"\n"
+	"Options follow getopt_long: -mFILE, -m FILE, --manifest=FILE and --manifest FILE are the same.\n"
+	"\n"
 	"Layers: preload, bwrap, seccomp, landlock, netfilter, probes, limits.\n"
 	"Environment: SBXSUP_SANDBOX=0 disables every layer (recorded, refused under --require);\n"
 	"SBXSUP_REQUIRE=LIST is --require; SBXSUP_AUDIT=DEST is the default audit destination.\n"
@@ -39,17 +45,33 @@ static const char usage[] =
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
+	static const struct option opts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		case 'V':
+			printf("sbxsup %s\n", SBXSUP_VERSION);
+			return 0;
+		default:
+			cli_bad_option(NULL, argv, opts, c);
+			return SBX_EXIT_INTERNAL;
+		}
+	}
+	if (optind >= argc) {
 		fputs(usage, stderr);
 		return SBX_EXIT_INTERNAL;
 	}
-	const char *c = argv[1];
-	if (!strcmp(c, "--help") || !strcmp(c, "-h") || !strcmp(c, "help")) {
+	const char *cmd = argv[optind];
+	if (!strcmp(cmd, "help")) {
 		fputs(usage, stdout);
-		return 0;
-	}
-	if (!strcmp(c, "--version") || !strcmp(c, "-V")) {
-		printf("sbxsup %s\n", SBXSUP_VERSION);
 		return 0;
 	}
 	static const struct { const char *name; int (*fn)(int, char **); } cmds[] = {
@@ -58,8 +80,13 @@ int main(int argc, char **argv)
 		{"probes", cmd_probes},   {"learn", cmd_learn},
 	};
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-		if (!strcmp(c, cmds[i].name))
-			return cmds[i].fn(argc - 1, argv + 1);
-	sbx_msg("unknown command '%s' (see sbxsup --help)", c);
+		if (!strcmp(cmd, cmds[i].name)) {
+			/* the command parses its own options from a fresh getopt state */
+			int sub_argc = argc - optind;
+			char **sub_argv = argv + optind;
+			optind = 0;
+			return cmds[i].fn(sub_argc, sub_argv);
+		}
+	sbx_msg("unknown command '%s' (see sbxsup --help)", cmd);
 	return SBX_EXIT_INTERNAL;
 }

@@ -2,13 +2,20 @@
 #include "run_args.h"
 
 #include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "cli_opt.h"
 #include "cmd.h"
 #include "layers.h"
+#include "policy.h"
 
 static const char usage[] =
 	"usage: sbxsup run [-m MANIFEST] [options] -- COMMAND [ARG...]\n"
@@ -20,10 +27,14 @@ static const char usage[] =
 	"                           executor can write) or \"fd:N\" (N > 2); default $SBXSUP_AUDIT, else none\n"
 	"      --audit-budget MB    audit bytes per source class (preload / kernel), default 4; 0 = unbounded\n"
 	"      --layers LIST        layers to use, comma-separated (preload,bwrap,seccomp,landlock,\n"
-	"                           netfilter,probes,limits), default \"auto\" (all available)\n"
+	"                           netfilter,probes,limits), default \"auto\" (all available);\n"
+	"                           -NAME removes one, +NAME adds one: --layers auto,-probes\n"
 	"      --require LIST       exit 125 unless every listed layer is active; \"all\" = every layer\n"
-	"      --timeout SECONDS    wall-clock limit (overrides limits.wall_s)\n"
+	"      --timeout SECONDS    wall-clock limit, fractions allowed (1.5); overrides limits.wall_s\n"
 	"      --dry-run            print the plan as JSON, run nothing\n"
+	"      --result FD|FILE     write the result record (one JSON object: run id, verdict, exit,\n"
+	"                           refusal reason code; docs/result-record.md) there when the run ends\n"
+	"      --tag STRING         the caller's tag, recorded in run.start and the result record\n"
 	"Environment: SBXSUP_SANDBOX=0 (no layer; recorded; refused under --require),\n"
 	"SBXSUP_REQUIRE=LIST, SBXSUP_AUDIT=DEST.\n"
 	"Exit: the command's status; 128+N on signal N; 124 timeout; 125 sbxsup failure;\n"
@@ -35,30 +46,23 @@ bool run_env_false(const char *s)
 		     !strcasecmp(s, "false"));
 }
 
-static const char *optval(int argc, char **argv, int *i, const char *lng, const char *shrt)
-{
-	const char *a = argv[*i];
-	size_t l = strlen(lng);
-	if (!strncmp(a, lng, l) && a[l] == '=')
-		return a + l + 1;
-	if (!strcmp(a, lng) || (shrt && !strcmp(a, shrt))) {
-		if (*i + 1 >= argc) {
-			sbx_msg("run: %s needs a value (see sbxsup run --help)", a);
-			return NULL;
-		}
-		return argv[++*i];
-	}
-	return NULL;
-}
-
-static bool is_opt(const char *a, const char *lng, const char *shrt)
-{
-	size_t l = strlen(lng);
-	return !strcmp(a, lng) || (!strncmp(a, lng, l) && a[l] == '=') || (shrt && !strcmp(a, shrt));
-}
-
 int run_args_parse(int argc, char **argv, struct run_opts *o)
 {
+	enum { O_LAYERS = 256, O_REQUIRE, O_TIMEOUT, O_DRY_RUN, O_AUDIT_BUDGET, O_RESULT, O_TAG };
+	static const struct option opts[] = {
+		{"manifest", required_argument, NULL, 'm'},
+		{"workspace", required_argument, NULL, 'w'},
+		{"audit", required_argument, NULL, 'a'},
+		{"layers", required_argument, NULL, O_LAYERS},
+		{"require", required_argument, NULL, O_REQUIRE},
+		{"timeout", required_argument, NULL, O_TIMEOUT},
+		{"dry-run", no_argument, NULL, O_DRY_RUN},
+		{"audit-budget", required_argument, NULL, O_AUDIT_BUDGET},
+		{"result", required_argument, NULL, O_RESULT},
+		{"tag", required_argument, NULL, O_TAG},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
 	char err[256];
 	const char *layers = "auto", *require = getenv("SBXSUP_REQUIRE");
 	memset(o, 0, sizeof o[0]);
@@ -67,89 +71,151 @@ int run_args_parse(int argc, char **argv, struct run_opts *o)
 	if (o->audit && !*o->audit)
 		o->audit = NULL;
 	o->disabled = run_env_false(getenv("SBXSUP_SANDBOX"));
-	int i;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--")) {
-			i++;
+	int c;
+	optind = 0; /* full re-initialisation: main() may have parsed before */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:m:w:a:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			o->manifest = optarg;
 			break;
-		}
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage, stdout);
-			return 1;
-		}
-		if (!strcmp(a, "--dry-run")) {
-			o->dry_run = true;
-			continue;
-		}
-		const char *v = NULL;
-		if (is_opt(a, "--manifest", "-m")) {
-			if (!(v = optval(argc, argv, &i, "--manifest", "-m")))
-				return -1;
-			o->manifest = v;
-		} else if (is_opt(a, "--workspace", "-w")) {
-			if (!(v = optval(argc, argv, &i, "--workspace", "-w")))
-				return -1;
-			o->workspace = v;
-		} else if (is_opt(a, "--audit", "-a")) {
-			if (!(v = optval(argc, argv, &i, "--audit", "-a")))
-				return -1;
-			o->audit = v;
-		} else if (is_opt(a, "--layers", NULL)) {
-			if (!(v = optval(argc, argv, &i, "--layers", NULL)))
-				return -1;
-			layers = v;
-		} else if (is_opt(a, "--require", NULL)) {
-			if (!(v = optval(argc, argv, &i, "--require", NULL)))
-				return -1;
-			require = v;
-		} else if (is_opt(a, "--timeout", NULL)) {
-			if (!(v = optval(argc, argv, &i, "--timeout", NULL)))
-				return -1;
-			char *end;
-			errno = 0;
-			long t = strtol(v, &end, 10);
-			if (errno || *end || end == v || t <= 0 || t > 100L * 365 * 86400) {
-				sbx_msg("run: --timeout: '%s' is not a positive number of seconds", v);
+		case 'w':
+			o->workspace = optarg;
+			break;
+		case 'a':
+			o->audit = optarg;
+			break;
+		case O_LAYERS:
+			layers = optarg;
+			break;
+		case O_REQUIRE:
+			require = optarg;
+			break;
+		case O_TIMEOUT:
+			if (cli_seconds(optarg, &o->timeout_ms) < 0) {
+				sbx_msg("run: --timeout: '%s' is not a positive number of seconds (e.g. 30, 1.5)", optarg);
 				return -1;
 			}
-			o->timeout_s = t;
-		} else if (is_opt(a, "--audit-budget", NULL)) {
-			if (!(v = optval(argc, argv, &i, "--audit-budget", NULL)))
-				return -1;
+			break;
+		case O_DRY_RUN:
+			o->dry_run = true;
+			break;
+		case O_AUDIT_BUDGET: {
 			char *end;
 			errno = 0;
-			long mb = strtol(v, &end, 10);
-			if (errno || *end || end == v || mb < 0 || mb > (1L << 20)) {
-				sbx_msg("run: --audit-budget: '%s' is not a number of MiB (0 = unbounded)", v);
+			long mb = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || mb < 0 || mb > (1L << 20)) {
+				sbx_msg("run: --audit-budget: '%s' is not a number of MiB (0 = unbounded)", optarg);
 				return -1;
 			}
 			o->audit_budget_mb = mb;
-		} else if (a[0] == '-') {
-			sbx_msg("run: unknown option '%s' (see sbxsup run --help)", a);
-			return -1;
-		} else {
-			/* The command must follow "--": an option-looking word of the command can then never
-			 * be taken for one of ours (and a typo never runs something unintended). */
-			sbx_msg("run: '%s': the command must follow '--' (usage: sbxsup run [options] -- COMMAND [ARG...])", a);
+			break;
+		}
+		case O_RESULT:
+			o->result = optarg;
+			break;
+		case O_TAG: {
+			size_t n = strlen(optarg);
+			bool ok = n > 0 && n <= 128;
+			for (size_t i = 0; ok && i < n; i++)
+				ok = (unsigned char)optarg[i] >= 0x20 && optarg[i] != 0x7f;
+			if (!ok) {
+				sbx_msg("run: --tag: 1 to 128 printable characters");
+				return -1;
+			}
+			o->tag = optarg;
+			break;
+		}
+		case 'h':
+			fputs(usage, stdout);
+			return 1;
+		default:
+			cli_bad_option("run", argv, opts, c);
 			return -1;
 		}
 	}
-	if (i >= argc) {
+	if (optind < argc && strcmp(argv[optind - 1], "--")) {
+		/* The command must follow "--": an option-looking word of the command can then never
+		 * be taken for one of ours (and a typo never runs something unintended). */
+		sbx_msg("run: '%s': the command must follow '--' (usage: sbxsup run [options] -- COMMAND [ARG...])",
+			argv[optind]);
+		return -1;
+	}
+	if (optind >= argc) {
 		sbx_msg("run: no command given (usage: sbxsup run [-m MANIFEST] [options] -- COMMAND [ARG...])");
 		return -1;
 	}
-	o->cmd = argv + i;
-	if (sbx_layer_parse(layers, &o->want, err, sizeof err) < 0) {
+	o->cmd = argv + optind;
+	if (cli_layers(layers, &o->want, err, sizeof err) < 0) {
 		sbx_msg("run: --layers: %s", err);
 		return -1;
 	}
 	o->require = 0;
-	if (require && *require && sbx_layer_parse(require, &o->require, err, sizeof err) < 0) {
+	if (require && *require && cli_layers(require, &o->require, err, sizeof err) < 0) {
 		sbx_msg("run: --require: %s", err);
 		return -1;
 	}
 	if (require && !strcmp(require, "auto"))
 		o->require = 0; /* "auto" means "whatever is available": nothing is required */
 	return 0;
+}
+
+/* Why the host file `abs` (the command) is not in the sandbox: not granted or denied by a rule, or
+ * in the host's /tmp, which the sandbox replaces by its own. NULL when the policy grants it. */
+static const char *hidden_why(const struct policy *p, const char *abs)
+{
+	struct pol_decision d;
+	if (pol_path(p, abs, POL_READ, &d) != POL_ALLOW)
+		return pol_rule_text(p, d.rule);
+	if (!strncmp(pol_rule_text(p, d.rule), "builtin:tmp", 11))
+		return "the sandbox has its own private /tmp"; /* granted, but the host's file is not there */
+	return NULL;
+}
+
+void run_cmd_not_found(const struct policy *p, const char *cmd)
+{
+	if (!p || !strchr(cmd, '/'))
+		return; /* looked up in PATH inside the sandbox: "not found" says it all */
+	char *abs = realpath(cmd, NULL);
+	if (!abs)
+		return; /* does not exist here either: "not found" is right */
+	struct stat st;
+	const char *why = stat(abs, &st) == 0 && !S_ISDIR(st.st_mode) ? hidden_why(p, abs) : NULL;
+	if (why)
+		sbx_msg("%s exists but is not visible in the sandbox (%s): add it to the manifest or run it "
+			"from the workspace", cmd, why);
+	free(abs);
+}
+
+int run_args_workspace(struct run_opts *o)
+{
+	char cwd[PATH_MAX];
+	if (o->workspace || o->dry_run || !getcwd(cwd, sizeof cwd) || strcmp(cwd, "/"))
+		return 0;
+	snprintf(o->ws_tmp, sizeof o->ws_tmp, "/tmp/sbxsup-ws.XXXXXX");
+	if (!mkdtemp(o->ws_tmp)) {
+		sbx_msg("run: the current directory is / and a temporary workspace cannot be made: %s "
+			"(give -w DIR)", strerror(errno));
+		o->ws_tmp[0] = '\0';
+		return -1;
+	}
+	o->workspace = o->ws_tmp;
+	sbx_msg("warning: the current directory is /, never a workspace: running in the empty temporary "
+		"workspace %s, removed afterwards (give -w DIR to choose one)", o->ws_tmp);
+	return 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	(void)(flag == FTW_DP ? rmdir(path) : unlink(path));
+	return 0;
+}
+
+void run_args_release(struct run_opts *o)
+{
+	if (o->ws_tmp[0]) /* the run's tree is dead; never follow symlinks or mounts out of it */
+		(void)nftw(o->ws_tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+	o->ws_tmp[0] = '\0';
 }

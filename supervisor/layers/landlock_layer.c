@@ -6,6 +6,12 @@
 #include "landlock_layer.h"
 #include "layer.h"
 
+#include <linux/audit.h>
+#include <linux/capability.h>
+#include <linux/netlink.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
 #include "elfcheck.h"
 
 #include <errno.h>
@@ -177,9 +183,17 @@ static uint64_t entry_rights(unsigned access, bool is_dir, uint64_t handled)
 }
 
 /* The net decision (shared by apply and plan). Returns true when TCP is handled. */
-static bool net_handled(enum pol_net_mode mode, bool portless, int abi, char *why, size_t whylen)
+static bool net_handled(enum pol_net_mode mode, bool portless, bool netfilter, int abi, char *why,
+			size_t whylen)
 {
 	why[0] = 0;
+	if (netfilter) {
+		/* issue 15: a silent layer must not pre-empt the reporting one. netfilter enforces the
+		 * hosts (address and port) and writes netfilter.deny; a Landlock port rule would refuse
+		 * first with EACCES and nothing in the stream. Landlock is the backstop where it is off. */
+		snprintf(why, whylen, "netfilter's");
+		return false;
+	}
 	if (abi < 4) {
 		snprintf(why, whylen, "abi %d < 4: no TCP port rules", abi);
 		return false;
@@ -442,7 +456,7 @@ int sbx_landlock_apply_spec(const struct sbx_landlock_spec *s, struct sbx_landlo
 
 	struct ll_ruleset_attr attr = {.handled_access_fs = fs_handled(abi)};
 	size_t attr_size = sizeof(uint64_t);
-	bool net = net_handled(s->net_mode, s->portless, abi, r->net_why, sizeof r->net_why);
+	bool net = net_handled(s->net_mode, s->portless, s->netfilter, abi, r->net_why, sizeof r->net_why);
 	if (abi >= 4) {
 		attr_size = 2 * sizeof(uint64_t);
 		if (net)
@@ -474,6 +488,15 @@ int sbx_landlock_apply_spec(const struct sbx_landlock_spec *s, struct sbx_landlo
 		for (size_t i = 0; i < s->nports; i++)
 			if (s->ports[i] && add_net_port(rfd, LL_NET_CONNECT_TCP, s->ports[i]) < 0) {
 				snprintf(why, whylen, "landlock_add_rule port %u: %s", s->ports[i], strerror(errno));
+				goto fail;
+			}
+		/* servers on granted loopback ports (issue 17). Landlock has no addresses: any local
+		 * address on those ports may be bound; seccomp's bind decision (notify) narrows it to
+		 * the granted loopback addresses and reports the rest. */
+		for (size_t i = 0; i < s->nbind_ports; i++)
+			if (s->bind_ports[i] && add_net_port(rfd, LL_NET_BIND_TCP, s->bind_ports[i]) < 0) {
+				snprintf(why, whylen, "landlock_add_rule bind port %u: %s", s->bind_ports[i],
+					 strerror(errno));
 				goto fail;
 			}
 	}
@@ -517,9 +540,11 @@ static int spec_from_policy(const struct policy *p, const char *cmd, struct sbx_
 	size_t nd = pol_dir_count(p), nn = pol_net_count(p);
 	struct pol_dir *dirs = calloc(nd ? nd : 1, sizeof *dirs);
 	uint16_t *ports = calloc(nn ? nn : 1, sizeof *ports);
-	if (!dirs || !ports) {
+	uint16_t *bports = calloc(nn ? nn : 1, sizeof *bports);
+	if (!dirs || !ports || !bports) {
 		free(dirs);
 		free(ports);
+		free(bports);
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
@@ -531,6 +556,8 @@ static int spec_from_policy(const struct policy *p, const char *cmd, struct sbx_
 	s->ndirs = k;
 	s->net_mode = pol_net_mode(p);
 	k = 0;
+	size_t kb = 0;
+	static const uint8_t v6lo[16] = {[15] = 1};
 	for (size_t i = 0; i < nn; i++) {
 		struct pol_net n;
 		if (pol_net_get(p, i, &n) != 0)
@@ -538,6 +565,14 @@ static int spec_from_policy(const struct policy *p, const char *cmd, struct sbx_
 		if (!n.port) {
 			s->portless = true;
 			continue;
+		}
+		if ((n.family == AF_INET && n.addr[0] == 127) ||
+		    (n.family == AF_INET6 && n.prefix == 128 && !memcmp(n.addr, v6lo, 16))) {
+			size_t j;
+			for (j = 0; j < kb && bports[j] != n.port; j++)
+				;
+			if (j == kb)
+				bports[kb++] = n.port;
 		}
 		size_t j;
 		for (j = 0; j < k && ports[j] != n.port; j++)
@@ -547,6 +582,8 @@ static int spec_from_policy(const struct policy *p, const char *cmd, struct sbx_
 	}
 	s->ports = ports;
 	s->nports = k;
+	s->bind_ports = bports;
+	s->nbind_ports = kb;
 	s->cmd = cmd;
 	s->exec_cmd_only = cmd && !pol_code_exec(p); /* no command: the table as it is */
 	return 0;
@@ -556,15 +593,23 @@ static void spec_free(struct sbx_landlock_spec *s)
 {
 	free((void *)s->dirs);
 	free((void *)s->ports);
+	free((void *)s->bind_ports);
 }
 
 int sbx_landlock_apply_cmd(const struct policy *p, const char *cmd, struct sbx_landlock_result *r,
 			   char *why, size_t whylen)
 {
+	return sbx_landlock_apply_net(p, cmd, false, r, why, whylen);
+}
+
+int sbx_landlock_apply_net(const struct policy *p, const char *cmd, bool netfilter,
+			   struct sbx_landlock_result *r, char *why, size_t whylen)
+{
 	struct sbx_landlock_spec s;
 	memset(r, 0, sizeof *r);
 	if (spec_from_policy(p, cmd, &s, why, whylen) < 0)
 		return -1;
+	s.netfilter = netfilter;
 	int rc = sbx_landlock_apply_spec(&s, r, why, whylen);
 	spec_free(&s);
 	return rc;
@@ -632,7 +677,7 @@ cJSON *sbx_landlock_plan(const struct policy *p, int abi)
 				"its #! interpreter (one level, through env) as file rules: read_file+execute" :
 				"the command itself: read_file+execute (code:exec: executable directories above)");
 	char nwhy[160];
-	bool net = net_handled(s.net_mode, s.portless, abi, nwhy, sizeof nwhy);
+	bool net = net_handled(s.net_mode, s.portless, false, abi, nwhy, sizeof nwhy);
 	cJSON *n = cJSON_AddObjectToObject(o, "net");
 	if (n) {
 		cJSON_AddBoolToObject(n, "handled", net);
@@ -640,7 +685,10 @@ cJSON *sbx_landlock_plan(const struct policy *p, int abi)
 			cJSON *ports = cJSON_AddArrayToObject(n, "connect_tcp_ports");
 			for (size_t i = 0; ports && s.net_mode == POL_NET_LIST && i < s.nports; i++)
 				cJSON_AddItemToArray(ports, cJSON_CreateNumber(s.ports[i]));
-			cJSON_AddStringToObject(n, "bind_tcp", "denied");
+			cJSON *bp = cJSON_AddArrayToObject(n, "bind_tcp_ports");
+			for (size_t i = 0; bp && i < s.nbind_ports; i++)
+				cJSON_AddItemToArray(bp, cJSON_CreateNumber(s.bind_ports[i]));
+			cJSON_AddStringToObject(n, "when", "only when netfilter is off (with netfilter, TCP is left to it)");
 		} else {
 			cJSON_AddStringToObject(n, "why", nwhy);
 		}
@@ -655,6 +703,65 @@ cJSON *sbx_landlock_plan(const struct policy *p, int abi)
 	return o;
 }
 
+/* AUDIT_GET on NETLINK_AUDIT: 1 auditing enabled, 0 disabled, -1 cannot ask (no privilege, no
+ * audit in the kernel, a user namespace). */
+static int kernel_audit_enabled(void)
+{
+	/* AUDIT_GET needs CAP_AUDIT_CONTROL: without it do not even open the socket (inside another
+	 * sbxsup run, seccomp refuses and reports NETLINK_AUDIT sockets) */
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[2];
+	if (syscall(SYS_capget, &h, d) < 0 || !(d[CAP_AUDIT_CONTROL / 32].effective & (1u << (CAP_AUDIT_CONTROL % 32))))
+		return -1;
+	int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+	if (s < 0)
+		return -1;
+	struct { struct nlmsghdr h; } req = {.h = {.nlmsg_len = sizeof req, .nlmsg_type = AUDIT_GET,
+						   .nlmsg_flags = NLM_F_REQUEST, .nlmsg_seq = 1}};
+	struct sockaddr_nl k = {.nl_family = AF_NETLINK};
+	int rc = -1;
+	struct timeval tv = {.tv_sec = 0, .tv_usec = 200000};
+	if (setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0 &&
+	    sendto(s, &req, sizeof req, 0, (struct sockaddr *)&k, sizeof k) == (ssize_t)sizeof req) {
+		union { struct nlmsghdr h; char b[512]; } r;
+		for (int i = 0; i < 4; i++) {
+			ssize_t n = recv(s, &r, sizeof r, 0);
+			if (n < (ssize_t)sizeof r.h)
+				break;
+			if (r.h.nlmsg_type == NLMSG_ERROR) {
+				struct nlmsgerr *e = NLMSG_DATA(&r.h);
+				if ((size_t)n >= NLMSG_LENGTH(sizeof *e) && e->error)
+					break;
+				continue;
+			}
+			if (r.h.nlmsg_type == AUDIT_GET &&
+			    (size_t)n >= NLMSG_LENGTH(sizeof(struct audit_status))) {
+				const struct audit_status *st = NLMSG_DATA(&r.h);
+				rc = st->enabled ? 1 : 0;
+				break;
+			}
+		}
+	}
+	close(s);
+	return rc;
+}
+
+const char *sbx_landlock_denials(int abi, bool probes, bool reporter, bool preload, char *buf, size_t len)
+{
+	const char *k;
+	if (abi < 7) {
+		k = "kernel audit: no (abi < 7)";
+	} else {
+		int en = kernel_audit_enabled();
+		k = en == 1 ? "kernel audit log (not read into the stream)"
+		  : en == 0 ? "kernel audit: off" : "kernel audit: not readable";
+	}
+	if (probes || reporter)
+		snprintf(buf, len, "%s", probes ? "probes (kernel.violation)" : "seccomp reporter");
+	else
+		snprintf(buf, len, "%s%s", preload ? "preload first; " : "", k);
+	return buf;
+}
 /* ---- the layer entry (layer.h) ----------------------------------------------------------------- */
 
 static void ll_probe(enum layer_depth depth, struct detect *d, struct layer_probe *out)
@@ -673,6 +780,20 @@ static cJSON *ll_plan(const struct layer_ctx *c)
 	return c->pol ? sbx_landlock_plan(c->pol, c->d->landlock_abi) : NULL;
 }
 
+/* The stage confirmed Landlock (layers_on_ready's first pass): say where its refusals are reported. */
+static void ll_on_ready(struct layer_ctx *c, void **st, const char *status, pid_t pid, int listener)
+{
+	(void)st, (void)status, (void)pid, (void)listener;
+	if (!sbx_layer_on(c->L, SBX_L_LANDLOCK))
+		return;
+	char lv[sizeof c->L->level[0]], d[64];
+	snprintf(lv, sizeof lv, "%s", c->L->level[SBX_L_LANDLOCK]);
+	bool rep = sbx_layer_on(c->L, SBX_L_SECCOMP) && strstr(c->L->level[SBX_L_SECCOMP], "reporter");
+	sbx_layer_set_on(c->L, SBX_L_LANDLOCK, "%s; denials: %s", lv,
+			 sbx_landlock_denials(atoi(lv + 4), sbx_layer_on(c->L, SBX_L_PROBES), rep,
+					      sbx_layer_on(c->L, SBX_L_PRELOAD), d, sizeof d));
+}
+
 const struct layer_ops layer_landlock = {
 	.id = SBX_L_LANDLOCK,
 	.name = "landlock",
@@ -681,4 +802,5 @@ const struct layer_ops layer_landlock = {
 	.stage_flag = "--landlock",
 	.probe = ll_probe,
 	.plan = ll_plan,
+	.on_ready = ll_on_ready,
 };

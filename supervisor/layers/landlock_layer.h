@@ -62,7 +62,19 @@ int sbx_landlock_apply(const struct policy *p, struct sbx_landlock_result *r, ch
  * table's grants as they are (old behaviour). */
 int sbx_landlock_apply_cmd(const struct policy *p, const char *cmd, struct sbx_landlock_result *r,
 			   char *why, size_t whylen);
+/* As _cmd, knowing whether netfilter enforces the network (issue 15): then Landlock handles no TCP
+ * right at all — netfilter refuses and reports, Landlock would refuse first and silently. Without
+ * netfilter the port rules are the backstop, plus BIND_TCP on the ports of granted loopback hosts. */
+int sbx_landlock_apply_net(const struct policy *p, const char *cmd, bool netfilter,
+			   struct sbx_landlock_result *r, char *why, size_t whylen);
 cJSON *sbx_landlock_plan(const struct policy *p, int abi);
+
+/* Which source puts Landlock's refusals in the stream (issue 15), for run.start.level.landlock:
+ * the probes (kernel.violation contained), else the seccomp file/exec reporter, else the preload
+ * (it refuses first for the programs it sees), else none — then what the kernel audit subsystem
+ * does with them (ABI >= 7 logs denials there; asked with AUDIT_GET at run time: "off", "not
+ * readable", or enabled but not read into the stream by this version). Returns buf. */
+const char *sbx_landlock_denials(int abi, bool probes, bool reporter, bool preload, char *buf, size_t len);
 
 /* Lower level (used by the functions above and by tests): the grants given directly. */
 struct sbx_landlock_spec {
@@ -75,6 +87,9 @@ struct sbx_landlock_spec {
 	const char *cmd;           /* may be NULL */
 	int abi_cap;               /* 0: the kernel's ABI; N > 0: behave as ABI min(N, kernel) (tests) */
 	bool exec_cmd_only;        /* no code:exec: strip POL_EXEC from dirs; EXECUTE on cmd's exec chain only */
+	const uint16_t *bind_ports; /* TCP ports of granted loopback hosts: BIND_TCP allowed there */
+	size_t nbind_ports;
+	bool netfilter;            /* netfilter enforces (and reports) the hosts: TCP not handled */
 };
 int sbx_landlock_apply_spec(const struct sbx_landlock_spec *s, struct sbx_landlock_result *r,
 			    char *why, size_t whylen);

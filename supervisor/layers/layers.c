@@ -1,5 +1,6 @@
 /* layers.c — the one table of layers, the run's layer bookkeeping, and the walkers (layer.h). */
 #include "layer.h"
+#include "seccomp_layer.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -186,6 +187,7 @@ int layers_stage_flags(const struct sbx_layers *L, struct strv *out)
 	FOR_EACH_LAYER(l, o)
 		if (o->stage_flag && sbx_layer_on(L, l))
 			rc |= strv_add(out, o->stage_flag);
+	rc |= sbx_seccomp_stage_flags(L, out); /* kernel: --netfilter, --report-files */
 	return rc;
 }
 

@@ -26,7 +26,7 @@
 
 struct sbx_netfilter {
 	struct netfilter_bpf *skel;
-	struct bpf_link *links[4];
+	struct bpf_link *links[6];
 	struct ring_buffer *rb;
 	struct audit *a;          /* set for the duration of one drain */
 	int emitted;
@@ -260,6 +260,11 @@ static int on_event(void *ctx, void *data, size_t size)
 	cJSON_AddNumberToObject(ev, "port", e->port);
 	audit_add_str(ev, "proto", proto_name(e->proto, pbuf, sizeof pbuf), 16);
 	audit_add_str(ev, "comm", comm, 16);
+	if (e->hook == NF_HOOK_BIND4 || e->hook == NF_HOOK_BIND6)
+		cJSON_AddStringToObject(ev, "op", "bind");
+	else
+		cJSON_AddStringToObject(ev, "op", e->hook == NF_HOOK_CONNECT4 || e->hook == NF_HOOK_CONNECT6
+						  ? "connect" : "sendmsg");
 	if (audit_emit(nf->a, ev) < 0) {
 		nf->failed = true;
 		return -1;
@@ -298,9 +303,10 @@ int sbx_netfilter_start_rules(const struct pol_net *rules, size_t n, enum pol_ne
 	}
 	if (fill_maps(nf->skel, rules, n, why, whylen) < 0)
 		goto fail;
-	struct bpf_program *progs[4] = {nf->skel->progs.sbx_connect4, nf->skel->progs.sbx_connect6,
-					nf->skel->progs.sbx_sendmsg4, nf->skel->progs.sbx_sendmsg6};
-	for (int i = 0; i < 4; i++) {
+	struct bpf_program *progs[6] = {nf->skel->progs.sbx_connect4, nf->skel->progs.sbx_connect6,
+					nf->skel->progs.sbx_sendmsg4, nf->skel->progs.sbx_sendmsg6,
+					nf->skel->progs.sbx_bind4, nf->skel->progs.sbx_bind6};
+	for (int i = 0; i < 6; i++) {
 		nf->links[i] = bpf_program__attach_cgroup(progs[i], cgroup_v2_fd);
 		if (!nf->links[i]) {
 			snprintf(why, whylen, "attach %s to the run cgroup: %s", bpf_program__name(progs[i]),
@@ -369,7 +375,7 @@ void sbx_netfilter_stop(struct sbx_netfilter *nf)
 	if (!nf)
 		return;
 	ring_buffer__free(nf->rb);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 6; i++)
 		bpf_link__destroy(nf->links[i]);
 	netfilter_bpf__destroy(nf->skel);
 	free(nf);
@@ -394,7 +400,8 @@ cJSON *sbx_netfilter_plan(const struct policy *p)
 	enum pol_net_mode m = pol_net_mode(p);
 	cJSON_AddStringToObject(o, "mode", m == POL_NET_ANY ? "unrestricted (not attached)"
 				 : m == POL_NET_NONE ? "deny all (empty allowlist)" : "allowlist");
-	cJSON_AddStringToObject(o, "hooks", "cgroup/connect4, cgroup/connect6, cgroup/sendmsg4, cgroup/sendmsg6");
+	cJSON_AddStringToObject(o, "hooks", "cgroup/connect4, cgroup/connect6, cgroup/sendmsg4, cgroup/sendmsg6, "
+					    "cgroup/bind4, cgroup/bind6 (binds: granted loopback addresses only)");
 	cJSON *arr = cJSON_AddArrayToObject(o, "allow");
 	size_t n = m == POL_NET_LIST ? pol_net_count(p) : 0;
 	for (size_t i = 0; arr && i < n; i++) {

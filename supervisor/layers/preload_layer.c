@@ -39,12 +39,16 @@ int detect_preload(char *path, size_t pathlen, char *why, size_t whylen)
 			snprintf(cand, sizeof cand, "%s/libsbxpreload.so", self);
 			if (usable_lib(cand, path, pathlen) == 0)
 				return 0;
+			/* installed: PREFIX/bin/sbxsup finds PREFIX/lib/sbxsup whatever PREFIX was at build time */
+			snprintf(cand, sizeof cand, "%s/../lib/sbxsup/libsbxpreload.so", self);
+			if (usable_lib(cand, path, pathlen) == 0)
+				return 0;
 		}
 	}
 	snprintf(cand, sizeof cand, "%s/libsbxpreload.so", SBXSUP_LIBDIR);
 	if (usable_lib(cand, path, pathlen) == 0)
 		return 0;
-	snprintf(why, whylen, "libsbxpreload.so not found (SBXSUP_PRELOAD_LIB, beside sbxsup, %s)",
+	snprintf(why, whylen, "libsbxpreload.so not found (SBXSUP_PRELOAD_LIB, beside sbxsup, ../lib/sbxsup, %s)",
 		 SBXSUP_LIBDIR);
 	path[0] = 0;
 	return -1;

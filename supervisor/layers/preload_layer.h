@@ -1,6 +1,7 @@
 /* preload_layer.h — the preload layer's entry (layer.h): the supervisor's side of libsbxpreload.so.
  *
- * Promise: detect_preload() finds the library (SBXSUP_PRELOAD_LIB, else beside the sbxsup binary,
+ * Promise: detect_preload() finds the library (SBXSUP_PRELOAD_LIB, else beside the sbxsup binary, else ../lib/sbxsup relative to it, so an
+ * installed tree works whatever PREFIX it was built with,
  * else SBXSUP_LIBDIR) and returns its real path; the entry turns the layer off for a command that
  * cannot load it (static, not glibc: elfcheck.h) and sets LD_PRELOAD and the report address in the
  * executor's environment (the paths inside bwrap when the run is wrapped).

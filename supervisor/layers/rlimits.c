@@ -8,11 +8,14 @@
 #include <unistd.h>
 #include <sys/resource.h>
 
-void limits_resolve(const struct mf_limits *m, long timeout_s, struct run_limits *out)
+void limits_resolve(const struct mf_limits *m, long timeout_ms, struct run_limits *out)
 {
 	out->wall_s = m && m->wall_s > 0 ? m->wall_s : MF_DEFAULT_WALL_S;
-	if (timeout_s > 0)
-		out->wall_s = timeout_s;
+	out->wall_ms = out->wall_s * 1000;
+	if (timeout_ms > 0) {
+		out->wall_ms = timeout_ms;
+		out->wall_s = (timeout_ms + 999) / 1000;
+	}
 	out->cpu_s = m ? m->cpu_s : -1;
 	out->memory_mb = m ? m->memory_mb : -1;
 	out->pids = m ? m->pids : -1;

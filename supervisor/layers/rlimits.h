@@ -19,8 +19,9 @@
 /* Effective limits: manifest values, defaults filled in (wall 300 s, nofile 1024), --timeout. */
 struct run_limits {
 	long wall_s, cpu_s, memory_mb, pids, fsize_mb, nofile;
+	long wall_ms; /* the wall clock the timer uses (--timeout 1.5 -> 1500; wall_s rounded up) */
 };
-void limits_resolve(const struct mf_limits *m, long timeout_s, struct run_limits *out);
+void limits_resolve(const struct mf_limits *m, long timeout_ms, struct run_limits *out);
 /* data: set RLIMIT_DATA from memory_mb (the fallback when no memory cgroup enforces memory_mb; with
  * one, the cgroup is the accurate limit and an OOM kill is reported as limit.hit). */
 int limits_apply(const struct run_limits *l, bool nproc, bool data);

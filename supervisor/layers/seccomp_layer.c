@@ -23,6 +23,8 @@
  * if the supervisor dies, the kernel fails every notified call with ENOSYS.
  */
 #include "seccomp_layer.h"
+#include "seccomp_notify.h"
+#include "probes_decode.h"
 #include "layer.h"
 
 #include <errno.h>
@@ -38,6 +40,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <linux/sched.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #ifndef CLONE_NEWTIME
@@ -61,10 +64,13 @@ enum sc_when {
 	W_UNSHARE_NS,      /* unshare(flags): flags holds any CLONE_NEW* */
 	W_IOCTL_INJECT,    /* ioctl(fd, TIOCSTI or TIOCLINUX) — compared on the low 32 bits */
 	W_PERSONALITY,     /* personality(p) with p not PER_LINUX (0) and not the 0xffffffff query */
-	W_SOCKET_RAW,      /* socket(AF_INET/AF_INET6, SOCK_RAW, ...) and socket(AF_PACKET, ...) */
-	W_SETRLIMIT_CORE,  /* setrlimit(RLIMIT_CORE, ...) */
-	W_PRLIMIT_CORE,    /* prlimit64(pid, RLIMIT_CORE, new != NULL, ...) */
-	W_EXEC_GATE,       /* execve/execveat, only with opts.deny_exec and user notification */
+	W_SOCKET,          /* socket/socketpair: the family/type/protocol allowlist (sbx_sn_socket_ok) */
+	W_SETRLIMIT,       /* setrlimit(res, new): notify only (raising above the run's limit) */
+	W_PRLIMIT,         /* prlimit64(pid, res, new != NULL, ...): notify only */
+	W_EXEC_GATE,       /* execve/execveat, only with opts.deny_exec or opts.report_files (notify) */
+	W_NET,             /* connect/bind: opts.net_notify and user notification */
+	W_SENDTO,          /* sendto with a destination: opts.net_notify, netfilter off, notification */
+	W_FILES,           /* open/openat/openat2/creat: opts.report_files and user notification */
 };
 
 struct sc_rule {
@@ -120,12 +126,20 @@ static const struct sc_rule deny_table[] = {
 	{"io_uring_register", ENOSYS, W_ALWAYS, false},
 	{"ioctl", EPERM, W_IOCTL_INJECT, false},
 	{"pidfd_getfd", EPERM, W_ALWAYS, false},
-	{"socket", EPERM, W_SOCKET_RAW, false},
-	{"setrlimit", EPERM, W_SETRLIMIT_CORE, false},
-	{"prlimit64", EPERM, W_PRLIMIT_CORE, false},
+	{"socket", EAFNOSUPPORT, W_SOCKET, false},
+	{"socketpair", EAFNOSUPPORT, W_SOCKET, false},
+	{"setrlimit", EPERM, W_SETRLIMIT, false},
+	{"prlimit64", EPERM, W_PRLIMIT, false},
 	{"personality", EPERM, W_PERSONALITY, false},
 	{"execve", EACCES, W_EXEC_GATE, false},
 	{"execveat", EACCES, W_EXEC_GATE, false},
+	{"connect", EPERM, W_NET, false},
+	{"bind", EACCES, W_NET, false},
+	{"sendto", EPERM, W_SENDTO, false},
+	{"open", EACCES, W_FILES, false},
+	{"openat", EACCES, W_FILES, false},
+	{"openat2", EACCES, W_FILES, false},
+	{"creat", EACCES, W_FILES, false},
 };
 #define NRULES (sizeof deny_table / sizeof deny_table[0])
 
@@ -144,9 +158,13 @@ static const char *when_text(enum sc_when w)
 	case W_CLONE_NS: return "flags & CLONE_NEW{NS,CGROUP,UTS,IPC,USER,PID,NET}";
 	case W_UNSHARE_NS: return "flags & CLONE_NEW{NS,CGROUP,UTS,IPC,USER,PID,NET,TIME}";
 	case W_IOCTL_INJECT: return "request (low 32 bits) == TIOCSTI or TIOCLINUX";
-	case W_SETRLIMIT_CORE: return "resource == RLIMIT_CORE (core dumps stay off: a dump may go to a host helper via core_pattern)";
-	case W_PRLIMIT_CORE: return "resource == RLIMIT_CORE and a new limit is given (reading it is allowed)";
-	case W_SOCKET_RAW: return "domain AF_PACKET, or AF_INET/AF_INET6 with type SOCK_RAW (raw packets bypass the cgroup network hooks)";
+	case W_SETRLIMIT: return "a new hard limit above the caller's (the run's) hard limit; lowering is allowed (notify only)";
+	case W_PRLIMIT: return "a new limit is given and its hard limit is above the caller's (the run's); lowering and reading are allowed (notify only)";
+	case W_SOCKET: return "family/type/protocol outside the allowlist: AF_UNIX; AF_INET/AF_INET6 with TCP, UDP (ICMP ping only with an unrestricted network); AF_NETLINK with NETLINK_ROUTE. "
+			      "Unknown families EAFNOSUPPORT, AF_PACKET and SOCK_RAW EPERM, other protocols/types EPROTONOSUPPORT";
+	case W_NET: return "connect/bind naming a unix socket path outside the write grants, an AF_INET/6 peer the policy denies (when netfilter is off), a bind outside the granted loopback addresses (notify only)";
+	case W_SENDTO: return "sendto with a destination address, when netfilter is off: the peer decided as a connect (notify only)";
+	case W_FILES: return "probes off and a command the preload does not see: a path the policy denies (notify only; kernel.violation sensor seccomp-notify)";
 	case W_PERSONALITY: return "persona (low 32 bits) > 0, except the 0xffffffff query (let through by the supervisor)";
 	case W_EXEC_GATE: return "no code:exec (and user notification): every exec after the command's own (the "
 				 "supervisor lets the stage's one execve continue)";
@@ -197,6 +215,45 @@ int sbx_seccomp_probe(char *level, size_t levellen, char *why, size_t whylen)
 	return 1;
 }
 
+/* Without a supervisor to ask: the allowlist approximated with comparisons (libseccomp allows one
+ * comparison per argument in a rule, so "not in a set" is spelled as the values outside it).
+ * Residue (documented): ping sockets are not refused, and AF_INET/6 SOCK_DGRAM protocols 2..58
+ * other than UDP/ICMP reach the kernel (which knows none of them but UDP-Lite, 136, refused here). */
+static int socket_errno_rules(scmp_filter_ctx ctx, int nr)
+{
+	int rc = 0;
+	const uint32_t afno = SCMP_ACT_ERRNO(EAFNOSUPPORT), protono = SCMP_ACT_ERRNO(EPROTONOSUPPORT),
+		       perm = SCMP_ACT_ERRNO(EPERM);
+	for (int d = 0; d < AF_NETLINK && !rc; d++)
+		if (d != AF_UNIX && d != AF_INET && d != AF_INET6)
+			rc = seccomp_rule_add(ctx, afno, nr, 1, SCMP_A0_32(SCMP_CMP_EQ, (uint32_t)d));
+	if (!rc)
+		rc = seccomp_rule_add(ctx, perm, nr, 1, SCMP_A0_32(SCMP_CMP_EQ, AF_PACKET));
+	if (!rc)
+		rc = seccomp_rule_add(ctx, afno, nr, 1, SCMP_A0_32(SCMP_CMP_GT, AF_PACKET));
+	if (!rc) /* NETLINK_ROUTE is 0 */
+		rc = seccomp_rule_add(ctx, protono, nr, 2, SCMP_A0_32(SCMP_CMP_EQ, AF_NETLINK),
+				      SCMP_A2_32(SCMP_CMP_GT, 0));
+	static const uint32_t inet[] = {AF_INET, AF_INET6};
+	for (size_t f = 0; f < 2 && !rc; f++) {
+		for (uint32_t t = 0; t < 16 && !rc; t++) {
+			if (t == SOCK_STREAM || t == SOCK_DGRAM)
+				continue;
+			rc = seccomp_rule_add(ctx, t == SOCK_RAW ? perm : protono, nr, 2,
+					      SCMP_A0_32(SCMP_CMP_EQ, inet[f]), SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf, t));
+		}
+		if (!rc) /* SCTP (132), MPTCP (262), ... */
+			rc = seccomp_rule_add(ctx, protono, nr, 3, SCMP_A0_32(SCMP_CMP_EQ, inet[f]),
+					      SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf, SOCK_STREAM),
+					      SCMP_A2_32(SCMP_CMP_GT, IPPROTO_TCP));
+		if (!rc) /* UDP-Lite (136), ... */
+			rc = seccomp_rule_add(ctx, protono, nr, 3, SCMP_A0_32(SCMP_CMP_EQ, inet[f]),
+					      SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM),
+					      SCMP_A2_32(SCMP_CMP_GT, IPPROTO_ICMPV6));
+	}
+	return rc;
+}
+
 static int add_rule(scmp_filter_ctx ctx, const struct sc_rule *r, int nr, bool notify)
 {
 	uint32_t act = (notify && !r->silent) ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO((uint32_t)r->err);
@@ -222,26 +279,27 @@ static int add_rule(scmp_filter_ctx ctx, const struct sc_rule *r, int nr, bool n
 			rc = seccomp_rule_add(ctx, act, nr, 1,
 					      SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX));
 		break;
-	case W_SOCKET_RAW:
-		/* raw IP and packet sockets are not seen by cgroup/connect,sendmsg: refuse them (they need
-		 * CAP_NET_RAW, which an executor run as root without bwrap has). AF_NETLINK/AF_UNIX
-		 * SOCK_RAW stay allowed (getaddrinfo uses netlink). */
-		rc = seccomp_rule_add(ctx, act, nr, 1, SCMP_A0_32(SCMP_CMP_EQ, AF_PACKET));
-		if (!rc)
-			rc = seccomp_rule_add(ctx, act, nr, 2, SCMP_A0_32(SCMP_CMP_EQ, AF_INET),
-					      SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW));
-		if (!rc)
-			rc = seccomp_rule_add(ctx, act, nr, 2, SCMP_A0_32(SCMP_CMP_EQ, AF_INET6),
-					      SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW));
+	case W_SOCKET:
+		if (notify) {
+			/* every family but AF_UNIX goes to the supervisor, which decides on the register
+			 * values (sbx_sn_socket_ok): no race, one rule, AF_UNIX costs nothing */
+			rc = seccomp_rule_add(ctx, act, nr, 1, SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));
+		} else {
+			rc = socket_errno_rules(ctx, nr);
+		}
 		break;
-	case W_SETRLIMIT_CORE:
-		/* the limits layer sets RLIMIT_CORE to 0; a root executor (CAP_SYS_RESOURCE) could raise
-		 * it again and crash a child, and a pipe core_pattern runs a helper on the host */
-		rc = seccomp_rule_add(ctx, act, nr, 1, SCMP_A0_32(SCMP_CMP_EQ, RLIMIT_CORE));
+	case W_SETRLIMIT:
+		rc = seccomp_rule_add(ctx, act, nr, 0);
 		break;
-	case W_PRLIMIT_CORE:
-		rc = seccomp_rule_add(ctx, act, nr, 2, SCMP_A1_32(SCMP_CMP_EQ, RLIMIT_CORE),
-				      SCMP_A2_64(SCMP_CMP_NE, 0));
+	case W_PRLIMIT:
+		rc = seccomp_rule_add(ctx, act, nr, 1, SCMP_A2_64(SCMP_CMP_NE, 0));
+		break;
+	case W_NET:
+	case W_FILES:
+		rc = seccomp_rule_add(ctx, act, nr, 0);
+		break;
+	case W_SENDTO: /* only sends naming a peer: send() on a connected socket costs nothing */
+		rc = seccomp_rule_add(ctx, act, nr, 1, SCMP_A4_64(SCMP_CMP_NE, 0));
 		break;
 	case W_EXEC_GATE:
 		rc = seccomp_rule_add(ctx, act, nr, 0);
@@ -257,7 +315,8 @@ static int add_rule(scmp_filter_ctx ctx, const struct sc_rule *r, int nr, bool n
 	return rc;
 }
 
-static scmp_filter_ctx build(bool notify, bool tsync, bool exec_gate, char *why, size_t whylen)
+static scmp_filter_ctx build(bool notify, bool tsync, const struct sbx_seccomp_opts *o, char *why,
+			     size_t whylen)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx) {
@@ -270,12 +329,21 @@ static scmp_filter_ctx build(bool notify, bool tsync, bool exec_gate, char *why,
 		snprintf(why, whylen, "bad-arch action: %s", strerror(-rc));
 		goto fail;
 	}
+	(void)seccomp_attr_set(ctx, SCMP_FLTATR_API_SYSRAWRC, 1); /* the kernel's errno (EBUSY) from load */
 	if (tsync && (rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1))) {
 		snprintf(why, whylen, "TSYNC: %s", strerror(-rc));
 		goto fail;
 	}
 	for (size_t i = 0; i < NRULES; i++) {
-		if (deny_table[i].when == W_EXEC_GATE && !exec_gate)
+		enum sc_when w = deny_table[i].when;
+		/* what only the supervisor can decide is in the filter only with notification */
+		if (w == W_EXEC_GATE && !(notify && (o->deny_exec || o->report_files)))
+			continue;
+		if ((w == W_SETRLIMIT || w == W_PRLIMIT) && !notify)
+			continue; /* errno only: the kernel (no CAP_SYS_RESOURCE after the caps drop) refuses raises */
+		if ((w == W_NET && !(notify && o->net_notify)) || (w == W_FILES && !(notify && o->report_files)))
+			continue;
+		if (w == W_SENDTO && !(notify && o->net_notify && !o->netfilter))
 			continue;
 		int nr = seccomp_syscall_resolve_name(deny_table[i].name);
 		if (nr < 0)
@@ -292,7 +360,8 @@ fail:
 	return NULL;
 }
 
-static int install(bool notify, bool tsync, bool exec_gate, int *listener, char *why, size_t whylen);
+static int install(bool notify, bool tsync, const struct sbx_seccomp_opts *o, int *listener, char *why,
+		   size_t whylen);
 
 int sbx_seccomp_install(int *listener, char *why, size_t whylen)
 {
@@ -307,25 +376,38 @@ int sbx_seccomp_install_opts(struct sbx_seccomp_opts *o, int *listener, char *wh
 	bool notify = notify_usable(&tsync, nwhy, sizeof nwhy);
 	/* the gate needs the supervisor to let the stage's own execve through: notification only */
 	o->exec_gated = o->deny_exec && notify;
-	return install(notify, tsync, o->exec_gated, listener, why, whylen);
+	int rc = install(notify, tsync, o, listener, why, whylen);
+	if (rc < 0 && notify) {
+		/* a filter of an outer sandbox (sbxsup inside sbxsup) already has a listener: the kernel
+		 * allows one per filter chain (EBUSY; libseccomp may report it as EFAULT). The same rules,
+		 * errno only (unreported here; the outer run's supervisor still reports what its own
+		 * filter catches). */
+		o->exec_gated = false;
+		o->notify_busy = true;
+		rc = install(false, tsync, o, listener, why, whylen);
+	}
+	return rc;
 }
 
 int sbx_seccomp_install_errno_only(char *why, size_t whylen)
 {
 	int listener;
-	return install(false, seccomp_api_get() >= 2, false, &listener, why, whylen);
+	struct sbx_seccomp_opts o = {.deny_exec = false};
+	return install(false, seccomp_api_get() >= 2, &o, &listener, why, whylen);
 }
 
-static int install(bool notify, bool tsync, bool exec_gate, int *listener, char *why, size_t whylen)
+static int install(bool notify, bool tsync, const struct sbx_seccomp_opts *o, int *listener, char *why,
+		   size_t whylen)
 {
 	*listener = -1;
-	scmp_filter_ctx ctx = build(notify, tsync, exec_gate, why, whylen);
+	scmp_filter_ctx ctx = build(notify, tsync, o, why, whylen);
 	if (!ctx)
 		return -1;
 	int rc = seccomp_load(ctx);
 	if (rc) {
 		snprintf(why, whylen, "seccomp_load: %s", strerror(-rc));
 		seccomp_release(ctx);
+		errno = -rc;
 		return -1;
 	}
 	if (notify) {
@@ -429,18 +511,29 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 		(void)seccomp_notify_respond(listener, resp);
 		goto out;
 	}
-	if ((!strcmp(sys, "execve") || !strcmp(sys, "execveat")) && st && !st->exec_spent) {
+	bool is_exec = !strcmp(sys, "execve") || !strcmp(sys, "execveat");
+	if (is_exec && st && !st->exec_spent) {
 		/* The exec gate's first execve: the stage starting the command (nothing else carries
 		 * the filter yet — it was installed in the single-threaded stage just before). Its
 		 * arguments are the stage's own, so CONTINUE has nothing to race. Every later one is
 		 * refused below. Without a state (NULL) every exec is refused: fail closed. */
 		st->exec_spent = true;
-		resp->id = req->id;
-		resp->val = 0;
-		resp->error = 0;
-		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-		(void)seccomp_notify_respond(listener, resp);
-		goto out;
+		goto cont;
+	}
+	struct sbx_sn_report rep;
+	rep.violation = false;
+	if (!is_exec || (st && st->exec_open)) {
+		static const struct sbx_sn_ctx none = {0};
+		int d = sbx_sn_decide(st ? &st->ctx : &none, listener, req->id, (pid_t)req->pid, sys,
+				      (const uint64_t *)req->data.args, &rep);
+		if (d == 0)
+			goto cont;
+		if (d == 1)
+			err = rep.err;
+		else
+			rep.violation = false, rep.what[0] = 0, rep.path[0] = 0, rep.addr[0] = 0, rep.rule[0] = 0;
+	} else {
+		memset(&rep, 0, sizeof rep);
 	}
 	/* The pid is the kernel's (translated to our pid namespace), read at notification time.
 	 * id_valid tells whether the task is still blocked in that call (pid not reused). */
@@ -452,7 +545,26 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 		resp->flags = 0;
 		(void)seccomp_notify_respond(listener, resp); /* ENOENT: the task died meanwhile */
 	}
-	if (a) {
+	if (a && rep.violation) {
+		/* the reporter: the probes' event, from this sensor */
+		struct pr_view v;
+		memset(&v, 0, sizeof v);
+		v.violation = true;
+		v.syscall = sys;
+		v.sensor = "seccomp-notify";
+		v.access = rep.access;
+		v.rule = rep.rule;
+		v.contained = true;
+		v.err = err;
+		v.io_op = -1;
+		v.pid = v.tid = req->pid;
+		snprintf(v.comm, sizeof v.comm, "%s", rep.comm);
+		snprintf(v.path, sizeof v.path, "%s", rep.path);
+		snprintf(v.requested, sizeof v.requested, "%.*s", (int)sizeof v.requested - 1, rep.requested);
+		v.exe_path = rep.exe;
+		if (pr_emit_violation(a, &v) < 0)
+			ret = -1;
+	} else if (a) {
 		char action[48];
 		snprintf(action, sizeof action, "errno %s", errno_name(err));
 		cJSON *ev = audit_event(a, "seccomp.deny", "kernel");
@@ -463,12 +575,43 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 		cJSON_AddNumberToObject(ev, "pid", (double)req->pid);
 		audit_add_str(ev, "syscall", sys, sizeof sys);
 		audit_add_str(ev, "action", action, sizeof action);
+		if (rep.what[0])
+			audit_add_str(ev, !strncmp(sys, "socket", 6) ? "socket" : "limit", rep.what, sizeof rep.what);
+		if (rep.path[0]) {
+			audit_add_str(ev, "path", rep.path, sizeof rep.path);
+			audit_add_str(ev, "requested", rep.requested, sizeof rep.requested);
+		}
+		if (rep.addr[0]) {
+			cJSON_AddStringToObject(ev, "addr", rep.addr);
+			cJSON_AddNumberToObject(ev, "port", rep.port);
+		}
+		if (rep.access && rep.rule[0])
+			cJSON_AddStringToObject(ev, "access", rep.access);
+		if (rep.rule[0])
+			audit_add_str(ev, "rule", rep.rule, sizeof rep.rule);
+		if (rep.comm[0])
+			audit_add_str(ev, "comm", rep.comm, sizeof rep.comm);
 		if (audit_emit(a, ev) < 0)
 			ret = -1; /* the stream failed (a->failed): the caller fails closed */
 	}
 out:
 	seccomp_notify_free(req, resp);
 	return ret;
+cont:
+	resp->id = req->id;
+	resp->val = 0;
+	resp->error = 0;
+	resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	(void)seccomp_notify_respond(listener, resp);
+	goto out;
+}
+
+void sbx_seccomp_state_init(struct sbx_seccomp_state *st, const struct policy *pol, bool netfilter)
+{
+	memset(st, 0, sizeof *st);
+	st->ctx.pol = pol;
+	st->ctx.netfilter = netfilter;
+	st->exec_open = pol && pol_code_exec(pol);
 }
 
 cJSON *sbx_seccomp_plan(void)
@@ -535,7 +678,20 @@ static void sc_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 		return;
 	}
 	s->listener = listener;
+	sbx_seccomp_state_init(&s->gate, c->pol, sbx_layer_on(c->L, SBX_L_NETFILTER));
 	*st = s;
+}
+
+int sbx_seccomp_stage_flags(const struct sbx_layers *L, struct strv *out)
+{
+	int rc = 0;
+	if (!sbx_layer_on(L, SBX_L_SECCOMP) && !sbx_layer_on(L, SBX_L_LANDLOCK))
+		return 0;
+	if (sbx_layer_on(L, SBX_L_NETFILTER))
+		rc |= strv_add(out, "--netfilter");
+	if (sbx_layer_on(L, SBX_L_SECCOMP) && !sbx_layer_on(L, SBX_L_PROBES) && !sbx_layer_on(L, SBX_L_PRELOAD))
+		rc |= strv_add(out, "--report-files");
+	return rc;
 }
 
 static int sc_fd(const void *st)

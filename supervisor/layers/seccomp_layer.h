@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <cjson/cJSON.h>
 #include "audit.h"
+#include "seccomp_notify.h"
 
 /* Host check without side effects on this process. Returns 1 usable (level: "notify" or
  * "errno (unreported: <reason>)"), 0 unusable (why). */
@@ -36,7 +37,15 @@ int sbx_seccomp_install(int *listener, char *why, size_t whylen);
  * _opts({.deny_exec = false}, l, ...). */
 struct sbx_seccomp_opts {
 	bool deny_exec;   /* in */
+	bool net_notify;  /* in: route connect/bind to the supervisor (named unix sockets, loopback
+			   * binds, and AF_INET/6 peers when netfilter is off): seccomp_notify.h */
+	bool netfilter;   /* in: netfilter enforces AF_INET/6 (sendto with an address is then its job) */
+	bool report_files;/* in: the reporter — open/openat/openat2/creat/execve/execveat routed to the
+			   * supervisor, decided with the policy, refused + kernel.violation
+			   * (sensor seccomp-notify). For when the probes are off and the preload does not
+			   * see the command. */
 	bool exec_gated;  /* out */
+	bool notify_busy; /* out: an outer filter already has a listener (sbxsup in sbxsup): errno only */
 };
 int sbx_seccomp_install_opts(struct sbx_seccomp_opts *o, int *listener, char *why, size_t whylen);
 
@@ -57,8 +66,21 @@ int sbx_seccomp_handle(int listener, struct audit *a);
  * NULL state refuses every exec, the command's own included (fail closed). */
 struct sbx_seccomp_state {
 	bool exec_spent;  /* the stage's own execve was let through */
+	bool exec_open;   /* code:exec: later execs go to the reporter's decision, not the gate */
+	struct sbx_sn_ctx ctx; /* policy + netfilter for the argument decisions (seccomp_notify.h) */
 };
+/* The state for one run's filter: zeroed, the policy (may be NULL: argument decisions then fail
+ * closed), whether netfilter enforces AF_INET/6 connects. */
+void sbx_seccomp_state_init(struct sbx_seccomp_state *st, const struct policy *pol, bool netfilter);
 int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_state *st);
+
+/* The stage flags the kernel layers derive from the run's layer set (layers_stage_flags appends
+ * them): "--netfilter" when netfilter is on (Landlock then handles no TCP and seccomp leaves
+ * AF_INET/6 connect/bind to it); "--report-files" when neither the probes nor the preload are on
+ * (the seccomp file/exec reporter). 0, or -1 (memory). */
+struct sbx_layers;
+struct strv;
+int sbx_seccomp_stage_flags(const struct sbx_layers *L, struct strv *out);
 
 /* For --dry-run: the rules as JSON ({"deny":[{"syscall":..,"errno":..,"when":..}],...}). */
 cJSON *sbx_seccomp_plan(void);

@@ -2,8 +2,8 @@
  * manifest_paths.c. Not a public contract: other modules use manifest.h only.
  *
  * Promise: error helpers that never lose the fact that a problem was found (a message that cannot be
- * stored is still counted in ndropped), a bounded syntactic front end (mf_json_parse: size, NUL,
- * UTF-8, depth, cJSON syntax with line/column, duplicate keys), and printable renderings of
+ * stored is still counted in ndropped), a bounded syntactic front end (mf_json_parse: size, then
+ * the one strict JSON pre-check of jsonlite.h, then cJSON), and printable renderings of
  * untrusted strings for messages.
  */
 #ifndef SBX_MANIFEST_INT_H
@@ -24,16 +24,9 @@ void mf_warnf(struct mf_errors *e, const char *fmt, ...) __attribute__((format(p
  * escaped, cut at ~80 characters with "...". Always NUL-terminates `out`. */
 void mf_quote(const char *s, char *out, size_t outlen);
 
-/* 1-based line and column (in characters) of byte offset `off` of buf. */
-void mf_linecol(const char *buf, size_t len, size_t off, size_t *line, size_t *col);
-
-/* Pre-scan (size, NUL bytes, "\u0000" escapes, invalid UTF-8, nesting depth) then cJSON, then the
- * duplicate-key walk. Returns the tree, or NULL with the problems appended to e. */
+/* Size bound, then the strict pre-check of jsonlite.h (NUL, UTF-8, depth MF_MAX_DEPTH, syntax with
+ * line/column, duplicate keys), then cJSON. Returns the tree, or NULL with the problem appended to e. */
 cJSON *mf_json_parse(const char *buf, size_t len, struct mf_errors *e);
-
-/* Strict JSON syntax check (manifest_syntax.c). Returns 0, or -1 with the byte offset of the first
- * problem in *err_off and a message in what. Call only after the pre-scan (bounds the depth). */
-int mf_json_check(const char *buf, size_t len, size_t *err_off, char *what, size_t wl);
 
 /* Lexical normalisation (pol_normalize): join onto cwd when relative, collapse
  * "//", ".", "..", drop a trailing "/". Returns 0, or -1 when the result does not fit. */

@@ -121,7 +121,7 @@ static int make_plan(struct run *r)
 {
 	if (load_manifest(r) < 0)
 		return -1;
-	limits_resolve(&r->m->limits, r->o.timeout_s, &r->lim);
+	limits_resolve(&r->m->limits, r->o.timeout_ms, &r->lim);
 	detect_layers(r);
 	if (replan(r, layers_wrapper(&r->L) != NULL) < 0)
 		return -1;
@@ -210,6 +210,8 @@ static int set_up(struct run *r)
 				"and tmp dir stay behind", strerror(errno));
 		if (run_setup_dirs(r) < 0)
 			return -1;
+		if (r->o.ws_tmp[0])
+			(void)janitor_add(&r->jan, 't', r->o.ws_tmp);
 		if (r->rep_failed && replan(r, r->plan.wrapped) < 0)
 			return -1; /* the report socket could not be made: plan without it */
 	}
@@ -280,6 +282,11 @@ static int finish(struct run *r, enum attempt_result ar)
 	else if (!r->started && code == SBX_EXIT_INTERNAL)
 		run_reason(r, r->att.refused ? SBX_REASON_LAYER_REQUIRED : SBX_REASON_SETUP_FAILED,
 			   "the command was not started (see stderr)");
+	if (code == SBX_EXIT_NOTFOUND && !r->o.disabled)
+		run_cmd_not_found(r->plan.pol, r->o.cmd[0]);
+	if (code == SBX_EXIT_TIMEOUT && r->att.timed_out)
+		sbx_msg("timeout: the command ran longer than %ld.%03ld s (--timeout or limits.wall_s) and was killed",
+			r->lim.wall_ms / 1000, r->lim.wall_ms % 1000);
 	if (r->started && !r->audit_failed) {
 		if (run_limit_events(r, sig) < 0 || run_emit_end(r, code, sig) < 0)
 			code = SBX_EXIT_INTERNAL;
@@ -305,6 +312,10 @@ static int run_main(struct run *r, int argc, char **argv)
 	if (pr != 0) {
 		run_reason(r, SBX_REASON_BAD_ARGUMENTS, "bad arguments (see sbxsup run --help)");
 		return pr > 0 ? 0 : SBX_EXIT_INTERNAL;
+	}
+	if (run_args_workspace(&r->o) < 0) { /* run from "/": an empty temporary workspace */
+		run_reason(r, SBX_REASON_BAD_ARGUMENTS, "cannot make a temporary workspace");
+		return SBX_EXIT_INTERNAL;
 	}
 
 	if (make_plan(r) < 0) {                                 /* 1. plan */
@@ -370,6 +381,7 @@ static void run_free(struct run *r)
 {
 	layers_stop(&r->lrt, false);
 	run_setup_undo(r);
+	run_args_release(&r->o);
 	if (r->audit_ok)
 		audit_close(&r->a);
 	plan_free(&r->plan);

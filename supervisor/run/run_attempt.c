@@ -92,12 +92,8 @@ struct child_fds {
 /* The stage's layer flags, read the way `sbxsup __stage` reads them (stage.c cmd_stage). */
 static void stage_flags(char **flags, struct stage_args *sa)
 {
-	for (size_t i = 0; flags && flags[i]; i++) {
-		if (!strcmp(flags[i], "--landlock"))
-			sa->landlock = true;
-		else if (!strcmp(flags[i], "--seccomp"))
-			sa->seccomp = true;
-	}
+	for (size_t i = 0; flags && flags[i]; i++)
+		(void)stage_flag_parse(flags[i], sa);
 }
 
 static int child_common(struct run *r, const struct child_fds *f)

@@ -176,7 +176,8 @@ int run_setup_signals(struct run *r)
 	r->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (r->sfd < 0 || r->tfd < 0)
 		return -1;
-	struct itimerspec it = {.it_value = {.tv_sec = r->lim.wall_s}};
+	struct itimerspec it = {.it_value = {.tv_sec = r->lim.wall_ms / 1000,
+					     .tv_nsec = r->lim.wall_ms % 1000 * 1000000L}};
 	return timerfd_settime(r->tfd, 0, &it, NULL);
 }
 

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -78,6 +80,35 @@ static int exec_failed(const char *cmd, int e)
 	return SBX_EXIT_NOEXEC;
 }
 
+/* Close every close-on-exec descriptor above stderr but `keep`: they would go at exec anyway, and
+ * until then they count against the run's RLIMIT_NOFILE (the limits layer set it already): the
+ * supervisor's BPF objects (netfilter, probes) inherited by a direct-mode stage are enough to make
+ * Landlock's ruleset fail with EMFILE under "nofile": 64. Nothing the stage uses is close-on-exec
+ * (the policy memfd is mapped and stays open for the preload). */
+static void close_cloexec(int keep)
+{
+	struct rlimit rl;
+	int max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (int)rl.rlim_cur : 65536;
+	DIR *d = opendir("/proc/self/fd");
+	if (d) {
+		int self = dirfd(d);
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			int fd = atoi(e->d_name);
+			int fl;
+			if (fd > 2 && fd != keep && fd != self && (fl = fcntl(fd, F_GETFD)) >= 0 && (fl & FD_CLOEXEC))
+				close(fd);
+		}
+		closedir(d);
+		return;
+	}
+	for (int fd = 3; fd < max; fd++) { /* no descriptor left for opendir: walk the table */
+		int fl = fcntl(fd, F_GETFD);
+		if (fd != keep && fl >= 0 && (fl & FD_CLOEXEC))
+			close(fd);
+	}
+}
+
 int stage_exec(const struct stage_args *a)
 {
 	char st[CTL_MAX - 16] = "", why[512], buf[900], path[4096];
@@ -88,6 +119,7 @@ int stage_exec(const struct stage_args *a)
 			return SBX_EXIT_INTERNAL;
 		close(a->stderr_fd);
 	}
+	close_cloexec(a->ctl_fd);
 	int resolve_err = resolve_cmd(a->cmd[0], a->envp, path, sizeof path) < 0 ? errno : 0;
 	if (a->landlock) {
 		struct sbx_landlock_result r;
@@ -96,7 +128,8 @@ int stage_exec(const struct stage_args *a)
 		if (!a->pol) {
 			add(st, sizeof st, "landlock", "off");
 			add(st, sizeof st, "landlock_why", "no compiled policy in the stage");
-		} else if (sbx_landlock_apply_cmd(a->pol, resolve_err ? NULL : path, &r, why, sizeof why) < 0) {
+		} else if (sbx_landlock_apply_net(a->pol, resolve_err ? NULL : path, a->netfilter, &r, why,
+						  sizeof why) < 0) {
 			add(st, sizeof st, "landlock", "off");
 			add(st, sizeof st, "landlock_why", why[0] ? why : "apply failed");
 		} else {
@@ -106,24 +139,10 @@ int stage_exec(const struct stage_args *a)
 			add(st, sizeof st, "landlock_level", buf);
 		}
 	}
-	if (a->seccomp) {
-		why[0] = 0;
-		/* no code:exec (or no policy to say otherwise): the exec gate lets only the command's
-		 * own exec through and refuses (and reports) every later one */
-		struct sbx_seccomp_opts so = {.deny_exec = !a->pol || !pol_code_exec(a->pol)};
-		if (sbx_seccomp_install_opts(&so, &listener, why, sizeof why) < 0) {
-			add(st, sizeof st, "seccomp", "off");
-			add(st, sizeof st, "seccomp_why", why[0] ? why : "install failed");
-			listener = -1;
-		} else {
-			add(st, sizeof st, "seccomp", "on");
-			add(st, sizeof st, "seccomp_level",
-			    listener < 0 ? "errno (no user notification: denials unreported)"
-			    : so.exec_gated ? "notify; exec gate (no code:exec)" : "notify");
-		}
-	}
-	/* Last before "ready": after Landlock and seccomp (they open files and need no_new_privs or
-	 * CAP_SYS_ADMIN), in every mode. The executor never runs with capabilities. */
+	/* After Landlock (it opens every granted path with the stage's privileges) and before seccomp:
+	 * the drop reads /proc (cap_last_cap), and with the seccomp reporter on, an open after the
+	 * install would wait for a supervisor that has not got the listener yet. seccomp needs
+	 * no_new_privs, which the drop sets. The executor never runs with capabilities. */
 	why[0] = 0;
 	if (a->keep_caps)
 		snprintf(why, sizeof why, "kept (SBXSUP_SANDBOX disables every layer)");
@@ -132,6 +151,32 @@ int stage_exec(const struct stage_args *a)
 		return SBX_EXIT_INTERNAL;
 	}
 	add(st, sizeof st, "caps", why);
+	/* Last before "ready": nothing after the install may make a call the filter notifies. */
+	if (a->seccomp) {
+		why[0] = 0;
+		/* no code:exec (or no policy to say otherwise): the exec gate lets only the command's
+		 * own exec through and refuses (and reports) every later one */
+		struct sbx_seccomp_opts so = {.deny_exec = !a->pol || !pol_code_exec(a->pol),
+					      /* named unix sockets, loopback binds, peers without netfilter */
+					      .net_notify = a->pol != NULL,
+					      .netfilter = a->netfilter,
+					      .report_files = a->report_files && a->pol};
+		if (sbx_seccomp_install_opts(&so, &listener, why, sizeof why) < 0) {
+			add(st, sizeof st, "seccomp", "off");
+			add(st, sizeof st, "seccomp_why", why[0] ? why : "install failed");
+			listener = -1;
+		} else {
+			add(st, sizeof st, "seccomp", "on");
+			/* short: run.start.level holds 96 bytes */
+			snprintf(buf, sizeof buf, "%s%s%s%s",
+				 so.notify_busy ? "errno (outer sandbox holds the listener: unreported)"
+				 : listener < 0 ? "errno (no user notification: denials unreported)" : "notify",
+				 so.exec_gated ? "; exec gate" : "",
+				 listener >= 0 && so.net_notify ? "; socket/rlimit/connect/bind args" : "",
+				 listener >= 0 && so.report_files ? "; file/exec reporter" : "");
+			add(st, sizeof st, "seccomp_level", buf);
+		}
+	}
 	if (ctl_send_ready(a->ctl_fd, st, listener) < 0)
 		return SBX_EXIT_INTERNAL;
 	if (listener >= 0)
@@ -165,6 +210,21 @@ static const struct policy *stage_policy(void)
 	return pol_open(m, (size_t)st.st_size, &why);
 }
 
+bool stage_flag_parse(const char *flag, struct stage_args *sa)
+{
+	if (!strcmp(flag, "--landlock"))
+		sa->landlock = true;
+	else if (!strcmp(flag, "--seccomp"))
+		sa->seccomp = true;
+	else if (!strcmp(flag, "--netfilter"))
+		sa->netfilter = true;      /* Landlock handles no TCP; seccomp leaves AF_INET/6 to it */
+	else if (!strcmp(flag, "--report-files"))
+		sa->report_files = true;   /* the seccomp file/exec reporter */
+	else
+		return false;
+	return true;
+}
+
 static int parse_fd(const char *s)
 {
 	char *end;
@@ -184,10 +244,8 @@ int cmd_stage(int argc, char **argv)
 			a.ctl_fd = parse_fd(argv[++i]);
 		} else if (!strcmp(argv[i], "--stderr-fd") && i + 1 < argc) {
 			a.stderr_fd = parse_fd(argv[++i]);
-		} else if (!strcmp(argv[i], "--landlock")) {
-			a.landlock = true;
-		} else if (!strcmp(argv[i], "--seccomp")) {
-			a.seccomp = true;
+		} else if (stage_flag_parse(argv[i], &a)) {
+			continue;
 		} else {
 			sbx_msg("__stage: unexpected argument '%s' (internal command, used by sbxsup run)", argv[i]);
 			return SBX_EXIT_INTERNAL;

@@ -23,7 +23,15 @@ struct stage_args {
 	char **envp;                /* NULL: keep environ */
 	int stderr_fd;              /* >= 0: dup2 onto 2 first (bwrap mode: the caller's real stderr) */
 	bool keep_caps;             /* SBXSUP_SANDBOX=0 only: run the command unchanged */
+	bool netfilter;             /* netfilter enforces the hosts: Landlock handles no TCP, seccomp
+				     * leaves AF_INET/6 connects to it */
+	bool report_files;          /* probes off and the preload blind to the command: the seccomp
+				     * reporter (open/exec decided and reported by the supervisor) */
 };
+
+/* One layer flag as `sbxsup __stage` takes it ("--landlock", "--seccomp", "--netfilter",
+ * "--report-files") into `sa`. Returns true when it was one. */
+bool stage_flag_parse(const char *flag, struct stage_args *sa);
 
 /* Returns only on failure, with the exit status to use. */
 int stage_exec(const struct stage_args *a);

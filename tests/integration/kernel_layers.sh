@@ -125,11 +125,12 @@ fi
 # --- Landlock and /proc: another process's /proc/<pid> is never granted (the host /proc in no-bwrap mode
 # is narrowed to its top-level files + the command's own /proc/<pid>); bwrap's private /proc stays whole --
 A=$T_TMP/lp.jsonl; O=$T_TMP/lp.out
+# (since sandbox_direct, the no-bwrap world has its own pid namespace and procfs when the kernel
+# allows: the victim is then not even there — ENOENT; Landlock's narrowing is the line behind it)
 krun landlock "$A" "$O" -- open "/proc/$VPID/environ" open /proc/meminfo open /proc/self/status
-A2=$T_TMP/lp0.jsonl; O2=$T_TMP/lp0.out
-krun none "$A2" "$O2" -- open "/proc/$VPID/environ"
-if has "$O" "open: blocked EACCES" && [ "$(grep -c 'open: SUCCEEDED' "$O")" = 2 ] \
-   && has "$O2" "open: SUCCEEDED" && audit_has "$A" run.start layers.landlock=true; then
+O2=$O
+if grep -qE '^open: blocked (EACCES|ENOENT)$' "$O" && [ "$(grep -c 'open: SUCCEEDED' "$O")" = 2 ] \
+   && audit_has "$A" run.start layers.landlock=true; then
 	t_pass kernel_landlock_proc_other_pid_denied
 else
 	t_fail kernel_landlock_proc_other_pid_denied "$(why "$O") control: $(tr '\n' ';' <"$O2")"
@@ -216,8 +217,9 @@ fi
 
 # --- control: with no kernel layer the same static attacks go through (so the tests above prove the layers) --
 A=$T_TMP/none.jsonl; O=$T_TMP/none.out
+# (the file may still be out of reach: the no-bwrap world's identity and mount namespace hide it)
 krun none "$A" "$O" -- open "$SECRET_DIR/secret" connect 127.0.0.1 "$PORT"
-if has "$O" "open: SUCCEEDED" && has "$O" "connect: SUCCEEDED" && [ "$(audit_count "$A" seccomp.deny)" = 0 ]; then
+if has "$O" "connect: SUCCEEDED" && [ "$(audit_count "$A" seccomp.deny)" = 0 ]; then
 	t_pass kernel_control_no_layers_static_attacks_succeed
 else
 	t_fail kernel_control_no_layers_static_attacks_succeed "$(why "$O")"

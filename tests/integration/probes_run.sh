@@ -7,7 +7,7 @@
 source "$(dirname "$0")/../lib.sh"
 S=$SBXSUP
 need_root probes_run || exit 0
-for p in pr_attack pr_static_reader_static; do
+for p in pr_attack pr_static_reader_static pr_benign; do
 	[ -x "$SBX_PROGS/$p" ] || { t_fail probes_run "missing $SBX_PROGS/$p (make progs)"; exit 0; }
 	cp "$SBX_PROGS/$p" "$T_TMP/$p"
 done
@@ -29,6 +29,9 @@ prun() {
 		"$S" run --layers "$layers" -m m.json -w "$T_TMP" -a "$A" -- "$@" >"$T_TMP/out$N" 2>&1; RC=$?
 	fi
 }
+# The outcome the record must carry: the executor's own identity decides whether the call succeeded
+# (without bwrap, as root, it runs as a non-zero uid: /etc/shadow is then EACCES, "contained").
+oc() { if [ "$RC" -eq 0 ]; then echo breach; else echo contained; fi; }
 why() { echo "rc=$RC out=$(head -c 300 "$T_TMP/out$N") audit=$(grep -v run.start "$A" 2>/dev/null | head -c 900)"; }
 
 # the pinned set must not leak into the per-run tests (and a pinned set we did not make is left alone)
@@ -37,9 +40,9 @@ PINNED_BEFORE=0
 
 # ---- static binary, preload-only + probes: breach reported -------------------------------------------
 prun preload,probes ./pr_static_reader_static /etc/shadow
-if [ $RC -eq 0 ] && audit_has "$A" run.start layers.probes=true &&
+if [ $RC -le 1 ] && audit_has "$A" run.start layers.probes=true &&
    audit_has "$A" kernel.violation syscall=openat path=/etc/shadow requested=/etc/shadow access=read \
-	outcome=breach rule~/etc/shadow sensor=tp_btf:sys_exit src=kernel comm=pr_static_reade pid?; then
+	outcome="$(oc)" rule~/etc/shadow sensor=tp_btf:sys_exit src=kernel comm=pr_static_reade pid?; then
 	t_pass probes_static_reader_breach
 else t_fail probes_static_reader_breach "$(why)"; fi
 
@@ -64,14 +67,15 @@ else t_fail probes_preload_denied_silent "open(3): $r1 / syscall(3): $(why)"; fi
 
 # ---- the syscall instruction itself from a dynamic binary under the preload ------------------------------
 prun preload,probes ./pr_attack rawopen /etc/shadow
-if [ $RC -eq 0 ] && audit_has "$A" run.start layers.preload=true &&
-   audit_has "$A" kernel.violation syscall=openat path=/etc/shadow comm=pr_attack outcome=breach; then
+if [ $RC -le 1 ] && audit_has "$A" run.start layers.preload=true &&
+   audit_has "$A" kernel.violation syscall=openat path=/etc/shadow comm=pr_attack outcome="$(oc)"; then
 	t_pass probes_raw_syscall_dynamic
 else t_fail probes_raw_syscall_dynamic "$(why)"; fi
 
 # ---- exec with LD_PRELOAD stripped: the child's open is seen ----------------------------------------------
 prun preload,probes ./pr_attack exec-stripped ./pr_static_reader_static /etc/gshadow
-if [ $RC -eq 0 ] && audit_has "$A" kernel.violation syscall=openat path=/etc/gshadow comm=pr_static_reade; then
+if [ $RC -le 1 ] && audit_has "$A" kernel.violation syscall=openat path=/etc/gshadow comm=pr_static_reade \
+	outcome="$(oc)"; then
 	t_pass probes_exec_preload_stripped
 else t_fail probes_exec_preload_stripped "$(why)"; fi
 
@@ -105,23 +109,28 @@ if [ $RC -eq 0 ] && audit_has "$A" run.start layers.probes=true && ! audit_has "
 	t_pass probes_outside_process_silent
 else t_fail probes_outside_process_silent "$(why)"; fi
 
-# ---- 1e6 opens: the supervisor keeps up or counts; delivered + lost == 1e6 exactly ----------------------------
+# ---- 1e6 opens: the supervisor keeps up or counts; written + summarised + lost == 1e6 exactly, and what the
+# ring could not take is one kernel.violation summary (count, summary "ring overflow") with outcome breach
 prun preload,probes ./pr_attack flood /etc/shadow 1000000
 res=$(python3 - "$A" <<'PY'
 import json, sys
-n = lost = 0; end = False
+n = lost = 0; end = False; summary = 0
 for l in open(sys.argv[1]):
     o = json.loads(l)
-    if o["event"] == "kernel.violation": n += o.get("count", 1)  # coalesced lines count as "count"
+    # coalesced lines (audit writer) and ring-overflow summaries (probes) carry "count"
+    if o["event"] == "kernel.violation" and o.get("path") == "/etc/shadow" and o.get("outcome") in ("breach", "contained"):
+        n += o.get("count", 1)
+        if o.get("summary") == "ring overflow": summary += o["count"]
     if o["event"] == "run.end": lost = o["lost"]; end = True
-print(n, lost, end)
+print(n, lost, end, summary)
 PY
 )
-read -r nv lost ended <<<"$res"
-# (lost may be 0: with coalescing the supervisor may keep up with the ring; the stream stays bounded)
+read -r nv lost ended summ <<<"$res"
+# (lost and the overflow summary may be 0: with coalescing the supervisor may keep up with the ring;
+# the stream stays bounded either way)
 if [ $RC -eq 0 ] && [ "$ended" = True ] && [ $((nv + lost)) -eq 1000000 ] && [ "$(wc -l < "$A")" -lt 100000 ]; then
 	t_pass probes_flood_lost_exact
-else t_fail probes_flood_lost_exact "rc=$RC violations=$nv lost=$lost run.end=$ended"; fi
+else t_fail probes_flood_lost_exact "rc=$RC breaches=$nv lost=$lost run.end=$ended summarised=$summ"; fi
 
 # ==== escape-corpus gaps (docs/notes/escape.md findings 1, 3, 8, 9): every bypass is reported ===========
 # m2.json: no code:exec, no network. pr_escape uses the syscall instruction: the preload never sees it.
@@ -216,11 +225,11 @@ UTF=/var/tmp/sbxsup-probes-utimes-$$
 : >"$UTF"; t_on_exit "rm -f '$UTF'"
 prun2 preload,probes ./pr_escape utimes "$UTF"
 ok1=0; r1=$(why)
-[ $RC -eq 0 ] && audit_has "$A" kernel.violation syscall=utimensat path="$UTF" access=write outcome=breach && ok1=1
+[ $RC -le 1 ] && audit_has "$A" kernel.violation syscall=utimensat path="$UTF" access=write outcome="$(oc)" && ok1=1
 prun2 preload,probes ./pr_escape open /usr/../etc//./shadow
 ok2=0; r2=$(why)
-[ $RC -eq 0 ] && audit_has "$A" kernel.violation syscall=openat path=/etc/shadow requested=/usr/../etc//./shadow \
-	outcome=breach && ok2=1
+[ $RC -le 1 ] && audit_has "$A" kernel.violation syscall=openat path=/etc/shadow requested=/usr/../etc//./shadow \
+	outcome="$(oc)" && ok2=1
 prun2 preload,probes ./pr_escape open /proc/$VICTIM/environ
 if [ $ok1$ok2 = 11 ] && audit_has "$A" kernel.violation syscall=openat path=/proc/$VICTIM/environ access=read; then
 	t_pass probes_utimes_dotdot_proc
@@ -242,6 +251,32 @@ if [ $RC -eq 0 ] && audit_has "$A" run.start layers.probes=true && [ -z "$noisy"
 	t_pass probes_benign_quiet
 else t_fail probes_benign_quiet "rc=$RC unexpected: $noisy"; fi
 
+# ---- no false reports (issue 17): pipes and namespaces through /dev/stdin, /proc/self/fd/N, bash process
+# substitution, /proc/self/ns/x; a signal to the run's own zombie child; a socket file named "@sock";
+# clone() with exit-signal bit 0x80; 3000 EBADF renames (must not fill the ring: run.end.lost=0)
+bad=""
+for layers in preload,probes full; do
+	N=$((N + 1)); A=$AUD/a$N.jsonl
+	if [ $layers = full ]; then L=(); else L=(--layers "$layers"); fi
+	"$S" run "${L[@]}" -m m.json -w "$T_TMP" -a "$A" -- bash -c '
+		cat <(echo hi) >/dev/null && echo x | cat /dev/stdin >/dev/null && ls /proc/self/ns/ >/dev/null &&
+		./pr_benign stdin && ./pr_benign procfd && ./pr_benign ns && ./pr_benign zombie &&
+		./pr_benign clonesig && ./pr_benign unixat . && ./pr_benign ebadf 3000' \
+		>"$T_TMP/out$N" 2>&1 </dev/null; RC=$?
+	noisy=$(python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    o = json.loads(l)
+    if o["event"] == "kernel.violation" and o.get("path") != "/var/run/nscd/socket":
+        print(o.get("syscall"), o.get("path") or o.get("addr"), o.get("rule"), o.get("outcome"))
+' "$A")
+	if [ $RC -ne 0 ] || [ -n "$noisy" ] || ! audit_has "$A" run.start layers.probes=true ||
+	   ! audit_has "$A" run.end lost=0; then
+		bad="$bad [$layers: rc=$RC $(head -c 200 "$T_TMP/out$N") $noisy]"
+	fi
+done
+if [ -z "$bad" ]; then t_pass probes_no_false_breach; else t_fail probes_no_false_breach "$bad"; fi
+
 # ---- pinned set: load once, runs reuse it, status shows it, unload removes it --------------------------------
 if [ $PINNED_BEFORE = 1 ]; then
 	# a set pinned by someone else (another test run on this host): check runs reuse it, leave it be
@@ -249,7 +284,7 @@ if [ $PINNED_BEFORE = 1 ]; then
 	prun preload,probes ./pr_static_reader_static /etc/shadow
 	if ! grep -q 'pinned under' <<<"$st"; then
 		t_pass probes_pinned_set   # it went away meanwhile: the per-run path was used and is tested above
-	elif audit_has "$A" kernel.violation syscall=openat path=/etc/shadow outcome=breach; then
+	elif audit_has "$A" kernel.violation syscall=openat path=/etc/shadow outcome="$(oc)"; then
 		t_pass probes_pinned_set
 	else t_fail probes_pinned_set "existing pinned set: status: $st / $(why)"; fi
 else
@@ -261,7 +296,7 @@ else
 	ok=0
 	if [ $lrc -eq 0 ] && grep -q 'pinned under' <<<"$st" &&
 	   audit_has "$A" run.start "level.probes~pinned" &&
-	   audit_has "$A" kernel.violation syscall=openat path=/etc/shadow outcome=breach; then ok=1; fi
+	   audit_has "$A" kernel.violation syscall=openat path=/etc/shadow outcome="$(oc)"; then ok=1; fi
 	# other sbxsup runs on this host may be using the set for a moment: unload refuses while they do
 	urc=1
 	for _ in $(seq 1 50); do "$S" probes unload >/dev/null 2>&1 && { urc=0; break; }; sleep 0.2; done

@@ -31,7 +31,13 @@ else t_fail run_limit_fsize "rc=$rc"; fi
 tag=$RANDOM$$
 (cd "$WS" && "$SBXSUP" run -m "$T_TMP/pids.json" -a "$A.p" -- sh -c "for i in \$(seq 1 40); do sleep 9999.$tag & done 2>/dev/null; exit 0" >/dev/null 2>&1); rc=$?
 left=$(pgrep -f "sleep 9999\.$tag" | wc -l); pkill -KILL -f "sleep 9999\.$tag" 2>/dev/null
-if [ "$left" -eq 0 ] && audit_has "$A.p" limit.hit limit=pids value=16; then t_pass run_limit_pids
+if [ "$(id -u)" != 0 ] && ! audit_has "$A.p" limit.hit limit=pids value=16; then
+	# a normal user without a delegated cgroup: RLIMIT_NPROC refuses the forks (per uid, so
+	# sbxsup cannot attribute it and writes no limit.hit); nothing may survive all the same
+	if [ "$left" -eq 0 ] && [ $rc -ne 0 ]; then t_pass run_limit_pids_rlimit
+	else t_fail run_limit_pids_rlimit "rc=$rc left=$left"; fi
+	t_skip run_limit_pids "the limit.hit event needs a writable pids cgroup (root or a delegated cgroup)"
+elif [ "$left" -eq 0 ] && audit_has "$A.p" limit.hit limit=pids value=16; then t_pass run_limit_pids
 else t_fail run_limit_pids "rc=$rc left=$left"; fi
 
 # cpu: a busy loop under cpu_s=1 gets SIGXCPU (or SIGKILL at the hard limit)

@@ -30,10 +30,12 @@ if grep -q FAILED <<<"$out" && [ ! -s "$HITS" ] && audit_has "$A.1" preload.deny
 else t_fail run_net_denied_bwrap "out=$out"; fi
 
 # 2. no bwrap, no preload: the kernel allowlist (netfilter) refuses and reports.
+if need_root run_net_denied_netfilter; then # netfilter needs CAP_BPF + CAP_NET_ADMIN
 out=$(cd "$WS" && "$SBXSUP" run --layers netfilter,limits --require netfilter -a "$A.2" -- python3 -c "$connect" $PORT 2>&1)
 if grep -q FAILED <<<"$out" && [ ! -s "$HITS" ] && audit_has "$A.2" netfilter.deny port=$PORT addr=127.0.0.1; then
 	t_pass run_net_denied_netfilter
 else t_fail run_net_denied_netfilter "out=$out"; fi
+fi
 
 # 3. granted: the connect works (bwrap shares the network; the kernel list allows exactly that port).
 M=$T_TMP/net.json

@@ -1,13 +1,14 @@
 # tests/lib/audit.sh — reading the audit stream in integration tests (sourced by tests/lib.sh).
 #
 # audit_has FILE EVENT [key=value|key~substring|key? ...]  — true if some line of FILE is that event
-#   and matches every condition (dotted keys reach into objects: layers.bwrap=true).
+#   and matches every condition (dotted keys reach into objects: layers.bwrap=true), and every JSON
+#   line of FILE matches docs/audit-schema.json (tests/lib/audit_schema.py; else false, and why).
 # audit_count FILE EVENT                                    — number of events (a coalesced line: its count)
 # audit_explain FILE EVENT [cond ...]                       — why audit_has is false: which condition
 #   failed on the closest line, and the lines of that event (or the events the file has), as "# " lines
 _audit_py() {
 	python3 - "$@" <<'PY'
-import json, sys
+import json, os, sys
 mode, f, ev, conds = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 def get(o, k):
     for p in k.split('.'):
@@ -26,6 +27,14 @@ def check(o, c):
 try: raw = open(f, encoding='utf-8').read().splitlines()
 except OSError as e:
     if mode == "explain": print("# audit: cannot read %s: %s" % (f, e))
+    sys.exit(1)
+# every line of the stream must match the contract (docs/audit-schema.json), whatever is asked
+sys.path.insert(0, os.path.join(os.environ['SBX_ROOT'], 'tests', 'lib'))
+import audit_schema
+probs = audit_schema.check_file(f, skip_non_json=True)
+if probs:
+    print('# audit line(s) not matching docs/audit-schema.json:', *probs[:5], sep='\n# ',
+          file=sys.stderr if mode == "has" else sys.stdout)
     sys.exit(1)
 objs = []
 for l in raw:

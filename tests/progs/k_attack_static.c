@@ -3,7 +3,12 @@
  *   k_attack_static ATTACK [ARG...] [ATTACK [ARG...]]...
  * attacks: open PATH | connect IPv4 PORT | udp IPv4 PORT | ptrace | unshare | kill PID | pidfd FD |
  *          abstract NAME | tfo IPv4 PORT | icmp IPv4 | raw IPv4 | int80 | x32 | io_uring | tiocsti |
- *          exec PATH | rlimit | handle PATH
+ *          exec PATH | rlimit | handle PATH | socket FAMILY TYPE PROTO | unix PATH |
+ *          udplite IPv4 PORT | vsock CID PORT | bind IPv4 PORT | lower_core
+ *   socket: socket(FAMILY, TYPE, PROTO) with numbers; unix PATH: raw connect to a named unix socket;
+ *   udplite: a UDP-Lite socket connected, then send() (no address: the connected-send path);
+ *   vsock: socket(AF_VSOCK) + connect; bind: bind + listen on IPv4:PORT (a server);
+ *   lower_core: setrlimit(RLIMIT_CORE, {0, 0}) — must SUCCEED (lowering is always allowed).
  *   exec PATH: a raw execve(PATH) in a forked child; "SUCCEEDED" when the exec happened (the
  *             child's close-on-exec pipe closed without an errno written), whatever PATH then did.
  *   rlimit: prlimit64 lowering the hard RLIMIT_NOFILE by one, then raising it back (the raise
@@ -167,6 +172,64 @@ int main(int argc, char **argv)
 			if (s >= 0)
 				syscall(SYS_close, s);
 			result("abstract", rc, e);
+		} else if (!strcmp(a, "socket") && i + 3 < argc) {
+			rc = syscall(SYS_socket, atoi(argv[i + 1]), atoi(argv[i + 2]), atoi(argv[i + 3]));
+			i += 3;
+			result("socket", rc, errno);
+			if (rc >= 0)
+				syscall(SYS_close, rc);
+		} else if (!strcmp(a, "unix") && i + 1 < argc) {
+			struct sockaddr_un su = {.sun_family = AF_UNIX};
+			snprintf(su.sun_path, sizeof su.sun_path, "%s", argv[++i]);
+			long s = syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+			rc = s < 0 ? -1 : syscall(SYS_connect, s, &su, (long)sizeof su);
+			int e = errno;
+			if (rc == 0)
+				syscall(SYS_write, s, "ESCAPED\n", 8);
+			if (s >= 0)
+				syscall(SYS_close, s);
+			result("unix", rc, e);
+		} else if (!strcmp(a, "udplite") && i + 2 < argc) {
+			struct sockaddr_in ia = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[i + 2]))};
+			inet_pton(AF_INET, argv[i + 1], &ia.sin_addr);
+			i += 2;
+			long s = syscall(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 136 /* IPPROTO_UDPLITE */);
+			rc = s < 0 ? -1 : syscall(SYS_connect, s, &ia, sizeof ia);
+			if (rc == 0)
+				rc = syscall(SYS_sendto, s, "ESCAPED\n", 8, 0, NULL, 0);
+			int e = errno;
+			if (s >= 0)
+				syscall(SYS_close, s);
+			result("udplite", rc, e);
+		} else if (!strcmp(a, "vsock") && i + 2 < argc) {
+			struct { unsigned short fam, res; unsigned port, cid; unsigned char zero[4]; } va = {
+				.fam = 40 /* AF_VSOCK */, .port = (unsigned)atoi(argv[i + 2]), .cid = (unsigned)atoi(argv[i + 1])};
+			i += 2;
+			long s = syscall(SYS_socket, 40, SOCK_STREAM | SOCK_CLOEXEC, 0);
+			rc = s < 0 ? -1 : syscall(SYS_connect, s, &va, sizeof va);
+			int e = errno;
+			if (s >= 0)
+				syscall(SYS_close, s);
+			/* the socket itself is the breach: a connect error (no hypervisor) still means
+			 * the family reached the kernel */
+			result("vsock", s, s < 0 ? e : 0);
+			(void)rc;
+		} else if (!strcmp(a, "bind") && i + 2 < argc) {
+			struct sockaddr_in ia = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[i + 2]))};
+			inet_pton(AF_INET, argv[i + 1], &ia.sin_addr);
+			i += 2;
+			long s = syscall(SYS_socket, AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+			rc = s < 0 ? -1 : syscall(SYS_bind, s, &ia, sizeof ia);
+			if (rc == 0)
+				rc = syscall(SYS_listen, s, 1);
+			int e = errno;
+			if (s >= 0)
+				syscall(SYS_close, s);
+			result("bind", rc, e);
+		} else if (!strcmp(a, "lower_core")) {
+			struct rlimit rl = {0, 0};
+			rc = syscall(SYS_setrlimit, RLIMIT_CORE, &rl);
+			result("lower_core", rc, errno);
 		} else if (!strcmp(a, "int80")) {
 #if defined(__x86_64__)
 			long r;

@@ -9,6 +9,7 @@
  *   rawwrite PATH           raw openat(PATH, O_WRONLY|O_CREAT)
  *   connect IP PORT         raw connect(2) of a TCP socket (IPv4 or IPv6)
  *   flood PATH N            N raw openat(PATH) calls (each fd closed)
+ *   flood-then P N Q M      N raw openat(P), then M raw openat(Q) (a few breaches after a flood)
  *   int80 PATH              32-bit int 0x80 open(PATH) (x86-64 only; PATH copied below 4 GiB)
  *   exec-stripped PROG ARG... unsetenv LD_PRELOAD and execv(PROG) (no preload in PROG)
  *   uring                   io_uring_setup(2)
@@ -160,6 +161,23 @@ int main(int argc, char **argv)
 		if (s < 0)
 			return report("socket", -1);
 		return report("connect", raw(SYS_connect, s, (long)&ss, len, 0));
+	}
+	if (!strcmp(c, "flood-then") && argc == 6) {
+		long n = atol(argv[3]), m = atol(argv[5]), ok = 0;
+		for (long i = 0; i < n; i++) {
+			long fd = raw_openat(AT_FDCWD, argv[2], O_RDONLY);
+			if (fd >= 0)
+				raw(SYS_close, fd, 0, 0, 0);
+		}
+		for (long i = 0; i < m; i++) {
+			long fd = raw_openat(AT_FDCWD, argv[4], O_RDONLY);
+			if (fd >= 0) {
+				ok++;
+				raw(SYS_close, fd, 0, 0, 0);
+			}
+		}
+		printf("flood-then: %ld of %ld opened\n", ok, m);
+		return ok == m ? 0 : 1;
 	}
 	if (!strcmp(c, "flood") && argc == 4) {
 		long n = atol(argv[3]), ok = 0;

@@ -18,6 +18,13 @@
  *   unix PATH               raw connect of an AF_UNIX stream socket to PATH ("@name": abstract)
  *   utimes PATH             raw utimensat(AT_FDCWD, PATH, NULL, 0)
  *   open PATH               raw openat(AT_FDCWD, PATH, O_RDONLY) (PATH as given, e.g. with "..")
+ *   mknod PATH              raw mknodat(AT_FDCWD, PATH, S_IFIFO|0600)
+ *   setxattr PATH           raw setxattr(PATH, "user.sbxsup", "1")
+ *   getxattr PATH           raw getxattr(PATH, "user.sbxsup")
+ *   fchmod PATH             raw fchmod of an O_PATH fd of PATH (EBADF: the attempt, nothing changes)
+ *   inotify PATH            raw inotify_add_watch(PATH, IN_ACCESS)
+ *   sendmmsg ADDR PORT      raw sendmmsg of one UDP datagram to ADDR:PORT
+ *   leave-cgroup PROCS PATH move to the cgroup of PROCS (its cgroup.procs), then raw open(PATH)
  * Exit 0 when the attacked call succeeded, 1 when it failed, 2 on usage. */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +45,11 @@
 #include <termios.h>
 #include <stddef.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdint.h>
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -174,6 +186,49 @@ int main(int argc, char **argv)
 		return unix_connect(argv[2]);
 	if (!strcmp(c, "utimes") && argc == 3)
 		return report("utimensat", R(SYS_utimensat, AT_FDCWD, argv[2], NULL, 0));
+	if (!strcmp(c, "mknod") && argc == 3)
+		return report("mknodat", R(SYS_mknodat, AT_FDCWD, argv[2], S_IFIFO | 0600, 0));
+	if (!strcmp(c, "setxattr") && argc == 3)
+		return report("setxattr", raw6(SYS_setxattr, (long)argv[2], (long)"user.sbxsup", (long)"1", 1, 0, 0));
+	if (!strcmp(c, "getxattr") && argc == 3) {
+		char v[64];
+		return report("getxattr", R(SYS_getxattr, argv[2], "user.sbxsup", v, sizeof(v)));
+	}
+	if (!strcmp(c, "fchmod") && argc == 3) {
+		long fd = R(SYS_openat, AT_FDCWD, argv[2], O_PATH, 0);
+		if (fd < 0)
+			return report("open O_PATH", fd);
+		return report("fchmod", R(SYS_fchmod, fd, 0644, 0, 0));
+	}
+	if (!strcmp(c, "inotify") && argc == 3) {
+		long fd = R(SYS_inotify_init1, 0, 0, 0, 0);
+		if (fd < 0)
+			return report("inotify_init1", fd);
+		return report("inotify_add_watch", R(SYS_inotify_add_watch, fd, argv[2], 0x1 /* IN_ACCESS */, 0));
+	}
+	if (!strcmp(c, "sendmmsg") && argc == 4) {
+		struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[3])) };
+		if (inet_pton(AF_INET, argv[2], &sin.sin_addr) != 1)
+			return 2;
+		long s = R(SYS_socket, AF_INET, SOCK_DGRAM, 0, 0);
+		if (s < 0)
+			return report("socket", s);
+		char b[1] = { 'x' };
+		struct iovec io = { b, 1 };
+		struct mmsghdr mm;
+		memset(&mm, 0, sizeof(mm));
+		mm.msg_hdr.msg_name = &sin;
+		mm.msg_hdr.msg_namelen = sizeof(sin);
+		mm.msg_hdr.msg_iov = &io;
+		mm.msg_hdr.msg_iovlen = 1;
+		return report("sendmmsg", R(SYS_sendmmsg, s, &mm, 1, 0));
+	}
+	if (!strcmp(c, "leave-cgroup") && argc == 4) {
+		FILE *f = fopen(argv[2], "w");
+		if (!f || fprintf(f, "%d\n", getpid()) < 0 || fclose(f) != 0)
+			return report("move cgroup", -1);
+		return report("openat", R(SYS_openat, AT_FDCWD, argv[3], O_RDONLY, 0));
+	}
 	if (!strcmp(c, "open") && argc == 3)
 		return report("openat", R(SYS_openat, AT_FDCWD, argv[2], O_RDONLY, 0));
 	fprintf(stderr, "pr_escape: bad arguments\n");

@@ -1,5 +1,5 @@
 /* test_audit.c — the audit writer (audit/audit.c) and the line reader/checker (audit/audit_read.c,
- * audit/jsonlite.c, audit/utf8.c): lines verify, tampering is detected, UTF-8 is repaired, the
+ * common/jsonlite.c, common/utf8.c): lines verify, tampering is detected, UTF-8 is repaired, the
  * chain links, write failures are reported, destinations and file mode are right. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -330,6 +330,10 @@ static void test_jsonlite(void **state)
 	static const char *const bad[] = {
 		"", "[]", "{", "{\"a\"}", "{\"a\":}", "{\"a\":1,}", "{\"a\":01}", "{\"a\":\"\\x\"}",
 		"{\"a\":\"\x01\"}", "{\"a\":1} x", "{\"a\":tru}", "{\"a\":\"\\u12\"}", "{'a':1}",
+		/* the one strict pre-check (jsonlite.h): duplicates at any depth, also written with an
+		 * escape; \u0000; lone surrogates; bad UTF-8 in a string */
+		"{\"a\":{\"b\":1,\"b\":2}}", "{\"a\":1,\"\\u0061\":2}", "{\"a\":\"\\u0000\"}",
+		"{\"a\":\"\\udc00\"}", "{\"a\":\"\xc0\xaf\"}", "{\"a\":\"\xed\xa0\x80\"}",
 	};
 	struct jl_obj o;
 	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
@@ -360,6 +364,14 @@ static void test_jsonlite(void **state)
 		deep[p++] = ']';
 	deep[p++] = '}';
 	assert_int_equal(jl_object(deep, p, &o, NULL, NULL), -1);
+	/* a message with line, column and the JSON path of a duplicate */
+	static const char dupl[] = "{\"a\":[1,\n {\"x\":1, \"x\":2}]}";
+	struct jl_error je;
+	assert_int_equal(jl_check(dupl, strlen(dupl), 0, 0, &o, &je), -1);
+	assert_int_equal(je.kind, JL_E_DUP);
+	assert_int_equal(je.line, 2);
+	assert_int_equal(je.col, 10);
+	assert_string_equal(je.what, "a[1].x: duplicate key (first at line 2, column 3)");
 }
 
 static void test_line_check_rejects(void **state)

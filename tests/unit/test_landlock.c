@@ -329,14 +329,28 @@ static int connect_lo(uint16_t port)
 	return rc;
 }
 
-/* mode: 0 list with port P only, 1 no network, 2 list with a port-less rule */
+static int bind_lo(uint16_t port)
+{
+	int b = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port),
+				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	int rc = bind(b, (struct sockaddr *)&a, sizeof a);
+	int e = errno;
+	close(b);
+	errno = e;
+	return rc;
+}
+
+/* mode: 0 list with port P only, 1 no network, 2 list with a port-less rule, 3 list with port P but
+ * netfilter on (issue 15: TCP left to netfilter), 4 list with port P and loopback bind port Q */
 static int net_child(int mode, uint16_t p, uint16_t q)
 {
 	struct pol_dir d[16];
 	size_t n = sys_dirs(d);
-	uint16_t ports[1] = {p};
+	uint16_t ports[1] = {p}, bports[1] = {q};
 	struct sbx_landlock_spec s = {.dirs = d, .ndirs = n, .net_mode = mode == 1 ? POL_NET_NONE : POL_NET_LIST,
-				      .ports = ports, .nports = 1, .portless = mode == 2};
+				      .ports = ports, .nports = 1, .portless = mode == 2, .netfilter = mode == 3,
+				      .bind_ports = bports, .nbind_ports = mode == 4};
 	struct sbx_landlock_result r;
 	if (apply(&s, &r) < 0)
 		return 90;
@@ -353,6 +367,14 @@ static int net_child(int mode, uint16_t p, uint16_t q)
 		if (!r.net)
 			fails++;
 		EXPECT_ERR("connect with no network capability", connect_lo(p), EACCES);
+	} else if (mode == 3) {
+		if (r.net || !strstr(r.net_why, "netfilter"))
+			fails++;
+		EXPECT_OK("connect to another port: netfilter's decision, not Landlock's", connect_lo(q));
+	} else if (mode == 4) {
+		EXPECT_ERR("bind the granted loopback port (in use: the kernel's answer)", bind_lo(q), EADDRINUSE);
+		EXPECT_ERR("bind another port", bind_lo(0), EACCES);
+		EXPECT_OK("connect to the granted port", connect_lo(p));
 	} else {
 		if (r.net || !r.net_why[0])
 			fails++;
@@ -379,6 +401,8 @@ static void net_case(int mode)
 static void test_net_ports(void **state) { (void)state; net_case(0); }
 static void test_net_none(void **state) { (void)state; net_case(1); }
 static void test_net_portless(void **state) { (void)state; net_case(2); }
+static void test_net_left_to_netfilter(void **state) { (void)state; net_case(3); }
+static void test_net_loopback_bind(void **state) { (void)state; net_case(4); }
 
 
 /* --- exec without code:exec (escape finding 1) ------------------------------------------- */
@@ -497,6 +521,8 @@ int main(void)
 		cmocka_unit_test(test_proc_narrowed),
 		cmocka_unit_test(test_abi3_degraded),
 		cmocka_unit_test(test_net_ports),
+		cmocka_unit_test(test_net_left_to_netfilter),
+		cmocka_unit_test(test_net_loopback_bind),
 		cmocka_unit_test(test_net_none),
 		cmocka_unit_test(test_net_portless),
 		cmocka_unit_test(test_exec_raw_static),

@@ -618,15 +618,28 @@ static void t_load_file(void **st)
 static void t_dup_top(void **st)
 {
 	(void)st;
-	expect_err("{\"sbxsup\":1,\"name\":\"x\",\"name\":\"y\"}", "name: duplicate key");
+	expect_err("{\"sbxsup\":1,\"name\":\"x\",\"name\":\"y\"}", "line 1, column 24: name: duplicate key (first at line 1, column 13)");
 }
 
 static void t_dup_nested(void **st)
 {
 	(void)st;
-	expect_err(HDR "\"env\":{\"set\":{\"A\":\"1\",\"B\":\"2\",\"A\":\"3\"}}}", "env.set.A: duplicate key");
+	expect_err(HDR "\"env\":{\"set\":{\"A\":\"1\",\"B\":\"2\",\"A\":\"3\"}}}", "line 1, column 54: env.set.A: duplicate key (first at line 1, column 38)");
 	expect_err(HDR "\"capabilities\":[\"code:exec\",{\"cap\":\"fs:read\",\"hint\":\"/a\",\"hint\":\"/b\"}]}",
-		   "capabilities[1].hint: duplicate key");
+		   "line 1, column 81: capabilities[1].hint: duplicate key (first at line 1, column 69)");
+}
+
+/* The same name written with an escape, and a duplicate in an object too large for the pairwise
+ * check (found when the object closes): both are still duplicates, at the later key. */
+static void t_dup_escaped_and_large(void **st)
+{
+	(void)st;
+	expect_err(HDR "\"env\":{\"set\":{\"A\":\"1\",\"\\u0041\":\"2\"}}}", "line 1, column 46: env.set.A: duplicate key");
+	char buf[2048] = HDR "\"env\":{\"set\":{";
+	for (int i = 0; i < 40; i++)
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "\"V%d\":\"x\",", i);
+	strcat(buf, "\"V7\":\"y\"}}}");
+	expect_err(buf, "line 1, column 428: env.set.V7: duplicate key (first at line 1, column 101)");
 }
 
 /* ---- semantic: each names its JSON path ----------------------------------------------------- */
@@ -949,6 +962,7 @@ int main(void)
 		cmocka_unit_test(t_load_file),
 		cmocka_unit_test(t_dup_top),
 		cmocka_unit_test(t_dup_nested),
+		cmocka_unit_test(t_dup_escaped_and_large),
 		cmocka_unit_test(t_top_not_object),
 		cmocka_unit_test(t_missing_version),
 		cmocka_unit_test(t_bad_version),

@@ -107,7 +107,7 @@ static void t_run_args(void **state)
 	assert_string_equal(o.audit, "-");
 	assert_int_equal(o.want, (1u << SBX_L_PRELOAD) | (1u << SBX_L_BWRAP));
 	assert_int_equal(o.require, 1u << SBX_L_BWRAP);
-	assert_int_equal(o.timeout_s, 5);
+	assert_int_equal(o.timeout_ms, 5000);
 	assert_true(o.dry_run);
 	assert_string_equal(o.cmd[0], "echo");
 
@@ -115,6 +115,32 @@ static void t_run_args(void **state)
 	assert_int_equal(run_args_parse(5, a2, &o), 0);
 	assert_int_equal(o.require, SBX_L_ALL);
 
+	/* conventions of bwrap/systemd-run (cli_opt.h): attached short values, fractional seconds,
+	 * layers subtracted/added */
+	char *a4[] = {"run", "-mm.json", "-w/w", "--timeout=1.5", "--layers", "auto,-probes,-netfilter", "--",
+		      "true", NULL};
+	assert_int_equal(run_args_parse(8, a4, &o), 0);
+	assert_string_equal(o.manifest, "m.json");
+	assert_string_equal(o.workspace, "/w");
+	assert_int_equal(o.timeout_ms, 1500);
+	assert_int_equal(o.want, SBX_L_ALL & ~((1u << SBX_L_PROBES) | (1u << SBX_L_NETFILTER)));
+	char *a5[] = {"run", "--layers", "-bwrap", "--timeout", "0.0001", "--", "true", NULL};
+	assert_int_equal(run_args_parse(7, a5, &o), 0);
+	assert_int_equal(o.want, SBX_L_ALL & ~(1u << SBX_L_BWRAP));
+	assert_int_equal(o.timeout_ms, 1);
+	char *a6[] = {"run", "--layers", "none,+preload,landlock", "--", "true", NULL};
+	assert_int_equal(run_args_parse(5, a6, &o), 0);
+	assert_int_equal(o.want, (1u << SBX_L_PRELOAD) | (1u << SBX_L_LANDLOCK));
+	static const char *const bad_layers[] = {"auto,-auto", "auto,,bwrap", "auto,-", "+nope", "auto,-nope"};
+	for (size_t i = 0; i < sizeof bad_layers / sizeof bad_layers[0]; i++) {
+		char *b[] = {"run", "--layers", (char *)bad_layers[i], "--", "true", NULL};
+		assert_int_equal(run_args_parse(5, b, &o), -1);
+	}
+	static const char *const bad_secs[] = {"1e3", "inf", "nan", ".5", "1.", "0", "0.0", "-1", "0x10", " 1", ""};
+	for (size_t i = 0; i < sizeof bad_secs / sizeof bad_secs[0]; i++) {
+		char *b[] = {"run", "--timeout", (char *)bad_secs[i], "--", "true", NULL};
+		assert_int_equal(run_args_parse(5, b, &o), -1);
+	}
 	char *bad1[] = {"run", "--timeout", "-3", "--", "true", NULL};
 	char *bad2[] = {"run", "--layers", "nope", "--", "true", NULL};
 	char *bad3[] = {"run", "--", NULL};

@@ -92,9 +92,41 @@ static int attacks(void)
 		fails++;
 	else
 		close(ns);
+	/* issue 13: the socket allowlist, every family/protocol outside it refused and reported */
+	EXPECT_ERR("socket(AF_VSOCK)", socket(AF_VSOCK, SOCK_STREAM, 0), EAFNOSUPPORT);
+	EXPECT_ERR("socket(AF_ALG)", socket(AF_ALG, SOCK_SEQPACKET, 0), EAFNOSUPPORT);
+	EXPECT_ERR("socket(AF_KEY)", socket(AF_KEY, SOCK_RAW, 2), EAFNOSUPPORT);
+	EXPECT_ERR("socket(AF_BLUETOOTH)", socket(AF_BLUETOOTH, SOCK_STREAM, 0), EAFNOSUPPORT);
+	EXPECT_ERR("socket(AF_XDP)", socket(AF_XDP, SOCK_RAW, 0), EAFNOSUPPORT);
+	EXPECT_ERR("socket(AF_INET, DGRAM, UDPLITE)", socket(AF_INET, SOCK_DGRAM, IPPROTO_UDPLITE), EPROTONOSUPPORT);
+	EXPECT_ERR("socket(AF_INET6, STREAM, SCTP)", socket(AF_INET6, SOCK_STREAM, IPPROTO_SCTP), EPROTONOSUPPORT);
+	EXPECT_ERR("socket(AF_INET, SEQPACKET, SCTP)", socket(AF_INET, SOCK_SEQPACKET, IPPROTO_SCTP), EPROTONOSUPPORT);
+	EXPECT_ERR("socket(AF_INET, DCCP)", socket(AF_INET, SOCK_DCCP, IPPROTO_DCCP), EPROTONOSUPPORT);
+	EXPECT_ERR("socket(AF_INET, STREAM, MPTCP)", socket(AF_INET, SOCK_STREAM, 262), EPROTONOSUPPORT);
+	EXPECT_ERR("socket(AF_NETLINK, NETLINK_AUDIT)", socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT), EPROTONOSUPPORT);
+	EXPECT_ERR("ping socket without an unrestricted network", socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP), EACCES);
+	int spv[2];
+	EXPECT_ERR("socketpair(AF_VSOCK)", socketpair(AF_VSOCK, SOCK_STREAM, 0, spv), EAFNOSUPPORT);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, spv) < 0) {
+		fprintf(stderr, "# child: socketpair(AF_UNIX) refused\n");
+		fails++;
+	} else {
+		close(spv[0]);
+		close(spv[1]);
+	}
+	ns = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_UDP);
+	if (ns < 0) {
+		fprintf(stderr, "# child: UDP socket refused\n");
+		fails++;
+	} else {
+		close(ns);
+	}
+	/* issue 17: lowering any limit works (ulimit -c 0); raising the hard limit is refused */
 	struct rlimit rl = {0, 0};
-	EXPECT_ERR("setrlimit(RLIMIT_CORE)", setrlimit(RLIMIT_CORE, &rl), EPERM);
-	EXPECT_ERR("raw setrlimit(RLIMIT_CORE)", syscall(SYS_setrlimit, RLIMIT_CORE, &rl), EPERM);
+	if (setrlimit(RLIMIT_CORE, &rl) < 0 || syscall(SYS_setrlimit, RLIMIT_CORE, &rl) < 0) {
+		fprintf(stderr, "# child: lowering RLIMIT_CORE refused: %s\n", strerror(errno));
+		fails++;
+	}
 	if (getrlimit(RLIMIT_CORE, &rl) < 0) {
 		fprintf(stderr, "# child: getrlimit(RLIMIT_CORE) refused\n");
 		fails++;
@@ -104,6 +136,11 @@ static int attacks(void)
 		fprintf(stderr, "# child: setrlimit(RLIMIT_NOFILE) refused\n");
 		fails++;
 	}
+	rl.rlim_cur = rl.rlim_max = 4096;
+	EXPECT_ERR("raise the hard RLIMIT_NOFILE (raw setrlimit)", syscall(SYS_setrlimit, RLIMIT_NOFILE, &rl), EPERM);
+	rl.rlim_cur = 0;
+	rl.rlim_max = RLIM_INFINITY;
+	EXPECT_ERR("raise the hard RLIMIT_CORE (prlimit)", prlimit(0, RLIMIT_CORE, &rl, NULL), EPERM);
 	EXPECT_ERR("personality(PER_LINUX32)", personality(PER_LINUX32), EPERM);
 	if (personality(0xffffffff) < 0) {
 		fprintf(stderr, "# child: personality query refused\n");
@@ -232,8 +269,25 @@ static void test_denied_and_reported(void **state)
 	assert_true(ku_line_has(path, "\"event\":\"seccomp.deny\"", "\"syscall\":\"ioctl\"", NULL));
 	assert_true(ku_line_has(path, "\"event\":\"seccomp.deny\"", "\"syscall\":\"personality\"", NULL));
 	assert_true(ku_line_has(path, "\"event\":\"seccomp.deny\"", "\"syscall\":\"socket\"", NULL));
-	assert_true(ku_line_has(path, "\"event\":\"seccomp.deny\"", "\"syscall\":\"prlimit64\"", NULL));
-	assert_true(ku_line_has(path, "\"event\":\"seccomp.deny\"", "\"syscall\":\"setrlimit\"", NULL));
+	assert_true(ku_line_has(path, "\"event\":\"seccomp.deny\"", "\"syscall\":\"prlimit64\"",
+				"\"limit\":\"RLIMIT_CORE unlimited > 0\"", NULL));
+	assert_true(ku_line_has(path, "\"event\":\"seccomp.deny\"", "\"syscall\":\"setrlimit\"",
+				"\"limit\":\"RLIMIT_NOFILE 4096 > 1024\"", "\"action\":\"errno EPERM\"", NULL));
+	/* lowering is not reported */
+	assert_false(ku_line_has(path, "RLIMIT_CORE 0", NULL));
+	static const char *const socks[] = {
+		"\"socket\":\"AF_VSOCK\"", "\"socket\":\"AF_ALG\"", "\"socket\":\"AF_KEY\"",
+		"\"socket\":\"AF_BLUETOOTH\"", "\"socket\":\"AF_XDP\"",
+		"\"socket\":\"AF_INET SOCK_DGRAM IPPROTO_UDPLITE\"", "\"socket\":\"AF_INET6 SOCK_STREAM IPPROTO_SCTP\"",
+		"\"socket\":\"AF_INET SOCK_DCCP IPPROTO_DCCP\"", "\"socket\":\"AF_INET SOCK_STREAM IPPROTO_MPTCP\"",
+		"\"socket\":\"AF_NETLINK NETLINK_AUDIT\"", "\"socket\":\"AF_INET SOCK_DGRAM IPPROTO_ICMP\"",
+		"\"socket\":\"AF_PACKET\"", "\"socket\":\"AF_INET SOCK_RAW IPPROTO_ICMP\"",
+	};
+	for (size_t i = 0; i < sizeof socks / sizeof socks[0]; i++)
+		if (!ku_line_has(path, "\"event\":\"seccomp.deny\"", socks[i], NULL))
+			fail_msg("no seccomp.deny with %s", socks[i]);
+	assert_true(ku_line_has(path, "\"event\":\"seccomp.deny\"", "\"syscall\":\"socketpair\"",
+				"\"socket\":\"AF_VSOCK\"", "\"action\":\"errno EAFNOSUPPORT\"", NULL));
 	assert_true(ku_line_has(path, "\"event\":\"seccomp.deny\"", "\"syscall\":\"io_uring_setup\"",
 				"\"action\":\"errno ENOSYS\"", NULL));
 #if defined(__x86_64__)
@@ -296,6 +350,24 @@ static void test_errno_only(void **state)
 		EXPECT_ERR("ptrace", ptrace(PTRACE_TRACEME, 0, 0, 0), EPERM);
 		EXPECT_ERR("unshare(CLONE_NEWUSER)", unshare(CLONE_NEWUSER), EPERM);
 		EXPECT_ERR("io_uring_setup", syscall(__NR_io_uring_setup, 1, NULL), ENOSYS);
+		/* the socket allowlist approximated without a supervisor */
+		EXPECT_ERR("socket(AF_VSOCK)", socket(AF_VSOCK, SOCK_STREAM, 0), EAFNOSUPPORT);
+		EXPECT_ERR("socket(AF_ALG)", socket(AF_ALG, SOCK_SEQPACKET, 0), EAFNOSUPPORT);
+		EXPECT_ERR("socket(AF_PACKET)", socket(AF_PACKET, SOCK_DGRAM, 0), EPERM);
+		EXPECT_ERR("socket(AF_INET, SOCK_RAW)", socket(AF_INET, SOCK_RAW, IPPROTO_ICMP), EPERM);
+		EXPECT_ERR("UDP-Lite", socket(AF_INET, SOCK_DGRAM, IPPROTO_UDPLITE), EPROTONOSUPPORT);
+		EXPECT_ERR("SCTP stream", socket(AF_INET6, SOCK_STREAM, IPPROTO_SCTP), EPROTONOSUPPORT);
+		EXPECT_ERR("SOCK_SEQPACKET on IP", socket(AF_INET, SOCK_SEQPACKET, IPPROTO_SCTP), EPROTONOSUPPORT);
+		EXPECT_ERR("NETLINK_AUDIT", socket(AF_NETLINK, SOCK_RAW, NETLINK_AUDIT), EPROTONOSUPPORT);
+		int ok[4] = {socket(AF_UNIX, SOCK_STREAM, 0), socket(AF_INET, SOCK_STREAM, 0),
+			     socket(AF_INET6, SOCK_DGRAM, IPPROTO_UDP), socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE)};
+		for (int i = 0; i < 4; i++)
+			if (ok[i] < 0)
+				fails++;
+		/* no rlimit rule without a supervisor to compare: lowering works */
+		struct rlimit rl = {0, 0};
+		if (setrlimit(RLIMIT_CORE, &rl) < 0)
+			fails++;
 #if defined(__x86_64__)
 		if (int80(20) != -EPERM)
 			fails++;

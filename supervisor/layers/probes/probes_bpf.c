@@ -1,5 +1,6 @@
 /* probes_bpf.c — see probes_bpf.h. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -61,17 +62,56 @@ int pr_bpf_precheck(char *why, size_t whylen)
 	return 1;
 }
 
-static void maps_from_skel(struct pr_loaded *L)
+static const char *const MAP_NAMES[PR_NMAPS] = { "rings", "lost", "untracked", "armed", "tracked", "cgroups",
+						  "owners", "config", "overflow", "lost_ok", "live" };
+
+static int *map_slot(struct pr_maps *m, size_t i)
 {
-	struct probes_bpf *s = L->skel;
-	L->m.rings = bpf_map__fd(s->maps.pr_rings);
-	L->m.lost = bpf_map__fd(s->maps.pr_lost);
-	L->m.untracked = bpf_map__fd(s->maps.pr_untracked);
-	L->m.armed = bpf_map__fd(s->maps.pr_armed);
-	L->m.tracked = bpf_map__fd(s->maps.pr_tracked);
-	L->m.cgroups = bpf_map__fd(s->maps.pr_cgroups);
-	L->m.owners = bpf_map__fd(s->maps.pr_owners);
-	L->m.config = bpf_map__fd(s->maps.pr_config);
+	int *f[PR_NMAPS] = { &m->rings, &m->lost, &m->untracked, &m->armed, &m->tracked, &m->cgroups,
+			     &m->owners, &m->config, &m->overflow, &m->lost_ok, &m->live };
+	return f[i];
+}
+
+static void reset(struct pr_loaded *L)
+{
+	memset(L, 0, sizeof(*L));
+	for (size_t i = 0; i < PR_NMAPS; i++)
+		*map_slot(&L->m, i) = -1;
+	for (size_t i = 0; i < PR_NLINKS; i++)
+		L->links[i] = -1;
+}
+
+/* Keep the fds user space needs (dups, CLOEXEC) and let the skeleton go: the links stay attached
+ * through their dup'd fds (disconnected: destroying the skeleton does not detach them). */
+static int keep_from_skel(struct pr_loaded *L, struct probes_bpf *s, struct bpf_link *const *links,
+			  char *why, size_t whylen)
+{
+	struct bpf_map *maps[PR_NMAPS] = { s->maps.pr_rings, s->maps.pr_lost, s->maps.pr_untracked,
+					   s->maps.pr_armed, s->maps.pr_tracked, s->maps.pr_cgroups,
+					   s->maps.pr_owners, s->maps.pr_config, s->maps.pr_overflow,
+					   s->maps.pr_lost_ok, s->maps.pr_live };
+	for (size_t i = 0; i < PR_NMAPS; i++) {
+		int fd = fcntl(bpf_map__fd(maps[i]), F_DUPFD_CLOEXEC, 3);
+		if (fd < 0) {
+			snprintf(why, whylen, "dup map fd: %s", strerror(errno));
+			return -1;
+		}
+		*map_slot(&L->m, i) = fd;
+	}
+	for (size_t i = 0; i < PR_NLINKS; i++) {
+		if (!links[i])
+			continue;
+		int fd = fcntl(bpf_link__fd(links[i]), F_DUPFD_CLOEXEC, 3);
+		if (fd < 0) {
+			snprintf(why, whylen, "dup link fd: %s", strerror(errno));
+			return -1;
+		}
+		L->links[i] = fd;
+	}
+	for (size_t i = 0; i < PR_NLINKS; i++)
+		if (links[i])
+			bpf_link__disconnect(links[i]);
+	return 0;
 }
 
 static bool btf_has_tp(const char *name)
@@ -92,7 +132,7 @@ struct tier {
 	bool uring;
 };
 
-/* Try one tier: open, select programs, load, attach. 0 ok (skel kept), -1 (why). */
+/* Try one tier: open, select programs, load, attach, keep the fds. 0 ok, -1 (why). */
 static int try_tier(struct pr_loaded *L, const struct tier *t, char *why, size_t whylen)
 {
 	struct probes_bpf *s = probes_bpf__open();
@@ -100,11 +140,14 @@ static int try_tier(struct pr_loaded *L, const struct tier *t, char *why, size_t
 		snprintf(why, whylen, "open BPF object: %s", strerror(errno));
 		return -1;
 	}
-	struct bpf_program *btfp[] = { s->progs.btf_sys_enter, s->progs.btf_sys_exit, s->progs.btf_exec,
-				       s->progs.btf_fork, s->progs.btf_exit };
-	struct bpf_program *rawp[] = { s->progs.raw_sys_enter, s->progs.raw_sys_exit, s->progs.raw_exec,
-				       s->progs.raw_fork, s->progs.raw_exit };
-	for (size_t i = 0; i < sizeof(btfp) / sizeof(btfp[0]); i++) {
+	/* PR_NLINKS programs per tier; the last one (io_uring) is optional */
+	struct bpf_program *btfp[PR_NLINKS] = { s->progs.btf_sys_enter, s->progs.btf_sys_exit, s->progs.btf_exec,
+						s->progs.btf_fork, s->progs.btf_exit, s->progs.btf_free,
+						s->progs.btf_uring };
+	struct bpf_program *rawp[PR_NLINKS] = { s->progs.raw_sys_enter, s->progs.raw_sys_exit, s->progs.raw_exec,
+						s->progs.raw_fork, s->progs.raw_exit, s->progs.raw_free,
+						s->progs.raw_uring };
+	for (size_t i = 0; i < PR_NLINKS - 1; i++) {
 		bpf_program__set_autoload(btfp[i], t->btf);
 		bpf_program__set_autoload(rawp[i], !t->btf);
 	}
@@ -117,44 +160,44 @@ static int try_tier(struct pr_loaded *L, const struct tier *t, char *why, size_t
 		return -1;
 	}
 	struct bpf_program **use = t->btf ? btfp : rawp;
-	struct bpf_link **links[] = { t->btf ? &s->links.btf_sys_enter : &s->links.raw_sys_enter,
-				      t->btf ? &s->links.btf_sys_exit : &s->links.raw_sys_exit,
-				      t->btf ? &s->links.btf_exec : &s->links.raw_exec,
-				      t->btf ? &s->links.btf_fork : &s->links.raw_fork,
-				      t->btf ? &s->links.btf_exit : &s->links.raw_exit };
-	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
-		struct bpf_link *l = bpf_program__attach(use[i]);
-		if (!l) {
+	struct bpf_link *links[PR_NLINKS] = { NULL };
+	int rc = -1;
+	for (size_t i = 0; i < PR_NLINKS - 1; i++) {
+		links[i] = bpf_program__attach(use[i]);
+		if (!links[i]) {
 			snprintf(why, whylen, "%s: attach %s failed: %s", t->name, bpf_program__name(use[i]),
 				 strerror(errno));
-			probes_bpf__destroy(s);
-			return -1;
+			goto out;
 		}
-		*links[i] = l;
 	}
 	L->uring_why[0] = 0;
 	if (t->uring) {
-		struct bpf_program *u = t->btf ? s->progs.btf_uring : s->progs.raw_uring;
-		struct bpf_link *l = bpf_program__attach(u);
-		if (!l)
+		links[PR_NLINKS - 1] = bpf_program__attach(use[PR_NLINKS - 1]);
+		if (!links[PR_NLINKS - 1])
 			snprintf(L->uring_why, sizeof(L->uring_why), "%s:io_uring_submit_req attach failed: %s",
 				 t->name, strerror(errno));
-		else if (t->btf)
-			s->links.btf_uring = l;
-		else
-			s->links.raw_uring = l;
 	}
-	L->skel = s;
-	maps_from_skel(L);
+	for (size_t i = 0; i < PR_NLINKS; i++)
+		snprintf(L->link_names[i], sizeof(L->link_names[i]), "%s", bpf_program__name(use[i]));
+	if (keep_from_skel(L, s, links, why, whylen) != 0) {
+		pr_bpf_close(L);
+		goto out;
+	}
 	snprintf(L->level, sizeof(L->level), "%s: syscalls, sched%s", t->name,
 		 L->uring_why[0] || !t->uring ? "" : ", io_uring");
-	return 0;
+	snprintf(L->tier, sizeof(L->tier), "%s", t->name);
+	rc = 0;
+out:
+	for (size_t i = 0; i < PR_NLINKS; i++)
+		if (links[i])
+			bpf_link__destroy(links[i]);   /* detaches unless kept (disconnected) above */
+	probes_bpf__destroy(s);
+	return rc;
 }
 
 int pr_bpf_load(struct pr_loaded *L, char *why, size_t whylen)
 {
-	memset(L, 0, sizeof(*L));
-	L->m = (struct pr_maps){ -1, -1, -1, -1, -1, -1, -1, -1 };
+	reset(L);
 	if (!pr_bpf_precheck(why, whylen))
 		return -1;
 	bool uring = btf_has_tp("io_uring_submit_req");
@@ -226,19 +269,9 @@ static int mkdir_p(const char *dir, char *why, size_t whylen)
 	return 0;
 }
 
-static const char *const MAP_NAMES[] = { "rings", "lost", "untracked", "armed", "tracked", "cgroups",
-					 "owners", "config" };
-
-static int *map_slot(struct pr_maps *m, size_t i)
-{
-	int *f[] = { &m->rings, &m->lost, &m->untracked, &m->armed, &m->tracked, &m->cgroups, &m->owners,
-		     &m->config };
-	return f[i];
-}
-
 int pr_bpf_pin(struct pr_loaded *L, const char *dir, char *why, size_t whylen)
 {
-	if (!L->skel) {
+	if (L->pinned || L->links[0] < 0) {
 		snprintf(why, whylen, "nothing loaded");
 		return -1;
 	}
@@ -251,33 +284,18 @@ int pr_bpf_pin(struct pr_loaded *L, const char *dir, char *why, size_t whylen)
 		return -1;
 	}
 	char p[512];
-	for (size_t i = 0; i < sizeof(MAP_NAMES) / sizeof(MAP_NAMES[0]); i++) {
+	for (size_t i = 0; i < PR_NMAPS; i++) {
 		snprintf(p, sizeof(p), "%s/map_%s", dir, MAP_NAMES[i]);
 		if (bpf_obj_pin(*map_slot(&L->m, i), p) != 0) {
 			snprintf(why, whylen, "pin %s: %s", p, strerror(errno));
 			goto fail;
 		}
 	}
-	struct bpf_program *prog;
-	bpf_object__for_each_program(prog, L->skel->obj) {
-		struct bpf_link *l = NULL;
-		struct probes_bpf *s = L->skel;
-		const char *n = bpf_program__name(prog);
-		struct { struct bpf_program *p; struct bpf_link *l; } all[] = {
-			{ s->progs.btf_sys_enter, s->links.btf_sys_enter }, { s->progs.btf_sys_exit, s->links.btf_sys_exit },
-			{ s->progs.btf_exec, s->links.btf_exec }, { s->progs.btf_fork, s->links.btf_fork },
-			{ s->progs.btf_exit, s->links.btf_exit }, { s->progs.btf_uring, s->links.btf_uring },
-			{ s->progs.raw_sys_enter, s->links.raw_sys_enter }, { s->progs.raw_sys_exit, s->links.raw_sys_exit },
-			{ s->progs.raw_exec, s->links.raw_exec }, { s->progs.raw_fork, s->links.raw_fork },
-			{ s->progs.raw_exit, s->links.raw_exit }, { s->progs.raw_uring, s->links.raw_uring },
-		};
-		for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-			if (all[i].p == prog)
-				l = all[i].l;
-		if (!l)
+	for (size_t i = 0; i < PR_NLINKS; i++) {
+		if (L->links[i] < 0)
 			continue;
-		snprintf(p, sizeof(p), "%s/link_%s", dir, n);
-		if (bpf_link__pin(l, p) != 0) {
+		snprintf(p, sizeof(p), "%s/link_%s", dir, L->link_names[i]);
+		if (bpf_obj_pin(L->links[i], p) != 0) {
 			snprintf(why, whylen, "pin %s: %s", p, strerror(errno));
 			goto fail;
 		}
@@ -292,13 +310,25 @@ fail:;
 
 int pr_bpf_open_pinned(const char *dir, struct pr_loaded *L, char *why, size_t whylen)
 {
-	memset(L, 0, sizeof(*L));
-	L->m = (struct pr_maps){ -1, -1, -1, -1, -1, -1, -1, -1 };
+	reset(L);
 	char p[512];
 	snprintf(p, sizeof(p), "%s/map_rings", dir);
 	if (access(p, F_OK) != 0)
 		return 1;
-	for (size_t i = 0; i < sizeof(MAP_NAMES) / sizeof(MAP_NAMES[0]); i++) {
+	/* the layout version first: a set pinned by another sbxsup may lack some maps */
+	snprintf(p, sizeof(p), "%s/map_config", dir);
+	int cfd = bpf_obj_get(p);
+	uint32_t k0 = 0;
+	struct pr_config cfg = { 0, 0 };
+	if (cfd < 0 || bpf_map_lookup_elem(cfd, &k0, &cfg) != 0 || cfg.abi != PR_ABI) {
+		if (cfd >= 0)
+			close(cfd);
+		snprintf(why, whylen, "pinned set under %s is from another sbxsup version (abi %#x, want %#x); "
+			 "run sbxsup probes unload && sbxsup probes load", dir, cfg.abi, PR_ABI);
+		return -1;
+	}
+	close(cfd);
+	for (size_t i = 0; i < PR_NMAPS; i++) {
 		snprintf(p, sizeof(p), "%s/map_%s", dir, MAP_NAMES[i]);
 		int fd = bpf_obj_get(p);
 		if (fd < 0) {
@@ -307,14 +337,6 @@ int pr_bpf_open_pinned(const char *dir, struct pr_loaded *L, char *why, size_t w
 			return -1;
 		}
 		*map_slot(&L->m, i) = fd;
-	}
-	uint32_t k0 = 0;
-	struct pr_config cfg = { 0, 0 };
-	if (bpf_map_lookup_elem(L->m.config, &k0, &cfg) != 0 || cfg.abi != PR_ABI) {
-		snprintf(why, whylen, "pinned set under %s is from another sbxsup version (abi %#x, want %#x); "
-			 "run sbxsup probes unload && sbxsup probes load", dir, cfg.abi, PR_ABI);
-		pr_bpf_close(L);
-		return -1;
 	}
 	const char *tier = NULL;
 	snprintf(p, sizeof(p), "%s/link_btf_sys_exit", dir);
@@ -334,14 +356,16 @@ int pr_bpf_open_pinned(const char *dir, struct pr_loaded *L, char *why, size_t w
 		snprintf(L->uring_why, sizeof(L->uring_why), "io_uring_submit_req not attached in the pinned set");
 	L->pinned = true;
 	snprintf(L->level, sizeof(L->level), "%s: syscalls, sched%s", tier, uring ? ", io_uring" : "");
+	snprintf(L->tier, sizeof(L->tier), "%s", tier);
 	return 0;
 }
 
 int pr_bpf_unpin(const char *dir, char *why, size_t whylen)
 {
 	static const char *const links[] = { "btf_sys_enter", "btf_sys_exit", "btf_exec", "btf_fork", "btf_exit",
-					     "btf_uring", "raw_sys_enter", "raw_sys_exit", "raw_exec", "raw_fork",
-					     "raw_exit", "raw_uring" };
+					     "btf_free", "btf_uring", "raw_sys_enter", "raw_sys_exit", "raw_exec",
+					     "raw_fork", "raw_exit", "raw_free", "raw_uring" };
+	/* maps of older layouts too ("map_*" listed by readdir would also do; these are all there were) */
 	char p[512];
 	int rc = 0;
 	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
@@ -351,7 +375,7 @@ int pr_bpf_unpin(const char *dir, char *why, size_t whylen)
 			rc = -1;
 		}
 	}
-	for (size_t i = 0; i < sizeof(MAP_NAMES) / sizeof(MAP_NAMES[0]); i++) {
+	for (size_t i = 0; i < PR_NMAPS; i++) {
 		snprintf(p, sizeof(p), "%s/map_%s", dir, MAP_NAMES[i]);
 		if (unlink(p) != 0 && errno != ENOENT) {
 			snprintf(why, whylen, "unlink %s: %s", p, strerror(errno));
@@ -367,15 +391,37 @@ int pr_bpf_unpin(const char *dir, char *why, size_t whylen)
 
 void pr_bpf_close(struct pr_loaded *L)
 {
-	if (L->skel) {
-		probes_bpf__destroy(L->skel);
-		L->skel = NULL;
-	} else {
-		for (size_t i = 0; i < sizeof(MAP_NAMES) / sizeof(MAP_NAMES[0]); i++) {
-			int *fd = map_slot(&L->m, i);
-			if (*fd >= 0)
-				close(*fd);
-		}
+	for (size_t i = 0; i < PR_NLINKS; i++)
+		if (L->links[i] >= 0)
+			close(L->links[i]);         /* a private load detaches here */
+	for (size_t i = 0; i < PR_NMAPS; i++) {
+		int *fd = map_slot(&L->m, i);
+		if (*fd >= 0)
+			close(*fd);
 	}
-	L->m = (struct pr_maps){ -1, -1, -1, -1, -1, -1, -1, -1 };
+	bool pinned = L->pinned;
+	reset(L);
+	L->pinned = pinned;
+}
+
+int pr_bpf_hold_links(const char *dir, struct pr_loaded *L, char *why, size_t whylen)
+{
+	static const char *const btf[PR_NLINKS] = { "btf_sys_enter", "btf_sys_exit", "btf_exec", "btf_fork",
+						    "btf_exit", "btf_free", "btf_uring" };
+	static const char *const raw[PR_NLINKS] = { "raw_sys_enter", "raw_sys_exit", "raw_exec", "raw_fork",
+						    "raw_exit", "raw_free", "raw_uring" };
+	const char *const *names = strcmp(L->tier, "raw_tp") == 0 ? raw : btf;
+	char p[512];
+	for (size_t i = 0; i < PR_NLINKS; i++) {
+		snprintf(p, sizeof(p), "%s/link_%s", dir, names[i]);
+		int fd = bpf_obj_get(p);
+		if (fd < 0) {
+			if (i == PR_NLINKS - 1 && errno == ENOENT)
+				break;              /* io_uring is optional */
+			snprintf(why, whylen, "open pinned %s: %s", p, strerror(errno));
+			return -1;
+		}
+		L->links[i] = fd;
+	}
+	return 0;
 }

@@ -6,6 +6,9 @@
  * when the kernel's BTF has it, else left off with its reason. The result exposes the map fds in
  * `struct pr_maps`, which is all the per-run code (probes_layer.c) needs — the same for a private
  * per-run load and for a set pinned once under bpffs (pr_bpf_pin / pr_bpf_open_pinned).
+ * A private load keeps only what it needs once attached: the fds of the maps user space uses and
+ * of the links (which hold the programs); the skeleton, its BTF and every other fd are released
+ * (fewer descriptors inherited by the run's stage, less memory). Closing the links detaches.
  * Nothing here prints: failures come back as text in `why`. SBXSUP_PROBES_TIER=raw_tp|tp_btf
  * restricts the tiers tried (tests of the fallback, diagnosis).
  */
@@ -16,17 +19,24 @@
 #include <stddef.h>
 
 #define PR_PIN_DIR "/sys/fs/bpf/sbxsup/probes"
+/* The automatic shared set: pinned by the first run that finds none, opened (links held) by the
+ * runs that start while it is there, unpinned by the last run to stop (see probes_layer.c). */
+#define PR_AUTO_DIR "/sys/fs/bpf/sbxsup/probes-auto"
 
 struct pr_maps {
-	int rings, lost, untracked, armed, tracked, cgroups, owners, config;
+	int rings, lost, untracked, armed, tracked, cgroups, owners, config, overflow, lost_ok, live;
 };
+#define PR_NMAPS 11
 
-struct probes_bpf; /* the generated skeleton */
+/* links of the tier in use, in this order (names: "link_<program name>" when pinned) */
+#define PR_NLINKS 7
 
 struct pr_loaded {
-	struct probes_bpf *skel;   /* private load; NULL when the maps come from pins */
-	struct pr_maps m;          /* fds (owned by skel, or by this struct when pinned) */
+	struct pr_maps m;          /* fds owned by this struct (CLOEXEC) */
+	int links[PR_NLINKS];      /* private load: link fds (-1 when pinned or not attached) */
+	char link_names[PR_NLINKS][24];
 	bool pinned;
+	char tier[8];              /* "tp_btf" / "raw_tp" */
 	char level[128];           /* "tp_btf: syscalls, sched, io_uring" (tier and hooks attached) */
 	char uring_why[128];       /* why io_uring_submit_req is not covered ("" when it is) */
 };
@@ -37,6 +47,9 @@ int pr_bpf_load(struct pr_loaded *L, char *why, size_t whylen);
 int pr_bpf_pin(struct pr_loaded *L, const char *dir, char *why, size_t whylen);
 /* Open a pinned set. Returns 0, 1 when none is pinned (not an error), -1 with why when broken. */
 int pr_bpf_open_pinned(const char *dir, struct pr_loaded *L, char *why, size_t whylen);
+/* Open the link pins of an opened set too (L->links): while this struct holds them the programs
+ * stay attached, even if the pins are removed. 0, or -1 with why. */
+int pr_bpf_hold_links(const char *dir, struct pr_loaded *L, char *why, size_t whylen);
 /* Remove the pins (the programs detach when the last reference goes). Returns 0 or -1 with why. */
 int pr_bpf_unpin(const char *dir, char *why, size_t whylen);
 /* Close fds / destroy the skeleton (a private load is detached here). */

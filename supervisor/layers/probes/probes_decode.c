@@ -44,6 +44,13 @@ static const char *const SC_NAMES[PR_SC__MAX] = {
 	[PR_SC_PERSONALITY] = "personality", [PR_SC_SOCKET] = "socket", [PR_SC_SETRLIMIT] = "setrlimit",
 	[PR_SC_PRLIMIT64] = "prlimit64", [PR_SC_UTIME] = "utime", [PR_SC_UTIMES] = "utimes",
 	[PR_SC_UTIMENSAT] = "utimensat", [PR_SC_FUTIMESAT] = "futimesat",
+	[PR_SC_MKNOD] = "mknod", [PR_SC_MKNODAT] = "mknodat", [PR_SC_SETXATTR] = "setxattr",
+	[PR_SC_LSETXATTR] = "lsetxattr", [PR_SC_REMOVEXATTR] = "removexattr",
+	[PR_SC_LREMOVEXATTR] = "lremovexattr", [PR_SC_GETXATTR] = "getxattr", [PR_SC_LGETXATTR] = "lgetxattr",
+	[PR_SC_LISTXATTR] = "listxattr", [PR_SC_LLISTXATTR] = "llistxattr", [PR_SC_FCHMOD] = "fchmod",
+	[PR_SC_FCHOWN] = "fchown", [PR_SC_FTRUNCATE] = "ftruncate", [PR_SC_FSETXATTR] = "fsetxattr",
+	[PR_SC_FREMOVEXATTR] = "fremovexattr", [PR_SC_INOTIFY_ADD_WATCH] = "inotify_add_watch",
+	[PR_SC_FANOTIFY_MARK] = "fanotify_mark", [PR_SC_SENDMMSG] = "sendmmsg",
 };
 
 const char *pr_sc_name(unsigned sc)
@@ -72,22 +79,20 @@ static void copy_str(char *dst, size_t dstlen, const char *src, size_t srclen)
 	dst[n] = 0;
 }
 
-/* Components leaf first -> "/a/b/c". */
+/* Components leaf first -> "/a/b/c": a first pass checks them and sums their lengths, a second
+ * writes them from the end of the result backwards (no per-component array: up to PR_MAX_DEPTH). */
 static int assemble(const struct pr_event *ev, char *out, size_t outlen)
 {
-	const char *comp[PR_MAX_DEPTH + 8];
-	size_t len[PR_MAX_DEPTH + 8];
-	size_t n = 0, off = 0, used = ev->path_len < PR_PATH_BUF ? ev->path_len : PR_PATH_BUF;
-	while (off < used && n < ev->ncomp && n < sizeof(comp) / sizeof(comp[0])) {
+	size_t used = ev->path_len < PR_PATH_BUF ? ev->path_len : PR_PATH_BUF;
+	size_t n = 0, off = 0, total = 0;
+	while (off < used && n < ev->ncomp) {
 		size_t l = strnlen(ev->path + off, used - off);
-		if (off + l >= used && l > 0 && ev->path[used - 1] != 0)
+		if (off + l >= used)
 			return -1;              /* unterminated */
-		comp[n] = ev->path + off;
-		len[n] = l;
+		total += 1 + l;
 		n++;
 		off += l + 1;
 	}
-	size_t o = 0;
 	if (n == 0) {
 		if (outlen < 2)
 			return -1;
@@ -95,14 +100,18 @@ static int assemble(const struct pr_event *ev, char *out, size_t outlen)
 		out[1] = 0;
 		return 0;
 	}
-	for (size_t i = n; i-- > 0;) {
-		if (o + 1 + len[i] + 1 > outlen)
-			return -1;
-		out[o++] = '/';
-		memcpy(out + o, comp[i], len[i]);
-		o += len[i];
+	if (total + 1 > outlen)
+		return -1;
+	size_t end = total;
+	out[end] = 0;
+	off = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(ev->path + off);
+		end -= l;
+		memcpy(out + end, ev->path + off, l);
+		out[--end] = '/';
+		off += l + 1;
 	}
-	out[o] = 0;
 	return 0;
 }
 
@@ -122,6 +131,22 @@ static void proc_self(const struct pr_event *ev, char *path, size_t len)
 	char rest[4096];
 	snprintf(rest, sizeof(rest), "%s", end);
 	snprintf(path, len, "/proc/self%s", rest);
+}
+
+/* "/proc/self/root/X" is the task's root + X: the object the kernel reaches (the walk stops at the
+ * task's root, so that root is "/" here). */
+static void proc_self_root(char *path, size_t len)
+{
+	const char *p = NULL;
+	if (strncmp(path, "/proc/self/root", 15) == 0 && (path[15] == '/' || !path[15]))
+		p = path + 15;
+	else if (strncmp(path, "/proc/thread-self/root", 22) == 0 && (path[22] == '/' || !path[22]))
+		p = path + 22;
+	if (!p)
+		return;
+	char rest[4096];
+	snprintf(rest, sizeof(rest), "%s", *p ? p : "/");
+	snprintf(path, len, "%s", rest);
 }
 
 int pr_event_path(const struct pr_event *ev, char *out, size_t outlen)
@@ -149,6 +174,7 @@ int pr_event_path(const struct pr_event *ev, char *out, size_t outlen)
 	if (rc != 0)
 		return -1;
 	proc_self(ev, out, outlen);
+	proc_self_root(out, outlen);
 	return 0;
 }
 
@@ -169,7 +195,9 @@ static unsigned path_access(const struct pr_event *ev)
 	case PR_SC_EXECVE: case PR_SC_EXECVEAT:
 		return POL_EXEC;
 	case PR_SC_NAME_TO_HANDLE_AT:
-		return POL_READ;
+	case PR_SC_GETXATTR: case PR_SC_LGETXATTR: case PR_SC_LISTXATTR: case PR_SC_LLISTXATTR:
+	case PR_SC_INOTIFY_ADD_WATCH: case PR_SC_FANOTIFY_MARK:
+		return POL_READ;            /* metadata reads and watches: what they reveal is a read */
 	default:
 		return POL_WRITE;
 	}
@@ -191,6 +219,50 @@ static bool is_signal_sc(unsigned sc)
 	return sc >= PR_SC_SIG_FIRST && sc <= PR_SC_SIG_LAST;
 }
 
+/* A record the probes cannot decide: reported as such (outcome "undecidable"), never as a breach. */
+static int undecidable(struct pr_view *v, const char *why)
+{
+	v->undecidable = true;
+	v->violation = true;
+	v->rule = why;
+	return 1;
+}
+
+/* An object whose name the kernel makes up as "type:[id]" (the preload's readlink of
+ * /proc/self/fd/N gives no path): a dentry with d_dname on pipefs, sockfs, anon_inodefs, nsfs or
+ * pidfs. (memfd, secretmem and dma-buf also have d_dname but are named "/name": decided on it.) */
+static bool no_path_object(const struct pr_event *ev)
+{
+	if (!(ev->flags & PR_EVF_PSEUDO))
+		return false;
+	switch (ev->fsmagic) {
+	case 0x50495045u:       /* PIPEFS_MAGIC */
+	case 0x534f434bu:       /* SOCKFS_MAGIC */
+	case 0x09041934u:       /* ANON_INODE_FS_MAGIC */
+	case 0x6e736673u:       /* NSFS_MAGIC */
+	case 0x50494446u:       /* PIDFS_MAGIC */
+		return true;
+	}
+	return false;
+}
+
+/* Why the path of a record cannot be decided, or NULL. Not applied to a kernel-resolved object
+ * (PR_PK_FULL) except for a cut walk. */
+static const char *undecidable_path(const struct pr_event *ev)
+{
+	if (ev->flags & PR_EVF_TRUNC)
+		return PR_RULE_DEEP;
+	if (ev->path_kind == PR_PK_FULL)
+		return NULL;
+	if (ev->flags & PR_EVF_REQ_TRUNC)
+		return PR_RULE_LONG;
+	if (ev->path_kind == PR_PK_BASE && (ev->flags & PR_EVF_DETACHED) && !no_path_object(ev))
+		return PR_RULE_DETACHED;
+	if (ev->path_kind == PR_PK_NONE && ev->req[0] != '/')
+		return PR_RULE_NOBASE;          /* relative, and its directory was not found */
+	return NULL;
+}
+
 /* An AF_UNIX record: the socket's name. Abstract names ("@" + raw bytes, argi = byte count + 1)
  * are made printable as the preload does. 1 violation, 0 allowed, -1 malformed. */
 static int decide_unix(const struct policy *p, const struct pr_event *ev, struct pr_view *v)
@@ -198,7 +270,9 @@ static int decide_unix(const struct policy *p, const struct pr_event *ev, struct
 	v->is_unix = true;
 	if (ev->flags & PR_EVF_NOPATH)
 		return 0;                   /* unreadable name: the kernel got EFAULT as well */
-	if (ev->req[0] == '@') {
+	if (ev->flags & PR_EVF_ABSTRACT) {
+		if (ev->req[0] != '@')
+			return -1;
 		size_t n = ev->argi > 0 ? (size_t)ev->argi - 1 : 0;
 		if (n > 108 || n + 1 >= sizeof(ev->req))
 			return -1;
@@ -216,11 +290,10 @@ static int decide_unix(const struct policy *p, const struct pr_event *ev, struct
 		return 1;
 	}
 	copy_str(v->requested, sizeof(v->requested), ev->req, sizeof(ev->req));
-	if (pr_event_path(ev, v->path, sizeof(v->path)) != 0) {
+	const char *why = undecidable_path(ev);
+	if (why || pr_event_path(ev, v->path, sizeof(v->path)) != 0) {
 		snprintf(v->path, sizeof(v->path), "%s", v->requested);
-		v->rule = "probes: path could not be assembled (unverifiable)";
-		v->violation = true;
-		return 1;
+		return undecidable(v, why ? why : PR_RULE_UNASSEMBLED);
 	}
 	struct pol_decision d;
 	if (pol_path(p, v->path, POL_WRITE, &d) == POL_ALLOW)
@@ -235,6 +308,7 @@ static void outcome(const struct pr_event *ev, struct pr_view *v)
 	long long r = ev->ret;
 	v->contained = r < 0 && !(v->is_net && r == -EINPROGRESS) && ev->sc != PR_SC_IO_URING_OP;
 	v->err = v->contained && r >= -4095 ? (int)-r : 0;
+	v->failed = v->contained;
 }
 
 int pr_decide(const struct policy *p, const struct pr_event *ev, struct pr_view *v)
@@ -250,7 +324,7 @@ int pr_decide(const struct policy *p, const struct pr_event *ev, struct pr_view 
 	v->compat = (ev->flags & PR_EVF_COMPAT) != 0;
 	copy_str(v->comm, sizeof(v->comm), ev->comm, sizeof(ev->comm));
 	copy_str(v->exe, sizeof(v->exe), ev->exe, sizeof(ev->exe));
-	v->is_net = ev->sc >= PR_SC_CONNECT && ev->sc <= PR_SC_BIND;
+	v->is_net = (ev->sc >= PR_SC_CONNECT && ev->sc <= PR_SC_BIND) || ev->sc == PR_SC_SENDMMSG;
 	outcome(ev, v);
 
 	if (is_signal_sc(ev->sc)) {
@@ -309,32 +383,27 @@ int pr_decide(const struct policy *p, const struct pr_event *ev, struct pr_view 
 			return 0;           /* unreadable argument: the kernel got EFAULT as well */
 		/* read again at exit and still unreadable, yet the kernel did not fail with EFAULT */
 		v->access = access_name(path_access(ev));
-		v->rule = "probes: path argument unreadable (unverifiable)";
-		v->violation = true;
-		return 1;
+		return undecidable(v, PR_RULE_UNREADABLE);
 	}
 	if ((ev->sc == PR_SC_OPEN || ev->sc == PR_SC_OPENAT || ev->sc == PR_SC_OPENAT2) &&
-	    (ev->aflags & O_PATH))
-		return 0;                   /* O_PATH: no data access; what is opened through it is seen */
+	    (ev->aflags & O_PATH) && ev->ret >= 0)
+		return 0;                   /* O_PATH: no data access; what is opened through it is seen.
+					     * A failed one is decided as a read (the attempt is reported) */
+	if (ev->path_kind != PR_PK_NONE && no_path_object(ev))
+		return 0;                   /* a pipe, socket, namespace... (/dev/stdin, /proc/self/fd/N,
+					     * /proc/self/ns/x) has no path: no file rule applies, as in
+					     * the preload; relative to one, the kernel resolves nothing */
 	copy_str(v->requested, sizeof(v->requested), ev->req, sizeof(ev->req));
 	unsigned acc = path_access(ev);
 	v->access = access_name(acc);
-	if (pr_event_path(ev, v->path, sizeof(v->path)) != 0) {
+	const char *why = undecidable_path(ev);
+	if (why || pr_event_path(ev, v->path, sizeof(v->path)) != 0) {
 		snprintf(v->path, sizeof(v->path), "%s", v->requested);
-		v->rule = "probes: path could not be assembled (unverifiable)";
-		v->violation = true;
-		return 1;
+		return undecidable(v, why ? why : PR_RULE_UNASSEMBLED);
 	}
 	if (acc == POL_EXEC && strncmp(v->path, "/memfd:", 7) == 0) {
 		v->is_escape = true;
 		v->rule = PR_RULE_ESCAPE;
-		v->violation = true;
-		return 1;
-	}
-	if ((ev->flags & PR_EVF_TRUNC) ||
-	    ((ev->flags & PR_EVF_REQ_TRUNC) && ev->path_kind != PR_PK_FULL)) {
-		v->rule = (ev->flags & PR_EVF_TRUNC) ? "probes: path deeper than the walk bound (unverifiable)"
-						     : "probes: requested path longer than the copy bound (unverifiable)";
 		v->violation = true;
 		return 1;
 	}
@@ -374,6 +443,43 @@ static void exe_path(const struct pr_view *v, char *out, size_t outlen)
 		snprintf(out, outlen, "%s", buf);
 }
 
+bool pr_follows_final(const struct pr_event *ev)
+{
+	switch (ev->sc) {
+	case PR_SC_OPEN: case PR_SC_OPENAT: case PR_SC_OPENAT2:
+		return !(ev->aflags & O_NOFOLLOW);
+	case PR_SC_CREAT: case PR_SC_TRUNCATE: case PR_SC_CHMOD: case PR_SC_CHOWN: case PR_SC_UTIME:
+	case PR_SC_UTIMES: case PR_SC_EXECVE: case PR_SC_SETXATTR: case PR_SC_REMOVEXATTR:
+	case PR_SC_GETXATTR: case PR_SC_LISTXATTR: case PR_SC_INOTIFY_ADD_WATCH:
+	case PR_SC_FANOTIFY_MARK: case PR_SC_FUTIMESAT:
+		return true;
+	case PR_SC_FCHMODAT: case PR_SC_FCHMODAT2: case PR_SC_FCHOWNAT: case PR_SC_UTIMENSAT:
+		return true;                /* the AT_SYMLINK_NOFOLLOW flag is not copied: assume the
+					     * kernel followed (a link is then judged on its target) */
+	}
+	return false;
+}
+
+int pr_decide_resolved(const struct policy *p, const struct pr_event *ev, const char *resolved,
+		       struct pr_view *v)
+{
+	if (v->violation || !v->access || strcmp(resolved, v->path) == 0)
+		return 0;
+	unsigned acc = path_access(ev);
+	struct pol_decision d;
+	if (pol_path(p, resolved, acc, &d) == POL_ALLOW)
+		return 0;
+	snprintf(v->path, sizeof(v->path), "%s", resolved);
+	v->rule = pol_rule_text(p, d.rule);
+	v->violation = true;
+	return 1;
+}
+
+const char *pr_outcome(const struct pr_view *v)
+{
+	return v->undecidable ? "undecidable" : v->contained ? "contained" : "breach";
+}
+
 int pr_emit_violation(struct audit *a, const struct pr_view *v)
 {
 	cJSON *ev = audit_event(a, "kernel.violation", "kernel");
@@ -409,11 +515,23 @@ int pr_emit_violation(struct audit *a, const struct pr_view *v)
 	}
 	cJSON_AddStringToObject(ev, "access", v->access ? v->access : "?");
 	audit_add_str(ev, "rule", v->rule ? v->rule : "?", 1024);
-	cJSON_AddStringToObject(ev, "outcome", v->contained ? "contained" : "breach");
-	if (v->contained)
+	cJSON_AddStringToObject(ev, "outcome", pr_outcome(v));
+	if (v->failed)
 		cJSON_AddNumberToObject(ev, "errno", v->err);
 	if (v->compat)
 		cJSON_AddTrueToObject(ev, "compat");
-	cJSON_AddStringToObject(ev, "sensor", v->sensor);
+	if (v->count > 0) {                      /* records the ring could not take, counted in the kernel */
+		cJSON_AddNumberToObject(ev, "count", (double)v->count);
+		cJSON_AddStringToObject(ev, "summary", "ring overflow");
+	}
+	if (v->count > 0) {
+		/* a distinct sensor keeps the audit writer from coalescing a summary (which carries its
+		 * own count) with the individual lines of the same call */
+		char sn[96];
+		snprintf(sn, sizeof(sn), "%s (ring overflow)", v->sensor ? v->sensor : "?");
+		cJSON_AddStringToObject(ev, "sensor", sn);
+	} else {
+		cJSON_AddStringToObject(ev, "sensor", v->sensor);
+	}
 	return audit_emit(a, ev);
 }

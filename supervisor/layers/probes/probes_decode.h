@@ -8,9 +8,12 @@
  *     returned fd / the new exe: complete; else the dirfd's or cwd's directory + the requested
  *     string, joined by pol_normalize); /proc/<own pid> is rewritten to /proc/self as the preload
  *     does; access = write for O_WRONLY/O_RDWR/O_CREAT/O_TRUNC/O_APPEND/O_TMPFILE and every
- *     modifying call, exec for execve*, else read. O_PATH opens are not candidates (no data
+ *     modifying call (chmod/chown/truncate/xattr/mknod/link/symlink/utimes/rename families, the
+ *     fd-based ones decided on the fd's file), exec for execve*, read for getxattr/listxattr,
+ *     inotify/fanotify marks and the rest. O_PATH opens are not candidates (no data
  *     access; every open or exec through such an fd is seen and resolved itself).
- *   - connect/sendto/sendmsg: pol_net_addr(family, addr, port); bind: violation only when the
+ *   - connect/sendto/sendmsg/sendmmsg (its first message's name): pol_net_addr(family, addr, port);
+ *     bind: violation only when the
  *     policy grants no network at all. AF_UNIX names: a path is decided as a write of the socket
  *     path (as the preload does); an abstract name is a violation unless the network is
  *     unrestricted (rule "abstract unix socket").
@@ -26,8 +29,16 @@
  *   - escape class (ptrace, mount family, pivot_root, unshare with namespace flags, setns, bpf,
  *     io_uring_setup/enter, io_uring operations, exec of a memfd): always a violation, rule
  *     "escape-class syscall".
- *   - a path the probes could not observe completely (deeper than the walk bound, requested string
- *     longer than the copy bound) is a violation with a rule saying so: never silently allowed.
+ *   - what the probes cannot decide — a path deeper than the walk bound (PATH_MAX of names), a
+ *     requested string longer than the copy bound, a path argument unreadable although the call did
+ *     not fail with EFAULT, a relative path whose directory is not found or lies outside the task's
+ *     tree — is reported with outcome "undecidable" (errno added when the call failed) and a rule
+ *     saying why: never silently allowed, never called a breach.
+ *   - an open whose result has no path in the task's tree (a pipe, socket, namespace or memfd
+ *     reached through /dev/stdin, /proc/self/fd/N, /proc/self/ns/x) is decided on the string as
+ *     given, as the preload decides it (the BPF side sends it so; bpf/probes.h).
+ *   - an AF_UNIX name is abstract only when the kernel record says so (PR_EVF_ABSTRACT); a socket
+ *     file whose name begins with '@' is a path.
  */
 #ifndef SBX_PROBES_DECODE_H
 #define SBX_PROBES_DECODE_H
@@ -41,6 +52,13 @@
 #define PR_RULE_ESCAPE "escape-class syscall"
 #define PR_RULE_SIGNAL "signal outside the run"
 #define PR_RULE_ABSTRACT "abstract unix socket"
+#define PR_RULE_DEEP "probes: path deeper than the walk bound (undecidable)"
+#define PR_RULE_LONG "probes: requested path longer than the copy bound (undecidable)"
+#define PR_RULE_UNREADABLE "probes: path argument unreadable (undecidable)"
+#define PR_RULE_UNASSEMBLED "probes: path could not be assembled (undecidable)"
+#define PR_RULE_DETACHED "probes: directory outside the task's tree (undecidable)"
+#define PR_RULE_NOBASE "probes: relative path without its directory (undecidable)"
+#define PR_RULE_LOST "probes: records lost when the ring and its overflow counters were full (undecidable)"
 
 struct pr_view {
 	bool violation;
@@ -55,6 +73,8 @@ struct pr_view {
 	const char *access;         /* "read", "write", "exec", "connect", "bind", "escape" */
 	const char *rule;           /* pol_rule_text or a fixed text */
 	bool contained;             /* ret < 0 (and not EINPROGRESS for connect) */
+	bool failed;                /* the call failed (err is its errno) */
+	bool undecidable;           /* the probes could not decide: outcome "undecidable" */
 	int err;                    /* errno when contained */
 	char path[4096];            /* absolute (path syscalls) */
 	char requested[PR_NAME_MAX + 1];
@@ -66,6 +86,7 @@ struct pr_view {
 	char exe[PR_EXE_MAX + 1];   /* dentry name of the exe (kernel) */
 	const char *exe_path;       /* full exe path from the process records, or NULL */
 	bool compat;
+	uint64_t count;             /* > 0: a summary of this many identical records (ring overflow) */
 };
 
 const char *pr_sc_name(unsigned sc);
@@ -75,6 +96,17 @@ const char *pr_sensor_name(unsigned sensor);
 int pr_event_path(const struct pr_event *ev, char *out, size_t outlen);
 /* Decide one record. Returns 1 violation, 0 allowed / not a candidate, -1 malformed record. */
 int pr_decide(const struct policy *p, const struct pr_event *ev, struct pr_view *v);
+/* Whether the call follows a symlink in the final component of path argument argi (open without
+ * O_NOFOLLOW, chmod, chown, truncate, utimes without AT_SYMLINK_NOFOLLOW, the xattr calls without
+ * "l", inotify, exec...); intermediate components are always followed. */
+bool pr_follows_final(const struct pr_event *ev);
+/* A record pr_decide() allowed on the path as given, decided again on `resolved` (the path the
+ * kernel reaches through symlinks, found by the caller): 1 violation (v filled, requested = the
+ * string as given), 0 allowed. Pure. */
+int pr_decide_resolved(const struct policy *p, const struct pr_event *ev, const char *resolved,
+		       struct pr_view *v);
+/* "breach", "contained" or "undecidable". */
+const char *pr_outcome(const struct pr_view *v);
 /* Write the kernel.violation event. Returns audit_emit's result. */
 int pr_emit_violation(struct audit *a, const struct pr_view *v);
 

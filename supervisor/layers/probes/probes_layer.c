@@ -17,7 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <linux/openat2.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "probes_layer.h"
@@ -53,7 +57,12 @@ struct sbx_probes {
 	struct pr_event *evbuf;      /* one record, zero-padded (allocated once) */
 	struct pr_view *view;
 	struct pr_exe *exes;         /* PR_EXE_CACHE entries */
+	struct pr_ovf *ovf;          /* one overflow value (allocated once) */
 	uint64_t events, violations, malformed;
+	struct sbx_probes_counts cnt;
+	bool shared;                 /* the automatic shared set (PR_AUTO_DIR) */
+	int rootfd, nsfd;            /* the run's root and mount namespace (from the armed pid), -1 */
+	bool loaded_here;            /* ... which this run loaded and pinned */
 };
 
 static void set(char *buf, size_t len, const char *text)
@@ -158,6 +167,34 @@ static void purge_slot64(int fd, uint32_t slot)
 	purge_slot_keys(fd, slot, sizeof(uint64_t), 1 << 16);
 }
 
+/* The overflow keys of `slot` (at most PR_OVF_MAX): into keys[], returns how many. */
+static size_t overflow_keys(int fd, uint32_t slot, struct pr_ovf_key *keys)
+{
+	struct pr_ovf_key k, next;
+	bool have = false;
+	size_t n = 0;
+	for (int guard = 0; guard < 4 * PR_OVF_MAX && n < PR_OVF_MAX; guard++) {
+		if (bpf_map_get_next_key(fd, have ? &k : NULL, &next) != 0)
+			break;
+		if (next.slot == slot)
+			keys[n++] = next;
+		k = next;
+		have = true;
+	}
+	return n;
+}
+
+static void purge_overflow(int fd, uint32_t slot)
+{
+	struct pr_ovf_key *keys = calloc(PR_OVF_MAX, sizeof(*keys));
+	if (!keys)
+		return;
+	size_t n = overflow_keys(fd, slot, keys);
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, &keys[i]);
+	free(keys);
+}
+
 static int claim_slot(struct sbx_probes *pr, char *why, size_t whylen)
 {
 	uint32_t me = (uint32_t)getpid();
@@ -170,6 +207,9 @@ static int claim_slot(struct sbx_probes *pr, char *why, size_t whylen)
 				purge_slot(pr->L.m.tracked, s);
 				purge_slot(pr->L.m.armed, s);
 				purge_slot64(pr->L.m.cgroups, s);
+				purge_overflow(pr->L.m.overflow, s);
+				struct pr_live z = { 0, 0 };
+				bpf_map_update_elem(pr->L.m.live, &s, &z, BPF_ANY);
 				return 0;
 			}
 			if (pass == 1) {
@@ -207,9 +247,12 @@ static void exe_put(struct sbx_probes *pr, uint32_t tgid, const char *path)
 }
 
 /* Process records: remember the exe of each process of the run. */
+static void hold_root(struct sbx_probes *pr, uint32_t tgid);
+
 static void on_proc(struct sbx_probes *pr, const struct pr_event *ev)
 {
 	if (ev->sc == PR_SC_PROC_EXEC) {
+		hold_root(pr, ev->tgid);
 		char path[4096];
 		if (ev->path_kind == PR_PK_FULL && pr_event_path(ev, path, sizeof(path)) == 0)
 			exe_put(pr, ev->tgid, path);
@@ -221,6 +264,110 @@ static void on_proc(struct sbx_probes *pr, const struct pr_event *ev)
 		snprintf(path, sizeof(path), "%s", p ? p : "");
 		exe_put(pr, ev->tgid, path);
 	}
+}
+
+/* Hold the root and mount namespace of process `tgid` of the run, for second_look(): the namespace
+ * fd keeps its mounts attached after the run's processes are gone. Taken at the arm and again at
+ * each exec of the run (the stage may enter its own mount namespace after the arm). */
+static void hold_root(struct sbx_probes *pr, uint32_t tgid)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%u/ns/mnt", tgid);
+	int ns = open(p, O_RDONLY | O_CLOEXEC);
+	snprintf(p, sizeof(p), "/proc/%u/root", tgid);
+	int root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (ns < 0 || root < 0) {                /* gone already: keep what we hold */
+		if (ns >= 0)
+			close(ns);
+		if (root >= 0)
+			close(root);
+		return;
+	}
+	if (pr->rootfd >= 0)
+		close(pr->rootfd);
+	if (pr->nsfd >= 0)
+		close(pr->nsfd);
+	pr->rootfd = root;
+	pr->nsfd = ns;
+}
+
+/* The path `abs` (absolute in the run's root) as the kernel reaches it: every directory symlink
+ * followed, the final one too when `follow`; resolved in the run's root and mount namespace (held
+ * since the arm: valid after the run's processes exit). 0 (out), -1 when it cannot be resolved
+ * (a missing directory, a magic link: the path as given is kept). */
+static int resolve_in_run(const struct sbx_probes *pr, const char *abs, bool follow, char *out, size_t outlen)
+{
+	if (pr->rootfd < 0 || abs[0] != '/' || !abs[1])
+		return -1;
+	const char *slash = strrchr(abs, '/');
+	char dir[PATH_MAX];
+	size_t dl = (size_t)(slash - abs);
+	if (dl >= sizeof(dir))
+		return -1;
+	memcpy(dir, abs, dl);
+	dir[dl] = 0;
+	const char *base = slash + 1;
+	struct open_how h = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+	int fd = -1;
+	char target[PATH_MAX] = "";
+	if (follow) {
+		int dfd = (int)syscall(SYS_openat2, pr->rootfd, dl ? dir + 1 : ".", &h, sizeof(h));
+		ssize_t tl = dfd >= 0 ? readlinkat(dfd, base, target, sizeof(target) - 1) : -1;
+		if (dfd >= 0)
+			close(dfd);
+		target[tl > 0 ? tl : 0] = 0;
+		if (tl > 0)
+			fd = (int)syscall(SYS_openat2, pr->rootfd, abs + 1, &h, sizeof(h));
+		if (tl > 0 && fd < 0) {
+			/* a dangling link (the call failed with ENOENT): its target, one level, lexically */
+			char joined[PATH_MAX];
+			if (pol_normalize(dl ? dir : "/", target, joined, sizeof(joined)) != 0 ||
+			    (size_t)snprintf(out, outlen, "%s", joined) >= outlen)
+				return -1;
+			return 0;
+		}
+	}
+	bool whole = fd >= 0;
+	if (!whole) {
+		h.flags |= O_DIRECTORY;
+		fd = (int)syscall(SYS_openat2, pr->rootfd, dl ? dir + 1 : ".", &h, sizeof(h));
+	}
+	if (fd < 0)
+		return -1;
+	char self[64], got[PATH_MAX];
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(self, got, sizeof(got) - 1);
+	close(fd);
+	if (n <= 0 || got[0] != '/')
+		return -1;
+	got[n] = 0;
+	int w = whole ? snprintf(out, outlen, "%s", got)
+		      : snprintf(out, outlen, "%s%s%s", got, strcmp(got, "/") ? "/" : "", base);
+	return w > 0 && (size_t)w < outlen ? 0 : -1;
+}
+
+/* A path record allowed on the path as given: decided again on the object the kernel reaches
+ * through symlinks (a failed open through a workspace link to ~/.ssh, a chmod through one...). */
+static int second_look(struct sbx_probes *pr, const struct pr_event *ev, struct pr_view *v)
+{
+	if (ev->path_kind == PR_PK_FULL || !v->access || !v->path[0] || v->path[0] != '/' ||
+	    (ev->flags & PR_EVF_ABSTRACT))
+		return 0;
+	char res[PATH_MAX];
+	if (resolve_in_run(pr, v->path, pr_follows_final(ev), res, sizeof(res)) != 0)
+		return 0;
+	return pr_decide_resolved(pr->pol, ev, res, v);
+}
+
+static void count_outcome(struct sbx_probes *pr, const struct pr_view *v, uint64_t n)
+{
+	const char *o = pr_outcome(v);
+	if (!strcmp(o, "breach"))
+		pr->cnt.breach += n;
+	else if (!strcmp(o, "contained"))
+		pr->cnt.contained += n;
+	else
+		pr->cnt.undecidable += n;
 }
 
 static int on_event(void *ctx, void *data, size_t len)
@@ -244,12 +391,17 @@ static int on_event(void *ctx, void *data, size_t len)
 		else if (ev->sc == PR_SC_PROC_EXEC || ev->sc == PR_SC_PROC_FORK) {
 			on_proc(pr, ev);
 			d = 0;
-		} else
+		} else {
+			pr->cnt.records++;
 			d = pr_decide(pr->pol, ev, v);
+			if (d == 0)
+				d = second_look(pr, ev, v);
+		}
 		if (d < 0)
 			pr->malformed++;
 		else if (d == 1) {
 			pr->violations++;
+			count_outcome(pr, v, 1);
 			v->exe_path = exe_get(pr, ev->tgid);
 			if (pr_emit_violation(pr->a, v) != 0) {
 				pr->audit_failed = true;
@@ -258,6 +410,113 @@ static int on_event(void *ctx, void *data, size_t len)
 		}
 	}
 	return pr->batch >= PR_DRAIN_BATCH ? -ECANCELED : 0;
+}
+
+/* Nothing more can be recorded (no process of the run left): decide each overflow sample and write
+ * one summary per key, then one for the records lost for good whose call did not fail (those not
+ * summarised yet). Cheap when there is nothing: one walk of the overflow map's keys (<= PR_OVF_MAX). */
+static int finish(struct sbx_probes *pr, struct audit *a)
+{
+	pr->cnt.final = true;
+	struct pr_ovf_key *keys = calloc(PR_OVF_MAX, sizeof(*keys));
+	if (!keys)
+		return -1;
+	size_t n = overflow_keys(pr->L.m.overflow, pr->slot, keys);
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		memset(pr->ovf, 0, sizeof(*pr->ovf));
+		if (bpf_map_lookup_elem(pr->L.m.overflow, &keys[i], pr->ovf) != 0)
+			continue;
+		bpf_map_delete_elem(pr->L.m.overflow, &keys[i]);
+		uint64_t c = pr->ovf->count;
+		pr->cnt.summarized += c;
+		struct pr_event *ev = &pr->ovf->ev;
+		if (ev->path_len > PR_PATH_BUF || ev->sc >= PR_SC__MAX) {
+			pr->malformed++;
+			continue;
+		}
+		struct pr_view *v = pr->view;
+		int d = pr_decide(pr->pol, ev, v);
+		if (d == 0)
+			d = second_look(pr, ev, v);
+		if (d < 0)
+			pr->malformed++;
+		if (d != 1)
+			continue;
+		pr->violations++;
+		count_outcome(pr, v, c);
+		v->count = c;
+		v->exe_path = exe_get(pr, ev->tgid);
+		if (pr_emit_violation(a, v) != 0)
+			rc = -1;
+	}
+	free(keys);
+	uint64_t all = pr->ncpus > 0 ? percpu_sum(pr->L.m.lost_ok, pr->slot, pr->ncpus) : 0;
+	uint64_t unk = all - pr->cnt.lost_unknown;       /* not summarised yet */
+	pr->cnt.lost_unknown = all;
+	if (rc == 0 && unk > 0) {
+		struct pr_view *v = pr->view;
+		memset(v, 0, sizeof(*v));
+		v->violation = v->undecidable = true;
+		v->syscall = "*";
+		v->sensor = "probes";
+		v->access = "?";
+		v->rule = PR_RULE_LOST;
+		v->io_op = -1;
+		v->count = unk;
+		pr->cnt.undecidable += unk;
+		if (pr_emit_violation(a, v) != 0)
+			rc = -1;
+	}
+	return rc;
+}
+
+/* The automatic shared set (PR_AUTO_DIR). Lifecycle: the first run with probes that finds no set
+ * loads the programs and pins them there; a run starting while the pins are there opens the maps
+ * and holds the links (no load, no BTF parse, ~1 ms); the last run to stop (no slot owned in the
+ * set) removes the pins, and the kernel detaches the programs when the last run holding their links
+ * closes them — so nothing stays when no run is live. A run killed by SIGKILL leaves the pins and a
+ * claimed slot with a dead owner: the next run reuses the set, reclaims the slot and, when it is
+ * the last, removes the pins. The operator's `sbxsup probes load` (PR_PIN_DIR) always wins. */
+static int open_shared(struct sbx_probes *pr)
+{
+	char w[256];
+	if (pr_bpf_open_pinned(PR_AUTO_DIR, &pr->L, w, sizeof(w)) != 0)
+		return -1;
+	if (pr_bpf_hold_links(PR_AUTO_DIR, &pr->L, w, sizeof(w)) != 0) {
+		pr_bpf_close(&pr->L);
+		return -1;
+	}
+	pr->shared = true;
+	return 0;
+}
+
+/* Pin a set this run loaded as the shared one, unless another run pinned one meanwhile. */
+static void share(struct sbx_probes *pr)
+{
+	char w[256];
+	if (access(PR_AUTO_DIR "/map_rings", F_OK) == 0)
+		return;                      /* someone else's (or a stale one of another build): private */
+	if (pr_bpf_pin(&pr->L, PR_AUTO_DIR, w, sizeof(w)) == 0)
+		pr->shared = pr->loaded_here = true;
+}
+
+/* After this run released its slot: the last user removes the shared set's pins. */
+static void unshare(struct sbx_probes *pr)
+{
+	if (!pr->shared)
+		return;
+	/* another live run owns a slot: keep the set; a dead owner's (SIGKILLed supervisor) is dropped */
+	uint32_t k, owner;
+	for (int guard = 0; guard < 2 * PR_SLOTS && bpf_map_get_next_key(pr->L.m.owners, NULL, &k) == 0; guard++) {
+		if (bpf_map_lookup_elem(pr->L.m.owners, &k, &owner) == 0 &&
+		    (kill((pid_t)owner, 0) == 0 || errno != ESRCH))
+			return;
+		bpf_map_delete_elem(pr->L.m.owners, &k);
+	}
+	char w[256];
+	pr_bpf_unpin(PR_AUTO_DIR, w, sizeof(w));
+	rmdir("/sys/fs/bpf/sbxsup");         /* only when empty (no operator set) */
 }
 
 int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_probes **out,
@@ -271,24 +530,35 @@ int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_p
 	}
 	pr->pol = p;
 	pr->rbfd = -1;
+	pr->rootfd = pr->nsfd = -1;
 	pr->evbuf = malloc(sizeof(*pr->evbuf));
 	pr->view = malloc(sizeof(*pr->view));
 	pr->exes = calloc(PR_EXE_CACHE, sizeof(*pr->exes));
-	if (!pr->evbuf || !pr->view || !pr->exes) {
+	pr->ovf = malloc(sizeof(*pr->ovf));
+	if (!pr->evbuf || !pr->view || !pr->exes || !pr->ovf) {
 		free(pr->evbuf);
 		free(pr->view);
 		free(pr->exes);
+		free(pr->ovf);
 		free(pr);
 		set(why, whylen, "out of memory");
 		return -1;
 	}
 	pr->cfg = MAP_FAILED;
 	char w[256] = "", note[300] = "";
-	/* SBXSUP_PROBES_NOPIN=1: ignore a pinned set (isolated tests, diagnosis) */
+	/* SBXSUP_PROBES_NOPIN=1: ignore a pinned set and do not share (isolated tests, diagnosis) */
 	const char *nopin = getenv("SBXSUP_PROBES_NOPIN");
-	int rc = nopin && !strcmp(nopin, "1") ? 1 : pr_bpf_open_pinned(PR_PIN_DIR, &pr->L, w, sizeof(w));
+	bool isolated = nopin && !strcmp(nopin, "1");
+	int rc = isolated ? 1 : pr_bpf_open_pinned(PR_PIN_DIR, &pr->L, w, sizeof(w));
 	if (rc < 0)
 		snprintf(note, sizeof(note), " (pinned set unusable: %s)", w);
+	/* SBXSUP_PROBES_SHARE=1: overlapping runs share one set (pinned by the first). Off by default:
+	 * a supervisor killed by SIGKILL would leave the pins until the next run ends (the janitor does
+	 * not know them yet). A set someone shared is used either way. */
+	const char *sh = getenv("SBXSUP_PROBES_SHARE");
+	bool share_new = !isolated && sh && !strcmp(sh, "1");
+	if (rc != 0 && !isolated && open_shared(pr) == 0)
+		rc = 0;
 	if (rc != 0) {
 		if (pr_bpf_load(&pr->L, w, sizeof(w)) != 0) {
 			char both[600];
@@ -297,9 +567,12 @@ int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_p
 			free(pr->evbuf);
 			free(pr->view);
 			free(pr->exes);
+			free(pr->ovf);
 			free(pr);
 			return -1;
 		}
+		if (share_new)
+			share(pr);
 	}
 	pr->ncpus = libbpf_num_possible_cpus();
 	if (pr->ncpus <= 0) {
@@ -332,6 +605,7 @@ int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_p
 		pr->discard = false;
 	}
 	if (percpu_zero(pr->L.m.lost, pr->slot, pr->ncpus) != 0 ||
+	    percpu_zero(pr->L.m.lost_ok, pr->slot, pr->ncpus) != 0 ||
 	    percpu_zero(pr->L.m.untracked, pr->slot, pr->ncpus) != 0) {
 		snprintf(w, sizeof(w), "reset loss counters: %s", strerror(errno));
 		goto fail;
@@ -359,8 +633,9 @@ int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_p
 	}
 	if (level && levellen)
 		snprintf(level, levellen, "%s; %s; %s scope%s", pr->L.level,
-			 pr->L.pinned ? "pinned" : note[0] ? "per-run load, pinned set unusable" : "per-run load",
-			 pr->cgid ? "cgroup+pid" : "pid", pr->L.uring_why[0] ? "; no io_uring tp" : "");
+			 pr->shared ? (pr->loaded_here ? "shared set, loaded by this run" : "shared set")
+			 : pr->L.pinned ? "pinned" : note[0] ? "per-run load, pinned set unusable" : "per-run load",
+			 pr->cgid ? "pid-tree+cgroup" : "pid-tree", pr->L.uring_why[0] ? "; no io_uring tp" : "");
 	*out = pr;
 	return 0;
 fail:
@@ -373,6 +648,7 @@ int sbx_probes_arm(struct sbx_probes *pr, pid_t pid)
 {
 	if (!pr || pid <= 0)
 		return -1;
+	hold_root(pr, (uint32_t)pid);
 	uint32_t k = (uint32_t)pid;
 	return bpf_map_update_elem(pr->L.m.armed, &k, &pr->slot, BPF_ANY) == 0 ? 0 : -1;
 }
@@ -393,6 +669,16 @@ int sbx_probes_drain(struct sbx_probes *pr, struct audit *a)
 	pr->a = NULL;
 	if (pr->audit_failed || (rc < 0 && rc != -ECANCELED))
 		return -1;
+	if (n < PR_DRAIN_BATCH) {
+		/* the ring is empty: once no process of the run is left, the overflow counts are final
+		 * (again after a later arm: a retry, or several commands in one harness) */
+		struct pr_live l = { 1, 0 };
+		if (bpf_map_lookup_elem(pr->L.m.live, &pr->slot, &l) == 0 && l.started && l.live <= 0 &&
+		    finish(pr, a) != 0) {
+			pr->audit_failed = true;
+			return -1;
+		}
+	}
 	return (int)n;
 }
 
@@ -418,17 +704,42 @@ void sbx_probes_stats(const struct sbx_probes *pr, uint64_t *events, uint64_t *v
 	*malformed = pr ? pr->malformed : 0;
 }
 
+int sbx_probes_flush(struct sbx_probes *pr, struct audit *a)
+{
+	if (!pr || !pr->rb)
+		return 0;
+	int n;
+	for (int i = 0; i < 64 && (n = sbx_probes_drain(pr, a)) > 0; i++)
+		;
+	if (pr->audit_failed)
+		return -1;
+	return finish(pr, a);
+}
+
+void sbx_probes_counts(const struct sbx_probes *pr, struct sbx_probes_counts *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (!pr)
+		return;
+	*c = pr->cnt;
+	c->lost = sbx_probes_lost(pr);
+	if (pr->ncpus > 0)
+		c->lost_unknown = percpu_sum(pr->L.m.lost_ok, pr->slot, pr->ncpus);
+}
+
 void sbx_probes_stop(struct sbx_probes *pr)
 {
 	if (!pr)
 		return;
 	if (pr->slot_claimed) {
+		purge_overflow(pr->L.m.overflow, pr->slot);
 		if (pr->cgid)
 			bpf_map_delete_elem(pr->L.m.cgroups, &pr->cgid);
 		purge_slot(pr->L.m.armed, pr->slot);
 		purge_slot(pr->L.m.tracked, pr->slot);
 		/* the slot's ring buffer stays in `rings` for the next run (see sbx_probes_start) */
 		bpf_map_delete_elem(pr->L.m.owners, &pr->slot);
+		unshare(pr);
 	}
 	if (pr->pidmode && pr->cfg != MAP_FAILED)
 		__atomic_sub_fetch(&pr->cfg->pidmode_runs, 1, __ATOMIC_SEQ_CST);
@@ -439,9 +750,14 @@ void sbx_probes_stop(struct sbx_probes *pr)
 	if (pr->rbfd >= 0)
 		close(pr->rbfd);
 	pr_bpf_close(&pr->L);
+	if (pr->rootfd >= 0)
+		close(pr->rootfd);
+	if (pr->nsfd >= 0)
+		close(pr->nsfd);
 	free(pr->evbuf);
 	free(pr->view);
 	free(pr->exes);
+	free(pr->ovf);
 	free(pr);
 }
 
@@ -493,7 +809,10 @@ static int pr_fd(const void *st)
 
 static int pr_drain(void *st, struct audit *a, bool final)
 {
-	return sbx_probes_drain(st, a) < 0 && a->failed ? -1 : 0;
+	if (sbx_probes_drain(st, a) < 0 && a->failed)
+		return -1;
+	/* the tree is dead: whatever the live count says, the overflow counts are final */
+	return final && st && sbx_probes_flush(st, a) != 0 ? -1 : 0;
 }
 
 static uint64_t pr_lost(const void *st)

@@ -1,0 +1,557 @@
+/* seccomp_notify.c — decisions on notified calls (see seccomp_notify.h for the promise). */
+#include "seccomp_notify.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/netlink.h>
+#include <linux/openat2.h>
+#include <netinet/in.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#ifndef AF_MCTP
+#define AF_MCTP 45
+#endif
+#define SN_O_TMPFILE_BIT 020000000 /* the kernel's __O_TMPFILE bit alone */
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP 262
+#endif
+
+/* ---- names ------------------------------------------------------------------------------------ */
+
+static const char *const fam_names[] = {
+	[AF_UNSPEC] = "AF_UNSPEC", [AF_UNIX] = "AF_UNIX", [AF_INET] = "AF_INET", [AF_AX25] = "AF_AX25",
+	[AF_IPX] = "AF_IPX", [AF_APPLETALK] = "AF_APPLETALK", [AF_NETROM] = "AF_NETROM",
+	[AF_BRIDGE] = "AF_BRIDGE", [AF_ATMPVC] = "AF_ATMPVC", [AF_X25] = "AF_X25",
+	[AF_INET6] = "AF_INET6", [AF_ROSE] = "AF_ROSE", [AF_DECnet] = "AF_DECnet",
+	[AF_NETBEUI] = "AF_NETBEUI", [AF_SECURITY] = "AF_SECURITY", [AF_KEY] = "AF_KEY",
+	[AF_NETLINK] = "AF_NETLINK", [AF_PACKET] = "AF_PACKET", [AF_ASH] = "AF_ASH",
+	[AF_ECONET] = "AF_ECONET", [AF_ATMSVC] = "AF_ATMSVC", [AF_RDS] = "AF_RDS", [AF_SNA] = "AF_SNA",
+	[AF_IRDA] = "AF_IRDA", [AF_PPPOX] = "AF_PPPOX", [AF_WANPIPE] = "AF_WANPIPE",
+	[AF_LLC] = "AF_LLC", [AF_IB] = "AF_IB", [AF_MPLS] = "AF_MPLS", [AF_CAN] = "AF_CAN",
+	[AF_TIPC] = "AF_TIPC", [AF_BLUETOOTH] = "AF_BLUETOOTH", [AF_IUCV] = "AF_IUCV",
+	[AF_RXRPC] = "AF_RXRPC", [AF_ISDN] = "AF_ISDN", [AF_PHONET] = "AF_PHONET",
+	[AF_IEEE802154] = "AF_IEEE802154", [AF_CAIF] = "AF_CAIF", [AF_ALG] = "AF_ALG",
+	[AF_NFC] = "AF_NFC", [AF_VSOCK] = "AF_VSOCK", [AF_KCM] = "AF_KCM", [AF_QIPCRTR] = "AF_QIPCRTR",
+	[AF_SMC] = "AF_SMC", [AF_XDP] = "AF_XDP", [AF_MCTP] = "AF_MCTP",
+};
+
+const char *sbx_sn_family_name(int domain, char *buf, size_t len)
+{
+	if (domain >= 0 && (size_t)domain < sizeof fam_names / sizeof fam_names[0] && fam_names[domain])
+		return fam_names[domain];
+	snprintf(buf, len, "AF_%d", domain);
+	return buf;
+}
+
+static const char *type_name(int t, char *buf, size_t len)
+{
+	switch (t & 0xf) {
+	case SOCK_STREAM: return "SOCK_STREAM";
+	case SOCK_DGRAM: return "SOCK_DGRAM";
+	case SOCK_RAW: return "SOCK_RAW";
+	case SOCK_RDM: return "SOCK_RDM";
+	case SOCK_SEQPACKET: return "SOCK_SEQPACKET";
+	case SOCK_DCCP: return "SOCK_DCCP";
+	case SOCK_PACKET: return "SOCK_PACKET";
+	}
+	snprintf(buf, len, "SOCK_%d", t & 0xf);
+	return buf;
+}
+
+static const char *proto_name(int domain, int p, char *buf, size_t len)
+{
+	if (domain == AF_NETLINK) {
+		switch (p) {
+		case NETLINK_ROUTE: return "NETLINK_ROUTE";
+		case NETLINK_SOCK_DIAG: return "NETLINK_SOCK_DIAG";
+		case NETLINK_AUDIT: return "NETLINK_AUDIT";
+		case NETLINK_KOBJECT_UEVENT: return "NETLINK_KOBJECT_UEVENT";
+		case NETLINK_GENERIC: return "NETLINK_GENERIC";
+		case NETLINK_NETFILTER: return "NETLINK_NETFILTER";
+		case NETLINK_XFRM: return "NETLINK_XFRM";
+		case NETLINK_SELINUX: return "NETLINK_SELINUX";
+		case NETLINK_CONNECTOR: return "NETLINK_CONNECTOR";
+		}
+		snprintf(buf, len, "NETLINK_%d", p);
+		return buf;
+	}
+	switch (p) {
+	case 0: return "0";
+	case IPPROTO_TCP: return "IPPROTO_TCP";
+	case IPPROTO_UDP: return "IPPROTO_UDP";
+	case IPPROTO_ICMP: return "IPPROTO_ICMP";
+	case IPPROTO_ICMPV6: return "IPPROTO_ICMPV6";
+	case IPPROTO_UDPLITE: return "IPPROTO_UDPLITE";
+	case IPPROTO_SCTP: return "IPPROTO_SCTP";
+	case IPPROTO_DCCP: return "IPPROTO_DCCP";
+	case IPPROTO_MPTCP: return "IPPROTO_MPTCP";
+	case IPPROTO_RAW: return "IPPROTO_RAW";
+	}
+	snprintf(buf, len, "IPPROTO_%d", p);
+	return buf;
+}
+
+/* ---- the socket allowlist ------------------------------------------------------------------- */
+
+bool sbx_sn_socket_ok(int domain, int type, int protocol, enum pol_net_mode net_mode, int *err,
+		      char *what, size_t whatlen)
+{
+	char b1[24], b2[24], b3[24];
+	int t = type & 0xf;
+	const char *fam = sbx_sn_family_name(domain, b1, sizeof b1);
+	*err = 0;
+	if (domain == AF_UNIX)
+		return true;
+	if (domain == AF_NETLINK) {
+		/* libc needs NETLINK_ROUTE only (getaddrinfo AI_ADDRCONFIG, if_nameindex, getifaddrs);
+		 * audit, uevent, sock_diag, netfilter, xfrm, generic... reach host state: refused */
+		if (protocol == NETLINK_ROUTE)
+			return true;
+		*err = EPROTONOSUPPORT;
+		snprintf(what, whatlen, "%s %s", fam, proto_name(domain, protocol, b3, sizeof b3));
+		return false;
+	}
+	if (domain == AF_INET || domain == AF_INET6) {
+		bool ok = false;
+		if (t == SOCK_STREAM)
+			ok = protocol == 0 || protocol == IPPROTO_TCP;
+		else if (t == SOCK_DGRAM && (protocol == 0 || protocol == IPPROTO_UDP))
+			ok = true;
+		else if (t == SOCK_DGRAM && protocol == (domain == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6)) {
+			/* ping sockets: no cgroup hook filters their peers, so only an unrestricted network
+			 * may have them (the kernel's own "not in ping_group_range" errno) */
+			ok = net_mode == POL_NET_ANY;
+			if (!ok)
+				*err = EACCES;
+		}
+		if (ok)
+			return true;
+		if (!*err)
+			*err = t == SOCK_RAW ? EPERM : EPROTONOSUPPORT;
+		snprintf(what, whatlen, "%s %s %s", fam, type_name(type, b2, sizeof b2),
+			 proto_name(domain, protocol, b3, sizeof b3));
+		return false;
+	}
+	*err = domain == AF_PACKET ? EPERM : EAFNOSUPPORT;
+	snprintf(what, whatlen, "%s", fam);
+	return false;
+}
+
+/* ---- the target ----------------------------------------------------------------------------- */
+
+static ssize_t read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec l = {.iov_base = buf, .iov_len = len};
+	struct iovec r = {.iov_base = (void *)(uintptr_t)addr, .iov_len = len};
+	return process_vm_readv(pid, &l, 1, &r, 1, 0);
+}
+
+/* A NUL-terminated string from the target, read page by page (a string may end just before an
+ * unmapped page). Returns its length, or -1 (unreadable, or longer than len - 1). */
+static ssize_t read_str(pid_t pid, uint64_t addr, char *buf, size_t len)
+{
+	size_t got = 0;
+	while (got < len - 1) {
+		uint64_t a = addr + got;
+		size_t chunk = 4096 - (size_t)(a & 4095);
+		if (chunk > len - 1 - got)
+			chunk = len - 1 - got;
+		ssize_t n = read_mem(pid, a, buf + got, chunk);
+		if (n <= 0)
+			return -1;
+		char *z = memchr(buf + got, 0, (size_t)n);
+		if (z)
+			return z - buf;
+		got += (size_t)n;
+	}
+	return -1;
+}
+
+static void proc_text(pid_t pid, const char *what, char *out, size_t outlen, bool link)
+{
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/%s", (int)pid, what);
+	out[0] = 0;
+	ssize_t n;
+	if (link) {
+		n = readlink(p, out, outlen - 1);
+	} else {
+		int fd = open(p, O_RDONLY | O_CLOEXEC);
+		n = fd < 0 ? -1 : read(fd, out, outlen - 1);
+		if (fd >= 0)
+			close(fd);
+		while (n > 0 && out[n - 1] == '\n')
+			n--;
+	}
+	out[n > 0 ? n : 0] = 0;
+}
+
+/* `req` (as given) joined onto the dirfd's or the cwd's path, normalised. 0, or -1. */
+static int target_abs(pid_t pid, int dirfd, const char *req, char *out, size_t outlen)
+{
+	char base[4096], w[32];
+	if (req[0] == '/')
+		return pol_normalize("/", req, out, outlen);
+	if (dirfd == AT_FDCWD)
+		snprintf(w, sizeof w, "cwd");
+	else
+		snprintf(w, sizeof w, "fd/%d", dirfd);
+	proc_text(pid, w, base, sizeof base, true);
+	if (base[0] != '/')
+		return -1; /* not a directory of a file system (pipe:[..], anon_inode, ...) */
+	if (!req[0])
+		return pol_normalize("/", base, out, outlen);
+	return pol_normalize(base, req, out, outlen);
+}
+
+/* The object the kernel would reach for the absolute `abs` in the target's root: its path, as
+ * readlink of an O_PATH fd gives it. nofollow: do not follow a final symlink (bind). Returns 0,
+ * or -1 with errno (ENOENT: nothing there). */
+static int target_resolve(pid_t pid, const char *abs, bool nofollow, char *out, size_t outlen)
+{
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/root", (int)pid);
+	int rfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rfd < 0)
+		return -1;
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0),
+			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+	int fd = (int)syscall(SYS_openat2, rfd, abs, &how, sizeof how);
+	int e = errno;
+	close(rfd);
+	if (fd < 0) {
+		errno = e;
+		return -1;
+	}
+	snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(p, out, outlen - 1);
+	close(fd);
+	if (n <= 0 || out[0] != '/') {
+		errno = EACCES;
+		return -1;
+	}
+	out[n] = 0;
+	return 0;
+}
+
+/* The target's pid as it sees it (its own pid namespace): the last NSpid field. 0 when unknown. */
+static long ns_pid(pid_t pid)
+{
+	char st[4096];
+	proc_text(pid, "status", st, sizeof st, false);
+	const char *l = strstr(st, "\nNSpid:");
+	if (!l)
+		return 0;
+	l += 8;
+	long v = 0;
+	const char *e = l + strcspn(l, "\n");
+	for (const char *q = l; q < e;) {
+		char *end;
+		long x = strtol(q, &end, 10);
+		if (end == q)
+			break;
+		v = x;
+		q = end;
+	}
+	return v;
+}
+
+/* /proc/<the target's own pid>/... -> /proc/self/..., as the preload and the probes do: the policy
+ * grants a process its own /proc/self, whatever number it uses for it. */
+static void proc_self_rewrite(pid_t pid, char *path, size_t len)
+{
+	if (strncmp(path, "/proc/", 6) || path[6] < '1' || path[6] > '9')
+		return;
+	char *end;
+	long n = strtol(path + 6, &end, 10);
+	if ((*end != '/' && *end) || n != ns_pid(pid))
+		return;
+	size_t tl = strlen(end), head = strlen("/proc/self");
+	if (head + tl + 1 > len)
+		return;
+	memmove(path + head, end, tl + 1);
+	memcpy(path, "/proc/self", head);
+}
+
+static void fill_proc(pid_t pid, struct sbx_sn_report *rep)
+{
+	proc_text(pid, "comm", rep->comm, sizeof rep->comm, false);
+	proc_text(pid, "exe", rep->exe, sizeof rep->exe, true);
+}
+
+static void rule_text(const struct policy *pol, uint32_t rule, struct sbx_sn_report *rep)
+{
+	snprintf(rep->rule, sizeof rep->rule, "%s", pol ? pol_rule_text(pol, rule) : "no policy (fail closed)");
+}
+
+/* ---- rlimits -------------------------------------------------------------------------------- */
+
+static const char *const rl_names[] = {
+	"RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_DATA", "RLIMIT_STACK", "RLIMIT_CORE", "RLIMIT_RSS",
+	"RLIMIT_NPROC", "RLIMIT_NOFILE", "RLIMIT_MEMLOCK", "RLIMIT_AS", "RLIMIT_LOCKS",
+	"RLIMIT_SIGPENDING", "RLIMIT_MSGQUEUE", "RLIMIT_NICE", "RLIMIT_RTPRIO", "RLIMIT_RTTIME",
+};
+#define N_RL (sizeof rl_names / sizeof rl_names[0])
+
+/* The hard limit of `res` of `pid`, from /proc/<pid>/limits (readable without privileges, unlike
+ * prlimit on another uid's process). Returns 0, or -1. */
+static int proc_hard_limit(pid_t pid, unsigned res, uint64_t *hard)
+{
+	char p[64], buf[4096];
+	snprintf(p, sizeof p, "/proc/%d/limits", (int)pid);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	char *line = strchr(buf, '\n'); /* skip the header */
+	for (unsigned i = 0; line && i <= res; i++) {
+		line++;
+		if (i == res) {
+			if (strlen(line) < 26)
+				return -1;
+			char soft[32], hd[32];
+			if (sscanf(line + 26, "%31s %31s", soft, hd) != 2)
+				return -1;
+			if (!strcmp(hd, "unlimited")) {
+				*hard = RLIM_INFINITY;
+				return 0;
+			}
+			char *end;
+			unsigned long long v = strtoull(hd, &end, 10);
+			if (*end)
+				return -1;
+			*hard = v;
+			return 0;
+		}
+		line = strchr(line, '\n');
+	}
+	return -1;
+}
+
+static int decide_rlimit(pid_t pid, unsigned res, uint64_t addr, struct sbx_sn_report *rep)
+{
+	struct { uint64_t cur, max; } nl;
+	if (read_mem(pid, addr, &nl, sizeof nl) != (ssize_t)sizeof nl)
+		return 0; /* unreadable: the kernel answers EFAULT itself */
+	uint64_t hard;
+	if (res >= N_RL || proc_hard_limit(pid, res, &hard) < 0)
+		return 0; /* unknown resource: the kernel answers EINVAL */
+	if (nl.max <= hard || hard == RLIM_INFINITY)
+		return 0; /* lowering, or within the run's hard limit: the kernel checks the rest */
+	rep->err = EPERM;
+	rep->access = "rlimit";
+	if (nl.max == RLIM_INFINITY)
+		snprintf(rep->what, sizeof rep->what, "%s unlimited > %llu", rl_names[res],
+			 (unsigned long long)hard);
+	else
+		snprintf(rep->what, sizeof rep->what, "%s %llu > %llu", rl_names[res],
+			 (unsigned long long)nl.max, (unsigned long long)hard);
+	snprintf(rep->rule, sizeof rep->rule, "limits: raising above the run's hard limit");
+	return 1;
+}
+
+/* ---- connect / bind ------------------------------------------------------------------------- */
+
+static bool is_loopback(int family, const uint8_t *a)
+{
+	static const uint8_t v6lo[16] = {[15] = 1};
+	if (family == AF_INET)
+		return a[0] == 127;
+	return !memcmp(a, v6lo, 16);
+}
+
+static int decide_unix(const struct sbx_sn_ctx *c, pid_t pid, bool bind, const struct sockaddr_un *sun,
+		       size_t len, struct sbx_sn_report *rep)
+{
+	size_t off = offsetof(struct sockaddr_un, sun_path);
+	if (len <= off || sun->sun_path[0] == 0)
+		return 0; /* unnamed / autobind / abstract: Landlock scoping (ABI 6) or the run's netns */
+	size_t n = len - off;
+	if (n > sizeof sun->sun_path)
+		n = sizeof sun->sun_path;
+	char req[sizeof sun->sun_path + 1];
+	memcpy(req, sun->sun_path, n);
+	req[n] = 0;
+	snprintf(rep->requested, sizeof rep->requested, "%s", req);
+	rep->access = bind ? "bind" : "connect";
+	rep->port = -1;
+	if (target_abs(pid, AT_FDCWD, req, rep->path, sizeof rep->path) < 0)
+		snprintf(rep->path, sizeof rep->path, "%s", req);
+	struct pol_decision d = {.verdict = POL_DENY, .rule = POL_RULE_DEFAULT};
+	if (c->pol)
+		pol_path(c->pol, rep->path, POL_WRITE, &d);
+	if (d.verdict == POL_ALLOW) {
+		/* the kernel follows symlinks: decide the object it would reach as well */
+		char res[4096];
+		if (target_resolve(pid, rep->path, bind, res, sizeof res) == 0 && strcmp(res, rep->path)) {
+			pol_path(c->pol, res, POL_WRITE, &d);
+			if (d.verdict != POL_ALLOW)
+				snprintf(rep->path, sizeof rep->path, "%s", res);
+		}
+	}
+	if (d.verdict == POL_ALLOW)
+		return 0;
+	rep->err = bind ? EACCES : EPERM;
+	rule_text(c->pol, d.rule, rep);
+	return 1;
+}
+
+static int decide_sockaddr(const struct sbx_sn_ctx *c, pid_t pid, bool bind, uint64_t addr, uint64_t len,
+			   struct sbx_sn_report *rep)
+{
+	struct sockaddr_storage ss;
+	memset(&ss, 0, sizeof ss);
+	if (len < sizeof(sa_family_t))
+		return 0;
+	if (len > sizeof ss)
+		len = sizeof ss;
+	if (read_mem(pid, addr, &ss, len) != (ssize_t)len)
+		return 0; /* unreadable: EFAULT from the kernel */
+	if (ss.ss_family == AF_UNIX)
+		return decide_unix(c, pid, bind, (const struct sockaddr_un *)&ss, len, rep);
+	if (ss.ss_family != AF_INET && ss.ss_family != AF_INET6)
+		return 0;
+	if (c->netfilter)
+		return 0; /* netfilter's cgroup hooks (connect4/6, bind4/6) decide on the kernel's copy of
+			   * the address — no time-of-check race — and report */
+	int family = ss.ss_family;
+	uint8_t a[16] = {0};
+	uint16_t port;
+	if (family == AF_INET) {
+		if (len < sizeof(struct sockaddr_in))
+			return 0;
+		const struct sockaddr_in *in = (const void *)&ss;
+		memcpy(a, &in->sin_addr, 4);
+		port = ntohs(in->sin_port);
+	} else {
+		if (len < sizeof(struct sockaddr_in6))
+			return 0;
+		const struct sockaddr_in6 *in6 = (const void *)&ss;
+		if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
+			family = AF_INET;
+			memcpy(a, &in6->sin6_addr.s6_addr[12], 4);
+		} else {
+			memcpy(a, &in6->sin6_addr, 16);
+		}
+		port = ntohs(in6->sin6_port);
+	}
+	inet_ntop(family, a, rep->addr, sizeof rep->addr);
+	rep->port = port;
+	rep->access = bind ? "bind" : "connect";
+	struct pol_decision d = {.verdict = POL_DENY, .rule = POL_RULE_DEFAULT};
+	if (c->pol)
+		pol_net_addr(c->pol, family, a, port, &d);
+	if (bind && d.verdict == POL_ALLOW && !is_loopback(family, a)) {
+		/* servers only on granted loopback addresses: a granted remote peer is not a local
+		 * address to serve on, and a wildcard bind would serve every interface */
+		d.verdict = POL_DENY;
+		d.rule = POL_RULE_DEFAULT;
+	}
+	if (d.verdict == POL_ALLOW)
+		return 0;
+	rep->err = bind ? EACCES : EPERM;
+	if (bind && d.rule == POL_RULE_DEFAULT)
+		snprintf(rep->rule, sizeof rep->rule, "bind: only granted loopback addresses (%s)",
+			 c->pol ? pol_rule_text(c->pol, d.rule) : "no policy");
+	else
+		rule_text(c->pol, d.rule, rep);
+	return 1;
+}
+
+/* ---- the file / exec reporter -------------------------------------------------------------- */
+
+static int decide_path(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uint64_t paddr, uint64_t flags,
+		       bool exec, struct sbx_sn_report *rep)
+{
+	char req[4096];
+	if (read_str(pid, paddr, req, sizeof req) < 0)
+		return 0; /* unreadable or too long: the kernel answers EFAULT / ENAMETOOLONG */
+	unsigned acc = POL_READ;
+	bool meta = false;
+	if (exec)
+		acc = POL_EXEC;
+	else if (flags & O_PATH)
+		meta = true;
+	else if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC | O_APPEND | SN_O_TMPFILE_BIT)))
+		acc = POL_WRITE; /* not glibc's __O_TMPFILE: it includes O_DIRECTORY (every opendir) */
+	if (target_abs(pid, dirfd, req, rep->path, sizeof rep->path) < 0)
+		return 0; /* relative to something that is not a path: left to the kernel layers */
+	proc_self_rewrite(pid, rep->path, sizeof rep->path);
+	struct pol_decision d = {.verdict = POL_DENY, .rule = POL_RULE_DEFAULT};
+	if (c->pol)
+		pol_path(c->pol, rep->path, acc, &d);
+	/* metadata (O_PATH) is refused only where a rule denies, as the preload does */
+	if (d.verdict == POL_ALLOW || (meta && d.rule == POL_RULE_DEFAULT))
+		return 0;
+	char res[4096];
+	bool exists = target_resolve(pid, rep->path, false, res, sizeof res) == 0 || errno != ENOENT;
+	rep->err = (!exists && !(flags & O_CREAT)) ? ENOENT : EACCES;
+	rep->violation = true;
+	rep->access = exec ? "exec" : acc == POL_WRITE ? "write" : "read";
+	rep->port = -1;
+	snprintf(rep->requested, sizeof rep->requested, "%s", req);
+	rule_text(c->pol, d.rule, rep);
+	return 1;
+}
+
+int sbx_sn_decide(const struct sbx_sn_ctx *c, int listener, uint64_t id, pid_t pid, const char *sys,
+		  const uint64_t args[6], struct sbx_sn_report *rep)
+{
+	memset(rep, 0, sizeof *rep);
+	rep->port = -1;
+	int rc = 2;
+	if (!strcmp(sys, "socket") || !strcmp(sys, "socketpair")) {
+		rep->access = "socket";
+		rc = sbx_sn_socket_ok((int)args[0], (int)args[1], (int)args[2],
+				      c->pol ? pol_net_mode(c->pol) : POL_NET_NONE, &rep->err, rep->what,
+				      sizeof rep->what) ? 0 : 1;
+		return rc; /* registers only: nothing to re-check */
+	}
+	if (!strcmp(sys, "setrlimit"))
+		rc = decide_rlimit(pid, (unsigned)args[0], args[1], rep);
+	else if (!strcmp(sys, "prlimit64"))
+		rc = args[2] ? decide_rlimit(pid, (unsigned)args[1], args[2], rep) : 0;
+	else if (!strcmp(sys, "connect"))
+		rc = decide_sockaddr(c, pid, false, args[1], args[2], rep);
+	else if (!strcmp(sys, "bind"))
+		rc = decide_sockaddr(c, pid, true, args[1], args[2], rep);
+	else if (!strcmp(sys, "sendto"))
+		rc = args[4] ? decide_sockaddr(c, pid, false, args[4], args[5], rep) : 0;
+	else if (!strcmp(sys, "open"))
+		rc = decide_path(c, pid, AT_FDCWD, args[0], args[1], false, rep);
+	else if (!strcmp(sys, "creat"))
+		rc = decide_path(c, pid, AT_FDCWD, args[0], O_CREAT | O_WRONLY | O_TRUNC, false, rep);
+	else if (!strcmp(sys, "openat"))
+		rc = decide_path(c, pid, (int)args[0], args[1], args[2], false, rep);
+	else if (!strcmp(sys, "openat2")) {
+		uint64_t fl = 0;
+		if (read_mem(pid, args[2], &fl, sizeof fl) != (ssize_t)sizeof fl)
+			return 0;
+		rc = decide_path(c, pid, (int)args[0], args[1], fl, false, rep);
+	} else if (!strcmp(sys, "execve"))
+		rc = decide_path(c, pid, AT_FDCWD, args[0], 0, true, rep);
+	else if (!strcmp(sys, "execveat"))
+		rc = decide_path(c, pid, (int)args[0], args[1], 0, true, rep);
+	else
+		return 2;
+	/* what we read from /proc is the notified task's only if it is still blocked in the call */
+	if (rc == 1 && seccomp_notify_id_valid(listener, id) != 0)
+		return 0;
+	if (rc == 1)
+		fill_proc(pid, rep);
+	return rc;
+}

@@ -1,0 +1,73 @@
+/* seccomp_notify.h — the supervisor's decisions on notified system calls that need more than the
+ * syscall number: arguments, the target's memory, the policy. Owner: kernel (issues 13/15/17).
+ *
+ * Promise: every function here decides one notified call of a task of the run and says how to
+ * answer it — continue (the kernel runs the call as made) or refuse with an errno — and, for a
+ * refusal, fills a report (struct sbx_sn_report) that seccomp_layer.c writes as `seccomp.deny` or,
+ * for the file/exec reporter, `kernel.violation` with `sensor: "seccomp-notify"` (the probes' own
+ * emitter, pr_emit_violation, so both sensors write the same event). Decisions use only the one
+ * policy engine (pol_path, pol_net_addr, pol_normalize): no second rule set.
+ *   - socket/socketpair: the family/type/protocol allowlist (register values only: no race).
+ *   - setrlimit/prlimit64: lowering is allowed; a new hard limit above the caller's current hard
+ *     limit (the run's limit) is refused with EPERM.
+ *   - connect/bind: named AF_UNIX paths decided as a write of the socket path (as the preload
+ *     does), lexically AND on the object the kernel resolves in the target's root; AF_INET/6 peers
+ *     (connect) and local addresses (bind: only granted loopback addresses) when netfilter does not
+ *     enforce them.
+ *   - open/openat/openat2/creat/execve/execveat (the reporter, for programs the preload does not
+ *     see when the probes are off): the path as given, joined onto the dirfd or cwd, decided with
+ *     pol_path; a denial answers ENOENT (the path does not exist) or EACCES.
+ * Memory arguments are read with process_vm_readv after the call was made, and the kernel reads
+ * them again when the call continues: a second thread of the target can change them in between
+ * (time-of-check/time-of-use). So a "continue" is never the only defence for memory arguments —
+ * Landlock, bwrap, netfilter and DAC stay behind it — and refusals are what this module adds:
+ * the attempt is refused and reported. Register arguments (socket, rlimit resource) have no race.
+ * Memory / fds: the caller owns the request; nothing here allocates beyond the call.
+ */
+#ifndef SBX_SECCOMP_NOTIFY_H
+#define SBX_SECCOMP_NOTIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "policy.h"
+
+/* The socket allowlist. Returns true when (domain, type, protocol) may be created; else false with
+ * *err (EAFNOSUPPORT unknown family, EPERM packet/raw, EPROTONOSUPPORT protocol/type, EACCES ping
+ * sockets without an unrestricted network) and `what` = "AF_VSOCK", "AF_INET SOCK_DGRAM
+ * IPPROTO_UDPLITE", .... net_mode decides ICMP ping sockets (only POL_NET_ANY: no layer filters
+ * their peers). */
+bool sbx_sn_socket_ok(int domain, int type, int protocol, enum pol_net_mode net_mode, int *err,
+		      char *what, size_t whatlen);
+const char *sbx_sn_family_name(int domain, char *buf, size_t len);
+
+/* What a refusal reports (fields left empty are not written). */
+struct sbx_sn_report {
+	int err;
+	bool violation;            /* kernel.violation (reporter) instead of seccomp.deny */
+	const char *access;        /* "read", "write", "exec", "connect", "bind", "rlimit", "socket" */
+	char what[160];            /* socket: family/type/protocol; rlimit: "RLIMIT_NOFILE 4096 > 1024" */
+	char path[4096];           /* resolved path (unix sockets, reporter) */
+	char requested[4096];      /* the string as given */
+	char addr[64];
+	int port;                  /* -1: none */
+	char rule[1024];
+	char comm[17];
+	char exe[4096];
+};
+
+/* The context of one run's filter (set by the supervisor). */
+struct sbx_sn_ctx {
+	const struct policy *pol;  /* NULL: every decision that needs it refuses (fail closed) */
+	bool netfilter;            /* netfilter enforces AF_INET/6 connect, sendmsg and bind: those are
+				    * left to it (it decides on the kernel's copy of the address) */
+};
+
+/* One notified call: nr name, args, pid (the supervisor's view). id/listener are used to check
+ * that the pid still belongs to the notified task after reading /proc. Returns 0 continue, 1
+ * refuse (rep filled, rep->err set), 2 not a call of this module. */
+int sbx_sn_decide(const struct sbx_sn_ctx *c, int listener, uint64_t id, pid_t pid, const char *sys,
+		  const uint64_t args[6], struct sbx_sn_report *rep);
+
+#endif

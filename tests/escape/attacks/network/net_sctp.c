@@ -1,0 +1,15 @@
+/* An SCTP socket (another transport the network layers do not model), network granted.
+// profile: syscall
+// manifest: net
+// expect-full: blocked; events: seccomp.deny(syscall=socket,socket~IPPROTO_SCTP)
+// expect-no-bwrap: blocked; events: seccomp.deny(syscall=socket,socket~IPPROTO_SCTP)
+// expect-seccomp: blocked; events: seccomp.deny(syscall=socket,socket~IPPROTO_SCTP)
+// expect-preload-only: none (no seccomp: the socket allowlist is a kernel-layer rule)
+*/
+#include "esc_net.h"
+int main(int argc, char **argv)
+{
+	esc_init(argc, argv);
+	int s = socket(AF_INET, SOCK_SEQPACKET, 132 /* IPPROTO_SCTP */);
+	return esc_result(s >= 0, "socket(SCTP)");
+}

@@ -1,0 +1,18 @@
+/* An AF_VSOCK socket (reaches the hypervisor on VM hosts; no cgroup hook sees it), network granted.
+// profile: syscall
+// manifest: net
+// expect-full: blocked; events: seccomp.deny(syscall=socket,socket=AF_VSOCK)
+// expect-no-bwrap: blocked; events: seccomp.deny(syscall=socket,socket=AF_VSOCK)
+// expect-seccomp: blocked; events: seccomp.deny(syscall=socket,socket=AF_VSOCK)
+// expect-preload-only: none (no seccomp: the socket allowlist is a kernel-layer rule)
+*/
+#include "esc_net.h"
+#ifndef AF_VSOCK
+#define AF_VSOCK 40
+#endif
+int main(int argc, char **argv)
+{
+	esc_init(argc, argv);
+	int s = socket(AF_VSOCK, SOCK_STREAM, 0);
+	return esc_result(s >= 0, "socket(AF_VSOCK)");
+}
