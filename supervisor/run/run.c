@@ -273,13 +273,9 @@ static int finish(struct run *r, enum attempt_result ar)
 		code = SBX_EXIT_INTERNAL;
 		run_reason(r, SBX_REASON_AUDIT_UNWRITABLE, "a write to the audit stream failed: the run was ended");
 	}
-	/* the stage resolves the command before "go": 126/127 then are sbxsup's refusals, not the
-	 * executor's own exit status */
-	if (!r->started && !r->att.refused && code == SBX_EXIT_NOTFOUND)
-		run_reason(r, SBX_REASON_NOT_FOUND, "%s: not found", r->o.cmd[0]);
-	else if (!r->started && !r->att.refused && code == SBX_EXIT_NOEXEC)
-		run_reason(r, SBX_REASON_NOT_EXECUTABLE, "%s: not executable", r->o.cmd[0]);
-	else if (!r->started && code == SBX_EXIT_INTERNAL)
+	/* (126/127 said by the stage, which resolves the command before "ready", set their reason in
+	 * the attempt; the command's own 126/127 are its exit status) */
+	if (!r->started && code == SBX_EXIT_INTERNAL)
 		run_reason(r, r->att.refused ? SBX_REASON_LAYER_REQUIRED : SBX_REASON_SETUP_FAILED,
 			   "the command was not started (see stderr)");
 	if (code == SBX_EXIT_NOTFOUND && !r->o.disabled)

@@ -204,6 +204,10 @@ static void on_ready(struct run *r)
 	t->stage_pid = pid > 0 ? pid : t->child;
 	/* the layers confirm themselves from the stage's status; seccomp takes its listener */
 	layers_on_ready(&r->lc, &r->lrt, st, ctl_status_get, t->stage_pid, lfd);
+	char cmdst[32];
+	if (ctl_status_get(st, "command", cmdst, sizeof cmdst) == 0)
+		run_reason(r, strcmp(cmdst, "not_found") ? SBX_REASON_NOT_EXECUTABLE : SBX_REASON_NOT_FOUND,
+			   "%s: %s", r->o.cmd[0], strcmp(cmdst, "not_found") ? "not executable" : "not found");
 	if (t->wrapped) {
 		if (t->wrap_err_len) /* bwrap's own warnings during a good setup: pass them on */
 			(void)!write(2, t->wrap_err, t->wrap_err_len);

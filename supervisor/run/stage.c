@@ -42,6 +42,14 @@ static int resolve_cmd(const char *cmd, char **envp, char *out, size_t outlen)
 			errno = ENAMETOOLONG;
 			return -1;
 		}
+		/* as execve would answer, but known before "ready" (the result record's reason) */
+		struct stat st;
+		if (stat(out, &st) < 0)
+			return -1;
+		if (!S_ISREG(st.st_mode) || access(out, X_OK) < 0) {
+			errno = EACCES;
+			return -1;
+		}
 		return 0;
 	}
 	const char *path = NULL;
@@ -177,6 +185,10 @@ int stage_exec(const struct stage_args *a)
 			add(st, sizeof st, "seccomp_level", buf);
 		}
 	}
+	/* the supervisor tells the caller (result record) that sbxsup, not the command, said 126/127 */
+	if (resolve_err)
+		add(st, sizeof st, "command", resolve_err == ENOENT || resolve_err == ENOTDIR ? "not_found"
+								      : "not_executable");
 	if (ctl_send_ready(a->ctl_fd, st, listener) < 0)
 		return SBX_EXIT_INTERNAL;
 	if (listener >= 0)
