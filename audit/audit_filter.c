@@ -25,7 +25,7 @@
 #include "review.h"
 #include "audit_model.h"
 #include "audit_read.h"
-#include "cmd.h"
+#include "msg.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -21,7 +21,7 @@
 #include "review.h"
 #include "audit_model.h"
 #include "audit_read.h"
-#include "cmd.h"
+#include "msg.h"
 
 #include <errno.h>
 #include <fcntl.h>

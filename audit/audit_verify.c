@@ -18,7 +18,7 @@
 #include "review.h"
 #include "audit_key.h"
 #include "audit_read.h"
-#include "cmd.h"
+#include "msg.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -40,6 +40,8 @@ struct entry {
 	const char *const *ops;      /* "op" (preload) values */
 	const char *outcome;
 	int net;                     /* 1: the event names a network peer (addr, port or host) */
+	const char *const *addrs;    /* "addr" globs (an event without "addr" does not match) */
+	int port0;                   /* 1: only an event whose "port" is 0 (an ephemeral port) */
 };
 
 /* The home-relative secrets of the built-in never-readable list, and the /etc ones, by path: a
@@ -52,60 +54,64 @@ struct entry {
 
 static const struct entry table[] = {
 	{"breach", SBX_SEV_CRITICAL, "a policy-violating call succeeded in the kernel",
-	 NULL, NULL, NULL, NULL, NULL, "breach", 0},
+	 NULL, NULL, NULL, NULL, NULL, "breach", 0, NULL, 0},
 	/* a directory walk (pip's distro probe lists /etc and stats every entry): the name and the
 	 * metadata of a secret, never its content — a denial worth a line, not an alarm */
 	{"secret-metadata", SBX_SEV_LOW, "looked at a secret's metadata (stat/access/readlink), not its content",
-	 NULL, L("builtin:secret:*", "deny[[]*"), NULL, L("read"), L("stat", "access", "readlink"), NULL, 0},
+	 NULL, L("builtin:secret:*", "deny[[]*"), NULL, L("read"), L("stat", "access", "readlink"), NULL, 0, NULL, 0},
 	{"secret-rule", SBX_SEV_CRITICAL, "stopped by the built-in never-readable list",
-	 NULL, L("builtin:secret:*"), NULL, NULL, NULL, NULL, 0},
+	 NULL, L("builtin:secret:*"), NULL, NULL, NULL, NULL, 0, NULL, 0},
 	{"manifest-deny", SBX_SEV_CRITICAL, "stopped by a deny rule of the manifest",
-	 NULL, L("deny[[]*"), NULL, NULL, NULL, NULL, 0},
+	 NULL, L("deny[[]*"), NULL, NULL, NULL, NULL, 0, NULL, 0},
 	{"secret-path", SBX_SEV_CRITICAL, "a secret path (shadow, ssh/gpg/cloud credentials, ...)",
-	 NULL, NULL, SECRET_PATHS, NULL, NULL, NULL, 0},
+	 NULL, NULL, SECRET_PATHS, NULL, NULL, NULL, 0, NULL, 0},
 	{"unverifiable", SBX_SEV_HIGH, "the probes could not read the path the call named",
-	 NULL, L("probes:*unverifiable*", "probes:*undecidable*"), NULL, NULL, NULL, NULL, 0},
+	 NULL, L("probes:*unverifiable*", "probes:*undecidable*"), NULL, NULL, NULL, NULL, 0, NULL, 0},
 	{"benign-nscd-socket", SBX_SEV_INFO, "libc asks the name service cache daemon (nscd)",
-	 NULL, NULL, L("/var/run/nscd/socket", "/run/nscd/socket"), LOOK, NULL, NULL, 0},
+	 NULL, NULL, L("/var/run/nscd/socket", "/run/nscd/socket"), LOOK, NULL, NULL, 0, NULL, 0},
 	{"benign-userdb-socket", SBX_SEV_INFO, "libc/nss asks systemd-userdb for users and groups",
 	 NULL, NULL, L("/run/systemd/userdb", "/run/systemd/userdb/*", "/var/run/systemd/userdb",
-		       "/var/run/systemd/userdb/*"), LOOK, NULL, NULL, 0},
+		       "/var/run/systemd/userdb/*"), LOOK, NULL, NULL, 0, NULL, 0},
 	{"benign-uuidd-socket", SBX_SEV_INFO, "libuuid asks uuidd for a time-based UUID",
-	 NULL, NULL, L("/run/uuidd/request", "/var/run/uuidd/request"), LOOK, NULL, NULL, 0},
+	 NULL, NULL, L("/run/uuidd/request", "/var/run/uuidd/request"), LOOK, NULL, NULL, 0, NULL, 0},
 	{"benign-user-site", SBX_SEV_INFO, "Python looks for user site-packages under ~/.local",
-	 NULL, NULL, L("*/.local/lib/python*"), L("read"), NULL, NULL, 0},
+	 NULL, NULL, L("*/.local/lib/python*"), L("read"), NULL, NULL, 0, NULL, 0},
 	{"benign-locale", SBX_SEV_INFO, "libc/gettext look up locale and message catalogues",
 	 NULL, NULL, L("/usr/lib/locale/*", "/usr/share/locale/*", "/usr/share/locale-langpack/*",
 		       "/etc/locale.alias", "/etc/default/locale", "/usr/share/i18n/*", "*/.locale"),
-	 L("read"), NULL, NULL, 0},
+	 L("read"), NULL, NULL, 0, NULL, 0},
 	{"benign-git-config", SBX_SEV_INFO, "git reads its optional per-user and system config files",
 	 NULL, NULL, L("*/.gitconfig", "*/.config/git/config", "*/.config/git/attributes",
 		       "*/.config/git/ignore", "/etc/gitconfig", "/etc/gitattributes"),
-	 L("read"), NULL, NULL, 0},
+	 L("read"), NULL, NULL, 0, NULL, 0},
+	/* urllib3 (requests, pip) tests IPv6 support by binding ("::1", 0): an ephemeral port on
+	 * loopback, nothing listens — a client's probe, not a server */
+	{"benign-loopback-bind-probe", SBX_SEV_INFO, "a bind of an ephemeral loopback port (IPv6 support probe)",
+	 NULL, NULL, NULL, NULL, L("bind"), NULL, 0, L("::1", "127.*", "::ffff:127.*"), 1},
 	{"escape-syscall", SBX_SEV_HIGH, "an escape-class system call (ptrace, io_uring, bpf, unshare, ...)",
-	 NULL, L("escape-class syscall"), NULL, NULL, NULL, NULL, 0},
+	 NULL, L("escape-class syscall"), NULL, NULL, NULL, NULL, 0, NULL, 0},
 	{"seccomp", SBX_SEV_HIGH, "the seccomp filter refused a dangerous system call",
-	 L("seccomp.deny"), NULL, NULL, NULL, NULL, NULL, 0},
+	 L("seccomp.deny"), NULL, NULL, NULL, NULL, NULL, 0, NULL, 0},
 	{"signal-outside", SBX_SEV_HIGH, "a signal to a process outside the run",
-	 NULL, L("signal outside the run"), NULL, NULL, NULL, NULL, 0},
+	 NULL, L("signal outside the run"), NULL, NULL, NULL, NULL, 0, NULL, 0},
 	{"exec", SBX_SEV_HIGH, "a program execution the manifest does not grant",
-	 NULL, NULL, NULL, L("exec"), NULL, NULL, 0},
+	 NULL, NULL, NULL, L("exec"), NULL, NULL, 0, NULL, 0},
 	{"write", SBX_SEV_HIGH, "a write outside the granted paths",
-	 NULL, NULL, NULL, L("write"), NULL, NULL, 0},
+	 NULL, NULL, NULL, L("write"), NULL, NULL, 0, NULL, 0},
 	{"name-lookup", SBX_SEV_MEDIUM, "a name lookup the manifest does not grant (nothing was sent)",
-	 NULL, NULL, NULL, NULL, L("resolve"), NULL, 0},
+	 NULL, NULL, NULL, NULL, L("resolve"), NULL, 0, NULL, 0},
 	{"network", SBX_SEV_HIGH, "a network connection the manifest does not grant",
-	 L("netfilter.deny"), NULL, NULL, NULL, NULL, NULL, 0},
+	 L("netfilter.deny"), NULL, NULL, NULL, NULL, NULL, 0, NULL, 0},
 	{"network-peer", SBX_SEV_HIGH, "a network connection the manifest does not grant",
-	 NULL, NULL, NULL, NULL, NULL, NULL, 1},
+	 NULL, NULL, NULL, NULL, NULL, NULL, 1, NULL, 0},
 	{"abstract-socket", SBX_SEV_MEDIUM, "a connect to an abstract unix socket",
-	 NULL, L("abstract unix socket"), NULL, NULL, NULL, NULL, 0},
+	 NULL, L("abstract unix socket"), NULL, NULL, NULL, NULL, 0, NULL, 0},
 	{"unix-socket", SBX_SEV_MEDIUM, "a connect to a unix socket outside the grants",
-	 NULL, NULL, NULL, L("connect", "bind"), NULL, NULL, 0},
+	 NULL, NULL, NULL, L("connect", "bind"), NULL, NULL, 0, NULL, 0},
 	{"read-outside", SBX_SEV_LOW, "a read outside the granted paths (not a secret)",
-	 NULL, NULL, NULL, L("read"), NULL, NULL, 0},
+	 NULL, NULL, NULL, L("read"), NULL, NULL, 0, NULL, 0},
 	{"other-denial", SBX_SEV_MEDIUM, "another denial of a policy rule",
-	 NULL, NULL, NULL, NULL, NULL, NULL, 0},
+	 NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0},
 };
 #define NTABLE (sizeof table / sizeof table[0])
 
@@ -135,6 +141,13 @@ static int matches(const struct entry *e, const cJSON *ev, const char *event)
 		return 0;
 	if (e->outcome && !(str(ev, "outcome") && strcmp(str(ev, "outcome"), e->outcome) == 0))
 		return 0;
+	if (!in_list(e->addrs, str(ev, "addr"), 1))
+		return 0;
+	if (e->port0) {
+		const cJSON *port = cJSON_GetObjectItemCaseSensitive(ev, "port");
+		if (!cJSON_IsNumber(port) || port->valuedouble != 0)
+			return 0;
+	}
 	if (e->net && !cJSON_GetObjectItemCaseSensitive(ev, "addr") &&
 	    !cJSON_GetObjectItemCaseSensitive(ev, "port") && !cJSON_GetObjectItemCaseSensitive(ev, "host"))
 		return 0;

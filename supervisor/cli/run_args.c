@@ -160,33 +160,6 @@ int run_args_parse(int argc, char **argv, struct run_opts *o)
 	return 0;
 }
 
-/* Why the host file `abs` (the command) is not in the sandbox: not granted or denied by a rule, or
- * in the host's /tmp, which the sandbox replaces by its own. NULL when the policy grants it. */
-static const char *hidden_why(const struct policy *p, const char *abs)
-{
-	struct pol_decision d;
-	if (pol_path(p, abs, POL_READ, &d) != POL_ALLOW)
-		return pol_rule_text(p, d.rule);
-	if (!strncmp(pol_rule_text(p, d.rule), "builtin:tmp", 11))
-		return "the sandbox has its own private /tmp"; /* granted, but the host's file is not there */
-	return NULL;
-}
-
-void run_cmd_not_found(const struct policy *p, const char *cmd)
-{
-	if (!p || !strchr(cmd, '/'))
-		return; /* looked up in PATH inside the sandbox: "not found" says it all */
-	char *abs = realpath(cmd, NULL);
-	if (!abs)
-		return; /* does not exist here either: "not found" is right */
-	struct stat st;
-	const char *why = stat(abs, &st) == 0 && !S_ISDIR(st.st_mode) ? hidden_why(p, abs) : NULL;
-	if (why)
-		sbx_msg("%s exists but is not visible in the sandbox (%s): add it to the manifest or run it "
-			"from the workspace", cmd, why);
-	free(abs);
-}
-
 int run_args_workspace(struct run_opts *o)
 {
 	char cwd[PATH_MAX];

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd.h"
+#include "msg.h"
 #include "lifetime.h"
 #include "plan.h"
 #include "run_int.h"
@@ -294,10 +294,9 @@ static int finish(struct run *r, enum attempt_result ar)
 	return code;
 }
 
-static int run_main(struct run *r, int argc, char **argv)
+static int run_main(struct run *r, int pr)
 {
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
-	int pr = run_args_parse(argc, argv, &r->o);
 	if (r->o.result && !r->o.dry_run) { /* even for bad arguments: the caller waits for a record */
 		char err[300];
 		if (result_open(r->o.result, &r->result_fd, err, sizeof err) < 0) {
@@ -307,10 +306,6 @@ static int run_main(struct run *r, int argc, char **argv)
 	}
 	if (pr != 0) {
 		run_reason(r, SBX_REASON_BAD_ARGUMENTS, "bad arguments (see sbxsup run --help)");
-		return pr > 0 ? 0 : SBX_EXIT_INTERNAL;
-	}
-	if (run_args_workspace(&r->o) < 0) { /* run from "/": an empty temporary workspace */
-		run_reason(r, SBX_REASON_BAD_ARGUMENTS, "cannot make a temporary workspace");
 		return SBX_EXIT_INTERNAL;
 	}
 
@@ -377,7 +372,6 @@ static void run_free(struct run *r)
 {
 	layers_stop(&r->lrt, false);
 	run_setup_undo(r);
-	run_args_release(&r->o);
 	if (r->audit_ok)
 		audit_close(&r->a);
 	plan_free(&r->plan);
@@ -386,7 +380,7 @@ static void run_free(struct run *r)
 	free(r);
 }
 
-int cmd_run(int argc, char **argv)
+int run_execute(struct run_opts *o, int parsed)
 {
 	struct run *r = calloc(1, sizeof *r);
 	if (!r) {
@@ -398,7 +392,8 @@ int cmd_run(int argc, char **argv)
 	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1};
 	cg_init(&r->cg);
 	janitor_init(&r->jan);
-	int code = run_main(r, argc, argv);
+	r->o = *o;
+	int code = run_main(r, parsed);
 	fflush(stdout);
 	write_result(r, code);
 	run_free(r);

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "bwrap_layer.h"
-#include "cmd.h"
+#include "msg.h"
 #include "ctl.h"
 #include "env.h"
 #include "lifetime.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd.h"
+#include "msg.h"
 #include "run_int.h"
 
 static long elapsed_ms(const struct timespec *t0)

@@ -29,7 +29,7 @@
 #include "report_rx.h"
 #include "result.h"
 #include "rlimits.h"
-#include "run_args.h"
+#include "run.h"
 #include "sandbox_direct.h"
 #include "strv.h"
 
@@ -100,6 +100,12 @@ void run_warn_off(const struct run *r);            /* one stderr warning per lay
 
 /* run.c: remember why sbxsup refused or failed (the first reason wins) for the result record. */
 void run_reason(struct run *r, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* run_notfound.c: after a 127 for a command named by a path that exists on the host and that the
+ * policy does not show to the sandbox (not granted, denied, or in the host's /tmp, which the
+ * sandbox replaces): one more line, "PATH exists but is not visible in the sandbox (RULE): add it
+ * to the manifest or run it from the workspace". */
+void run_cmd_not_found(const struct policy *p, const char *cmd);
 
 /* run_attempt.c */
 enum attempt_result run_attempt(struct run *r, bool wrapped);

@@ -15,7 +15,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "cmd.h"
+#include "msg.h"
 #include "policy_build.h"
 #include "run_int.h"
 

@@ -24,7 +24,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "cmd.h"
+#include "msg.h"
 #include "env.h"
 #include "manifest.h"
 

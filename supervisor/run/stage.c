@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd.h"
+#include "msg.h"
 #include "ctl.h"
 #include "caps.h"
 #include "landlock_layer.h"

@@ -36,4 +36,7 @@ bool stage_flag_parse(const char *flag, struct stage_args *sa);
 /* Returns only on failure, with the exit status to use. */
 int stage_exec(const struct stage_args *a);
 
+/* `sbxsup __stage ...` (bwrap mode): the stage as a command, inside the sandbox; the exit status. */
+int cmd_stage(int argc, char **argv);
+
 #endif

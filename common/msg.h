@@ -1,0 +1,18 @@
+/* msg.h — how sbxsup speaks: one line on stderr, and the exit codes of the SPEC.
+ *
+ * Promise: sbx_msg() writes "sbxsup: " + the message + "\n" with one stdio call on stderr and keeps
+ * no state; the SBX_EXIT_* codes are the SPEC's (124 timeout, 125 sbxsup's own failure, 126 not
+ * executable, 127 not found). Every module that speaks includes this, never the CLI's headers.
+ */
+#ifndef SBX_MSG_H
+#define SBX_MSG_H
+
+#define SBX_EXIT_TIMEOUT  124
+#define SBX_EXIT_INTERNAL 125
+#define SBX_EXIT_NOEXEC   126
+#define SBX_EXIT_NOTFOUND 127
+
+/* "sbxsup: " + message on stderr. */
+void sbx_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
