@@ -9,9 +9,11 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include "cli_opt.h"
 #include "cmd.h"
 #include "probes_bpf.h"
 #include "bpf/probes.h"
@@ -142,20 +144,43 @@ static int do_status(void)
 
 int cmd_probes(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{"force", no_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+	};
 	if (argc < 2) {
 		usage(stderr);
 		return SBX_EXIT_INTERNAL;
 	}
 	const char *sub = argv[1];
+	bool force = false;
+	int c;
+	optind = 0;
+	opterr = 0;
+	/* the subcommand's own options, in the one style (getopt_long "+:") */
+	while ((c = getopt_long(argc - 1, argv + 1, "+:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			force = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			cli_bad_option("probes", argv + 1, opts, c);
+			usage(stderr);
+			return SBX_EXIT_INTERNAL;
+		}
+	}
 	if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) {
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(sub, "load") && argc == 2)
+	bool extra = optind < argc - 1;
+	if (!strcmp(sub, "load") && !extra && !force)
 		return do_load();
-	if (!strcmp(sub, "unload") && (argc == 2 || (argc == 3 && !strcmp(argv[2], "--force"))))
-		return do_unload(argc == 3);
-	if (!strcmp(sub, "status") && argc == 2)
+	if (!strcmp(sub, "unload") && !extra)
+		return do_unload(force);
+	if (!strcmp(sub, "status") && !extra && !force)
 		return do_status();
 	usage(stderr);
 	return SBX_EXIT_INTERNAL;

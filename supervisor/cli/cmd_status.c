@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "cgroup.h"
+#include "cli_opt.h"
 #include "cmd.h"
 #include "layer.h"
 #include "run_args.h"
@@ -30,18 +31,31 @@ static const char usage[] =
 
 int cmd_status(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+	};
 	bool json = false;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
+	int c;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
 			json = true;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			break;
+		case 'h':
 			fputs(usage, stdout);
 			return 0;
-		} else {
-			sbx_msg("status: unknown argument '%s'", argv[i]);
+		default:
+			cli_bad_option("status", argv, opts, c);
 			fputs(usage, stderr);
 			return SBX_EXIT_INTERNAL;
 		}
+	}
+	if (optind < argc) {
+		sbx_msg("status: unexpected argument '%s'", argv[optind]);
+		fputs(usage, stderr);
+		return SBX_EXIT_INTERNAL;
 	}
 	struct layer_probe *st = calloc(SBX_L__N, sizeof *st);
 	struct detect *d = calloc(1, sizeof *d);
