@@ -7,6 +7,7 @@
  * write(2); a failed or short write marks the writer failed for good.
  */
 #include "audit.h"
+#include "msg.h"
 #include "audit_int.h"
 #include "severity.h"
 #include "utf8.h"
@@ -32,21 +33,14 @@
 static const char ZERO_HASH[65] =
 	"0000000000000000000000000000000000000000000000000000000000000000";
 
-/* err = formatted message [+ ": " + strerror(e) when e != 0] */
+
 __attribute__((format(printf, 4, 5)))
 static void seterr(char *err, size_t errlen, int e, const char *fmt, ...)
 {
-	if (!err || !errlen)
-		return;
-	char msg[256];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	sbx_verrf(err, errlen, e, fmt, ap);
 	va_end(ap);
-	if (e)
-		snprintf(err, errlen, "%s: %s", msg, strerror(e));
-	else
-		snprintf(err, errlen, "%s", msg);
 }
 
 /* "fd:N" -> N (a currently open descriptor), or -1. */

@@ -1,5 +1,6 @@
 /* audit_key.c — see audit_key.h. */
 #include "audit_key.h"
+#include "msg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,17 +19,10 @@
 __attribute__((format(printf, 4, 5)))
 static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
 {
-	if (err && errlen) {
-		char msg[512];
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(msg, sizeof msg, fmt, ap);
-		va_end(ap);
-		if (e)
-			snprintf(err, errlen, "%s: %s", msg, strerror(e));
-		else
-			snprintf(err, errlen, "%s", msg);
-	}
+	va_list ap;
+	va_start(ap, fmt);
+	sbx_verrf(err, errlen, e, fmt, ap);
+	va_end(ap);
 	return -1;
 }
 

@@ -112,16 +112,6 @@ static int bad_value(struct scan *c)
 	return bad_byte(c, "unexpected character where a value was expected");
 }
 
-static int hexval(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
 
 static int hex4(struct scan *c, unsigned *v)
 {
@@ -129,7 +119,7 @@ static int hex4(struct scan *c, unsigned *v)
 	for (int k = 0; k < 4; k++, c->i++) {
 		if (eof(c))
 			return fail(c, JL_E_SYNTAX, "unterminated \\u escape");
-		int d = hexval(c->s[c->i]);
+		int d = jl_hexval(c->s[c->i]);
 		if (d < 0)
 			return fail(c, JL_E_SYNTAX, "\\u must be followed by 4 hex digits");
 		*v = *v * 16 + (unsigned)d;

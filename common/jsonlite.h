@@ -84,4 +84,16 @@ int jl_u64(const struct jl_span *v, uint64_t *out);
 /* Any integer number (no fraction/exponent) into *out. Returns 0 or -1. */
 int jl_i64(const struct jl_span *v, int64_t *out);
 
+/* The value of one hex digit, or -1. */
+static inline int jl_hexval(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
 #endif

@@ -4,16 +4,6 @@
 
 #include <string.h>
 
-static int hexval(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
 
 bool jl_key_eq(const struct jl_span *k, const char *lit_)
 {
@@ -55,7 +45,7 @@ static size_t put_utf8(char *o, unsigned cp)
 
 static unsigned hex4_at(const char *p)
 {
-	return (unsigned)(hexval(p[0]) << 12 | hexval(p[1]) << 8 | hexval(p[2]) << 4 | hexval(p[3]));
+	return (unsigned)(jl_hexval(p[0]) << 12 | jl_hexval(p[1]) << 8 | jl_hexval(p[2]) << 4 | jl_hexval(p[3]));
 }
 
 long jl_str(const struct jl_span *v, char *out, size_t outlen)

@@ -1,6 +1,7 @@
 /* msg.c — see msg.h. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "msg.h"
 
@@ -14,4 +15,16 @@ void sbx_msg(const char *fmt, ...)
 	if (n < 0)
 		return;
 	fprintf(stderr, "sbxsup: %s\n", buf);
+}
+
+void sbx_verrf(char *err, size_t errlen, int e, const char *fmt, va_list ap)
+{
+	if (!err || !errlen)
+		return;
+	char msg[512];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	if (e)
+		snprintf(err, errlen, "%s: %s", msg, strerror(e));
+	else
+		snprintf(err, errlen, "%s", msg);
 }

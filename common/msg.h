@@ -7,6 +7,9 @@
 #ifndef SBX_MSG_H
 #define SBX_MSG_H
 
+#include <stdarg.h>
+#include <stddef.h>
+
 #define SBX_EXIT_TIMEOUT  124
 #define SBX_EXIT_INTERNAL 125
 #define SBX_EXIT_NOEXEC   126
@@ -14,5 +17,9 @@
 
 /* "sbxsup: " + message on stderr. */
 void sbx_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* err = the formatted message [+ ": " + strerror(e) when e != 0]; nothing when err is NULL or
+ * errlen is 0. For modules that return their errors in a caller's buffer. */
+void sbx_verrf(char *err, size_t errlen, int e, const char *fmt, va_list ap);
 
 #endif

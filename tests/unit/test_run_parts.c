@@ -28,15 +28,6 @@
 #include "strv.h"
 
 /* main.c is not in libsup.a */
-void sbx_msg(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("sbxsup: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
 
 static void t_secret_shaped(void **state)
 {
