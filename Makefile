@@ -30,11 +30,15 @@ PKGS     := libseccomp libbpf libcjson libsodium
 VERSION  := 0.1.0
 
 # Build and run dependencies (make deps; always --no-install-recommends). Test-only tools are not
-# here: DEB_TEST_PKGS (a browser for the HTML report tests, strace, curl) are installed by
+# here: DEB_TEST_PKGS (a browser for the HTML report tests, strace, curl, what the compatibility
+# suite runs) are installed by
 # `make test-deps` / .ci/run, never by the demo.
 DEB_PKGS := build-essential libseccomp-dev libbpf-dev libcjson-dev libcmocka-dev libsodium-dev \
             clang libclang-rt-dev llvm bpftool libelf-dev zlib1g-dev pkg-config bubblewrap python3 file iproute2
-DEB_TEST_PKGS := chromium curl strace
+# The compatibility suite (tests/integration/compat.sh) runs git, tar, python3 -m venv and a slice of
+# CPython's own regression tests (the Debian package is named after the default python3's version).
+PY_TESTSUITE  = libpython$(shell /usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)-testsuite
+DEB_TEST_PKGS = chromium curl strace git tar python3-venv $(PY_TESTSUITE)
 APT_INSTALL := DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends
 
 SAN      ?=
@@ -95,7 +99,8 @@ deps:
 # Tools only the tests use (the HTML report tests drive a headless browser): installed by the test
 # target when root finds one missing; a normal user is told, and those tests say SKIP.
 test-deps-check:
-	@missing=""; for t in chromium curl strace; do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	@missing=""; for t in chromium curl strace git; do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	/usr/bin/python3 -c 'import ensurepip, test.test_shutil' >/dev/null 2>&1 || missing="$$missing python3-venv/$(PY_TESTSUITE)"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then echo "sbxsup: test tools missing:$$missing — installing (make test-deps)"; \
 	    $(MAKE) --no-print-directory test-deps; \
