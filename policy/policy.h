@@ -165,4 +165,15 @@ bool pol_glob_match(const char *glob, const char *path);
 size_t pol_glob_literal_prefix(const char *glob);
 bool pol_glob_has_magic(const char *s);
 
+/* The socket allowlist (SPEC v2: only AF_UNIX, AF_INET/AF_INET6 with TCP, UDP and ping, and the
+ * netlink family libc needs are ever created). Returns true when (domain, type, protocol) may be
+ * created; else false with *err (EAFNOSUPPORT unknown family, EPERM packet/raw, EPROTONOSUPPORT
+ * protocol/type, EACCES ping sockets without an unrestricted network) and `what` = "AF_VSOCK",
+ * "AF_INET SOCK_DGRAM IPPROTO_UDPLITE", .... net_mode decides ICMP ping sockets (only POL_NET_ANY:
+ * no layer filters their peers). Pure. */
+bool pol_socket_ok(int domain, int type, int protocol, enum pol_net_mode net_mode, int *err,
+		   char *what, size_t whatlen);
+/* "AF_INET", "AF_VSOCK", ... or "AF_<n>" in buf. */
+const char *pol_family_name(int domain, char *buf, size_t len);
+
 #endif

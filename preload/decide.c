@@ -382,20 +382,20 @@ int sbx_check_sockaddr(unsigned op, const void *sa, socklen_t len)
 	return -1;
 }
 
-int sbx_check_socket(int domain, int type)
+int sbx_check_socket(int domain, int type, int protocol)
 {
 	if (sbx_pl_mode() == SBX_PL_PASSIVE)
 		return 0;
-	bool raw = (type & 0xf) == SOCK_RAW || (type & 0xf) == SOCK_PACKET;
-	const char *what = domain == AF_PACKET ? "AF_PACKET" : raw && domain == AF_INET ? "AF_INET/SOCK_RAW"
-			 : raw && domain == AF_INET6 ? "AF_INET6/SOCK_RAW" : NULL;
-	if (!what)
+	/* the one allowlist every layer asks (policy.h): AF_UNIX, TCP/UDP over IPv4/IPv6, ping only
+	 * with an unrestricted network, NETLINK_ROUTE; everything else is refused and reported */
+	int err = 0;
+	char what[96];
+	enum pol_net_mode nm = sbx_pl_mode() == SBX_PL_ENFORCE ? sbx_pl.net_mode : POL_NET_NONE;
+	if (pol_socket_ok(domain, type, protocol, nm, &err, what, sizeof what))
 		return 0;
-	if (sbx_pl_mode() == SBX_PL_ENFORCE && sbx_pl.net_mode == POL_NET_ANY)
-		return 0;
-	report_net(SBX_OP_SOCKET, what, 0, 0, sbx_pl.net_mode == POL_NET_NONE ? POL_RULE_NET_NONE
-				: POL_RULE_DEFAULT, EPERM);
-	errno = EPERM;
+	report_net(SBX_OP_SOCKET, what, 0, 0, sbx_pl.net_mode == POL_NET_NONE ? POL_RULE_NET_NONE : POL_RULE_DEFAULT,
+		   err);
+	errno = err;
 	return -1;
 }
 

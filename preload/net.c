@@ -1,7 +1,8 @@
 /* net.c — network interposers: peers and name resolution.
  *
- * Promise: socket() refuses link-layer and raw sockets (AF_PACKET, SOCK_RAW: they reach the network
- * without any peer the policy could decide) unless the network is unrestricted.
+ * Promise: socket() creates only what the one socket allowlist allows (policy.h pol_socket_ok:
+ * AF_UNIX, TCP and UDP over IPv4/IPv6, ping with an unrestricted network, NETLINK_ROUTE): AF_VSOCK,
+ * AF_PACKET, raw sockets, UDP-Lite, SCTP, ... fail with the kernel layers' errno and are reported.
  * connect, sendto and sendmsg/sendmmsg (with a destination), and bind are decided by
  * sbx_check_sockaddr() before the real call; a denial is -1/EPERM, reported with the peer.
  * getaddrinfo and gethostbyname(2)(_r) are decided by sbx_check_name(): a refused name is never
@@ -25,7 +26,7 @@ REAL_DECL(gethostbyname_r); REAL_DECL(gethostbyname2_r);
 
 SBX_EXPORT int socket(int domain, int type, int protocol)
 {
-	if (sbx_check_socket(domain, type) != 0)
+	if (sbx_check_socket(domain, type, protocol) != 0)
 		return -1;
 	return REAL(socket)(domain, type, protocol);
 }

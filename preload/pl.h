@@ -184,7 +184,7 @@ int sbx_refuse(unsigned op, const char *subject, unsigned access);
 /* Network peer (struct sockaddr). 0 allowed, -1 denied (EPERM, reported). */
 int sbx_check_sockaddr(unsigned op, const void *sa, socklen_t len);
 /* socket(): link-layer / raw sockets only with an unrestricted network. 0 or -1 (EPERM, reported). */
-int sbx_check_socket(int domain, int type);
+int sbx_check_socket(int domain, int type, int protocol);
 /* Name resolution; port in host order (0 = any). 0 allowed, -1 denied (reported; caller maps the
  * errno to EAI_FAIL / NO_RECOVERY). */
 int sbx_check_name(const char *name, uint16_t port);

@@ -60,7 +60,7 @@ static int decide(long nr, long a[6])
 		return sbx_check_open((int)a[0], P(a[1]), (int)how->flags);
 	}
 #endif
-	case SYS_socket: return sbx_check_socket((int)a[0], (int)a[1]);
+	case SYS_socket: return sbx_check_socket((int)a[0], (int)a[1], (int)a[2]);
 	case SYS_connect: return sbx_check_sockaddr(SBX_OP_CONNECT, (const void *)a[1], (socklen_t)a[2]);
 	case SYS_bind: return sbx_check_sockaddr(SBX_OP_BIND, (const void *)a[1], (socklen_t)a[2]);
 	case SYS_sendto:

@@ -64,7 +64,7 @@ enum sc_when {
 	W_UNSHARE_NS,      /* unshare(flags): flags holds any CLONE_NEW* */
 	W_IOCTL_INJECT,    /* ioctl(fd, TIOCSTI or TIOCLINUX) — compared on the low 32 bits */
 	W_PERSONALITY,     /* personality(p) with p not PER_LINUX (0) and not the 0xffffffff query */
-	W_SOCKET,          /* socket/socketpair: the family/type/protocol allowlist (sbx_sn_socket_ok) */
+	W_SOCKET,          /* socket/socketpair: the family/type/protocol allowlist (pol_socket_ok) */
 	W_SETRLIMIT,       /* setrlimit(res, new): notify only (raising above the run's limit) */
 	W_PRLIMIT,         /* prlimit64(pid, res, new != NULL, ...): notify only */
 	W_EXEC_GATE,       /* execve/execveat, only with opts.deny_exec or opts.report_files (notify) */
@@ -282,7 +282,7 @@ static int add_rule(scmp_filter_ctx ctx, const struct sc_rule *r, int nr, bool n
 	case W_SOCKET:
 		if (notify) {
 			/* every family but AF_UNIX goes to the supervisor, which decides on the register
-			 * values (sbx_sn_socket_ok): no race, one rule, AF_UNIX costs nothing */
+			 * values (pol_socket_ok): no race, one rule, AF_UNIX costs nothing */
 			rc = seccomp_rule_add(ctx, act, nr, 1, SCMP_A0_32(SCMP_CMP_NE, AF_UNIX));
 		} else {
 			rc = socket_errno_rules(ctx, nr);

@@ -33,14 +33,6 @@
 #include <sys/types.h>
 #include "policy.h"
 
-/* The socket allowlist. Returns true when (domain, type, protocol) may be created; else false with
- * *err (EAFNOSUPPORT unknown family, EPERM packet/raw, EPROTONOSUPPORT protocol/type, EACCES ping
- * sockets without an unrestricted network) and `what` = "AF_VSOCK", "AF_INET SOCK_DGRAM
- * IPPROTO_UDPLITE", .... net_mode decides ICMP ping sockets (only POL_NET_ANY: no layer filters
- * their peers). */
-bool sbx_sn_socket_ok(int domain, int type, int protocol, enum pol_net_mode net_mode, int *err,
-		      char *what, size_t whatlen);
-const char *sbx_sn_family_name(int domain, char *buf, size_t len);
 
 /* What a refusal reports (fields left empty are not written). */
 struct sbx_sn_report {

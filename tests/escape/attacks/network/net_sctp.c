@@ -1,10 +1,10 @@
 /* An SCTP socket (another transport the network layers do not model), network granted.
 // profile: syscall
 // manifest: net
-// expect-full: blocked; events: seccomp.deny(syscall=socket,socket~IPPROTO_SCTP)
-// expect-no-bwrap: blocked; events: seccomp.deny(syscall=socket,socket~IPPROTO_SCTP)
+// expect-full: blocked; events: preload.deny(op=socket)|seccomp.deny(syscall=socket,socket~IPPROTO_SCTP)
+// expect-no-bwrap: blocked; events: preload.deny(op=socket)|seccomp.deny(syscall=socket,socket~IPPROTO_SCTP)
 // expect-seccomp: blocked; events: seccomp.deny(syscall=socket,socket~IPPROTO_SCTP)
-// expect-preload-only: none (no seccomp: the socket allowlist is a kernel-layer rule)
+// expect-preload-only: blocked; events: preload.deny(op=socket)
 */
 #include "esc_net.h"
 int main(int argc, char **argv)

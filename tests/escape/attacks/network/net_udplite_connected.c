@@ -2,10 +2,10 @@
  * connect hook never fires for UDP-Lite and the sendmsg hook skips connected sockets).
 // profile: syscall
 // manifest: net
-// expect-full: blocked; events: seccomp.deny(syscall=socket,socket=AF_INET SOCK_DGRAM IPPROTO_UDPLITE)
-// expect-no-bwrap: blocked; events: seccomp.deny(syscall=socket,socket=AF_INET SOCK_DGRAM IPPROTO_UDPLITE)
+// expect-full: blocked; events: preload.deny(op=socket)|seccomp.deny(syscall=socket,socket=AF_INET SOCK_DGRAM IPPROTO_UDPLITE)
+// expect-no-bwrap: blocked; events: preload.deny(op=socket)|seccomp.deny(syscall=socket,socket=AF_INET SOCK_DGRAM IPPROTO_UDPLITE)
 // expect-seccomp: blocked; events: seccomp.deny(syscall=socket,socket=AF_INET SOCK_DGRAM IPPROTO_UDPLITE)
-// expect-preload-only: none (no seccomp: the socket allowlist is a kernel-layer rule)
+// expect-preload-only: blocked; events: preload.deny(op=socket)
 */
 #include "esc_net.h"
 int main(int argc, char **argv)

@@ -1,10 +1,10 @@
 /* An AF_VSOCK socket (reaches the hypervisor on VM hosts; no cgroup hook sees it), network granted.
 // profile: syscall
 // manifest: net
-// expect-full: blocked; events: seccomp.deny(syscall=socket,socket=AF_VSOCK)
-// expect-no-bwrap: blocked; events: seccomp.deny(syscall=socket,socket=AF_VSOCK)
+// expect-full: blocked; events: preload.deny(op=socket)|seccomp.deny(syscall=socket,socket=AF_VSOCK)
+// expect-no-bwrap: blocked; events: preload.deny(op=socket)|seccomp.deny(syscall=socket,socket=AF_VSOCK)
 // expect-seccomp: blocked; events: seccomp.deny(syscall=socket,socket=AF_VSOCK)
-// expect-preload-only: none (no seccomp: the socket allowlist is a kernel-layer rule)
+// expect-preload-only: blocked; events: preload.deny(op=socket)
 */
 #include "esc_net.h"
 #ifndef AF_VSOCK
