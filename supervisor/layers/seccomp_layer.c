@@ -555,6 +555,7 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 		v.access = rep.access;
 		v.rule = rep.rule;
 		v.contained = true;
+		v.failed = true; /* refused here: the call failed with err */
 		v.err = err;
 		v.io_op = -1;
 		v.pid = v.tid = req->pid;

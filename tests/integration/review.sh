@@ -57,8 +57,10 @@ block = t.split("\n#2 ")[0].split("\n#1 ")[1]
 assert re.search(r"critical .*open read /etc/shadow .*<- rule: builtin:secret: /etc/shadow", block), block
 assert re.search(r"critical .*/\.ssh/id_rsa .*<- rule: builtin:secret: ~/\.ssh", block), block
 assert "command:   python3 bin/hostile.py" in block and "manifest:  " in block and "workspace: " in block, block
-# the git runs' probes are info, grouped, and never escape attempts
-assert re.search(r"info +\d+ benign event\(s\) in \d+ group\(s\), not counted as attempts", t), t
+# the git runs' benign probes (if this host's libc makes any: nscd, ~/.gitconfig) are info,
+# grouped, and never escape attempts
+if re.search(r"^#\d+ clean .* program git .*\n(?:    .*\n)*?    severity: .*info [1-9]", t, re.M):
+    assert re.search(r"info +\d+ benign event\(s\) in \d+ group\(s\), not counted as attempts", t), t
 PY
 then t_pass review_summary_hostile_first_text; else t_fail review_summary_hostile_first_text "$(head -c 3000 "$T_TMP/sum.txt")"; fi
 
@@ -78,7 +80,7 @@ secret = [g for g in r0["findings"] if g["sev"] == "critical"]
 assert any(g["subject"] == "/etc/shadow" and g["rule"].startswith("builtin:secret: /etc/shadow") for g in secret), secret
 git = [r for r in s["runs"] if r["program"] == "git"]
 assert len(git) == 2 and all(r["verdict"] == "clean" and r["counts"]["attempts"] == 0 for r in git), git
-assert all(r["counts"]["severity"]["info"] > 0 for r in git), git
+assert all(sum(r["counts"]["severity"][k] for k in ("critical", "high", "medium", "low")) == 0 for r in git), git
 idx = {r["run"]: i for i, r in enumerate(s["runs"])}
 assert max(idx[r["run"]] for r in hostile) < min(idx[r["run"]] for r in git)
 assert s["executors"][0]["name"] in {r["executor"] for r in hostile}
