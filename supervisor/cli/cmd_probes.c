@@ -121,8 +121,8 @@ static int do_status(void)
 			printf("probes: unavailable: %s\n", why);
 			return 1;
 		}
-		printf("probes: not pinned; a run loads the probes itself, overlapping runs share one set "
-		       "(sbxsup probes load to pin)\n");
+		printf("probes: not pinned; each run loads the probes itself (with SBXSUP_PROBES_SHARE=1 "
+		       "overlapping runs share one set; sbxsup probes load pins one for every run)\n");
 		struct pr_loaded A;
 		if (pr_bpf_open_pinned(PR_AUTO_DIR, &A, why, sizeof(why)) == 0) {
 			unsigned live, tracked;

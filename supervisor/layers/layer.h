@@ -91,7 +91,9 @@ struct layer_ops {
 	bool per_attempt;          /* its state ends with each attempt (seccomp's listener) */
 
 	void (*probe)(enum layer_depth depth, struct detect *d, struct layer_probe *out);
-	/* With the command and its environment known: 0 keep, -1 off (why). Pure. */
+	/* With the command and its environment known: 0 keep, -1 off (why), 1 nothing to enforce for
+	 * this run (off and silent, why; asked even when the probe found the layer unavailable, so a
+	 * layer this run would not need is never warned about). Pure. */
 	int (*admit)(const struct layer_ctx *c, char *why, size_t whylen);
 	cJSON *(*plan)(const struct layer_ctx *c);              /* its section of --dry-run */
 	int (*env)(const struct layer_ctx *c, struct strv *env); /* its variables: 0 or -1 (memory) */

@@ -146,7 +146,13 @@ void layers_admit(struct layer_ctx *c)
 	char why[256];
 	FOR_EACH_LAYER(l, o) {
 		why[0] = 0;
-		if (o->admit && sbx_layer_on(c->L, l) && o->admit(c, why, sizeof why) < 0)
+		if (!o->admit || !((c->L->want >> l) & 1u))
+			continue;
+		bool on = sbx_layer_on(c->L, l);
+		int rc = o->admit(c, why, sizeof why);
+		if (rc > 0) /* nothing to enforce for this run, on or not: off and silent */
+			sbx_layer_set_moot(c->L, l, "%s", why[0] ? why : "not needed");
+		else if (rc < 0 && on)
 			sbx_layer_set_off(c->L, l, "%s", why[0] ? why : "not usable for this command");
 	}
 }

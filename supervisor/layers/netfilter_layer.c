@@ -449,6 +449,16 @@ static cJSON *nf_plan(const struct layer_ctx *c)
 	return c->pol ? sbx_netfilter_plan(c->pol) : NULL;
 }
 
+/* An unrestricted network has no allowlist to enforce: nothing is lost without netfilter. */
+static int nf_admit(const struct layer_ctx *c, char *why, size_t whylen)
+{
+	if (!c->pol || pol_net_mode(c->pol) != POL_NET_ANY)
+		return 0;
+	snprintf(why, whylen, "network unrestricted (autonomy full or a network capability without hosts): "
+		 "no allowlist to enforce");
+	return 1;
+}
+
 static int nf_start(const struct layer_ctx *c, void **st, char *level, size_t levellen, char *why,
 		    size_t whylen)
 {
@@ -491,6 +501,7 @@ const struct layer_ops layer_netfilter = {
 	.lost = "hosts are enforced by port only (Landlock), any IP on a granted port is reachable",
 	.needs_cgroup = true,
 	.probe = nf_probe,
+	.admit = nf_admit,
 	.plan = nf_plan,
 	.start = nf_start,
 	.fd = nf_fd,

@@ -36,7 +36,8 @@ else t_fail run_require_all_env "rc=$rc"; fi
 (cd "$WS" && PATH=$BROKEN:/usr/bin:/bin "$SBXSUP" run -a "$A.3" -- sh -c 'echo once >> ran3.txt; exit 7' 2>"$T_TMP/e3"); rc=$?
 if [ $rc -eq 7 ] && [ "$(grep -c once "$WS/ran3.txt" 2>/dev/null)" = 1 ] \
    && audit_has "$A.3" run.start layers.bwrap=false "why.bwrap~setup failed" "why.bwrap~Creating new namespace failed" \
-   && [ "$(grep -c '^sbxsup: ' "$T_TMP/e3")" = 1 ] && audit_has "$A.3" run.end exit=7; then
+   && [ "$(grep -c '^sbxsup: .*without bwrap' "$T_TMP/e3")" = 1 ] && ! grep -q '^sbxsup: .*bwrap off' "$T_TMP/e3" \
+   && audit_has "$A.3" run.end exit=7; then
 	t_pass run_broken_bwrap_degrades
 else t_fail run_broken_bwrap_degrades "rc=$rc $(cat "$T_TMP/e3")"; fi
 

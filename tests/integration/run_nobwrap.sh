@@ -57,8 +57,13 @@ check_mode() {
 	   && audit_has "$a" run.start "level.identity?" layers.bwrap=false; then
 		t_pass "nobwrap_identity_$n"
 	else t_fail "nobwrap_identity_$n" "rc=$rc uid=$uid identity=$(level "$a" identity) out=$out"; fi
-	# the attack failed: mode bits, owner, xattrs of the host file unchanged
-	if grep -q '^fchmod: blocked' <<<"$out" && ! grep -q SUCCEEDED <<<"$out" \
+	# the attack failed: mode bits, owner, xattrs of the host file unchanged. Only meaningful on a file
+	# the executor's host identity does not own: a normal user running this file directly has no
+	# root-owned victim to offer (the root pass runs the unprivileged case with root's victim). A raw
+	# chmod of the user's own files outside the grants is a known gap (README Known gaps).
+	if [ "$(stat -c %u "$VD/victim")" = "$(id -u)" ] && [ "$(id -u)" != 0 ]; then
+		t_skip "nobwrap_meta_unchanged_$n" "the victim is this user's own file (needs root for a root-owned one)"
+	elif grep -q '^fchmod: blocked' <<<"$out" && ! grep -q SUCCEEDED <<<"$out" \
 	   && [ "$(stat -c %a "$VD/victim")" = "$mode0" ] && [ "$(stat -c %u:%g "$VD/victim")" = "$own0" ] \
 	   && [ "$(xattrs "$VD/victim")" = "$x0" ]; then
 		t_pass "nobwrap_meta_unchanged_$n"
