@@ -679,18 +679,18 @@ static void sc_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 		return;
 	}
 	s->listener = listener;
-	sbx_seccomp_state_init(&s->gate, c->pol, sbx_layer_on(c->L, SBX_L_NETFILTER));
+	sbx_seccomp_state_init(&s->gate, c->pol, sbx_layer_on(c->L, layer_netfilter.id));
 	*st = s;
 }
 
 int sbx_seccomp_stage_flags(const struct sbx_layers *L, struct strv *out)
 {
 	int rc = 0;
-	if (!sbx_layer_on(L, SBX_L_SECCOMP) && !sbx_layer_on(L, SBX_L_LANDLOCK))
+	if (!sbx_layer_on(L, layer_seccomp.id) && !sbx_layer_on(L, layer_landlock.id))
 		return 0;
-	if (sbx_layer_on(L, SBX_L_NETFILTER))
+	if (sbx_layer_on(L, layer_netfilter.id))
 		rc |= strv_add(out, "--netfilter");
-	if (sbx_layer_on(L, SBX_L_SECCOMP) && !sbx_layer_on(L, SBX_L_PROBES) && !sbx_layer_on(L, SBX_L_PRELOAD))
+	if (sbx_layer_on(L, layer_seccomp.id) && !sbx_layer_on(L, layer_probes.id) && !sbx_layer_on(L, layer_preload.id))
 		rc |= strv_add(out, "--report-files");
 	return rc;
 }

@@ -58,7 +58,7 @@ int run_emit_start(struct run *r)
 		else
 			audit_add_str(why, sbx_layer_name(l), r->L.why[l], 256);
 	}
-	sd_level(&r->sd, level, sbx_layer_on(&r->L, SBX_L_BWRAP), r->o.disabled);
+	sd_level(&r->sd, level, sbx_layer_on(&r->L, layer_bwrap.id), r->o.disabled);
 	cJSON_AddStringToObject(ev, "autonomy", autonomy_name(r->m->autonomy));
 	audit_add_str(ev, "workspace", r->m->workspace ? r->m->workspace : "", 4096);
 	if (r->o.tag)
