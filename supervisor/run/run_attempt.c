@@ -391,6 +391,9 @@ static pid_t direct_spawn(struct run *r, struct strv *env)
 			rc |= sd_writable(p, d.path);
 	}
 	rc |= sd_expose_cmd(p, r->o.cmd[0]);
+	/* what the executor's own machinery loads (the preload library, sbxsup for a nested run) when
+	 * it lives under the host's /tmp, which the run's private /tmp hides (a checkout in /tmp) */
+	rc |= sd_expose_cmd(p, r->d.preload[0] ? r->d.preload : NULL) | sd_expose_cmd(p, r->d.self[0] ? r->d.self : NULL);
 	if (rc < 0) {
 		sbx_msg("run setup: %s", p->why[0] ? p->why : "too many granted paths under /tmp");
 		return -1;
