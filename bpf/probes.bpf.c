@@ -5,8 +5,9 @@
  * (so 32-bit int 0x80 calls are seen too), their arguments stashed at enter (strings and sockaddrs
  * copied from user memory) and resolved at exit (the returned fd's file, the new exe, the dirfd's or
  * cwd's dentry path), and one `struct pr_event` per path argument is written to the run's ring
- * buffer. Nothing is decided here: user space applies the policy. Ring buffer reserve failures are
- * counted per run slot in `lost` (exact).
+ * buffer — except a successful open the run's compiled grants provably allow (probes/decide.bpf.h):
+ * that one is counted in pr_kallow and sends nothing. Everything else is decided in user space with
+ * the policy. Ring buffer reserve failures are counted per run slot in `lost` (exact).
  *
  * Cost for processes outside any run: a table load (is the syscall number one we watch at all, in
  * either ABI?), then the first check — one hash lookup of the tgid (the run is its pid tree, so a
@@ -20,6 +21,7 @@
  *   probes/maps.bpf.h    the maps and the scope test
  *   probes/record.bpf.h  building a record and handing it to the run's ring
  *   probes/path.bpf.h    an fd's file and the dentry walk
+ *   probes/decide.bpf.h  the in-kernel decision (allowed opens send no record)
  *   probes/files.bpf.h   the file syscalls' path arguments and their records
  *   probes/net.bpf.h     network calls and the records without a path argument
  *   probes/procs.bpf.h   process tree, signals outside the run, escape-class argument filters
@@ -51,6 +53,7 @@ char LICENSE[] SEC("license") = "GPL";
 #include "probes/maps.bpf.h"
 #include "probes/record.bpf.h"
 #include "probes/path.bpf.h"
+#include "probes/decide.bpf.h"
 #include "probes/files.bpf.h"
 #include "probes/net.bpf.h"
 #include "probes/procs.bpf.h"

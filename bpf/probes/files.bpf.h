@@ -177,9 +177,12 @@ static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u
 	}
 	bool opens = sc == PR_SC_OPEN || sc == PR_SC_OPENAT || sc == PR_SC_OPENAT2 || sc == PR_SC_CREAT;
 	int mfd = req_ok && pr_follows(sc, s->aflags) ? magic_fd(ev->req) : -1;
+	struct walk_ctx kw = { .slot = slot };
 	if (opens && ret >= 0) {
 		f = fd_file(t, ret);
 		kind = PR_PK_FULL;
+		if (f && kd_on(slot))
+			kw.want = kd_open_want(sc == PR_SC_CREAT ? 01101 : s->aflags);
 	} else if (mfd >= 0 && (f = fd_file(t, mfd))) {
 		kind = PR_PK_FULL;
 	} else 	if ((sc == PR_SC_EXECVE || sc == PR_SC_EXECVEAT) && ret == 0) {
@@ -207,7 +210,11 @@ static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u
 	}
 	if (f) {
 		ev->path_kind = kind;
-		walk_file(ev, t, f);
+		walk_file_w(ev, t, f, &kw);
+		if (kd_allowed(&kw)) {
+			kd_count(slot);             /* allowed in the kernel: no record */
+			return;
+		}
 	}
 	ev_send(rb, ev, slot);
 }

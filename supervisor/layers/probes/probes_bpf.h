@@ -25,8 +25,9 @@
 
 struct pr_maps {
 	int rings, lost, untracked, armed, tracked, cgroups, owners, config, overflow, lost_ok, live;
+	int safe, leaves, kdec, kallow;    /* the in-kernel decision (probes_kdec.h) */
 };
-#define PR_NMAPS 11
+#define PR_NMAPS 15
 
 /* links of the tier in use, in this order (names: "link_<program name>" when pinned) */
 #define PR_NLINKS 7

@@ -28,6 +28,7 @@
 #include "layer.h"
 #include "probes_bpf.h"
 #include "probes_decode.h"
+#include "probes_kdec.h"
 
 /* One drain call handles at most this many records: more than the ring buffer can hold (records are
  * at least offsetof(path) bytes), so a single call after the run's processes are gone empties it,
@@ -63,7 +64,25 @@ struct sbx_probes {
 	bool shared;                 /* the automatic shared set (PR_AUTO_DIR) */
 	int rootfd, nsfd;            /* the run's root and mount namespace (from the armed pid), -1 */
 	bool loaded_here;            /* ... which this run loaded and pinned */
+	bool kdec_off;               /* SBXSUP_PROBES_KDEC=0: every record to user space */
+	struct pr_kdec_stats kd;     /* what the in-kernel decision holds for this run */
 };
+
+static struct pr_kdec_fds kdec_fds(const struct sbx_probes *pr)
+{
+	struct pr_kdec_fds f = { pr->L.m.safe, pr->L.m.leaves, pr->L.m.kdec };
+	return f;
+}
+
+/* Compile the run's policy into its slot's in-kernel decision maps (off: cleared). */
+static void kdec_load(struct sbx_probes *pr)
+{
+	struct pr_kdec_fds f = kdec_fds(pr);
+	if (pr->kdec_off || !pr->pol || pr_kdec_fill(&f, pr->slot, pr->pol, &pr->kd) != 0) {
+		pr_kdec_clear(&f, pr->slot);
+		memset(&pr->kd, 0, sizeof pr->kd);
+	}
+}
 
 static void set(char *buf, size_t len, const char *text)
 {
@@ -208,6 +227,8 @@ static int claim_slot(struct sbx_probes *pr, char *why, size_t whylen)
 				purge_slot(pr->L.m.armed, s);
 				purge_slot64(pr->L.m.cgroups, s);
 				purge_overflow(pr->L.m.overflow, s);
+				struct pr_kdec_fds kf = kdec_fds(pr);
+				pr_kdec_clear(&kf, s);
 				struct pr_live z = { 0, 0 };
 				bpf_map_update_elem(pr->L.m.live, &s, &z, BPF_ANY);
 				return 0;
@@ -606,6 +627,7 @@ int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_p
 	}
 	if (percpu_zero(pr->L.m.lost, pr->slot, pr->ncpus) != 0 ||
 	    percpu_zero(pr->L.m.lost_ok, pr->slot, pr->ncpus) != 0 ||
+	    percpu_zero(pr->L.m.kallow, pr->slot, pr->ncpus) != 0 ||
 	    percpu_zero(pr->L.m.untracked, pr->slot, pr->ncpus) != 0) {
 		snprintf(w, sizeof(w), "reset loss counters: %s", strerror(errno));
 		goto fail;
@@ -631,11 +653,20 @@ int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_p
 		__atomic_add_fetch(&pr->cfg->pidmode_runs, 1, __ATOMIC_SEQ_CST);
 		pr->pidmode = true;
 	}
+	/* SBXSUP_PROBES_KDEC=0: no in-kernel decision (diagnosis; the equivalence test) */
+	const char *kd = getenv("SBXSUP_PROBES_KDEC");
+	pr->kdec_off = kd && !strcmp(kd, "0");
+	kdec_load(pr);
+	char kdl[64];
+	if (pr->kd.on)
+		snprintf(kdl, sizeof kdl, "; kernel-allow %u", pr->kd.subtrees);
+	else
+		snprintf(kdl, sizeof kdl, "; kernel-allow off");
 	if (level && levellen)
-		snprintf(level, levellen, "%s; %s; %s scope%s", pr->L.level,
+		snprintf(level, levellen, "%s; %s; %s scope%s%s", pr->L.level,
 			 pr->shared ? (pr->loaded_here ? "shared set, loaded by this run" : "shared set")
 			 : pr->L.pinned ? "pinned" : note[0] ? "per-run load, pinned set unusable" : "per-run load",
-			 pr->cgid ? "pid-tree+cgroup" : "pid-tree", pr->L.uring_why[0] ? "; no io_uring tp" : "");
+			 pr->cgid ? "pid-tree+cgroup" : "pid-tree", pr->L.uring_why[0] ? "; no io_uring tp" : "", kdl);
 	*out = pr;
 	return 0;
 fail:
@@ -723,8 +754,10 @@ void sbx_probes_counts(const struct sbx_probes *pr, struct sbx_probes_counts *c)
 		return;
 	*c = pr->cnt;
 	c->lost = sbx_probes_lost(pr);
-	if (pr->ncpus > 0)
+	if (pr->ncpus > 0) {
 		c->lost_unknown = percpu_sum(pr->L.m.lost_ok, pr->slot, pr->ncpus);
+		c->kallowed = percpu_sum(pr->L.m.kallow, pr->slot, pr->ncpus);
+	}
 }
 
 void sbx_probes_stop(struct sbx_probes *pr)
@@ -732,6 +765,8 @@ void sbx_probes_stop(struct sbx_probes *pr)
 	if (!pr)
 		return;
 	if (pr->slot_claimed) {
+		struct pr_kdec_fds kf = kdec_fds(pr);
+		pr_kdec_clear(&kf, pr->slot);
 		purge_overflow(pr->L.m.overflow, pr->slot);
 		if (pr->cgid)
 			bpf_map_delete_elem(pr->L.m.cgroups, &pr->cgid);
@@ -763,8 +798,11 @@ void sbx_probes_stop(struct sbx_probes *pr)
 
 void sbx_probes_set_policy(struct sbx_probes *pr, const struct policy *p)
 {
-	if (pr)
-		pr->pol = p;
+	if (!pr)
+		return;
+	pr->pol = p;
+	if (pr->slot_claimed)
+		kdec_load(pr);
 }
 
 /* ---- the layer entry (layer.h) ----------------------------------------------------------------- */
