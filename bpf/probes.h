@@ -181,7 +181,7 @@ struct pr_live { long long live; unsigned long long started; };
 #define PR_KD_WRITE  2u
 #define PR_KD_ENC    256        /* S's encoded path bound (bytes, incl. the NULs) */
 #define PR_KD_LEAF   32         /* basename key bound (incl. NUL) */
-#define PR_KD_MAX    4096       /* pr_safe entries (all runs) */
+#define PR_KD_MAX    16384      /* pr_safe / pr_leaves entries (all runs; not preallocated) */
 struct pr_safe_key { unsigned int slot; unsigned int dev; unsigned long long ino; };
 struct pr_safe { unsigned int access; unsigned int len; char enc[PR_KD_ENC]; };
 struct pr_leaf_key { unsigned int slot; char name[PR_KD_LEAF]; };
@@ -194,7 +194,8 @@ struct pr_config {
 };
 
 /* Layout version of the records and maps: a pinned set from another layout is not used. */
-#define PR_ABI_VERSION 6u
+#define PR_ABI_VERSION_NUM 6        /* also names the automatic shared set's pin directory */
+#define PR_ABI_VERSION ((unsigned int)PR_ABI_VERSION_NUM)
 #define PR_ABI ((PR_ABI_VERSION << 16) | (unsigned int)(sizeof(struct pr_event) & 0xffffu))
 
 #endif

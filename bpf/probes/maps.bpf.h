@@ -145,6 +145,7 @@ struct {
 	__uint(max_entries, PR_KD_MAX);
 	__type(key, struct pr_safe_key);
 	__type(value, struct pr_safe);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 } pr_safe SEC(".maps");
 
 struct {
@@ -152,6 +153,7 @@ struct {
 	__uint(max_entries, PR_KD_MAX);
 	__type(key, struct pr_leaf_key);
 	__type(value, __u32);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 } pr_leaves SEC(".maps");
 
 struct {

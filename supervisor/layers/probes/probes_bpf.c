@@ -236,7 +236,7 @@ int pr_bpf_load(struct pr_loaded *L, char *why, size_t whylen)
 	return 0;
 }
 
-static int ensure_bpffs(char *why, size_t whylen)
+int pr_bpf_ensure_fs(char *why, size_t whylen)
 {
 	struct statfs sf;
 	if (statfs("/sys/fs/bpf", &sf) == 0 && (unsigned long)sf.f_type == BPF_FS_MAGIC)
@@ -278,7 +278,7 @@ int pr_bpf_pin(struct pr_loaded *L, const char *dir, char *why, size_t whylen)
 		snprintf(why, whylen, "nothing loaded");
 		return -1;
 	}
-	if (ensure_bpffs(why, whylen) != 0 || mkdir_p(dir, why, whylen) != 0)
+	if (pr_bpf_ensure_fs(why, whylen) != 0 || mkdir_p(dir, why, whylen) != 0)
 		return -1;
 	uint32_t k0 = 0;
 	struct pr_config cfg = { .pidmode_runs = 0, .abi = PR_ABI };
