@@ -222,12 +222,12 @@ import os
 a = a[:a.index("--")]
 out, i = [], 0
 while i < len(a):
-    if a[i] == "--ro-bind-data" and i + 2 < len(a):   # <fd> DEST: the run's memfd
+    if a[i] == "--ro-bind-data" and i + 2 < len(a):   # <fd> DEST: the memfd of the run
         i += 3; continue
     if a[i] == "--setenv" and i + 2 < len(a) and "<" in a[i + 2]:  # <fd>/<run> of the run
         i += 3; continue
     if a[i] in ("--bind", "--ro-bind") and i + 2 < len(a) and not os.path.exists(a[i + 1]):
-        i += 3; continue                              # the run's report socket (made at set-up)
+        i += 3; continue                              # the report socket of the run (made at set-up)
     if "<fd>" in a[i] or (i + 1 < len(a) and "<fd>" in a[i + 1]):
         i += 2; continue
     out.append(a[i]); i += 1
