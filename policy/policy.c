@@ -588,8 +588,8 @@ int pol_leaf_names(const struct policy *p, void (*fn)(void *arg, const char *nam
 {
 	for (uint32_t i = 0; i < p->h.nrules; i++) {
 		const struct pol_rule_rec *r = rule_at(p, i);
-		if (r->kind == POL_R_NET || r->prefix_len != 0)
-			continue;
+		if (r->kind == POL_R_NET || r->kind == POL_R_GRANT || r->prefix_len != 0)
+			continue;               /* a grant never turns an allowed path into a denied one */
 		const char *name = leaf_glob(str_at(p, r->glob));
 		if (!name)
 			return -1;
@@ -599,6 +599,9 @@ int pol_leaf_names(const struct policy *p, void (*fn)(void *arg, const char *nam
 	return 0;
 }
 
+/* Grants can only allow: once one grant covering the whole subtree beats every soft deny that may
+ * match in it, no other grant (narrower, exact, a partial glob) can make a path below deny. So only
+ * deny rules are examined for the subtree, and grants only as the proof. */
 int pol_subtree(const struct policy *p, const char *anc, unsigned access)
 {
 	size_t al = anc ? strlen(anc) : 0;
@@ -611,27 +614,28 @@ int pol_subtree(const struct policy *p, const char *anc, unsigned access)
 		const struct pol_rule_rec *r = rule_at(p, i);
 		if (r->kind == POL_R_NET)
 			continue;
+		bool deny = r->kind == POL_R_HARD_DENY || r->kind == POL_R_SOFT_DENY;
 		const char *g = str_at(p, r->glob);
 		size_t n = r->prefix_len;
-		bool match;
 		if (n == 0) {
-			if (!leaf_glob(g))
-				return 0;                /* a floating glob the kernel cannot match */
-			continue;                        /* its NAME is vetoed by the kernel */
+			if (deny && !leaf_glob(g))
+				return 0;                /* a floating deny the kernel cannot match */
+			continue;                        /* a grant; or a NAME the kernel leaves to user space */
 		} else if (n <= al && strncmp(g, anc, n) == 0 && (anc[n] == '/' || anc[n] == 0 || n == 1)) {
 			if (r->flags & POL_RF_EXACT)
 				continue;                /* that one path, never below anc */
 			int gb = (r->flags & POL_RF_SUBTREE) ? 1 : glob_below(g, anc);
-			if (gb < 0)
-				return 0;
-			match = gb == 1;
+			if (gb < 0 && deny)
+				return 0;                /* a deny glob that may match part of the subtree */
+			if (gb != 1)
+				continue;
 		} else if (n > al && strncmp(g, anc, al) == 0 && (g[al] == '/' || al == 1)) {
-			return 0;                        /* a rule for part of the subtree */
+			if (deny)
+				return 0;                /* a deny for part of the subtree */
+			continue;
 		} else {
 			continue;
 		}
-		if (!match)
-			continue;
 		if (r->kind == POL_R_HARD_DENY)
 			return 0;
 		if (r->kind == POL_R_SOFT_DENY) {

@@ -157,6 +157,17 @@ static __always_inline void walk_w(struct pr_event *ev, struct task_struct *t, s
 	ev->path_len = (__u16)(w.off > PR_PATH_BUF ? PR_PATH_BUF : w.off);
 }
 
+/* The walk alone, into the per-CPU name buffer (the in-kernel decision reads it there). */
+static __always_inline void walk_only(struct task_struct *t, struct dentry *d, struct vfsmount *mnt,
+				      struct walk_ctx *w)
+{
+	w->d = d;
+	w->mnt = mnt;
+	w->root_d = BPF_CORE_READ(t, fs, root.dentry);
+	w->root_m = BPF_CORE_READ(t, fs, root.mnt);
+	bpf_loop(PR_MAX_DEPTH, walk_step, w, 0);
+}
+
 static __always_inline void walk_file_w(struct pr_event *ev, struct task_struct *t, struct file *f,
 				       struct walk_ctx *w)
 {

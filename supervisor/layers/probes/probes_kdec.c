@@ -1,5 +1,6 @@
 /* probes_kdec.c — see probes_kdec.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +115,8 @@ int pr_kdec_fill(const struct pr_kdec_fds *m, uint32_t slot, const struct policy
 	struct pr_safe *v = calloc(1, sizeof *v);
 	if (!v)
 		return -1;
+	const char *dbg = getenv("SBXSUP_DEBUG_KDEC");
+	bool debug = dbg && !strcmp(dbg, "1");
 	size_t nd = pol_dir_count(p);
 	for (size_t i = 0; i < nd; i++) {
 		struct pol_dir d;
@@ -121,6 +124,9 @@ int pr_kdec_fill(const struct pr_kdec_fds *m, uint32_t slot, const struct policy
 			continue;
 		unsigned acc = (pol_subtree(p, d.path, POL_READ) ? PR_KD_READ : 0) |
 			       (pol_subtree(p, d.path, POL_WRITE) ? PR_KD_WRITE : 0);
+		if (debug)                      /* SBXSUP_DEBUG_KDEC=1: what each candidate became */
+			fprintf(stderr, "sbxsup: kdec: %s %s%s\n", d.path, acc & PR_KD_READ ? "r" : "-",
+				acc & PR_KD_WRITE ? "w" : "-");
 		if (!acc)
 			continue;
 		memset(v, 0, sizeof *v);

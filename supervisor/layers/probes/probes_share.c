@@ -109,6 +109,8 @@ int pr_share_acquire(struct pr_share *s, struct pr_loaded *L, char *why, size_t 
 		goto out;
 	}
 	if (o == 1) {
+		if (access(PR_AUTO_DIR, F_OK) == 0 && !held_by_others())
+			unpin_all();           /* pins without map_rings: a loader killed while pinning */
 		if (load_and_pin(why, whylen) != 0) {
 			unpin_all();
 			goto out;
