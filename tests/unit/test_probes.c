@@ -702,18 +702,15 @@ static void test_flood_lost_exact(void **state)
 	assert_int_equal(bad1, bad0);
 	cJSON *v = new_violations();
 	const cJSON *o, *sum = NULL;
-	uint64_t lines = 0, shadow = 0;
+	uint64_t lines = 0, shadow = 0, sum_count = 0;
 	cJSON_ArrayForEach(o, v) {
 		lines++;
 		const char *path = sget(o, "path");
 		if (sget(o, "summary")) {
-			if (sum) {                          /* more than one: show them */
-				char *t1 = cJSON_PrintUnformatted(sum), *t2 = cJSON_PrintUnformatted(o);
-				fprintf(stderr, "summary: %s\nsummary: %s\n", t1, t2);
-				free(t1);
-				free(t2);
-			}
+			/* one summary per key; the key includes the object's identity (its dentry), so a
+			 * file replaced during the flood (useradd/userdel rewrite /etc/shadow) gives several */
 			sum = o;
+			sum_count += (uint64_t)nget(o, "count");
 		}
 		if (path && !strcmp(path, "/etc/shadow")) {
 			assert_string_equal(sget(o, "outcome"), "breach");
@@ -725,7 +722,7 @@ static void test_flood_lost_exact(void **state)
 	assert_string_equal(sget(sum, "summary"), "ring overflow");
 	assert_string_equal(sget(sum, "outcome"), "breach");
 	assert_string_equal(sget(sum, "path"), "/etc/shadow");
-	assert_int_equal((uint64_t)nget(sum, "count"), summarized);
+	assert_int_equal(sum_count, summarized);
 	cJSON_Delete(v);
 	/* every open is accounted for exactly: written one by one, in the summary, or lost */
 	assert_int_equal(shadow + lost, 1000000);
