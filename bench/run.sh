@@ -20,7 +20,8 @@
 #                       pins the set only if nothing is pinned, and unpins it afterwards, waiting
 #                       up to a minute for runs that adopted it meanwhile); 0: skip. On a host
 #                       shared with other sbxsup users set 0: their runs use the pin while it exists.
-#   BENCH_ONLY          comma-separated sections to run: startup,calls,scale,probes,audit,memory
+#   BENCH_MIXED_ROUNDS  rounds of the mixed workload, probes off and on interleaved (default 5)
+#   BENCH_ONLY          comma-separated sections to run: startup,calls,scale,probes,mixed,audit,memory
 #   BENCH_RESULTS       where to write the JSON (default bench/results.json)
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -40,7 +41,8 @@ CPER=$(( ${BENCH_CONNECT_CALLS:-100000} / ROUNDS ))
 AUDIT_MB=${BENCH_AUDIT_MB:-1024}
 KRING_MAX=${BENCH_KRING_MAX:-1000000}
 PINNED=${BENCH_PINNED:-1}
-ONLY=${BENCH_ONLY:-startup,calls,scale,probes,audit,memory}
+MIX_ROUNDS=${BENCH_MIXED_ROUNDS:-5}
+ONLY=${BENCH_ONLY:-startup,calls,scale,probes,mixed,audit,memory}
 FILE=/usr/bin/true            # an always-readable file (builtin:system) for the open/stat loops
 T0=$(date +%s)
 
@@ -222,12 +224,12 @@ import os
 a = a[:a.index("--")]
 out, i = [], 0
 while i < len(a):
-    if a[i] == "--ro-bind-data" and i + 2 < len(a):   # <fd> DEST: the run's memfd
+    if a[i] == "--ro-bind-data" and i + 2 < len(a):   # <fd> DEST: the memfd of the run
         i += 3; continue
     if a[i] == "--setenv" and i + 2 < len(a) and "<" in a[i + 2]:  # <fd>/<run> of the run
         i += 3; continue
     if a[i] in ("--bind", "--ro-bind") and i + 2 < len(a) and not os.path.exists(a[i + 1]):
-        i += 3; continue                              # the run's report socket (made at set-up)
+        i += 3; continue                              # the report socket of the run (made at set-up)
     if "<fd>" in a[i] or (i + 1 < len(a) and "<fd>" in a[i + 1]):
         i += 2; continue
     out.append(a[i]); i += 1
@@ -245,6 +247,24 @@ sys.stdout.write("\0".join(out + ["--", "/bin/true"]) + "\0")' >"$argvf" 2>/dev/
 			cfg_add start.bwrap "$bnote" "${bw[@]}"
 		else
 			na start.bwrap "bwrap cannot run here: $(lastline "$out")"
+		fi
+	fi
+
+	# plain bwrap as an agent sandbox typically calls it: read-only /usr with the usual links, /etc,
+	# /proc, /dev, a tmpfs /tmp, its own user/ipc/uts/pid/net namespaces (the goals' base)
+	if command -v bwrap >/dev/null 2>&1; then
+		local -a tb=(bwrap --unshare-user --unshare-ipc --unshare-uts --unshare-pid --unshare-net
+			--die-with-parent --new-session --clearenv --ro-bind /usr /usr)
+		local l
+		for l in bin lib lib64 sbin; do
+			[ -L "/$l" ] && tb+=(--symlink "$(readlink "/$l")" "/$l")
+			[ -d "/$l" ] && [ ! -L "/$l" ] && tb+=(--ro-bind "/$l" "/$l")
+		done
+		tb+=(--ro-bind /etc /etc --proc /proc --dev /dev --tmpfs /tmp -- /bin/true)
+		if out=$("${tb[@]}" 2>&1); then
+			cfg_add start.bwrap_typical "${tb[*]}" "${tb[@]}"
+		else
+			na start.bwrap_typical "bwrap cannot run here: $(lastline "$out")"
 		fi
 	fi
 
@@ -495,6 +515,38 @@ probes() {
 	fi
 }
 
+# ---- mixed workload -------------------------------------------------------------------------------------
+# bench/mixed.sh (compile ~30 generated C files at -O0, import a slice of the Python standard library
+# in fresh interpreters, tar the tree) as the command of sbxsup run, without and with the probes,
+# interleaved; the figure is the workload's own wall time (printed by mixed.sh, start-up excluded).
+mixed() {
+	local off='' on='' v w failed='' act_off act_on
+	local mix_off="preload,bwrap,seccomp,landlock,netfilter,limits"
+	cp bench/mixed.sh "$WS/mixed.sh"
+	if ! act_off=$(sbx_check mix.off --layers "$mix_off"); then na mix.on "no run without probes to compare with"; return; fi
+	if ! act_on=$(sbx_check mix.on); then na mix.off "no run with probes to compare with"; return; fi
+	local actlist=${act_on%%;*}
+	if [[ ",${actlist#active: }," != *",probes,"* ]]; then
+		na mix.off "the probes layer is not active ($act_on)"; na mix.on "the probes layer is not active ($act_on)"
+		return
+	fi
+	say "mixed workload: $MIX_ROUNDS rounds, --layers $mix_off vs auto (with probes), interleaved"
+	for _ in $(seq "$MIX_ROUNDS"); do
+		v=$(cd "$WS" && "$SBXSUP" run -w "$WS" --layers "$mix_off" -- sh "$WS/mixed.sh" "$WS/mix" 2>"$WORK/err") &&
+			v=$(jget "$v" ms) && [ -n "$v" ] || { failed="without probes: $(lastline "$(cat "$WORK/err")")"; break; }
+		w=$(cd "$WS" && "$SBXSUP" run -w "$WS" -- sh "$WS/mixed.sh" "$WS/mix" 2>"$WORK/err") &&
+			w=$(jget "$w" ms) && [ -n "$w" ] || { failed="with probes: $(lastline "$(cat "$WORK/err")")"; break; }
+		off=${off:+$off,}$v; on=${on:+$on,}$w
+	done
+	rm -f "$WS/mixed.sh"
+	if [ -n "$failed" ]; then
+		na mix.off "$failed"; na mix.on "$failed"
+		return
+	fi
+	recvals mix.off "$off" "bench/mixed.sh in sbxsup run --layers $mix_off: 30 C files at -O0, 3 Python imports of 18 stdlib modules, tar; $act_off"
+	recvals mix.on "$on" "the same with the default layers (probes on); $act_on"
+}
+
 # ---- audit ----------------------------------------------------------------------------------------------
 audit() {
 	local out
@@ -640,11 +692,12 @@ memory() {
 if have timeit; then
 	want startup && startup
 else
-	for k in bare bwrap firejail auto_noprobes auto auto_pinned preload_only nobwrap; do na "start.$k" "timeit did not build"; done
+	for k in bare bwrap bwrap_typical firejail auto_noprobes auto auto_pinned preload_only nobwrap; do na "start.$k" "timeit did not build"; done
 fi
 want calls && calls
 want scale && scale
 want probes && probes
+want mixed && mixed
 want audit && audit
 want memory && memory
 note host "bench took $(( $(date +%s) - T0 )) s; load $(cut -d' ' -f1-3 /proc/loadavg) at the end"
