@@ -92,11 +92,10 @@ PRELOAD_SO := $(B)/libsbxpreload.so
 LIB_SONAME := libsbxsup.so.0
 LIB_SO     := $(B)/$(LIB_SONAME)
 LIB_OBJ    := $(filter-out $(B)/supervisor/cli/%,$(SUP_OBJ)) $(COMMON_OBJ) $(POLICY_OBJ)
-LIB_PC     := $(B)/sbxsup.pc
 
 .PHONY: all test check check-user asan install uninstall deps test-deps test-deps-check deps-check clean demo bench fuzz fuzz-ci \
         escape-matrix progs
-all: deps-check $(SBXSUP) $(PRELOAD_SO) $(LIB_SO) $(LIB_PC) progs
+all: deps-check $(SBXSUP) $(PRELOAD_SO) $(LIB_SO) progs
 
 # ---- dependencies -----------------------------------------------------------------------------
 deps:
@@ -162,11 +161,6 @@ $(LIB_SO): $(LIB_OBJ) supervisor/lib/libsbxsup.map
 	$(CC) -shared $(SANLD) -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=supervisor/lib/libsbxsup.map \
 	  -Wl,-z,relro,-z,now $(if $(SANLD),,-Wl,--no-undefined) -o $@ $(LIB_OBJ) $(PKG_LIBS) -lelf -lz
 	ln -sf $(LIB_SONAME) $(B)/libsbxsup.so
-# pkg-config file with the install paths (PREFIX, LIBDIR_SO, INCLUDEDIR)
-$(LIB_PC): supervisor/lib/sbxsup.pc.in Makefile
-	@mkdir -p $(dir $@)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR_SO)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
-	  -e 's|@VERSION@|$(VERSION)|' -e 's|@REQUIRES@|$(PKGS)|' $< > $@
 
 # The preload is never sanitizer-instrumented: it is injected into arbitrary programs.
 $(PRELOAD_SO): $(PRELOAD_OBJ)
@@ -291,7 +285,7 @@ INCLUDEDIR ?= $(PREFIX)/include
 PCDIR      ?= $(LIBDIR_SO)/pkgconfig
 EXAMPLES   := $(wildcard examples/manifests/*.json)
 CONTRACT   := docs/SPEC.md docs/cli.md docs/audit-schema.json
-install: $(SBXSUP) $(PRELOAD_SO) $(LIB_SO) $(LIB_PC)
+install: $(SBXSUP) $(PRELOAD_SO) $(LIB_SO)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHCOMPDIR) \
 	  $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(DOCDIR)/examples/manifests \
 	  $(DESTDIR)$(LIBDIR_SO) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PCDIR)
@@ -305,7 +299,10 @@ install: $(SBXSUP) $(PRELOAD_SO) $(LIB_SO) $(LIB_PC)
 	install -m 0644 $(LIB_SO) $(DESTDIR)$(LIBDIR_SO)/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR_SO)/libsbxsup.so
 	install -m 0644 supervisor/lib/sbxsup.h $(DESTDIR)$(INCLUDEDIR)/sbxsup.h
-	install -m 0644 $(LIB_PC) $(DESTDIR)$(PCDIR)/sbxsup.pc
+	@# sbxsup.pc names the paths of this install (PREFIX given to make install, not to the build)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR_SO)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	  -e 's|@VERSION@|$(VERSION)|' supervisor/lib/sbxsup.pc.in > $(DESTDIR)$(PCDIR)/sbxsup.pc
+	chmod 0644 $(DESTDIR)$(PCDIR)/sbxsup.pc
 	@# the unprivileged identity a root sbxsup lends the executor without bwrap (sandbox_direct.h)
 	-@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && ! getent passwd sbxsup >/dev/null; then \
 		useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \

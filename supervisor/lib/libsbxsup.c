@@ -5,6 +5,7 @@
  * run_execute changes in the process (signal mask, SIGPIPE, subreaper, the message descriptor) is
  * saved before and restored after. The one process-wide state here is `busy`: one run at a time.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -389,11 +390,29 @@ static void restore_process(const struct saved *s)
 	pthread_sigmask(SIG_SETMASK, &s->mask, NULL);
 }
 
-/* The helper binary: the option, $SBXSUP_BIN, SBXSUP_BINDIR/sbxsup. */
+/* PREFIX/bin/sbxsup next to the PREFIX/lib this code was loaded from (libsbxsup.so.0, or the sbxsup
+ * binary itself when linked statically): an installed tree works whatever PREFIX it was built with. */
+static int beside_us(char *out, size_t outlen)
+{
+	Dl_info info;
+	char self[PATH_MAX];
+	if (!dladdr((void *)beside_us, &info) || !info.dli_fname || !realpath(info.dli_fname, self))
+		return -1;
+	char *slash = strrchr(self, '/');
+	if (!slash)
+		return -1;
+	*slash = 0;
+	snprintf(out, outlen, "%s/../bin/sbxsup", self);
+	return access(out, X_OK);
+}
+
+/* The helper binary: the option, $SBXSUP_BIN, ../bin/sbxsup relative to the library, SBXSUP_BINDIR. */
 static int resolve_helper(const struct sbx_opts *o, char *out, size_t outlen, struct sbx_err *err)
 {
 	const char *env = getenv("SBXSUP_BIN");
-	const char *h = o->helper ? o->helper : env && *env ? env : SBXSUP_BINDIR "/sbxsup";
+	char rel[PATH_MAX + 16];
+	const char *h = o->helper ? o->helper : env && *env ? env
+		      : beside_us(rel, sizeof rel) == 0 ? rel : SBXSUP_BINDIR "/sbxsup";
 	char real[PATH_MAX];
 	if (!realpath(h, real) || access(real, X_OK) < 0)
 		return fail(err, SBX_E_HELPER, "the sbxsup binary %s (%s): %s; install sbxsup, or name it with "

@@ -25,8 +25,10 @@
  *
  * The helper binary. A sandboxed run execs an sbxsup binary inside bwrap as its first stage (and
  * finds libsbxpreload.so beside it or in ../lib/sbxsup). The library uses, in this order: the path
- * given to sbx_opts_set_helper(), $SBXSUP_BIN, then PREFIX/bin/sbxsup of the build. Library and
- * helper must come from the same build (make install installs both).
+ * given to sbx_opts_set_helper(), $SBXSUP_BIN, ../bin/sbxsup relative to the directory the library
+ * was loaded from (PREFIX/lib/libsbxsup.so.0 -> PREFIX/bin/sbxsup, whatever PREFIX the build had),
+ * then PREFIX/bin/sbxsup of the build. Library and helper must come from the same build (make
+ * install installs both).
  *
  * Threads, fork and signals. Building options, loading manifests and reading results are
  * thread-safe for different handles. sbx_plan() and sbx_run() are not re-entrant per process: one
@@ -146,8 +148,8 @@ SBX_API int sbx_opts_set_stdio(struct sbx_opts *o, int in_fd, int out_fd, int er
 /* Where sbxsup's own messages go during the run (default 2; -1: back to 2). Not duplicated: it
  * must stay open until sbx_run returns. */
 SBX_API int sbx_opts_set_message_fd(struct sbx_opts *o, int fd);
-/* The sbxsup binary the sandbox execs (see "The helper binary"). NULL: $SBXSUP_BIN, then the
- * build's PREFIX/bin/sbxsup. Checked at sbx_run / sbx_plan time. */
+/* The sbxsup binary the sandbox execs (see "The helper binary"). NULL: $SBXSUP_BIN, ../bin/sbxsup
+ * beside the library, the build's PREFIX/bin/sbxsup. Checked at sbx_run / sbx_plan time. */
 SBX_API int sbx_opts_set_helper(struct sbx_opts *o, const char *path);
 
 /* ---- plan, run, result ------------------------------------------------------------------------- */
