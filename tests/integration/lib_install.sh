@@ -35,8 +35,11 @@ else t_fail lib_exports_only_api "$(diff <(echo "$api") <(echo "$exp") | head -8
 pc() { PKG_CONFIG_PATH=$L/pkgconfig PKG_CONFIG_SYSROOT_DIR=$D \
 	PKG_CONFIG_ALLOW_SYSTEM_CFLAGS=1 PKG_CONFIG_ALLOW_SYSTEM_LIBS=1 pkg-config "$@" sbxsup; }
 flags=$(pc --cflags --libs 2>&1)
+# a library built with SAN=1 needs its client built with the same sanitizers (their runtime first)
+san=; readelf -d "$L/libsbxsup.so.0" | grep -q 'NEEDED.*libasan' && san="-fsanitize=address,undefined"
+
 if [ "$(pc --modversion 2>/dev/null)" = "$(sed -n 's/^VERSION *:= *//p' "$SBX_ROOT/Makefile")" ] \
-   && out=$(${CC:-cc} -Wall -Wextra -Werror "$SBX_ROOT/examples/c/sbx_client.c" $flags -o "$T_TMP/sbx_client" 2>&1) \
+   && out=$(${CC:-cc} $san -Wall -Wextra -Werror "$SBX_ROOT/examples/c/sbx_client.c" $flags -o "$T_TMP/sbx_client" 2>&1) \
    && readelf -d "$T_TMP/sbx_client" | grep -q 'NEEDED.*\[libsbxsup.so.0\]'; then
 	t_pass lib_pkgconfig_client_builds
 else t_fail lib_pkgconfig_client_builds "flags=$flags $out"; exit 0; fi
