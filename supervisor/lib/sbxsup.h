@@ -31,7 +31,7 @@
  * install installs both).
  *
  * Threads, fork and signals. Building options, loading manifests and reading results are
- * thread-safe for different handles. sbx_plan() and sbx_run() are not re-entrant per process: one
+ * thread-safe for different handles (a handle is never shared between threads without a lock). sbx_plan() and sbx_run() are not re-entrant per process: one
  * runs at a time (a second concurrent call fails with SBX_E_BUSY), because a run acts on the whole
  * process while it lasts:
  *   - it forks and waits for its children with waitpid(-1): the calling process must have no other
@@ -42,8 +42,11 @@
  *     the executor) and ignores SIGPIPE; sbx_run() restores the subreaper flag, the thread's signal
  *     mask and SIGPIPE's disposition before it returns. Other threads should block these signals;
  *   - the executor's environment is built from the process's `environ` (the manifest's allowlist);
- *     the library does not change the environment. It reads SBXSUP_PRELOAD_LIB (where the preload
- *     is) and SBXSUP_BIN (the helper), nothing else; the command line reads the other SBXSUP_*.
+ *     the library does not change the environment. Of the environment it reads HOME, PATH,
+ *     XDG_STATE_HOME and the host-tuning variables a run reads under the command line too
+ *     (SBXSUP_PRELOAD_LIB, SBXSUP_USER, SBXSUP_UID, SBXSUP_USERNS, SBXSUP_PROBES_*,
+ *     SBXSUP_DEBUG_BPF; README "Environment variables"), plus SBXSUP_BIN (the helper). SBXSUP_SANDBOX,
+ *     SBXSUP_REQUIRE and SBXSUP_AUDIT are the command line's: a program sets the options.
  * A program that cannot give these guarantees (many threads, children of its own) should fork a
  * process for the run, or run the sbxsup command line with --result. After fork(), a handle may be
  * used in the child only.
