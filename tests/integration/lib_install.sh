@@ -5,8 +5,9 @@
 # and links the shared library by its soname; the library exports the calls of sbxsup.h and nothing
 # of policy/, audit/, common/; through it an honest command runs (clean, its output, the record's
 # run id = the audit stream's) and a read of a denied secret fails (the secret is not in the output:
-# evidence on the host side) with verdict "contained" and the deny event in the audit stream; a
-# missing helper binary is a call error (nothing runs). Runs as whoever runs it (root and a normal
+# evidence on the host side) with verdict "contained" and the deny event in the audit stream; the
+# client's own descriptors are the command's stdin/stdout; a missing helper binary is a call error
+# (nothing runs); a bad manifest comes back as a code and its problems. Runs as whoever runs it (root and a normal
 # user see different layers; the assertions hold in both).
 . "$(dirname "$0")/../lib.sh"
 
@@ -71,6 +72,15 @@ if [ $rc -ne 0 ] && ! grep -q "lib-s3cret-$$" <<<"$out" && ! grep -q "lib-s3cret
    && grep -q "\"$ev\":1" <<<"$out"; then
 	t_pass lib_run_secret_denied
 else t_fail lib_run_secret_denied "rc=$rc ev=$ev out=$out err=$(head -c 400 "$T_TMP/e2")"; fi
+
+# the caller's descriptors as the command's stdin and stdout (through bwrap when the host has it)
+printf 'line-from-stdin-%s\n' $$ >"$T_TMP/in.txt"
+out=$(cd "$W" && env -u SBXSUP_PRELOAD_LIB -u SBXSUP_BIN LD_LIBRARY_PATH="$L" "$T_TMP/sbx_client" --stdin "$T_TMP/in.txt" \
+	--stdout "$T_TMP/out.txt" "$M" "$W" "$T_TMP/a5.jsonl" sh -c 'tr a-z A-Z; echo done-out' 2>"$T_TMP/e5"); rc=$?
+if [ $rc -eq 0 ] && grep -qx "LINE-FROM-STDIN-$$" "$T_TMP/out.txt" && grep -qx done-out "$T_TMP/out.txt" \
+   && ! grep -q done-out <<<"$out" && grep -q '^verdict=clean ' <<<"$out"; then
+	t_pass lib_run_stdio_fds
+else t_fail lib_run_stdio_fds "rc=$rc out=$out file=$(head -c 200 "$T_TMP/out.txt" 2>&1) err=$(head -c 300 "$T_TMP/e5")"; fi
 
 # no helper: a call error, nothing ran (no audit stream written)
 out=$(cd "$W" && env LD_LIBRARY_PATH="$L" SBXSUP_BIN=/nonexistent/sbxsup "$T_TMP/sbx_client" "$M" "$W" "$T_TMP/a3.jsonl" true 2>&1); rc=$?
