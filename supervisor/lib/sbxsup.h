@@ -48,8 +48,9 @@
  *     SBXSUP_DEBUG_BPF; README "Environment variables"), plus SBXSUP_BIN (the helper). SBXSUP_SANDBOX,
  *     SBXSUP_REQUIRE and SBXSUP_AUDIT are the command line's: a program sets the options.
  * A program that cannot give these guarantees (many threads, children of its own) should fork a
- * process for the run, or run the sbxsup command line with --result. After fork(), a handle may be
- * used in the child only.
+ * process for the run, or run the sbxsup command line with --result. After fork(), each process
+ * has its own copy of every handle (free it in both); a child forked while a run is in progress in
+ * another thread cannot start one (SBX_E_BUSY).
  *
  * Messages. What sbxsup says during a run (warnings such as "sbxsup: warning: landlock off: ...",
  * refusals) goes to the message descriptor (sbx_opts_set_message_fd(), default 2) of the calling
