@@ -3,7 +3,7 @@
  * a bad manifest as SBX_E_MANIFEST with every problem and nothing on stderr, a good one with its
  * name and warnings, the plan as JSON, and a real run without layers (SBXSUP_SANDBOX=0's world:
  * no bwrap needed) whose result record and accessors agree, with the caller's stdio and message
- * descriptors. The sandboxed runs (bwrap, layers, audit) are in tests/integration/lib_install.sh. */
+ * descriptors, and one run at a time (SBX_E_BUSY from a second thread). The sandboxed runs (bwrap, layers, audit) are in tests/integration/lib_install.sh. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -303,6 +304,55 @@ static void t_run_disabled(void **state)
 	sbx_opts_free(o);
 }
 
+/* One run at a time: a second call while a run is in progress in another thread is SBX_E_BUSY (the
+ * threads block SIGCHLD etc., as sbxsup.h asks of a program with threads). */
+static struct sbx_opts *busy_opts;
+static void *busy_run(void *arg)
+{
+	char *cmd[] = {"/bin/sleep", "2", NULL};
+	struct sbx_result *res = NULL;
+	int rc = sbx_run(busy_opts, cmd, &res, NULL);
+	*(int *)arg = rc == 0 ? sbx_result_exit(res) : rc;
+	sbx_result_free(res);
+	return NULL;
+}
+
+static void t_busy(void **state)
+{
+	(void)state;
+	sigset_t set, old;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	busy_opts = opts_here();
+	assert_int_equal(sbx_opts_set_disabled(busy_opts, 1), 0);
+	int fd = open("/dev/null", O_WRONLY);
+	assert_int_equal(sbx_opts_set_message_fd(busy_opts, fd), 0);
+	int first = -99;
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, busy_run, &first), 0);
+	usleep(300 * 1000);
+	char *cmd[] = {"/bin/true", NULL}, *plan = NULL;
+	struct sbx_result *res = NULL;
+	struct sbx_err err;
+	assert_int_equal(sbx_run(busy_opts, cmd, &res, &err), SBX_E_BUSY);
+	assert_null(res);
+	assert_non_null(strstr(err.message, "in progress"));
+	assert_int_equal(sbx_plan(busy_opts, cmd, &plan, NULL), SBX_E_BUSY);
+	pthread_join(th, NULL);
+	assert_int_equal(first, 0);
+	/* free again afterwards */
+	assert_int_equal(sbx_run(busy_opts, cmd, &res, &err), 0);
+	assert_int_equal(sbx_result_exit(res), 0);
+	sbx_result_free(res);
+	close(fd);
+	sbx_opts_free(busy_opts);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/sbx-test-lib.XXXXXX");
@@ -312,6 +362,7 @@ int main(void)
 		cmocka_unit_test(t_versions),      cmocka_unit_test(t_misuse),
 		cmocka_unit_test(t_bad_manifest),  cmocka_unit_test(t_good_manifest),
 		cmocka_unit_test(t_plan),          cmocka_unit_test(t_run_disabled),
+		cmocka_unit_test(t_busy),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char rm[128];
