@@ -314,7 +314,7 @@ uninstall:
 	  $(addprefix $(DESTDIR)$(DOCDIR)/examples/manifests/,$(notdir $(EXAMPLES))) \
 	  $(DESTDIR)$(LIBDIR_SO)/$(LIB_SONAME) $(DESTDIR)$(LIBDIR_SO)/libsbxsup.so \
 	  $(DESTDIR)$(INCLUDEDIR)/sbxsup.h $(DESTDIR)$(PCDIR)/sbxsup.pc
-	@for d in $(PCDIR) $(INCLUDEDIR) $(LIBDIR) $(DOCDIR)/examples/manifests $(DOCDIR)/examples $(DOCDIR) $(BINDIR) $(MANDIR) \
+	@for d in $(PCDIR) $(INCLUDEDIR) $(LIBDIR) $(LIBDIR_SO) $(DOCDIR)/examples/manifests $(DOCDIR)/examples $(DOCDIR) $(BINDIR) $(MANDIR) \
 	  $(PREFIX)/share/man $(BASHCOMPDIR) $(PREFIX)/share/bash-completion $(ZSHCOMPDIR) $(PREFIX)/share/zsh \
 	  $(PREFIX)/share/doc $(PREFIX)/lib $(PREFIX)/share $(if $(DESTDIR),$(PREFIX)); do \
 	  [ ! -d "$(DESTDIR)$$d" ] || rmdir --ignore-fail-on-non-empty "$(DESTDIR)$$d"; done

@@ -390,8 +390,9 @@ static void restore_process(const struct saved *s)
 	pthread_sigmask(SIG_SETMASK, &s->mask, NULL);
 }
 
-/* PREFIX/bin/sbxsup next to the PREFIX/lib this code was loaded from (libsbxsup.so.0, or the sbxsup
- * binary itself when linked statically): an installed tree works whatever PREFIX it was built with. */
+/* PREFIX/bin/sbxsup next to the PREFIX/lib (or PREFIX/lib/<multiarch>) this code was loaded from
+ * (libsbxsup.so.0, or the sbxsup binary itself when linked statically): an installed tree works
+ * whatever PREFIX it was built with. */
 static int beside_us(char *out, size_t outlen)
 {
 	Dl_info info;
@@ -403,6 +404,9 @@ static int beside_us(char *out, size_t outlen)
 		return -1;
 	*slash = 0;
 	snprintf(out, outlen, "%s/../bin/sbxsup", self);
+	if (access(out, X_OK) == 0)
+		return 0;
+	snprintf(out, outlen, "%s/../../bin/sbxsup", self); /* PREFIX/lib/<multiarch>/libsbxsup.so.0 */
 	return access(out, X_OK);
 }
 

@@ -25,8 +25,9 @@
  *
  * The helper binary. A sandboxed run execs an sbxsup binary inside bwrap as its first stage (and
  * finds libsbxpreload.so beside it or in ../lib/sbxsup). The library uses, in this order: the path
- * given to sbx_opts_set_helper(), $SBXSUP_BIN, ../bin/sbxsup relative to the directory the library
- * was loaded from (PREFIX/lib/libsbxsup.so.0 -> PREFIX/bin/sbxsup, whatever PREFIX the build had),
+ * given to sbx_opts_set_helper(), $SBXSUP_BIN, ../bin/sbxsup (then ../../bin/sbxsup, for a
+ * multiarch directory) relative to the directory the library was loaded from
+ * (PREFIX/lib/libsbxsup.so.0 -> PREFIX/bin/sbxsup, whatever PREFIX the build had),
  * then PREFIX/bin/sbxsup of the build. Library and helper must come from the same build (make
  * install installs both).
  *
