@@ -39,6 +39,7 @@ flags=$(pc --cflags --libs 2>&1)
 # a library built with SAN=1 needs its client built with the same sanitizers (their runtime first)
 san=; readelf -d "$L/libsbxsup.so.0" | grep -q 'NEEDED.*libasan' && san="-fsanitize=address,undefined"
 
+# shellcheck disable=SC2086 # $san and $flags are word lists
 if [ "$(pc --modversion 2>/dev/null)" = "$(sed -n 's/^VERSION *:= *//p' "$SBX_ROOT/Makefile")" ] \
    && out=$(${CC:-cc} $san -Wall -Wextra -Werror "$SBX_ROOT/examples/c/sbx_client.c" $flags -o "$T_TMP/sbx_client" 2>&1) \
    && readelf -d "$T_TMP/sbx_client" | grep -q 'NEEDED.*\[libsbxsup.so.0\]'; then
