@@ -24,7 +24,6 @@
 #include "layers.h"
 #include "manifest.h"
 #include "msg.h"
-#include "policy.h"
 #include "policy_build.h"
 #include "run.h"
 #include "sbxsup.h"
@@ -159,15 +158,8 @@ int sbx_manifest_load(const char *path, const char *workspace, struct sbx_manife
 		return SBX_E_MANIFEST;
 	}
 	/* compiled and verified as `sbxsup validate` does: what loads here, `run` accepts */
-	void *blob = NULL;
-	size_t len = 0;
-	const char *why = NULL;
-	struct pol_build_opts bo = {.resolve = false, .uid = ctx.uid};
-	if (pol_build(h->m, &bo, &blob, &len, msg, sizeof msg) < 0)
-		rc = fail(err, SBX_E_MANIFEST, "%s: cannot compile the policy: %s", src, msg);
-	else if (!pol_open(blob, len, &why))
-		rc = fail(err, SBX_E_MANIFEST, "%s: the compiled policy does not verify: %s", src, why ? why : "?");
-	free(blob);
+	if (pol_check(h->m, ctx.uid, msg, sizeof msg) < 0)
+		rc = fail(err, SBX_E_MANIFEST, "%s: %s", src, msg);
 	if (rc < 0) {
 		sbx_manifest_free(h);
 		return rc;
