@@ -536,7 +536,8 @@ int sbx_run(const struct sbx_opts *o, char *const argv[], struct sbx_result **re
 	save_process(&sv, o->msg_fd);
 	int code = run_execute(&ro, 0);
 	restore_process(&sv);
-	rc = rec ? make_result(rec, code, res, err) : fail(err, SBX_E_NOMEM, "out of memory building the result record");
+	rc = rec ? make_result(rec, code, res, err)
+		 : fail(err, SBX_E_NOMEM, "out of memory building the result record");
 out:
 	for (int i = 0; i < 3; i++)
 		if (fds[i] >= 0)

@@ -32,31 +32,34 @@
  * install installs both).
  *
  * Threads, fork and signals. Building options, loading manifests and reading results are
- * thread-safe for different handles (a handle is never shared between threads without a lock). sbx_plan() and sbx_run() are not re-entrant per process: one
- * runs at a time (a second concurrent call fails with SBX_E_BUSY), because a run acts on the whole
- * process while it lasts:
+ * thread-safe for different handles (share a handle between threads only under a lock of yours).
+ * sbx_plan() and sbx_run() are not re-entrant per process: one runs at a time (a second concurrent
+ * call fails with SBX_E_BUSY), because a run acts on the whole process while it lasts:
  *   - it forks and waits for its children with waitpid(-1): the calling process must have no other
  *     children (they would be reaped, and at the end of the run every child of the process is
  *     killed with SIGKILL, so nothing the executor started survives it);
  *   - it becomes a child subreaper (PR_SET_CHILD_SUBREAPER), blocks SIGCHLD, SIGINT, SIGTERM and
  *     SIGHUP in the calling thread (a signalfd takes them; SIGINT/SIGTERM/SIGHUP are passed on to
- *     the executor) and ignores SIGPIPE; sbx_run() restores the subreaper flag, the thread's signal
- *     mask and SIGPIPE's disposition before it returns. Other threads should block these signals;
+ *     the executor) and ignores SIGPIPE; sbx_run() and sbx_plan() restore the subreaper flag, the
+ *     thread's signal mask and SIGPIPE's disposition before they return. Other threads should
+ *     block these four signals (else the kernel may deliver them there, not to the run);
  *   - the executor's environment is built from the process's `environ` (the manifest's allowlist);
  *     the library does not change the environment. Of the environment it reads HOME, PATH,
  *     XDG_STATE_HOME and the host-tuning variables a run reads under the command line too
  *     (SBXSUP_PRELOAD_LIB, SBXSUP_USER, SBXSUP_UID, SBXSUP_USERNS, SBXSUP_PROBES_*,
- *     SBXSUP_DEBUG_BPF; README "Environment variables"), plus SBXSUP_BIN (the helper). SBXSUP_SANDBOX,
- *     SBXSUP_REQUIRE and SBXSUP_AUDIT are the command line's: a program sets the options.
+ *     SBXSUP_DEBUG_BPF; README "Environment variables"), plus SBXSUP_BIN (the helper).
+ *     SBXSUP_SANDBOX, SBXSUP_REQUIRE and SBXSUP_AUDIT are the command line's: a program sets the
+ *     options.
  * A program that cannot give these guarantees (many threads, children of its own) should fork a
  * process for the run, or run the sbxsup command line with --result. After fork(), each process
  * has its own copy of every handle (free it in both); a child forked while a run is in progress in
  * another thread cannot start one (SBX_E_BUSY).
  *
  * Messages. What sbxsup says during a run (warnings such as "sbxsup: warning: landlock off: ...",
- * refusals) goes to the message descriptor (sbx_opts_set_message_fd(), default 2) of the calling
- * thread, never to the executor. The first refusal or failure is also in the result record
- * (reason.code, reason.message).
+ * refusals, bwrap's own warnings) goes to the message descriptor (sbx_opts_set_message_fd(),
+ * default 2), which the executor never inherits. Said inside the sandbox, and so on the executor's
+ * stderr as with the command line: the exec stage's "COMMAND: not found". The first refusal or
+ * failure is also in the result record (reason.code, reason.message).
  */
 #ifndef SBXSUP_H
 #define SBXSUP_H

@@ -461,7 +461,8 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 	r->lc.env = &env;
 	if (w) {
 		char err[256];
-		if (pipe2(errp, O_CLOEXEC) < 0 || (t->stderr_copy = fcntl(r->o.stdio ? r->o.stdio[2] : 2, F_DUPFD_CLOEXEC, 3)) < 0) {
+		int err_fd = r->o.stdio ? r->o.stdio[2] : 2; /* the executor's stderr, which the stage restores */
+		if (pipe2(errp, O_CLOEXEC) < 0 || (t->stderr_copy = fcntl(err_fd, F_DUPFD_CLOEXEC, 3)) < 0) {
 			sbx_msg("pipe: %s", strerror(errno));
 			goto out;
 		}

@@ -3,7 +3,8 @@
  * a bad manifest as SBX_E_MANIFEST with every problem and nothing on stderr, a good one with its
  * name and warnings, the plan as JSON, and a real run without layers (SBXSUP_SANDBOX=0's world:
  * no bwrap needed) whose result record and accessors agree, with the caller's stdio and message
- * descriptors, and one run at a time (SBX_E_BUSY from a second thread). The sandboxed runs (bwrap, layers, audit) are in tests/integration/lib_install.sh. */
+ * descriptors, and one run at a time (SBX_E_BUSY from a second thread). The sandboxed runs
+ * (bwrap, layers, audit) are in tests/integration/lib_install.sh. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -139,8 +140,8 @@ static int bad_rc;
 static void load_bad(void)
 {
 	struct sbx_manifest *m = NULL;
-	const char *p = write_file("bad.json", "{\"sbxsup\": 1, \"name\": \"x\",\n \"capabilities\": [\"fs:teleport\"],\n"
-					       " \"deny\": 7}\n");
+	const char *p = write_file("bad.json", "{\"sbxsup\": 1, \"name\": \"x\",\n"
+					       " \"capabilities\": [\"fs:teleport\"],\n \"deny\": 7}\n");
 	bad_rc = sbx_manifest_load(p, dir, &m, &bad_err);
 	assert_null(m);
 	p = write_file("broken.json", "{\"sbxsup\": 1,\n  \"name\": }\n");
