@@ -81,7 +81,8 @@ static bool tree_whole(const struct pol_dir *t, const struct bwrap_in *in)
 	struct stat st;
 	if (!(t->access & POL_TREE) || !t->path)
 		return false;
-	if (in->preload_lib && under(SBX_LDSO_PRELOAD, t->path) && lstat(SBX_LDSO_PRELOAD, &st) < 0)
+	if (in->preload_lib && under(SBX_LDSO_PRELOAD, t->path) &&
+	    (lstat(SBX_LDSO_PRELOAD, &st) < 0 || !S_ISREG(st.st_mode)))
 		return false;
 	return true;
 }
