@@ -329,6 +329,63 @@ static int idmapped_dir(struct sd_plan *p, const char *path, char *how, size_t h
 	return t;
 }
 
+/* --shadow as root: the overlay, built here from descriptors, replaces the workspace's idmapped
+ * mount (the child moves it over the workspace path). The store's layers are root's: idmapped
+ * root <-> host_uid so that the executor owns what it creates, as in the real workspace. */
+static int idmapped_store_dir(const struct sd_plan *p, int us, const char *path)
+{
+	int t = (int)syscall(SYS_open_tree, AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (t < 0)
+		return -1;
+	struct mount_attr a = {.attr_set = MOUNT_ATTR_IDMAP, .userns_fd = (unsigned)us};
+	(void)p;
+	if (syscall(SYS_mount_setattr, t, "", AT_EMPTY_PATH, &a, sizeof a) < 0) {
+		int e = errno;
+		close(t);
+		errno = e;
+		return -1;
+	}
+	return t;
+}
+
+static int shadow_root_overlay(struct sd_plan *p)
+{
+	size_t ws = p->nwr;
+	for (size_t i = 0; i < p->nwr; i++)
+		if (!strcmp(p->wr[i], p->ws_path))
+			ws = i;
+	if (ws == p->nwr) { /* not idmapped (e.g. a non-directory grant list): the overlay alone */
+		if (p->nwr >= SD_MAX_EXPOSE)
+			return errno = ENOSPC, -1;
+		snprintf(p->wr[p->nwr], sizeof p->wr[0], "%.1023s", p->ws_path);
+		p->wr_fd[p->nwr++] = -1;
+	}
+	int us = idmap_userns(p, 0, 0);
+	int up = us >= 0 ? idmapped_store_dir(p, us, p->shadow->upper) : -1;
+	int wk = us >= 0 ? idmapped_store_dir(p, us, p->shadow->work) : -1;
+	int m = -1;
+	if (up >= 0 && wk >= 0)
+		m = shadow_overlay_fd(p->wr_fd[ws], p->ws_path, up, wk, false);
+	else
+		sbx_msg("shadow workspace: idmapped store layers: %s", strerror(errno));
+	int e = errno;
+	if (us >= 0)
+		close(us);
+	if (up >= 0)
+		close(up);
+	if (wk >= 0)
+		close(wk);
+	if (m < 0) {
+		errno = e;
+		snprintf(p->why, sizeof p->why, "shadow workspace: the overlay cannot be built");
+		return -1;
+	}
+	if (p->wr_fd[ws] >= 0)
+		close(p->wr_fd[ws]);
+	p->wr_fd[ws] = m;
+	return 0;
+}
+
 /* ---- spawning ---------------------------------------------------------------------------------- */
 
 static void ns_text(struct sd_plan *p)
@@ -366,6 +423,9 @@ pid_t sd_spawn(struct sd_plan *p, struct cg_run *cg)
 		if (!strcmp(p->wr[i], p->ws_path) || !how[0])
 			snprintf(how, sizeof how, "%s", h);
 	}
+
+	if (p->root && p->shadow && shadow_root_overlay(p) < 0)
+		return -1;
 
 	int sp[2];
 	if (pipe2(sp, O_CLOEXEC) < 0)
@@ -622,6 +682,9 @@ int sd_child_setup(const struct sd_plan *p)
 			return fail("make / private");
 		if (p->tmp_host[0] && private_tmp(p) < 0)
 			return -1;
+		/* --shadow as a normal user: the overlay, mounted here in the run's own namespaces */
+		if (p->shadow && !p->root && shadow_mount_at(p->shadow, true) < 0)
+			return -1;
 		struct stat st;
 		if (stat("/dev/shm", &st) == 0 &&
 		    mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=64m") < 0)
@@ -644,6 +707,10 @@ int sd_child_setup(const struct sd_plan *p)
 		/* re-enter the cwd through the new mounts (else the workspace) */
 		if (p->cwd[0] && chdir(p->cwd) < 0 && chdir(p->ws_path) < 0)
 			return fail("chdir");
+	}
+	if (p->shadow && !(p->flags & CLONE_NEWNS)) {
+		errno = EPERM;
+		return fail("--shadow needs the run's mount namespace");
 	}
 	for (size_t i = 0; i < p->nwr; i++)
 		if (p->wr_fd[i] >= 0)

@@ -1,0 +1,169 @@
+/* run_shadow.c — the shadow workspace in a run (docs/notes/shadow.md): planned (pure), its store
+ * made at set-up once the run id exists, the overlay mounted by the attempt's child (bwrap mode:
+ * shadow_enter_bwrap before bwrap; direct mode: sandbox_direct.c), and the change set listed when
+ * every process of the run is gone, before run.end. run_int.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "changeset.h"
+#include "msg.h"
+#include "run_int.h"
+#include "shadow_store.h"
+
+int run_shadow_plan(struct run *r)
+{
+	struct shadow_plan *sp = &r->sp;
+	sp->on = r->o.shadow || (r->m && r->m->shadow);
+	if (!sp->on)
+		return 0;
+	sp->mech = "overlay";
+	snprintf(sp->workspace, sizeof sp->workspace, "%s", r->m->workspace);
+	const char *why = NULL;
+	if (r->o.disabled)
+		why = "SBXSUP_SANDBOX=0 runs without namespaces";
+	else if (!r->sd.mnt)
+		why = "no mount namespace can be made here (preload-only mode: the executor's writes would reach "
+		      "the real workspace)";
+	if (why) {
+		sbx_msg("--shadow: %s: refusing to run (no shadow workspace possible)", why);
+		run_reason(r, SBX_REASON_SHADOW_UNAVAILABLE, "--shadow: %s", why);
+		return -1;
+	}
+	return 0;
+}
+
+cJSON *run_shadow_plan_json(const struct run *r)
+{
+	const struct shadow_plan *sp = &r->sp;
+	if (!sp->on)
+		return NULL;
+	char root[4096] = "";
+	char err[256];
+	if (shadow_store_root(root, sizeof root, err, sizeof err) < 0)
+		snprintf(root, sizeof root, "(%s)", err);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "mechanism", sp->mech);
+	cJSON_AddStringToObject(o, "lower", sp->workspace);
+	char b[4200];
+	snprintf(b, sizeof b, "%s/" LAYER_RUN_PLACEHOLDER, root);
+	cJSON_AddStringToObject(o, "store", b);
+	cJSON_AddStringToObject(o, "mounted", r->plan.wrapped ? "in a mount namespace of the child, before bwrap"
+							      : "in the run's mount namespace");
+	return o;
+}
+
+static int64_t now_coarse_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME_COARSE, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+int run_shadow_setup(struct run *r)
+{
+	struct shadow_plan *sp = &r->sp;
+	if (!sp->on)
+		return 0;
+	char err[512];
+	/* a change made before this instant counts as "before the run" (the coarse clock is the one
+	 * the file systems stamp ctime with) */
+	r->shadow_t0 = now_coarse_ns();
+	int fd = shadow_store_create(r->a.run, sp->store, sizeof sp->store, err, sizeof err);
+	if (fd < 0) {
+		sbx_msg("--shadow: %s", err);
+		run_reason(r, SBX_REASON_SHADOW_UNAVAILABLE, "--shadow: %s", err);
+		return -1;
+	}
+	snprintf(sp->upper, sizeof sp->upper, "%s/upper", sp->store);
+	snprintf(sp->work, sizeof sp->work, "%s/work", sp->store);
+	/* the merged root looks like the workspace's own root (its mode; as root, its owner) */
+	struct stat st;
+	if (stat(sp->workspace, &st) == 0) {
+		(void)!fchmodat(fd, "upper", st.st_mode & 07777, 0);
+		if (geteuid() == 0)
+			(void)!fchownat(fd, "upper", st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW);
+	}
+	cJSON *meta = cJSON_CreateObject();
+	cJSON_AddStringToObject(meta, "run", r->a.run);
+	cJSON_AddStringToObject(meta, "state", "running");
+	cJSON_AddStringToObject(meta, "workspace", sp->workspace);
+	cJSON_AddStringToObject(meta, "mechanism", sp->mech);
+	char t0[32];
+	snprintf(t0, sizeof t0, "%lld", (long long)r->shadow_t0);
+	cJSON_AddStringToObject(meta, "t0_ns", t0);
+	cJSON_AddNumberToObject(meta, "uid", getuid());
+	if (r->o.audit && r->a.path)
+		cJSON_AddStringToObject(meta, "audit", r->a.path);
+	cJSON *man = cJSON_AddObjectToObject(meta, "manifest");
+	cJSON_AddStringToObject(man, "path", r->m->source ? r->m->source : "");
+	cJSON_AddStringToObject(man, "sha256", r->m->sha256_hex);
+	cJSON_AddStringToObject(meta, "executor", r->m->name ? r->m->name : "");
+	int rc = shadow_write_json(fd, SHADOW_META, meta);
+	cJSON_Delete(meta);
+	close(fd);
+	if (rc < 0) {
+		sbx_msg("--shadow: %s/%s: %s", sp->store, SHADOW_META, strerror(errno));
+		run_reason(r, SBX_REASON_SHADOW_UNAVAILABLE, "--shadow: cannot write the store");
+		return -1;
+	}
+	return 0;
+}
+
+void run_shadow_level(const struct run *r, cJSON *level)
+{
+	if (r->sp.on && r->sp.store[0])
+		cJSON_AddStringToObject(level, "shadow", r->sp.mech);
+}
+
+int run_shadow_end(struct run *r)
+{
+	struct shadow_plan *sp = &r->sp;
+	if (!sp->on || !sp->store[0] || r->shadow_sum)
+		return 0;
+	char err[512] = "";
+	int dfd = shadow_store_open(r->a.run, NULL, 0, err, sizeof err);
+	int ufd = dfd >= 0 ? openat(dfd, "upper", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	int lfd = open(sp->workspace, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct changeset cs;
+	int rc = -1;
+	if (dfd < 0 || ufd < 0 || lfd < 0) {
+		if (!err[0])
+			snprintf(err, sizeof err, "%.200s: %s", sp->store, strerror(errno));
+	} else if (cs_from_overlay(ufd, lfd, &cs, err, sizeof err) == 0) {
+		cJSON *all = cs_to_json(&cs);
+		cJSON *meta = shadow_read_json(dfd, SHADOW_META);
+		r->shadow_sum = cs_summary_json(&cs);
+		if (r->shadow_sum) {
+			cJSON_AddStringToObject(r->shadow_sum, "run", r->a.run);
+			cJSON_AddStringToObject(r->shadow_sum, "mechanism", sp->mech);
+			cJSON_AddStringToObject(r->shadow_sum, "store", sp->store);
+		}
+		if (meta) {
+			cJSON_ReplaceItemInObjectCaseSensitive(meta, "state", cJSON_CreateString("ended"));
+			cJSON_AddItemToObject(meta, "changes", cs_summary_json(&cs));
+		}
+		if (all && meta && shadow_write_json(dfd, SHADOW_CHANGES, all) == 0 &&
+		    shadow_write_json(dfd, SHADOW_META, meta) == 0)
+			rc = 0;
+		else
+			snprintf(err, sizeof err, "cannot write the change set: %s", strerror(errno));
+		cJSON_Delete(all);
+		cJSON_Delete(meta);
+		cs_free(&cs);
+	}
+	if (ufd >= 0)
+		close(ufd);
+	if (lfd >= 0)
+		close(lfd);
+	if (dfd >= 0)
+		close(dfd);
+	if (rc < 0)
+		sbx_msg("warning: --shadow: the change set of run %s could not be listed: %s (the changes stay in %s)",
+			r->a.run, err, sp->store);
+	return rc;
+}
