@@ -103,6 +103,8 @@ int run_shadow_setup(struct run *r)
 	cJSON_AddStringToObject(man, "path", r->m->source ? r->m->source : "");
 	cJSON_AddStringToObject(man, "sha256", r->m->sha256_hex);
 	cJSON_AddStringToObject(meta, "executor", r->m->name ? r->m->name : "");
+	cJSON_AddStringToObject(meta, "autonomy", r->m->autonomy == MF_AUTONOMY_READONLY ? "readonly"
+					   : r->m->autonomy == MF_AUTONOMY_FULL ? "full" : "supervised");
 	int rc = shadow_write_json(fd, SHADOW_META, meta);
 	cJSON_Delete(meta);
 	close(fd);

@@ -330,47 +330,31 @@ static int idmapped_dir(struct sd_plan *p, const char *path, char *how, size_t h
 }
 
 /* --shadow as root: the overlay, built here from descriptors, replaces the workspace's idmapped
- * mount (the child moves it over the workspace path). The store's layers are root's: idmapped
- * root <-> host_uid so that the executor owns what it creates, as in the real workspace. */
-static int idmapped_store_dir(const struct sd_plan *p, int us, const char *path)
-{
-	int t = (int)syscall(SYS_open_tree, AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-	if (t < 0)
-		return -1;
-	struct mount_attr a = {.attr_set = MOUNT_ATTR_IDMAP, .userns_fd = (unsigned)us};
-	(void)p;
-	if (syscall(SYS_mount_setattr, t, "", AT_EMPTY_PATH, &a, sizeof a) < 0) {
-		int e = errno;
-		close(t);
-		errno = e;
-		return -1;
-	}
-	return t;
-}
-
+ * mount (the child moves it over the workspace path). Its lower layer is that idmapped clone (the
+ * workspace owner's files are host_uid's, as without --shadow); the upper layer cannot be a
+ * detached (idmapped) mount, so the store's upper root is simply handed to host_uid: what the
+ * executor creates or copies up is host_uid's on disk, inside root's 0700 store. */
 static int shadow_root_overlay(struct sd_plan *p)
 {
 	size_t ws = p->nwr;
 	for (size_t i = 0; i < p->nwr; i++)
 		if (!strcmp(p->wr[i], p->ws_path))
 			ws = i;
-	if (ws == p->nwr) { /* not idmapped (e.g. a non-directory grant list): the overlay alone */
+	if (ws == p->nwr) { /* not a writable dir of the plan: the overlay alone */
 		if (p->nwr >= SD_MAX_EXPOSE)
 			return errno = ENOSPC, -1;
 		snprintf(p->wr[p->nwr], sizeof p->wr[0], "%.1023s", p->ws_path);
 		p->wr_fd[p->nwr++] = -1;
 	}
-	int us = idmap_userns(p, 0, 0);
-	int up = us >= 0 ? idmapped_store_dir(p, us, p->shadow->upper) : -1;
-	int wk = us >= 0 ? idmapped_store_dir(p, us, p->shadow->work) : -1;
+	int up = open(p->shadow->upper, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int wk = open(p->shadow->work, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	int m = -1;
-	if (up >= 0 && wk >= 0)
+	if (up >= 0 && wk >= 0) {
+		if (p->wr_fd[ws] >= 0)
+			(void)!fchownat(up, "", p->host_uid, p->host_gid, AT_EMPTY_PATH);
 		m = shadow_overlay_fd(p->wr_fd[ws], p->ws_path, up, wk, false);
-	else
-		sbx_msg("shadow workspace: idmapped store layers: %s", strerror(errno));
+	}
 	int e = errno;
-	if (us >= 0)
-		close(us);
 	if (up >= 0)
 		close(up);
 	if (wk >= 0)

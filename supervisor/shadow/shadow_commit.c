@@ -67,6 +67,11 @@ static const char *conflict(const struct cctx *c, int pfd, const char *base, con
 	if (rc < 0)
 		return errno == ENOENT ? "the real file disappeared after the run started (conflict)"
 				       : "the real file cannot be checked";
+	/* a directory is the same directory (its entries are entries of the set themselves: its times
+	 * change with every commit below it) */
+	if (S_ISDIR(st.st_mode) && S_ISDIR(r->mode))
+		return (uint64_t)st.st_dev != r->dev || (uint64_t)st.st_ino != r->ino
+		       ? "the real directory was replaced after the run started (conflict)" : NULL;
 	if ((uint64_t)st.st_dev != r->dev || (uint64_t)st.st_ino != r->ino || (uint64_t)st.st_size != r->size ||
 	    ns(&st.st_mtim) != r->mtime_ns || ns(&st.st_ctim) != r->ctime_ns)
 		return "the real file changed after the run ended (conflict)";

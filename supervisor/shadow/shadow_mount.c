@@ -30,28 +30,27 @@ int shadow_overlay_fd(int lower_fd, const char *lower, int upper_fd, int work_fd
 	int fs = (int)syscall(SYS_fsopen, "overlay", FSOPEN_CLOEXEC);
 	if (fs < 0)
 		return fail("fsopen overlay");
-	int rc = 0;
 	/* one layer per key, by descriptor or by path: no option-string escaping of ':' or ',' */
-	if (lower_fd >= 0)
-		rc |= (int)syscall(SYS_fsconfig, fs, FSCONFIG_SET_FD, "lowerdir+", NULL, lower_fd);
-	else
-		rc |= set_str(fs, "lowerdir+", lower);
-	rc |= (int)syscall(SYS_fsconfig, fs, FSCONFIG_SET_FD, "upperdir", NULL, upper_fd);
-	rc |= (int)syscall(SYS_fsconfig, fs, FSCONFIG_SET_FD, "workdir", NULL, work_fd);
-	if (userxattr)
-		rc |= (int)syscall(SYS_fsconfig, fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0);
-	if (rc < 0 || syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0) {
+	const char *step = "lowerdir";
+	int rc = lower_fd >= 0 ? (int)syscall(SYS_fsconfig, fs, FSCONFIG_SET_FD, "lowerdir+", NULL, lower_fd)
+			       : set_str(fs, "lowerdir+", lower);
+	if (rc == 0 && (step = "upperdir"))
+		rc = (int)syscall(SYS_fsconfig, fs, FSCONFIG_SET_FD, "upperdir", NULL, upper_fd);
+	if (rc == 0 && (step = "workdir"))
+		rc = (int)syscall(SYS_fsconfig, fs, FSCONFIG_SET_FD, "workdir", NULL, work_fd);
+	if (rc == 0 && userxattr && (step = "userxattr"))
+		rc = (int)syscall(SYS_fsconfig, fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0);
+	if (rc == 0 && (step = "create"))
+		rc = (int)syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0);
+	if (rc < 0) {
+		int e = errno;
 		char msg[256] = "";
 		ssize_t k = read(fs, msg, sizeof msg - 1); /* the kernel's own words, when it has some */
 		msg[k > 0 ? k : 0] = 0;
-		int e = errno;
 		close(fs);
+		sbx_msg("shadow workspace: overlay %s: %s%s%s", step, strerror(e), k > 0 ? ": " : "", k > 0 ? msg : "");
 		errno = e;
-		if (k > 0) {
-			sbx_msg("shadow workspace: overlay: %s", msg);
-			return -1;
-		}
-		return fail("overlay layers");
+		return -1;
 	}
 	int m = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
 	int e = errno;
