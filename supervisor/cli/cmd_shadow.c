@@ -244,7 +244,7 @@ static int do_diff(int argc, char **argv)
 		printf("%-8s %-7s %10llu  %s%s%s%s\n", cs_kind_name(e->kind), cs_type_name(e->type),
 		       (unsigned long long)e->size, e->from ? e->from : "", e->from ? " -> " : "", e->path,
 		       s.committed[i] ? "  (committed)" : "");
-		if (e->kind == CS_MODE || (e->kind == CS_MODIFIED && e->type == CS_T_FILE &&
+		if (e->kind == CS_MODE || ((e->kind == CS_MODIFIED || e->kind == CS_RENAMED) && e->type == CS_T_FILE &&
 					   (e->mode & 07777) != (e->old_mode & 07777)))
 			printf("%30s mode %04o -> %04o\n", "", (unsigned)(e->old_mode & 07777), (unsigned)(e->mode & 07777));
 		if (e->why[0])
