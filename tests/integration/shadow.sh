@@ -130,7 +130,7 @@ for l in open(sys.argv[1]):
 	# the manifest's workspace.mode
 	new_ws "$n"; rm -f "$a" "$RES"
 	cat > "$T_TMP/m.json" <<EOF
-{"sbxsup": 1, "name": "shadowm", "capabilities": [{"cap": "fs:write", "hint": "."}], "workspace": {"mode": "shadow"}}
+{"sbxsup": 1, "name": "shadowm", "capabilities": [{"cap": "fs:write", "hint": "."}, {"cap": "code:exec"}], "workspace": {"mode": "shadow"}}
 EOF
 	out=$(cd "$WS" && "$SBXSUP" run -m "$T_TMP/m.json" "$@" -a "$a" --result "$RES" -- sh -c 'rm b.txt; echo z > zz' 2>&1); rc=$?
 	run=$(res run)
