@@ -378,6 +378,7 @@ static void write_result(struct run *r, int code)
 
 static void run_free(struct run *r)
 {
+	run_shadow_drop_unused(r);
 	layers_stop(&r->lrt, false);
 	run_setup_undo(r);
 	if (r->audit_ok)

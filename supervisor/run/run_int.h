@@ -107,11 +107,12 @@ void run_reason(struct run *r, const char *code, const char *fmt, ...) __attribu
 
 /* run_shadow.c: the shadow workspace. plan: pure (-1: refused, reason set); setup: the store
  * (needs the run id); level: run.start.level.shadow; end: list the change set (after the tree is
- * gone) into r->shadow_sum; plan_json: its --dry-run section (NULL when off). */
+ * gone) into r->shadow_sum (nothing when the stage never got ready); plan_json: its --dry-run section (NULL when off). */
 int run_shadow_plan(struct run *r);
 int run_shadow_setup(struct run *r);
 void run_shadow_level(const struct run *r, cJSON *level);
 int run_shadow_end(struct run *r);
+void run_shadow_drop_unused(struct run *r); /* the store of a run whose command never started */
 cJSON *run_shadow_plan_json(const struct run *r);
 
 /* run_notfound.c: after a 127 for a command named by a path that exists on the host and that the

@@ -118,14 +118,25 @@ int run_shadow_setup(struct run *r)
 
 void run_shadow_level(const struct run *r, cJSON *level)
 {
-	if (r->sp.on && r->sp.store[0])
+	/* only once the stage is ready: the overlay is then in place (a refusal's run.start has none) */
+	if (r->sp.on && r->sp.store[0] && r->att.ready)
 		cJSON_AddStringToObject(level, "shadow", r->sp.mech);
+}
+
+void run_shadow_drop_unused(struct run *r)
+{
+	char err[256];
+	if (r->sp.on && r->sp.store[0] && !r->att.ready && !r->shadow_sum &&
+	    shadow_store_remove(r->a.run, err, sizeof err) < 0)
+		sbx_msg("warning: --shadow: %s", err);
 }
 
 int run_shadow_end(struct run *r)
 {
 	struct shadow_plan *sp = &r->sp;
 	if (!sp->on || !sp->store[0] || r->shadow_sum)
+		return 0;
+	if (!r->att.ready) /* the command never started: nothing to keep */
 		return 0;
 	char err[512] = "";
 	int dfd = shadow_store_open(r->a.run, NULL, 0, err, sizeof err);
