@@ -19,7 +19,7 @@ res() { python3 -c 'import json,sys; o=json.load(open(sys.argv[1]))
 for k in sys.argv[2].split("."): o = o.get(k) if isinstance(o, dict) else None
 print("" if o is None else o)' "$RES" "$1"; }
 # the shadow.commit line's refused/committed entries: "kind path: reason" lines
-commit_ev() { python3 - "$1" "$2" <<'PY'
+commit_ev() { python3 - "$1" "$2" 2>/dev/null <<'PY'
 import json, sys
 for l in open(sys.argv[1]):
     o = json.loads(l)
