@@ -11,6 +11,7 @@
 
 #include "msg.h"
 #include "shadow_mount.h"
+#include "smallfile.h"
 
 static int fail(const char *what)
 {
@@ -90,18 +91,6 @@ int shadow_mount_at(const struct shadow_plan *sp, bool userxattr)
 	return rc < 0 ? fail(sp->workspace) : 0;
 }
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = write(fd, s, strlen(s));
-	int e = errno;
-	close(fd);
-	errno = e;
-	return n == (ssize_t)strlen(s) ? 0 : -1;
-}
-
 int shadow_enter_bwrap(const struct shadow_plan *sp)
 {
 	bool root = geteuid() == 0;
@@ -112,12 +101,12 @@ int shadow_enter_bwrap(const struct shadow_plan *sp)
 	if (!root) {
 		char m[64];
 		snprintf(m, sizeof m, "%u %u 1\n", (unsigned)u, (unsigned)u);
-		if (write_file("/proc/self/uid_map", m) < 0)
+		if (sbx_write_small("/proc/self/uid_map", m) < 0)
 			return fail("uid_map");
-		if (write_file("/proc/self/setgroups", "deny") < 0 && errno != ENOENT)
+		if (sbx_write_small("/proc/self/setgroups", "deny") < 0 && errno != ENOENT)
 			return fail("setgroups");
 		snprintf(m, sizeof m, "%u %u 1\n", (unsigned)g, (unsigned)g);
-		if (write_file("/proc/self/gid_map", m) < 0)
+		if (sbx_write_small("/proc/self/gid_map", m) < 0)
 			return fail("gid_map");
 	}
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
