@@ -68,6 +68,13 @@ static void srun_free(struct srun *s)
 	free(s->committed);
 }
 
+/* The store's side of the changes: the overlay's upper/, or the copy fallback's tree/. */
+static const char *layer_dir(const struct srun *s)
+{
+	const char *l = mstr(s->meta, "layer");
+	return l && !strcmp(l, "tree") ? "tree" : "upper";
+}
+
 static char *entry_key(const struct cs_entry *e)
 {
 	size_t n = strlen(e->path) + 16;
@@ -251,7 +258,7 @@ static int do_diff(int argc, char **argv)
 			printf("%30s %s\n", "", e->why);
 	}
 	int wfd = ws ? open(ws, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
-	int ufd = openat(s.dfd, "upper", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int ufd = openat(s.dfd, layer_dir(&s), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	for (size_t i = 0; i < s.cs.n && ufd >= 0; i++) {
 		const struct cs_entry *e = &s.cs.e[i];
 		if (e->type != CS_T_FILE || e->kind == CS_MODE || e->kind == CS_RENAMED || s.committed[i])
@@ -444,7 +451,7 @@ static int do_commit(int argc, char **argv)
 		}
 	}
 	wfd = open(ws, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	ufd = openat(s.dfd, "upper", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	ufd = openat(s.dfd, layer_dir(&s), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (wfd < 0 || ufd < 0) {
 		sbx_msg("shadow commit: %s: %s", wfd < 0 ? ws : "the store's upper directory", strerror(errno));
 		goto done;

@@ -13,7 +13,9 @@
 #include "changeset.h"
 #include "msg.h"
 #include "run_int.h"
+#include "shadow_copy.h"
 #include "shadow_store.h"
+#include "smallfile.h"
 
 int run_shadow_plan(struct run *r)
 {
@@ -21,7 +23,13 @@ int run_shadow_plan(struct run *r)
 	sp->on = r->o.shadow || (r->m && r->m->shadow);
 	if (!sp->on)
 		return 0;
-	sp->mech = "overlay";
+	/* OverlayFS where the kernel has it (SBXSUP_SHADOW_MECH=copy|overlay forces one: tests), else
+	 * the copy fallback; reading /proc/filesystems changes nothing */
+	const char *force = getenv("SBXSUP_SHADOW_MECH");
+	char fs[4096] = "";
+	(void)sbx_read_small("/proc/filesystems", fs, sizeof fs);
+	sp->copy = force && *force ? !strcmp(force, "copy") : !strstr(fs, "\toverlay\n");
+	sp->mech = sp->copy ? "copy" : "overlay";
 	snprintf(sp->workspace, sizeof sp->workspace, "%s", r->m->workspace);
 	const char *why = NULL;
 	if (r->o.disabled)
@@ -81,15 +89,39 @@ int run_shadow_setup(struct run *r)
 	}
 	snprintf(sp->upper, sizeof sp->upper, "%s/upper", sp->store);
 	snprintf(sp->work, sizeof sp->work, "%s/work", sp->store);
-	/* the merged root looks like the workspace's own root (its mode; as root, its owner) */
+	snprintf(sp->tree, sizeof sp->tree, "%s/tree", sp->store);
+	const char *root = sp->copy ? "tree" : "upper";
+	if (sp->copy && mkdirat(fd, "tree", 0700) < 0) {
+		snprintf(err, sizeof err, "%.300s: %s", sp->tree, strerror(errno));
+		goto refuse;
+	}
+	/* the executor's root of the workspace looks like the real one (its mode; as root, its owner) */
 	struct stat st;
 	if (stat(sp->workspace, &st) == 0) {
-		(void)!fchmodat(fd, "upper", st.st_mode & 07777, 0);
+		(void)!fchmodat(fd, root, st.st_mode & 07777, 0);
 		if (geteuid() == 0)
-			(void)!fchownat(fd, "upper", st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW);
+			(void)!fchownat(fd, root, st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW);
+	}
+	if (sp->copy) {
+		const char *mb = getenv("SBXSUP_SHADOW_COPY_MB");
+		uint64_t limit = (uint64_t)(mb && *mb ? strtoull(mb, NULL, 10) : SHADOW_COPY_DEFAULT_MB) << 20;
+		int src = open(sp->workspace, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int dst = openat(fd, "tree", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		bool reflinked = false;
+		int crc = src >= 0 && dst >= 0 ? shadow_copy_tree(src, dst, limit, &reflinked, err, sizeof err) : -1;
+		if (src < 0 || dst < 0)
+			snprintf(err, sizeof err, "%.300s: %s", sp->workspace, strerror(errno));
+		if (src >= 0)
+			close(src);
+		if (dst >= 0)
+			close(dst);
+		if (crc < 0)
+			goto refuse;
+		sp->mech = reflinked ? "reflink" : "copy";
 	}
 	cJSON *meta = cJSON_CreateObject();
 	cJSON_AddStringToObject(meta, "run", r->a.run);
+	cJSON_AddStringToObject(meta, "layer", root);
 	cJSON_AddStringToObject(meta, "state", "running");
 	cJSON_AddStringToObject(meta, "workspace", sp->workspace);
 	cJSON_AddStringToObject(meta, "mechanism", sp->mech);
@@ -109,11 +141,20 @@ int run_shadow_setup(struct run *r)
 	cJSON_Delete(meta);
 	close(fd);
 	if (rc < 0) {
-		sbx_msg("--shadow: %s/%s: %s", sp->store, SHADOW_META, strerror(errno));
-		run_reason(r, SBX_REASON_SHADOW_UNAVAILABLE, "--shadow: cannot write the store");
-		return -1;
+		snprintf(err, sizeof err, "%.300s/%s: %s", sp->store, SHADOW_META, strerror(errno));
+		fd = -1;
+		goto refuse;
 	}
 	return 0;
+refuse:
+	if (fd >= 0)
+		close(fd);
+	sbx_msg("--shadow: %s", err);
+	run_reason(r, SBX_REASON_SHADOW_UNAVAILABLE, "--shadow: %s", err);
+	char e2[128];
+	(void)shadow_store_remove(r->a.run, e2, sizeof e2);
+	sp->store[0] = 0;
+	return -1;
 }
 
 void run_shadow_level(const struct run *r, cJSON *level)
@@ -140,14 +181,15 @@ int run_shadow_end(struct run *r)
 		return 0;
 	char err[512] = "";
 	int dfd = shadow_store_open(r->a.run, NULL, 0, err, sizeof err);
-	int ufd = dfd >= 0 ? openat(dfd, "upper", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	int ufd = dfd >= 0 ? openat(dfd, sp->copy ? "tree" : "upper", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
 	int lfd = open(sp->workspace, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct changeset cs;
 	int rc = -1;
 	if (dfd < 0 || ufd < 0 || lfd < 0) {
 		if (!err[0])
 			snprintf(err, sizeof err, "%.200s: %s", sp->store, strerror(errno));
-	} else if (cs_from_overlay(ufd, lfd, &cs, err, sizeof err) == 0) {
+	} else if ((sp->copy ? cs_from_copy(ufd, lfd, &cs, err, sizeof err)
+			     : cs_from_overlay(ufd, lfd, &cs, err, sizeof err)) == 0) {
 		cJSON *all = cs_to_json(&cs);
 		cJSON *meta = shadow_read_json(dfd, SHADOW_META);
 		r->shadow_sum = cs_summary_json(&cs);

@@ -335,6 +335,20 @@ static int shadow_root_overlay(struct sd_plan *p)
 		snprintf(p->wr[p->nwr], sizeof p->wr[0], "%.1023s", p->ws_path);
 		p->wr_fd[p->nwr++] = -1;
 	}
+	if (p->shadow->copy) { /* the copy fallback: its tree, idmapped like the workspace would be */
+		char how[200] = "";
+		int t = idmapped_dir(p, p->shadow->tree, how, sizeof how);
+		if (t < 0)
+			t = (int)syscall(SYS_open_tree, AT_FDCWD, p->shadow->tree, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+		if (t < 0) {
+			snprintf(p->why, sizeof p->why, "shadow workspace: %.160s: %s", p->shadow->tree, strerror(errno));
+			return -1;
+		}
+		if (p->wr_fd[ws] >= 0)
+			close(p->wr_fd[ws]);
+		p->wr_fd[ws] = t;
+		return 0;
+	}
 	int up = open(p->shadow->upper, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	int wk = open(p->shadow->work, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	int m = -1;

@@ -335,6 +335,145 @@ static void walk_dir(struct walk *w, int ufd, int lfd, const char *rel, bool opa
 	names_free(up);
 }
 
+/* The copy mechanism: a full tree (shadow_copy.h) against the real workspace. Sockets and devices
+ * of the real tree are never copied, so their absence is no deletion. */
+static bool copied_type(mode_t m)
+{
+	return S_ISREG(m) || S_ISDIR(m) || S_ISLNK(m) || S_ISFIFO(m);
+}
+
+static void created_tree(struct walk *w, int tfd, const char *name, const char *rel, const struct stat *st, int depth);
+
+static void walk_copy(struct walk *w, int tfd, int lfd, const char *rel, int depth)
+{
+	if (depth > 256) {
+		snprintf(w->err, w->errlen, "%s: directories nested too deep", rel);
+		w->failed = true;
+		return;
+	}
+	char **tv = names_of(tfd);
+	if (!tv) {
+		snprintf(w->err, w->errlen, "%s: cannot list the copy: %s", rel[0] ? rel : ".", strerror(errno));
+		w->failed = true;
+		return;
+	}
+	for (size_t i = 0; tv[i] && !w->failed; i++) {
+		const char *name = tv[i];
+		char child[4096];
+		struct stat ts, ls;
+		if (fstatat(tfd, name, &ts, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		join(child, sizeof child, rel, name);
+		bool l_ok = lfd >= 0 && fstatat(lfd, name, &ls, AT_SYMLINK_NOFOLLOW) == 0;
+		struct cs_entry *e;
+		if (!l_ok) {
+			created_tree(w, tfd, name, child, &ts, depth);
+			continue;
+		}
+		bool same_type = (ls.st_mode & S_IFMT) == (ts.st_mode & S_IFMT);
+		if (!same_type) {
+			if ((e = add(w, CS_MODIFIED, CS_T_SPECIAL, child))) {
+				e->mode = ts.st_mode;
+				e->old_mode = ls.st_mode;
+				real_of(&e->real, &ls);
+				snprintf(e->why, sizeof e->why, "a type change (%s -> %s)", special_name(ls.st_mode),
+					 special_name(ts.st_mode));
+			}
+			continue;
+		}
+		bool mode_differs = (ts.st_mode & 07777) != (ls.st_mode & 07777);
+		if (S_ISDIR(ts.st_mode)) {
+			if (mode_differs && (e = add(w, CS_MODE, CS_T_DIR, child))) {
+				e->mode = ts.st_mode;
+				e->old_mode = ls.st_mode;
+				real_of(&e->real, &ls);
+			}
+			int tc = openat(tfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			int lc = openat(lfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (tc >= 0)
+				walk_copy(w, tc, lc, child, depth + 1);
+			if (tc >= 0)
+				close(tc);
+			if (lc >= 0)
+				close(lc);
+			continue;
+		}
+		if (S_ISREG(ts.st_mode)) {
+			char h[65], lh[65];
+			if (hash_at(tfd, name, h) < 0) {
+				snprintf(w->err, w->errlen, "%s: cannot read the changed file: %s", child, strerror(errno));
+				w->failed = true;
+				break;
+			}
+			bool same = ts.st_size == ls.st_size && hash_at(lfd, name, lh) == 0 && !strcmp(lh, h);
+			if (same && !mode_differs)
+				continue;
+			if (!(e = add(w, same ? CS_MODE : CS_MODIFIED, CS_T_FILE, child)))
+				break;
+			memcpy(e->hash, h, sizeof h);
+			e->size = (uint64_t)ts.st_size;
+		} else if (S_ISLNK(ts.st_mode)) {
+			char a[4096], b[4096];
+			ssize_t na = readlinkat(tfd, name, a, sizeof a - 1), nb = readlinkat(lfd, name, b, sizeof b - 1);
+			if (na == nb && na >= 0 && !memcmp(a, b, (size_t)na))
+				continue;
+			if (!(e = add(w, CS_MODIFIED, CS_T_SYMLINK, child)))
+				break;
+			snprintf(e->why, sizeof e->why, "a symlink");
+			e->size = (uint64_t)ts.st_size;
+		} else { /* a fifo: only its mode can differ */
+			if (!mode_differs)
+				continue;
+			if (!(e = add(w, CS_MODE, CS_T_SPECIAL, child)))
+				break;
+			snprintf(e->why, sizeof e->why, "%s", special_name(ts.st_mode));
+		}
+		e->mode = ts.st_mode;
+		e->old_mode = ls.st_mode;
+		real_of(&e->real, &ls);
+	}
+	if (lfd >= 0 && !w->failed) {
+		char **low = names_of(lfd);
+		for (size_t i = 0; low && low[i]; i++) {
+			struct stat ls;
+			char child[4096];
+			if (has_name(tv, low[i]) || fstatat(lfd, low[i], &ls, AT_SYMLINK_NOFOLLOW) < 0 ||
+			    !copied_type(ls.st_mode))
+				continue;
+			join(child, sizeof child, rel, low[i]);
+			deleted_tree(w, lfd, low[i], child, &ls, depth);
+		}
+		names_free(low);
+	}
+	names_free(tv);
+}
+
+/* Everything at and below a new entry of the copy. */
+static void created_tree(struct walk *w, int tfd, const char *name, const char *rel, const struct stat *st, int depth)
+{
+	struct cs_entry *e = add(w, CS_CREATED, type_of(st->st_mode), rel);
+	if (!e)
+		return;
+	e->mode = st->st_mode;
+	if (S_ISREG(st->st_mode)) {
+		if (hash_at(tfd, name, e->hash) < 0) {
+			snprintf(w->err, w->errlen, "%s: cannot read the new file: %s", rel, strerror(errno));
+			w->failed = true;
+			return;
+		}
+		e->size = (uint64_t)st->st_size;
+	} else if (!S_ISDIR(st->st_mode)) {
+		snprintf(e->why, sizeof e->why, "%s", special_name(st->st_mode));
+		e->size = S_ISLNK(st->st_mode) ? (uint64_t)st->st_size : 0;
+	} else {
+		int tc = openat(tfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (tc >= 0) {
+			walk_copy(w, tc, -1, rel, depth + 1);
+			close(tc);
+		}
+	}
+}
+
 static void entry_free(struct cs_entry *e)
 {
 	free(e->path);
@@ -420,6 +559,27 @@ int cs_from_overlay(int upper_fd, int lower_fd, struct changeset *cs, char *err,
 	struct walk w = {.cs = cs, .err = err, .errlen = errlen};
 	err[0] = 0;
 	walk_dir(&w, upper_fd, lower_fd, "", false, 0);
+	if (w.failed) {
+		if (!err[0])
+			snprintf(err, errlen, "out of memory listing the changes");
+		cs_free(cs);
+		return -1;
+	}
+	pair_renames(cs, lower_fd);
+	cs_finish(cs);
+	return 0;
+}
+
+int cs_from_copy(int tree_fd, int lower_fd, struct changeset *cs, char *err, size_t errlen)
+{
+	memset(cs, 0, sizeof *cs);
+	if (sodium_init() < 0) {
+		snprintf(err, errlen, "libsodium cannot be initialised");
+		return -1;
+	}
+	struct walk w = {.cs = cs, .err = err, .errlen = errlen};
+	err[0] = 0;
+	walk_copy(&w, tree_fd, lower_fd, "", 0);
 	if (w.failed) {
 		if (!err[0])
 			snprintf(err, errlen, "out of memory listing the changes");

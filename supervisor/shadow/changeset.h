@@ -8,6 +8,9 @@
  * the lower file's (a chmod, an open for writing without a write) is a mode change or nothing, never
  * a modification. A rename is never seen as such by the overlay: a created regular file whose
  * content is byte-for-byte a deleted file's is reported as one `renamed` entry (from -> path).
+ * cs_from_copy() reads the copy mechanism's full tree the same way: what differs from the real
+ * workspace (content, mode, existence, type) is a change; real sockets and devices are never
+ * copied, so their absence is not a deletion.
  * Types other than regular files and directories (symlinks, fifos, sockets, devices) and type
  * changes are listed (type "symlink" / "special"), so that commit can refuse them by name.
  * Each entry records the real file's identity at the time of the listing (dev, ino, size, mtime,
@@ -62,6 +65,8 @@ const char *cs_type_name(enum cs_type t);
 
 /* List the changes of an overlay: upper_fd and lower_fd are directory fds. 0, or -1 with err. */
 int cs_from_overlay(int upper_fd, int lower_fd, struct changeset *cs, char *err, size_t errlen);
+/* The same from a full copy of the workspace (shadow_copy.h): tree_fd against lower_fd. */
+int cs_from_copy(int tree_fd, int lower_fd, struct changeset *cs, char *err, size_t errlen);
 /* Sort by path, count, and hash the set (called by cs_from_overlay and cs_from_json). */
 void cs_finish(struct changeset *cs);
 /* {"hash","count":{kind:n},"bytes","entries":[...]} and back. */

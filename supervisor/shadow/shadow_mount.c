@@ -67,8 +67,19 @@ static int open_dir(const char *p)
 	return open(p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
+/* The copy fallback: the store's tree bound over the workspace. */
+static int bind_tree(const struct shadow_plan *sp)
+{
+	if (mount(sp->tree, sp->workspace, NULL, MS_BIND | MS_REC, NULL) < 0 ||
+	    mount(NULL, sp->workspace, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV, NULL) < 0)
+		return fail(sp->workspace);
+	return 0;
+}
+
 int shadow_mount_at(const struct shadow_plan *sp, bool userxattr)
 {
+	if (sp->copy)
+		return bind_tree(sp);
 	int up = open_dir(sp->upper), wk = open_dir(sp->work);
 	if (up < 0 || wk < 0) {
 		int e = errno;

@@ -12,6 +12,8 @@
  * - shadow_overlay_fd(): root's direct mode, in the parent: a detached overlay mount built from
  *   descriptors (lower: the workspace's idmapped clone, upper/work: idmapped clones of the store's
  *   directories), moved over the workspace in the run's mount namespace by sandbox_direct.c.
+ * With the copy fallback (sp->copy) the same functions bind the store's copy of the workspace
+ * (nosuid, nodev) over the workspace path instead of mounting an overlay.
  * In a user namespace the overlay is mounted with `userxattr` (its whiteouts stay character
  * devices 0/0, its opaque markers become user.overlay.opaque). The overlay is nosuid and nodev.
  * Each returns 0 (an fd for shadow_overlay_fd) or -1 with errno and one line on stderr.
@@ -23,9 +25,11 @@
 
 struct shadow_plan {
 	bool on;                     /* --shadow / workspace.mode "shadow" */
-	const char *mech;            /* "overlay" */
+	bool copy;                   /* the copy fallback (shadow_copy.h): `tree` is bound, no overlay */
+	const char *mech;            /* "overlay", "reflink" or "copy" */
 	char store[4200];            /* the run's store directory ("" until the set-up made it) */
 	char upper[4300], work[4300];
+	char tree[4300];             /* copy: the workspace's copy */
 	char workspace[4096];
 };
 

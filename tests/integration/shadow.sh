@@ -4,7 +4,8 @@
 # workspace stays untouched (content, mode, existence checked on the host) until `sbxsup shadow
 # commit`; diff lists the deletion and the new file; a partial commit; a conflict (the real file
 # changed after the run started) refused; a symlink, a fifo, a setuid file, and a store entry
-# replaced by a device / symlink refused at commit; discard removes the store; the store is not
+# replaced by a device / symlink refused at commit; discard removes the store; the same with the
+# copy fallback (forced), and its size limit; the store is not
 # readable from inside a run (attack + audit event); the manifest's workspace.mode; refusal
 # without namespaces; --dry-run creates nothing. With bwrap and without, as root and as an
 # unprivileged user (sbxu_shadow, removed after).
@@ -35,8 +36,10 @@ new_ws() {
 	echo code > "$WS/src/a.c"; echo deep > "$WS/src/sub/x.h"; printf 'line1\nline2\n' > "$WS/conf"
 }
 
-check_mode() { # NAME LAYER-ARGS...
+check_mode() { # NAME LAYER-ARGS...   (MECH=overlay|copy: the mechanism asked for and expected)
 	local n=$1; shift
+	local mech=${MECH:-overlay} lay=upper; [ "$mech" = copy ] && lay=tree
+	export SBXSUP_SHADOW_MECH=$mech
 	local a="$A.$n" out rc run
 	new_ws "$n"
 	rm -f "$a" "$RES"
@@ -48,7 +51,7 @@ check_mode() { # NAME LAYER-ARGS...
 	if [ $rc -eq 0 ] && grep -q '^changed' <<<"$out" && [ "$(cat "$WS/b.txt")" = orig ] &&
 	   [ "$(stat -c %a "$WS/keep.txt")" = 644 ] && [ -f "$WS/src/a.c" ] && [ -f "$WS/src/sub/x.h" ] &&
 	   [ ! -e "$WS/new" ] && [ ! -e "$WS/d" ] && [ "$(wc -l < "$WS/conf")" = 2 ] &&
-	   audit_has "$a" run.start level.shadow=overlay && audit_has "$a" run.end shadow.count.deleted=4 \
+	   audit_has "$a" run.start level.shadow="$mech" && audit_has "$a" run.end shadow.count.deleted=4 \
 	     shadow.count.created=4 shadow.count.modified=2 shadow.count.mode=1 "shadow.hash?" &&
 	   [ "$(res shadow.hash)" = "$(python3 -c 'import json,sys
 for l in open(sys.argv[1]):
@@ -100,7 +103,7 @@ for l in open(sys.argv[1]):
 	out=$(cd "$WS" && "$SBXSUP" run "$@" --shadow -a "$a" --result "$RES" -- sh -c '
 		ln -s /etc/passwd sl; mkfifo ff; echo s > su; chmod 4755 su; echo t > swapped; echo u > swapped2' 2>&1); rc=$?
 	run=$(res run)
-	local up="$SR/$run/upper"
+	local up="$SR/$run/$lay"
 	rm -f "$up/swapped" && ln -s /etc/hostname "$up/swapped"
 	local dev_ok=1
 	if [ "$(id -u)" = 0 ]; then rm -f "$up/swapped2" && mknod "$up/swapped2" c 1 3 || dev_ok=0; fi
@@ -118,9 +121,9 @@ for l in open(sys.argv[1]):
 	new_ws "$n"; rm -f "$a" "$RES"
 	local secret="SHADOW-SECRET-$$-$n"
 	out=$(cd "$WS" && "$SBXSUP" run "$@" --shadow -a "$a" --result "$RES" -- sh -c '
-		echo '"$secret"' > planted; ls "'"$SR"'" ; cat "'"$SR"'"/*/upper/planted "'"$SR"'"/*/meta.json' 2>&1); rc=$?
+		echo '"$secret"' > planted; ls "'"$SR"'" ; cat "'"$SR"'"/*/*/planted "'"$SR"'"/*/meta.json' 2>&1); rc=$?
 	run=$(res run)
-	if [ -f "$SR/$run/upper/planted" ] && ! grep -q "$secret" <<<"$(grep -v '^sbxsup' <<<"$out" | grep -v 'echo')" &&
+	if [ -f "$SR/$run/$lay/planted" ] && ! grep -q "$secret" <<<"$(grep -v '^sbxsup' <<<"$out" | grep -v 'echo')" &&
 	   ! grep -q "$run" <<<"$out" && { audit_has "$a" preload.deny "path~$SR" || audit_has "$a" kernel.violation "path~$SR" ||
 	   audit_has "$a" landlock.deny "path~$SR"; }; then
 		t_pass "shadow_store_unreadable_$n"
@@ -134,16 +137,29 @@ for l in open(sys.argv[1]):
 EOF
 	out=$(cd "$WS" && "$SBXSUP" run -m "$T_TMP/m.json" "$@" -a "$a" --result "$RES" -- sh -c 'rm b.txt; echo z > zz' 2>&1); rc=$?
 	run=$(res run)
-	if [ $rc -eq 0 ] && [ -f "$WS/b.txt" ] && [ ! -e "$WS/zz" ] && audit_has "$a" run.start level.shadow=overlay &&
+	if [ $rc -eq 0 ] && [ -f "$WS/b.txt" ] && [ ! -e "$WS/zz" ] && audit_has "$a" run.start level.shadow="$mech" &&
 	   [ "$(res shadow.count.deleted)" = 1 ] && [ "$(res shadow.count.created)" = 1 ]; then
 		t_pass "shadow_manifest_mode_$n"
 	else t_fail "shadow_manifest_mode_$n" "rc=$rc $out"; fi
 	"$SBXSUP" shadow discard "$run" >/dev/null 2>&1
+	unset SBXSUP_SHADOW_MECH
 }
 
 if command -v bwrap >/dev/null; then check_mode bwrap --layers auto --require bwrap
 else t_skip shadow_bwrap "needs bwrap"; fi
 check_mode nobwrap $NB
+# the copy fallback (where OverlayFS is not available), forced
+if command -v bwrap >/dev/null; then MECH=copy check_mode copy_bwrap --layers auto --require bwrap; fi
+MECH=copy check_mode copy_nobwrap $NB
+
+# the copy fallback's size limit: refused with a clear reason, nothing ran, no store left
+new_ws limit; rm -f "$RES"; head -c 3145728 /dev/zero > "$WS/big.bin"
+n0=$(ls "$SR" 2>/dev/null | wc -l)
+out=$(cd "$WS" && SBXSUP_SHADOW_MECH=copy SBXSUP_SHADOW_COPY_MB=1 "$SBXSUP" run --shadow --result "$RES" -- sh -c 'rm b.txt' 2>&1); rc=$?
+if [ $rc -eq 125 ] && [ -f "$WS/b.txt" ] && grep -q 'copy limit' <<<"$out" && grep -q shadow_unavailable "$RES" &&
+   [ "$(ls "$SR" 2>/dev/null | wc -l)" = "$n0" ]; then
+	t_pass shadow_copy_limit
+else t_fail shadow_copy_limit "rc=$rc $out"; fi
 
 # refused without namespaces (SBXSUP_SANDBOX=0): nothing runs, a reason code says why
 new_ws off; rm -f "$RES"
