@@ -4,7 +4,8 @@
  * audit_key.h: root /var/lib/sbxsup, anyone else $XDG_STATE_HOME/sbxsup or
  * ~/.local/state/sbxsup), one directory per run, `<store>/<run id>`, mode 0700, owned by the euid;
  * the policy builder hard-denies the whole state directory, so no layer lets an executor reach it.
- * A run directory holds `upper/` and `work/` (the overlay's layers), `meta.json` (what the run
+ * A run directory holds `upper/` and `work/` (the overlay's layers) or `tree/` (the copy fallback,
+ * shadow_copy.h), `meta.json` (what the run
  * recorded: run id, workspace, start time, mechanism, audit file, change set summary) and, after
  * the run, `changes.json` (changeset.h) and `committed.json` (paths already committed). Nothing
  * here follows a symlink: run ids are 32 lowercase hex digits, every directory is opened
@@ -28,7 +29,8 @@ int shadow_store_root(char *out, size_t outlen, char *err, size_t errlen);
 bool shadow_run_id_ok(const char *run);
 /* <store>/<run> into out (not created). 0, or -1 with err (bad id, no state dir). */
 int shadow_run_dir(const char *run, char *out, size_t outlen, char *err, size_t errlen);
-/* Create the store (when missing) and the run's directory with upper/ and work/ (0700). Returns an
+/* Create the store (when missing) and the run's directory with upper/ and work/ (the copy
+ * fallback adds tree/ itself). Returns an
  * O_PATH|O_DIRECTORY fd on the run directory, or -1 with err. */
 int shadow_store_create(const char *run, char *dir_out, size_t dirlen, char *err, size_t errlen);
 /* Open an existing run's directory (checked: a directory owned by the euid, 0700). fd or -1 + err. */
