@@ -6,7 +6,8 @@
 # changed after the run started) refused; a symlink, a fifo, a setuid file, and a store entry
 # replaced by a device / symlink refused at commit; discard removes the store; the same with the
 # copy fallback (forced), and its size limit; the store is not
-# readable from inside a run (attack + audit event); the manifest's workspace.mode; refusal
+# readable from inside a run (attack + audit event); commit never follows a real directory swapped
+# for a symlink out of the workspace (attack + the shadow.commit refusal); the manifest's workspace.mode; refusal
 # without namespaces; --dry-run creates nothing. With bwrap and without, as root and as an
 # unprivileged user (sbxu_shadow, removed after).
 . "$(dirname "$0")/../lib.sh"
@@ -160,6 +161,21 @@ if [ $rc -eq 125 ] && [ -f "$WS/b.txt" ] && grep -q 'copy limit' <<<"$out" && gr
    [ "$(ls "$SR" 2>/dev/null | wc -l)" = "$n0" ]; then
 	t_pass shadow_copy_limit
 else t_fail shadow_copy_limit "rc=$rc $out"; fi
+
+# commit never follows a symlink out of the workspace: the real directory of a new file is
+# swapped for a symlink to a directory outside after the run -> refused, nothing written outside
+new_ws escape; rm -f "$A.escape" "$RES"; mkdir -p "$WS/sub"
+OUTSIDE=$T_TMP/outside; mkdir -p "$OUTSIDE"
+out=$(cd "$WS" && "$SBXSUP" run --shadow -a "$A.escape" --result "$RES" -- sh -c 'echo payload > sub/planted.txt' 2>&1); rc=$?
+run=$(res run)
+rmdir "$WS/sub" && ln -s "$OUTSIDE" "$WS/sub"
+out=$("$SBXSUP" shadow commit "$run" 2>&1); rc=$?
+if [ $rc -eq 1 ] && [ ! -e "$OUTSIDE/planted.txt" ] && [ -z "$(ls -A "$OUTSIDE")" ] &&
+   grep -q 'refused created sub/planted.txt: its directory cannot be reached in the workspace without a symlink' <<<"$out" &&
+   commit_ev "$A.escape" refused | grep -q '^created sub/planted.txt: its directory cannot be reached'; then
+	t_pass shadow_commit_no_symlink_escape
+else t_fail shadow_commit_no_symlink_escape "rc=$rc $out $(ls -la "$OUTSIDE")"; fi
+"$SBXSUP" shadow discard "$run" >/dev/null 2>&1
 
 # refused without namespaces (SBXSUP_SANDBOX=0): nothing runs, a reason code says why
 new_ws off; rm -f "$RES"
