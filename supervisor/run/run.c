@@ -64,6 +64,8 @@ static void detect_layers(struct run *r)
 {
 	r->L.want = r->o.want;
 	r->L.require = r->o.require;
+	if (r->o.helper && !realpath(r->o.helper, r->d.self)) /* the library checked it; gone since: */
+		snprintf(r->d.self, sizeof r->d.self, "%s", r->o.helper); /* never the caller's program */
 	if (!r->o.disabled) {
 		layers_detect(&r->L, &r->d);
 		return;
@@ -130,7 +132,7 @@ static int make_plan(struct run *r)
 	/* what the plan named for the preload alone (its report socket) goes with it */
 	if (preload && !sbx_layer_on(&r->L, layer_preload.id) && replan(r, r->plan.wrapped) < 0)
 		return -1;
-	return 0;
+	return run_shadow_plan(r) < 0 ? -2 : 0;
 }
 
 static int print_plan(struct run *r)
@@ -144,6 +146,9 @@ static int print_plan(struct run *r)
 	}
 	c.env = &env;
 	cJSON *plan = plan_json(&c, r->m, &r->plan.dropped);
+	cJSON *shadow = plan ? run_shadow_plan_json(r) : NULL;
+	if (shadow)
+		cJSON_AddItemToObject(plan, "shadow", shadow);
 	char *s = plan ? cJSON_Print(plan) : NULL;
 	cJSON_Delete(plan);
 	strv_free(&env);
@@ -151,8 +156,12 @@ static int print_plan(struct run *r)
 		sbx_msg("cannot build the plan");
 		return SBX_EXIT_INTERNAL;
 	}
-	puts(s);
-	free(s);
+	if (r->o.plan_out)
+		*r->o.plan_out = s;
+	else {
+		puts(s);
+		free(s);
+	}
 	return run_require_missing(r) ? SBX_EXIT_INTERNAL : 0;
 }
 
@@ -283,6 +292,7 @@ static int finish(struct run *r, enum attempt_result ar)
 	if (code == SBX_EXIT_TIMEOUT && r->att.timed_out)
 		sbx_msg("timeout: the command ran longer than %ld.%03ld s (--timeout or limits.wall_s) and was killed",
 			r->lim.wall_ms / 1000, r->lim.wall_ms % 1000);
+	(void)run_shadow_end(r); /* every process of the run is gone: list what it changed */
 	if (r->started && !r->audit_failed) {
 		if (run_limit_events(r, sig) < 0 || run_emit_end(r, code, sig) < 0)
 			code = SBX_EXIT_INTERNAL;
@@ -309,7 +319,8 @@ static int run_main(struct run *r, int pr)
 		return SBX_EXIT_INTERNAL;
 	}
 
-	if (make_plan(r) < 0) {                                 /* 1. plan */
+	int mp = make_plan(r);                                  /* 1. plan */
+	if (mp < 0) {
 		run_reason(r, SBX_REASON_INTERNAL, "the run could not be planned (see stderr)");
 		return SBX_EXIT_INTERNAL;
 	}
@@ -318,6 +329,8 @@ static int run_main(struct run *r, int pr)
 
 	if (open_audit(r) < 0)                                  /* 2. set-up */
 		return SBX_EXIT_INTERNAL;
+	if (run_shadow_setup(r) < 0)
+		return refuse(r);
 	if (run_require_missing(r))
 		return refuse(r);
 	int su = set_up(r);
@@ -337,7 +350,7 @@ static int run_main(struct run *r, int pr)
 /* The result record (--result): one JSON object, whether the run ran or was refused. */
 static void write_result(struct run *r, int code)
 {
-	if (r->result_fd < 0)
+	if (r->result_fd < 0 && !r->o.result_out)
 		return;
 	struct timespec t1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -359,9 +372,12 @@ static void write_result(struct run *r, int code)
 		.duration_ms = (t1.tv_sec - r->t0.tv_sec) * 1000 + (t1.tv_nsec - r->t0.tv_nsec) / 1000000,
 		.audit_dest = r->audit_ok ? r->o.audit : NULL,
 		.key = r->audit_ok && r->a.keyed ? r->a.key.id : NULL,
+		.shadow = r->shadow_sum,
 	};
 	cJSON *rec = result_build(&in);
-	if (!rec || result_write(r->result_fd, rec) < 0)
+	if (r->o.result_out && (!rec || !(*r->o.result_out = cJSON_PrintUnformatted(rec))))
+		sbx_msg("warning: cannot build the result record: out of memory");
+	if (r->result_fd >= 0 && (!rec || result_write(r->result_fd, rec) < 0))
 		sbx_msg("warning: cannot write the result record: %s", strerror(errno));
 	cJSON_Delete(rec);
 	cJSON_Delete(events);
@@ -370,11 +386,13 @@ static void write_result(struct run *r, int code)
 
 static void run_free(struct run *r)
 {
+	run_shadow_drop_unused(r);
 	layers_stop(&r->lrt, false);
 	run_setup_undo(r);
 	if (r->audit_ok)
 		audit_close(&r->a);
 	plan_free(&r->plan);
+	cJSON_Delete(r->shadow_sum);
 	if (r->m)
 		manifest_free(r->m);
 	free(r);
