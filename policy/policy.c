@@ -576,7 +576,9 @@ int pol_path_deep(const struct policy *p, const char *anc, const char *tail, uns
 	return finish(out, POL_DENY, POL_RULE_DEFAULT, 0);
 }
 
-/* "/" "**" "/NAME" with NAME one literal component: NAME, else NULL. */
+/* "/" "**" "/NAME" with NAME one literal component: NAME, else NULL. Applied to a rule's glob after
+ * its literal prefix, it also finds PREFIX + "/" "**" "/NAME" (a manifest's "**" "/.env" is anchored
+ * in the workspace). */
 static const char *leaf_glob(const char *g)
 {
 	if (tail_glob(g) != 1 || pol_glob_has_magic(g + 4) || strchr(g + 4, '/'))
@@ -588,11 +590,13 @@ int pol_leaf_names(const struct policy *p, void (*fn)(void *arg, const char *nam
 {
 	for (uint32_t i = 0; i < p->h.nrules; i++) {
 		const struct pol_rule_rec *r = rule_at(p, i);
-		if (r->kind == POL_R_NET || r->kind == POL_R_GRANT || r->prefix_len != 0)
+		if (r->kind == POL_R_NET || r->kind == POL_R_GRANT)
 			continue;               /* a grant never turns an allowed path into a denied one */
-		const char *name = leaf_glob(str_at(p, r->glob));
-		if (!name)
+		const char *name = leaf_glob(str_at(p, r->glob) + r->prefix_len);
+		if (!name && r->prefix_len == 0)
 			return -1;
+		if (!name)
+			continue;               /* a deny under a literal prefix: pol_subtree weighs it */
 		if (fn)
 			fn(arg, name);
 	}
@@ -617,6 +621,8 @@ int pol_subtree(const struct policy *p, const char *anc, unsigned access)
 		bool deny = r->kind == POL_R_HARD_DENY || r->kind == POL_R_SOFT_DENY;
 		const char *g = str_at(p, r->glob);
 		size_t n = r->prefix_len;
+		if (deny && leaf_glob(g + n))
+			continue;                        /* PREFIX/ ** /NAME: NAME is left to user space */
 		if (n == 0) {
 			if (deny && !leaf_glob(g))
 				return 0;                /* a floating deny the kernel cannot match */

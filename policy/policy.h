@@ -102,13 +102,14 @@ int pol_path_deep(const struct policy *p, const char *anc, const char *tail, uns
 
 /* For the probes' in-kernel decision (supervisor/layers/probes/probes_kdec.c): 1 when `access`
  * (POL_READ or POL_WRITE) is allowed for `anc` itself and for every path below it whose last
- * component is not the NAME of a floating "**" "/NAME" deny (pol_leaf_names), else 0 — a deny for
+ * component is not the NAME of a "**" "/NAME" deny (pol_leaf_names), else 0 — a deny for
  * part of the subtree, a deny glob that may match part of it, any other floating deny: not
  * provable. Grants inside the subtree are ignored (a grant never denies). Same strength rules as
  * pol_path. Linear in the number of rules. */
 int pol_subtree(const struct policy *p, const char *anc, unsigned access);
-/* Call fn with the NAME of each floating "**" "/NAME" deny (NAME literal, one component). Returns
- * 0, or -1 when some floating deny is of another form (then pol_subtree proves nothing). */
+/* Call fn with the NAME of each "**" "/NAME" deny, floating or under a literal prefix (NAME
+ * literal, one component). Returns 0, or -1 when some floating deny is of another form (then
+ * pol_subtree proves nothing). */
 int pol_leaf_names(const struct policy *p, void (*fn)(void *arg, const char *name), void *arg);
 
 /* Decide a network peer. family is AF_INET or AF_INET6 (IPv4-mapped IPv6 is decided as IPv4);
