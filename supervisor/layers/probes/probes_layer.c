@@ -4,11 +4,13 @@
  * buffer (`rings[slot]`: reused from an earlier run of the slot in a pinned set, its leftovers
  * discarded; else created and installed), the lost counters of the slot reset, the run's cgroup v2 id
  * in `cgroups` (else the pid-mode counter raised so the programs look up every tgid), and the
- * stage pid in `armed` once sbx_probes_arm() is called. The program set is the pinned one
- * (`sbxsup probes load`) when present — no verification per run — else a private load for this
- * run, recorded in the level text. Everything the run put into shared maps is removed by
- * sbx_probes_stop(); a supervisor killed before that leaves a claimed slot whose owner is dead,
- * which the next run reclaims.
+ * stage pid in `armed` once sbx_probes_arm() is called, and the run's policy compiled into the
+ * slot's in-kernel decision entries (probes_kdec.h). The program set is the pinned one (`sbxsup
+ * probes load`) when present, else the automatic shared set (probes_share.h: opened when another
+ * run has it, else loaded in a child and pinned), else (SBXSUP_PROBES_SHARE=0, or sharing failed) a
+ * private load for this run — recorded in the level text. Everything the run put into shared maps
+ * is removed by sbx_probes_stop(), which also drops its reference on the shared set; a supervisor
+ * killed before that leaves a claimed slot whose owner is dead, which a later run reclaims.
  */
 #include <errno.h>
 #include <stddef.h>
