@@ -13,6 +13,8 @@ int cmd_run(int argc, char **argv)
 	int pr = run_args_parse(argc, argv, &o);
 	if (pr > 0)
 		return 0; /* --help */
+	if (pr == 0 && o.server)
+		return run_via_server(argc, argv, &o); /* the server parses and runs it (cmd_serve.c) */
 	if (pr == 0 && run_args_workspace(&o) < 0)
 		pr = -1;
 	int code = run_execute(&o, pr);
