@@ -202,6 +202,21 @@ int run_via_server(int argc, char **argv, const struct run_opts *o)
 	size_t rl = 0;
 	int code = serve_call(o->server, av, environ, fds, tg, nf, &rec, &rl, why, sizeof why);
 	free(av);
+	/* the server refused the call before running it: it could not write --result, we do */
+	cJSON *r = code >= 0 && rec ? cJSON_Parse(rec) : NULL;
+	const cJSON *rc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "reason"), "code");
+	bool refused = cJSON_IsString(rc) && !strcmp(rc->valuestring, SBX_REASON_SERVER_REFUSED);
+	if (refused) {
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "reason"), "message");
+		sbx_msg("run: --server: the server refused the call: %s", cJSON_IsString(m) ? m->valuestring : "(no reason)");
+		int rfd = -1;
+		char err[300];
+		if (o->result && result_open(o->result, &rfd, err, sizeof err) == 0) {
+			(void)result_write(rfd, r);
+			result_close(&rfd);
+		}
+	}
+	cJSON_Delete(r);
 	free(rec);
 	if (code >= 0)
 		return code;
@@ -211,10 +226,10 @@ int run_via_server(int argc, char **argv, const struct run_opts *o)
 	if (o->result && result_open(o->result, &rfd, err, sizeof err) == 0) {
 		struct result_in in = {.tag = o->tag, .exit = SBX_EXIT_INTERNAL,
 				       .reason_code = SBX_REASON_SERVER_UNAVAILABLE, .reason_msg = why};
-		cJSON *r = result_build(&in);
-		if (r)
-			(void)result_write(rfd, r);
-		cJSON_Delete(r);
+		cJSON *u = result_build(&in);
+		if (u)
+			(void)result_write(rfd, u);
+		cJSON_Delete(u);
 		result_close(&rfd);
 	}
 	return SBX_EXIT_INTERNAL;

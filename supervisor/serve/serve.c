@@ -76,6 +76,20 @@ static void reap(struct server *s)
 			}
 }
 
+/* Refuse a connection in the accept loop: reply, then read (and drop) the request the client is
+ * sending, bounded by 200 ms, so that closing does not reset the connection and discard the reply
+ * before the client reads it. Passed descriptors are dropped by the kernel (no control buffer). */
+static void refuse_close(int conn, const char *code, const char *msg)
+{
+	serve_refuse(conn, code, msg);
+	struct pollfd p = {.fd = conn, .events = POLLIN};
+	char buf[512];
+	if (poll(&p, 1, 200) > 0)
+		while (recv(conn, buf, sizeof buf, MSG_DONTWAIT) > 0)
+			;
+	close(conn);
+}
+
 static void accept_one(struct server *s)
 {
 	int conn = accept4(s->sock.fd, NULL, NULL, SOCK_CLOEXEC);
@@ -88,8 +102,7 @@ static void accept_one(struct server *s)
 		char msg[160];
 		snprintf(msg, sizeof msg, "peer uid %u is not the server's uid %u", (unsigned)uid, (unsigned)geteuid());
 		sbx_msg("serve: refused a connection: %s", ok < 0 ? "no peer credentials" : msg);
-		serve_refuse(conn, SBX_REASON_SERVER_REFUSED, ok < 0 ? "no peer credentials" : msg);
-		close(conn);
+		refuse_close(conn, SBX_REASON_SERVER_REFUSED, ok < 0 ? "no peer credentials" : msg);
 		return;
 	}
 	int slot = -1;
@@ -97,16 +110,14 @@ static void accept_one(struct server *s)
 		if (!s->calls[i].pid)
 			slot = i;
 	if (slot < 0) {
-		serve_refuse(conn, SBX_REASON_SERVER_REFUSED, "server busy: too many calls at once");
-		close(conn);
+		refuse_close(conn, SBX_REASON_SERVER_REFUSED, "server busy: too many calls at once");
 		return;
 	}
 	fflush(NULL);
 	pid_t child = fork();
 	if (child < 0) {
 		sbx_msg("serve: fork: %s", strerror(errno));
-		serve_refuse(conn, SBX_REASON_INTERNAL, "the server cannot fork");
-		close(conn);
+		refuse_close(conn, SBX_REASON_INTERNAL, "the server cannot fork");
 		return;
 	}
 	if (child == 0)

@@ -78,14 +78,17 @@ int serve_call(const char *sock, char *const *argv, char *const *envp, const int
 		snprintf(why, whylen, "cannot connect to the server at %s: %s", sock, strerror(errno));
 		goto out;
 	}
-	if (send_req(s, buf, (size_t)len, allfd, nfds + 1) < 0) {
-		snprintf(why, whylen, "cannot send the call to %s: %s", sock, errno ? strerror(errno) : "short write");
-		goto out;
-	}
+	/* a server that refuses the peer replies and closes at once: the send may then fail (EPIPE)
+	 * while its reply is still queued for us, so the reply is read either way */
+	int sent = send_req(s, buf, (size_t)len, allfd, nfds + 1), send_errno = errno;
 	ssize_t n;
 	do
 		n = recv(s, buf, SBX_SERVE_REP_MAX, 0);
 	while (n < 0 && errno == EINTR);
+	if (n <= 0 && sent < 0) {
+		snprintf(why, whylen, "cannot send the call to %s: %s", sock, strerror(send_errno));
+		goto out;
+	}
 	if (n <= 0) {
 		snprintf(why, whylen, "the server at %s closed the call without a reply%s%s", sock,
 			 n < 0 ? ": " : "", n < 0 ? strerror(errno) : "");
