@@ -25,11 +25,13 @@ _sbxsup() {
 		case $last in -*|+*) sign=${last:0:1}; last=${last:1} ;; esac
 		COMPREPLY=($(compgen -P "$pre$sign" -W "$layers" -- "$last")); compopt -o nospace 2>/dev/null
 		return ;;
-	--timeout|-H|--host) return ;;
+	--timeout|-H|--host|--tag) return ;;
+	--socket|--server|--result) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	esac
 	case $cmd in
-	"") COMPREPLY=($(compgen -W "run explain validate status audit probes --help --version" -- "$cur")) ;;
-	run) COMPREPLY=($(compgen -W "-m --manifest -w --workspace -a --audit --audit-budget --layers --require --timeout --dry-run --help --" -- "$cur")) ;;
+	"") COMPREPLY=($(compgen -W "run explain validate status audit probes learn serve --help --version" -- "$cur")) ;;
+	run) COMPREPLY=($(compgen -W "-m --manifest -w --workspace -a --audit --audit-budget --layers --require --timeout --dry-run --result --tag --server --help --" -- "$cur")) ;;
+	serve) COMPREPLY=($(compgen -W "--socket --quiet -m --manifest -w --workspace -a --audit --audit-budget --layers --require --timeout --tag --help" -- "$cur")) ;;
 	explain) COMPREPLY=($(compgen -W "-m --manifest -w --workspace -p --path --write --exec -H --host --help" -- "$cur")) ;;
 	validate) COMPREPLY=($(compgen -W "-m --manifest -w --workspace --help" -- "$cur") $(compgen -f -X '!*.json' -- "$cur")) ;;
 	status) COMPREPLY=($(compgen -W "--json --help" -- "$cur")) ;;
