@@ -20,8 +20,6 @@
 
 extern char **environ;
 
-#define HI_FD 1100 /* above SBX_SERVE_FD_TARGET_MAX: where the child parks what it keeps */
-
 static void send_reply(int conn, int code, const char *rec, size_t reclen)
 {
 	static char buf[SBX_SERVE_REP_MAX];
@@ -121,9 +119,13 @@ static void close_all_but(const int *keep, size_t n)
 		close(list[i]);
 }
 
-static int park(int fd)
+/* Move fd above every target number (`base`), so placing the client's descriptors at their numbers
+ * never overwrites one the child keeps. (Not a fixed high number: RLIMIT_NOFILE may be 1024.) */
+static int park(int fd, int base)
 {
-	int hi = fcntl(fd, F_DUPFD_CLOEXEC, HI_FD);
+	if (fd >= base)
+		return fd;
+	int hi = fcntl(fd, F_DUPFD_CLOEXEC, base);
 	if (hi >= 0)
 		close(fd);
 	return hi;
@@ -160,15 +162,23 @@ void serve_child(int conn, const struct serve_cfg *cfg)
 		_exit(0);
 	}
 	/* park what the child keeps above every target, then close everything else */
-	int keep[SBX_SERVE_MAX_FDS + 2];
+	int keep[SBX_SERVE_MAX_FDS + 2], base = 3;
 	size_t nk = 0;
-	conn = park(conn);
+	for (unsigned i = 0; i < nfds; i++)
+		if (rq->target[i] >= base)
+			base = rq->target[i] + 1;
+	int c2 = park(conn, base);
+	if (c2 < 0) {
+		serve_refuse(conn, SBX_REASON_INTERNAL, "cannot place the call's descriptors");
+		_exit(0);
+	}
+	conn = c2;
 	keep[nk++] = conn;
 	int rec = memfd_create("sbxsup-result", MFD_CLOEXEC);
-	rec = rec >= 0 ? park(rec) : -1;
+	rec = rec >= 0 ? park(rec, base) : -1;
 	keep[nk++] = rec;
 	for (unsigned i = 0; i < nfds; i++)
-		keep[nk++] = fds[i] = park(fds[i]);
+		keep[nk++] = fds[i] = park(fds[i], base);
 	bool parked = conn >= 0 && rec >= 0;
 	for (unsigned i = 0; i < nfds; i++)
 		parked = parked && fds[i] >= 0;

@@ -111,7 +111,9 @@ class ServerTest(unittest.TestCase):
     def test_server_clean_run(self):
         r = sbxsup.run(["sh", "-c", "cat; echo done; echo err >&2"], stdin=b"payload\n", workspace=self.ws,
                        tag="srv-clean", server=self.sock)
-        self.assertEqual((r.exit, r.stdout, r.stderr), (0, b"payload\ndone\n", b"err\n"))
+        self.assertEqual((r.exit, r.stdout), (0, b"payload\ndone\n"))
+        # the executor's stderr, after sbxsup's own warnings for layers the host lacks (as a user)
+        self.assertEqual([l for l in r.stderr.splitlines() if not l.startswith(b"sbxsup: ")], [b"err"])
         self.assertEqual((r.verdict, r.record.get("tag"), r.record.get("status")), ("clean", "srv-clean", "exited"))
         self.assertRegex(r.run_id or "", r"^[0-9a-f]{32}$")
         with open(self.audit) as f:
