@@ -20,7 +20,7 @@ start_server() {
 	local sock=$1 log=$2; shift 2
 	TEST_SERVER_MARK=server-env-$$ "$SBXSUP" serve --socket "$sock" "$@" >"$log" 2>&1 &
 	SPID=$!
-	local i; for i in $(seq 1 200); do grep -q 'listening on' "$log" && return 0; kill -0 $SPID 2>/dev/null || return 1; sleep 0.05; done
+	local i; for i in $(seq 1 200); do grep -q 'listening on' "$log" 2>/dev/null && return 0; kill -0 $SPID 2>/dev/null || return 1; sleep 0.05; done
 	return 1
 }
 stop_server() { # PID: SIGTERM, wait; returns the server's exit status
