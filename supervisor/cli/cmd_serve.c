@@ -79,10 +79,7 @@ static int serve_run_one(int argc, char **argv, int record_fd, void *arg)
 		sbx_msg("%s", err);
 		pr = -1;
 	}
-	if (pr == 0 && run_args_workspace(&o) < 0)
-		pr = -1;
-	int code = run_execute(&o, pr);
-	run_args_release(&o);
+	int code = run_parsed(&o, pr); /* exactly what `sbxsup run` does with these options */
 	if (cfd >= 0) { /* the client's --result gets the same record as the reply */
 		char buf[65536];
 		ssize_t k = pread(record_fd, buf, sizeof buf, 0);
