@@ -29,7 +29,7 @@ extern char **environ;
 static const char usage[] =
 	"usage: sbxsup serve --socket PATH [--quiet] [RUN OPTIONS]\n"
 	"\n"
-	"Serve `sbxsup run --server PATH` calls (and the library / Python binding's server=PATH) on a\n"
+	"Serve `sbxsup run --server PATH` calls (and the Python binding's server=PATH) on a\n"
 	"Unix socket, warm: the probes stay loaded, each call only forks and runs.\n"
 	"  --socket PATH   the socket (created 0600; its directory must be yours or root's and not\n"
 	"                  writable by group or others; a stale socket of yours is replaced)\n"
@@ -120,11 +120,6 @@ int cmd_serve(int argc, char **argv)
 			opts[nopts++] = argv[i];
 		}
 	}
-	if (!sock) {
-		sbx_msg("serve: --socket PATH is required (see sbxsup serve --help)");
-		free(opts);
-		return SBX_EXIT_INTERNAL;
-	}
 	/* validate the defaults once, as `sbxsup run` parses them */
 	char **probe = calloc((size_t)nopts + 4, sizeof *probe);
 	if (!probe) {
@@ -145,6 +140,11 @@ int cmd_serve(int argc, char **argv)
 			sbx_msg("serve: --result, --server and --dry-run belong to each call, not to the server");
 		free(opts);
 		return pr > 0 ? 0 : SBX_EXIT_INTERNAL;
+	}
+	if (!sock) {
+		sbx_msg("serve: --socket PATH is required (see sbxsup serve --help)");
+		free(opts);
+		return SBX_EXIT_INTERNAL;
 	}
 	struct serve_defaults d = {.opts = opts, .nopts = nopts, .require = o.require};
 	struct serve_cfg cfg = {

@@ -1,4 +1,4 @@
-/* serve_client.h — the client side of `sbxsup serve` (`sbxsup run --server PATH`, the library,
+/* serve_client.h — the client side of `sbxsup serve` (`sbxsup run --server PATH`,
  * the bench client).
  *
  * Promise: serve_call() connects to the server at `sock`, sends one request (serve_proto.h) with
