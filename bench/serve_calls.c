@@ -4,7 +4,8 @@
  * of sbxsup per call; serve/serve_client.h).
  *
  * Promise: prints one JSON object {"values":[ms per call...],"ok":K,"first_status":S}; a call is
- * ok when its exit status is 0; values are of ok calls only. Exit 0 when every call was ok.
+ * ok when its exit status is 0; values are of ok calls only (a failed call's status and result
+ * record go to stderr). Exit 0 when every call was ok.
  *
  *   usage: serve_calls exec N -- COMMAND [ARG...]
  *          serve_calls serve SOCKET N [RUN OPTIONS] -- COMMAND [ARG...]
@@ -54,6 +55,8 @@ static int serve_once(const char *sock, char **argv)
 	int code = serve_call(sock, argv, environ, fds, tg, 3, &rec, &rl, why, sizeof why);
 	if (code < 0)
 		fprintf(stderr, "serve_calls: %s\n", why);
+	else if (code != 0) /* say why (the record's reason), for the bench's note */
+		fprintf(stderr, "serve_calls: exit %d: %.300s\n", code, rec ? rec : "");
 	free(rec);
 	close(nul);
 	return code;
