@@ -99,7 +99,10 @@ static void test_malformed(void **state)
 	assert_non_null(e);
 	e[4] = '_';
 	refused(b, N, 5, "NAME=value");
-	refused(NULL, 0, 0, "shorter");
+	static struct serve_req rq;
+	char why[200] = "";
+	assert_int_equal(serve_req_parse(NULL, 0, 0, &rq, why, sizeof why), -1);
+	assert_non_null(strstr(why, "shorter"));
 }
 
 static void test_encode_bounds(void **state)
