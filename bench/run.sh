@@ -21,7 +21,8 @@
 #                       up to a minute for runs that adopted it meanwhile); 0: skip. On a host
 #                       shared with other sbxsup users set 0: their runs use the pin while it exists.
 #   BENCH_SERVE_CALLS   calls per figure of the serve section (default 100; firejail gets a fifth)
-#   BENCH_ONLY          comma-separated sections to run: startup,calls,scale,probes,audit,memory,serve
+#   BENCH_MIXED_ROUNDS  rounds of the mixed workload, probes off and on interleaved (default 5)
+#   BENCH_ONLY          comma-separated sections to run: startup,calls,scale,probes,mixed,audit,memory,serve
 #   BENCH_RESULTS       where to write the JSON (default bench/results.json)
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -41,7 +42,8 @@ CPER=$(( ${BENCH_CONNECT_CALLS:-100000} / ROUNDS ))
 AUDIT_MB=${BENCH_AUDIT_MB:-1024}
 KRING_MAX=${BENCH_KRING_MAX:-1000000}
 PINNED=${BENCH_PINNED:-1}
-ONLY=${BENCH_ONLY:-startup,calls,scale,probes,audit,memory,serve}
+MIX_ROUNDS=${BENCH_MIXED_ROUNDS:-5}
+ONLY=${BENCH_ONLY:-startup,calls,scale,probes,mixed,audit,memory,serve}
 FILE=/usr/bin/true            # an always-readable file (builtin:system) for the open/stat loops
 T0=$(date +%s)
 
@@ -251,6 +253,24 @@ sys.stdout.write("\0".join(out + ["--", "/bin/true"]) + "\0")' >"$argvf" 2>/dev/
 		fi
 	fi
 
+	# plain bwrap as an agent sandbox typically calls it: read-only /usr with the usual links, /etc,
+	# /proc, /dev, a tmpfs /tmp, its own user/ipc/uts/pid/net namespaces (the goals' base)
+	if command -v bwrap >/dev/null 2>&1; then
+		local -a tb=(bwrap --unshare-user --unshare-ipc --unshare-uts --unshare-pid --unshare-net
+			--die-with-parent --new-session --clearenv --ro-bind /usr /usr)
+		local l
+		for l in bin lib lib64 sbin; do
+			[ -L "/$l" ] && tb+=(--symlink "$(readlink "/$l")" "/$l")
+			[ -d "/$l" ] && [ ! -L "/$l" ] && tb+=(--ro-bind "/$l" "/$l")
+		done
+		tb+=(--ro-bind /etc /etc --proc /proc --dev /dev --tmpfs /tmp -- /bin/true)
+		if out=$("${tb[@]}" 2>&1); then
+			cfg_add start.bwrap_typical "${tb[*]}" "${tb[@]}"
+		else
+			na start.bwrap_typical "bwrap cannot run here: $(lastline "$out")"
+		fi
+	fi
+
 	if ! command -v firejail >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 		say "installing firejail (apt-get install -y firejail)"
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q firejail >/dev/null 2>&1 || true
@@ -281,8 +301,19 @@ sys.stdout.write("\0".join(out + ["--", "/bin/true"]) + "\0")' >"$argvf" 2>/dev/
 		cfg_add "$name" "--layers ${layers:-auto}; $act" "$SBXSUP" run -w "$WS" "${la[@]+"${la[@]}"}" -- /bin/true
 	done
 
+	# the shadow workspace's cost: the same auto run with --shadow (store + overlay + change set);
+	# every store these runs leave is discarded after the timing
+	local shadow_before; shadow_before=$("$SBXSUP" shadow list 2>/dev/null | cut -c1-32)
+	if act=$(sbx_check start.auto_shadow --shadow); then
+		cfg_add start.auto_shadow "--layers auto --shadow (overlay); $act" "$SBXSUP" run -w "$WS" --shadow -- /bin/true
+	fi
+
 	say "start-up: ${#CFGS[@]} configurations, $N_START rounds, round-robin"
 	rr_time "${CFGS[@]}"
+	local sid
+	for sid in $("$SBXSUP" shadow list 2>/dev/null | cut -c1-32); do
+		grep -qx "$sid" <<<"$shadow_before" || "$SBXSUP" shadow discard "$sid" >/dev/null 2>&1
+	done
 
 	if [ "$PINNED" != 1 ]; then
 		na start.auto_pinned "skipped (BENCH_PINNED=0)"
@@ -498,6 +529,38 @@ probes() {
 	fi
 }
 
+# ---- mixed workload -------------------------------------------------------------------------------------
+# bench/mixed.sh (compile ~30 generated C files at -O0, import a slice of the Python standard library
+# in fresh interpreters, tar the tree) as the command of sbxsup run, without and with the probes,
+# interleaved; the figure is the workload's own wall time (printed by mixed.sh, start-up excluded).
+mixed() {
+	local off='' on='' v w failed='' act_off act_on
+	local mix_off="preload,bwrap,seccomp,landlock,netfilter,limits"
+	cp bench/mixed.sh "$WS/mixed.sh"
+	if ! act_off=$(sbx_check mix.off --layers "$mix_off"); then na mix.on "no run without probes to compare with"; return; fi
+	if ! act_on=$(sbx_check mix.on); then na mix.off "no run with probes to compare with"; return; fi
+	local actlist=${act_on%%;*}
+	if [[ ",${actlist#active: }," != *",probes,"* ]]; then
+		na mix.off "the probes layer is not active ($act_on)"; na mix.on "the probes layer is not active ($act_on)"
+		return
+	fi
+	say "mixed workload: $MIX_ROUNDS rounds, --layers $mix_off vs auto (with probes), interleaved"
+	for _ in $(seq "$MIX_ROUNDS"); do
+		v=$(cd "$WS" && "$SBXSUP" run -w "$WS" --layers "$mix_off" -- sh "$WS/mixed.sh" "$WS/mix" 2>"$WORK/err") &&
+			v=$(jget "$v" ms) && [ -n "$v" ] || { failed="without probes: $(lastline "$(cat "$WORK/err")")"; break; }
+		w=$(cd "$WS" && "$SBXSUP" run -w "$WS" -- sh "$WS/mixed.sh" "$WS/mix" 2>"$WORK/err") &&
+			w=$(jget "$w" ms) && [ -n "$w" ] || { failed="with probes: $(lastline "$(cat "$WORK/err")")"; break; }
+		off=${off:+$off,}$v; on=${on:+$on,}$w
+	done
+	rm -f "$WS/mixed.sh"
+	if [ -n "$failed" ]; then
+		na mix.off "$failed"; na mix.on "$failed"
+		return
+	fi
+	recvals mix.off "$off" "bench/mixed.sh in sbxsup run --layers $mix_off: 30 C files at -O0, 3 Python imports of 18 stdlib modules, tar; $act_off"
+	recvals mix.on "$on" "the same with the default layers (probes on); $act_on"
+}
+
 # ---- audit ----------------------------------------------------------------------------------------------
 audit() {
 	local out
@@ -688,11 +751,12 @@ jvals() { python3 -c 'import json,sys; print(",".join(str(x) for x in json.loads
 if have timeit; then
 	want startup && startup
 else
-	for k in bare bwrap firejail auto_noprobes auto auto_pinned preload_only nobwrap; do na "start.$k" "timeit did not build"; done
+	for k in bare bwrap bwrap_typical firejail auto_noprobes auto auto_pinned preload_only nobwrap; do na "start.$k" "timeit did not build"; done
 fi
 want calls && calls
 want scale && scale
 want probes && probes
+want mixed && mixed
 want audit && audit
 want memory && memory
 want serve && serve_bench

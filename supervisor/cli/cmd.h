@@ -23,6 +23,7 @@ int cmd_serve(int argc, char **argv);    /* cmd_serve.c: the warm server (serve/
 int run_parsed(struct run_opts *ro, int pr);
 /* cmd_serve.c: `sbxsup run --server PATH`: the call sent to the server; its exit status. */
 int run_via_server(int argc, char **argv, const struct run_opts *o);
+int cmd_shadow(int argc, char **argv);   /* cmd_shadow.c: shadow list|diff|commit|discard */
 
 
 #endif
