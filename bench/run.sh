@@ -20,8 +20,9 @@
 #                       pins the set only if nothing is pinned, and unpins it afterwards, waiting
 #                       up to a minute for runs that adopted it meanwhile); 0: skip. On a host
 #                       shared with other sbxsup users set 0: their runs use the pin while it exists.
+#   BENCH_SERVE_CALLS   calls per figure of the serve section (default 100; firejail gets a fifth)
 #   BENCH_MIXED_ROUNDS  rounds of the mixed workload, probes off and on interleaved (default 5)
-#   BENCH_ONLY          comma-separated sections to run: startup,calls,scale,probes,mixed,audit,memory
+#   BENCH_ONLY          comma-separated sections to run: startup,calls,scale,probes,mixed,audit,memory,serve
 #   BENCH_RESULTS       where to write the JSON (default bench/results.json)
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -42,7 +43,7 @@ AUDIT_MB=${BENCH_AUDIT_MB:-1024}
 KRING_MAX=${BENCH_KRING_MAX:-1000000}
 PINNED=${BENCH_PINNED:-1}
 MIX_ROUNDS=${BENCH_MIXED_ROUNDS:-5}
-ONLY=${BENCH_ONLY:-startup,calls,scale,probes,mixed,audit,memory}
+ONLY=${BENCH_ONLY:-startup,calls,scale,probes,mixed,audit,memory,serve}
 FILE=/usr/bin/true            # an always-readable file (builtin:system) for the open/stat loops
 T0=$(date +%s)
 
@@ -124,6 +125,8 @@ build kflood_static -static bench/kflood_static.c
 build polrun $INC bench/polrun.c -Wl,--start-group "$BD/libsup.a" "$BD/libcommon.a" "$BD/libpolicy.a" -Wl,--end-group $LIBS
 # shellcheck disable=SC2086
 build audit_writer $INC bench/audit_writer.c "$BD/libcommon.a" "$BD/libpolicy.a" $LIBS
+# shellcheck disable=SC2086
+build serve_calls $INC bench/serve_calls.c -Wl,--start-group "$BD/libsup.a" "$BD/libcommon.a" "$BD/libpolicy.a" -Wl,--end-group $LIBS
 have() { [ -x "$BB/$1" ]; }
 have timeit || { say "the timing harness did not build: no figure can be measured"; }
 
@@ -719,6 +722,51 @@ memory() {
 	recvals mem.preload_added "$added" "each preloaded run minus the native median"
 }
 
+# ---- warm server: per-call latency through `sbxsup serve` ----------------------------------------
+# One long-lived client (bench/serve_calls) makes the calls, connecting once per call as a runtime
+# would; bare exec and firejail are timed by the same client in the same rounds (round-robin).
+serve_bench() {
+	local n=${BENCH_SERVE_CALLS:-100} rounds=5 sd=$WORK/serve sp out c
+	have serve_calls || { na serve.call "bench/serve_calls did not build"; return; }
+	[ "$sbx_ok" = 1 ] || { na serve.call "sbxsup not built"; return; }
+	mkdir -m 700 "$sd"
+	"$SBXSUP" serve --socket "$sd/s" --quiet 2>"$WORK/serve.err" & sp=$!
+	BG_PIDS+=($sp)
+	for c in $(seq 100); do [ -S "$sd/s" ] && break; sleep 0.05; done
+	[ -S "$sd/s" ] || { na serve.call "sbxsup serve did not start: $(lastline "$(cat "$WORK/serve.err")")"; return; }
+	local fj=0
+	command -v firejail >/dev/null 2>&1 && firejail --noprofile --quiet /bin/true >/dev/null 2>&1 && fj=1
+	local -A v=()
+	say "serve: $n calls of /bin/true per figure through sbxsup serve, beside bare exec$([ $fj = 1 ] && echo " and firejail")"
+	# a failed call drops only itself (its status and record go to $WORK/serve.calls.err)
+	for c in $(seq "$rounds"); do
+		out=$("$BB/serve_calls" exec $((n / rounds)) -- /bin/true); v[bare]+=${v[bare]:+,}$(jvals "$out")
+		out=$("$BB/serve_calls" serve "$sd/s" $((n / rounds)) -w "$WS" -- /bin/true 2>>"$WORK/serve.calls.err")
+		v[call]+=${v[call]:+,}$(jvals "$out")
+		out=$(cd "$WS" && "$BB/timeit" -n $((n / rounds / 5 + 1)) -w 0 -- "$SBXSUP" run --server "$sd/s" -w "$WS" -- /bin/true)
+		[ -n "$(jget "$out" median_ms)" ] && v[cli]+=${v[cli]:+,}$(jget "$out" median_ms)
+		if [ $fj = 1 ]; then
+			out=$("$BB/serve_calls" exec $((n / rounds / 5 + 1)) -- firejail --noprofile --quiet /bin/true)
+			v[firejail]+=${v[firejail]:+,}$(jvals "$out")
+		fi
+	done
+	v[bare]=$(sed 's/,,*/,/g; s/^,//; s/,$//' <<<"${v[bare]:-}"); v[call]=$(sed 's/,,*/,/g; s/^,//; s/,$//' <<<"${v[call]:-}")
+	v[firejail]=$(sed 's/,,*/,/g; s/^,//; s/,$//' <<<"${v[firejail]:-}")
+	local nf
+	nf=$(grep -c . "$WORK/serve.calls.err" 2>/dev/null)
+	[ "${nf:-0}" -gt 0 ] && note serve.call "$nf failed call(s), left out: $(lastline "$(cat "$WORK/serve.calls.err")")"
+	kill -TERM $sp; wait $sp 2>/dev/null
+	[ -n "${v[bare]:-}" ] && recvals serve.bare "${v[bare]}" "fork+exec+wait of /bin/true by the bench client"
+	[ -n "${v[call]:-}" ] && recvals serve.call "${v[call]}" "sbxsup serve (default layers), one connection per call from one long-lived client" \
+		|| na serve.call "the calls failed: $(lastline "$out")"
+	[ -n "${v[cli]:-}" ] && recvals serve.cli "${v[cli]}" "sbxsup run --server: includes the client's own process start (median per round)" \
+		|| na serve.cli "sbxsup run --server failed"
+	if [ $fj = 1 ] && [ -n "${v[firejail]:-}" ]; then recvals serve.firejail "${v[firejail]}" "firejail --noprofile --quiet /bin/true, same client"
+	else na serve.firejail "firejail is not installed or cannot run here"; fi
+}
+# jvals JSON: the "values" list of a serve_calls line
+jvals() { python3 -c 'import json,sys; print(",".join(str(x) for x in json.loads(sys.argv[1])["values"]))' "$1" 2>/dev/null; }
+
 # ---- main -----------------------------------------------------------------------------------------------
 if have timeit; then
 	want startup && startup
@@ -731,6 +779,7 @@ want probes && probes
 want mixed && mixed
 want audit && audit
 want memory && memory
+want serve && serve_bench
 note host "bench took $(( $(date +%s) - T0 )) s; load $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 
 echo
