@@ -40,7 +40,12 @@ int bwrap_find(char *path, size_t pathlen, char *why, size_t whylen)
 }
 
 enum item_kind { IT_RO, IT_RW, IT_TMPFS, IT_PROC, IT_DEV, IT_SYMLINK };
-struct item { const char *path; enum item_kind kind; char *target; /* IT_SYMLINK, malloc'd */ };
+struct item {
+	const char *path;
+	const char *src;           /* bind source when not path itself (the /etc view), else NULL */
+	enum item_kind kind;
+	char *target;              /* IT_SYMLINK, malloc'd */
+};
 
 static void free_items(struct item *it, size_t n)
 {
@@ -75,13 +80,14 @@ static bool skip_dir(const char *path)
 
 /* May the POL_TREE entry t be bound whole? Not when the tree must receive a file that the host
  * lacks: bwrap creates the mount point of /etc/ld.so.preload in its own /etc directory, which a
- * read-only bind of the host's /etc does not allow (then the tree stays entry by entry). */
+ * read-only bind of the host's /etc does not allow (then the tree stays entry by entry) — unless
+ * the child's /etc view (etc_view) already holds the file. */
 static bool tree_whole(const struct pol_dir *t, const struct bwrap_in *in)
 {
 	struct stat st;
 	if (!(t->access & POL_TREE) || !t->path)
 		return false;
-	if (in->preload_lib && under(SBX_LDSO_PRELOAD, t->path) &&
+	if (in->preload_lib && !in->etc_view && under(SBX_LDSO_PRELOAD, t->path) &&
 	    (lstat(SBX_LDSO_PRELOAD, &st) < 0 || !S_ISREG(st.st_mode)))
 		return false;
 	return true;
@@ -131,6 +137,7 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 			continue; /* SPEC: a hint whose directory does not exist is skipped by bwrap */
 		struct item *x = &it[n];
 		x->path = d.path;
+		x->src = whole && in->etc_view && under(SBX_LDSO_PRELOAD, d.path) ? in->etc_view : NULL;
 		x->kind = (d.access & POL_WRITE) ? IT_RW : IT_RO;
 		/* A top-level symlink such as /bin -> usr/bin is recreated, not bound. */
 		x->target = NULL;
@@ -183,8 +190,8 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 	for (size_t i = 0; i < n; i++) {
 		const struct item *x = &it[i];
 		switch (x->kind) {
-		case IT_RO: rc |= strv_addv(out, "--ro-bind", x->path, x->path, NULL); break;
-		case IT_RW: rc |= strv_addv(out, "--bind", x->path, x->path, NULL); break;
+		case IT_RO: rc |= strv_addv(out, "--ro-bind", x->src ? x->src : x->path, x->path, NULL); break;
+		case IT_RW: rc |= strv_addv(out, "--bind", x->src ? x->src : x->path, x->path, NULL); break;
 		case IT_TMPFS: rc |= strv_addv(out, "--tmpfs", x->path, NULL); break;
 		case IT_PROC: rc |= strv_addv(out, "--proc", x->path, NULL); break;
 		case IT_DEV: rc |= strv_addv(out, "--dev", x->path, NULL); break;
@@ -218,12 +225,14 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 		rc |= strv_addv(out, "--ro-bind", in->report_sock, SBX_RUN_REPORT, NULL);
 	if (in->preload_lib) {
 		rc |= strv_addv(out, "--ro-bind", in->preload_lib, SBX_RUN_PRELOAD, NULL);
-		rc |= strv_add(out, "--ro-bind-data");
-		if (in->ldso_fd >= 0)
-			rc |= strv_addf(out, "%d", in->ldso_fd);
-		else
-			rc |= strv_add(out, LAYER_FD_PLACEHOLDER);
-		rc |= strv_add(out, SBX_LDSO_PRELOAD);
+		if (!in->etc_view) {
+			rc |= strv_add(out, "--ro-bind-data");
+			if (in->ldso_fd >= 0)
+				rc |= strv_addf(out, "%d", in->ldso_fd);
+			else
+				rc |= strv_add(out, LAYER_FD_PLACEHOLDER);
+			rc |= strv_add(out, SBX_LDSO_PRELOAD);
+		}
 	}
 	rc |= strv_add(out, "--clearenv");
 	for (size_t i = 0; in->env && i < in->env->n; i++) {
@@ -351,6 +360,7 @@ static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size
 		.share_net = pol_net_mode(c->pol) != POL_NET_NONE, .env = c->env,
 		.report_sock = preload ? c->report_sock : NULL,
 		.uid = c->uid, .gid = c->gid, .home_dir = c->home_dir,
+		.etc_view = preload ? c->etc_view : NULL,
 	};
 	if (bwrap_argv(c->pol, &bi, argv, err, errlen) < 0)
 		return -1;
@@ -386,8 +396,11 @@ static cJSON *bw_plan(const struct layer_ctx *c)
 		cJSON *a = cJSON_AddArrayToObject(bw, "argv");
 		for (size_t i = 0; a && i < argv.n; i++)
 			cJSON_AddItemToArray(a, cJSON_CreateString(argv.v[i]));
-		if (sbx_layer_on(c->L, layer_preload.id))
+		if (sbx_layer_on(c->L, layer_preload.id)) {
 			cJSON_AddStringToObject(bw, "ld_so_preload", SBX_RUN_PRELOAD);
+			/* /etc/ld.so.preload from the /etc view (overlay mounted before bwrap) or a bind */
+			cJSON_AddStringToObject(bw, "etc_view", c->etc_view ? c->etc_view : "binds");
+		}
 	} else {
 		cJSON_AddStringToObject(bw, "error", err);
 	}

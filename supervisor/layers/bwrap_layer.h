@@ -13,7 +13,7 @@
  * policy grants network. `--die-with-parent --new-session --clearenv`, one `--setenv` per entry of
  * the environment, `--chdir` the workspace, sbxsup and the preload library bound read-only under
  * /run/sbxsup, the run's report socket at /run/sbxsup/report, `/etc/ld.so.preload` as
- * `--ro-bind-data`, `--uid`/`--gid` and a private HOME (`--dir`) when given. Nothing here starts a
+ * `--ro-bind-data` (or, with etc_view, /etc bound from the view the child mounted before bwrap), `--uid`/`--gid` and a private HOME (`--dir`) when given. Nothing here starts a
  * process.
  */
 #ifndef SBX_BWRAP_H
@@ -47,6 +47,8 @@ struct bwrap_in {
 				    * `--ro-bind` at SBX_RUN_REPORT (connect() needs no writable mount) */
 	unsigned uid, gid;         /* non-zero: --uid/--gid (the identity inside); 0: bwrap's default */
 	const char *home_dir;      /* a private HOME made with --dir (under /tmp), or NULL */
+	const char *etc_view;      /* non-NULL: the host's /etc plus ld.so.preload, mounted there by the
+				    * child (run/etc_view.h): bound whole at /etc, no --ro-bind-data */
 };
 
 /* argv up to and including the "--" before the stage; the caller appends the stage argv.

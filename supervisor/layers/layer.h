@@ -72,6 +72,8 @@ struct layer_ctx {
 	char **cmd;                /* the command (NULL-terminated) */
 	const struct strv *env;    /* the attempt's environment (wrap: one --setenv each) */
 	const char *report_sock;   /* host path of the run's report socket, NULL when none */
+	const char *etc_view;      /* where the wrapper's child mounts the /etc view (the host's /etc
+				    * plus ld.so.preload, run/etc_view.h), bound at /etc; NULL: none */
 	unsigned uid, gid;         /* the executor's non-zero ids inside its namespace (sandbox_direct.h) */
 	const char *home_dir;      /* the private HOME to make inside the wrapper, NULL: the real one */
 	struct layer_fds fds;

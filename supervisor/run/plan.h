@@ -33,6 +33,10 @@ struct run_plan {
 	bool tmp_ns;               /* direct mode: tmpdir is bound at /tmp in the run's mount ns */
 	char repdir[80];           /* the report socket's private dir (0700) to create, "" when none */
 	char repsock[108];         /* repdir + "/report", "" when none */
+	char etclow[96];           /* bwrap + preload, the /etc view (etc_view.h): repdir + "/etclow",
+				    * holding ld.so.preload, and repdir + "/etcview", where the child
+				    * mounts the view bwrap binds at /etc; both "" when not viewed so */
+	char etcview[96];
 	struct strv env;           /* the executor's environment, before the attempt's variables */
 	struct strv dropped;       /* secret-shaped names dropped from it */
 };

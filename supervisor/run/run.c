@@ -25,6 +25,7 @@
 
 #include "msg.h"
 #include "lifetime.h"
+#include "etc_view.h"
 #include "plan.h"
 #include "run_int.h"
 
@@ -85,6 +86,7 @@ static void plan_to_ctx(struct run *r)
 	r->lc.cmd = r->o.cmd;
 	r->lc.env = &r->plan.env;
 	r->lc.report_sock = r->plan.repsock[0] ? r->plan.repsock : NULL;
+	r->lc.etc_view = r->plan.etcview[0] ? r->plan.etcview : NULL;
 	sd_inside_ids(&r->sd, &r->lc.uid, &r->lc.gid);
 	r->lc.home_dir = r->sd.real_home || r->o.disabled ? NULL : "/tmp/" SD_HOME_NAME;
 }
@@ -106,6 +108,13 @@ static int replan(struct run *r, bool wrapped)
 		return -1;
 	}
 	r->plan.tmp_ns = !wrapped && r->sd.mnt; /* "/tmp": the run's own, in its mount namespace */
+	r->plan.etclow[0] = r->plan.etcview[0] = 0;
+	if (wrapped && r->plan.repdir[0]) {
+		snprintf(r->plan.etclow, sizeof r->plan.etclow, "%s/etclow", r->plan.repdir);
+		snprintf(r->plan.etcview, sizeof r->plan.etcview, "%s/etcview", r->plan.repdir);
+		if (!etc_view_wanted(r->plan.etclow))
+			r->plan.etclow[0] = r->plan.etcview[0] = 0;
+	}
 	if (plan_policy(&r->plan, r->m, &r->d, err, sizeof err) < 0) {
 		sbx_msg("%s%s", strncmp(err, "compiled", 8) ? "cannot compile the policy: " : "", err);
 		return -1;

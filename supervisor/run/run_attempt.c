@@ -24,6 +24,8 @@
 #include "msg.h"
 #include "ctl.h"
 #include "env.h"
+#include "etc_view.h"
+#include "mntns.h"
 #include "lifetime.h"
 #include "report.h"
 #include "run_int.h"
@@ -132,9 +134,22 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 		dprintf(f->err_w, "child setup failed: %s", strerror(errno));
 		_exit(SBX_EXIT_INTERNAL);
 	}
-	/* --shadow: the overlay over the workspace, in a mount namespace of this child only */
-	if (r->sp.on && shadow_enter_bwrap(&r->sp) < 0)
+	/* --shadow's overlay over the workspace and the /etc view (etc_view.h), in a mount namespace of
+	 * this child only, which bwrap then binds from */
+	if (r->sp.on || r->lc.etc_view) {
+		const char *what = "";
+		if (sbx_mntns_private(&what) < 0) {
+			dprintf(f->err_w, "child setup failed: %s: %s", what, strerror(errno));
+			_exit(SBX_EXIT_INTERNAL);
+		}
+	}
+	if (r->sp.on && shadow_mount_at(&r->sp, geteuid() != 0) < 0)
 		_exit(SBX_EXIT_INTERNAL);
+	if (r->lc.etc_view && etc_view_mount(r->plan.etclow, r->lc.etc_view) < 0) {
+		dprintf(f->err_w, "child setup failed: the /etc view (an overlay adding ld.so.preload) could "
+			"not be mounted: %s (SBXSUP_ETC_OVERLAY=0 binds /etc entry by entry instead)", strerror(errno));
+		_exit(SBX_EXIT_INTERNAL);
+	}
 	cloexec_all();
 	keep_fd(r->pol_fd);
 	keep_fd(f->rep_c);

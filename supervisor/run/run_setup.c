@@ -18,6 +18,8 @@
 #include "msg.h"
 #include "policy_build.h"
 #include "run_int.h"
+#include "etc_view.h"
+#include "bwrap_layer.h"
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -110,6 +112,16 @@ failed:
 int run_setup_dirs(struct run *r)
 {
 	setup_report(r);
+	/* the /etc view's lower layer, in the report dir (the janitor removes both); without it /etc
+	 * is bound entry by entry: slower, the same view */
+	struct run_plan *p = &r->plan;
+	if (p->etcview[0] && (!p->repdir[0] || etc_view_make(p->etclow, p->etcview, SBX_RUN_PRELOAD) < 0)) {
+		if (p->repdir[0])
+			sbx_msg("warning: cannot prepare the /etc view in %s: %s (/etc is bound entry by entry)",
+				p->repdir, strerror(errno));
+		p->etclow[0] = p->etcview[0] = 0;
+		r->lc.etc_view = NULL;
+	}
 	const char *tmp = r->plan.tmpdir;
 	if (tmp[0] && strcmp(tmp, r->made_tmp)) {
 		if (make_private_dir(tmp, r->made_tmp, sizeof r->made_tmp, &r->jan) < 0) {

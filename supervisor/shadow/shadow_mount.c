@@ -1,7 +1,6 @@
 /* shadow_mount.c — mounting the shadow workspace's overlay (shadow_mount.h). */
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -11,7 +10,6 @@
 
 #include "msg.h"
 #include "shadow_mount.h"
-#include "smallfile.h"
 
 static int fail(const char *what)
 {
@@ -100,27 +98,4 @@ int shadow_mount_at(const struct shadow_plan *sp, bool userxattr)
 	close(m);
 	errno = e;
 	return rc < 0 ? fail(sp->workspace) : 0;
-}
-
-int shadow_enter_bwrap(const struct shadow_plan *sp)
-{
-	bool root = geteuid() == 0;
-	uid_t u = geteuid();
-	gid_t g = getegid();
-	if (unshare(CLONE_NEWNS | (root ? 0 : CLONE_NEWUSER)) < 0)
-		return fail(root ? "unshare(mount namespace)" : "unshare(user + mount namespace)");
-	if (!root) {
-		char m[64];
-		snprintf(m, sizeof m, "%u %u 1\n", (unsigned)u, (unsigned)u);
-		if (sbx_write_small("/proc/self/uid_map", m) < 0)
-			return fail("uid_map");
-		if (sbx_write_small("/proc/self/setgroups", "deny") < 0 && errno != ENOENT)
-			return fail("setgroups");
-		snprintf(m, sizeof m, "%u %u 1\n", (unsigned)g, (unsigned)g);
-		if (sbx_write_small("/proc/self/gid_map", m) < 0)
-			return fail("gid_map");
-	}
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		return fail("make / private");
-	return shadow_mount_at(sp, !root);
 }

@@ -3,12 +3,11 @@
  * (shadow_store.h), mounted over the workspace path in a mount namespace of the run.
  *
  * Promise: nothing here touches the supervisor's own mount namespace.
- * - shadow_enter_bwrap(): in the forked child, before it execs bwrap. As root it unshares a mount
- *   namespace; as a normal user a user namespace (mapping only its own uid/gid) and a mount
- *   namespace. Propagation is made private, then the overlay is mounted over the workspace path;
- *   bwrap then binds the workspace from this namespace, so the executor sees it at its usual path.
- * - shadow_mount_at(): in the run's init of the direct mode (already in its own mount namespace,
- *   sandbox_direct.h): the overlay over the workspace path.
+ * - shadow_mount_at(): the overlay over the workspace path, in a mount namespace of the run's own:
+ *   bwrap mode, the forked child before it execs bwrap (common/mntns.h: a private mount namespace,
+ *   plus a user namespace mapping only its own ids when not root; bwrap then binds the workspace
+ *   from there, so the executor sees it at its usual path); direct mode, the run's init
+ *   (sandbox_direct.h).
  * - shadow_overlay_fd(): root's direct mode, in the parent: a detached overlay mount built from
  *   descriptors (lower: the workspace's idmapped clone, upper/work: idmapped clones of the store's
  *   directories), moved over the workspace in the run's mount namespace by sandbox_direct.c.
@@ -33,7 +32,6 @@ struct shadow_plan {
 	char workspace[4096];
 };
 
-int shadow_enter_bwrap(const struct shadow_plan *sp);
 int shadow_mount_at(const struct shadow_plan *sp, bool userxattr);
 int shadow_overlay_fd(int lower_fd, const char *lower, int upper_fd, int work_fd, bool userxattr);
 
