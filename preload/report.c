@@ -14,7 +14,11 @@
  *     reports were dropped ever waits here).
  * So "preload.deny lines + dropped counts" equals the denials made. A fork child starts with an
  * empty slot and a zero count (they belong to the parent).
- * Before each send the descriptor is checked to still be the report socket (fstat: same inode);
+ * Fixed channel (sbx_pl.fixed: the sandbox's /run/sbxsup, no SBXSUP_* in the environment): each
+ * record is one sendto(2) from a fresh close-on-exec socket to SBX_PL_REPORT_FIXED, closed at once;
+ * no descriptor of ours stays open, so none can leak, be closed or be reused.
+ * Environment channel: before each send the descriptor is checked to still be the report socket
+ * (fstat: same device and inode);
  * when it is gone (or a send on it fails as if it were: EBADF, ENOTSOCK, ECONNREFUSED...) and
  * SBXSUP_REPORT_ADDR names the supervisor's socket (or, with no such variable, the sandbox's fixed
  * SBX_PL_REPORT_FIXED exists), a new socket is connected to it (a raw close of every descriptor,
@@ -38,6 +42,20 @@ static bool can_report(void)
 	return sbx_pl.report_fd >= 0 || sbx_pl.report_addr[0];
 }
 
+/* The report address as a sockaddr (a leading '@' is an abstract name). Returns its length. */
+static socklen_t report_sockaddr(struct sockaddr_un *a)
+{
+	memset(a, 0, sizeof *a);
+	a->sun_family = AF_UNIX;
+	size_t n = strlen(sbx_pl.report_addr);
+	if (sbx_pl.report_addr[0] == '@') {
+		memcpy(a->sun_path + 1, sbx_pl.report_addr + 1, n - 1);   /* abstract: leading NUL */
+		return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
+	}
+	memcpy(a->sun_path, sbx_pl.report_addr, n);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
+}
+
 /* A new datagram socket connected to SBXSUP_REPORT_ADDR; it replaces the lost one (and is
  * inherited under the SBXSUP_REPORT_FD the exec interposers hand on). One thread at a time. */
 static int reconnect(void)
@@ -46,17 +64,7 @@ static int reconnect(void)
 	if (!sbx_pl.report_addr[0] || !atomic_compare_exchange_strong(&sbx_pl.reconnecting, &busy, 1))
 		return -1;
 	struct sockaddr_un a;
-	memset(&a, 0, sizeof a);
-	a.sun_family = AF_UNIX;
-	size_t n = strlen(sbx_pl.report_addr);
-	socklen_t len;
-	if (sbx_pl.report_addr[0] == '@') {
-		memcpy(a.sun_path + 1, sbx_pl.report_addr + 1, n - 1);   /* abstract: leading NUL */
-		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
-	} else {
-		memcpy(a.sun_path, sbx_pl.report_addr, n);
-		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
-	}
+	socklen_t len = report_sockaddr(&a);
 	int fd = (int)sbx_sys(SYS_socket, AF_UNIX, SOCK_DGRAM, 0, 0, 0, 0);
 	struct stat st;
 	if (fd < 0 || sbx_sys(SYS_connect, fd, (long)&a, len, 0, 0, 0) != 0 || sbx_sys(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) != 0) {
@@ -65,6 +73,7 @@ static int reconnect(void)
 		atomic_store(&sbx_pl.reconnecting, 0);
 		return -1;
 	}
+	sbx_pl.report_dev = st.st_dev;
 	sbx_pl.report_ino = st.st_ino;
 	sbx_pl.report_fd = fd;
 	char *e = sbx_pl.env[SBX_PL_ENV_REPORT_FD];
@@ -83,15 +92,34 @@ static int reconnect(void)
 	return fd;
 }
 
-/* The report socket: still the one we were given (same inode: a raw close() and a reused number
- * must not send our records into the program's own socket), else a reconnected one, else -1. */
+/* The report socket: still the one we were given (same device and inode: a raw close() and a
+ * reused number must not send our records into the program's own socket), else a reconnected
+ * one, else -1. */
 static int report_sock(void)
 {
 	int fd = sbx_pl.report_fd;
 	struct stat st;
-	if (fd >= 0 && sbx_sys(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) == 0 && S_ISSOCK(st.st_mode) && st.st_ino == sbx_pl.report_ino)
+	if (fd >= 0 && sbx_sys(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) == 0 && S_ISSOCK(st.st_mode) &&
+	    st.st_dev == sbx_pl.report_dev && st.st_ino == sbx_pl.report_ino)
 		return fd;
 	return reconnect();
+}
+
+/* The fixed channel (no descriptor of ours is ever kept): one datagram from a fresh close-on-exec
+ * socket to SBX_PL_REPORT_FIXED, closed at once. A program that closes every descriptor, or
+ * reuses any number, can neither silence the reports nor receive them. */
+static long send_fixed(const void *buf, size_t n)
+{
+	struct sockaddr_un a;
+	socklen_t len = report_sockaddr(&a);
+	int fd = (int)sbx_sys(SYS_socket, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, 0, 0, 0);
+	if (fd < 0)
+		return -1;
+	long r = sbx_sys(SYS_sendto, fd, (long)buf, (long)n, MSG_DONTWAIT | MSG_NOSIGNAL, (long)&a, len);
+	int e = errno;
+	sbx_sys(SYS_close, fd, 0, 0, 0, 0, 0);
+	errno = e;
+	return r;
 }
 
 /* The descriptor is not (or no longer) a usable report socket: a raw close between the check and
@@ -104,6 +132,8 @@ static bool sock_lost(int err)
 
 static long send_buf(const void *buf, size_t n)
 {
+	if (sbx_pl.fixed)
+		return send_fixed(buf, n);
 	int fd = report_sock();
 	if (fd < 0) {
 		errno = EBADF;

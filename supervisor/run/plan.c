@@ -51,10 +51,10 @@ int plan_policy(struct run_plan *p, const struct manifest *m, const struct detec
 	size_t nw = 0;
 	if (p->repsock[0]) {
 		wextra[nw++] = p->repsock;
-		if (p->wrapped)
+		if (p->wrapped || p->tmp_ns)
 			wextra[nw++] = SBX_RUN_REPORT;
 	}
-	const char *extra[5] = {NULL, NULL, NULL, NULL, NULL};
+	const char *extra[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
 	size_t ne = 0;
 	if (d->preload[0])
 		extra[ne++] = d->preload;
@@ -64,6 +64,8 @@ int plan_policy(struct run_plan *p, const struct manifest *m, const struct detec
 		extra[ne++] = SBX_RUN_PRELOAD;
 		extra[ne++] = SBX_RUN_SBXSUP;
 	}
+	if ((p->wrapped || p->tmp_ns) && p->repsock[0]) /* the preload's fixed channel */
+		extra[ne++] = SBX_RUN_POLICY;
 	const char *tmp = !p->wrapped && p->tmpdir[0] && !p->tmp_ns ? p->tmpdir : "/tmp";
 	free(p->blob);
 	p->blob = NULL;
@@ -112,6 +114,8 @@ int plan_attempt_env(const struct run_plan *p, const struct layer_ctx *c, int po
 			return -1;
 	if (disabled)
 		return 0;
+	if (c->fixed_channel) /* the preload's channel is /run/sbxsup: nothing of ours in here */
+		return layers_env(c, out);
 	char v[32];
 	int rc = 0;
 	snprintf(v, sizeof v, "%d", pol_fd);

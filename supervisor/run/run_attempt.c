@@ -123,7 +123,14 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 	}
 	cloexec_all();
 	keep_fd(r->pol_fd);
-	keep_fd(f->rep_c);
+	if (r->lc.fixed_channel) {
+		/* bwrap copies the policy to /run/sbxsup/policy (--ro-bind-data) from the current
+		 * offset, and closes it; the report socket is reached at /run/sbxsup/report */
+		if (lseek(r->pol_fd, 0, SEEK_SET) < 0)
+			_exit(SBX_EXIT_INTERNAL);
+	} else {
+		keep_fd(f->rep_c);
+	}
 	keep_fd(f->ctl_c);
 	keep_fd(f->ldso);
 	keep_fd(r->att.stderr_copy);
@@ -144,8 +151,10 @@ static __attribute__((noreturn)) void child_direct(struct run *r, const struct c
 	if (r->att.pidns && sd_child_setup(&r->sd) < 0)
 		_exit(SBX_EXIT_INTERNAL);
 	cloexec_all();
-	keep_fd(r->pol_fd);
-	keep_fd(f->rep_c);
+	if (!r->lc.fixed_channel) {
+		keep_fd(r->pol_fd);
+		keep_fd(f->rep_c);
+	}
 	/* The init of the run is not ptrace-attachable by the executor's uid (execve of the command
 	 * resets this for the command itself). */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
@@ -441,6 +450,8 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 	int rcv = 1 << 20;
 	(void)setsockopt(repp[0], SOL_SOCKET, SO_RCVBUF, &rcv, sizeof rcv);
 	r->lc.report_sock = r->repsrv >= 0 ? r->plan.repsock : NULL;
+	if (!r->lc.report_sock)
+		r->lc.fixed_channel = false;
 	if (plan_attempt_env(&r->plan, &r->lc, r->pol_fd, repp[1], r->a.run, r->o.disabled, &env) < 0) {
 		sbx_msg("out of memory building the environment");
 		goto out;
@@ -456,7 +467,8 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 			sbx_msg("memfd: %s", strerror(errno));
 			goto out;
 		}
-		r->lc.fds = (struct layer_fds){.ctl = ctlp[1], .stderr_copy = t->stderr_copy, .ldso = ldso};
+		r->lc.fds = (struct layer_fds){.ctl = ctlp[1], .stderr_copy = t->stderr_copy, .ldso = ldso,
+					       .policy = r->lc.fixed_channel ? r->pol_fd : -1};
 		if (w->wrap(&r->lc, &argv, err, sizeof err) < 0) {
 			sbx_msg("%s", err);
 			goto out;
@@ -536,7 +548,7 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 out:
 	layers_stop(&r->lrt, true); /* what lived for this attempt only (seccomp's listener) */
 	r->lc.env = &r->plan.env;
-	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1};
+	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1};
 	close_fd(&ctlp[0]);
 	close_fd(&ctlp[1]);
 	close_fd(&repp[0]);
