@@ -407,6 +407,9 @@ static pid_t direct_spawn(struct run *r, struct strv *env)
 		sbx_msg("run setup: %s", p->why[0] ? p->why : "too many granted paths under /tmp");
 		return -1;
 	}
+	p->fixed = (struct sd_fixed){.on = r->lc.fixed_channel && p->mnt, .blob = r->plan.blob,
+				     .bloblen = r->plan.bloblen, .report_sock = r->plan.repsock,
+				     .preload_lib = r->d.preload};
 	pid_t pid = sd_spawn(p, &r->cg);
 	if (pid == 0 && sd_filter_path(p, env) < 0) /* the stage's PATH, in the child */
 		_exit(SBX_EXIT_INTERNAL);
@@ -488,6 +491,18 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 		/* A pid namespace makes "the child died" mean "the whole run died", even on SIGKILL of
 		 * sbxsup; without one the cgroup / session / subreaper do the job. */
 		pid = !r->o.disabled ? direct_spawn(r, &env) : -1;
+		if (pid < 0 && r->lc.fixed_channel) {
+			/* no mount namespace after all: the environment is the preload's channel */
+			r->lc.fixed_channel = false;
+			strv_free(&env);
+			if (plan_attempt_env(&r->plan, &r->lc, r->pol_fd, repp[1], r->a.run, r->o.disabled,
+					     &env) < 0) {
+				sbx_msg("out of memory building the environment");
+				goto out;
+			}
+			r->lc.env = &env;
+			cf.envp = env.v;
+		}
 		if (pid < 0)
 			pid = cg_spawn(&r->cg, 0);
 		else
