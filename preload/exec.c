@@ -86,8 +86,9 @@ static bool is_ours(const char *e)
 static char *const *fix_env(char *const envp[], struct vec *a)
 {
 	size_t n = 0;
+	static char *const none[] = { NULL };
 	if (sbx_pl_mode() == SBX_PL_PASSIVE || sbx_pl.fixed) /* fixed: /etc/ld.so.preload loads us */
-		return envp;
+		return envp ? envp : none;               /* (NULL here means "out of memory") */
 	if (envp)
 		while (envp[n])
 			n++;

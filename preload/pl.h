@@ -66,6 +66,8 @@ static inline const char *sbx_launder(const char *p)
  * needs mount rights, which the executor never has), and then always enforced: an environment
  * policy (SBXSUP_POLICY_FD: a nested run's) is enforced in addition, never instead. */
 #define SBX_PL_POLICY_FIXED "/run/sbxsup/policy"
+/* Fixed channel: how long one report may wait for room in the supervisor's queue (report.c). */
+#define SBX_PL_FIXED_WAIT_US 50000
 
 struct sbx_pl_addr {
 	atomic_uint seq;             /* odd while being written */

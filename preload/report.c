@@ -16,7 +16,10 @@
  * empty slot and a zero count (they belong to the parent).
  * Fixed channel (sbx_pl.fixed: the sandbox's /run/sbxsup, no SBXSUP_* in the environment): each
  * record is one sendto(2) from a fresh close-on-exec socket to SBX_PL_REPORT_FIXED, closed at once;
- * no descriptor of ours stays open, so none can leak, be closed or be reused.
+ * no descriptor of ours stays open, so none can leak, be closed or be reused. The supervisor's
+ * bound socket queues at most net.unix.max_dgram_qlen records from such senders: when it is full
+ * the send waits for the supervisor to drain, at most SBX_PL_FIXED_WAIT_US per record (only a
+ * process flooding denials ever waits), then the record is kept or counted as below.
  * Environment channel: before each send the descriptor is checked to still be the report socket
  * (fstat: same device and inode);
  * when it is gone (or a send on it fails as if it were: EBADF, ENOTSOCK, ECONNREFUSED...) and
@@ -32,6 +35,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
+#include <sys/time.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 
@@ -116,6 +120,13 @@ static long send_fixed(const void *buf, size_t n)
 	if (fd < 0)
 		return -1;
 	long r = sbx_sys(SYS_sendto, fd, (long)buf, (long)n, MSG_DONTWAIT | MSG_NOSIGNAL, (long)&a, len);
+	if (r < 0 && errno == EAGAIN) {
+		/* A bound datagram socket takes at most net.unix.max_dgram_qlen (10) records from
+		 * senders that are not its peer: wait for the supervisor to drain, bounded. */
+		struct timeval tv = { 0, SBX_PL_FIXED_WAIT_US };
+		if (sbx_sys(SYS_setsockopt, fd, SOL_SOCKET, SO_SNDTIMEO, (long)&tv, sizeof tv, 0) == 0)
+			r = sbx_sys(SYS_sendto, fd, (long)buf, (long)n, MSG_NOSIGNAL, (long)&a, len);
+	}
 	int e = errno;
 	sbx_sys(SYS_close, fd, 0, 0, 0, 0, 0);
 	errno = e;
