@@ -10,7 +10,10 @@
  * by a tmpfs that holds every entry of the host's directory again (binds; symlinks recreated) plus
  * the new one, remounted read-only: nothing of the host's /run or /etc is lost, nothing is created
  * on the host, and no process of the run can rename or replace any of it. Any failure is returned
- * (the run then fails loudly: a run that believes its preload loads must not run without it).
+ * (the run then fails loudly: a run that believes its preload loads must not run without it); an
+ * entry the host removes while this runs is left out. Like bwrap's per-entry binds of /etc, the
+ * shadow shows the entries as they were at the start of the run (a file the host replaces by
+ * rename later is seen with its old content).
  * No global state; the caller owns the strings.
  */
 #include "sd_fixed.h"
@@ -131,6 +134,10 @@ static int shadow_dir(const char *dir)
 		char path[4096];
 		snprintf(path, sizeof path, "%s/%s", dir, e[i].name);
 		if (e[i].link[0] ? symlink(e[i].link, path) < 0 : bind_entry(e[i].fd, path, &e[i].st) < 0) {
+			if (errno == ENOENT) { /* removed on the host meanwhile (a tool's temporary file) */
+				(void)(S_ISDIR(e[i].st.st_mode) ? rmdir(path) : unlink(path));
+				continue;
+			}
 			fail("bind again", path);
 			goto out;
 		}
