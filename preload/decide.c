@@ -317,7 +317,10 @@ static int check_unix(unsigned op, const struct sockaddr_un *sun, socklen_t len)
 			name[1 + k++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
 		}
 		name[1 + k] = 0;
-		if (sbx_pl_mode() == SBX_PL_ENFORCE && sbx_pl.net_mode == POL_NET_ANY)
+		/* inside the run's own network namespace abstract names reach only the run (issue 17) */
+		if (sbx_pl_mode() == SBX_PL_ENFORCE &&
+		    (sbx_pl.net_mode == POL_NET_ANY ||
+		     (pol_abstract_inside(sbx_pl.pol) && (!sbx_pl.pol2 || pol_abstract_inside(sbx_pl.pol2)))))
 			return 0;
 		report_net(op, name, 0, AF_UNIX, sbx_pl.net_mode == POL_NET_NONE ? POL_RULE_NET_NONE
 					       : POL_RULE_DEFAULT, EPERM);

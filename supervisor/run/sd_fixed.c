@@ -64,10 +64,9 @@ static int ro_remount(const char *path, unsigned long extra)
 	return mount(NULL, path, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | extra, NULL);
 }
 
-/* Bind `src` (an O_PATH descriptor) at `dst`, creating the mount point as `st` says. */
-static int bind_entry(int src, const char *dst, const struct stat *st)
+/* Bind `from` (a path) at `dst`, creating the mount point as `st` says. */
+static int bind_path(const char *from, const char *dst, const struct stat *st)
 {
-	char from[64];
 	if (S_ISDIR(st->st_mode)) {
 		if (mkdir(dst, 0755) < 0)
 			return -1;
@@ -77,12 +76,19 @@ static int bind_entry(int src, const char *dst, const struct stat *st)
 			return -1;
 		close(fd);
 	}
-	snprintf(from, sizeof from, "/proc/self/fd/%d", src);
 	return mount(from, dst, NULL, MS_BIND | MS_REC, NULL);
 }
 
-/* Shadow `dir` with a tmpfs holding its entries again (and room for one more, `extra`, made by
- * make(extra_path)). The tmpfs is left writable for the caller; returns 0 or -1. */
+static int bind_entry(int src, const char *dst, const struct stat *st)
+{
+	char from[64];
+	snprintf(from, sizeof from, "/proc/self/fd/%d", src);
+	return bind_path(from, dst, st);
+}
+
+/* Shadow `dir` with a tmpfs holding its entries again: each is bound from the covered directory
+ * through one descriptor kept on it (/proc/self/fd/N/NAME), so a low open-files limit is no
+ * obstacle. The tmpfs is left writable for the caller; returns 0 or -1. */
 static int shadow_dir(const char *dir)
 {
 	struct stat dst;
@@ -93,9 +99,9 @@ static int shadow_dir(const char *dir)
 		return fail("open", dir);
 	}
 	size_t n = 0, cap = 64;
-	struct ent { char name[256]; int fd; struct stat st; char link[4096]; } *e = calloc(cap, sizeof *e);
+	struct ent { char name[256]; struct stat st; } *e = calloc(cap, sizeof *e);
 	struct dirent *de;
-	int rc = -1;
+	int rc = -1, dfd = dirfd(d);
 	while (e && (de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
@@ -106,21 +112,9 @@ static int shadow_dir(const char *dir)
 			e = ne;
 			cap *= 2;
 		}
-		struct ent *x = &e[n];
-		snprintf(x->name, sizeof x->name, "%s", de->d_name);
-		x->fd = -1;
-		x->link[0] = 0;
-		if (fstatat(dirfd(d), x->name, &x->st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue; /* gone meanwhile */
-		if (S_ISLNK(x->st.st_mode)) {
-			ssize_t l = readlinkat(dirfd(d), x->name, x->link, sizeof x->link - 1);
-			if (l < 0)
-				continue;
-			x->link[l] = 0;
-		} else if ((x->fd = openat(dirfd(d), x->name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-			continue; /* unreadable for this identity: it stays out of the run's view */
-		}
-		n++;
+		snprintf(e[n].name, sizeof e[n].name, "%s", de->d_name);
+		if (fstatat(dfd, e[n].name, &e[n].st, AT_SYMLINK_NOFOLLOW) == 0)
+			n++; /* else gone meanwhile */
 	}
 	if (!e)
 		goto out;
@@ -131,10 +125,25 @@ static int shadow_dir(const char *dir)
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		char path[4096];
+		char path[4096], from[320], link[4096];
 		snprintf(path, sizeof path, "%s/%s", dir, e[i].name);
-		if (e[i].link[0] ? symlink(e[i].link, path) < 0 : bind_entry(e[i].fd, path, &e[i].st) < 0) {
+		snprintf(from, sizeof from, "/proc/self/fd/%d/%s", dfd, e[i].name);
+		int r;
+		if (S_ISLNK(e[i].st.st_mode)) {
+			ssize_t l = readlinkat(dfd, e[i].name, link, sizeof link - 1);
+			if (l < 0)
+				continue;
+			link[l] = 0;
+			r = symlink(link, path);
+		} else {
+			r = bind_path(from, path, &e[i].st);
+		}
+		if (r < 0) {
 			if (errno == ENOENT) { /* removed on the host meanwhile (a tool's temporary file) */
+				(void)(S_ISDIR(e[i].st.st_mode) ? rmdir(path) : unlink(path));
+				continue;
+			}
+			if (errno == EACCES || errno == EPERM) { /* not ours to see: left out */
 				(void)(S_ISDIR(e[i].st.st_mode) ? rmdir(path) : unlink(path));
 				continue;
 			}
@@ -144,9 +153,6 @@ static int shadow_dir(const char *dir)
 	}
 	rc = 0;
 out:
-	for (size_t i = 0; e && i < n; i++)
-		if (e[i].fd >= 0)
-			close(e[i].fd);
 	free(e);
 	closedir(d);
 	return rc;
