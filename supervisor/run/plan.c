@@ -116,15 +116,15 @@ int plan_attempt_env(const struct run_plan *p, const struct layer_ctx *c, int po
 			return -1;
 	if (disabled)
 		return 0;
-	if (c->fixed_channel) /* the preload's channel is /run/sbxsup: nothing of ours in here */
-		return layers_env(c, out);
 	char v[32];
 	int rc = 0;
-	snprintf(v, sizeof v, "%d", pol_fd);
-	rc |= env_set(out, SBX_ENV_POLICY_FD, pol_fd >= 0 ? v : LAYER_FD_PLACEHOLDER);
-	snprintf(v, sizeof v, "%d", rep_fd);
-	rc |= env_set(out, SBX_ENV_REPORT_FD, rep_fd >= 0 ? v : LAYER_FD_PLACEHOLDER);
-	rc |= env_set(out, SBX_ENV_RUN, run ? run : LAYER_RUN_PLACEHOLDER);
+	if (!c->fixed_channel) { /* fixed: the preload's channel is /run/sbxsup, nothing of ours here */
+		snprintf(v, sizeof v, "%d", pol_fd);
+		rc |= env_set(out, SBX_ENV_POLICY_FD, pol_fd >= 0 ? v : LAYER_FD_PLACEHOLDER);
+		snprintf(v, sizeof v, "%d", rep_fd);
+		rc |= env_set(out, SBX_ENV_REPORT_FD, rep_fd >= 0 ? v : LAYER_FD_PLACEHOLDER);
+		rc |= env_set(out, SBX_ENV_RUN, run ? run : LAYER_RUN_PLACEHOLDER);
+	}
 	rc |= layers_env(c, out);
 #if defined(__SANITIZE_ADDRESS__)
 	/* ASan builds only: the instrumented stage starts behind /etc/ld.so.preload; it removes
