@@ -344,6 +344,26 @@ sys.stdout.write("\0".join(out + ["--", "/bin/true"]) + "\0")' >"$argvf" 2>/dev/
 			if [ "$UNPIN" = 1 ]; then unpin; fi
 		fi
 	fi
+
+	# the automatic shared probe set: a run that starts while another probed run is live only opens
+	# the set (no load, no BTF parse)
+	if [ "$sbx_ok" = 1 ] && probe_run_start; then
+		say "start-up: sbxsup auto while another probed run is live (shared set), round-robin with plain bwrap"
+		if act=$(sbx_check start.auto_shared); then
+			cfg_add start.auto_shared "while 'sbxsup run --layers probes,limits -- sleep 600' is live; $act" \
+				"$SBXSUP" run -w "$WS" -- /bin/true
+			if [ -f "$WORK/cfg.start.bwrap" ]; then
+				cp "$WORK/cfg.start.bwrap" "$WORK/cfg.start.bwrap_shared"
+				CFG_NOTE[start.bwrap_shared]="plain bwrap again, interleaved with the shared-set runs"
+				rr_time start.bwrap_shared start.auto_shared
+			else
+				rr_time start.auto_shared
+			fi
+		fi
+		probe_run_stop
+	else
+		na start.auto_shared "no probed run could be kept live"
+	fi
 }
 
 # ---- preload per-call cost ------------------------------------------------------------------------

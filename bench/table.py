@@ -30,6 +30,8 @@ FIGURES = [
     ("start.auto@own", "  the same against sbxsup's flags+binds", "ms", "start.bwrap", None),
     ("start.bwrap_pin", "plain bwrap, during the pinned phase", "ms", "start.bare", None),
     ("start.auto_pinned", "sbxsup run, auto, pinned probes", "ms", "start.bwrap_pin", ("ratio", "<=", 1.5)),
+    ("start.bwrap_shared", "plain bwrap, during the shared-set phase", "ms", "start.bare", None),
+    ("start.auto_shared", "sbxsup run, auto, another probed run live", "ms", "start.bwrap_shared", ("ratio", "<=", 1.5)),
     ("start.preload_only", "sbxsup run --layers preload", "ms", "start.bare", None),
     ("start.nobwrap", "sbxsup run, no bwrap", "ms", "start.bare", None),
     ("start.l.bwrap", "  by layer: sbxsup --layers bwrap", "ms", "start.bwrap", None),

@@ -5,11 +5,13 @@
  * (so 32-bit int 0x80 calls are seen too), their arguments stashed at enter (strings and sockaddrs
  * copied from user memory) and resolved at exit (the returned fd's file, the new exe, the dirfd's or
  * cwd's dentry path), and one `struct pr_event` per path argument is written to the run's ring
- * buffer. Nothing is decided here: user space applies the policy. Ring buffer reserve failures are
- * counted per run slot in `lost` (exact).
+ * buffer — except a successful open the run's compiled grants provably allow (probes/decide.bpf.h):
+ * that one is counted in pr_kallow and sends nothing. Everything else is decided in user space with
+ * the policy. Ring buffer reserve failures are counted per run slot in `lost` (exact).
  *
- * Cost for processes outside any run: a table load (is the syscall number one we watch at all, in
- * either ABI?), then the first check — one hash lookup of the tgid (the run is its pid tree, so a
+ * Cost for processes outside any run, at enter and again at exit: a table load (is the syscall
+ * number one we watch at all, in either ABI? at exit the number is the saved orig_ax), then, only
+ * for a watched call, the first check — one hash lookup of the tgid (the run is its pid tree, so a
  * process that leaves the run's cgroup stays observed).
  *
  * Two program tiers for the syscall hooks: tp_btf (preferred) and raw_tp (fallback); user space
@@ -20,6 +22,7 @@
  *   probes/maps.bpf.h    the maps and the scope test
  *   probes/record.bpf.h  building a record and handing it to the run's ring
  *   probes/path.bpf.h    an fd's file and the dentry walk
+ *   probes/decide.bpf.h  the in-kernel decision (allowed opens send no record)
  *   probes/files.bpf.h   the file syscalls' path arguments and their records
  *   probes/net.bpf.h     network calls and the records without a path argument
  *   probes/procs.bpf.h   process tree, signals outside the run, escape-class argument filters
@@ -51,6 +54,7 @@ char LICENSE[] SEC("license") = "GPL";
 #include "probes/maps.bpf.h"
 #include "probes/record.bpf.h"
 #include "probes/path.bpf.h"
+#include "probes/decide.bpf.h"
 #include "probes/files.bpf.h"
 #include "probes/net.bpf.h"
 #include "probes/procs.bpf.h"
@@ -131,8 +135,12 @@ static __always_inline void on_enter(struct pt_regs *regs, long id)
 		count_lost((__u32)slot, true);      /* the record will be missing; its result unknown */
 }
 
-static __always_inline void on_exit(long ret, __u16 sensor)
+static __always_inline void on_exit(long id, long ret, __u16 sensor)
 {
+	/* the same cheap first filter as at enter: no stash can exist for a syscall we do not watch
+	 * (most calls of a process outside every run end here, without a map lookup) */
+	if (!sc_watched(id & ~X32_BIT_))
+		return;
 	int slot = in_scope();
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	if (slot < 0)
@@ -158,7 +166,7 @@ int BPF_PROG(btf_sys_enter, struct pt_regs *regs, long id)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(btf_sys_exit, struct pt_regs *regs, long ret)
 {
-	on_exit(ret, PR_SENSOR_TP_BTF_SYS_EXIT);
+	on_exit(regs->orig_ax, ret, PR_SENSOR_TP_BTF_SYS_EXIT);
 	return 0;
 }
 
@@ -172,7 +180,7 @@ int BPF_PROG(raw_sys_enter, struct pt_regs *regs, long id)
 SEC("raw_tp/sys_exit")
 int BPF_PROG(raw_sys_exit, struct pt_regs *regs, long ret)
 {
-	on_exit(ret, PR_SENSOR_RAW_TP_SYS_EXIT);
+	on_exit(BPF_CORE_READ(regs, orig_ax), ret, PR_SENSOR_RAW_TP_SYS_EXIT);
 	return 0;
 }
 

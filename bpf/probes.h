@@ -4,7 +4,9 @@
  * part of path[] (offsetof(path) + path_len bytes; user space copies it into a zeroed struct) (a path, an address, or
  * an escape-class call), written into the run's ring buffer at syscall exit. The kernel side only
  * collects facts (numbers, the string as given, dentry names, the copied sockaddr, the return
- * value); every policy decision is taken in user space with the compiled policy.
+ * value); every policy decision is taken in user space with the compiled policy, except the
+ * allowed opens the kernel can prove allowed from the run's compiled grants ("In-kernel decisions"
+ * below): those send no record.
  *
  * Path encoding (path[]): dentry names *leaf first*, each NUL-terminated, `ncomp` of them, as
  * found by a bounded walk up the dentry tree (mount crossings followed via struct mount) until the
@@ -25,7 +27,7 @@
 #define SBX_BPF_PROBES_H
 
 #define PR_SLOTS       64        /* concurrent runs sharing one pinned program set */
-#define PR_RB_SIZE     (4u << 20)
+#define PR_RB_SIZE     (1u << 20) /* mapped twice by the consumer: counts 2 MiB in its RSS */
 #define PR_MAX_DEPTH   2048      /* walk steps (bpf_loop; a walk stops at the root, so only real depth costs) */
 #define PR_NAME_MAX    256       /* one dentry name incl. NUL, and one requested string */
 #define PR_PATH_BUF    4352      /* PR_PATH_OFF_MASK + 1 + PR_NAME_MAX: PATH_MAX of names */
@@ -163,6 +165,28 @@ struct pr_ovf { unsigned long long count, first_ts, last_ts; struct pr_event ev;
  * started and none is alive, nothing more can be recorded and the overflow counts are final. */
 struct pr_live { long long live; unsigned long long started; };
 
+/* In-kernel decisions (bpf/probes/decide.bpf.h). Per run slot, user space (probes_kdec.c) compiles
+ * the policy's grants into:
+ *   pr_safe   (slot, dev, ino) of a directory or file S -> the accesses (PR_KD_READ / PR_KD_WRITE)
+ *             that pol_path grants for S and for every path below S, and S's path in the walk's
+ *             encoding (names leaf first, each NUL-terminated) so the kernel can check that the
+ *             object was reached through S's own path (a bind mount of S elsewhere is not S);
+ *   pr_leaves (slot, basename) of the floating deny/grant globs "**" "/NAME": a path whose last
+ *             component is NAME is never decided in the kernel;
+ *   pr_kdec   slot -> on, and whether a basename longer than PR_KD_LEAF - 1 must go to user space.
+ * A successful open whose file lies below such an S (walk complete, reaching the task's root, path
+ * checked) for an access S grants is allowed in the kernel: no record, counted in pr_kallow. Every
+ * other record crosses the ring as before and user space decides it. */
+#define PR_KD_READ   1u
+#define PR_KD_WRITE  2u
+#define PR_KD_ENC    256        /* S's encoded path bound (bytes, incl. the NULs) */
+#define PR_KD_LEAF   32         /* basename key bound (incl. NUL) */
+#define PR_KD_MAX    16384      /* pr_safe / pr_leaves entries (all runs; not preallocated) */
+struct pr_safe_key { unsigned int slot; unsigned int dev; unsigned long long ino; };
+struct pr_safe { unsigned int access; unsigned int len; char enc[PR_KD_ENC]; };
+struct pr_leaf_key { unsigned int slot; char name[PR_KD_LEAF]; };
+struct pr_kdec { unsigned int on; unsigned int long_leaf; };
+
 /* Global config (array map, key 0). */
 struct pr_config {
 	unsigned int pidmode_runs;   /* runs with no cgroup filter: the tracked lookup is always done */
@@ -170,7 +194,8 @@ struct pr_config {
 };
 
 /* Layout version of the records and maps: a pinned set from another layout is not used. */
-#define PR_ABI_VERSION 5u
+#define PR_ABI_VERSION_NUM 6        /* also names the automatic shared set's pin directory */
+#define PR_ABI_VERSION ((unsigned int)PR_ABI_VERSION_NUM)
 #define PR_ABI ((PR_ABI_VERSION << 16) | (unsigned int)(sizeof(struct pr_event) & 0xffffu))
 
 #endif

@@ -576,6 +576,87 @@ int pol_path_deep(const struct policy *p, const char *anc, const char *tail, uns
 	return finish(out, POL_DENY, POL_RULE_DEFAULT, 0);
 }
 
+/* "/" "**" "/NAME" with NAME one literal component: NAME, else NULL. Applied to a rule's glob after
+ * its literal prefix, it also finds PREFIX + "/" "**" "/NAME" (a manifest's "**" "/.env" is anchored
+ * in the workspace). */
+static const char *leaf_glob(const char *g)
+{
+	if (tail_glob(g) != 1 || pol_glob_has_magic(g + 4) || strchr(g + 4, '/'))
+		return NULL;
+	return g + 4;
+}
+
+int pol_leaf_names(const struct policy *p, void (*fn)(void *arg, const char *name), void *arg)
+{
+	for (uint32_t i = 0; i < p->h.nrules; i++) {
+		const struct pol_rule_rec *r = rule_at(p, i);
+		if (r->kind == POL_R_NET || r->kind == POL_R_GRANT)
+			continue;               /* a grant never turns an allowed path into a denied one */
+		const char *name = leaf_glob(str_at(p, r->glob) + r->prefix_len);
+		if (!name && r->prefix_len == 0)
+			return -1;
+		if (!name)
+			continue;               /* a deny under a literal prefix: pol_subtree weighs it */
+		if (fn)
+			fn(arg, name);
+	}
+	return 0;
+}
+
+/* Grants can only allow: once one grant covering the whole subtree beats every soft deny that may
+ * match in it, no other grant (narrower, exact, a partial glob) can make a path below deny. So only
+ * deny rules are examined for the subtree, and grants only as the proof. */
+int pol_subtree(const struct policy *p, const char *anc, unsigned access)
+{
+	size_t al = anc ? strlen(anc) : 0;
+	if (p == NULL || al == 0 || anc[0] != '/' || (access != POL_READ && access != POL_WRITE))
+		return 0;
+	if (pol_path(p, anc, access, NULL) != POL_ALLOW)
+		return 0;
+	uint32_t grant = POL_NONE, grant_len = 0, soft = POL_NONE, soft_len = 0;
+	for (uint32_t i = 0; i < p->h.nrules; i++) {
+		const struct pol_rule_rec *r = rule_at(p, i);
+		if (r->kind == POL_R_NET)
+			continue;
+		bool deny = r->kind == POL_R_HARD_DENY || r->kind == POL_R_SOFT_DENY;
+		const char *g = str_at(p, r->glob);
+		size_t n = r->prefix_len;
+		if (deny && leaf_glob(g + n))
+			continue;                        /* PREFIX/ ** /NAME: NAME is left to user space */
+		if (n == 0) {
+			if (deny && !leaf_glob(g))
+				return 0;                /* a floating deny the kernel cannot match */
+			continue;                        /* a grant; or a NAME the kernel leaves to user space */
+		} else if (n <= al && strncmp(g, anc, n) == 0 && (anc[n] == '/' || anc[n] == 0 || n == 1)) {
+			if (r->flags & POL_RF_EXACT)
+				continue;                /* that one path, never below anc */
+			int gb = (r->flags & POL_RF_SUBTREE) ? 1 : glob_below(g, anc);
+			if (gb < 0 && deny)
+				return 0;                /* a deny glob that may match part of the subtree */
+			if (gb != 1)
+				continue;
+		} else if (n > al && strncmp(g, anc, al) == 0 && (g[al] == '/' || al == 1)) {
+			if (deny)
+				return 0;                /* a deny for part of the subtree */
+			continue;
+		} else {
+			continue;
+		}
+		if (r->kind == POL_R_HARD_DENY)
+			return 0;
+		if (r->kind == POL_R_SOFT_DENY) {
+			if (soft == POL_NONE || n > soft_len) {
+				soft = i;
+				soft_len = (uint32_t)n;
+			}
+		} else if ((r->access & access) == access && (grant == POL_NONE || n > grant_len)) {
+			grant = i;
+			grant_len = (uint32_t)n;
+		}
+	}
+	return grant != POL_NONE && (soft == POL_NONE || grant_len > soft_len);
+}
+
 /* ---- network decisions --------------------------------------------------------------------------- */
 
 static bool prefix_match(const uint8_t *a, const uint8_t *b, unsigned bits)

@@ -100,6 +100,18 @@ int pol_path(const struct policy *p, const char *path, unsigned access, struct p
 int pol_path_deep(const struct policy *p, const char *anc, const char *tail, unsigned access,
 		  struct pol_decision *out);
 
+/* For the probes' in-kernel decision (supervisor/layers/probes/probes_kdec.c): 1 when `access`
+ * (POL_READ or POL_WRITE) is allowed for `anc` itself and for every path below it whose last
+ * component is not the NAME of a "**" "/NAME" deny (pol_leaf_names), else 0 — a deny for
+ * part of the subtree, a deny glob that may match part of it, any other floating deny: not
+ * provable. Grants inside the subtree are ignored (a grant never denies). Same strength rules as
+ * pol_path. Linear in the number of rules. */
+int pol_subtree(const struct policy *p, const char *anc, unsigned access);
+/* Call fn with the NAME of each "**" "/NAME" deny, floating or under a literal prefix (NAME
+ * literal, one component). Returns 0, or -1 when some floating deny is of another form (then
+ * pol_subtree proves nothing). */
+int pol_leaf_names(const struct policy *p, void (*fn)(void *arg, const char *name), void *arg);
+
 /* Decide a network peer. family is AF_INET or AF_INET6 (IPv4-mapped IPv6 is decided as IPv4);
  * addr points at 4 or 16 bytes in network order; port in host order (0: "any port" asked, e.g. a
  * connect whose port is not known — then only a rule with no port allows). */

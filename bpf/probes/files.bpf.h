@@ -144,6 +144,23 @@ static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u
 				      struct task_struct *t)
 {
 	__u32 slot = s->slot & (PR_SLOTS - 1);
+	/* a successful open the run's grants provably allow: decided on the walk alone, before any
+	 * record is built (decide.bpf.h); anything else is walked again into the record below */
+	if ((s->sc == PR_SC_OPEN || s->sc == PR_SC_OPENAT || s->sc == PR_SC_OPENAT2 ||
+	     s->sc == PR_SC_CREAT) && ret >= 0 && kd_on(slot)) {
+		struct file *kf = fd_file(t, ret);
+		if (kf) {
+			struct walk_ctx kw = {
+				.slot = slot,
+				.want = kd_open_want(s->sc == PR_SC_CREAT ? 01101 : s->aflags),
+			};
+			walk_only(t, BPF_CORE_READ(kf, f_path.dentry), BPF_CORE_READ(kf, f_path.mnt), &kw);
+			if (kd_allowed(&kw)) {
+				kd_count(slot);     /* allowed in the kernel: no record */
+				return;
+			}
+		}
+	}
 	void *rb;
 	struct pr_event *ev = ev_begin(slot, t, sensor, &rb);
 	if (!ev)

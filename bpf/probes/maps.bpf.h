@@ -139,6 +139,38 @@ struct {
 	__type(value, struct pr_stash);
 } pr_scratch SEC(".maps");
 
+/* In-kernel decisions (bpf/probes.h "In-kernel decisions"; filled per run by user space). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PR_KD_MAX);
+	__type(key, struct pr_safe_key);
+	__type(value, struct pr_safe);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+} pr_safe SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PR_KD_MAX);
+	__type(key, struct pr_leaf_key);
+	__type(value, __u32);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+} pr_leaves SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PR_SLOTS);
+	__type(key, __u32);
+	__type(value, struct pr_kdec);
+} pr_kdec SEC(".maps");
+
+/* slot -> opens allowed in the kernel (no record sent; per cpu) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PR_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} pr_kallow SEC(".maps");
+
 static __always_inline void count(void *map, __u32 slot)
 {
 	__u64 *v = bpf_map_lookup_elem(map, &slot);

@@ -7,6 +7,8 @@
  * without meeting the task's root (a pseudo file system's object, a mount outside the task's tree)
  * sets PR_EVF_DETACHED; an object whose name the kernel makes up (d_dname: pipe, socket, anon
  * inode, namespace, pidfd) sets PR_EVF_PSEUDO. fsmagic is the walked object's file-system magic.
+ * When asked (walk_ctx.want), each dentry up to the first hit is also looked up in pr_safe (one
+ * hash lookup per step) for the in-kernel decision (decide.bpf.h).
  */
 #ifndef SBX_PROBES_PATH_BPF_H
 #define SBX_PROBES_PATH_BPF_H
@@ -41,7 +43,36 @@ struct walk_ctx {
 	__u32 n;
 	__u32 done;
 	__u32 detached;
+	/* in-kernel decision (decide.bpf.h): the access asked (PR_KD_*, 0: none), the run slot, the
+	 * nearest walked dentry found in pr_safe granting it (its key, and where its name starts in
+	 * the buffer), and the length of the leaf's name (incl. NUL) */
+	__u32 want;
+	__u32 slot;
+	__u32 hit;
+	__u32 hit_off;
+	__u32 hdev;
+	__u32 leaf_len;
+	__u64 hino;
 };
+
+/* Is dentry d a granted subtree root for the access asked (decide.bpf.h)? Remembered once. */
+static __always_inline void walk_safe_lookup(struct walk_ctx *w, struct dentry *d)
+{
+	struct pr_safe_key k = {
+		.slot = w->slot & (PR_SLOTS - 1),
+		.dev = (__u32)BPF_CORE_READ(d, d_sb, s_dev),
+		.ino = (__u64)BPF_CORE_READ(d, d_inode, i_ino),
+	};
+	if (!k.ino)
+		return;
+	struct pr_safe *v = bpf_map_lookup_elem(&pr_safe, &k);
+	if (!v || !(v->access & w->want))
+		return;
+	w->hit = 1;
+	w->hit_off = w->off;
+	w->hdev = k.dev;
+	w->hino = k.ino;
+}
 
 /* One step of the walk (bpf_loop callback: verified once, whatever the depth). */
 static long walk_step(__u32 i, void *arg)
@@ -53,6 +84,8 @@ static long walk_step(__u32 i, void *arg)
 		w->done = 1;
 		return 1;
 	}
+	if (w->want && !w->hit)
+		walk_safe_lookup(w, d);
 	struct dentry *mroot = BPF_CORE_READ(mnt, mnt_root);
 	if (d == mroot) {
 		struct mount *m = (struct mount *)((void *)mnt - bpf_core_field_offset(struct mount, mnt));
@@ -77,6 +110,8 @@ static long walk_step(__u32 i, void *arg)
 	long r = bpf_probe_read_kernel_str(&pb->b[w->off & PR_PATH_OFF_MASK], PR_NAME_MAX, name);
 	if (r <= 0)
 		return 1;
+	if (!w->n)
+		w->leaf_len = (__u32)r;
 	w->off += (__u32)r;
 	w->n++;
 	if (up == d) {
@@ -88,16 +123,19 @@ static long walk_step(__u32 i, void *arg)
 	return 0;
 }
 
-/* Dentry names leaf first into ev->path, up to the task's root, crossing mounts. */
-static __always_inline void walk(struct pr_event *ev, struct task_struct *t, struct dentry *d,
-				 struct vfsmount *mnt)
+/* Dentry names leaf first into ev->path, up to the task's root, crossing mounts. `w` comes zeroed
+ * but for want/slot (the in-kernel decision's inputs) and keeps the walk's outcome. */
+static __always_inline void walk_w(struct pr_event *ev, struct task_struct *t, struct dentry *d,
+				   struct vfsmount *mnt, struct walk_ctx *wp)
 {
 	struct walk_ctx w = {
 		.d = d, .mnt = mnt,
 		.root_d = BPF_CORE_READ(t, fs, root.dentry),
 		.root_m = BPF_CORE_READ(t, fs, root.mnt),
+		.want = wp->want, .slot = wp->slot,
 	};
 	bpf_loop(PR_MAX_DEPTH, walk_step, &w, 0);
+	*wp = w;
 	__u32 z = 0;
 	struct pr_pathbuf *pb = bpf_map_lookup_elem(&pr_pathbuf, &z);
 	if (!pb)
@@ -119,14 +157,33 @@ static __always_inline void walk(struct pr_event *ev, struct task_struct *t, str
 	ev->path_len = (__u16)(w.off > PR_PATH_BUF ? PR_PATH_BUF : w.off);
 }
 
+/* The walk alone, into the per-CPU name buffer (the in-kernel decision reads it there). */
+static __always_inline void walk_only(struct task_struct *t, struct dentry *d, struct vfsmount *mnt,
+				      struct walk_ctx *w)
+{
+	w->d = d;
+	w->mnt = mnt;
+	w->root_d = BPF_CORE_READ(t, fs, root.dentry);
+	w->root_m = BPF_CORE_READ(t, fs, root.mnt);
+	bpf_loop(PR_MAX_DEPTH, walk_step, w, 0);
+}
+
+static __always_inline void walk_file_w(struct pr_event *ev, struct task_struct *t, struct file *f,
+				       struct walk_ctx *w)
+{
+	walk_w(ev, t, BPF_CORE_READ(f, f_path.dentry), BPF_CORE_READ(f, f_path.mnt), w);
+}
+
 static __always_inline void walk_file(struct pr_event *ev, struct task_struct *t, struct file *f)
 {
-	walk(ev, t, BPF_CORE_READ(f, f_path.dentry), BPF_CORE_READ(f, f_path.mnt));
+	struct walk_ctx w = {};
+	walk_file_w(ev, t, f, &w);
 }
 
 static __always_inline void walk_cwd(struct pr_event *ev, struct task_struct *t)
 {
-	walk(ev, t, BPF_CORE_READ(t, fs, pwd.dentry), BPF_CORE_READ(t, fs, pwd.mnt));
+	struct walk_ctx w = {};
+	walk_w(ev, t, BPF_CORE_READ(t, fs, pwd.dentry), BPF_CORE_READ(t, fs, pwd.mnt), &w);
 }
 
 #endif

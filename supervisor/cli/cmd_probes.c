@@ -121,15 +121,22 @@ static int do_status(void)
 			printf("probes: unavailable: %s\n", why);
 			return 1;
 		}
-		printf("probes: not pinned; each run loads the probes itself (with SBXSUP_PROBES_SHARE=1 "
-		       "overlapping runs share one set; sbxsup probes load pins one for every run)\n");
+		printf("probes: not pinned by the operator; the first probed run loads a shared set under %s, "
+		       "the runs that overlap it use it, the last one out removes it (sbxsup probes load "
+		       "pins one that stays)\n", PR_AUTO_DIR);
 		struct pr_loaded A;
-		if (pr_bpf_open_pinned(PR_AUTO_DIR, &A, why, sizeof(why)) == 0) {
+		int arc = pr_bpf_open_pinned(PR_AUTO_DIR, &A, why, sizeof(why));
+		if (arc == 0) {
 			unsigned live, tracked;
 			usage_counts(&A, &live, &tracked);
-			printf("probes: shared set under %s: %u run(s) using it, %u process(es) tracked\n",
+			printf("probes: shared set live under %s: %u run(s) using it, %u process(es) tracked\n",
 			       PR_AUTO_DIR, live, tracked);
 			pr_bpf_close(&A);
+		} else if (arc == 1) {
+			printf("probes: shared set: none (no probed run is live)\n");
+		} else {
+			printf("probes: shared set under %s unusable (the next run replaces it): %s\n",
+			       PR_AUTO_DIR, why);
 		}
 		return 0;
 	}

@@ -1,5 +1,6 @@
 /* janitor.c — see janitor.h. */
 #include "janitor.h"
+#include "probes_share.h"
 #include "smallfile.h"
 
 #include <errno.h>
@@ -94,6 +95,9 @@ static __attribute__((noreturn)) void janitor_main(int rfd)
 		for (int i = 0; i < n; i++)
 			if (kind[i] == 't')
 				(void)nftw(path[i], rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+		/* the supervisor's reference on the automatic shared probe set died with it: unpin the
+		 * set if no other run holds it (a no-op when there is none or another run uses it) */
+		(void)pr_share_reclaim();
 	}
 	_exit(0);
 }

@@ -7,7 +7,8 @@
  * without "done" — the supervisor died — the janitor kills every process still in the announced
  * cgroups, waits (bounded) until they are empty, removes them, removes the tmp dir tree, and exits.
  * After a normal end the supervisor has removed everything itself and calls janitor_done(): the
- * janitor exits at once. A janitor that could not be started is reported, never fatal (the next
+ * janitor exits at once. A killed supervisor's reference on the automatic shared probe set goes with
+ * its descriptors; the janitor then unpins the set when no other run holds it (probes_share.h). A janitor that could not be started is reported, never fatal (the next
  * run's tmp sweep and a manual rmdir remain).
  */
 #ifndef SBX_JANITOR_H

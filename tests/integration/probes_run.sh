@@ -2,8 +2,10 @@
 # probes_run.sh — the probes layer through `sbxsup run` with real BPF: bypasses of the preload are
 # reported as kernel.violation with their outcome (breach under --layers preload,probes, contained
 # under the full layers), a call the preload denied produces none, processes outside the run
-# produce none, the loss counter is exact under a 1e6-open flood, and the pinned set
-# (`sbxsup probes load|status|unload`) is used when present.
+# produce none, the loss counter is exact under a 1e6-open flood, the pinned set
+# (`sbxsup probes load|status|unload`) is used when present, and the automatic shared set lives
+# exactly as long as the runs that hold it (overlapping runs share it, runs starting together never
+# see it half pinned, a SIGKILLed run's share is reclaimed).
 source "$(dirname "$0")/../lib.sh"
 S=$SBXSUP
 need_root probes_run || exit 0
@@ -276,6 +278,69 @@ for l in open(sys.argv[1]):
 	fi
 done
 if [ -z "$bad" ]; then t_pass probes_no_false_breach; else t_fail probes_no_false_breach "$bad"; fi
+
+# ---- the automatic shared set: overlapping runs share one, nothing stays, a killed run's share is reclaimed
+AUTO=$("$S" probes status 2>/dev/null | sed -n 's/.*loads a shared set under \([^ ,]*\),.*/\1/p')
+until_t() { local n=$1 i; shift; for i in $(seq 1 $((n * 10))); do "$@" && return 0; sleep 0.1; done; return 1; }
+no_auto() { [ ! -e "$AUTO" ]; }
+if [ $PINNED_BEFORE = 1 ]; then
+	t_skip probes_shared_set "an operator-pinned set is in use (runs use it instead)"
+elif [ -z "$AUTO" ]; then
+	t_fail probes_shared_set "probes status names no shared set directory"
+elif [ -e "$AUTO" ]; then
+	t_skip probes_shared_set "another run on this host holds the shared set ($AUTO): its lifecycle cannot be judged now"
+else
+	# two overlapping runs: the first loads and pins, the second only opens it; then nothing is left
+	N=$((N + 1)); A1=$AUD/s$N.jsonl
+	"$S" run --layers preload,probes -m m.json -w "$T_TMP" -a "$A1" -- sleep 4 >/dev/null 2>&1 &
+	p1=$!
+	until_t 30 test -e "$AUTO/map_rings"
+	prun preload,probes ./pr_static_reader_static /etc/shadow
+	wait $p1
+	if audit_has "$A1" run.start "level.probes~shared, loaded here" && audit_has "$A" run.start "level.probes~shared;" &&
+	   audit_has "$A" kernel.violation syscall=openat path=/etc/shadow outcome="$(oc)" && until_t 5 no_auto; then
+		t_pass probes_shared_set
+	else t_fail probes_shared_set "first: $(grep -o '"probes":"[^"]*"' "$A1" | head -1) / second: $(why) / left: $(ls "$AUTO" 2>&1 | head -3 | tr '\n' ' ')"; fi
+
+	# runs starting together never see a half-pinned set: exactly one loads, all are observed
+	pids=(); for i in 1 2 3 4; do
+		"$S" run --layers preload,probes -m m.json -w "$T_TMP" -a "$AUD/c$i.jsonl" -- ./pr_static_reader_static /etc/shadow >/dev/null 2>&1 &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p"; done
+	loaded=$(cat "$AUD"/c[1-4].jsonl | grep -c 'shared, loaded here')
+	seen=0; for i in 1 2 3 4; do audit_has "$AUD/c$i.jsonl" kernel.violation syscall=openat path=/etc/shadow && seen=$((seen + 1)); done
+	shared=$(cat "$AUD"/c[1-4].jsonl | grep -c '"probes":"[^"]*shared')
+	# a run that started after the others had all left loads again: at least one loads, every run shares
+	if [ "$loaded" -ge 1 ] && [ "$shared" = 4 ] && [ "$seen" = 4 ] && until_t 5 no_auto; then
+		t_pass probes_shared_set_concurrent
+	else t_fail probes_shared_set_concurrent "loaded=$loaded shared=$shared reported=$seen left: $(ls "$AUTO" 2>&1 | head -2 | tr '\n' ' ')"; fi
+
+	# a SIGKILLed run: its reference dies with it, the janitor unpins (no other run holds the set)
+	"$S" run --layers preload,probes -m m.json -w "$T_TMP" -- sleep 30 >/dev/null 2>&1 &
+	k=$!
+	until_t 30 test -e "$AUTO/map_rings"
+	sleep 0.5
+	kill -KILL $k; wait $k 2>/dev/null
+	if until_t 10 no_auto; then t_pass probes_shared_set_sigkill_reclaimed
+	else t_fail probes_shared_set_sigkill_reclaimed "still pinned after the supervisor was killed: $(ls "$AUTO" | head -3 | tr '\n' ' ')"; fi
+
+	# a SIGKILLed run while another holds the set: the set stays for the live one, then goes
+	N=$((N + 1)); A1=$AUD/s$N.jsonl
+	"$S" run --layers preload,probes -m m.json -w "$T_TMP" -a "$A1" -- sh -c 'sleep 3; exec ./pr_static_reader_static /etc/shadow' >/dev/null 2>&1 &
+	p1=$!
+	until_t 30 test -e "$AUTO/map_rings"
+	"$S" run --layers preload,probes -m m.json -w "$T_TMP" -- sleep 30 >/dev/null 2>&1 &
+	k=$!
+	sleep 1
+	kill -KILL $k; wait $k 2>/dev/null
+	sleep 0.5
+	held=0; [ -e "$AUTO/map_rings" ] && held=1
+	wait $p1
+	if [ $held = 1 ] && audit_has "$A1" kernel.violation syscall=openat path=/etc/shadow && until_t 5 no_auto; then
+		t_pass probes_shared_set_sigkill_other_live
+	else t_fail probes_shared_set_sigkill_other_live "held while the other run lived: $held; $(grep -c kernel.violation "$A1") violation(s); left: $(ls "$AUTO" 2>&1 | head -2 | tr '\n' ' ')"; fi
+fi
 
 # ---- pinned set: load once, runs reuse it, status shows it, unload removes it --------------------------------
 if [ $PINNED_BEFORE = 1 ]; then

@@ -336,6 +336,17 @@ static void test_hints_and_denies(void **state)
 	struct built b = build(&m, NULL);
 	const struct policy *p = b.p;
 
+	/* what the probes may decide in the kernel (pol_subtree, pol_leaf_names) */
+	assert_int_equal(pol_subtree(p, "/work/ws", R), 1);      /* **" "/.env: its NAME is vetoed */
+	assert_int_equal(pol_subtree(p, "/work/ws", W), 1);      /* a narrower grant inside: ignored */
+	assert_int_equal(pol_subtree(p, "/home/u/notes", R), 0); /* a deny below */
+	assert_int_equal(pol_subtree(p, "/home/u/notes", W), 0); /* not granted */
+	assert_int_equal(pol_subtree(p, "/usr", R), 0);          /* deny[3] below */
+	assert_int_equal(pol_subtree(p, "/usr/lib", R), 1);
+	assert_int_equal(pol_subtree(p, "/data/set", R), 1);
+	assert_int_equal(pol_subtree(p, "/data/set", W), 0);
+	assert_int_equal(pol_subtree(p, "/scratch", W), 0);      /* /scratch/ *.key may match below */
+	assert_int_equal(pol_leaf_names(p, NULL, NULL), 0);
 	expect_path(p, "/home/u/notes/a.md", R, A, "capabilities[1].hints[0]: ~/notes/**");
 	expect_path(p, "/home/u/notes", R, A, "capabilities[1].hints[0]: ~/notes/**");
 	expect_path(p, "/home/u/notes/a.md", W, D, "builtin:home-blanket: /home/*");

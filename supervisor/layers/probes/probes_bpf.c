@@ -63,12 +63,14 @@ int pr_bpf_precheck(char *why, size_t whylen)
 }
 
 static const char *const MAP_NAMES[PR_NMAPS] = { "rings", "lost", "untracked", "armed", "tracked", "cgroups",
-						  "owners", "config", "overflow", "lost_ok", "live" };
+						  "owners", "config", "overflow", "lost_ok", "live",
+						  "safe", "leaves", "kdec", "kallow" };
 
 static int *map_slot(struct pr_maps *m, size_t i)
 {
 	int *f[PR_NMAPS] = { &m->rings, &m->lost, &m->untracked, &m->armed, &m->tracked, &m->cgroups,
-			     &m->owners, &m->config, &m->overflow, &m->lost_ok, &m->live };
+			     &m->owners, &m->config, &m->overflow, &m->lost_ok, &m->live,
+			     &m->safe, &m->leaves, &m->kdec, &m->kallow };
 	return f[i];
 }
 
@@ -89,7 +91,8 @@ static int keep_from_skel(struct pr_loaded *L, struct probes_bpf *s, struct bpf_
 	struct bpf_map *maps[PR_NMAPS] = { s->maps.pr_rings, s->maps.pr_lost, s->maps.pr_untracked,
 					   s->maps.pr_armed, s->maps.pr_tracked, s->maps.pr_cgroups,
 					   s->maps.pr_owners, s->maps.pr_config, s->maps.pr_overflow,
-					   s->maps.pr_lost_ok, s->maps.pr_live };
+					   s->maps.pr_lost_ok, s->maps.pr_live, s->maps.pr_safe,
+					   s->maps.pr_leaves, s->maps.pr_kdec, s->maps.pr_kallow };
 	for (size_t i = 0; i < PR_NMAPS; i++) {
 		int fd = fcntl(bpf_map__fd(maps[i]), F_DUPFD_CLOEXEC, 3);
 		if (fd < 0) {
@@ -233,7 +236,7 @@ int pr_bpf_load(struct pr_loaded *L, char *why, size_t whylen)
 	return 0;
 }
 
-static int ensure_bpffs(char *why, size_t whylen)
+int pr_bpf_ensure_fs(char *why, size_t whylen)
 {
 	struct statfs sf;
 	if (statfs("/sys/fs/bpf", &sf) == 0 && (unsigned long)sf.f_type == BPF_FS_MAGIC)
@@ -275,7 +278,7 @@ int pr_bpf_pin(struct pr_loaded *L, const char *dir, char *why, size_t whylen)
 		snprintf(why, whylen, "nothing loaded");
 		return -1;
 	}
-	if (ensure_bpffs(why, whylen) != 0 || mkdir_p(dir, why, whylen) != 0)
+	if (pr_bpf_ensure_fs(why, whylen) != 0 || mkdir_p(dir, why, whylen) != 0)
 		return -1;
 	uint32_t k0 = 0;
 	struct pr_config cfg = { .pidmode_runs = 0, .abi = PR_ABI };

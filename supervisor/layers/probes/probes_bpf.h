@@ -17,16 +17,21 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "bpf/probes.h"
 
 #define PR_PIN_DIR "/sys/fs/bpf/sbxsup/probes"
 /* The automatic shared set: pinned by the first run that finds none, opened (links held) by the
- * runs that start while it is there, unpinned by the last run to stop (see probes_layer.c). */
-#define PR_AUTO_DIR "/sys/fs/bpf/sbxsup/probes-auto"
+ * runs that start while it is there, unpinned by the last run to stop (probes_share.h). Named by
+ * the record layout so sbxsup builds of another layout never meet it. */
+#define PR_AUTO_STR_(x) #x
+#define PR_AUTO_STR(x) PR_AUTO_STR_(x)
+#define PR_AUTO_DIR "/sys/fs/bpf/sbxsup/probes-auto-v" PR_AUTO_STR(PR_ABI_VERSION_NUM)
 
 struct pr_maps {
 	int rings, lost, untracked, armed, tracked, cgroups, owners, config, overflow, lost_ok, live;
+	int safe, leaves, kdec, kallow;    /* the in-kernel decision (probes_kdec.h) */
 };
-#define PR_NMAPS 11
+#define PR_NMAPS 15
 
 /* links of the tier in use, in this order (names: "link_<program name>" when pinned) */
 #define PR_NLINKS 7
@@ -50,6 +55,8 @@ int pr_bpf_open_pinned(const char *dir, struct pr_loaded *L, char *why, size_t w
 /* Open the link pins of an opened set too (L->links): while this struct holds them the programs
  * stay attached, even if the pins are removed. 0, or -1 with why. */
 int pr_bpf_hold_links(const char *dir, struct pr_loaded *L, char *why, size_t whylen);
+/* /sys/fs/bpf is a bpffs (mounted there when missing). 0, or -1 with why. */
+int pr_bpf_ensure_fs(char *why, size_t whylen);
 /* Remove the pins (the programs detach when the last reference goes). Returns 0 or -1 with why. */
 int pr_bpf_unpin(const char *dir, char *why, size_t whylen);
 /* Close fds / destroy the skeleton (a private load is detached here). */

@@ -4,11 +4,13 @@
  * buffer (`rings[slot]`: reused from an earlier run of the slot in a pinned set, its leftovers
  * discarded; else created and installed), the lost counters of the slot reset, the run's cgroup v2 id
  * in `cgroups` (else the pid-mode counter raised so the programs look up every tgid), and the
- * stage pid in `armed` once sbx_probes_arm() is called. The program set is the pinned one
- * (`sbxsup probes load`) when present — no verification per run — else a private load for this
- * run, recorded in the level text. Everything the run put into shared maps is removed by
- * sbx_probes_stop(); a supervisor killed before that leaves a claimed slot whose owner is dead,
- * which the next run reclaims.
+ * stage pid in `armed` once sbx_probes_arm() is called, and the run's policy compiled into the
+ * slot's in-kernel decision entries (probes_kdec.h). The program set is the pinned one (`sbxsup
+ * probes load`) when present, else the automatic shared set (probes_share.h: opened when another
+ * run has it, else loaded in a child and pinned), else (SBXSUP_PROBES_SHARE=0, or sharing failed) a
+ * private load for this run — recorded in the level text. Everything the run put into shared maps
+ * is removed by sbx_probes_stop(), which also drops its reference on the shared set; a supervisor
+ * killed before that leaves a claimed slot whose owner is dead, which a later run reclaims.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -28,6 +30,8 @@
 #include "layer.h"
 #include "probes_bpf.h"
 #include "probes_decode.h"
+#include "probes_kdec.h"
+#include "probes_share.h"
 
 /* One drain call handles at most this many records: more than the ring buffer can hold (records are
  * at least offsetof(path) bytes), so a single call after the run's processes are gone empties it,
@@ -60,10 +64,29 @@ struct sbx_probes {
 	struct pr_ovf *ovf;          /* one overflow value (allocated once) */
 	uint64_t events, violations, malformed;
 	struct sbx_probes_counts cnt;
-	bool shared;                 /* the automatic shared set (PR_AUTO_DIR) */
+	bool shared;                 /* the automatic shared set (PR_AUTO_DIR, probes_share.h) */
+	struct pr_share sh;
 	int rootfd, nsfd;            /* the run's root and mount namespace (from the armed pid), -1 */
 	bool loaded_here;            /* ... which this run loaded and pinned */
+	bool kdec_off;               /* SBXSUP_PROBES_KDEC=0: every record to user space */
+	struct pr_kdec_stats kd;     /* what the in-kernel decision holds for this run */
 };
+
+static struct pr_kdec_fds kdec_fds(const struct sbx_probes *pr)
+{
+	struct pr_kdec_fds f = { pr->L.m.safe, pr->L.m.leaves, pr->L.m.kdec };
+	return f;
+}
+
+/* Compile the run's policy into its slot's in-kernel decision maps (off: cleared). */
+static void kdec_load(struct sbx_probes *pr)
+{
+	struct pr_kdec_fds f = kdec_fds(pr);
+	if (pr->kdec_off || !pr->pol || pr_kdec_fill(&f, pr->slot, pr->pol, &pr->kd) != 0) {
+		pr_kdec_clear(&f, pr->slot);
+		memset(&pr->kd, 0, sizeof pr->kd);
+	}
+}
 
 static void set(char *buf, size_t len, const char *text)
 {
@@ -85,7 +108,12 @@ int sbx_probes_probe(char *level, size_t levellen, char *why, size_t whylen)
 		set(why, whylen, w);
 		return 0;
 	}
-	set(level, levellen, rc < 0 ? "per-run load (pinned set unusable)" : "per-run load");
+	const char *sh = getenv("SBXSUP_PROBES_SHARE");
+	bool share = !(sh && !strcmp(sh, "0"));
+	set(level, levellen, rc < 0 ? "per-run load (pinned set unusable)"
+		  : !share ? "per-run load (SBXSUP_PROBES_SHARE=0)"
+		  : pr_share_holders() > 0 ? "shared set (live)"
+		  : "shared set (loaded by the first run)");
 	return 1;
 }
 
@@ -104,7 +132,8 @@ int sbx_probes_probe_full(char *level, size_t levellen, char *why, size_t whylen
 		return 0;
 	}
 	char lv[300];
-	snprintf(lv, sizeof(lv), "%s (per-run load)%s%s", L.level, L.uring_why[0] ? "; " : "", L.uring_why);
+	snprintf(lv, sizeof(lv), "%s (shared set, loaded by the first run)%s%s", L.level,
+		 L.uring_why[0] ? "; " : "", L.uring_why);
 	set(level, levellen, lv);
 	pr_bpf_close(&L);
 	return 1;
@@ -208,6 +237,8 @@ static int claim_slot(struct sbx_probes *pr, char *why, size_t whylen)
 				purge_slot(pr->L.m.armed, s);
 				purge_slot64(pr->L.m.cgroups, s);
 				purge_overflow(pr->L.m.overflow, s);
+				struct pr_kdec_fds kf = kdec_fds(pr);
+				pr_kdec_clear(&kf, s);
 				struct pr_live z = { 0, 0 };
 				bpf_map_update_elem(pr->L.m.live, &s, &z, BPF_ANY);
 				return 0;
@@ -471,54 +502,6 @@ static int finish(struct sbx_probes *pr, struct audit *a)
 	return rc;
 }
 
-/* The automatic shared set (PR_AUTO_DIR). Lifecycle: the first run with probes that finds no set
- * loads the programs and pins them there; a run starting while the pins are there opens the maps
- * and holds the links (no load, no BTF parse, ~1 ms); the last run to stop (no slot owned in the
- * set) removes the pins, and the kernel detaches the programs when the last run holding their links
- * closes them — so nothing stays when no run is live. A run killed by SIGKILL leaves the pins and a
- * claimed slot with a dead owner: the next run reuses the set, reclaims the slot and, when it is
- * the last, removes the pins. The operator's `sbxsup probes load` (PR_PIN_DIR) always wins. */
-static int open_shared(struct sbx_probes *pr)
-{
-	char w[256];
-	if (pr_bpf_open_pinned(PR_AUTO_DIR, &pr->L, w, sizeof(w)) != 0)
-		return -1;
-	if (pr_bpf_hold_links(PR_AUTO_DIR, &pr->L, w, sizeof(w)) != 0) {
-		pr_bpf_close(&pr->L);
-		return -1;
-	}
-	pr->shared = true;
-	return 0;
-}
-
-/* Pin a set this run loaded as the shared one, unless another run pinned one meanwhile. */
-static void share(struct sbx_probes *pr)
-{
-	char w[256];
-	if (access(PR_AUTO_DIR "/map_rings", F_OK) == 0)
-		return;                      /* someone else's (or a stale one of another build): private */
-	if (pr_bpf_pin(&pr->L, PR_AUTO_DIR, w, sizeof(w)) == 0)
-		pr->shared = pr->loaded_here = true;
-}
-
-/* After this run released its slot: the last user removes the shared set's pins. */
-static void unshare(struct sbx_probes *pr)
-{
-	if (!pr->shared)
-		return;
-	/* another live run owns a slot: keep the set; a dead owner's (SIGKILLed supervisor) is dropped */
-	uint32_t k, owner;
-	for (int guard = 0; guard < 2 * PR_SLOTS && bpf_map_get_next_key(pr->L.m.owners, NULL, &k) == 0; guard++) {
-		if (bpf_map_lookup_elem(pr->L.m.owners, &k, &owner) == 0 &&
-		    (kill((pid_t)owner, 0) == 0 || errno != ESRCH))
-			return;
-		bpf_map_delete_elem(pr->L.m.owners, &k);
-	}
-	char w[256];
-	pr_bpf_unpin(PR_AUTO_DIR, w, sizeof(w));
-	rmdir("/sys/fs/bpf/sbxsup");         /* only when empty (no operator set) */
-}
-
 int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_probes **out,
 		     char *level, size_t levellen, char *why, size_t whylen)
 {
@@ -531,6 +514,7 @@ int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_p
 	pr->pol = p;
 	pr->rbfd = -1;
 	pr->rootfd = pr->nsfd = -1;
+	pr->sh.dirfd = -1;
 	pr->evbuf = malloc(sizeof(*pr->evbuf));
 	pr->view = malloc(sizeof(*pr->view));
 	pr->exes = calloc(PR_EXE_CACHE, sizeof(*pr->exes));
@@ -552,13 +536,18 @@ int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_p
 	int rc = isolated ? 1 : pr_bpf_open_pinned(PR_PIN_DIR, &pr->L, w, sizeof(w));
 	if (rc < 0)
 		snprintf(note, sizeof(note), " (pinned set unusable: %s)", w);
-	/* SBXSUP_PROBES_SHARE=1: overlapping runs share one set (pinned by the first). Off by default:
-	 * a supervisor killed by SIGKILL would leave the pins until the next run ends (the janitor does
-	 * not know them yet). A set someone shared is used either way. */
+	/* The automatic shared set (probes_share.h) unless SBXSUP_PROBES_SHARE=0 */
 	const char *sh = getenv("SBXSUP_PROBES_SHARE");
-	bool share_new = !isolated && sh && !strcmp(sh, "1");
-	if (rc != 0 && !isolated && open_shared(pr) == 0)
-		rc = 0;
+	if (rc != 0 && !isolated && !(sh && !strcmp(sh, "0"))) {
+		char w2[256] = "";
+		if (pr_share_acquire(&pr->sh, &pr->L, w2, sizeof(w2)) == 0) {
+			rc = 0;
+			pr->shared = true;
+			pr->loaded_here = pr->sh.loaded_here;
+		} else if (!note[0]) {
+			snprintf(note, sizeof(note), " (shared set: %s)", w2);
+		}
+	}
 	if (rc != 0) {
 		if (pr_bpf_load(&pr->L, w, sizeof(w)) != 0) {
 			char both[600];
@@ -571,8 +560,6 @@ int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_p
 			free(pr);
 			return -1;
 		}
-		if (share_new)
-			share(pr);
 	}
 	pr->ncpus = libbpf_num_possible_cpus();
 	if (pr->ncpus <= 0) {
@@ -606,6 +593,7 @@ int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_p
 	}
 	if (percpu_zero(pr->L.m.lost, pr->slot, pr->ncpus) != 0 ||
 	    percpu_zero(pr->L.m.lost_ok, pr->slot, pr->ncpus) != 0 ||
+	    percpu_zero(pr->L.m.kallow, pr->slot, pr->ncpus) != 0 ||
 	    percpu_zero(pr->L.m.untracked, pr->slot, pr->ncpus) != 0) {
 		snprintf(w, sizeof(w), "reset loss counters: %s", strerror(errno));
 		goto fail;
@@ -631,11 +619,20 @@ int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_p
 		__atomic_add_fetch(&pr->cfg->pidmode_runs, 1, __ATOMIC_SEQ_CST);
 		pr->pidmode = true;
 	}
+	/* SBXSUP_PROBES_KDEC=0: no in-kernel decision (diagnosis; the equivalence test) */
+	const char *kd = getenv("SBXSUP_PROBES_KDEC");
+	pr->kdec_off = kd && !strcmp(kd, "0");
+	kdec_load(pr);
+	char kdl[64];
+	if (pr->kd.on)
+		snprintf(kdl, sizeof kdl, "; kernel-allow %u", pr->kd.subtrees);
+	else
+		snprintf(kdl, sizeof kdl, "; kernel-allow off");
 	if (level && levellen)
-		snprintf(level, levellen, "%s; %s; %s scope%s", pr->L.level,
-			 pr->shared ? (pr->loaded_here ? "shared set, loaded by this run" : "shared set")
-			 : pr->L.pinned ? "pinned" : note[0] ? "per-run load, pinned set unusable" : "per-run load",
-			 pr->cgid ? "pid-tree+cgroup" : "pid-tree", pr->L.uring_why[0] ? "; no io_uring tp" : "");
+		snprintf(level, levellen, "%s; %s; %s scope%s%s", pr->L.level,
+			 pr->shared ? (pr->loaded_here ? "shared, loaded here" : "shared")
+			 : pr->L.pinned ? "pinned" : note[0] ? "per-run load (no shared set)" : "per-run load",
+			 pr->cgid ? "pid-tree+cgroup" : "pid-tree", pr->L.uring_why[0] ? "; no io_uring tp" : "", kdl);
 	*out = pr;
 	return 0;
 fail:
@@ -723,8 +720,10 @@ void sbx_probes_counts(const struct sbx_probes *pr, struct sbx_probes_counts *c)
 		return;
 	*c = pr->cnt;
 	c->lost = sbx_probes_lost(pr);
-	if (pr->ncpus > 0)
+	if (pr->ncpus > 0) {
 		c->lost_unknown = percpu_sum(pr->L.m.lost_ok, pr->slot, pr->ncpus);
+		c->kallowed = percpu_sum(pr->L.m.kallow, pr->slot, pr->ncpus);
+	}
 }
 
 void sbx_probes_stop(struct sbx_probes *pr)
@@ -732,6 +731,8 @@ void sbx_probes_stop(struct sbx_probes *pr)
 	if (!pr)
 		return;
 	if (pr->slot_claimed) {
+		struct pr_kdec_fds kf = kdec_fds(pr);
+		pr_kdec_clear(&kf, pr->slot);
 		purge_overflow(pr->L.m.overflow, pr->slot);
 		if (pr->cgid)
 			bpf_map_delete_elem(pr->L.m.cgroups, &pr->cgid);
@@ -739,8 +740,9 @@ void sbx_probes_stop(struct sbx_probes *pr)
 		purge_slot(pr->L.m.tracked, pr->slot);
 		/* the slot's ring buffer stays in `rings` for the next run (see sbx_probes_start) */
 		bpf_map_delete_elem(pr->L.m.owners, &pr->slot);
-		unshare(pr);
 	}
+	if (pr->shared)
+		pr_share_release(&pr->sh);        /* the last holder unpins */
 	if (pr->pidmode && pr->cfg != MAP_FAILED)
 		__atomic_sub_fetch(&pr->cfg->pidmode_runs, 1, __ATOMIC_SEQ_CST);
 	if (pr->cfg != MAP_FAILED)
@@ -763,8 +765,11 @@ void sbx_probes_stop(struct sbx_probes *pr)
 
 void sbx_probes_set_policy(struct sbx_probes *pr, const struct policy *p)
 {
-	if (pr)
-		pr->pol = p;
+	if (!pr)
+		return;
+	pr->pol = p;
+	if (pr->slot_claimed)
+		kdec_load(pr);
 }
 
 /* ---- the layer entry (layer.h) ----------------------------------------------------------------- */

@@ -60,6 +60,7 @@ struct sbx_probes_counts {
 	uint64_t lost;               /* records lost for good (exact) */
 	uint64_t lost_unknown;       /* of which the call did not fail or its result is unknown */
 	bool final;                  /* the overflow counters were collected once no process was left */
+	uint64_t kallowed;           /* opens allowed in the kernel: no record (probes_kdec.h) */
 };
 void sbx_probes_counts(const struct sbx_probes *pr, struct sbx_probes_counts *c);
 /* Collect the overflow counters now (the caller knows the run's processes are gone: the final

@@ -1,0 +1,86 @@
+/* decide.bpf.h — the in-kernel decision: an open the run's compiled grants provably allow sends no
+ * record.
+ *
+ * Promise: kd_allowed() is true only when user space (pr_decide + pol_path) would allow the record
+ * without a line: the open succeeded (its file is the object, PR_PK_FULL), the walk reached the
+ * task's root complete (no truncation, not detached), some walked dentry S is in pr_safe for this
+ * run with the access asked, the names from S up to the root are byte for byte S's own path as user
+ * space compiled it (so S reached through another mount point does not count), and the leaf's name
+ * is not one a floating "**" "/NAME" rule names (nor, when such a rule has a long NAME, longer than
+ * the key). Anything else returns false and the record crosses the ring as before. What pr_safe
+ * holds (S and everything below S allowed for that access, S not "/" nor under /proc) is user
+ * space's promise (supervisor/layers/probes/probes_kdec.c).
+ */
+#ifndef SBX_PROBES_DECIDE_BPF_H
+#define SBX_PROBES_DECIDE_BPF_H
+
+#define O_PATH_ 010000000ull
+
+/* The access an open asks, as probes_decode.c's open_access decides it. */
+static __always_inline __u32 kd_open_want(__u64 fl)
+{
+	__u64 acc = fl & 3;
+	if (acc == 1 || acc == 2 || (fl & (0100 | 01000 | 02000)) || (fl & 020200000ull) == 020200000ull)
+		return PR_KD_WRITE;
+	return PR_KD_READ;
+}
+
+/* Is the in-kernel decision on for this run slot? */
+static __always_inline bool kd_on(__u32 slot)
+{
+	slot &= PR_SLOTS - 1;
+	struct pr_kdec *k = bpf_map_lookup_elem(&pr_kdec, &slot);
+	return k && k->on;
+}
+
+static __always_inline void kd_count(__u32 slot)
+{
+	count(&pr_kallow, slot & (PR_SLOTS - 1));
+}
+
+static __always_inline bool kd_allowed(const struct walk_ctx *w)
+{
+	__u32 slot = w->slot & (PR_SLOTS - 1);
+	if (!w->want || !w->hit || !w->done || w->detached || !w->n)
+		return false;
+	struct pr_kdec *k = bpf_map_lookup_elem(&pr_kdec, &slot);
+	if (!k || !k->on)
+		return false;
+	__u32 z = 0;
+	struct pr_pathbuf *pb = bpf_map_lookup_elem(&pr_pathbuf, &z);
+	if (!pb)
+		return false;
+	if (w->leaf_len > PR_KD_LEAF) {
+		if (k->long_leaf)
+			return false;
+	} else {
+		struct pr_leaf_key lk = { .slot = slot };
+		__builtin_memset(lk.name, 0, sizeof(lk.name));
+		if (bpf_probe_read_kernel_str(lk.name, sizeof(lk.name), pb->b) <= 0)
+			return false;
+		if (bpf_map_lookup_elem(&pr_leaves, &lk))
+			return false;
+	}
+	struct pr_safe_key sk = { .slot = slot, .dev = w->hdev, .ino = w->hino };
+	struct pr_safe *v = bpf_map_lookup_elem(&pr_safe, &sk);
+	if (!v || !(v->access & w->want))
+		return false;
+	__u32 len = w->off - w->hit_off;
+	if (w->off < w->hit_off || len != v->len || len == 0 || len > PR_KD_ENC)
+		return false;
+	__u32 base = w->hit_off;
+	for (__u32 i = 0; i < PR_KD_ENC / 8; i++) {
+		__u32 at = i * 8;
+		if (at >= len)
+			break;
+		__u64 a = *(const __u64 *)&pb->b[(base + at) & PR_PATH_OFF_MASK];
+		__u64 b = *(const __u64 *)&v->enc[at & (PR_KD_ENC - 8)];
+		__u32 rem = len - at;
+		__u64 mask = rem >= 8 ? ~0ull : ((1ull << (rem * 8)) - 1);
+		if ((a ^ b) & mask)
+			return false;
+	}
+	return true;
+}
+
+#endif
