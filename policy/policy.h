@@ -133,6 +133,10 @@ int pol_net_name(const struct policy *p, const char *name, uint16_t port, struct
 const char *pol_rule_text(const struct policy *p, uint32_t rule);
 
 bool pol_code_exec(const struct policy *p);
+/* The run has a network namespace of its own (no network granted, and bwrap or a mount namespace
+ * made it): abstract AF_UNIX names stay inside the run, so binding and connecting them is allowed
+ * (issue 17). False: only with an unrestricted network. */
+bool pol_abstract_inside(const struct policy *p);
 /* The identity of sbxsup's own binary (st_dev, st_ino) as the supervisor recorded it: the preload
  * stays passive only in a "__stage" process whose /proc/self/exe is that file (a program merely
  * named "sbxsup" is not the stage). False when none was recorded. */

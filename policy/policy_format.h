@@ -32,7 +32,11 @@
 #define POL_NONE        0xffffffffu  /* no rule / no string */
 #define POL_GLOB_MAX    4096u        /* longest glob or path stored in a rule */
 
-enum pol_hdr_flags { POL_F_CODE_EXEC = 1u };
+enum pol_hdr_flags {
+	POL_F_CODE_EXEC = 1u,
+	POL_F_ABSTRACT_INSIDE = 2u,  /* the run has a network namespace of its own: abstract unix
+				      * socket names cannot reach or squat the host's (pol_abstract_inside) */
+};
 enum pol_rule_flags {
 	POL_RF_SUBTREE = 1u,  /* literal rule: the path and everything below */
 	POL_RF_EXACT = 2u,    /* literal rule: that one path only (listing "/", the command file) */
@@ -99,6 +103,8 @@ int pol_writer_meta(struct pol_writer *w, const char *name, const char *workspac
 		    const char *home, bool code_exec, enum pol_net_mode mode);
 /* The identity (st_dev, st_ino) of sbxsup's binary, whose "__stage" runs behind the preload. */
 void pol_writer_stage(struct pol_writer *w, uint64_t dev, uint64_t ino);
+/* After pol_writer_meta: mark the policy POL_F_ABSTRACT_INSIDE. */
+void pol_writer_abstract_inside(struct pol_writer *w, bool on);
 /* Adds a path rule. `glob` is absolute (a leading "**" component makes it floating); a glob
  * without magic characters is a subtree rule. Returns the rule index in *idx (may be NULL). */
 int pol_writer_rule(struct pol_writer *w, enum pol_rule_kind kind, unsigned access,

@@ -128,6 +128,14 @@ int pol_writer_meta(struct pol_writer *w, const char *name, const char *workspac
 	return w->failed ? -1 : 0;
 }
 
+void pol_writer_abstract_inside(struct pol_writer *w, bool on)
+{
+	if (on)
+		w->flags |= POL_F_ABSTRACT_INSIDE;
+	else
+		w->flags &= ~(uint32_t)POL_F_ABSTRACT_INSIDE;
+}
+
 void pol_writer_stage(struct pol_writer *w, uint64_t dev, uint64_t ino)
 {
 	w->stage_dev = dev;

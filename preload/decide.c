@@ -77,6 +77,24 @@ static int path_errno(const char *abs, unsigned access)
 	return e;
 }
 
+int sbx_pol_path(const char *path, unsigned access, struct pol_decision *d)
+{
+	int v = pol_path(sbx_pl.pol, path, access, d);
+	return v == POL_ALLOW && sbx_pl.pol2 ? pol_path(sbx_pl.pol2, path, access, d) : v;
+}
+
+int sbx_pol_net_addr(int family, const void *addr, uint16_t port, struct pol_decision *d)
+{
+	int v = pol_net_addr(sbx_pl.pol, family, addr, port, d);
+	return v == POL_ALLOW && sbx_pl.pol2 ? pol_net_addr(sbx_pl.pol2, family, addr, port, d) : v;
+}
+
+int sbx_pol_net_name(const char *name, uint16_t port, struct pol_decision *d)
+{
+	int v = pol_net_name(sbx_pl.pol, name, port, d);
+	return v == POL_ALLOW && sbx_pl.pol2 ? pol_net_name(sbx_pl.pol2, name, port, d) : v;
+}
+
 /* Decide an absolute, resolved path. Sets errno to `err` on denial (EACCES: the kernel's
  * choice between EACCES and ENOENT, path_errno). */
 static int decide_abs(unsigned op, const char *abs, unsigned access, enum sbx_kind kind, int err,
@@ -92,7 +110,7 @@ static int decide_abs(unsigned op, const char *abs, unsigned access, enum sbx_ki
 			errno = ENAMETOOLONG;
 			return -1;
 		}
-		pol_path(sbx_pl.pol, norm, access, &d);
+		sbx_pol_path(norm, access, &d);
 		if (d.verdict == POL_ALLOW && (access & POL_EXEC) && !sbx_pl.code_exec) {
 			d.verdict = POL_DENY;
 			d.rule = POL_RULE_NO_EXEC;
@@ -174,6 +192,8 @@ static int check_deep(unsigned op, int dirfd, const char *path, unsigned access,
 	int v = -1;
 	if (found && sbx_pl_mode() == SBX_PL_ENFORCE)
 		v = pol_path_deep(sbx_pl.pol, anc, tail, access, &d);
+	if (v == POL_ALLOW && sbx_pl.pol2)
+		v = pol_path_deep(sbx_pl.pol2, anc, tail, access, &d);
 	if (v == POL_ALLOW && !((access & POL_EXEC) && !sbx_pl.code_exec))
 		return 0;
 	if (v == POL_DENY && kind == SBX_K_META && d.rule == POL_RULE_DEFAULT && !(access & POL_EXEC))
@@ -297,7 +317,10 @@ static int check_unix(unsigned op, const struct sockaddr_un *sun, socklen_t len)
 			name[1 + k++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
 		}
 		name[1 + k] = 0;
-		if (sbx_pl_mode() == SBX_PL_ENFORCE && sbx_pl.net_mode == POL_NET_ANY)
+		/* inside the run's own network namespace abstract names reach only the run (issue 17) */
+		if (sbx_pl_mode() == SBX_PL_ENFORCE &&
+		    (sbx_pl.net_mode == POL_NET_ANY ||
+		     (pol_abstract_inside(sbx_pl.pol) && (!sbx_pl.pol2 || pol_abstract_inside(sbx_pl.pol2)))))
 			return 0;
 		report_net(op, name, 0, AF_UNIX, sbx_pl.net_mode == POL_NET_NONE ? POL_RULE_NET_NONE
 					       : POL_RULE_DEFAULT, EPERM);
@@ -360,7 +383,7 @@ int sbx_check_sockaddr(unsigned op, const void *sa, socklen_t len)
 			}
 			d.rule = POL_RULE_NET_NONE;
 		} else {
-			pol_net_addr(sbx_pl.pol, family, addr, port, &d);
+			sbx_pol_net_addr(family, addr, port, &d);
 			if (d.verdict == POL_ALLOW) {
 				errno = saved;
 				return 0;
@@ -368,7 +391,7 @@ int sbx_check_sockaddr(unsigned op, const void *sa, socklen_t len)
 			char name[SBX_PL_NAME_MAX];
 			struct pol_decision dn;
 			if (sbx_pl_addr_find(family, addr, name, sizeof name) &&
-			    pol_net_name(sbx_pl.pol, name, port, &dn) == POL_ALLOW) {
+			    sbx_pol_net_name(name, port, &dn) == POL_ALLOW) {
 				errno = saved;
 				return 0;
 			}
@@ -413,7 +436,7 @@ int sbx_check_name(const char *name, uint16_t port)
 	if (is_numeric(name))
 		return 0;
 	struct pol_decision d = { .verdict = POL_DENY, .rule = POL_RULE_DEFAULT };
-	if (sbx_pl_mode() == SBX_PL_ENFORCE && pol_net_name(sbx_pl.pol, name, port, &d) == POL_ALLOW) {
+	if (sbx_pl_mode() == SBX_PL_ENFORCE && sbx_pol_net_name(name, port, &d) == POL_ALLOW) {
 		errno = saved;
 		return 0;
 	}

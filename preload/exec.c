@@ -4,9 +4,11 @@
  *   - every new program is decided first (pol_path POL_EXEC through sbx_check_exec: refused
  *     without code:exec, else allowed for what the policy lets the process read and run); the
  *     program the stage started is the library's host and is exempt by construction;
- *   - the child keeps the preload: the environment handed to the kernel always carries LD_PRELOAD
- *     and the SBXSUP_* variables with the values saved at load (added when missing, replaced when
- *     altered) — built on the stack (or mmap for huge environments), no malloc, so it is safe in a
+ *   - the child keeps the preload: when the channel is the environment, the environment handed to
+ *     the kernel always carries LD_PRELOAD and the SBXSUP_* variables with the values saved at
+ *     load (added when missing, replaced when altered); when it is the fixed paths (bwrap, or a
+ *     mount namespace of the run's own: /etc/ld.so.preload and /run/sbxsup), the environment is
+ *     passed as the program made it — there is nothing of ours in it to repair — built on the stack (or mmap for huge environments), no malloc, so it is safe in a
  *     vfork/fork child of a threaded parent;
  *   - PATH searches (execvp, execvpe, execlp, posix_spawnp) are done here, the way glibc does them,
  *     so the file that is decided is the file that runs; ENOEXEC scripts run through /bin/sh, which
@@ -84,8 +86,9 @@ static bool is_ours(const char *e)
 static char *const *fix_env(char *const envp[], struct vec *a)
 {
 	size_t n = 0;
-	if (sbx_pl_mode() == SBX_PL_PASSIVE)
-		return envp;
+	static char *const none[] = { NULL };
+	if (sbx_pl_mode() == SBX_PL_PASSIVE || sbx_pl.fixed) /* fixed: /etc/ld.so.preload loads us */
+		return envp ? envp : none;               /* (NULL here means "out of memory") */
 	if (envp)
 		while (envp[n])
 			n++;

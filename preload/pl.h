@@ -61,6 +61,13 @@ static inline const char *sbx_launder(const char *p)
  * SBX_RUN_REPORT): used when SBXSUP_REPORT_ADDR is not in the environment, so a program exec'd with
  * a stripped environment (the library loaded by /etc/ld.so.preload) still reports its denials. */
 #define SBX_PL_REPORT_FIXED "/run/sbxsup/report"
+/* The sealed policy at a fixed path (bwrap: --ro-bind-data; no-bwrap with a mount namespace: a
+ * read-only tmpfs of the run's own, sandbox_direct.c). Trusted only on a read-only mount (making one
+ * needs mount rights, which the executor never has), and then always enforced: an environment
+ * policy (SBXSUP_POLICY_FD: a nested run's) is enforced in addition, never instead. */
+#define SBX_PL_POLICY_FIXED "/run/sbxsup/policy"
+/* Fixed channel: how long one report may wait for room in the supervisor's queue (report.c). */
+#define SBX_PL_FIXED_WAIT_US 50000
 
 struct sbx_pl_addr {
 	atomic_uint seq;             /* odd while being written */
@@ -85,10 +92,16 @@ enum sbx_pl_mode {
 struct sbx_pl {
 	atomic_int mode;             /* enum sbx_pl_mode */
 	const struct policy *pol;    /* NULL unless ENFORCE */
+	const struct policy *pol2;   /* the fixed-path policy when SBXSUP_POLICY_FD also gave one (a
+	                              * nested run): both must allow; else NULL */
+	bool fixed;                  /* the channel is the fixed paths only (no SBXSUP_* in the
+	                              * environment): no descriptor is kept, the environment is not
+	                              * repaired, each report is a datagram from a fresh socket */
 	bool code_exec;
 	enum pol_net_mode net_mode;
 	int policy_fd, report_fd;    /* -1 when absent */
-	ino_t report_ino;            /* identity of the report socket (checked before each send) */
+	dev_t report_dev;            /* identity of the report socket (checked before each send) */
+	ino_t report_ino;
 	atomic_int reconnecting;
 	char report_addr[110];       /* SBXSUP_REPORT_ADDR, else SBX_PL_REPORT_FIXED when that exists
 	                              * (bwrap mode, environment stripped), "" when neither */
@@ -167,6 +180,11 @@ enum {
 int sbx_resolve(int dirfd, const char *path, unsigned rflags, char *out);
 
 /* ---- decisions (decide.c) ---------------------------------------------------------------------- */
+
+/* The policy questions, asked of sbx_pl.pol and, when set, sbx_pl.pol2 (a refusal by either wins). */
+int sbx_pol_path(const char *path, unsigned access, struct pol_decision *d);
+int sbx_pol_net_addr(int family, const void *addr, uint16_t port, struct pol_decision *d);
+int sbx_pol_net_name(const char *name, uint16_t port, struct pol_decision *d);
 
 enum sbx_kind {
 	SBX_K_DATA = 0,              /* reading/writing contents: the policy decides as it is */

@@ -29,6 +29,8 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -156,8 +158,28 @@ static bool is_stage(const struct policy *p)
 	return (uint64_t)st.st_dev == dev && (uint64_t)st.st_ino == ino;
 }
 
-/* Maps and validates the policy. Returns NULL with *why set on any problem. */
-static const struct policy *map_policy(const char **why)
+/* Maps and validates a policy blob of `size` bytes from fd. NULL with *why on any problem. */
+static const struct policy *map_blob(int fd, off_t size, const char **why)
+{
+	if (size <= 0 || (uint64_t)size > POL_MAX_BLOB) {
+		*why = "the policy has an invalid size";
+		return NULL;
+	}
+	long mr = sbx_sys(SYS_mmap, 0, (long)size, PROT_READ, MAP_PRIVATE, fd, 0);
+	void *blob = (void *)mr;
+	if (mr == -1) {
+		*why = "cannot map the policy";
+		return NULL;
+	}
+	const struct policy *p = pol_open(blob, (size_t)size, why);
+	if (!p)
+		sbx_sys(SYS_munmap, (long)blob, (long)size, 0, 0, 0, 0);
+	return p;
+}
+
+/* The policy of SBXSUP_POLICY_FD (a memfd that must carry F_SEAL_WRITE), or NULL with *why. The
+ * descriptor is kept (children of a run whose channel is the environment inherit it). */
+static const struct policy *map_policy_env(const char **why)
 {
 	struct stat st;
 	int fd = parse_fd(env_get(SBX_ENV_POLICY_FD));
@@ -174,48 +196,63 @@ static const struct policy *map_policy(const char **why)
 		*why = "the policy memfd is not sealed against writing";
 		return NULL;
 	}
-	if (st.st_size <= 0 || (uint64_t)st.st_size > POL_MAX_BLOB) {
-		*why = "the policy memfd has an invalid size";
-		return NULL;
+	const struct policy *p = map_blob(fd, st.st_size, why);
+	if (p) {
+		sbx_pl.policy_fd = fd;
+		sbx_pl.policy_dev = st.st_dev;
+		sbx_pl.policy_ino = st.st_ino;
 	}
-	long mr = sbx_sys(SYS_mmap, 0, (long)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	void *blob = (void *)mr;
-	if (mr == -1) {
-		*why = "cannot map the policy memfd";
+	return p;
+}
+
+/* The policy at SBX_PL_POLICY_FIXED, trusted only as a regular file on a read-only mount (the
+ * sandbox's; the executor can make no mount). The descriptor is closed at once: nothing of ours
+ * stays open. NULL when absent or not trustworthy (*why says which, "" when simply absent). */
+static const struct policy *map_policy_fixed(const char **why)
+{
+	*why = "";
+	int fd = (int)sbx_sys(SYS_openat, AT_FDCWD, (long)SBX_PL_POLICY_FIXED,
+			      O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0, 0, 0);
+	if (fd < 0)
 		return NULL;
-	}
-	const struct policy *p = pol_open(blob, (size_t)st.st_size, why);
-	if (!p) {
-		sbx_sys(SYS_munmap, (long)blob, (long)st.st_size, 0, 0, 0, 0);
-		return NULL;
-	}
-	sbx_pl.policy_fd = fd;
-	sbx_pl.policy_dev = st.st_dev;
-	sbx_pl.policy_ino = st.st_ino;
+	struct stat st;
+	struct statfs sf;
+	const struct policy *p = NULL;
+	if (sbx_sys(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) != 0 || !S_ISREG(st.st_mode) ||
+	    sbx_sys(SYS_fstatfs, fd, (long)&sf, 0, 0, 0, 0) != 0 || !(sf.f_flags & ST_RDONLY))
+		*why = SBX_PL_POLICY_FIXED " is not a file on a read-only mount";
+	else if (!(p = map_blob(fd, st.st_size, why)) && !*why)
+		*why = SBX_PL_POLICY_FIXED " is not a valid policy";
+	sbx_sys(SYS_close, fd, 0, 0, 0, 0, 0);
+	if (p || !*why)
+		*why = "";
 	return p;
 }
 
 static int do_init(int argc, char **argv)
 {
 	int saved = errno;
-	const char *why = NULL;
-	const struct policy *p = NULL;
-	bool mapped = false;
-	if (argv1_is_stage(argc, argv)) {
-		p = map_policy(&why);
-		mapped = true;
-		if (is_stage(p)) {
-			errno = saved;
-			return SBX_PL_PASSIVE;
-		}
+	const char *why = NULL, *fwhy = "";
+	/* The fixed path first: when it is there it is the sandbox's and is always enforced. */
+	const struct policy *fixed = map_policy_fixed(&fwhy);
+	const struct policy *envp = env_get(SBX_ENV_POLICY_FD) ? map_policy_env(&why) : NULL;
+	if (argv1_is_stage(argc, argv) && is_stage(fixed ? fixed : envp)) {
+		errno = saved;
+		return SBX_PL_PASSIVE;
 	}
-	save_env();
+	if (fwhy && fwhy[0])
+		say(fwhy);
+	sbx_pl.fixed = fixed && !env_get(SBX_ENV_POLICY_FD) && !env_get(SBX_ENV_REPORT_FD) &&
+		       !env_get(SBX_ENV_REPORT_ADDR);
+	if (!sbx_pl.fixed)
+		save_env();
 	int rfd = parse_fd(env_get(SBX_ENV_REPORT_FD));
 	const char *ra = env_get(SBX_ENV_REPORT_ADDR);
 	if (!ra && fixed_report_sock()) {
-		/* environment stripped (loaded by /etc/ld.so.preload): the sandbox's fixed socket */
+		/* no address in the environment: the sandbox's fixed socket */
 		ra = SBX_PL_REPORT_FIXED;
-		set_pair(sbx_pl.env[SBX_PL_ENV_REPORT_ADDR], env_names[SBX_PL_ENV_REPORT_ADDR], ra);
+		if (!sbx_pl.fixed)
+			set_pair(sbx_pl.env[SBX_PL_ENV_REPORT_ADDR], env_names[SBX_PL_ENV_REPORT_ADDR], ra);
 	}
 	if (ra && strlen(ra) < sizeof sbx_pl.report_addr)
 		memcpy(sbx_pl.report_addr, ra, strlen(ra) + 1);
@@ -228,18 +265,23 @@ static int do_init(int argc, char **argv)
 	    sbx_sys(SYS_getsockopt, rfd, SOL_SOCKET, SO_TYPE, (long)&type, (long)&tl, 0) == 0 &&
 	    type == SOCK_DGRAM) {
 		sbx_pl.report_fd = rfd;
+		sbx_pl.report_dev = st.st_dev;
 		sbx_pl.report_ino = st.st_ino;
 	} else if (!sbx_pl.report_addr[0]) {
 		say("SBXSUP_REPORT_FD is not an AF_UNIX datagram socket: denials will not be reported");
 	}
 
-	if (!mapped)
-		p = map_policy(&why);
+	const struct policy *p = envp ? envp : fixed;
+	if (!p && fwhy && fwhy[0])
+		why = fwhy;
 	int mode;
 	if (p) {
 		sbx_pl.pol = p;
-		sbx_pl.code_exec = pol_code_exec(p);
+		sbx_pl.pol2 = envp && fixed ? fixed : NULL;
+		sbx_pl.code_exec = pol_code_exec(p) && (!sbx_pl.pol2 || pol_code_exec(sbx_pl.pol2));
 		sbx_pl.net_mode = pol_net_mode(p);
+		if (sbx_pl.pol2 && pol_net_mode(sbx_pl.pol2) < sbx_pl.net_mode)
+			sbx_pl.net_mode = pol_net_mode(sbx_pl.pol2);
 		mode = SBX_PL_ENFORCE;
 	} else {
 		char msg[300];

@@ -14,7 +14,14 @@
  *     reports were dropped ever waits here).
  * So "preload.deny lines + dropped counts" equals the denials made. A fork child starts with an
  * empty slot and a zero count (they belong to the parent).
- * Before each send the descriptor is checked to still be the report socket (fstat: same inode);
+ * Fixed channel (sbx_pl.fixed: the sandbox's /run/sbxsup, no SBXSUP_* in the environment): each
+ * record is one sendto(2) from a fresh close-on-exec socket to SBX_PL_REPORT_FIXED, closed at once;
+ * no descriptor of ours stays open, so none can leak, be closed or be reused. The supervisor's
+ * bound socket queues at most net.unix.max_dgram_qlen records from such senders: when it is full
+ * the send waits for the supervisor to drain, at most SBX_PL_FIXED_WAIT_US per record (only a
+ * process flooding denials ever waits), then the record is kept or counted as below.
+ * Environment channel: before each send the descriptor is checked to still be the report socket
+ * (fstat: same device and inode);
  * when it is gone (or a send on it fails as if it were: EBADF, ENOTSOCK, ECONNREFUSED...) and
  * SBXSUP_REPORT_ADDR names the supervisor's socket (or, with no such variable, the sandbox's fixed
  * SBX_PL_REPORT_FIXED exists), a new socket is connected to it (a raw close of every descriptor,
@@ -28,6 +35,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
+#include <sys/time.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 
@@ -38,6 +46,20 @@ static bool can_report(void)
 	return sbx_pl.report_fd >= 0 || sbx_pl.report_addr[0];
 }
 
+/* The report address as a sockaddr (a leading '@' is an abstract name). Returns its length. */
+static socklen_t report_sockaddr(struct sockaddr_un *a)
+{
+	memset(a, 0, sizeof *a);
+	a->sun_family = AF_UNIX;
+	size_t n = strlen(sbx_pl.report_addr);
+	if (sbx_pl.report_addr[0] == '@') {
+		memcpy(a->sun_path + 1, sbx_pl.report_addr + 1, n - 1);   /* abstract: leading NUL */
+		return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
+	}
+	memcpy(a->sun_path, sbx_pl.report_addr, n);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
+}
+
 /* A new datagram socket connected to SBXSUP_REPORT_ADDR; it replaces the lost one (and is
  * inherited under the SBXSUP_REPORT_FD the exec interposers hand on). One thread at a time. */
 static int reconnect(void)
@@ -46,17 +68,7 @@ static int reconnect(void)
 	if (!sbx_pl.report_addr[0] || !atomic_compare_exchange_strong(&sbx_pl.reconnecting, &busy, 1))
 		return -1;
 	struct sockaddr_un a;
-	memset(&a, 0, sizeof a);
-	a.sun_family = AF_UNIX;
-	size_t n = strlen(sbx_pl.report_addr);
-	socklen_t len;
-	if (sbx_pl.report_addr[0] == '@') {
-		memcpy(a.sun_path + 1, sbx_pl.report_addr + 1, n - 1);   /* abstract: leading NUL */
-		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
-	} else {
-		memcpy(a.sun_path, sbx_pl.report_addr, n);
-		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
-	}
+	socklen_t len = report_sockaddr(&a);
 	int fd = (int)sbx_sys(SYS_socket, AF_UNIX, SOCK_DGRAM, 0, 0, 0, 0);
 	struct stat st;
 	if (fd < 0 || sbx_sys(SYS_connect, fd, (long)&a, len, 0, 0, 0) != 0 || sbx_sys(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) != 0) {
@@ -65,6 +77,7 @@ static int reconnect(void)
 		atomic_store(&sbx_pl.reconnecting, 0);
 		return -1;
 	}
+	sbx_pl.report_dev = st.st_dev;
 	sbx_pl.report_ino = st.st_ino;
 	sbx_pl.report_fd = fd;
 	char *e = sbx_pl.env[SBX_PL_ENV_REPORT_FD];
@@ -83,15 +96,41 @@ static int reconnect(void)
 	return fd;
 }
 
-/* The report socket: still the one we were given (same inode: a raw close() and a reused number
- * must not send our records into the program's own socket), else a reconnected one, else -1. */
+/* The report socket: still the one we were given (same device and inode: a raw close() and a
+ * reused number must not send our records into the program's own socket), else a reconnected
+ * one, else -1. */
 static int report_sock(void)
 {
 	int fd = sbx_pl.report_fd;
 	struct stat st;
-	if (fd >= 0 && sbx_sys(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) == 0 && S_ISSOCK(st.st_mode) && st.st_ino == sbx_pl.report_ino)
+	if (fd >= 0 && sbx_sys(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) == 0 && S_ISSOCK(st.st_mode) &&
+	    st.st_dev == sbx_pl.report_dev && st.st_ino == sbx_pl.report_ino)
 		return fd;
 	return reconnect();
+}
+
+/* The fixed channel (no descriptor of ours is ever kept): one datagram from a fresh close-on-exec
+ * socket to SBX_PL_REPORT_FIXED, closed at once. A program that closes every descriptor, or
+ * reuses any number, can neither silence the reports nor receive them. */
+static long send_fixed(const void *buf, size_t n)
+{
+	struct sockaddr_un a;
+	socklen_t len = report_sockaddr(&a);
+	int fd = (int)sbx_sys(SYS_socket, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, 0, 0, 0);
+	if (fd < 0)
+		return -1;
+	long r = sbx_sys(SYS_sendto, fd, (long)buf, (long)n, MSG_DONTWAIT | MSG_NOSIGNAL, (long)&a, len);
+	if (r < 0 && errno == EAGAIN) {
+		/* A bound datagram socket takes at most net.unix.max_dgram_qlen (10) records from
+		 * senders that are not its peer: wait for the supervisor to drain, bounded. */
+		struct timeval tv = { 0, SBX_PL_FIXED_WAIT_US };
+		if (sbx_sys(SYS_setsockopt, fd, SOL_SOCKET, SO_SNDTIMEO, (long)&tv, sizeof tv, 0) == 0)
+			r = sbx_sys(SYS_sendto, fd, (long)buf, (long)n, MSG_NOSIGNAL, (long)&a, len);
+	}
+	int e = errno;
+	sbx_sys(SYS_close, fd, 0, 0, 0, 0, 0);
+	errno = e;
+	return r;
 }
 
 /* The descriptor is not (or no longer) a usable report socket: a raw close between the check and
@@ -104,6 +143,8 @@ static bool sock_lost(int err)
 
 static long send_buf(const void *buf, size_t n)
 {
+	if (sbx_pl.fixed)
+		return send_fixed(buf, n);
 	int fd = report_sock();
 	if (fd < 0) {
 		errno = EBADF;

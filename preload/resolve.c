@@ -166,7 +166,7 @@ static void maybe_cache(struct walk *w, size_t parent_len)
 	if (parent_len != 0 && !sbx_pl_dir_known(w->res, parent_len))
 		return;
 	struct pol_decision d;
-	if (pol_path(sbx_pl.pol, w->res, POL_WRITE, &d) == POL_DENY)
+	if (sbx_pol_path(w->res, POL_WRITE, &d) == POL_DENY)
 		sbx_pl_dir_add(w->res, w->rlen);
 }
 

@@ -220,6 +220,7 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 
 	if (in->home_dir) /* the private HOME, in the tmpfs /tmp */
 		rc |= strv_addv(out, "--perms", "0700", "--dir", in->home_dir, NULL);
+	rc |= strv_addv(out, "--perms", "0755", "--tmpfs", SBX_RUN_DIR, NULL);
 	rc |= strv_addv(out, "--ro-bind", in->self_exe, SBX_RUN_SBXSUP, NULL);
 	if (in->report_sock)
 		rc |= strv_addv(out, "--ro-bind", in->report_sock, SBX_RUN_REPORT, NULL);
@@ -233,7 +234,17 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 				rc |= strv_add(out, LAYER_FD_PLACEHOLDER);
 			rc |= strv_add(out, SBX_LDSO_PRELOAD);
 		}
+		if (in->fixed) {
+			rc |= strv_add(out, "--ro-bind-data");
+			if (in->policy_fd >= 0)
+				rc |= strv_addf(out, "%d", in->policy_fd);
+			else
+				rc |= strv_add(out, LAYER_FD_PLACEHOLDER);
+			rc |= strv_add(out, SBX_RUN_POLICY);
+		}
 	}
+	/* nothing of the scaffolding can be renamed or replaced from inside */
+	rc |= strv_addv(out, "--remount-ro", SBX_RUN_DIR, "--remount-ro", "/", NULL);
 	rc |= strv_add(out, "--clearenv");
 	for (size_t i = 0; in->env && i < in->env->n; i++) {
 		const char *e = in->env->v[i], *eq = strchr(e, '=');
@@ -361,6 +372,7 @@ static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size
 		.report_sock = preload ? c->report_sock : NULL,
 		.uid = c->uid, .gid = c->gid, .home_dir = c->home_dir,
 		.etc_view = preload ? c->etc_view : NULL,
+		.fixed = preload && c->fixed_channel, .policy_fd = c->fds.policy,
 	};
 	if (bwrap_argv(c->pol, &bi, argv, err, errlen) < 0)
 		return -1;

@@ -13,8 +13,13 @@
  * policy grants network. `--die-with-parent --new-session --clearenv`, one `--setenv` per entry of
  * the environment, `--chdir` the workspace, sbxsup and the preload library bound read-only under
  * /run/sbxsup, the run's report socket at /run/sbxsup/report, `/etc/ld.so.preload` as
- * `--ro-bind-data` (or, with etc_view, /etc bound from the view the child mounted before bwrap), `--uid`/`--gid` and a private HOME (`--dir`) when given. Nothing here starts a
- * process.
+ * `--ro-bind-data` (or, with etc_view, /etc bound from the view the child mounted before bwrap),
+ * `--uid`/`--gid` and a private HOME (`--dir`) when given. /run/sbxsup is a
+ * tmpfs of its own; with the preload's fixed channel the sealed policy is `--ro-bind-data` at
+ * /run/sbxsup/policy. Last, /run/sbxsup and the sandbox's root tmpfs (the scaffolding bwrap makes
+ * for the binds: /, /etc, /run...) are remounted read-only, so no process of the run can rename
+ * /etc or /run away and plant its own /etc/ld.so.preload or /run/sbxsup/policy. Nothing here
+ * starts a process.
  */
 #ifndef SBX_BWRAP_H
 #define SBX_BWRAP_H
@@ -31,6 +36,8 @@
 /* The run's report socket (SBXSUP_REPORT_ADDR) inside the sandbox; the preload falls back to this
  * fixed path when its environment was stripped (preload/pl.h SBX_PL_REPORT_FIXED, same text). */
 #define SBX_RUN_REPORT   SBX_RUN_DIR "/report"
+/* The sealed policy inside the sandbox (fixed channel: preload/pl.h SBX_PL_POLICY_FIXED, same text). */
+#define SBX_RUN_POLICY   SBX_RUN_DIR "/policy"
 
 /* Find an executable `bwrap` on $PATH. Returns 0 (path set) or -1 (why set). */
 int bwrap_find(char *path, size_t pathlen, char *why, size_t whylen);
@@ -49,6 +56,8 @@ struct bwrap_in {
 	const char *home_dir;      /* a private HOME made with --dir (under /tmp), or NULL */
 	const char *etc_view;      /* non-NULL: the host's /etc plus ld.so.preload, mounted there by the
 				    * child (run/etc_view.h): bound whole at /etc, no --ro-bind-data */
+	bool fixed;                /* the preload's fixed channel: the policy bound at SBX_RUN_POLICY */
+	int policy_fd;             /* the sealed policy for --ro-bind-data, or -1 ("<fd>") */
 };
 
 /* argv up to and including the "--" before the stage; the caller appends the stage argv.

@@ -58,6 +58,7 @@ struct layer_fds {
 	int ctl;                   /* the stage's control socket */
 	int stderr_copy;           /* the caller's real stderr, for the stage */
 	int ldso;                  /* memfd holding /etc/ld.so.preload's text (preload + bwrap) */
+	int policy;                /* the sealed policy memfd, bound at /run/sbxsup/policy (fixed channel) */
 };
 
 /* What a layer sees of the run. Filled by the run (plan, set-up, attempt); never owned by a layer. */
@@ -74,6 +75,9 @@ struct layer_ctx {
 	const char *report_sock;   /* host path of the run's report socket, NULL when none */
 	const char *etc_view;      /* where the wrapper's child mounts the /etc view (the host's /etc
 				    * plus ld.so.preload, run/etc_view.h), bound at /etc; NULL: none */
+	bool fixed_channel;        /* the preload finds the policy, the report socket and itself at fixed
+				    * paths (/run/sbxsup, /etc/ld.so.preload): no LD_PRELOAD / SBXSUP_*
+				    * in the environment, no descriptor passed (preload/pl.h) */
 	unsigned uid, gid;         /* the executor's non-zero ids inside its namespace (sandbox_direct.h) */
 	const char *home_dir;      /* the private HOME to make inside the wrapper, NULL: the real one */
 	struct layer_fds fds;

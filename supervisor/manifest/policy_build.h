@@ -50,6 +50,8 @@ struct pol_build_opts {
 	bool private_root;         /* "/" is the sandbox's own (bwrap): Landlock may let it be listed
 				    * (POL_LIST dir entry for builtin:list; READ_DIR is hierarchical in
 				    * Landlock, so on the host's "/" it is not given) */
+	bool own_netns;            /* the run gets a network namespace of its own (no network granted
+				    * and bwrap, or direct mode with namespaces): POL_F_ABSTRACT_INSIDE */
 	const char *command;       /* absolute path of the command named after "--" (NULL: none):
 				    * read+exec of that one file even without code:exec, rule
 				    * "builtin:command: PATH" (and its symlink-resolved path) */

@@ -51,10 +51,10 @@ int plan_policy(struct run_plan *p, const struct manifest *m, const struct detec
 	size_t nw = 0;
 	if (p->repsock[0]) {
 		wextra[nw++] = p->repsock;
-		if (p->wrapped)
+		if (p->wrapped || p->tmp_ns)
 			wextra[nw++] = SBX_RUN_REPORT;
 	}
-	const char *extra[5] = {NULL, NULL, NULL, NULL, NULL};
+	const char *extra[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
 	size_t ne = 0;
 	if (d->preload[0])
 		extra[ne++] = d->preload;
@@ -64,6 +64,8 @@ int plan_policy(struct run_plan *p, const struct manifest *m, const struct detec
 		extra[ne++] = SBX_RUN_PRELOAD;
 		extra[ne++] = SBX_RUN_SBXSUP;
 	}
+	if ((p->wrapped || p->tmp_ns) && p->repsock[0]) /* the preload's fixed channel */
+		extra[ne++] = SBX_RUN_POLICY;
 	const char *tmp = !p->wrapped && p->tmpdir[0] && !p->tmp_ns ? p->tmpdir : "/tmp";
 	free(p->blob);
 	p->blob = NULL;
@@ -73,7 +75,9 @@ int plan_policy(struct run_plan *p, const struct manifest *m, const struct detec
 		(void)pol_command_path(p->cmd, getenv("PATH"), cmdpath, sizeof cmdpath);
 	struct pol_build_opts bo = {.resolve = true, .uid = getuid(), .extra_read = extra,
 				    .extra_write = wextra, .tmp_dir = tmp, .command = cmdpath,
-				    .private_root = p->wrapped, .stage_exe = d->self[0] ? d->self : NULL};
+				    .private_root = p->wrapped, .stage_exe = d->self[0] ? d->self : NULL,
+				    /* bwrap --unshare-net, or direct mode's netns beside its mount ns */
+				    .own_netns = p->wrapped || p->tmp_ns};
 	if (pol_build(m, &bo, &p->blob, &p->bloblen, err, errlen) < 0) {
 		if (!err[0])
 			snprintf(err, errlen, "cannot compile the policy: unknown error");
@@ -114,11 +118,13 @@ int plan_attempt_env(const struct run_plan *p, const struct layer_ctx *c, int po
 		return 0;
 	char v[32];
 	int rc = 0;
-	snprintf(v, sizeof v, "%d", pol_fd);
-	rc |= env_set(out, SBX_ENV_POLICY_FD, pol_fd >= 0 ? v : LAYER_FD_PLACEHOLDER);
-	snprintf(v, sizeof v, "%d", rep_fd);
-	rc |= env_set(out, SBX_ENV_REPORT_FD, rep_fd >= 0 ? v : LAYER_FD_PLACEHOLDER);
-	rc |= env_set(out, SBX_ENV_RUN, run ? run : LAYER_RUN_PLACEHOLDER);
+	if (!c->fixed_channel) { /* fixed: the preload's channel is /run/sbxsup, nothing of ours here */
+		snprintf(v, sizeof v, "%d", pol_fd);
+		rc |= env_set(out, SBX_ENV_POLICY_FD, pol_fd >= 0 ? v : LAYER_FD_PLACEHOLDER);
+		snprintf(v, sizeof v, "%d", rep_fd);
+		rc |= env_set(out, SBX_ENV_REPORT_FD, rep_fd >= 0 ? v : LAYER_FD_PLACEHOLDER);
+		rc |= env_set(out, SBX_ENV_RUN, run ? run : LAYER_RUN_PLACEHOLDER);
+	}
 	rc |= layers_env(c, out);
 #if defined(__SANITIZE_ADDRESS__)
 	/* ASan builds only: the instrumented stage starts behind /etc/ld.so.preload; it removes

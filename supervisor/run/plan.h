@@ -50,7 +50,8 @@ int plan_policy(struct run_plan *p, const struct manifest *m, const struct detec
 /* The executor's environment (SBXSUP_SANDBOX=0: the caller's, unchanged). 0 or -1 (memory). */
 int plan_env(struct run_plan *p, const struct manifest *m, char *const *caller_env, bool disabled);
 /* The environment of one attempt: p->env, then SBXSUP_POLICY_FD / SBXSUP_REPORT_FD / SBXSUP_RUN
- * (fd < 0 and run NULL print placeholders), then each active layer's variables. 0 or -1. */
+ * (fd < 0 and run NULL print placeholders), then each active layer's variables. With
+ * c->fixed_channel none of sbxsup's variables (the preload reads /run/sbxsup). 0 or -1. */
 int plan_attempt_env(const struct run_plan *p, const struct layer_ctx *c, int pol_fd, int rep_fd,
 		     const char *run, bool disabled, struct strv *out);
 /* --dry-run: c->env must be the attempt environment (plan_attempt_env with placeholders). */

@@ -87,6 +87,11 @@ static void plan_to_ctx(struct run *r)
 	r->lc.env = &r->plan.env;
 	r->lc.report_sock = r->plan.repsock[0] ? r->plan.repsock : NULL;
 	r->lc.etc_view = r->plan.etcview[0] ? r->plan.etcview : NULL;
+	/* The preload's fixed channel (/run/sbxsup + /etc/ld.so.preload): wherever the run has a mount
+	 * tree of its own (bwrap, or direct mode with a mount namespace) and a report socket. Without
+	 * any mount namespace the environment stays the channel. */
+	r->lc.fixed_channel = !r->o.disabled && r->lc.report_sock &&
+			      sbx_layer_on(&r->L, layer_preload.id) && (r->plan.wrapped || r->plan.tmp_ns);
 	sd_inside_ids(&r->sd, &r->lc.uid, &r->lc.gid);
 	r->lc.home_dir = r->sd.real_home || r->o.disabled ? NULL : "/tmp/" SD_HOME_NAME;
 }
@@ -416,7 +421,7 @@ int run_execute(struct run_opts *o, int parsed)
 	}
 	r->pol_fd = r->sfd = r->tfd = r->repsrv = r->result_fd = -1;
 	r->lc.cg.v2_fd = -1;
-	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1};
+	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1};
 	cg_init(&r->cg);
 	janitor_init(&r->jan);
 	r->o = *o;

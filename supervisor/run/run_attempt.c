@@ -152,7 +152,14 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 	}
 	cloexec_all();
 	keep_fd(r->pol_fd);
-	keep_fd(f->rep_c);
+	if (r->lc.fixed_channel) {
+		/* bwrap copies the policy to /run/sbxsup/policy (--ro-bind-data) from the current
+		 * offset, and closes it; the report socket is reached at /run/sbxsup/report */
+		if (lseek(r->pol_fd, 0, SEEK_SET) < 0)
+			_exit(SBX_EXIT_INTERNAL);
+	} else {
+		keep_fd(f->rep_c);
+	}
 	keep_fd(f->ctl_c);
 	keep_fd(f->ldso);
 	keep_fd(r->att.stderr_copy);
@@ -175,8 +182,10 @@ static __attribute__((noreturn)) void child_direct(struct run *r, const struct c
 	if (child_stdio(r, true) < 0)
 		_exit(SBX_EXIT_INTERNAL);
 	cloexec_all();
-	keep_fd(r->pol_fd);
-	keep_fd(f->rep_c);
+	if (!r->lc.fixed_channel) {
+		keep_fd(r->pol_fd);
+		keep_fd(f->rep_c);
+	}
 	/* The init of the run is not ptrace-attachable by the executor's uid (execve of the command
 	 * resets this for the command itself). */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
@@ -430,6 +439,9 @@ static pid_t direct_spawn(struct run *r, struct strv *env)
 		sbx_msg("run setup: %s", p->why[0] ? p->why : "too many granted paths under /tmp");
 		return -1;
 	}
+	p->fixed = (struct sd_fixed){.on = r->lc.fixed_channel && p->mnt, .blob = r->plan.blob,
+				     .bloblen = r->plan.bloblen, .report_sock = r->plan.repsock,
+				     .preload_lib = r->d.preload};
 	pid_t pid = sd_spawn(p, &r->cg);
 	if (pid == 0 && sd_filter_path(p, env) < 0) /* the stage's PATH, in the child */
 		_exit(SBX_EXIT_INTERNAL);
@@ -473,6 +485,8 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 	int rcv = 1 << 20;
 	(void)setsockopt(repp[0], SOL_SOCKET, SO_RCVBUF, &rcv, sizeof rcv);
 	r->lc.report_sock = r->repsrv >= 0 ? r->plan.repsock : NULL;
+	if (!r->lc.report_sock)
+		r->lc.fixed_channel = false;
 	if (plan_attempt_env(&r->plan, &r->lc, r->pol_fd, repp[1], r->a.run, r->o.disabled, &env) < 0) {
 		sbx_msg("out of memory building the environment");
 		goto out;
@@ -489,7 +503,8 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 			sbx_msg("memfd: %s", strerror(errno));
 			goto out;
 		}
-		r->lc.fds = (struct layer_fds){.ctl = ctlp[1], .stderr_copy = t->stderr_copy, .ldso = ldso};
+		r->lc.fds = (struct layer_fds){.ctl = ctlp[1], .stderr_copy = t->stderr_copy, .ldso = ldso,
+					       .policy = r->lc.fixed_channel ? r->pol_fd : -1};
 		if (w->wrap(&r->lc, &argv, err, sizeof err) < 0) {
 			sbx_msg("%s", err);
 			goto out;
@@ -513,6 +528,18 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 			sbx_msg("--shadow: the run's namespaces could not be made: not running");
 			run_reason(r, SBX_REASON_SHADOW_UNAVAILABLE, "--shadow: no mount namespace for the overlay");
 			goto out;
+		}
+		if (pid < 0 && r->lc.fixed_channel) {
+			/* no mount namespace after all: the environment is the preload's channel */
+			r->lc.fixed_channel = false;
+			strv_free(&env);
+			if (plan_attempt_env(&r->plan, &r->lc, r->pol_fd, repp[1], r->a.run, r->o.disabled,
+					     &env) < 0) {
+				sbx_msg("out of memory building the environment");
+				goto out;
+			}
+			r->lc.env = &env;
+			cf.envp = env.v;
 		}
 		if (pid < 0)
 			pid = cg_spawn(&r->cg, 0);
@@ -577,7 +604,7 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 out:
 	layers_stop(&r->lrt, true); /* what lived for this attempt only (seccomp's listener) */
 	r->lc.env = &r->plan.env;
-	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1};
+	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1};
 	close_fd(&ctlp[0]);
 	close_fd(&ctlp[1]);
 	close_fd(&repp[0]);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -694,6 +695,15 @@ int sd_child_setup(const struct sd_plan *p)
 		/* re-enter the cwd through the new mounts (else the workspace) */
 		if (p->cwd[0] && chdir(p->cwd) < 0 && chdir(p->ws_path) < 0)
 			return fail("chdir");
+		/* the preload's /run/sbxsup and /etc/ld.so.preload. In a user namespace made by root our
+		 * own uid is unmapped there (files cannot be created: EOVERFLOW): create them as the
+		 * executor's identity, which the setresuid below makes ours anyway. */
+		if (p->fixed.on && p->userns) {
+			(void)setfsgid(p->in_gid);
+			(void)setfsuid(p->in_uid);
+		}
+		if (sd_fixed_setup(&p->fixed) < 0)
+			return -1;
 	}
 	if (p->shadow && !(p->flags & CLONE_NEWNS)) {
 		errno = EPERM;

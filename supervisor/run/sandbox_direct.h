@@ -12,7 +12,8 @@
  * - Namespaces: pid always when possible; as root (or in the own user namespace) also ipc, uts,
  *   mount, and net when the policy grants no network (loopback brought up). In the mount
  *   namespace (propagation private): the run's private tmp dir bound at /tmp, a fresh tmpfs at
- *   /dev/shm, a procfs of the run's pid namespace at /proc.
+ *   /dev/shm, a procfs of the run's pid namespace at /proc, and (preload on) the preload's
+ *   read-only /run/sbxsup and /etc/ld.so.preload as bwrap gives them (sd_fixed.h).
  * - The workspace (and every other directory granted for writing) stays writable without touching
  *   the user's files: as root it is re-mounted in the run's mount namespace through an idmapped
  *   mount (the directory's on-disk owner <-> host_uid); nothing is chmod/chown'ed in the user's
@@ -43,6 +44,7 @@
 #include <sys/types.h>
 
 #include "cgroup.h"
+#include "sd_fixed.h"
 #include "shadow_mount.h"
 #include "strv.h"
 
@@ -71,6 +73,7 @@ struct sd_plan {
 	bool expose_rw[SD_MAX_EXPOSE], expose_file[SD_MAX_EXPOSE];
 	size_t nexpose;
 	char identity[320], ns[64], home[200], why[256];
+	struct sd_fixed fixed;     /* the preload's /run/sbxsup and /etc/ld.so.preload (sd_fixed.h) */
 	const struct shadow_plan *shadow; /* --shadow: the overlay replaces the workspace, or NULL */
 };
 

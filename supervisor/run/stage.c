@@ -17,6 +17,7 @@
 #include "caps.h"
 #include "landlock_layer.h"
 #include "report.h"
+#include "bwrap_layer.h"
 #include "seccomp_layer.h"
 
 static void add(char *st, size_t len, const char *key, const char *val)
@@ -203,19 +204,30 @@ int stage_exec(const struct stage_args *a)
 	return exec_failed(a->cmd[0], errno);
 }
 
-/* The compiled policy from SBXSUP_POLICY_FD (a sealed memfd), mapped read-only. */
+/* The compiled policy from SBXSUP_POLICY_FD (a sealed memfd), else (the preload's fixed channel)
+ * from /run/sbxsup/policy, mapped read-only. */
 static const struct policy *stage_policy(void)
 {
 	const char *v = getenv(SBX_ENV_POLICY_FD);
-	if (!v)
+	char *end = NULL;
+	long fd = v ? strtol(v, &end, 10) : -1;
+	bool own = false;
+	if (!v) { /* the preload's fixed channel: bwrap bound the sealed policy read-only */
+		fd = open(SBX_RUN_POLICY, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		own = true;
+	} else if (*end) {
 		return NULL;
-	char *end;
-	long fd = strtol(v, &end, 10);
+	}
 	struct stat st;
-	if (*end || fd < 0 || fd > 1 << 20 || fstat((int)fd, &st) < 0 || st.st_size <= 0 ||
-	    (size_t)st.st_size > POL_MAX_BLOB)
+	if (fd < 0 || fd > 1 << 20 || fstat((int)fd, &st) < 0 || st.st_size <= 0 ||
+	    (size_t)st.st_size > POL_MAX_BLOB) {
+		if (own && fd >= 0)
+			close((int)fd);
 		return NULL;
+	}
 	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, (int)fd, 0);
+	if (own)
+		close((int)fd);
 	if (m == MAP_FAILED)
 		return NULL;
 	const char *why;

@@ -132,7 +132,9 @@ for f in mine:
 try: open('$H/.ssh/id_rsa').read(); print('LEAKED')
 except OSError as e: print('still denied', e.errno)
 " 2>&1); rc=$?
-if [ $rc -eq 0 ] && grep -q '^first 3$' <<<"$out" && [ "$(grep -c '^second close 9$' <<<"$out")" -ge 2 ] &&
+# (with a mount namespace the library keeps no descriptor at all: nothing above 4 to close)
+if [ $rc -eq 0 ] && grep -q '^first 3$' <<<"$out" && { [ "$(grep -c '^second close 9$' <<<"$out")" -ge 2 ] ||
+   ! grep -q 'second close' <<<"$out"; } &&
    ! grep -q 'fake success\|LEAKED' <<<"$out" && grep -q '^still denied 13$' <<<"$out" &&
    audit_has "$T_TMP/fds.audit" preload.deny path="$H/.ssh/id_rsa"; then
 	t_pass preload_compat_own_fds

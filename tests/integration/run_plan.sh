@@ -79,3 +79,27 @@ for mode in full direct; do
 		t_fail "run_plan_env_equals_executed_$mode" "see above; $(head -c 300 "$T_TMP/e-$mode")"
 	fi
 done
+
+# 3. the preload's fixed channel (issue 17): the plan shows the sealed policy bound read-only at
+#    /run/sbxsup/policy, the read-only scaffolding, and no LD_PRELOAD / SBXSUP_* in the environment
+#    (the runs above executed exactly that: run_plan_env_equals_executed_*); without bwrap only where
+#    a mount namespace can be made (root, or user namespaces allowed)
+can_ns=1; [ "$(id -u)" = 0 ] || unshare -Ur true 2>/dev/null || can_ns=0
+if python3 - "$T_TMP/plan-full.json" "$T_TMP/plan-direct.json" $can_ns <<'PY'
+import json, sys
+full, direct = (json.load(open(f)) for f in sys.argv[1:3])
+if sys.argv[3] != '1':
+    direct = {'env': {}}
+a = full['bwrap']['argv']
+i = a.index('/run/sbxsup/policy')
+assert a[i - 2] == '--ro-bind-data' and a[i - 1] == '<fd>', a[i - 2:i + 1]
+assert ['--tmpfs', '/run/sbxsup'] == a[a.index('/run/sbxsup') - 1:a.index('/run/sbxsup') + 1]
+j = a.index('--remount-ro', i)
+assert a[j:j + 4] == ['--remount-ro', '/run/sbxsup', '--remount-ro', '/'], a[j:j + 4]
+assert a.index('/etc/ld.so.preload') < j
+for plan in (full, direct):
+    bad = [k for k in plan['env'] if (k.startswith('SBXSUP_') or k == 'LD_PRELOAD') and k != 'SBXSUP_ASAN_STAGE']
+    assert not bad, bad
+PY
+then t_pass run_plan_preload_fixed_channel
+else t_fail run_plan_preload_fixed_channel "$(grep -o '"/run/sbxsup[^"]*"' "$T_TMP/plan-full.json" | tr '\n' ' ')"; fi

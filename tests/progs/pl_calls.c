@@ -65,8 +65,8 @@ static char *cat(const char *a, const char *b)
 
 int main(int argc, char **argv)
 {
-	if (argc != 4) {
-		fprintf(stderr, "usage: pl_calls SECRET_FILE SECRET_DIR WORKSPACE\n");
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: pl_calls SECRET_FILE SECRET_DIR WORKSPACE [abstract-inside]\n");
 		return 2;
 	}
 	const char *S = argv[1], *SD = argv[2], *W = argv[3];
@@ -205,8 +205,10 @@ int main(int argc, char **argv)
 	DENY("bind-unix", EPERM, bind(us, (struct sockaddr *)&sun, sizeof sun));
 	struct sockaddr_un abs_ = { .sun_family = AF_UNIX };
 	memcpy(abs_.sun_path, "\0sbx-test-abstract", 18);
-	DENY("connect-abstract", EPERM, connect(us, (struct sockaddr *)&abs_,
-					       offsetof(struct sockaddr_un, sun_path) + 18));
+	/* refused (EPERM) where the run shares the host's network namespace; inside a namespace of
+	 * its own abstract names are the run's (issue 17): allowed, and nothing listens there */
+	DENY("connect-abstract", argc == 5 && !strcmp(argv[4], "abstract-inside") ? ECONNREFUSED : EPERM,
+	     connect(us, (struct sockaddr *)&abs_, offsetof(struct sockaddr_un, sun_path) + 18));
 	close(us);
 	DENY("socket-packet", EPERM, socket(AF_PACKET, SOCK_RAW, 0));
 	DENY("socket-raw", EPERM, socket(AF_INET, SOCK_RAW, IPPROTO_ICMP));

@@ -3,6 +3,7 @@
 // profile: fs-raw
 // manifest: exec
 // expect-full: blocked; events: preload.deny(op=open)|kernel.violation(outcome=contained)|seccomp.deny
+// expect-no-bwrap: blocked; events: preload.deny(op=open)|kernel.violation(outcome=contained)|seccomp.deny
 */
 #include "esc.h"
 int main(int argc, char **argv)

@@ -1,5 +1,14 @@
 /* Connect to a host service's abstract AF_UNIX socket (the runner listens on it).
+ * No network is granted, so every mode gives the run a network namespace of its own: the host's
+ * abstract names do not exist there (ECONNREFUSED, the listener gets nothing) and abstract sockets
+ * are allowed inside the run without a report (issue 17; policy POL_F_ABSTRACT_INSIDE). Where no
+ * namespace can be made the preload still refuses and reports it (tests/integration/preload_abstract).
 // profile: net
+// expect-full: blocked; events: none
+// expect-no-bwrap: blocked; events: none
+// expect-preload-only: blocked; events: none
+// expect-preload: blocked; events: none
+// expect-probes: blocked; events: none
 */
 #include "esc_net.h"
 int main(int argc, char **argv)

@@ -1,0 +1,21 @@
+/* sd_fixed.h — the preload's fixed channel (/run/sbxsup, /etc/ld.so.preload) in direct mode's
+ * private mount namespace. See sd_fixed.c for the promise. */
+#ifndef SBX_SD_FIXED_H
+#define SBX_SD_FIXED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct sd_fixed {
+	bool on;                   /* set it up (run.c: layer_ctx.fixed_channel) */
+	const void *blob;          /* the sealed policy's bytes (the run's plan owns them) */
+	size_t bloblen;
+	const char *report_sock;   /* host path of the run's report socket (visible in the namespace) */
+	const char *preload_lib;   /* host path of libsbxpreload.so, the line of /etc/ld.so.preload */
+};
+
+/* In the run's init, inside its own mount namespace, before the identity change. 0, or -1 with
+ * errno and a "run setup:" message on stderr. */
+int sd_fixed_setup(const struct sd_fixed *f);
+
+#endif
