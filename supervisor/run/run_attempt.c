@@ -499,7 +499,8 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 			sbx_msg("pipe: %s", strerror(errno));
 			goto out;
 		}
-		if (sbx_layer_on(&r->L, layer_preload.id) && (ldso = ldso_memfd()) < 0) {
+		/* ld.so.preload's text for --ro-bind-data, unless the /etc view holds the file */
+		if (sbx_layer_on(&r->L, layer_preload.id) && !r->lc.etc_view && (ldso = ldso_memfd()) < 0) {
 			sbx_msg("memfd: %s", strerror(errno));
 			goto out;
 		}
