@@ -190,12 +190,18 @@ static int load_key(struct audit *a, const struct audit_run_cfg *c, char *err, s
 		if (paths_of(kpath, abs, res) < 0)
 			return refuse(err, errlen, "audit key %s: %s", kpath, strerror(errno));
 		const char *cand[2] = {abs, res};
+		/* readable, or in a writable directory (a path-based deny of the key is no help there:
+		 * the executor renames a parent and reads it under another name) */
 		for (int i = 0; i < 2; i++) {
-			const char *rule = cand[i][0] ? granted(c->pol, cand[i], POL_READ, false, which, sizeof which)
-						      : NULL;
+			if (!cand[i][0])
+				continue;
+			const char *rule = granted(c->pol, cand[i], POL_READ, false, which, sizeof which);
 			if (rule)
 				return refuse(err, errlen, "refused: the executor could read the audit key %s (%s)",
 					      kpath, rule);
+			if ((rule = granted(c->pol, cand[i], POL_WRITE, c->private_tmp, which, sizeof which)))
+				return refuse(err, errlen, "refused: the executor could read the audit key %s (it "
+					      "could move it: %s is writable, %s)", kpath, which, rule);
 		}
 	}
 	if (audit_key_host(&k, true, NULL, 0, msg, sizeof msg) < 0)
