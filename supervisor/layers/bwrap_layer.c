@@ -1,5 +1,6 @@
 /* bwrap_layer.c — see bwrap_layer.h. */
 #include "bwrap_layer.h"
+#include "bwrap_etc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -209,8 +210,8 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 		for (size_t j = 0; j < n; j++)
 			if ((it[j].kind == IT_RO || it[j].kind == IT_RW) && under(d.path, it[j].path))
 				visible = true;
-		if (!visible || skip_dir(d.path))
-			continue;
+		if (!visible || skip_dir(d.path) || (in->etc_view && bwrap_etc_hides(in->etc_lower, d.path)))
+			continue; /* the /etc view has no such entry at all (a whiteout) */
 		if (S_ISDIR(st.st_mode))
 			rc |= strv_addv(out, "--perms", "0000", "--tmpfs", d.path, "--remount-ro", d.path, NULL);
 		else
@@ -371,7 +372,7 @@ static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size
 		.share_net = pol_net_mode(c->pol) != POL_NET_NONE, .env = c->env,
 		.report_sock = preload ? c->report_sock : NULL,
 		.uid = c->uid, .gid = c->gid, .home_dir = c->home_dir,
-		.etc_view = preload ? c->etc_view : NULL,
+		.etc_view = preload ? c->etc_view : NULL, .etc_lower = preload ? c->etc_lower : NULL,
 		.fixed = preload && c->fixed_channel, .policy_fd = c->fds.policy,
 	};
 	if (bwrap_argv(c->pol, &bi, argv, err, errlen) < 0)

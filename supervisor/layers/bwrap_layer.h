@@ -54,8 +54,9 @@ struct bwrap_in {
 				    * `--ro-bind` at SBX_RUN_REPORT (connect() needs no writable mount) */
 	unsigned uid, gid;         /* non-zero: --uid/--gid (the identity inside); 0: bwrap's default */
 	const char *home_dir;      /* a private HOME made with --dir (under /tmp), or NULL */
-	const char *etc_view;      /* non-NULL: the host's /etc plus ld.so.preload, mounted there by the
-				    * child (run/etc_view.h): bound whole at /etc, no --ro-bind-data */
+	const char *etc_view;      /* non-NULL: the /etc view mounted there by the child (bwrap_etc.h):
+				    * bound whole at /etc, no --ro-bind-data, no masks for what it hides */
+	const char *etc_lower;     /* its layer holding ld.so.preload and the secrets' whiteouts */
 	bool fixed;                /* the preload's fixed channel: the policy bound at SBX_RUN_POLICY */
 	int policy_fd;             /* the sealed policy for --ro-bind-data, or -1 ("<fd>") */
 };

@@ -73,8 +73,9 @@ struct layer_ctx {
 	char **cmd;                /* the command (NULL-terminated) */
 	const struct strv *env;    /* the attempt's environment (wrap: one --setenv each) */
 	const char *report_sock;   /* host path of the run's report socket, NULL when none */
-	const char *etc_view;      /* where the wrapper's child mounts the /etc view (the host's /etc
-				    * plus ld.so.preload, run/etc_view.h), bound at /etc; NULL: none */
+	const char *etc_view;      /* where the wrapper's child mounts the /etc view (bwrap_etc.h), bound
+				    * at /etc; NULL: none */
+	const char *etc_lower;     /* the view's upper lower layer (ld.so.preload, whiteouts) */
 	bool fixed_channel;        /* the preload finds the policy, the report socket and itself at fixed
 				    * paths (/run/sbxsup, /etc/ld.so.preload): no LD_PRELOAD / SBXSUP_*
 				    * in the environment, no descriptor passed (preload/pl.h) */

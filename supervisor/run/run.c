@@ -25,7 +25,7 @@
 
 #include "msg.h"
 #include "lifetime.h"
-#include "etc_view.h"
+#include "bwrap_etc.h"
 #include "plan.h"
 #include "run_int.h"
 
@@ -87,6 +87,7 @@ static void plan_to_ctx(struct run *r)
 	r->lc.env = &r->plan.env;
 	r->lc.report_sock = r->plan.repsock[0] ? r->plan.repsock : NULL;
 	r->lc.etc_view = r->plan.etcview[0] ? r->plan.etcview : NULL;
+	r->lc.etc_lower = r->plan.etclow[0] ? r->plan.etclow : NULL;
 	/* The preload's fixed channel (/run/sbxsup + /etc/ld.so.preload): wherever the run has a mount
 	 * tree of its own (bwrap, or direct mode with a mount namespace) and a report socket. Without
 	 * any mount namespace the environment stays the channel. */
@@ -117,7 +118,7 @@ static int replan(struct run *r, bool wrapped)
 	if (wrapped && r->plan.repdir[0]) {
 		snprintf(r->plan.etclow, sizeof r->plan.etclow, "%s/etclow", r->plan.repdir);
 		snprintf(r->plan.etcview, sizeof r->plan.etcview, "%s/etcview", r->plan.repdir);
-		if (!etc_view_wanted(r->plan.etclow))
+		if (!bwrap_etc_wanted(r->plan.etclow))
 			r->plan.etclow[0] = r->plan.etcview[0] = 0;
 	}
 	if (plan_policy(&r->plan, r->m, &r->d, err, sizeof err) < 0) {

@@ -24,7 +24,7 @@
 #include "msg.h"
 #include "ctl.h"
 #include "env.h"
-#include "etc_view.h"
+#include "bwrap_etc.h"
 #include "mntns.h"
 #include "lifetime.h"
 #include "report.h"
@@ -134,7 +134,7 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 		dprintf(f->err_w, "child setup failed: %s", strerror(errno));
 		_exit(SBX_EXIT_INTERNAL);
 	}
-	/* --shadow's overlay over the workspace and the /etc view (etc_view.h), in a mount namespace of
+	/* --shadow's overlay over the workspace and the /etc view (bwrap_etc.h), in a mount namespace of
 	 * this child only, which bwrap then binds from */
 	if (r->sp.on || r->lc.etc_view) {
 		const char *what = "";
@@ -145,7 +145,7 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 	}
 	if (r->sp.on && shadow_mount_at(&r->sp, geteuid() != 0) < 0)
 		_exit(SBX_EXIT_INTERNAL);
-	if (r->lc.etc_view && etc_view_mount(r->plan.etclow, r->lc.etc_view) < 0) {
+	if (r->lc.etc_view && bwrap_etc_mount(r->plan.etclow, r->lc.etc_view) < 0) {
 		dprintf(f->err_w, "child setup failed: the /etc view (an overlay adding ld.so.preload) could "
 			"not be mounted: %s (SBXSUP_ETC_OVERLAY=0 binds /etc entry by entry instead)", strerror(errno));
 		_exit(SBX_EXIT_INTERNAL);

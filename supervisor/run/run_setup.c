@@ -18,7 +18,7 @@
 #include "msg.h"
 #include "policy_build.h"
 #include "run_int.h"
-#include "etc_view.h"
+#include "bwrap_etc.h"
 #include "bwrap_layer.h"
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -115,12 +115,12 @@ int run_setup_dirs(struct run *r)
 	/* the /etc view's lower layer, in the report dir (the janitor removes both); without it /etc
 	 * is bound entry by entry: slower, the same view */
 	struct run_plan *p = &r->plan;
-	if (p->etcview[0] && (!p->repdir[0] || etc_view_make(p->etclow, p->etcview, SBX_RUN_PRELOAD) < 0)) {
+	if (p->etcview[0] && (!p->repdir[0] || bwrap_etc_make(p->pol, p->etclow, p->etcview, SBX_RUN_PRELOAD) < 0)) {
 		if (p->repdir[0])
 			sbx_msg("warning: cannot prepare the /etc view in %s: %s (/etc is bound entry by entry)",
 				p->repdir, strerror(errno));
 		p->etclow[0] = p->etcview[0] = 0;
-		r->lc.etc_view = NULL;
+		r->lc.etc_view = r->lc.etc_lower = NULL;
 	}
 	const char *tmp = r->plan.tmpdir;
 	if (tmp[0] && strcmp(tmp, r->made_tmp)) {

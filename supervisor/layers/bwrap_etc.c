@@ -1,0 +1,140 @@
+/* bwrap_etc.c — see bwrap_etc.h. */
+#include "bwrap_etc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "bwrap_layer.h"
+
+/* Is a file system type in /proc/filesystems? */
+static bool fs_known(const char *type)
+{
+	FILE *f = fopen("/proc/filesystems", "re");
+	if (!f)
+		return false;
+	char line[128];
+	bool found = false;
+	while (!found && fgets(line, sizeof line, f)) {
+		char *t = strrchr(line, '\t');
+		t = t ? t + 1 : line;
+		t[strcspn(t, "\n")] = 0;
+		found = !strcmp(t, type);
+	}
+	fclose(f);
+	return found;
+}
+
+/* Is anything mounted at or below /etc (field 5 of /proc/self/mountinfo)? */
+static bool etc_has_mounts(void)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return true; /* cannot tell: do not hide what might be there */
+	char *line = NULL;
+	size_t cap = 0;
+	bool any = false;
+	while (!any && getline(&line, &cap, f) > 0) {
+		char mp[4096];
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) == 1)
+			any = !strcmp(mp, "/etc") || !strncmp(mp, "/etc/", 5);
+	}
+	free(line);
+	fclose(f);
+	return any;
+}
+
+bool bwrap_etc_wanted(const char *lower)
+{
+	const char *env = getenv("SBXSUP_ETC_OVERLAY");
+	struct stat st;
+	if ((env && !strcmp(env, "0")) || !lower || !lower[0] || strpbrk(lower, ",:\\"))
+		return false;
+	if (lstat(SBX_LDSO_PRELOAD, &st) == 0 || errno != ENOENT)
+		return false;
+	return fs_known("overlay") && !etc_has_mounts();
+}
+
+/* The part of a mask path below /etc ("shadow", "ssl/private"), or NULL. */
+static const char *below_etc(const char *path)
+{
+	if (strncmp(path, "/etc/", 5) || !path[5])
+		return NULL;
+	return path + 5;
+}
+
+/* mkdir -p of the directories of rel below lower (0755). */
+static int make_parents(const char *lower, const char *rel)
+{
+	char p[PATH_MAX];
+	if (snprintf(p, sizeof p, "%s/%s", lower, rel) >= (int)sizeof p)
+		return errno = ENAMETOOLONG, -1;
+	for (char *s = p + strlen(lower) + 1; (s = strchr(s, '/')); s++) {
+		*s = 0;
+		int rc = mkdir(p, 0755);
+		*s = '/';
+		if (rc < 0 && errno != EEXIST)
+			return -1;
+	}
+	return 0;
+}
+
+int bwrap_etc_make(const struct policy *p, const char *lower, const char *view, const char *preload)
+{
+	char f[PATH_MAX];
+	if (snprintf(f, sizeof f, "%s/ld.so.preload", lower) >= (int)sizeof f)
+		return errno = ENAMETOOLONG, -1;
+	if (mkdir(lower, 0755) < 0 || chmod(lower, 0755) < 0 || mkdir(view, 0755) < 0) /* chmod: the umask */
+		return -1;
+	int fd = open(f, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	size_t n = strlen(preload);
+	int rc = write(fd, preload, n) == (ssize_t)n && write(fd, "\n", 1) == 1 && fchmod(fd, 0644) == 0 ? 0 : -1;
+	int e = errno;
+	close(fd);
+	if (rc < 0)
+		return errno = e, -1;
+	size_t nm = pol_mask_count(p);
+	for (size_t i = 0; i < nm; i++) {
+		struct pol_dir d;
+		struct stat st;
+		const char *rel;
+		if (pol_mask_get(p, i, &d) < 0 || !d.path || !(rel = below_etc(d.path)) || lstat(d.path, &st) < 0)
+			continue;
+		if (snprintf(f, sizeof f, "%s/%s", lower, rel) >= (int)sizeof f)
+			return errno = ENAMETOOLONG, -1;
+		if (make_parents(lower, rel) < 0)
+			return -1;
+		if (mknod(f, S_IFCHR | 0600, makedev(0, 0)) < 0 && errno != EEXIST)
+			return -1;
+	}
+	return 0;
+}
+
+bool bwrap_etc_hides(const char *lower, const char *path)
+{
+	const char *rel = below_etc(path);
+	struct stat st;
+	char f[PATH_MAX];
+	if (!lower || !rel || snprintf(f, sizeof f, "%s/%s", lower, rel) >= (int)sizeof f)
+		return false;
+	if (lstat(lower, &st) < 0) /* the plan: bwrap_etc_make will whiteout what exists now */
+		return lstat(path, &st) == 0;
+	return lstat(f, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0);
+}
+
+int bwrap_etc_mount(const char *lower, const char *view)
+{
+	char opt[512];
+	if (snprintf(opt, sizeof opt, "lowerdir=%s:/etc", lower) >= (int)sizeof opt)
+		return errno = ENAMETOOLONG, -1;
+	return mount("overlay", view, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, opt);
+}
