@@ -141,6 +141,17 @@ static const struct sc_rule deny_table[] = {
 	{"openat", EACCES, W_FILES, false},
 	{"openat2", EACCES, W_FILES, false},
 	{"creat", EACCES, W_FILES, false},
+	{"unlink", EACCES, W_FILES, false},
+	{"unlinkat", EACCES, W_FILES, false},
+	{"rmdir", EACCES, W_FILES, false},
+	{"mkdir", EACCES, W_FILES, false},
+	{"mkdirat", EACCES, W_FILES, false},
+	{"truncate", EACCES, W_FILES, false},
+	{"symlink", EACCES, W_FILES, false},
+	{"symlinkat", EACCES, W_FILES, false},
+	{"rename", EACCES, W_FILES, false},
+	{"renameat", EACCES, W_FILES, false},
+	{"renameat2", EACCES, W_FILES, false},
 	/* metadata changes are writes (issue 13); the errno here is only the fallback: the decision
 	 * (seccomp_notify.c, meta_calls[]) answers EPERM or EACCES */
 	{"chmod", EPERM, W_META, false},
@@ -233,7 +244,7 @@ static const char *when_text(enum sc_when w)
 	case W_META: return "the object (path, descriptor, dirfd + path; symlinks followed as the call does) outside the write grants "
 			    "(inotify_add_watch/fanotify_mark: outside the read grants): EPERM for mode/owner/xattr/times, "
 			    "EACCES for mknod/link/watches (notify only; kernel.violation sensor seccomp-notify)";
-	case W_FILES: return "probes off and a command the preload does not see: a path the policy denies (notify only; kernel.violation sensor seccomp-notify)";
+	case W_FILES: return "probes off and a command the preload does not see: a path the policy denies — opens and execs, and the write class (unlink, rmdir, mkdir, truncate, symlink, rename: the new name and, for rename, the old one) (notify only; kernel.violation sensor seccomp-notify)";
 	case W_PERSONALITY: return "persona (low 32 bits) > 0, except the 0xffffffff query (let through by the supervisor)";
 	case W_EXEC_GATE: return "no code:exec (and user notification): every exec after the command's own (the "
 				 "supervisor lets the stage's one execve continue)";

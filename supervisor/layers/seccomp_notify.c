@@ -345,6 +345,80 @@ static int decide_sockaddr(const struct sbx_sn_ctx *c, pid_t pid, bool bind, uin
 	return 1;
 }
 
+/* The magic links of the target's own /proc/self (after proc_self_rewrite): /proc/self/root/X is X
+ * in its root, /proc/self/cwd/X its cwd's X, /proc/self/fd/N[/X] the descriptor's object (what
+ * glibc's fchmodat(AT_SYMLINK_NOFOLLOW) and f*() on O_PATH descriptors use). The path is replaced
+ * by the object's. Returns 0 (replaced or nothing to do), 1 the descriptor is not a file of a file
+ * system (nothing of the host to protect), -1 unreadable. *fd_obj: the path is a descriptor's own,
+ * already resolved by the kernel. */
+static int target_fd_path(pid_t pid, int fd, char *out, size_t outlen);
+static int proc_magic_rewrite(pid_t pid, char *path, size_t len, bool *fd_obj)
+{
+	const char *rest = NULL;
+	char base[4096];
+	*fd_obj = false;
+	const char *p = !strncmp(path, "/proc/self/", 11) ? path + 11
+		      : !strncmp(path, "/proc/thread-self/", 18) ? path + 18 : NULL;
+	if (!p)
+		return 0;
+	if (!strncmp(p, "root", 4) && (p[4] == '/' || !p[4])) {
+		snprintf(base, sizeof base, "/");
+		rest = p + 4;
+	} else if (!strncmp(p, "cwd", 3) && (p[3] == '/' || !p[3])) {
+		proc_text(pid, "cwd", base, sizeof base, true);
+		if (base[0] != '/')
+			return -1;
+		rest = p + 3;
+	} else if (!strncmp(p, "fd/", 3) && p[3] >= '0' && p[3] <= '9') {
+		char *end;
+		long fd = strtol(p + 3, &end, 10);
+		if (*end && *end != '/')
+			return 0;
+		int r = target_fd_path(pid, (int)fd, base, sizeof base);
+		if (r)
+			return r;
+		rest = end;
+		*fd_obj = !*end;
+	} else {
+		return 0;
+	}
+	char joined[4096];
+	if (!*rest || !strcmp(rest, "/"))
+		return pol_normalize("/", base, path, len) < 0 ? -1 : 0;
+	if (snprintf(joined, sizeof joined, "%s%s", base, rest) >= (int)sizeof joined)
+		return -1;
+	return pol_normalize("/", joined, path, len) < 0 ? -1 : 0;
+}
+
+/* After a lexical allow of `path` (absolute, in the target's root): decide the object the kernel
+ * would reach — symlinks followed unless nofollow, "..", bind mounts; for a new name (nothing there
+ * yet), its directory's real place plus the name. On a denial *d is updated and `path` replaced by
+ * the resolved one. */
+static void decide_resolved(const struct sbx_sn_ctx *c, pid_t pid, bool nofollow, unsigned acc, char *path,
+			    size_t pathlen, struct pol_decision *d)
+{
+	char res[4096];
+	int rr = target_resolve(pid, path, nofollow, res, sizeof res);
+	if (rr < 0 && errno == ENOENT) {
+		char *slash = strrchr(path, '/');
+		if (slash && slash != path) {
+			*slash = 0;
+			rr = target_resolve(pid, path, false, res, sizeof res);
+			*slash = '/';
+			if (rr == 0 && strlen(res) + strlen(slash) < sizeof res)
+				strcat(res, slash);
+			else
+				rr = -1;
+		}
+	}
+	if (rr == 0 && strcmp(res, path)) {
+		proc_self_rewrite(pid, res, sizeof res);
+		pol_path(c->pol, res, acc, d);
+		if (d->verdict != POL_ALLOW)
+			snprintf(path, pathlen, "%s", res);
+	}
+}
+
 /* ---- the file / exec reporter -------------------------------------------------------------- */
 
 static int decide_path(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uint64_t paddr, uint64_t flags,
@@ -364,9 +438,15 @@ static int decide_path(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uint64_
 	if (target_abs(pid, dirfd, req, rep->path, sizeof rep->path) < 0)
 		return 0; /* relative to something that is not a path: left to the kernel layers */
 	proc_self_rewrite(pid, rep->path, sizeof rep->path);
+	bool magic_fd;
+	if (proc_magic_rewrite(pid, rep->path, sizeof rep->path, &magic_fd) != 0)
+		return 0; /* not a file of a file system, or unreadable: the kernel layers decide */
 	struct pol_decision d = {.verdict = POL_DENY, .rule = POL_RULE_DEFAULT};
 	if (c->pol)
 		pol_path(c->pol, rep->path, acc, &d);
+	/* the kernel follows symlinks (O_NOFOLLOW: not the last one); an exec follows them all */
+	if (d.verdict == POL_ALLOW && c->pol && !magic_fd)
+		decide_resolved(c, pid, !exec && (flags & O_NOFOLLOW), acc, rep->path, sizeof rep->path, &d);
 	/* metadata (O_PATH) is refused only where a rule denies, as the preload does */
 	if (d.verdict == POL_ALLOW || (meta && d.rule == POL_RULE_DEFAULT))
 		return 0;
@@ -438,46 +518,17 @@ static int decide_meta_obj(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uin
 		return 2;
 	}
 	proc_self_rewrite(pid, rep->path, sizeof rep->path);
-	/* /proc/self/fd/N: glibc's fchmodat(AT_SYMLINK_NOFOLLOW) and fchmod/fchown on an O_PATH
-	 * descriptor go through it (a magic link: the descriptor's object, whatever its name says) */
-	const char *fdp = NULL;
-	if (!strncmp(rep->path, "/proc/self/fd/", 14))
-		fdp = rep->path + 14;
-	else if (!strncmp(rep->path, "/proc/thread-self/fd/", 21))
-		fdp = rep->path + 21;
-	if (fdp && *fdp >= '0' && *fdp <= '9' && strspn(fdp, "0123456789") == strlen(fdp)) {
-		int r = target_fd_path(pid, atoi(fdp), rep->path, sizeof rep->path);
-		if (r)
-			return r < 0 ? 2 : 0;
+	bool magic_fd;
+	int mr = proc_magic_rewrite(pid, rep->path, sizeof rep->path, &magic_fd);
+	if (mr)
+		return mr < 0 ? 2 : 0;
+	if (magic_fd)
 		nofollow_fd = true;
-	}
 	struct pol_decision d = {.verdict = POL_DENY, .rule = POL_RULE_DEFAULT};
 	if (c->pol)
 		pol_path(c->pol, rep->path, acc, &d);
-	if (d.verdict == POL_ALLOW && !nofollow_fd) {
-		/* the kernel follows symlinks (and "..", and bind mounts): decide what it would reach */
-		char res[4096];
-		int rr = target_resolve(pid, rep->path, nofollow, res, sizeof res);
-		if (rr < 0 && errno == ENOENT) {
-			/* a new name (mknod, link): where its directory really is */
-			char *slash = strrchr(rep->path, '/');
-			if (slash && slash != rep->path) {
-				*slash = 0;
-				rr = target_resolve(pid, rep->path, false, res, sizeof res);
-				*slash = '/';
-				if (rr == 0 && strlen(res) + strlen(slash) < sizeof res)
-					strcat(res, slash);
-				else
-					rr = -1;
-			}
-		}
-		if (rr == 0 && strcmp(res, rep->path)) {
-			proc_self_rewrite(pid, res, sizeof res);
-			pol_path(c->pol, res, acc, &d);
-			if (d.verdict != POL_ALLOW)
-				snprintf(rep->path, sizeof rep->path, "%s", res);
-		}
-	}
+	if (d.verdict == POL_ALLOW && !nofollow_fd)
+		decide_resolved(c, pid, nofollow, acc, rep->path, sizeof rep->path, &d);
 	if (d.verdict == POL_ALLOW)
 		return 0;
 	snprintf(rep->requested, sizeof rep->requested, "%s", req);
@@ -526,6 +577,19 @@ static const struct meta_call meta_calls[] = {
 	MC("mknodat", 0, 1, -1, true, false, EACCES),
 	{"link", -1, 0, -1, true, false, EACCES, -1, 1},
 	{"linkat", 0, 1, 4, true, false, EACCES, 2, 3},
+	/* the rest of the write class: only with the file reporter (Landlock and bwrap refuse these,
+	 * silently; the reporter is what reports them when the probes are off) */
+	MC("unlink", -1, 0, -1, true, false, EACCES),
+	MC("unlinkat", 0, 1, -1, true, false, EACCES),
+	MC("rmdir", -1, 0, -1, true, false, EACCES),
+	MC("mkdir", -1, 0, -1, true, false, EACCES),
+	MC("mkdirat", 0, 1, -1, true, false, EACCES),
+	MC("truncate", -1, 0, -1, false, false, EACCES),
+	MC("symlink", -1, 1, -1, true, false, EACCES),
+	MC("symlinkat", 1, 2, -1, true, false, EACCES),
+	{"rename", -1, 0, -1, true, false, EACCES, -1, 1},
+	{"renameat", 0, 1, -1, true, false, EACCES, 2, 3},
+	{"renameat2", 0, 1, -1, true, false, EACCES, 2, 3},
 	MC("inotify_add_watch", -1, 1, -1, false, true, EACCES),
 	MC("fanotify_mark", 3, 4, -1, false, true, EACCES), /* path NULL: the dirfd itself */
 };

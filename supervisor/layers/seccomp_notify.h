@@ -21,7 +21,9 @@
  *     and new name both); inotify_add_watch/fanotify_mark are reads of the watched object. Outside
  *     the grants: refused (EPERM for mode/owner/xattr/times — the kernel's answer to a non-owner —,
  *     EACCES for mknod/link/watches — a missing permission) and reported as kernel.violation.
- *   - open/openat/openat2/creat/execve/execveat (the reporter, for programs the preload does not
+ *   - open/openat/openat2/creat/execve/execveat, and with them the rest of the write class
+ *     (unlink/unlinkat/rmdir/mkdir/mkdirat/truncate/symlink/symlinkat/rename/renameat/renameat2,
+ *     decided like the metadata calls, EACCES) (the reporter, for programs the preload does not
  *     see when the probes are off): the path as given, joined onto the dirfd or cwd, decided with
  *     pol_path; a denial answers ENOENT (the path does not exist) or EACCES.
  * Memory arguments are read with process_vm_readv after the call was made, and the kernel reads
