@@ -746,8 +746,8 @@ def reporters(attack, r):
     L = r['layers'] or {}
     lv = r.get('level') or {}
     out = []
-    if L.get('preload') and attack.profile not in RAW_PROFILES:
-        out.append('preload')
+    if L.get('preload') and attack.profile in ('fs', 'exec', 'net', 'env'):
+        out.append('preload')   # libc-level attacks only: raw calls, signals, limits pass beside it
     sc = str(lv.get('seccomp', ''))
     if L.get('seccomp') and 'notify' in sc and not sc.startswith('errno'):
         if attack.profile in ('syscall', 'proc', 'net', 'net-raw', 'exec', 'exec-raw') or \
