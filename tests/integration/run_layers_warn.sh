@@ -48,3 +48,18 @@ out=$(cd "$T_TMP" && "$SBXSUP" run --layers preload,seccomp,landlock,limits -- "
 if [ $rc -eq 0 ] && ! grep -q 'run setup\|report socket' <<<"$out" && grep -q 'preload off' <<<"$out"; then
 	t_pass warn_static_nobwrap_runs
 else t_fail warn_static_nobwrap_runs "rc=$rc out=$out"; fi
+
+# 5. issue 13: `--layers preload,seccomp,landlock` as a normal user (uid 65534 when run as root) says
+#    one line per layer left out or missing — bwrap, netfilter, probes — each once, none for the
+#    selected ones (limits is always on).
+pre=(); [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && pre=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+mkdir -p "$T_TMP/w5"; chmod 777 "$T_TMP/w5"
+(cd "$T_TMP/w5" && "${pre[@]+"${pre[@]}"}" "$SBXSUP" run --layers preload,seccomp,landlock -- true) >"$T_TMP/o5" 2>"$T_TMP/e5"; rc=$?
+ok=1
+for l in "running without bwrap" "netfilter off" "probes off"; do
+	[ "$(grep -c "^sbxsup: warning: $l" "$T_TMP/e5")" = 1 ] || ok=
+done
+grep -qE '^sbxsup: warning: (preload|seccomp|landlock|limits) off' "$T_TMP/e5" && ok=
+if [ "$rc" = 0 ] && [ -n "$ok" ] && [ "$(grep -c '^sbxsup: warning:' "$T_TMP/e5")" = 3 ]; then
+	t_pass run_warn_one_per_missing_layer
+else t_fail run_warn_one_per_missing_layer "rc=$rc $(cat "$T_TMP/e5")"; fi
