@@ -14,6 +14,9 @@
 #   tests/unit/test_*.c      one cmocka binary each
 #   tests/progs/*.c          helper programs for integration tests; *_static.c are linked -static
 #   tests/fuzz/fuzz_*.c      libFuzzer targets (make fuzz)
+#   supervisor/lib/ is the public C API (sbxsup.h): every object but cli/ and main.o, built -fPIC with
+#   hidden visibility, is also linked into $(B)/libsbxsup.so.0 (only the sbx_* calls of sbxsup.h
+#   exported: libsbxsup.map); the sbxsup binary links the same objects statically.
 #
 # B (build dir) can be overridden so several builds can coexist: make B=build-foo
 
@@ -42,17 +45,20 @@ DEB_TEST_PKGS = chromium curl strace git tar python3-venv $(PY_TESTSUITE)
 APT_INSTALL := DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends
 
 SAN      ?=
-HARDEN   := -O2 -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
+# -fPIC (not -fPIE): the same objects make the sbxsup binary (-pie) and libsbxsup.so; hidden
+# visibility: the shared library exports only what sbxsup.h marks SBX_API.
+HARDEN   := -O2 -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIC -fvisibility=hidden
 WARN     := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 -Wvla
 ifeq ($(SAN),1)
-  HARDEN := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -fPIE
+  HARDEN := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -fPIC \
+            -fvisibility=hidden
   SANLD  := -fsanitize=address,undefined
 endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 INC_DIRS := $(patsubst %/,%,$(sort $(dir $(shell find policy audit common supervisor -name '*.h'))))
 CPPFLAGS += -D_GNU_SOURCE -DSBXSUP_VERSION='"$(VERSION)"' -I. $(addprefix -I,$(INC_DIRS)) -I$(B)/bpf \
-            -DSBXSUP_LIBDIR='"$(PREFIX)/lib/sbxsup"'
+            -DSBXSUP_LIBDIR='"$(PREFIX)/lib/sbxsup"' -DSBXSUP_BINDIR='"$(PREFIX)/bin"'
 CFLAGS   += -std=gnu11 -g $(HARDEN) $(WARN)
 LDFLAGS  += -pie -Wl,-z,relro,-z,now $(SANLD)
 
@@ -82,10 +88,14 @@ SBXSUP     := $(B)/sbxsup
 # BPF objects, skeletons and vmlinux.h are kept (not deleted as intermediates): objects include them.
 .SECONDARY: $(BPF_OBJ) $(BPF_SKEL) $(B)/bpf/vmlinux.h
 PRELOAD_SO := $(B)/libsbxpreload.so
+# libsbxsup: soname libsbxsup.so.0 (bumped only if a call of sbxsup.h ever changes incompatibly)
+LIB_SONAME := libsbxsup.so.0
+LIB_SO     := $(B)/$(LIB_SONAME)
+LIB_OBJ    := $(filter-out $(B)/supervisor/cli/%,$(SUP_OBJ)) $(COMMON_OBJ) $(POLICY_OBJ)
 
 .PHONY: all test check check-user asan install uninstall deps test-deps test-deps-check deps-check clean demo bench fuzz fuzz-ci \
         escape-matrix progs
-all: deps-check $(SBXSUP) $(PRELOAD_SO) progs
+all: deps-check $(SBXSUP) $(PRELOAD_SO) $(LIB_SO) progs
 
 # ---- dependencies -----------------------------------------------------------------------------
 deps:
@@ -144,6 +154,13 @@ $(B)/libsup.a: $(SUP_OBJ)
 
 $(SBXSUP): $(B)/supervisor/cli/main.o $(B)/libsup.a $(B)/libcommon.a $(B)/libpolicy.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(filter %.a,$^) -Wl,--end-group $(PKG_LIBS) -lelf -lz
+
+# The library: the objects of the binary minus the command line. Under SAN=1 it needs the sanitizer
+# runtime of its client (no --no-undefined then).
+$(LIB_SO): $(LIB_OBJ) supervisor/lib/libsbxsup.map
+	$(CC) -shared $(SANLD) -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=supervisor/lib/libsbxsup.map \
+	  -Wl,-z,relro,-z,now $(if $(SANLD),,-Wl,--no-undefined) -o $@ $(LIB_OBJ) $(PKG_LIBS) -lelf -lz
+	ln -sf $(LIB_SONAME) $(B)/libsbxsup.so
 
 # The preload is never sanitizer-instrumented: it is injected into arbitrary programs.
 $(PRELOAD_SO): $(PRELOAD_OBJ)
@@ -251,7 +268,11 @@ escape-matrix: all
 # ---- install ------------------------------------------------------------------------------------------
 # make install [DESTDIR=...] [PREFIX=/usr/local]: the binary, the preload (found as ../lib/sbxsup
 # relative to the binary, whatever PREFIX was at build time), the man page, bash and zsh completion,
-# the contract (docs/SPEC.md, docs/cli.md, docs/audit-schema.json) and the example manifests.
+# the contract (docs/SPEC.md, docs/cli.md, docs/audit-schema.json) and the example manifests; the C
+# library: PREFIX/include/sbxsup.h, PREFIX/lib/libsbxsup.so.0 (+ the libsbxsup.so link a build
+# uses) and PREFIX/lib/pkgconfig/sbxsup.pc. PREFIX/lib, not the multiarch directory: it is where
+# the preload already goes, on the default search path of ld.so and pkg-config for /usr and
+# /usr/local on Debian (LIBDIR_SO=... chooses another; run ldconfig after a system-wide install).
 # make uninstall removes exactly those files, then the directories install made when empty.
 BINDIR     := $(PREFIX)/bin
 LIBDIR     := $(PREFIX)/lib/sbxsup
@@ -259,11 +280,15 @@ MANDIR     := $(PREFIX)/share/man/man1
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/share/zsh/vendor-completions,$(PREFIX)/share/zsh/site-functions)
 DOCDIR     := $(PREFIX)/share/doc/sbxsup
+LIBDIR_SO  ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PCDIR      ?= $(LIBDIR_SO)/pkgconfig
 EXAMPLES   := $(wildcard examples/manifests/*.json)
 CONTRACT   := docs/SPEC.md docs/cli.md docs/audit-schema.json
-install: $(SBXSUP) $(PRELOAD_SO)
+install: $(SBXSUP) $(PRELOAD_SO) $(LIB_SO)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHCOMPDIR) \
-	  $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(DOCDIR)/examples/manifests
+	  $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(DOCDIR)/examples/manifests \
+	  $(DESTDIR)$(LIBDIR_SO) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PCDIR)
 	install -m 0755 $(SBXSUP) $(DESTDIR)$(BINDIR)/sbxsup
 	install -m 0644 $(PRELOAD_SO) $(DESTDIR)$(LIBDIR)/libsbxpreload.so
 	install -m 0644 man/sbxsup.1 $(DESTDIR)$(MANDIR)/sbxsup.1
@@ -271,6 +296,13 @@ install: $(SBXSUP) $(PRELOAD_SO)
 	install -m 0644 completions/_sbxsup $(DESTDIR)$(ZSHCOMPDIR)/_sbxsup
 	install -m 0644 $(CONTRACT) $(DESTDIR)$(DOCDIR)/
 	install -m 0644 $(EXAMPLES) $(DESTDIR)$(DOCDIR)/examples/manifests/
+	install -m 0644 $(LIB_SO) $(DESTDIR)$(LIBDIR_SO)/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR_SO)/libsbxsup.so
+	install -m 0644 supervisor/lib/sbxsup.h $(DESTDIR)$(INCLUDEDIR)/sbxsup.h
+	@# sbxsup.pc names the paths of this install (PREFIX given to make install, not to the build)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR_SO)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	  -e 's|@VERSION@|$(VERSION)|' supervisor/lib/sbxsup.pc.in > $(DESTDIR)$(PCDIR)/sbxsup.pc
+	chmod 0644 $(DESTDIR)$(PCDIR)/sbxsup.pc
 	@# the unprivileged identity a root sbxsup lends the executor without bwrap (sandbox_direct.h)
 	-@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && ! getent passwd sbxsup >/dev/null; then \
 		useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
@@ -279,8 +311,10 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/sbxsup $(DESTDIR)$(LIBDIR)/libsbxpreload.so $(DESTDIR)$(MANDIR)/sbxsup.1 \
 	  $(DESTDIR)$(BASHCOMPDIR)/sbxsup $(DESTDIR)$(ZSHCOMPDIR)/_sbxsup \
 	  $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(CONTRACT))) \
-	  $(addprefix $(DESTDIR)$(DOCDIR)/examples/manifests/,$(notdir $(EXAMPLES)))
-	@for d in $(LIBDIR) $(DOCDIR)/examples/manifests $(DOCDIR)/examples $(DOCDIR) $(BINDIR) $(MANDIR) \
+	  $(addprefix $(DESTDIR)$(DOCDIR)/examples/manifests/,$(notdir $(EXAMPLES))) \
+	  $(DESTDIR)$(LIBDIR_SO)/$(LIB_SONAME) $(DESTDIR)$(LIBDIR_SO)/libsbxsup.so \
+	  $(DESTDIR)$(INCLUDEDIR)/sbxsup.h $(DESTDIR)$(PCDIR)/sbxsup.pc
+	@for d in $(PCDIR) $(INCLUDEDIR) $(LIBDIR) $(LIBDIR_SO) $(DOCDIR)/examples/manifests $(DOCDIR)/examples $(DOCDIR) $(BINDIR) $(MANDIR) \
 	  $(PREFIX)/share/man $(BASHCOMPDIR) $(PREFIX)/share/bash-completion $(ZSHCOMPDIR) $(PREFIX)/share/zsh \
 	  $(PREFIX)/share/doc $(PREFIX)/lib $(PREFIX)/share $(if $(DESTDIR),$(PREFIX)); do \
 	  [ ! -d "$(DESTDIR)$$d" ] || rmdir --ignore-fail-on-non-empty "$(DESTDIR)$$d"; done

@@ -405,8 +405,8 @@ static void dest_end(struct audit *a, cJSON *run_end)
 	bool same = lstat(a->path, &st) == 0 && st.st_dev == a->dev && st.st_ino == a->ino;
 	cJSON_AddBoolToObject(run_end, "audit_replaced", !same);
 	if (!same)
-		fprintf(stderr, "sbxsup: warning: the audit file %s was replaced, removed or renamed during the "
-			"run: this run's lines went to the original file, not to what the path names now\n",
+		sbx_msg("warning: the audit file %s was replaced, removed or renamed during the "
+			"run: this run's lines went to the original file, not to what the path names now",
 			a->path);
 }
 

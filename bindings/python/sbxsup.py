@@ -12,6 +12,12 @@ verdict, counts by severity, exit status, refusal reason), so a runtime never pa
         ...                  # the tool tried something its manifest does not grant
     print(r.stdout, r.run_id, r.verdict)
 
+A C program would use libsbxsup instead (supervisor/lib/sbxsup.h, `pkg-config --libs sbxsup`):
+the same runs as calls, the same record from sbx_result_json(). This module deliberately does not
+load it through ctypes: a library run acts on the whole calling process (it reaps and kills every
+child of the process, blocks signals, becomes a subreaper), which a Python runtime with children
+of its own cannot allow; a subprocess keeps those effects in sbxsup's own process.
+
 Promise: run() never raises for what the executor did (a crash, a timeout, a denial); it raises
 SbxsupError only when sbxsup itself could not be started or gave no result record. The result
 record's schema is docs/result-record.md.

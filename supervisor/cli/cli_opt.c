@@ -66,44 +66,5 @@ int cli_seconds(const char *s, long *ms)
 
 int cli_layers(const char *list, unsigned *mask, char *err, size_t errlen)
 {
-	unsigned all = 0, m = 0;
-	char one[32];
-	(void)sbx_layer_parse("auto", &all, err, errlen);
-	if (list[0] == '-' || list[0] == '+')
-		m = all; /* "-probes" alone: auto minus probes */
-	for (const char *p = list;;) {
-		size_t n = strcspn(p, ",");
-		char sign = n && (*p == '-' || *p == '+') ? *p : 0;
-		const char *name = sign ? p + 1 : p;
-		size_t nl = sign ? n - 1 : n;
-		if (!nl) {
-			snprintf(err, errlen, "empty layer name in '%s'", list);
-			return -1;
-		}
-		if (nl >= sizeof one) {
-			snprintf(err, errlen, "unknown layer '%.*s'", (int)nl, name);
-			return -1;
-		}
-		memcpy(one, name, nl);
-		one[nl] = '\0';
-		unsigned bit = 0;
-		if (sbx_layer_parse(one, &bit, err, errlen) < 0)
-			return -1;
-		if (sign && (!strcmp(one, "auto") || !strcmp(one, "all") || !strcmp(one, "none"))) {
-			snprintf(err, errlen, "'%c%s': +/- apply to a layer name", sign, one);
-			return -1;
-		}
-		if (!strcmp(one, "none"))
-			m = 0;
-		else if (sign == '-')
-			m &= ~bit;
-		else
-			m |= bit;
-		p += n;
-		if (!*p)
-			break;
-		p++;
-	}
-	*mask = m;
-	return 0;
+	return sbx_layer_list_parse(list, mask, err, errlen);
 }

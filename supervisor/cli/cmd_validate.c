@@ -3,7 +3,7 @@
  * Promise: exit 0 and "sbxsup: FILE: ok" on stdout (warnings on stderr as
  * "sbxsup: FILE: warning: ..."), or exit 125 with every problem the parser found on stderr, one
  * per line, each "sbxsup: FILE: <line/column or JSON path>: <what>". Bad arguments: exit 125.
- * The manifest is also compiled (pol_build, names not resolved) and the blob verified (pol_open),
+ * The manifest is also compiled and the blob verified (pol_check: pol_build, names not resolved, then pol_open),
  * so a manifest that validates is one `sbxsup run` accepts. Nothing is run and nothing outside the
  * manifest file is read (hint paths need not exist).
  */
@@ -15,7 +15,6 @@
 #include "cli_opt.h"
 #include "cmd.h"
 #include "manifest.h"
-#include "policy.h"
 #include "policy_build.h"
 
 static const char validate_usage[] =
@@ -96,24 +95,15 @@ int cmd_validate(int argc, char **argv)
 		mf_errors_free(&e);
 		return SBX_EXIT_INTERNAL;
 	}
-	void *blob = NULL;
-	size_t len = 0;
-	const char *why = NULL;
-	struct pol_build_opts bo = {.resolve = false, .uid = ctx.uid};
 	int ret = 0;
-	if (pol_build(m, &bo, &blob, &len, err, sizeof err) < 0) {
-		fprintf(stderr, "sbxsup: %s: cannot compile the policy: %s\n", file, err);
-		ret = SBX_EXIT_INTERNAL;
-	} else if (!pol_open(blob, len, &why)) {
-		fprintf(stderr, "sbxsup: %s: the compiled policy does not verify: %s\n", file,
-			why ? why : "?");
+	if (pol_check(m, ctx.uid, err, sizeof err) < 0) {
+		fprintf(stderr, "sbxsup: %s: %s\n", file, err);
 		ret = SBX_EXIT_INTERNAL;
 	} else {
 		printf("sbxsup: %s: ok\n", file);
 		if (fflush(stdout) != 0)
 			ret = SBX_EXIT_INTERNAL;
 	}
-	free(blob);
 	manifest_free(m);
 	mf_errors_free(&e);
 	return ret;

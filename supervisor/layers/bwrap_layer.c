@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "layer.h"
+#include "smallfile.h"
 
 int bwrap_find(char *path, size_t pathlen, char *why, size_t whylen)
 {
@@ -188,31 +189,24 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 
 /* ---- the layer entry ---------------------------------------------------------------------------- */
 
-static long read_sysctl(const char *path)
+/* True when the sysctl at `path` reads as the number v. */
+static bool sysctl_is(const char *path, long v)
 {
-	char buf[32];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	return strtol(buf, NULL, 10);
+	long got;
+	return sbx_read_long(path, &got) == 0 && got == v;
 }
 
 static void userns_remedy(char *out, size_t len)
 {
 	out[0] = 0;
 	size_t l = 0;
-	if (read_sysctl("/proc/sys/kernel/unprivileged_userns_clone") == 0)
+	if (sysctl_is("/proc/sys/kernel/unprivileged_userns_clone", 0))
 		l += (size_t)snprintf(out + l, len - l, "sysctl -w kernel.unprivileged_userns_clone=1; ");
-	if (l < len && read_sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
+	if (l < len && sysctl_is("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", 1))
 		l += (size_t)snprintf(out + l, len - l,
 				      "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 (or an AppArmor "
 				      "profile allowing userns for bwrap); ");
-	if (l < len && read_sysctl("/proc/sys/user/max_user_namespaces") == 0)
+	if (l < len && sysctl_is("/proc/sys/user/max_user_namespaces", 0))
 		l += (size_t)snprintf(out + l, len - l, "sysctl -w user.max_user_namespaces=15000; ");
 	if (!l)
 		snprintf(out, len, "check that user namespaces work: bwrap --unshare-user --ro-bind / / true");

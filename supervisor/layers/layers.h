@@ -31,6 +31,10 @@ struct sbx_layers {
 const char *sbx_layer_name(enum sbx_layer l);       /* "preload", "bwrap", ... */
 /* Parse "auto", "all", "none" or a comma list of names into a mask. Returns 0 or -1 (err set). */
 int sbx_layer_parse(const char *list, unsigned *mask, char *err, size_t errlen);
+/* A layer list as bwrap/systemd-run users expect (`--layers`, `--require`, the library's
+ * sbx_opts_set_layers): names, "auto", "all", "none", comma-separated, "+name"/"-name" add to or
+ * remove from what comes before ("-probes" alone: auto minus probes). Returns 0 or -1 (err set). */
+int sbx_layer_list_parse(const char *list, unsigned *mask, char *err, size_t errlen);
 void sbx_layer_set_off(struct sbx_layers *s, enum sbx_layer l, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void sbx_layer_set_on(struct sbx_layers *s, enum sbx_layer l, const char *fmt, ...)

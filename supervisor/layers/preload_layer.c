@@ -22,7 +22,7 @@ static int usable_lib(const char *cand, char *path, size_t pathlen)
 	return 0;
 }
 
-int detect_preload(char *path, size_t pathlen, char *why, size_t whylen)
+int detect_preload(const char *sbxsup, char *path, size_t pathlen, char *why, size_t whylen)
 {
 	const char *env = getenv("SBXSUP_PRELOAD_LIB");
 	if (env && *env) {
@@ -32,7 +32,7 @@ int detect_preload(char *path, size_t pathlen, char *why, size_t whylen)
 		return -1;
 	}
 	char self[PATH_MAX], cand[PATH_MAX + 32];
-	if (realpath("/proc/self/exe", self)) {
+	if (realpath(sbxsup && *sbxsup ? sbxsup : "/proc/self/exe", self)) {
 		char *slash = strrchr(self, '/');
 		if (slash) {
 			*slash = 0;
@@ -56,7 +56,7 @@ int detect_preload(char *path, size_t pathlen, char *why, size_t whylen)
 
 static void pl_probe(enum layer_depth depth, struct detect *d, struct layer_probe *out)
 {
-	out->available = detect_preload(d->preload, sizeof d->preload, out->why, sizeof out->why) == 0;
+	out->available = detect_preload(d->self, d->preload, sizeof d->preload, out->why, sizeof out->why) == 0;
 	if (out->available)
 		snprintf(out->level, sizeof out->level, "%s", depth == LAYER_CHEAP ? "LD_PRELOAD" : d->preload);
 	else

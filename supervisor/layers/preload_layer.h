@@ -11,7 +11,8 @@
 
 #include <stddef.h>
 
-/* Returns 0 (path set to the library's real path) or -1 (why set). */
-int detect_preload(char *path, size_t pathlen, char *why, size_t whylen);
+/* `sbxsup`: the sbxsup binary the run uses (struct detect's self: the library's helper), NULL or "":
+ * /proc/self/exe. Returns 0 (path set to the library's real path) or -1 (why set). */
+int detect_preload(const char *sbxsup, char *path, size_t pathlen, char *why, size_t whylen);
 
 #endif

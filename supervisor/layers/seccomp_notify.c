@@ -1,5 +1,6 @@
 /* seccomp_notify.c — decisions on notified calls (see seccomp_notify.h for the promise). */
 #include "seccomp_notify.h"
+#include "smallfile.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -182,14 +183,8 @@ static int proc_hard_limit(pid_t pid, unsigned res, uint64_t *hard)
 {
 	char p[64], buf[4096];
 	snprintf(p, sizeof p, "/proc/%d/limits", (int)pid);
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (sbx_read_small(p, buf, sizeof buf) <= 0)
 		return -1;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
 	char *line = strchr(buf, '\n'); /* skip the header */
 	for (unsigned i = 0; line && i <= res; i++) {
 		line++;

@@ -699,3 +699,22 @@ int pol_to_sealed_memfd(const void *blob, size_t len)
 	}
 	return fd;
 }
+
+int pol_check(const struct manifest *m, uid_t uid, char *err, size_t errlen)
+{
+	void *blob = NULL;
+	size_t len = 0;
+	const char *why = NULL;
+	char e[512] = "";
+	struct pol_build_opts bo = {.resolve = false, .uid = uid};
+	int rc = 0;
+	if (pol_build(m, &bo, &blob, &len, e, sizeof e) < 0) {
+		snprintf(err, errlen, "cannot compile the policy: %s", e);
+		rc = -1;
+	} else if (!pol_open(blob, len, &why)) {
+		snprintf(err, errlen, "the compiled policy does not verify: %s", why ? why : "?");
+		rc = -1;
+	}
+	free(blob);
+	return rc;
+}

@@ -58,6 +58,12 @@ struct pol_build_opts {
 int pol_build(const struct manifest *m, const struct pol_build_opts *o, void **blob, size_t *len,
 	      char *err, size_t errlen);
 
+/* What `sbxsup validate` (and the library's sbx_manifest_load) checks beyond parsing: the manifest
+ * compiles (pol_build, host names not resolved, for `uid`) and the blob verifies (pol_open).
+ * Returns 0, or -1 with err = "cannot compile the policy: ..." / "the compiled policy does not
+ * verify: ...". */
+int pol_check(const struct manifest *m, uid_t uid, char *err, size_t errlen);
+
 /* The i-th built-in never-readable path (as a glob; "~/..." for the per-user ones), for
  * `explain`; NULL past the end. buf holds the "~/..." forms. */
 const char *pol_build_secret(size_t i, char *buf, size_t len);

@@ -1,5 +1,6 @@
 /* caps.c — see caps.h. Raw syscalls only (no libcap). */
 #include "caps.h"
+#include "smallfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,19 +40,9 @@ static int caps_set(const struct __user_cap_data_struct d[2])
  * PR_CAPBSET_READ refuses with EINVAL, minus one: both are the kernel's own answer. */
 int sbx_caps_last(char *why, size_t whylen)
 {
-	int fd = open("/proc/sys/kernel/cap_last_cap", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		char buf[16];
-		ssize_t n = read(fd, buf, sizeof buf - 1);
-		close(fd);
-		if (n > 0) {
-			buf[n] = 0;
-			char *end;
-			long v = strtol(buf, &end, 10);
-			if (end != buf && (*end == '\n' || !*end) && v >= 0 && v <= CAPS_MAX)
-				return (int)v;
-		}
-	}
+	long v;
+	if (sbx_read_long("/proc/sys/kernel/cap_last_cap", &v) == 0 && v >= 0 && v <= CAPS_MAX)
+		return (int)v;
 	for (int c = 0; c <= CAPS_MAX + 1; c++) {
 		if (prctl(PR_CAPBSET_READ, (unsigned long)c, 0, 0, 0) >= 0)
 			continue;

@@ -1,5 +1,6 @@
 /* cgroup.c — see cgroup.h. */
 #include "cgroup.h"
+#include "smallfile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -132,29 +133,14 @@ static int write_file(const char *dir, const char *file, const char *val)
 {
 	char p[PATH_MAX + 64];
 	snprintf(p, sizeof p, "%s/%s", dir, file);
-	int fd = open(p, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = write(fd, val, strlen(val));
-	int e = errno;
-	close(fd);
-	errno = e;
-	return n == (ssize_t)strlen(val) ? 0 : -1;
+	return sbx_write_small(p, val);
 }
 
 static int read_file(const char *dir, const char *file, char *buf, size_t len)
 {
 	char p[PATH_MAX + 64];
 	snprintf(p, sizeof p, "%s/%s", dir, file);
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = 0;
-	return 0;
+	return sbx_read_small(p, buf, len) < 0 ? -1 : 0;
 }
 
 static int open_procs(const char *dir)

@@ -1,5 +1,6 @@
 /* janitor.c — see janitor.h. */
 #include "janitor.h"
+#include "smallfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,11 +37,7 @@ static void clean_cgroup(const char *dir)
 	char p[PATH_MAX + 32];
 	for (int round = 0; round < 1000; round++) {
 		snprintf(p, sizeof p, "%s/cgroup.kill", dir);
-		int fd = open(p, O_WRONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			(void)!write(fd, "1", 1);
-			close(fd);
-		}
+		(void)sbx_write_small(p, "1"); /* absent on kernels without cgroup.kill: the loop below */
 		snprintf(p, sizeof p, "%s/cgroup.procs", dir);
 		FILE *f = fopen(p, "re");
 		if (!f)

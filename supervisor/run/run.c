@@ -64,6 +64,8 @@ static void detect_layers(struct run *r)
 {
 	r->L.want = r->o.want;
 	r->L.require = r->o.require;
+	if (r->o.helper && !realpath(r->o.helper, r->d.self)) /* the library checked it; gone since: */
+		snprintf(r->d.self, sizeof r->d.self, "%s", r->o.helper); /* never the caller's program */
 	if (!r->o.disabled) {
 		layers_detect(&r->L, &r->d);
 		return;
@@ -151,8 +153,12 @@ static int print_plan(struct run *r)
 		sbx_msg("cannot build the plan");
 		return SBX_EXIT_INTERNAL;
 	}
-	puts(s);
-	free(s);
+	if (r->o.plan_out)
+		*r->o.plan_out = s;
+	else {
+		puts(s);
+		free(s);
+	}
 	return run_require_missing(r) ? SBX_EXIT_INTERNAL : 0;
 }
 
@@ -337,7 +343,7 @@ static int run_main(struct run *r, int pr)
 /* The result record (--result): one JSON object, whether the run ran or was refused. */
 static void write_result(struct run *r, int code)
 {
-	if (r->result_fd < 0)
+	if (r->result_fd < 0 && !r->o.result_out)
 		return;
 	struct timespec t1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -361,7 +367,9 @@ static void write_result(struct run *r, int code)
 		.key = r->audit_ok && r->a.keyed ? r->a.key.id : NULL,
 	};
 	cJSON *rec = result_build(&in);
-	if (!rec || result_write(r->result_fd, rec) < 0)
+	if (r->o.result_out && (!rec || !(*r->o.result_out = cJSON_PrintUnformatted(rec))))
+		sbx_msg("warning: cannot build the result record: out of memory");
+	if (r->result_fd >= 0 && (!rec || result_write(r->result_fd, rec) < 0))
 		sbx_msg("warning: cannot write the result record: %s", strerror(errno));
 	cJSON_Delete(rec);
 	cJSON_Delete(events);

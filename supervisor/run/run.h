@@ -5,6 +5,12 @@
  * every required layer is active. `parsed` is what the command line parser said: 0 (o is complete)
  * or -1 (bad arguments: nothing runs; the result record, when o->result was read, says
  * bad_arguments). The caller owns `o` and everything it points to.
+ * The library (supervisor/lib/sbxsup.h) is the one caller: the CLI reaches run_execute through it.
+ * Process-wide effects while it runs (the library saves and restores the last three): it reaps and,
+ * at the end, SIGKILLs every child of the calling process (it must have no other children); it
+ * becomes a child subreaper; it blocks SIGCHLD/INT/TERM/HUP in the calling thread (a signalfd
+ * takes them: INT/TERM/HUP go to the executor); SIGPIPE is ignored. It speaks with sbx_msg (on the
+ * thread's message descriptor, common/msg.h).
  */
 #ifndef SBX_RUN_H
 #define SBX_RUN_H
@@ -24,6 +30,11 @@ struct run_opts {
 	bool disabled;            /* SBXSUP_SANDBOX=0 */
 	char **cmd;               /* NULL-terminated */
 	char ws_tmp[32];          /* the temporary workspace of run_args_workspace, or "" */
+	/* For the library (all zero from the command line parser: the CLI's behaviour): */
+	const char *helper;       /* the sbxsup binary the sandbox execs as its stage; NULL: /proc/self/exe */
+	const int *stdio;         /* the executor's stdin/stdout/stderr (each > 2), NULL: sbxsup's 0/1/2 */
+	char **plan_out;          /* dry_run: the plan JSON is stored here (malloc) instead of printed */
+	char **result_out;        /* the result record (one line, no newline, malloc) is stored here */
 };
 
 int run_execute(struct run_opts *o, int parsed);

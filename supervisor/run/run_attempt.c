@@ -113,6 +113,17 @@ static int child_common(struct run *r, const struct child_fds *f)
 	return 0;
 }
 
+/* The library's stdio (run_opts.stdio, each > 2) becomes the child's 0/1 and, without bwrap, 2 (with
+ * bwrap, 2 is bwrap's own pipe and the stage restores the executor's stderr from stderr_copy, which
+ * the attempt took from stdio[2]). Async-signal-safe. */
+static int child_stdio(const struct run *r, bool with_stderr)
+{
+	for (int i = 0; r->o.stdio && i < (with_stderr ? 3 : 2); i++)
+		if (dup2(r->o.stdio[i], i) < 0)
+			return -1;
+	return 0;
+}
+
 static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct child_fds *f)
 {
 	char **argv = f->argv;
@@ -127,7 +138,7 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 	keep_fd(f->ctl_c);
 	keep_fd(f->ldso);
 	keep_fd(r->att.stderr_copy);
-	if (dup2(f->err_w, 2) < 0)
+	if (child_stdio(r, false) < 0 || dup2(f->err_w, 2) < 0)
 		_exit(SBX_EXIT_INTERNAL);
 	execv(argv[0], argv);
 	dprintf(2, "exec %s: %s", argv[0], strerror(errno));
@@ -142,6 +153,8 @@ static __attribute__((noreturn)) void child_direct(struct run *r, const struct c
 		_exit(SBX_EXIT_INTERNAL);
 	}
 	if (r->att.pidns && sd_child_setup(&r->sd) < 0)
+		_exit(SBX_EXIT_INTERNAL);
+	if (child_stdio(r, true) < 0)
 		_exit(SBX_EXIT_INTERNAL);
 	cloexec_all();
 	keep_fd(r->pol_fd);
@@ -210,7 +223,7 @@ static void on_ready(struct run *r)
 			   "%s: %s", r->o.cmd[0], strcmp(cmdst, "not_found") ? "not executable" : "not found");
 	if (t->wrapped) {
 		if (t->wrap_err_len) /* bwrap's own warnings during a good setup: pass them on */
-			(void)!write(2, t->wrap_err, t->wrap_err_len);
+			(void)!write(sbx_msg_fd(), t->wrap_err, t->wrap_err_len);
 		t->wrap_err_len = 0;
 	}
 	if (run_require_missing(r)) {
@@ -293,7 +306,7 @@ static void read_wrap_err(struct attempt *t)
 		memcpy(t->wrap_err + t->wrap_err_len, buf, c);
 		t->wrap_err_len += c;
 	} else {
-		(void)!write(2, buf, (size_t)k);
+		(void)!write(sbx_msg_fd(), buf, (size_t)k);
 	}
 }
 
@@ -448,7 +461,8 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 	r->lc.env = &env;
 	if (w) {
 		char err[256];
-		if (pipe2(errp, O_CLOEXEC) < 0 || (t->stderr_copy = fcntl(2, F_DUPFD_CLOEXEC, 3)) < 0) {
+		int err_fd = r->o.stdio ? r->o.stdio[2] : 2; /* the executor's stderr, which the stage restores */
+		if (pipe2(errp, O_CLOEXEC) < 0 || (t->stderr_copy = fcntl(err_fd, F_DUPFD_CLOEXEC, 3)) < 0) {
 			sbx_msg("pipe: %s", strerror(errno));
 			goto out;
 		}

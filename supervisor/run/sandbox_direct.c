@@ -27,6 +27,7 @@
 #include "msg.h"
 #include "env.h"
 #include "manifest.h"
+#include "smallfile.h"
 
 #ifndef MOUNT_ATTR_IDMAP
 #define MOUNT_ATTR_IDMAP 0x00100000
@@ -205,33 +206,21 @@ int sd_env(struct sd_plan *p, struct strv *env, const char *tmp_in_sandbox)
 
 /* ---- the workspace through an idmapped mount (root) ------------------------------------------- */
 
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = write(fd, s, strlen(s));
-	int e = errno;
-	close(fd);
-	errno = e;
-	return n == (ssize_t)strlen(s) ? 0 : -1;
-}
-
 static int write_maps(pid_t pid, uid_t in_u, uid_t out_u, gid_t in_g, gid_t out_g, bool deny_setgroups)
 {
 	char path[64], m[64];
 	snprintf(path, sizeof path, "/proc/%d/uid_map", (int)pid);
 	snprintf(m, sizeof m, "%u %u 1\n", (unsigned)in_u, (unsigned)out_u);
-	if (write_file(path, m) < 0)
+	if (sbx_write_small(path, m) < 0)
 		return -1;
 	if (deny_setgroups) {
 		snprintf(path, sizeof path, "/proc/%d/setgroups", (int)pid);
-		if (write_file(path, "deny") < 0 && errno != ENOENT)
+		if (sbx_write_small(path, "deny") < 0 && errno != ENOENT)
 			return -1;
 	}
 	snprintf(path, sizeof path, "/proc/%d/gid_map", (int)pid);
 	snprintf(m, sizeof m, "%u %u 1\n", (unsigned)in_g, (unsigned)out_g);
-	return write_file(path, m);
+	return sbx_write_small(path, m);
 }
 
 static void reap_killed(pid_t c)

@@ -1,19 +1,12 @@
-/* fuzz_common.h — shared bits of the libFuzzer targets (tests/fuzz/fuzz_*.c).
- * The targets link every policy/audit/common/supervisor source except supervisor/cli/main.c, which defines
- * sbx_msg(); a weak stand-in keeps them linking (and quiet) if nothing else defines it. */
+/* fuzz_common.h — shared bits of the libFuzzer targets (tests/fuzz/fuzz_*.c), which link every
+ * policy/audit/common/supervisor source except supervisor/cli/main.c (sbx_msg is common/msg.c). */
 #ifndef SBX_FUZZ_COMMON_H
 #define SBX_FUZZ_COMMON_H
 
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-__attribute__((weak)) void sbx_msg(const char *fmt, ...)
-{
-	(void)fmt;
-}
 
 /* NUL-terminated heap copy of data[0..n) (the caller frees). */
 static inline char *fz_strndup(const uint8_t *d, size_t n)

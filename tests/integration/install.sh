@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # install.sh — `make install DESTDIR=... PREFIX=/usr` on the existing build (built with another
 # PREFIX) gives a binary that finds its preload as ../lib/sbxsup and runs `sbxsup run -- true` from
-# /; completion, man page, contract and example manifests are where they belong; `make uninstall`
-# removes every file and directory install made.
+# /; completion, man page, contract and example manifests are where they belong, and the C library
+# (sbxsup.h, libsbxsup.so.0 + the libsbxsup.so link, sbxsup.pc naming the install's PREFIX; its use:
+# lib_install.sh); `make uninstall` removes every file and directory install made.
 . "$(dirname "$0")/../lib.sh"
 
 need_cmd install_tree make || exit 0
@@ -14,9 +15,11 @@ fi
 want=(usr/bin/sbxsup usr/lib/sbxsup/libsbxpreload.so usr/share/man/man1/sbxsup.1
       usr/share/bash-completion/completions/sbxsup usr/share/zsh/vendor-completions/_sbxsup
       usr/share/doc/sbxsup/SPEC.md usr/share/doc/sbxsup/cli.md usr/share/doc/sbxsup/audit-schema.json
-      usr/share/doc/sbxsup/examples/manifests/notes-search.json)
+      usr/share/doc/sbxsup/examples/manifests/notes-search.json
+      usr/include/sbxsup.h usr/lib/libsbxsup.so.0 usr/lib/libsbxsup.so usr/lib/pkgconfig/sbxsup.pc)
 missing=; for f in "${want[@]}"; do [ -f "$D/$f" ] || missing="$missing $f"; done
-if [ -z "$missing" ] && [ -x "$D/usr/bin/sbxsup" ] && bash -n "$D/usr/share/bash-completion/completions/sbxsup"; then
+if [ -z "$missing" ] && [ -x "$D/usr/bin/sbxsup" ] && [ "$(readlink "$D/usr/lib/libsbxsup.so")" = libsbxsup.so.0 ] \
+   && grep -qx 'prefix=/usr' "$D/usr/lib/pkgconfig/sbxsup.pc" && bash -n "$D/usr/share/bash-completion/completions/sbxsup"; then
 	t_pass install_tree
 else t_fail install_tree "missing:$missing"; fi
 

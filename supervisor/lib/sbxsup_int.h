@@ -1,0 +1,20 @@
+/* sbxsup_int.h — what the sbxsup command line needs of the library beyond sbxsup.h. Not installed,
+ * not exported from libsbxsup.so (hidden like every internal symbol); the sbxsup binary links the
+ * library's objects statically and calls these.
+ *
+ * Promise: sbx_opts_set_layer_masks() takes --layers/--require already parsed (run_args.c);
+ * sbx_opts_set_temp_workspace() names the temporary workspace the command line made for a run
+ * from "/" (the run announces it to its clean-up helper; the caller removes it afterwards);
+ * sbx_refuse_arguments() is the run for bad arguments: nothing runs, the result record (when
+ * o has a result destination) says bad_arguments; returns 125.
+ */
+#ifndef SBX_SBXSUP_INT_H
+#define SBX_SBXSUP_INT_H
+
+#include "sbxsup.h"
+
+int sbx_opts_set_layer_masks(struct sbx_opts *o, unsigned want, unsigned require);
+int sbx_opts_set_temp_workspace(struct sbx_opts *o, const char *dir);
+int sbx_refuse_arguments(const struct sbx_opts *o);
+
+#endif
