@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fanotify.h>
+#include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -614,12 +616,12 @@ static int decide_meta(const struct sbx_sn_ctx *c, pid_t pid, const char *sys, c
 	uint64_t paddr = m->path >= 0 ? args[(int)m->path] : 0;
 	unsigned acc = m->read ? POL_READ : POL_WRITE;
 	if (!strcmp(sys, "inotify_add_watch")) {
-		nofollow = (args[2] & 0x02000000u) != 0; /* IN_DONT_FOLLOW */
+		nofollow = (args[2] & IN_DONT_FOLLOW) != 0;
 		if (!paddr)
 			return 2;
 	} else if (!strcmp(sys, "fanotify_mark")) {
-		nofollow = (args[1] & 0x10u) != 0; /* FAN_MARK_DONT_FOLLOW */
-		if (args[1] & 0x02u)               /* FAN_MARK_REMOVE: removing a mark reads nothing */
+		nofollow = (args[1] & FAN_MARK_DONT_FOLLOW) != 0;
+		if (args[1] & (FAN_MARK_REMOVE | FAN_MARK_FLUSH)) /* nothing is watched by these */
 			return 0;
 	} else if (!strcmp(sys, "linkat")) {
 		nofollow = !(fl & AT_SYMLINK_FOLLOW);
