@@ -136,11 +136,18 @@ deps-check:
 	fi
 
 # ---- libraries and binaries -------------------------------------------------------------------
-$(B)/%.o: %.c | $(BPF_SKEL)
+# Objects are rebuilt when the compiler or its flags change (a stamp named by their checksum), so a
+# build directory made with other flags (-fPIE before the library, SAN=1) never mixes objects.
+FLAGS_SUM   := $(shell echo '$(subst ',,$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS))' | cksum | cut -d' ' -f1)
+FLAGS_STAMP := $(B)/.flags-$(FLAGS_SUM)
+$(FLAGS_STAMP):
+	@mkdir -p $(B); rm -f $(B)/.flags-*; touch $@
+
+$(B)/%.o: %.c $(FLAGS_STAMP) | $(BPF_SKEL)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(B)/pic/%.o: %.c
+$(B)/pic/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -DSBX_PRELOAD=1 -std=gnu11 -g -O2 -D_FORTIFY_SOURCE=2 -fstack-protector-strong \
 	  -fPIC -fvisibility=hidden $(WARN) -MMD -MP -c $< -o $@

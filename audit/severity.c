@@ -154,6 +154,10 @@ static int matches(const struct entry *e, const cJSON *ev, const char *event)
 	return 1;
 }
 
+/* Only what the executor tried is ranked. run.start, env.drop, limit.hit, run.end and
+ * shadow.commit (the invoking user applying a --shadow run's changes, docs/audit-keys.md §7: what it
+ * refused is listed in the event, the executor's attempts were ranked when they happened) carry no
+ * severity. */
 int sbx_sev_is_security_event(const char *event)
 {
 	static const char *const sec[] = {"preload.deny", "kernel.violation", "netfilter.deny", "seccomp.deny",

@@ -278,8 +278,19 @@ sys.stdout.write("\0".join(out + ["--", "/bin/true"]) + "\0")' >"$argvf" 2>/dev/
 		cfg_add "$name" "--layers ${layers:-auto}; $act" "$SBXSUP" run -w "$WS" "${la[@]+"${la[@]}"}" -- /bin/true
 	done
 
+	# the shadow workspace's cost: the same auto run with --shadow (store + overlay + change set);
+	# every store these runs leave is discarded after the timing
+	local shadow_before; shadow_before=$("$SBXSUP" shadow list 2>/dev/null | cut -c1-32)
+	if act=$(sbx_check start.auto_shadow --shadow); then
+		cfg_add start.auto_shadow "--layers auto --shadow (overlay); $act" "$SBXSUP" run -w "$WS" --shadow -- /bin/true
+	fi
+
 	say "start-up: ${#CFGS[@]} configurations, $N_START rounds, round-robin"
 	rr_time "${CFGS[@]}"
+	local sid
+	for sid in $("$SBXSUP" shadow list 2>/dev/null | cut -c1-32); do
+		grep -qx "$sid" <<<"$shadow_before" || "$SBXSUP" shadow discard "$sid" >/dev/null 2>&1
+	done
 
 	if [ "$PINNED" != 1 ]; then
 		na start.auto_pinned "skipped (BENCH_PINNED=0)"

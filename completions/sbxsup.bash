@@ -28,8 +28,14 @@ _sbxsup() {
 	--timeout|-H|--host) return ;;
 	esac
 	case $cmd in
-	"") COMPREPLY=($(compgen -W "run explain validate status audit probes --help --version" -- "$cur")) ;;
-	run) COMPREPLY=($(compgen -W "-m --manifest -w --workspace -a --audit --audit-budget --layers --require --timeout --dry-run --help --" -- "$cur")) ;;
+	"") COMPREPLY=($(compgen -W "run explain validate status audit probes shadow --help --version" -- "$cur")) ;;
+	run) COMPREPLY=($(compgen -W "-m --manifest -w --workspace -a --audit --audit-budget --layers --require --timeout --shadow --dry-run --help --" -- "$cur")) ;;
+	shadow)
+		if [ "${COMP_WORDS[2]:-}" = "$cur" ]; then COMPREPLY=($(compgen -W "list diff commit discard --help" -- "$cur"))
+		elif [ "$COMP_CWORD" -le 4 ] && [ "${COMP_WORDS[2]}" != list ]; then
+			# run ids with kept changes (sbxsup shadow list), --json / -a where they apply
+			COMPREPLY=($(compgen -W "$(sbxsup shadow list 2>/dev/null | cut -c1-32) --json -a" -- "$cur"))
+		else COMPREPLY=($(compgen -f -- "$cur")); fi ;;
 	explain) COMPREPLY=($(compgen -W "-m --manifest -w --workspace -p --path --write --exec -H --host --help" -- "$cur")) ;;
 	validate) COMPREPLY=($(compgen -W "-m --manifest -w --workspace --help" -- "$cur") $(compgen -f -X '!*.json' -- "$cur")) ;;
 	status) COMPREPLY=($(compgen -W "--json --help" -- "$cur")) ;;

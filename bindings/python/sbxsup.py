@@ -21,6 +21,15 @@ of its own cannot allow; a subprocess keeps those effects in sbxsup's own proces
 Promise: run() never raises for what the executor did (a crash, a timeout, a denial); it raises
 SbxsupError only when sbxsup itself could not be started or gave no result record. The result
 record's schema is docs/result-record.md.
+
+Shadow workspace (docs/notes/shadow.md): run(..., shadow=True) keeps the executor's writes out of
+the workspace; Result.shadow is the change set's summary, and shadow_diff / shadow_commit /
+shadow_discard review and apply it (each runs `sbxsup shadow ...` with an argv, no shell):
+
+    r = sbxsup.run(["python3", "tool.py"], manifest="tool.json", shadow=True)
+    print(sbxsup.shadow_diff(r.run_id))
+    if ok: sbxsup.shadow_commit(r.run_id)        # or some paths: shadow_commit(r.run_id, ["out/"])
+    else:  sbxsup.shadow_discard(r.run_id)
 """
 
 import json
@@ -30,7 +39,8 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Union
 
-__all__ = ["run", "Result", "SbxsupError", "find_sbxsup"]
+__all__ = ["run", "Result", "SbxsupError", "find_sbxsup", "shadow_diff", "shadow_changes",
+           "shadow_commit", "shadow_discard", "ShadowCommit"]
 
 
 class SbxsupError(RuntimeError):
@@ -73,6 +83,11 @@ class Result:
     def counts(self) -> Dict[str, int]:
         return dict(self.record.get("counts") or {})
 
+    @property
+    def shadow(self) -> Optional[Dict[str, Any]]:
+        """--shadow: {run, store, mechanism, hash, count: {kind: n}, bytes}; None otherwise."""
+        return self.record.get("shadow")
+
 
 def find_sbxsup() -> str:
     """$SBXSUP, else `sbxsup` on PATH; raises SbxsupError when neither exists."""
@@ -88,7 +103,7 @@ def run(argv: Sequence[str], manifest: Optional[Union[str, os.PathLike]] = None,
         audit: Optional[Union[str, os.PathLike]] = None, tag: Optional[str] = None,
         layers: Optional[str] = None, require: Optional[str] = None,
         extra_args: Sequence[str] = (), sbxsup: Optional[str] = None,
-        env: Optional[Dict[str, str]] = None) -> Result:
+        env: Optional[Dict[str, str]] = None, shadow: bool = False) -> Result:
     """Run argv under sbxsup and return its Result.
 
     manifest: the executor's manifest file (None: sbxsup's built-in default manifest).
@@ -96,6 +111,7 @@ def run(argv: Sequence[str], manifest: Optional[Union[str, os.PathLike]] = None,
     timeout: wall-clock limit in seconds (sbxsup kills the whole run; Result.timed_out is then true).
     workspace, audit, tag, layers, require: the `sbxsup run` options of the same names.
     env: the environment sbxsup itself starts with (the executor's is built from the manifest).
+    shadow: `--shadow`: the executor's writes land in a per-run store; see shadow_diff/commit/discard.
     """
     if not argv:
         raise ValueError("argv is empty")
@@ -114,6 +130,8 @@ def run(argv: Sequence[str], manifest: Optional[Union[str, os.PathLike]] = None,
         cmd += ["--require", require]
     if timeout is not None:
         cmd += ["--timeout", repr(float(timeout))]
+    if shadow:
+        cmd += ["--shadow"]
     rd, wr = os.pipe()
     try:
         cmd += ["--result", str(wr), *extra_args, "--", *argv]
@@ -146,3 +164,63 @@ def run(argv: Sequence[str], manifest: Optional[Union[str, os.PathLike]] = None,
         raise SbxsupError("sbxsup wrote no result record (exit %s): %s"
                           % (proc.returncode, err.decode("utf-8", "replace").strip()[-400:]))
     return Result(stdout=out, stderr=err, record=record)
+
+
+# ---- shadow workspace ------------------------------------------------------------------------------
+
+@dataclass
+class ShadowCommit:
+    """What `sbxsup shadow commit` did: the committed lines, and the refused ones with their reasons."""
+    exit: int
+    committed: List[str]
+    refused: List[str]
+
+    @property
+    def ok(self) -> bool:
+        return self.exit == 0
+
+
+def _shadow(args: Sequence[str], sbxsup: Optional[str], env: Optional[Dict[str, str]]):
+    try:
+        return subprocess.run([sbxsup or find_sbxsup(), "shadow", *args], capture_output=True, env=env)
+    except OSError as e:
+        raise SbxsupError("cannot start sbxsup: %s" % e) from e
+
+
+def shadow_diff(run_id: str, sbxsup: Optional[str] = None, env: Optional[Dict[str, str]] = None) -> str:
+    """The change list and unified diff of a --shadow run (as `sbxsup shadow diff RUN` prints it)."""
+    p = _shadow(["diff", run_id], sbxsup, env)
+    if p.returncode != 0:
+        raise SbxsupError(p.stderr.decode("utf-8", "replace").strip())
+    return p.stdout.decode("utf-8", "replace")
+
+
+def shadow_changes(run_id: str, sbxsup: Optional[str] = None,
+                   env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+    """The change set as data (`sbxsup shadow diff --json RUN`): hash, count, bytes, entries."""
+    p = _shadow(["diff", "--json", run_id], sbxsup, env)
+    if p.returncode != 0:
+        raise SbxsupError(p.stderr.decode("utf-8", "replace").strip())
+    return json.loads(p.stdout.decode("utf-8"))
+
+
+def shadow_commit(run_id: str, paths: Sequence[Union[str, os.PathLike]] = (), audit: Optional[str] = None,
+                  sbxsup: Optional[str] = None, env: Optional[Dict[str, str]] = None) -> ShadowCommit:
+    """Apply a --shadow run's changes (all, or those at or below paths). Never raises for a refused
+    change (a conflict, a symlink, a device...): see ShadowCommit.refused; raises SbxsupError when
+    nothing could be done (unknown run, ...)."""
+    args = ["commit"] + (["-a", audit] if audit else []) + [run_id] + [os.fspath(p) for p in paths]
+    p = _shadow(args, sbxsup, env)
+    if p.returncode not in (0, 1):
+        raise SbxsupError(p.stderr.decode("utf-8", "replace").strip())
+    out = p.stdout.decode("utf-8", "replace").splitlines()
+    err = p.stderr.decode("utf-8", "replace").splitlines()
+    return ShadowCommit(exit=p.returncode, committed=[l for l in out if l.startswith("committed ")],
+                        refused=[l for l in err if "refused " in l])
+
+
+def shadow_discard(run_id: str, sbxsup: Optional[str] = None, env: Optional[Dict[str, str]] = None) -> None:
+    """Remove a --shadow run's kept changes."""
+    p = _shadow(["discard", run_id], sbxsup, env)
+    if p.returncode != 0:
+        raise SbxsupError(p.stderr.decode("utf-8", "replace").strip())

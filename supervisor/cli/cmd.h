@@ -17,6 +17,7 @@ int cmd_explain(int argc, char **argv);  /* cmd_explain.c  */
 int cmd_audit(int argc, char **argv);    /* audit_cmd.c    */
 int cmd_probes(int argc, char **argv);   /* probes_cmd.c: probes load|unload|status */
 int cmd_learn(int argc, char **argv);    /* cmd_learn.c: propose a manifest from what a run tried */
+int cmd_shadow(int argc, char **argv);   /* cmd_shadow.c: shadow list|diff|commit|discard */
 
 
 #endif

@@ -35,6 +35,8 @@ static const char usage[] =
 	"      --result FD|FILE     write the result record (one JSON object: run id, verdict, exit,\n"
 	"                           refusal reason code; docs/result-record.md) there when the run ends\n"
 	"      --tag STRING         the caller's tag, recorded in run.start and the result record\n"
+	"      --shadow             shadow workspace: the command's writes land in a per-run overlay kept\n"
+	"                           outside its reach; review and apply them with sbxsup shadow diff|commit\n"
 	"Environment: SBXSUP_SANDBOX=0 (no layer; recorded; refused under --require),\n"
 	"SBXSUP_REQUIRE=LIST, SBXSUP_AUDIT=DEST.\n"
 	"Exit: the command's status; 128+N on signal N; 124 timeout; 125 sbxsup failure;\n"
@@ -48,7 +50,7 @@ bool run_env_false(const char *s)
 
 int run_args_parse(int argc, char **argv, struct run_opts *o)
 {
-	enum { O_LAYERS = 256, O_REQUIRE, O_TIMEOUT, O_DRY_RUN, O_AUDIT_BUDGET, O_RESULT, O_TAG };
+	enum { O_LAYERS = 256, O_REQUIRE, O_TIMEOUT, O_DRY_RUN, O_AUDIT_BUDGET, O_RESULT, O_TAG, O_SHADOW };
 	static const struct option opts[] = {
 		{"manifest", required_argument, NULL, 'm'},
 		{"workspace", required_argument, NULL, 'w'},
@@ -60,6 +62,7 @@ int run_args_parse(int argc, char **argv, struct run_opts *o)
 		{"audit-budget", required_argument, NULL, O_AUDIT_BUDGET},
 		{"result", required_argument, NULL, O_RESULT},
 		{"tag", required_argument, NULL, O_TAG},
+		{"shadow", no_argument, NULL, O_SHADOW},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -99,6 +102,9 @@ int run_args_parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case O_DRY_RUN:
 			o->dry_run = true;
+			break;
+		case O_SHADOW:
+			o->shadow = true;
 			break;
 		case O_AUDIT_BUDGET: {
 			char *end;

@@ -44,6 +44,7 @@ struct sbx_opts {
 	unsigned want, require;
 	long timeout_ms, budget_mb;
 	bool disabled;
+	bool shadow;               /* --shadow */
 	bool stdio_set;
 	int stdio[3];
 	int msg_fd;
@@ -320,6 +321,14 @@ int sbx_opts_set_disabled(struct sbx_opts *o, int disabled)
 	return 0;
 }
 
+int sbx_opts_set_shadow(struct sbx_opts *o, int shadow)
+{
+	if (!o)
+		return SBX_E_INVAL;
+	o->shadow = shadow != 0;
+	return 0;
+}
+
 int sbx_opts_set_stdio(struct sbx_opts *o, int in_fd, int out_fd, int err_fd)
 {
 	if (!o || in_fd < 0 || out_fd < 0 || err_fd < 0)
@@ -432,6 +441,7 @@ static void to_run_opts(const struct sbx_opts *o, char *const argv[], const char
 	ro->result = o->result_dest;
 	ro->tag = o->tag;
 	ro->disabled = o->disabled;
+	ro->shadow = o->shadow;
 	ro->cmd = (char **)argv; /* never written through */
 	snprintf(ro->ws_tmp, sizeof ro->ws_tmp, "%s", o->ws_tmp);
 	ro->helper = helper;

@@ -475,7 +475,35 @@ static void parse_limits(struct ps *s, const cJSON *lim)
 /* ---- top level ------------------------------------------------------------------------------ */
 
 static const char *const top_keys[] = {"sbxsup", "name", "autonomy", "code_path",
-				       "capabilities", "deny", "env", "limits"};
+				       "capabilities", "deny", "env", "limits", "workspace"};
+
+/* "workspace": {"mode": "direct" | "shadow"} (docs/notes/shadow.md) */
+static void parse_workspace(struct ps *s, const cJSON *w)
+{
+	char qs[128];
+	if (!cJSON_IsObject(w)) {
+		perr(s, "workspace", "must be an object ({\"mode\": \"shadow\"}), not %s", jtype(w));
+		return;
+	}
+	for (const cJSON *k = w->child; k; k = k->next)
+		if (strcmp(k->string, "mode")) {
+			char f[160];
+			q(k->string, qs);
+			snprintf(f, sizeof f, "workspace.%s", qs);
+			perr(s, f, "unknown field (known: mode)");
+		}
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(w, "mode");
+	if (!v)
+		return;
+	if (!cJSON_IsString(v)) {
+		perr(s, "workspace.mode", "must be a string, not %s", jtype(v));
+	} else if (!strcmp(v->valuestring, "shadow")) {
+		s->m->shadow = true;
+	} else if (strcmp(v->valuestring, "direct")) {
+		q(v->valuestring, qs);
+		perr(s, "workspace.mode", "\"%s\": expected direct or shadow", qs);
+	}
+}
 
 static bool name_ok(const char *n)
 {
@@ -530,7 +558,7 @@ static void parse_top(struct ps *s, const cJSON *root)
 		if (!in_list(k->string, top_keys, sizeof top_keys / sizeof top_keys[0])) {
 			q(k->string, qs);
 			perr(s, qs, "unknown field (known: sbxsup, name, autonomy, code_path, capabilities, "
-			     "deny, env, limits)");
+			     "deny, env, limits, workspace)");
 		}
 	}
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "sbxsup");
@@ -603,6 +631,8 @@ static void parse_top(struct ps *s, const cJSON *root)
 		parse_limits(s, v);
 	if (s->m->limits.wall_s < 0)
 		s->m->limits.wall_s = MF_DEFAULT_WALL_S;
+	if ((v = cJSON_GetObjectItemCaseSensitive(root, "workspace")))
+		parse_workspace(s, v);
 	if (s->m->limits.nofile < 0)
 		s->m->limits.nofile = MF_DEFAULT_NOFILE;
 }

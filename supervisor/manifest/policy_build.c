@@ -25,6 +25,7 @@
 
 #include "elfcheck.h"
 #include "policy.h"
+#include "audit_key.h"
 #include "policy_build.h"
 #include "policy_format.h"
 
@@ -83,12 +84,12 @@ static const struct { const char *glob; const char *mask; bool expand; } etc_sec
 	{ "/etc/samba/private", "/etc/samba/private", false },
 	{ "/etc/libvirt/secrets", "/etc/libvirt/secrets", false },
 	{ "/etc/docker/key.json", "/etc/docker/key.json", false },
-	{ "/var/lib/sbxsup", "/var/lib/sbxsup", false },         /* root's audit key (audit/audit_key.h) */
+	{ "/var/lib/sbxsup", "/var/lib/sbxsup", false },         /* root's audit key, shadow stores */
 };
 /* Per-user secrets, relative to the invoking user's home ("~/.ssh"): subtree rules. */
 static const char *const home_secrets[] = {
 	".ssh", ".gnupg", ".aws", ".config/gcloud", ".netrc", ".docker/config.json",
-	".local/state/sbxsup", /* a user's audit key (audit/audit_key.h) */
+	".local/state/sbxsup", /* a user's audit key (audit/audit_key.h), shadow stores (shadow_store.h) */
 	NULL,
 };
 
@@ -410,6 +411,18 @@ static int pb_denies(struct pb *b)
 			return pb_fail(b, "home directory path too long");
 		if (pb_rule(b, POL_R_HARD_DENY, 0, 0, path, text, &idx) < 0 ||
 		    pb_norm(b, text, path, norm) < 0 || pb_mask_for(b, norm, idx) < 0)
+			return -1;
+	}
+	/* sbxsup's own state directory where $XDG_STATE_HOME moves it elsewhere (audit_key.h): the
+	 * audit key and the shadow workspaces' stores (shadow_store.h) */
+	char sdir[PB_PATH_MAX], serr[160];
+	size_t hl = strlen(m->home);
+	if (audit_key_dir(sdir, sizeof sdir, serr, sizeof serr) == 0 && sdir[0] == '/' &&
+	    !(!strncmp(sdir, m->home, hl) && !strcmp(sdir + hl, "/.local/state/sbxsup")) &&
+	    strcmp(sdir, "/var/lib/sbxsup")) {
+		snprintf(text, sizeof text, "builtin:secret: %s", "$XDG_STATE_HOME/sbxsup");
+		if (pb_rule(b, POL_R_HARD_DENY, 0, 0, sdir, text, &idx) < 0 ||
+		    pb_norm(b, text, sdir, norm) < 0 || pb_mask_for(b, norm, idx) < 0)
 			return -1;
 	}
 	for (size_t i = 0; i < m->ndenies; i++) {

@@ -122,6 +122,8 @@ cJSON *result_build(const struct result_in *in)
 	cJSON *au = cJSON_AddObjectToObject(o, "audit");
 	add_str_or_null(au, "dest", in->audit_dest);
 	add_str_or_null(au, "key", in->key);
+	if (in->shadow) /* --shadow: the change set kept for `sbxsup shadow diff|commit|discard` */
+		cJSON_AddItemToObject(o, "shadow", cJSON_Duplicate(in->shadow, 1));
 	return o;
 }
 

@@ -26,6 +26,7 @@
 #define SBX_REASON_NOT_EXECUTABLE     "command_not_executable"
 #define SBX_REASON_NOT_VISIBLE        "command_not_visible"
 #define SBX_REASON_SETUP_FAILED       "setup_failed"
+#define SBX_REASON_SHADOW_UNAVAILABLE "shadow_unavailable"
 #define SBX_REASON_INTERNAL           "internal"
 
 struct result_in {
@@ -45,6 +46,7 @@ struct result_in {
 	long duration_ms;
 	const char *audit_dest;      /* NULL when no stream */
 	const char *key;             /* key id of the stream's MACs, NULL when none */
+	const cJSON *shadow;         /* --shadow: {run, store, mechanism, hash, count, bytes}, NULL; not taken */
 };
 
 /* Resolve DEST ("N" = an open fd, else a path). Returns 0 (*fd set, CLOEXEC) or -1 (err set). */

@@ -132,7 +132,7 @@ static int make_plan(struct run *r)
 	/* what the plan named for the preload alone (its report socket) goes with it */
 	if (preload && !sbx_layer_on(&r->L, layer_preload.id) && replan(r, r->plan.wrapped) < 0)
 		return -1;
-	return 0;
+	return run_shadow_plan(r) < 0 ? -2 : 0;
 }
 
 static int print_plan(struct run *r)
@@ -146,6 +146,9 @@ static int print_plan(struct run *r)
 	}
 	c.env = &env;
 	cJSON *plan = plan_json(&c, r->m, &r->plan.dropped);
+	cJSON *shadow = plan ? run_shadow_plan_json(r) : NULL;
+	if (shadow)
+		cJSON_AddItemToObject(plan, "shadow", shadow);
 	char *s = plan ? cJSON_Print(plan) : NULL;
 	cJSON_Delete(plan);
 	strv_free(&env);
@@ -289,6 +292,7 @@ static int finish(struct run *r, enum attempt_result ar)
 	if (code == SBX_EXIT_TIMEOUT && r->att.timed_out)
 		sbx_msg("timeout: the command ran longer than %ld.%03ld s (--timeout or limits.wall_s) and was killed",
 			r->lim.wall_ms / 1000, r->lim.wall_ms % 1000);
+	(void)run_shadow_end(r); /* every process of the run is gone: list what it changed */
 	if (r->started && !r->audit_failed) {
 		if (run_limit_events(r, sig) < 0 || run_emit_end(r, code, sig) < 0)
 			code = SBX_EXIT_INTERNAL;
@@ -315,7 +319,8 @@ static int run_main(struct run *r, int pr)
 		return SBX_EXIT_INTERNAL;
 	}
 
-	if (make_plan(r) < 0) {                                 /* 1. plan */
+	int mp = make_plan(r);                                  /* 1. plan */
+	if (mp < 0) {
 		run_reason(r, SBX_REASON_INTERNAL, "the run could not be planned (see stderr)");
 		return SBX_EXIT_INTERNAL;
 	}
@@ -324,6 +329,8 @@ static int run_main(struct run *r, int pr)
 
 	if (open_audit(r) < 0)                                  /* 2. set-up */
 		return SBX_EXIT_INTERNAL;
+	if (run_shadow_setup(r) < 0)
+		return refuse(r);
 	if (run_require_missing(r))
 		return refuse(r);
 	int su = set_up(r);
@@ -365,6 +372,7 @@ static void write_result(struct run *r, int code)
 		.duration_ms = (t1.tv_sec - r->t0.tv_sec) * 1000 + (t1.tv_nsec - r->t0.tv_nsec) / 1000000,
 		.audit_dest = r->audit_ok ? r->o.audit : NULL,
 		.key = r->audit_ok && r->a.keyed ? r->a.key.id : NULL,
+		.shadow = r->shadow_sum,
 	};
 	cJSON *rec = result_build(&in);
 	if (r->o.result_out && (!rec || !(*r->o.result_out = cJSON_PrintUnformatted(rec))))
@@ -378,11 +386,13 @@ static void write_result(struct run *r, int code)
 
 static void run_free(struct run *r)
 {
+	run_shadow_drop_unused(r);
 	layers_stop(&r->lrt, false);
 	run_setup_undo(r);
 	if (r->audit_ok)
 		audit_close(&r->a);
 	plan_free(&r->plan);
+	cJSON_Delete(r->shadow_sum);
 	if (r->m)
 		manifest_free(r->m);
 	free(r);

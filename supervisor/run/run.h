@@ -27,6 +27,7 @@ struct run_opts {
 	const char *result;       /* --result FD|FILE: the result record's destination, NULL: none */
 	const char *tag;          /* --tag STRING: the caller's tag (run.start, result record), NULL */
 	bool dry_run;
+	bool shadow;              /* --shadow: writes land in a per-run shadow store (docs/notes/shadow.md) */
 	bool disabled;            /* SBXSUP_SANDBOX=0 */
 	char **cmd;               /* NULL-terminated */
 	char ws_tmp[32];          /* the temporary workspace of run_args_workspace, or "" */

@@ -132,6 +132,9 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 		dprintf(f->err_w, "child setup failed: %s", strerror(errno));
 		_exit(SBX_EXIT_INTERNAL);
 	}
+	/* --shadow: the overlay over the workspace, in a mount namespace of this child only */
+	if (r->sp.on && shadow_enter_bwrap(&r->sp) < 0)
+		_exit(SBX_EXIT_INTERNAL);
 	cloexec_all();
 	keep_fd(r->pol_fd);
 	keep_fd(f->rep_c);
@@ -390,6 +393,7 @@ static pid_t direct_spawn(struct run *r, struct strv *env)
 	const struct policy *pol = r->plan.pol;
 	p->netns = pol_net_mode(pol) == POL_NET_NONE;
 	p->nexpose = p->nwr = 0;
+	p->shadow = r->sp.on ? &r->sp : NULL;
 	if (!getcwd(p->cwd, sizeof p->cwd))
 		p->cwd[0] = 0;
 	int rc = sd_prepare_dirs(p, r->plan.tmpdir, r->plan.repdir, r->plan.repsock);
@@ -490,6 +494,11 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 		/* A pid namespace makes "the child died" mean "the whole run died", even on SIGKILL of
 		 * sbxsup; without one the cgroup / session / subreaper do the job. */
 		pid = !r->o.disabled ? direct_spawn(r, &env) : -1;
+		if (pid < 0 && r->sp.on) { /* never the real workspace instead of the shadow */
+			sbx_msg("--shadow: the run's namespaces could not be made: not running");
+			run_reason(r, SBX_REASON_SHADOW_UNAVAILABLE, "--shadow: no mount namespace for the overlay");
+			goto out;
+		}
 		if (pid < 0)
 			pid = cg_spawn(&r->cg, 0);
 		else

@@ -59,6 +59,7 @@ int run_emit_start(struct run *r)
 			audit_add_str(why, sbx_layer_name(l), r->L.why[l], 256);
 	}
 	sd_level(&r->sd, level, sbx_layer_on(&r->L, layer_bwrap.id), r->o.disabled);
+	run_shadow_level(r, level);
 	cJSON_AddStringToObject(ev, "autonomy", autonomy_name(r->m->autonomy));
 	audit_add_str(ev, "workspace", r->m->workspace ? r->m->workspace : "", 4096);
 	if (r->o.tag)
@@ -106,6 +107,8 @@ int run_emit_end(struct run *r, int code, int sig)
 		cJSON_AddNumberToObject(ev, "preload_suppressed", (double)rx->suppressed);
 	if (rx->rejected)
 		cJSON_AddNumberToObject(ev, "preload_rejected", (double)rx->rejected);
+	if (r->shadow_sum)
+		cJSON_AddItemToObject(ev, "shadow", cJSON_Duplicate(r->shadow_sum, 1));
 	return emit(r, ev);
 }
 

@@ -31,6 +31,7 @@
 #include "rlimits.h"
 #include "run.h"
 #include "sandbox_direct.h"
+#include "shadow_mount.h"
 #include "strv.h"
 
 enum attempt_result { ATT_DONE = 0, ATT_SETUP_FAILED = 1, ATT_FAIL = 2 };
@@ -82,6 +83,9 @@ struct run {
 	bool audit_failed;
 	struct attempt att;        /* the current (last) attempt */
 	struct sd_plan sd;         /* identity / namespaces / HOME (sandbox_direct.h) */
+	struct shadow_plan sp;     /* --shadow (run_shadow.c) */
+	int64_t shadow_t0;         /* the run's start for commit's conflict check (ns, realtime coarse) */
+	cJSON *shadow_sum;         /* the change set's summary for run.end and the result record, owned */
 };
 
 /* run_setup.c: set-up acts on the plan. Each returns 0, or -1 (said on stderr). */
@@ -100,6 +104,16 @@ void run_warn_off(const struct run *r);            /* one stderr warning per lay
 
 /* run.c: remember why sbxsup refused or failed (the first reason wins) for the result record. */
 void run_reason(struct run *r, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* run_shadow.c: the shadow workspace. plan: pure (-1: refused, reason set); setup: the store
+ * (needs the run id); level: run.start.level.shadow; end: list the change set (after the tree is
+ * gone) into r->shadow_sum (nothing when the stage never got ready); plan_json: its --dry-run section (NULL when off). */
+int run_shadow_plan(struct run *r);
+int run_shadow_setup(struct run *r);
+void run_shadow_level(const struct run *r, cJSON *level);
+int run_shadow_end(struct run *r);
+void run_shadow_drop_unused(struct run *r); /* the store of a run whose command never started */
+cJSON *run_shadow_plan_json(const struct run *r);
 
 /* run_notfound.c: after a 127 for a command named by a path that exists on the host and that the
  * policy does not show to the sandbox (not granted, denied, or in the host's /tmp, which the

@@ -318,6 +318,61 @@ static int idmapped_dir(struct sd_plan *p, const char *path, char *how, size_t h
 	return t;
 }
 
+/* --shadow as root: the overlay, built here from descriptors, replaces the workspace's idmapped
+ * mount (the child moves it over the workspace path). Its lower layer is that idmapped clone (the
+ * workspace owner's files are host_uid's, as without --shadow); the upper layer cannot be a
+ * detached (idmapped) mount, so the store's upper root is simply handed to host_uid: what the
+ * executor creates or copies up is host_uid's on disk, inside root's 0700 store. */
+static int shadow_root_overlay(struct sd_plan *p)
+{
+	size_t ws = p->nwr;
+	for (size_t i = 0; i < p->nwr; i++)
+		if (!strcmp(p->wr[i], p->ws_path))
+			ws = i;
+	if (ws == p->nwr) { /* not a writable dir of the plan: the overlay alone */
+		if (p->nwr >= SD_MAX_EXPOSE)
+			return errno = ENOSPC, -1;
+		snprintf(p->wr[p->nwr], sizeof p->wr[0], "%.1023s", p->ws_path);
+		p->wr_fd[p->nwr++] = -1;
+	}
+	if (p->shadow->copy) { /* the copy fallback: its tree, idmapped like the workspace would be */
+		char how[200] = "";
+		int t = idmapped_dir(p, p->shadow->tree, how, sizeof how);
+		if (t < 0)
+			t = (int)syscall(SYS_open_tree, AT_FDCWD, p->shadow->tree, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+		if (t < 0) {
+			snprintf(p->why, sizeof p->why, "shadow workspace: %.160s: %s", p->shadow->tree, strerror(errno));
+			return -1;
+		}
+		if (p->wr_fd[ws] >= 0)
+			close(p->wr_fd[ws]);
+		p->wr_fd[ws] = t;
+		return 0;
+	}
+	int up = open(p->shadow->upper, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int wk = open(p->shadow->work, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int m = -1;
+	if (up >= 0 && wk >= 0) {
+		if (p->wr_fd[ws] >= 0)
+			(void)!fchownat(up, "", p->host_uid, p->host_gid, AT_EMPTY_PATH);
+		m = shadow_overlay_fd(p->wr_fd[ws], p->ws_path, up, wk, false);
+	}
+	int e = errno;
+	if (up >= 0)
+		close(up);
+	if (wk >= 0)
+		close(wk);
+	if (m < 0) {
+		errno = e;
+		snprintf(p->why, sizeof p->why, "shadow workspace: the overlay cannot be built");
+		return -1;
+	}
+	if (p->wr_fd[ws] >= 0)
+		close(p->wr_fd[ws]);
+	p->wr_fd[ws] = m;
+	return 0;
+}
+
 /* ---- spawning ---------------------------------------------------------------------------------- */
 
 static void ns_text(struct sd_plan *p)
@@ -355,6 +410,9 @@ pid_t sd_spawn(struct sd_plan *p, struct cg_run *cg)
 		if (!strcmp(p->wr[i], p->ws_path) || !how[0])
 			snprintf(how, sizeof how, "%s", h);
 	}
+
+	if (p->root && p->shadow && shadow_root_overlay(p) < 0)
+		return -1;
 
 	int sp[2];
 	if (pipe2(sp, O_CLOEXEC) < 0)
@@ -611,6 +669,9 @@ int sd_child_setup(const struct sd_plan *p)
 			return fail("make / private");
 		if (p->tmp_host[0] && private_tmp(p) < 0)
 			return -1;
+		/* --shadow as a normal user: the overlay, mounted here in the run's own namespaces */
+		if (p->shadow && !p->root && shadow_mount_at(p->shadow, true) < 0)
+			return -1;
 		struct stat st;
 		if (stat("/dev/shm", &st) == 0 &&
 		    mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=64m") < 0)
@@ -633,6 +694,10 @@ int sd_child_setup(const struct sd_plan *p)
 		/* re-enter the cwd through the new mounts (else the workspace) */
 		if (p->cwd[0] && chdir(p->cwd) < 0 && chdir(p->ws_path) < 0)
 			return fail("chdir");
+	}
+	if (p->shadow && !(p->flags & CLONE_NEWNS)) {
+		errno = EPERM;
+		return fail("--shadow needs the run's mount namespace");
 	}
 	for (size_t i = 0; i < p->nwr; i++)
 		if (p->wr_fd[i] >= 0)

@@ -22,6 +22,11 @@
  *   /tmp/home in bwrap's tmpfs; direct: /tmp/home with a mount namespace, else
  *   <private tmp dir>/home), unless the manifest grants writing the real home ("~" itself).
  *   It lies under the run's tmp grant, so the policy needs no extra rule.
+ * - --shadow (shadow_mount.h): the workspace path shows an overlay whose upper layer is the run's
+ *   store. As root it is built in the parent from descriptors (lower: the workspace's idmapped
+ *   clone, upper/work: idmapped clones of the store's directories, root <-> host_uid) and moved in
+ *   like an idmapped dir; as a normal user the run's init mounts it (userxattr) in its own user +
+ *   mount namespaces. Without a mount namespace there is no shadow (the run refuses it, run_shadow.c).
  * - What applied is said in run.start.level: "identity" (e.g. "userns uid 1000 -> host uid 65534"),
  *   "ns" (e.g. "pid,user,ipc,uts,mnt,net"), "home".
  *
@@ -38,6 +43,7 @@
 #include <sys/types.h>
 
 #include "cgroup.h"
+#include "shadow_mount.h"
 #include "strv.h"
 
 #define SD_HOME_NAME "home"
@@ -65,6 +71,7 @@ struct sd_plan {
 	bool expose_rw[SD_MAX_EXPOSE], expose_file[SD_MAX_EXPOSE];
 	size_t nexpose;
 	char identity[320], ns[64], home[200], why[256];
+	const struct shadow_plan *shadow; /* --shadow: the overlay replaces the workspace, or NULL */
 };
 
 /* Decide (no process is started except, for a normal user, one probe child): identities from

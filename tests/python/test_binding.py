@@ -75,6 +75,39 @@ class BindingTest(unittest.TestCase):
         self.assertIn("verdict=clean", lines["notes_search.py"])
         self.assertRegex(lines["hostile.py"], r"verdict=(contained|breach)")
 
+    def test_shadow(self):
+        with open(os.path.join(self.ws, "keep.txt"), "w") as f:
+            f.write("orig\n")
+        r = sbxsup.run(["sh", "-c", "echo changed > keep.txt; echo x > new.txt; rm -f gone"], workspace=self.ws,
+                       shadow=True)
+        self.assertEqual(r.exit, 0)
+        self.assertEqual(r.shadow["count"]["created"], 1)
+        self.assertEqual(r.shadow["count"]["modified"], 1)
+        with open(os.path.join(self.ws, "keep.txt")) as f:
+            self.assertEqual(f.read(), "orig\n")            # untouched until the commit
+        self.assertFalse(os.path.exists(os.path.join(self.ws, "new.txt")))
+        diff = sbxsup.shadow_diff(r.run_id)
+        self.assertIn("+changed", diff)
+        self.assertEqual(sbxsup.shadow_changes(r.run_id)["hash"], r.shadow["hash"])
+        c = sbxsup.shadow_commit(r.run_id, ["new.txt"])       # a partial commit
+        self.assertTrue(c.ok)
+        self.assertTrue(os.path.exists(os.path.join(self.ws, "new.txt")))
+        with open(os.path.join(self.ws, "keep.txt")) as f:
+            self.assertEqual(f.read(), "orig\n")
+        sbxsup.shadow_discard(r.run_id)
+        with self.assertRaises(sbxsup.SbxsupError):
+            sbxsup.shadow_diff(r.run_id)
+
+    def test_example_shadow_review(self):
+        import subprocess
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "runtime", "shadow_review.py"), "--yes",
+                            "--workspace", self.ws], capture_output=True, timeout=300)
+        out = p.stdout.decode()
+        self.assertEqual(p.returncode, 0, out + p.stderr.decode())
+        self.assertIn("+++ b/report.txt", out)
+        self.assertIn("committed", out)
+        self.assertTrue(os.path.exists(os.path.join(self.ws, "report.txt")))
+
 
 if __name__ == "__main__":
     unittest.main()
