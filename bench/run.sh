@@ -20,7 +20,9 @@
 #                       pins the set only if nothing is pinned, and unpins it afterwards, waiting
 #                       up to a minute for runs that adopted it meanwhile); 0: skip. On a host
 #                       shared with other sbxsup users set 0: their runs use the pin while it exists.
-#   BENCH_ONLY          comma-separated sections to run: startup,calls,scale,probes,audit,memory
+#   BENCH_SERVE_CALLS   calls per figure of the serve section (default 100; firejail gets a fifth)
+#   BENCH_MIXED_ROUNDS  rounds of the mixed workload, probes off and on interleaved (default 5)
+#   BENCH_ONLY          comma-separated sections to run: startup,calls,scale,probes,mixed,audit,memory,serve
 #   BENCH_RESULTS       where to write the JSON (default bench/results.json)
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -40,7 +42,8 @@ CPER=$(( ${BENCH_CONNECT_CALLS:-100000} / ROUNDS ))
 AUDIT_MB=${BENCH_AUDIT_MB:-1024}
 KRING_MAX=${BENCH_KRING_MAX:-1000000}
 PINNED=${BENCH_PINNED:-1}
-ONLY=${BENCH_ONLY:-startup,calls,scale,probes,audit,memory}
+MIX_ROUNDS=${BENCH_MIXED_ROUNDS:-5}
+ONLY=${BENCH_ONLY:-startup,calls,scale,probes,mixed,audit,memory,serve}
 FILE=/usr/bin/true            # an always-readable file (builtin:system) for the open/stat loops
 T0=$(date +%s)
 
@@ -122,6 +125,8 @@ build kflood_static -static bench/kflood_static.c
 build polrun $INC bench/polrun.c -Wl,--start-group "$BD/libsup.a" "$BD/libcommon.a" "$BD/libpolicy.a" -Wl,--end-group $LIBS
 # shellcheck disable=SC2086
 build audit_writer $INC bench/audit_writer.c "$BD/libcommon.a" "$BD/libpolicy.a" $LIBS
+# shellcheck disable=SC2086
+build serve_calls $INC bench/serve_calls.c -Wl,--start-group "$BD/libsup.a" "$BD/libcommon.a" "$BD/libpolicy.a" -Wl,--end-group $LIBS
 have() { [ -x "$BB/$1" ]; }
 have timeit || { say "the timing harness did not build: no figure can be measured"; }
 
@@ -222,12 +227,12 @@ import os
 a = a[:a.index("--")]
 out, i = [], 0
 while i < len(a):
-    if a[i] == "--ro-bind-data" and i + 2 < len(a):   # <fd> DEST: the run's memfd
+    if a[i] == "--ro-bind-data" and i + 2 < len(a):   # <fd> DEST: the memfd of the run
         i += 3; continue
     if a[i] == "--setenv" and i + 2 < len(a) and "<" in a[i + 2]:  # <fd>/<run> of the run
         i += 3; continue
     if a[i] in ("--bind", "--ro-bind") and i + 2 < len(a) and not os.path.exists(a[i + 1]):
-        i += 3; continue                              # the run's report socket (made at set-up)
+        i += 3; continue                              # the report socket of the run (made at set-up)
     if "<fd>" in a[i] or (i + 1 < len(a) and "<fd>" in a[i + 1]):
         i += 2; continue
     out.append(a[i]); i += 1
@@ -245,6 +250,24 @@ sys.stdout.write("\0".join(out + ["--", "/bin/true"]) + "\0")' >"$argvf" 2>/dev/
 			cfg_add start.bwrap "$bnote" "${bw[@]}"
 		else
 			na start.bwrap "bwrap cannot run here: $(lastline "$out")"
+		fi
+	fi
+
+	# plain bwrap as an agent sandbox typically calls it: read-only /usr with the usual links, /etc,
+	# /proc, /dev, a tmpfs /tmp, its own user/ipc/uts/pid/net namespaces (the goals' base)
+	if command -v bwrap >/dev/null 2>&1; then
+		local -a tb=(bwrap --unshare-user --unshare-ipc --unshare-uts --unshare-pid --unshare-net
+			--die-with-parent --new-session --clearenv --ro-bind /usr /usr)
+		local l
+		for l in bin lib lib64 sbin; do
+			[ -L "/$l" ] && tb+=(--symlink "$(readlink "/$l")" "/$l")
+			[ -d "/$l" ] && [ ! -L "/$l" ] && tb+=(--ro-bind "/$l" "/$l")
+		done
+		tb+=(--ro-bind /etc /etc --proc /proc --dev /dev --tmpfs /tmp -- /bin/true)
+		if out=$("${tb[@]}" 2>&1); then
+			cfg_add start.bwrap_typical "${tb[*]}" "${tb[@]}"
+		else
+			na start.bwrap_typical "bwrap cannot run here: $(lastline "$out")"
 		fi
 	fi
 
@@ -506,6 +529,38 @@ probes() {
 	fi
 }
 
+# ---- mixed workload -------------------------------------------------------------------------------------
+# bench/mixed.sh (compile ~30 generated C files at -O0, import a slice of the Python standard library
+# in fresh interpreters, tar the tree) as the command of sbxsup run, without and with the probes,
+# interleaved; the figure is the workload's own wall time (printed by mixed.sh, start-up excluded).
+mixed() {
+	local off='' on='' v w failed='' act_off act_on
+	local mix_off="preload,bwrap,seccomp,landlock,netfilter,limits"
+	cp bench/mixed.sh "$WS/mixed.sh"
+	if ! act_off=$(sbx_check mix.off --layers "$mix_off"); then na mix.on "no run without probes to compare with"; return; fi
+	if ! act_on=$(sbx_check mix.on); then na mix.off "no run with probes to compare with"; return; fi
+	local actlist=${act_on%%;*}
+	if [[ ",${actlist#active: }," != *",probes,"* ]]; then
+		na mix.off "the probes layer is not active ($act_on)"; na mix.on "the probes layer is not active ($act_on)"
+		return
+	fi
+	say "mixed workload: $MIX_ROUNDS rounds, --layers $mix_off vs auto (with probes), interleaved"
+	for _ in $(seq "$MIX_ROUNDS"); do
+		v=$(cd "$WS" && "$SBXSUP" run -w "$WS" --layers "$mix_off" -- sh "$WS/mixed.sh" "$WS/mix" 2>"$WORK/err") &&
+			v=$(jget "$v" ms) && [ -n "$v" ] || { failed="without probes: $(lastline "$(cat "$WORK/err")")"; break; }
+		w=$(cd "$WS" && "$SBXSUP" run -w "$WS" -- sh "$WS/mixed.sh" "$WS/mix" 2>"$WORK/err") &&
+			w=$(jget "$w" ms) && [ -n "$w" ] || { failed="with probes: $(lastline "$(cat "$WORK/err")")"; break; }
+		off=${off:+$off,}$v; on=${on:+$on,}$w
+	done
+	rm -f "$WS/mixed.sh"
+	if [ -n "$failed" ]; then
+		na mix.off "$failed"; na mix.on "$failed"
+		return
+	fi
+	recvals mix.off "$off" "bench/mixed.sh in sbxsup run --layers $mix_off: 30 C files at -O0, 3 Python imports of 18 stdlib modules, tar; $act_off"
+	recvals mix.on "$on" "the same with the default layers (probes on); $act_on"
+}
+
 # ---- audit ----------------------------------------------------------------------------------------------
 audit() {
 	local out
@@ -647,17 +702,64 @@ memory() {
 	recvals mem.preload_added "$added" "each preloaded run minus the native median"
 }
 
+# ---- warm server: per-call latency through `sbxsup serve` ----------------------------------------
+# One long-lived client (bench/serve_calls) makes the calls, connecting once per call as a runtime
+# would; bare exec and firejail are timed by the same client in the same rounds (round-robin).
+serve_bench() {
+	local n=${BENCH_SERVE_CALLS:-100} rounds=5 sd=$WORK/serve sp out c
+	have serve_calls || { na serve.call "bench/serve_calls did not build"; return; }
+	[ "$sbx_ok" = 1 ] || { na serve.call "sbxsup not built"; return; }
+	mkdir -m 700 "$sd"
+	"$SBXSUP" serve --socket "$sd/s" --quiet 2>"$WORK/serve.err" & sp=$!
+	BG_PIDS+=($sp)
+	for c in $(seq 100); do [ -S "$sd/s" ] && break; sleep 0.05; done
+	[ -S "$sd/s" ] || { na serve.call "sbxsup serve did not start: $(lastline "$(cat "$WORK/serve.err")")"; return; }
+	local fj=0
+	command -v firejail >/dev/null 2>&1 && firejail --noprofile --quiet /bin/true >/dev/null 2>&1 && fj=1
+	local -A v=()
+	say "serve: $n calls of /bin/true per figure through sbxsup serve, beside bare exec$([ $fj = 1 ] && echo " and firejail")"
+	# a failed call drops only itself (its status and record go to $WORK/serve.calls.err)
+	for c in $(seq "$rounds"); do
+		out=$("$BB/serve_calls" exec $((n / rounds)) -- /bin/true); v[bare]+=${v[bare]:+,}$(jvals "$out")
+		out=$("$BB/serve_calls" serve "$sd/s" $((n / rounds)) -w "$WS" -- /bin/true 2>>"$WORK/serve.calls.err")
+		v[call]+=${v[call]:+,}$(jvals "$out")
+		out=$(cd "$WS" && "$BB/timeit" -n $((n / rounds / 5 + 1)) -w 0 -- "$SBXSUP" run --server "$sd/s" -w "$WS" -- /bin/true)
+		[ -n "$(jget "$out" median_ms)" ] && v[cli]+=${v[cli]:+,}$(jget "$out" median_ms)
+		if [ $fj = 1 ]; then
+			out=$("$BB/serve_calls" exec $((n / rounds / 5 + 1)) -- firejail --noprofile --quiet /bin/true)
+			v[firejail]+=${v[firejail]:+,}$(jvals "$out")
+		fi
+	done
+	v[bare]=$(sed 's/,,*/,/g; s/^,//; s/,$//' <<<"${v[bare]:-}"); v[call]=$(sed 's/,,*/,/g; s/^,//; s/,$//' <<<"${v[call]:-}")
+	v[firejail]=$(sed 's/,,*/,/g; s/^,//; s/,$//' <<<"${v[firejail]:-}")
+	local nf
+	nf=$(grep -c . "$WORK/serve.calls.err" 2>/dev/null)
+	[ "${nf:-0}" -gt 0 ] && note serve.call "$nf failed call(s), left out: $(lastline "$(cat "$WORK/serve.calls.err")")"
+	kill -TERM $sp; wait $sp 2>/dev/null
+	[ -n "${v[bare]:-}" ] && recvals serve.bare "${v[bare]}" "fork+exec+wait of /bin/true by the bench client"
+	[ -n "${v[call]:-}" ] && recvals serve.call "${v[call]}" "sbxsup serve (default layers), one connection per call from one long-lived client" \
+		|| na serve.call "the calls failed: $(lastline "$out")"
+	[ -n "${v[cli]:-}" ] && recvals serve.cli "${v[cli]}" "sbxsup run --server: includes the client's own process start (median per round)" \
+		|| na serve.cli "sbxsup run --server failed"
+	if [ $fj = 1 ] && [ -n "${v[firejail]:-}" ]; then recvals serve.firejail "${v[firejail]}" "firejail --noprofile --quiet /bin/true, same client"
+	else na serve.firejail "firejail is not installed or cannot run here"; fi
+}
+# jvals JSON: the "values" list of a serve_calls line
+jvals() { python3 -c 'import json,sys; print(",".join(str(x) for x in json.loads(sys.argv[1])["values"]))' "$1" 2>/dev/null; }
+
 # ---- main -----------------------------------------------------------------------------------------------
 if have timeit; then
 	want startup && startup
 else
-	for k in bare bwrap firejail auto_noprobes auto auto_pinned preload_only nobwrap; do na "start.$k" "timeit did not build"; done
+	for k in bare bwrap bwrap_typical firejail auto_noprobes auto auto_pinned preload_only nobwrap; do na "start.$k" "timeit did not build"; done
 fi
 want calls && calls
 want scale && scale
 want probes && probes
+want mixed && mixed
 want audit && audit
 want memory && memory
+want serve && serve_bench
 note host "bench took $(( $(date +%s) - T0 )) s; load $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 
 echo

@@ -25,11 +25,13 @@ _sbxsup() {
 		case $last in -*|+*) sign=${last:0:1}; last=${last:1} ;; esac
 		COMPREPLY=($(compgen -P "$pre$sign" -W "$layers" -- "$last")); compopt -o nospace 2>/dev/null
 		return ;;
-	--timeout|-H|--host) return ;;
+	--timeout|-H|--host|--tag) return ;;
+	--socket|--server|--result) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	esac
 	case $cmd in
-	"") COMPREPLY=($(compgen -W "run explain validate status audit probes shadow --help --version" -- "$cur")) ;;
-	run) COMPREPLY=($(compgen -W "-m --manifest -w --workspace -a --audit --audit-budget --layers --require --timeout --shadow --dry-run --help --" -- "$cur")) ;;
+	serve) COMPREPLY=($(compgen -W "--socket --quiet -m --manifest -w --workspace -a --audit --audit-budget --layers --require --timeout --tag --help" -- "$cur")) ;;
+	"") COMPREPLY=($(compgen -W "run explain validate status audit probes learn shadow serve --help --version" -- "$cur")) ;;
+	run) COMPREPLY=($(compgen -W "-m --manifest -w --workspace -a --audit --audit-budget --layers --require --timeout --shadow --dry-run --result --tag --server --help --" -- "$cur")) ;;
 	shadow)
 		if [ "${COMP_WORDS[2]:-}" = "$cur" ]; then COMPREPLY=($(compgen -W "list diff commit discard --help" -- "$cur"))
 		elif [ "$COMP_CWORD" -le 4 ] && [ "${COMP_WORDS[2]}" != list ]; then

@@ -180,7 +180,7 @@ static const char *check_dirs(const struct policy *p, uint32_t off, uint32_t n)
 			return "dir/mask path out of bounds";
 		if (d[i].rule >= p->h.nrules)
 			return "dir/mask rule out of bounds";
-		if (d[i].access & ~(unsigned)(POL_READ | POL_WRITE | POL_EXEC | POL_LIST))
+		if (d[i].access & ~(unsigned)(POL_READ | POL_WRITE | POL_EXEC | POL_LIST | POL_TREE))
 			return "dir/mask access bits out of range";
 	}
 	return NULL;

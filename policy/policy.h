@@ -33,7 +33,13 @@
  * (the initial command is exempt: that is the caller's business, not the policy's). */
 enum pol_access { POL_READ = 1u, POL_WRITE = 2u, POL_EXEC = 4u,
 		  POL_LIST = 8u /* dir table only: list this directory's names, no content below it
-				 * (Landlock READ_DIR; bwrap binds nothing for it) */ };
+				 * (Landlock READ_DIR; bwrap binds nothing for it) */,
+		  POL_TREE = 16u /* dir table only, on a POL_LIST entry: this directory is a tree
+				  * readable as a whole except its hard-denied parts, which the entries
+				  * below it (same rule) leave out. Landlock, which cannot subtract,
+				  * uses those entries; bwrap binds the tree once, read-only, and hides
+				  * the denied parts with the masks (cheaper: one mount, not one per
+				  * entry; the masked names stay visible, their contents do not). */ };
 
 enum pol_verdict { POL_ALLOW = 0, POL_DENY = 1 };
 

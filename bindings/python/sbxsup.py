@@ -34,7 +34,10 @@ shadow_discard review and apply it (each runs `sbxsup shadow ...` with an argv, 
 
 import json
 import os
+import selectors
 import shutil
+import socket
+import struct
 import subprocess
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Union
@@ -103,7 +106,8 @@ def run(argv: Sequence[str], manifest: Optional[Union[str, os.PathLike]] = None,
         audit: Optional[Union[str, os.PathLike]] = None, tag: Optional[str] = None,
         layers: Optional[str] = None, require: Optional[str] = None,
         extra_args: Sequence[str] = (), sbxsup: Optional[str] = None,
-        env: Optional[Dict[str, str]] = None, shadow: bool = False) -> Result:
+        env: Optional[Dict[str, str]] = None, shadow: bool = False,
+        server: Optional[Union[str, os.PathLike]] = None) -> Result:
     """Run argv under sbxsup and return its Result.
 
     manifest: the executor's manifest file (None: sbxsup's built-in default manifest).
@@ -111,11 +115,13 @@ def run(argv: Sequence[str], manifest: Optional[Union[str, os.PathLike]] = None,
     timeout: wall-clock limit in seconds (sbxsup kills the whole run; Result.timed_out is then true).
     workspace, audit, tag, layers, require: the `sbxsup run` options of the same names.
     env: the environment sbxsup itself starts with (the executor's is built from the manifest).
+    server: the socket of a running `sbxsup serve --socket PATH`: the call goes there (no sbxsup
+    process is started; the protocol is spoken directly, see docs/notes/serve.md).
     shadow: `--shadow`: the executor's writes land in a per-run store; see shadow_diff/commit/discard.
     """
     if not argv:
         raise ValueError("argv is empty")
-    cmd: List[str] = [sbxsup or find_sbxsup(), "run"]
+    cmd: List[str] = [(sbxsup or find_sbxsup()) if server is None else "", "run"]
     if manifest is not None:
         cmd += ["-m", os.fspath(manifest)]
     if workspace is not None:
@@ -132,6 +138,9 @@ def run(argv: Sequence[str], manifest: Optional[Union[str, os.PathLike]] = None,
         cmd += ["--timeout", repr(float(timeout))]
     if shadow:
         cmd += ["--shadow"]
+    if server is not None:
+        return _call_server(os.fspath(server), ["run", *cmd[2:], *extra_args, "--", *argv], stdin,
+                            os.environ if env is None else env, timeout)
     rd, wr = os.pipe()
     try:
         cmd += ["--result", str(wr), *extra_args, "--", *argv]
@@ -166,6 +175,118 @@ def run(argv: Sequence[str], manifest: Optional[Union[str, os.PathLike]] = None,
     return Result(stdout=out, stderr=err, record=record)
 
 
+# ---- the `sbxsup serve` protocol (supervisor/serve/serve_proto.h; docs/notes/serve.md) ----------
+_SERVE_VERSION = 1
+_SERVE_REQ_MAX = 128 * 1024
+_SERVE_REP_MAX = 64 * 1024
+
+
+def _serve_request(args: Sequence[str], env: Dict[str, str], targets: Sequence[int]) -> bytes:
+    envl = ["%s=%s" % (k, v) for k, v in env.items() if k and "=" not in k]
+    body = b"".join(os.fsencode(a) + b"\0" for a in args) + b"".join(os.fsencode(e) + b"\0" for e in envl)
+    msg = (b"SBXQ" + struct.pack("=IIIII", _SERVE_VERSION, 0, len(args), len(envl), len(targets))
+           + b"".join(struct.pack("=i", t) for t in targets) + body)
+    if len(msg) > _SERVE_REQ_MAX:
+        raise SbxsupError("the call (arguments + environment) is larger than %d bytes" % _SERVE_REQ_MAX)
+    return msg
+
+
+def _call_server(path: str, args: List[str], stdin: Optional[bytes], env: Dict[str, str],
+                 timeout: Optional[float]) -> Result:
+    """One call to `sbxsup serve`: stdio on pipes, the working directory and the arguments passed;
+    the reply is the exit status and the result record."""
+    fds: List[int] = []
+    try:
+        cwd = os.open(".", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+        fds.append(cwd)
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        fds += [in_r, in_w, out_r, out_w, err_r, err_w]
+        msg = _serve_request(args, env, [-1, 0, 1, 2])
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            sock.connect(path)
+        except OSError as e:
+            sock.close()
+            raise SbxsupError("cannot connect to the server at %s: %s" % (path, e)) from e
+        with sock:
+            try:
+                sock.sendmsg([msg], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                      struct.pack("4i", cwd, in_r, out_w, err_w))])
+            except OSError:
+                pass  # a refusing server replies and closes at once: read its reply below
+            for fd in (cwd, in_r, out_w, err_w):   # the run holds its own copies now
+                os.close(fd)
+                fds.remove(fd)
+            reply = _serve_pump(sock, in_w, stdin or b"", out_r, err_r, fds,
+                                None if timeout is None else float(timeout) + 30.0)
+    finally:
+        for fd in fds:
+            os.close(fd)
+    if reply is None or len(reply[0]) < 16 or reply[0][:4] != b"SBXR":
+        raise SbxsupError("the server at %s closed the call without a reply" % path)
+    rep, out, err = reply
+    version, code, reclen = struct.unpack("=IiI", rep[4:16])
+    if version != _SERVE_VERSION or reclen != len(rep) - 16:
+        raise SbxsupError("unreadable reply from the server (protocol version %d)" % version)
+    try:
+        record = json.loads(rep[16:].decode("utf-8")) if reclen else {"exit": code}
+    except (UnicodeDecodeError, ValueError) as e:
+        raise SbxsupError("unreadable result record: %s" % e) from e
+    return Result(stdout=out, stderr=err, record=record)
+
+
+def _serve_pump(sock, in_w, data, out_r, err_r, fds, guard):
+    """Feed stdin, collect stdout/stderr and the reply; returns (reply, out, err) or None."""
+    sel = selectors.DefaultSelector()
+    bufs = {out_r: bytearray(), err_r: bytearray()}
+    os.set_blocking(in_w, False)
+    sel.register(sock, selectors.EVENT_READ)
+    sel.register(out_r, selectors.EVENT_READ)
+    sel.register(err_r, selectors.EVENT_READ)
+    if data:
+        sel.register(in_w, selectors.EVENT_WRITE)
+    else:
+        os.close(in_w)
+        fds.remove(in_w)
+    reply = None
+    got_reply = False
+    try:
+        while len(sel.get_map()) > 0:
+            ready = sel.select(guard)
+            if not ready:
+                return None
+            for key, _ in ready:
+                fd = key.fileobj
+                if fd is sock:
+                    try:
+                        reply = sock.recv(_SERVE_REP_MAX)
+                    except OSError:
+                        reply = b""
+                    got_reply = True
+                    sel.unregister(sock)
+                elif fd == in_w:
+                    try:
+                        n = os.write(in_w, data)
+                    except BrokenPipeError:
+                        n = len(data)
+                    data = data[n:]
+                    if not data:
+                        sel.unregister(in_w)
+                        os.close(in_w)
+                        fds.remove(in_w)
+                else:
+                    chunk = os.read(fd, 65536)
+                    if chunk:
+                        bufs[fd] += chunk
+                    else:
+                        sel.unregister(fd)
+            if got_reply and in_w in fds and in_w in [k.fileobj for k in sel.get_map().values()]:
+                sel.unregister(in_w)   # the run is over: nobody reads its stdin any more
+    finally:
+        sel.close()
+    return reply, bytes(bufs[out_r]), bytes(bufs[err_r])
 # ---- shadow workspace ------------------------------------------------------------------------------
 
 @dataclass

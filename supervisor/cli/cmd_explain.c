@@ -38,12 +38,13 @@ static const char explain_usage[] =
 	"  -H, --host H[:PORT]    decide a connection to H (name, IPv4, or [IPv6]; no port = any port)\n"
 	"  -h, --help             this text\n";
 
-static void access_str(unsigned a, char out[4])
+static void access_str(unsigned a, char out[5])
 {
 	out[0] = (a & POL_READ) ? 'r' : '-';
 	out[1] = (a & POL_WRITE) ? 'w' : '-';
 	out[2] = (a & POL_EXEC) ? 'x' : '-';
-	out[3] = '\0';
+	out[3] = (a & POL_TREE) ? 't' : ' ';
+	out[4] = '\0';
 }
 
 static void print_hints(const char *what, const struct mf_hint *h, size_t n)
@@ -80,7 +81,7 @@ static void fmt_net(const struct pol_net *n, char *out, size_t ol)
 
 static void print_table(const struct manifest *m, const struct policy *p, const struct mf_errors *e)
 {
-	char acc[4], buf[600];
+	char acc[5], buf[600];
 	printf("executor:  %s\n", m->name);
 	printf("manifest:  %s (sha256 %s)\n", m->source, m->sha256_hex);
 	printf("autonomy:  %s\n", m->autonomy == MF_AUTONOMY_READONLY ? "readonly (writes became reads, "

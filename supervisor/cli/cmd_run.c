@@ -4,7 +4,9 @@
  * Promise: parses the arguments, makes the temporary workspace a run from "/" gets, builds the
  * library's options from them, runs (sbx_run; --dry-run: sbx_plan, printed on stdout) or, for bad
  * arguments, only reports (the result record the caller asked for says bad_arguments), removes the
- * temporary workspace, and returns the run's exit status. --help is exit 0. The helper binary is
+ * temporary workspace, and returns the run's exit status. --help is exit 0. With --server the call
+ * goes to `sbxsup serve` instead (run_via_server, cmd_serve.c), whose call child runs run_parsed():
+ * the same path. The helper binary is
  * this one (/proc/self/exe); messages stay on stderr.
  */
 #include <stdio.h>
@@ -64,23 +66,30 @@ static int run_one(const struct sbx_opts *o, char **cmd)
 	return code;
 }
 
-int cmd_run(int argc, char **argv)
+int run_parsed(struct run_opts *ro, int pr)
 {
-	struct run_opts ro;
-	int pr = run_args_parse(argc, argv, &ro);
-	if (pr > 0)
-		return 0; /* --help */
-	if (pr == 0 && run_args_workspace(&ro) < 0)
+	if (pr == 0 && run_args_workspace(ro) < 0)
 		pr = -1;
-	struct sbx_opts *o = lib_opts(&ro);
+	struct sbx_opts *o = lib_opts(ro);
 	int code = SBX_EXIT_INTERNAL;
 	if (!o)
 		sbx_msg("out of memory");
 	else if (pr != 0)
 		code = sbx_refuse_arguments(o);
 	else
-		code = ro.dry_run ? run_dry(o, ro.cmd) : run_one(o, ro.cmd);
+		code = ro->dry_run ? run_dry(o, ro->cmd) : run_one(o, ro->cmd);
 	sbx_opts_free(o);
-	run_args_release(&ro);
+	run_args_release(ro);
 	return code;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_opts ro;
+	int pr = run_args_parse(argc, argv, &ro);
+	if (pr > 0)
+		return 0; /* --help */
+	if (pr == 0 && ro.server)
+		return run_via_server(argc, argv, &ro); /* the server parses and runs it (cmd_serve.c) */
+	return run_parsed(&ro, pr);
 }

@@ -22,6 +22,7 @@ static const char usage[] =
 	"  sbxsup audit summary|verify|filter|report|tail ... FILE...\n"
 	"  sbxsup probes load|unload [--force]|status\n"
 	"  sbxsup learn [-m BASE] [options] -- COMMAND [ARG...]   (propose a manifest)\n"
+	"  sbxsup serve --socket PATH [run options]   (warm server for run --server PATH)\n"
 	"  sbxsup shadow list|diff RUN|commit RUN [PATH...]|discard RUN   (a --shadow run's changes)\n"
 	"  sbxsup --version | --help        (each command has --help too)\n"
 	"\n"
@@ -68,6 +69,7 @@ int main(int argc, char **argv)
 		{"run", cmd_run},         {"status", cmd_status},   {"__stage", cmd_stage},
 		{"validate", cmd_validate}, {"explain", cmd_explain}, {"audit", cmd_audit},
 		{"probes", cmd_probes},   {"learn", cmd_learn},     {"shadow", cmd_shadow},
+		{"serve", cmd_serve},
 	};
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
 		if (!strcmp(cmd, cmds[i].name)) {

@@ -35,6 +35,8 @@ static const char usage[] =
 	"      --result FD|FILE     write the result record (one JSON object: run id, verdict, exit,\n"
 	"                           refusal reason code; docs/result-record.md) there when the run ends\n"
 	"      --tag STRING         the caller's tag, recorded in run.start and the result record\n"
+	"      --server PATH        send the call to `sbxsup serve --socket PATH` (warm: no start-up per\n"
+	"                           call); the same options, stdio, working directory and environment\n"
 	"      --shadow             shadow workspace: the command's writes land in a per-run overlay kept\n"
 	"                           outside its reach; review and apply them with sbxsup shadow diff|commit\n"
 	"Environment: SBXSUP_SANDBOX=0 (no layer; recorded; refused under --require),\n"
@@ -50,7 +52,8 @@ bool run_env_false(const char *s)
 
 int run_args_parse(int argc, char **argv, struct run_opts *o)
 {
-	enum { O_LAYERS = 256, O_REQUIRE, O_TIMEOUT, O_DRY_RUN, O_AUDIT_BUDGET, O_RESULT, O_TAG, O_SHADOW };
+	enum { O_LAYERS = 256, O_REQUIRE, O_TIMEOUT, O_DRY_RUN, O_AUDIT_BUDGET, O_RESULT, O_TAG, O_SERVER,
+	       O_SHADOW };
 	static const struct option opts[] = {
 		{"manifest", required_argument, NULL, 'm'},
 		{"workspace", required_argument, NULL, 'w'},
@@ -62,6 +65,7 @@ int run_args_parse(int argc, char **argv, struct run_opts *o)
 		{"audit-budget", required_argument, NULL, O_AUDIT_BUDGET},
 		{"result", required_argument, NULL, O_RESULT},
 		{"tag", required_argument, NULL, O_TAG},
+		{"server", required_argument, NULL, O_SERVER},
 		{"shadow", no_argument, NULL, O_SHADOW},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -132,6 +136,9 @@ int run_args_parse(int argc, char **argv, struct run_opts *o)
 			o->tag = optarg;
 			break;
 		}
+		case O_SERVER:
+			o->server = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 1;

@@ -40,7 +40,14 @@ int bwrap_find(char *path, size_t pathlen, char *why, size_t whylen)
 }
 
 enum item_kind { IT_RO, IT_RW, IT_TMPFS, IT_PROC, IT_DEV, IT_SYMLINK };
-struct item { const char *path; enum item_kind kind; char target[PATH_MAX]; };
+struct item { const char *path; enum item_kind kind; char *target; /* IT_SYMLINK, malloc'd */ };
+
+static void free_items(struct item *it, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(it[i].target);
+	free(it);
+}
 
 static int item_cmp(const void *a, const void *b)
 {
@@ -66,6 +73,30 @@ static bool skip_dir(const char *path)
 	       under(path, SBX_RUN_DIR) || !strcmp(path, "/");
 }
 
+/* May the POL_TREE entry t be bound whole? Not when the tree must receive a file that the host
+ * lacks: bwrap creates the mount point of /etc/ld.so.preload in its own /etc directory, which a
+ * read-only bind of the host's /etc does not allow (then the tree stays entry by entry). */
+static bool tree_whole(const struct pol_dir *t, const struct bwrap_in *in)
+{
+	struct stat st;
+	if (!(t->access & POL_TREE) || !t->path)
+		return false;
+	if (in->preload_lib && under(SBX_LDSO_PRELOAD, t->path) &&
+	    (lstat(SBX_LDSO_PRELOAD, &st) < 0 || !S_ISREG(st.st_mode)))
+		return false;
+	return true;
+}
+
+/* Is d an entry strictly below one of the trees bound whole (same rule: that bind covers it)? */
+static bool in_tree(const struct pol_dir *trees, size_t nt, const struct pol_dir *d)
+{
+	for (size_t i = 0; i < nt; i++)
+		if (trees[i].rule == d->rule && strcmp(trees[i].path, d->path) != 0 &&
+		    under(d->path, trees[i].path))
+			return true;
+	return false;
+}
+
 int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *out, char *err,
 	       size_t errlen)
 {
@@ -75,23 +106,45 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	/* the trees bound whole (a handful: /etc) */
+	struct pol_dir trees[8];
+	size_t nt = 0;
+	for (size_t i = 0; i < nd && nt < sizeof trees / sizeof trees[0]; i++)
+		if (pol_dir_get(p, i, &trees[nt]) == 0 && tree_whole(&trees[nt], in))
+			nt++;
 	size_t n = 0;
 	for (size_t i = 0; i < nd; i++) {
 		struct pol_dir d;
-		if (pol_dir_get(p, i, &d) < 0 || !d.path || d.path[0] != '/' || skip_dir(d.path) ||
-		    !(d.access & (POL_READ | POL_WRITE))) /* POL_LIST only: nothing to bind */
+		if (pol_dir_get(p, i, &d) < 0 || !d.path || d.path[0] != '/' || skip_dir(d.path))
+			continue;
+		/* A tree readable except its secrets (policy.h POL_TREE): bound once, whole; the masks
+		 * below hide the secrets. Its per-entry view (same rule) is Landlock's, not ours. */
+		bool whole = false;
+		for (size_t j = 0; j < nt; j++)
+			whole |= trees[j].rule == d.rule && !strcmp(trees[j].path, d.path);
+		if (!whole && in_tree(trees, nt, &d))
+			continue;
+		if (!whole && !(d.access & (POL_READ | POL_WRITE))) /* POL_LIST only: nothing to bind */
 			continue;
 		struct stat st;
-		if (lstat(d.path, &st) < 0)
+		if (lstat(d.path, &st) < 0 || (whole && !S_ISDIR(st.st_mode)))
 			continue; /* SPEC: a hint whose directory does not exist is skipped by bwrap */
 		struct item *x = &it[n];
 		x->path = d.path;
 		x->kind = (d.access & POL_WRITE) ? IT_RW : IT_RO;
 		/* A top-level symlink such as /bin -> usr/bin is recreated, not bound. */
+		x->target = NULL;
 		if (S_ISLNK(st.st_mode) && strchr(d.path + 1, '/') == NULL) {
-			ssize_t l = readlink(d.path, x->target, sizeof x->target - 1);
+			char t[PATH_MAX];
+			ssize_t l = readlink(d.path, t, sizeof t - 1);
 			if (l > 0) {
-				x->target[l] = 0;
+				t[l] = 0;
+				x->target = strdup(t);
+				if (!x->target) {
+					free_items(it, n);
+					snprintf(err, errlen, "out of memory");
+					return -1;
+				}
 				x->kind = IT_SYMLINK;
 			}
 		}
@@ -105,6 +158,8 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 			}
 		if (!dup)
 			n++;
+		else
+			free(x->target);
 	}
 	it[n++] = (struct item){.path = "/proc", .kind = IT_PROC};
 	it[n++] = (struct item){.path = "/dev", .kind = IT_DEV};
@@ -154,7 +209,7 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 		else
 			rc |= strv_addv(out, "--ro-bind", "/dev/null", d.path, NULL);
 	}
-	free(it);
+	free_items(it, n);
 
 	if (in->home_dir) /* the private HOME, in the tmpfs /tmp */
 		rc |= strv_addv(out, "--perms", "0700", "--dir", in->home_dir, NULL);
@@ -168,7 +223,7 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 			rc |= strv_addf(out, "%d", in->ldso_fd);
 		else
 			rc |= strv_add(out, LAYER_FD_PLACEHOLDER);
-		rc |= strv_add(out, "/etc/ld.so.preload");
+		rc |= strv_add(out, SBX_LDSO_PRELOAD);
 	}
 	rc |= strv_add(out, "--clearenv");
 	for (size_t i = 0; in->env && i < in->env->n; i++) {

@@ -27,6 +27,7 @@
 #define SBX_RUN_DIR      "/run/sbxsup"
 #define SBX_RUN_SBXSUP   SBX_RUN_DIR "/sbxsup"
 #define SBX_RUN_PRELOAD  SBX_RUN_DIR "/libsbxpreload.so"
+#define SBX_LDSO_PRELOAD "/etc/ld.so.preload" /* the preload library named for ld.so (bwrap mode) */
 /* The run's report socket (SBXSUP_REPORT_ADDR) inside the sandbox; the preload falls back to this
  * fixed path when its environment was stripped (preload/pl.h SBX_PL_REPORT_FIXED, same text). */
 #define SBX_RUN_REPORT   SBX_RUN_DIR "/report"

@@ -185,6 +185,10 @@ static bool secret_covers(const char *path)
 {
 	for (size_t i = 0; i < sizeof etc_secrets / sizeof etc_secrets[0]; i++) {
 		const char *g = etc_secrets[i].glob;
+		/* cheap reject first (this runs for every entry of /etc): "*" and "?" are the only
+		 * magic characters, the ones before them match only themselves */
+		if (strncmp(g, path, strcspn(g, "*?")) != 0)
+			continue;
 		size_t n = pol_glob_literal_prefix(g);
 		if (pol_glob_match(g, path) ||
 		    (!pol_glob_has_magic(g) && strncmp(g, path, n) == 0 && path[n] == '/'))
@@ -210,7 +214,9 @@ static bool secret_below(const char *path)
  * on the host at build time, entering only the directories that hold a secret and leaving the
  * secrets themselves out (bwrap binds each entry; Landlock grants each one; each directory entered
  * gets a POL_LIST entry so that listing it still works under Landlock — READ_DIR is hierarchical
- * there, so names below it, not contents, are listable). Links into /proc,
+ * there, so names below it, not contents, are listable). The tree's root entry also carries POL_TREE:
+ * bwrap binds the tree once and relies on the masks (every secret below has one: a literal mask or
+ * its glob expanded on the host), since one bind per entry costs bwrap a mountinfo parse each. Links into /proc,
  * /sys or /dev (/etc/mtab) are left out: their targets are not this tree's. The policy rule itself
  * stays the whole tree (files created later are readable through the preload). */
 static int pb_dirs_except_secrets(struct pb *b, const char *dir, unsigned access, uint32_t rule,
@@ -224,7 +230,9 @@ static int pb_dirs_except_secrets(struct pb *b, const char *dir, unsigned access
 	DIR *d = opendir(dir);
 	if (d == NULL)
 		return 0; /* absent or unreadable: nothing for the directory layers */
-	if (pol_writer_dir(b->w, dir, POL_LIST, rule) < 0) { /* ls /etc still works under Landlock */
+	/* ls /etc still works under Landlock; the root of the tree is marked POL_TREE for bwrap, which
+	 * binds it whole and masks the secrets (policy.h) */
+	if (pol_writer_dir(b->w, dir, POL_LIST | (depth == 0 ? POL_TREE : 0), rule) < 0) {
 		closedir(d);
 		return pb_writer_failed(b);
 	}
@@ -238,14 +246,17 @@ static int pb_dirs_except_secrets(struct pb *b, const char *dir, unsigned access
 			continue;
 		if (secret_covers(path))
 			continue;
-		ssize_t tl = readlink(path, t, sizeof t - 1);
+		/* d_type spares a readlink and an lstat per entry where the file system fills it */
+		ssize_t tl = e->d_type == DT_LNK || e->d_type == DT_UNKNOWN
+				     ? readlink(path, t, sizeof t - 1) : -1;
 		if (tl > 0) {
 			t[tl] = 0;
 			if (strstr(t, "/proc/") || strstr(t, "/sys/") || strstr(t, "/dev/"))
 				continue;
 		}
 		struct stat st;
-		bool isdir = lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+		bool isdir = e->d_type == DT_DIR ||
+			     (e->d_type == DT_UNKNOWN && lstat(path, &st) == 0 && S_ISDIR(st.st_mode));
 		if (isdir)
 			rc = pb_dirs_except_secrets(b, path, access, rule, depth + 1);
 		else if (pol_writer_dir(b->w, path, access, rule) < 0)

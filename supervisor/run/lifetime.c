@@ -76,7 +76,8 @@ static int kill_our_children(pid_t spare)
 	return n;
 }
 
-int life_end(pid_t child, bool *child_done, int *child_status, const struct cg_run *cg, pid_t spare)
+int life_end(pid_t child, bool *child_done, int *child_status, const struct cg_run *cg, pid_t spare,
+	     bool own_pidns)
 {
 	for (int round = 0; round < 5000; round++) {
 		int listed = 0;
@@ -86,7 +87,10 @@ int life_end(pid_t child, bool *child_done, int *child_status, const struct cg_r
 			kill(-child, SIGKILL);
 		if (cg)
 			listed = cg_kill_all(cg);
-		int ours = kill_our_children(spare);
+		/* With a pid namespace of the run's own no process of the run but its init can be
+		 * re-parented to us, and the init dies with the namespace's parent (PDEATHSIG / the
+		 * kernel): the O(host) /proc scan finds nothing and is skipped. */
+		int ours = own_pidns ? 0 : kill_our_children(spare);
 		/* Reap whatever is ours and already dead; never block on a live process. */
 		int st;
 		pid_t p;

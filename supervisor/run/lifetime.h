@@ -6,7 +6,7 @@
  * (`alive_fd` is the read end of a pipe whose write end only the supervisor holds: EOF = dead).
  * life_end() kills and reaps everything that is left of the run — the cgroups (cgroup.kill where
  * present, else SIGKILL to every listed pid), the process group, every process whose parent is
- * the supervisor (adopted orphans) — and returns only when none is left (or after a bounded
+ * the supervisor (adopted orphans; not looked for when the run has its own pid namespace) — and returns only when none is left (or after a bounded
  * number of rounds, reporting the survivors). The main child's wait status is captured if it is
  * reaped here.
  */
@@ -23,7 +23,12 @@ int life_child_setup(int alive_fd);
 /* SIGKILL to the whole run now (timeout, fail-closed): main child, its process group, cgroups. */
 void life_kill_now(pid_t child, const struct cg_run *cg);
 /* Kill and reap what is left. Returns the number of processes that could not be accounted for. */
-/* `spare` (e.g. the janitor, which is not part of the run) is never killed. */
-int life_end(pid_t child, bool *child_done, int *child_status, const struct cg_run *cg, pid_t spare);
+/* `spare` (e.g. the janitor, which is not part of the run) is never killed. `own_pidns`: the run
+ * lives in a pid namespace of its own whose init is `child` or a child of `child` that dies with it
+ * (bwrap --unshare-pid --die-with-parent): no orphan of the run can be re-parented to the
+ * supervisor, so the scan of every host process for adopted orphans is skipped (the cgroups and
+ * the namespace's end do the killing; zombies are still reaped). */
+int life_end(pid_t child, bool *child_done, int *child_status, const struct cg_run *cg, pid_t spare,
+	     bool own_pidns);
 
 #endif

@@ -28,6 +28,9 @@
 #define SBX_REASON_SETUP_FAILED       "setup_failed"
 #define SBX_REASON_SHADOW_UNAVAILABLE "shadow_unavailable"
 #define SBX_REASON_INTERNAL           "internal"
+/* sbxsup serve / run --server (docs/notes/serve.md) */
+#define SBX_REASON_SERVER_REFUSED     "server_refused"     /* peer uid, busy, malformed request */
+#define SBX_REASON_SERVER_UNAVAILABLE "server_unavailable" /* the client could not reach the server */
 
 struct result_in {
 	const char *run;             /* run id, NULL when none was made */

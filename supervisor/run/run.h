@@ -26,6 +26,7 @@ struct run_opts {
 	long audit_budget_mb;     /* --audit-budget MB; -1: manifest limits.audit_mb / default */
 	const char *result;       /* --result FD|FILE: the result record's destination, NULL: none */
 	const char *tag;          /* --tag STRING: the caller's tag (run.start, result record), NULL */
+	const char *server;       /* --server PATH: send the call to `sbxsup serve` there (cli/), NULL */
 	bool dry_run;
 	bool shadow;              /* --shadow: writes land in a per-run shadow store (docs/notes/shadow.md) */
 	bool disabled;            /* SBXSUP_SANDBOX=0 */

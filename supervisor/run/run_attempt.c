@@ -549,7 +549,10 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 			t->wrap_err_len += (size_t)k;
 	}
 	drain_all(r, false);
-	if (life_end(t->child, &t->child_done, &t->child_status, &r->cg, r->jan.pid) > 0)
+	/* the wrapper (bwrap: --unshare-pid --die-with-parent, bwrap_layer.c) or our own init gives
+	 * the run a pid namespace of its own */
+	if (life_end(t->child, &t->child_done, &t->child_status, &r->cg, r->jan.pid,
+		     w != NULL || t->pidns) > 0)
 		sbx_msg("warning: some processes of the run could not be accounted for");
 	drain_all(r, true);
 	if (w && !t->ready && !t->timed_out && !t->fwd_signal && !r->audit_failed)

@@ -84,7 +84,7 @@ struct run {
 	struct attempt att;        /* the current (last) attempt */
 	struct sd_plan sd;         /* identity / namespaces / HOME (sandbox_direct.h) */
 	struct shadow_plan sp;     /* --shadow (run_shadow.c) */
-	int64_t shadow_t0;         /* the run's start for commit's conflict check (ns, realtime coarse) */
+	int64_t shadow_t0;         /* the run's start for commit's conflict check (ns, realtime) */
 	cJSON *shadow_sum;         /* the change set's summary for run.end and the result record, owned */
 };
 

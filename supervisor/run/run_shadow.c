@@ -65,11 +65,23 @@ cJSON *run_shadow_plan_json(const struct run *r)
 	return o;
 }
 
-static int64_t now_coarse_ns(void)
+static int64_t now_ns(clockid_t clk)
 {
 	struct timespec t;
-	clock_gettime(CLOCK_REALTIME_COARSE, &t);
+	clock_gettime(clk, &t);
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* The run's start for commit's conflict check: a change made before it has a ctime <= it, one made
+ * after it a ctime > it. File systems stamp ctime with the coarse clock, or (multigrain timestamps,
+ * Linux >= 6.13) with the fine one, and the coarse clock lags the fine one by up to a tick: so take
+ * the fine time, then wait (at most a tick, bounded) until the coarse clock has passed it. */
+static int64_t shadow_start_ns(void)
+{
+	int64_t t0 = now_ns(CLOCK_REALTIME);
+	for (int i = 0; i < 100 && now_ns(CLOCK_REALTIME_COARSE) <= t0; i++)
+		nanosleep(&(struct timespec){.tv_nsec = 500000}, NULL);
+	return t0;
 }
 
 int run_shadow_setup(struct run *r)
@@ -78,9 +90,7 @@ int run_shadow_setup(struct run *r)
 	if (!sp->on)
 		return 0;
 	char err[512];
-	/* a change made before this instant counts as "before the run" (the coarse clock is the one
-	 * the file systems stamp ctime with) */
-	r->shadow_t0 = now_coarse_ns();
+	r->shadow_t0 = shadow_start_ns();
 	int fd = shadow_store_create(r->a.run, sp->store, sizeof sp->store, err, sizeof err);
 	if (fd < 0) {
 		sbx_msg("--shadow: %s", err);

@@ -75,7 +75,7 @@ static const char *conflict(const struct cctx *c, int pfd, const char *base, con
 	if ((uint64_t)st.st_dev != r->dev || (uint64_t)st.st_ino != r->ino || (uint64_t)st.st_size != r->size ||
 	    ns(&st.st_mtim) != r->mtime_ns || ns(&st.st_ctim) != r->ctime_ns)
 		return "the real file changed after the run ended (conflict)";
-	if (r->ctime_ns >= c->t0)
+	if (r->ctime_ns > c->t0)
 		return "the real file changed while the run ran (conflict)";
 	return NULL;
 }

@@ -8,7 +8,7 @@
  * RESOLVE_NO_MAGICLINKS) from the workspace's descriptor, and every store path likewise from the
  * upper directory's, so no symlink is ever followed and nothing is written outside the workspace.
  * An entry is refused, with a reason, when: its real file changed after the run started (its
- * identity — dev, inode, size, mtime, ctime — differs from the listing, its ctime is not before the
+ * identity — dev, inode, size, mtime, ctime — differs from the listing, its ctime is after the
  * run's start, it appeared or disappeared); it is a symlink, a fifo, a socket, a device, or a type
  * change (commit never creates them); its mode has the setuid or setgid bit; its stored content no
  * longer matches the set's hash. Permission bits are kept (mode & 0777, directories & 01777). As

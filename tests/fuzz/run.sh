@@ -34,6 +34,7 @@ max_len() {
 	fuzz_glob) echo 8192 ;;
 	fuzz_policy) echo 65536 ;;
 	fuzz_auditline) echo 70000 ;;
+	fuzz_serve_req) echo 140000 ;;
 	*) echo 16384 ;;
 	esac
 }

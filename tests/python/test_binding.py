@@ -109,5 +109,77 @@ class BindingTest(unittest.TestCase):
         self.assertTrue(os.path.exists(os.path.join(self.ws, "report.txt")))
 
 
+class ServerTest(unittest.TestCase):
+    """run(..., server=PATH): the same results through `sbxsup serve`, no sbxsup process per call."""
+
+    @classmethod
+    def setUpClass(cls):
+        import subprocess
+        import time
+        cls.tmp = tempfile.TemporaryDirectory()
+        sockdir = os.path.join(cls.tmp.name, "sock")
+        os.mkdir(sockdir, 0o700)
+        cls.sock = os.path.join(sockdir, "s")
+        cls.audit = os.path.join(cls.tmp.name, "audit")
+        cls.srv = subprocess.Popen([sbxsup.find_sbxsup(), "serve", "--socket", cls.sock, "--quiet", "-a", cls.audit],
+                                   stderr=subprocess.PIPE)
+        for _ in range(200):
+            if os.path.exists(cls.sock) or cls.srv.poll() is not None:
+                break
+            time.sleep(0.05)
+        if not os.path.exists(cls.sock):
+            raise unittest.SkipTest("sbxsup serve did not start: %s" % cls.srv.stderr.read().decode()[-300:])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.terminate()
+        cls.srv.wait(timeout=30)
+        cls.srv.stderr.close()
+        cls.tmp.cleanup()
+
+    def setUp(self):
+        self.ws = tempfile.mkdtemp(dir=self.tmp.name)
+        os.chmod(self.ws, 0o755)
+
+    def test_server_clean_run(self):
+        r = sbxsup.run(["sh", "-c", "cat; echo done; echo err >&2"], stdin=b"payload\n", workspace=self.ws,
+                       tag="srv-clean", server=self.sock)
+        self.assertEqual((r.exit, r.stdout), (0, b"payload\ndone\n"))
+        # the executor's stderr, after sbxsup's own warnings for layers the host lacks (as a user)
+        self.assertEqual([l for l in r.stderr.splitlines() if not l.startswith(b"sbxsup: ")], [b"err"])
+        self.assertEqual((r.verdict, r.record.get("tag"), r.record.get("status")), ("clean", "srv-clean", "exited"))
+        self.assertRegex(r.run_id or "", r"^[0-9a-f]{32}$")
+        with open(self.audit) as f:
+            runs = [json.loads(l)["run"] for l in f if '"run.end"' in l]
+        self.assertIn(r.run_id, runs)
+
+    def test_server_contained_and_exit(self):
+        home = os.path.join(self.ws, "home")
+        os.makedirs(os.path.join(home, ".ssh"))
+        key = os.path.join(home, ".ssh", "id_rsa")
+        with open(key, "w") as f:
+            f.write("FAKE-KEY-FOR-SERVER-TEST\n")
+        ws = os.path.join(self.ws, "w")
+        os.mkdir(ws)
+        r = sbxsup.run(["cat", key], workspace=ws, env=dict(os.environ, HOME=home), server=self.sock)
+        self.assertNotIn(b"FAKE-KEY", r.stdout)
+        self.assertEqual(r.verdict, "contained")
+        r = sbxsup.run(["sh", "-c", "exit 7"], workspace=self.ws, server=self.sock)
+        self.assertEqual((r.exit, r.record.get("status")), (7, "exited"))
+
+    def test_server_refusal_and_timeout(self):
+        bad = os.path.join(self.ws, "bad.json")
+        with open(bad, "w") as f:
+            f.write('{"sbxsup": 1, "name": "x", "capabilities": [1]}')
+        r = sbxsup.run(["true"], manifest=bad, workspace=self.ws, server=self.sock)
+        self.assertEqual((r.refused, r.exit, r.reason_code), (True, 125, "bad_manifest"))
+        r = sbxsup.run(["sleep", "30"], workspace=self.ws, timeout=0.5, server=self.sock)
+        self.assertEqual((r.timed_out, r.exit), (True, 124))
+
+    def test_server_unreachable(self):
+        with self.assertRaises(sbxsup.SbxsupError):
+            sbxsup.run(["true"], server=os.path.join(self.tmp.name, "none"))
+
+
 if __name__ == "__main__":
     unittest.main()

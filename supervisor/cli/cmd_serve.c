@@ -1,0 +1,233 @@
+/* cmd_serve.c — `sbxsup serve --socket PATH [RUN OPTIONS]` and the client side of
+ * `sbxsup run --server PATH` (serve/serve.h, docs/notes/serve.md).
+ *
+ * Promise: cmd_serve() validates its run options once (as `sbxsup run` would parse them), then
+ * serves until SIGTERM/SIGINT (exit 0) or a set-up failure (125). Each call is parsed exactly as a
+ * direct `sbxsup run` with the server's options placed before the client's: the client's options
+ * win, except --require, which is the union of both (the server's is a floor). The result record
+ * goes to the reply and, when the client asked for --result, there too. run_via_server() is
+ * `sbxsup run --server PATH`: it passes its stdio, the descriptors its own -a fd:N / --result N
+ * name, its working directory and environment, and returns the run's exit status; when the server
+ * cannot be reached it says why and exits 125 (the --result record says server_unavailable).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "layer.h"
+#include "result.h"
+#include "run_args.h"
+#include "serve.h"
+#include "serve_client.h"
+
+extern char **environ;
+
+static const char usage[] =
+	"usage: sbxsup serve --socket PATH [--quiet] [RUN OPTIONS]\n"
+	"\n"
+	"Serve `sbxsup run --server PATH` calls (and the Python binding's server=PATH) on a\n"
+	"Unix socket, warm: the probes stay loaded, each call only forks and runs.\n"
+	"  --socket PATH   the socket (created 0600; its directory must be yours or root's and not\n"
+	"                  writable by group or others; a stale socket of yours is replaced)\n"
+	"  --quiet         no start/stop lines on stderr\n"
+	"  RUN OPTIONS     defaults for every call, as `sbxsup run` takes them (-m, -w, -a, --layers,\n"
+	"                  --require, --timeout, --audit-budget, --tag); a call's own options win,\n"
+	"                  except --require: the union of both\n"
+	"Only processes of the server's own uid may call (SO_PEERCRED). Every call is a fresh run:\n"
+	"its own sandbox, audit run and result record. SIGTERM/SIGINT end the live runs (as SIGTERM\n"
+	"ends a direct run) and stop the server (exit 0).\n";
+
+struct serve_defaults {
+	char **opts;       /* the server's run options (NULL-terminated) */
+	int nopts;
+	unsigned require;
+};
+
+/* In the call's child: parse as `sbxsup run` would, with the server's options first. */
+static int serve_run_one(int argc, char **argv, int record_fd, void *arg)
+{
+	const struct serve_defaults *d = arg;
+	char **all = calloc((size_t)(argc + d->nopts + 1), sizeof *all);
+	if (!all) {
+		sbx_msg("out of memory");
+		return SBX_EXIT_INTERNAL;
+	}
+	int n = 0;
+	all[n++] = argv[0];
+	for (int i = 0; i < d->nopts; i++)
+		all[n++] = d->opts[i];
+	for (int i = 1; i < argc; i++)
+		all[n++] = argv[i];
+	struct run_opts o;
+	int pr = run_args_parse(n, all, &o);
+	if (pr > 0)
+		return 0; /* --help: printed on the client's stdout */
+	o.server = NULL;
+	o.require |= d->require;
+	o.dry_run = pr == 0 && o.dry_run;
+	const char *client_result = o.result;
+	char recname[16];
+	snprintf(recname, sizeof recname, "%d", record_fd);
+	o.result = recname;
+	int cfd = -1;
+	char err[300];
+	if (pr == 0 && client_result && result_open(client_result, &cfd, err, sizeof err) < 0) {
+		sbx_msg("%s", err);
+		pr = -1;
+	}
+	int code = run_parsed(&o, pr); /* exactly what `sbxsup run` does with these options */
+	if (cfd >= 0) { /* the client's --result gets the same record as the reply */
+		char buf[65536];
+		ssize_t k = pread(record_fd, buf, sizeof buf, 0);
+		if (k > 0 && write(cfd, buf, (size_t)k) != k)
+			sbx_msg("warning: cannot write the result record: %s", strerror(errno));
+		result_close(&cfd);
+	}
+	free(all);
+	return code;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	const char *sock = NULL;
+	bool quiet = false;
+	char **opts = calloc((size_t)argc + 3, sizeof *opts);
+	if (!opts) {
+		sbx_msg("out of memory");
+		return SBX_EXIT_INTERNAL;
+	}
+	int nopts = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage, stdout);
+			free(opts);
+			return 0;
+		} else if (!strcmp(argv[i], "--socket") && i + 1 < argc) {
+			sock = argv[++i];
+		} else if (!strncmp(argv[i], "--socket=", 9)) {
+			sock = argv[i] + 9;
+		} else if (!strcmp(argv[i], "--quiet")) {
+			quiet = true;
+		} else if (!strcmp(argv[i], "--")) {
+			sbx_msg("serve: no command: the commands come from the calls (usage: sbxsup serve --socket PATH [RUN OPTIONS])");
+			free(opts);
+			return SBX_EXIT_INTERNAL;
+		} else {
+			opts[nopts++] = argv[i];
+		}
+	}
+	/* validate the defaults once, as `sbxsup run` parses them */
+	char **probe = calloc((size_t)nopts + 4, sizeof *probe);
+	if (!probe) {
+		free(opts);
+		return SBX_EXIT_INTERNAL;
+	}
+	int np = 0;
+	probe[np++] = "run";
+	for (int i = 0; i < nopts; i++)
+		probe[np++] = opts[i];
+	probe[np++] = "--";
+	probe[np++] = "true";
+	struct run_opts o;
+	int pr = run_args_parse(np, probe, &o);
+	free(probe);
+	if (pr != 0 || o.result || o.server || o.dry_run) {
+		if (pr == 0)
+			sbx_msg("serve: --result, --server and --dry-run belong to each call, not to the server");
+		free(opts);
+		return pr > 0 ? 0 : SBX_EXIT_INTERNAL;
+	}
+	if (!sock) {
+		sbx_msg("serve: --socket PATH is required (see sbxsup serve --help)");
+		free(opts);
+		return SBX_EXIT_INTERNAL;
+	}
+	struct serve_defaults d = {.opts = opts, .nopts = nopts, .require = o.require};
+	struct serve_cfg cfg = {
+		.socket = sock, .quiet = quiet, .run = serve_run_one, .arg = &d,
+		.keep_probes = !o.disabled && (o.want & (1u << layer_probes.id)),
+	};
+	int code = serve_main(&cfg);
+	free(opts);
+	return code;
+}
+
+/* The descriptor number DEST names ("N" for --result, "fd:N" for -a), or -1. */
+static int named_fd(const char *dest, bool audit)
+{
+	if (!dest)
+		return -1;
+	if (audit) {
+		if (strncmp(dest, "fd:", 3))
+			return -1;
+		dest += 3;
+	}
+	if (!*dest || strspn(dest, "0123456789") != strlen(dest) || strlen(dest) > 4)
+		return -1;
+	int n = atoi(dest);
+	return n <= 1023 ? n : -1;
+}
+
+int run_via_server(int argc, char **argv, const struct run_opts *o)
+{
+	int fds[8];
+	int32_t tg[8];
+	unsigned nf = 0;
+	char **av = calloc((size_t)argc + 1, sizeof *av);
+	if (!av) {
+		sbx_msg("out of memory");
+		return SBX_EXIT_INTERNAL;
+	}
+	for (int i = 0; i < argc; i++)
+		av[i] = argv[i];
+	int named[2] = {named_fd(o->audit, true), named_fd(o->result, false)};
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) >= 0)
+			fds[nf] = fd, tg[nf++] = fd;
+	for (int k = 0; k < 2; k++) {
+		bool dup = false;
+		for (unsigned i = 0; i < nf; i++)
+			dup = dup || tg[i] == named[k];
+		if (named[k] >= 0 && !dup && fcntl(named[k], F_GETFD) >= 0)
+			fds[nf] = named[k], tg[nf++] = named[k];
+	}
+	char *rec = NULL, why[400];
+	size_t rl = 0;
+	int code = serve_call(o->server, av, environ, fds, tg, nf, &rec, &rl, why, sizeof why);
+	free(av);
+	/* the server refused the call before running it: it could not write --result, we do */
+	cJSON *r = code >= 0 && rec ? cJSON_Parse(rec) : NULL;
+	const cJSON *rc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "reason"), "code");
+	bool refused = cJSON_IsString(rc) && !strcmp(rc->valuestring, SBX_REASON_SERVER_REFUSED);
+	if (refused) {
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "reason"), "message");
+		sbx_msg("run: --server: the server refused the call: %s", cJSON_IsString(m) ? m->valuestring : "(no reason)");
+		int rfd = -1;
+		char err[300];
+		if (o->result && result_open(o->result, &rfd, err, sizeof err) == 0) {
+			(void)result_write(rfd, r);
+			result_close(&rfd);
+		}
+	}
+	cJSON_Delete(r);
+	free(rec);
+	if (code >= 0)
+		return code;
+	sbx_msg("run: --server: %s", why);
+	int rfd = -1;
+	char err[300];
+	if (o->result && result_open(o->result, &rfd, err, sizeof err) == 0) {
+		struct result_in in = {.tag = o->tag, .exit = SBX_EXIT_INTERNAL,
+				       .reason_code = SBX_REASON_SERVER_UNAVAILABLE, .reason_msg = why};
+		cJSON *u = result_build(&in);
+		if (u)
+			(void)result_write(rfd, u);
+		cJSON_Delete(u);
+		result_close(&rfd);
+	}
+	return SBX_EXIT_INTERNAL;
+}

@@ -1,0 +1,248 @@
+/* serve.c — see serve.h: the accept loop, the live calls, the server's lifetime. */
+#include "serve.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "msg.h"
+#include "probes_layer.h"
+#include "result.h"
+#include "serve_child.h"
+#include "serve_sock.h"
+
+struct call {
+	pid_t pid;     /* 0: free slot */
+	int conn;      /* the server's copy: watched for the client hanging up */
+	bool termed;   /* SIGTERM sent */
+};
+
+struct server {
+	const struct serve_cfg *cfg;
+	struct serve_sock sock;
+	int sfd;
+	struct call calls[SERVE_MAX_LIVE];
+	int live;
+	unsigned long served;
+	struct sbx_probes *probes;
+};
+
+/* Hold a slot of the shared probe set while the server lives: each run then opens the pinned set
+ * (no program load, no BTF parse) instead of loading the programs itself. */
+static void probes_hold(struct server *s)
+{
+	char level[256] = "", why[300] = "";
+	if (!s->cfg->keep_probes)
+		return;
+	if (geteuid() != 0) {
+		sbx_msg("serve: warning: probes not kept loaded: not root (each run loads them itself, or runs without)");
+		return;
+	}
+	const char *was = getenv("SBXSUP_PROBES_SHARE");
+	char *saved = was ? strdup(was) : NULL;
+	setenv("SBXSUP_PROBES_SHARE", "1", 1);
+	if (sbx_probes_start(NULL, 0, &s->probes, level, sizeof level, why, sizeof why) < 0) {
+		sbx_msg("serve: warning: probes not kept loaded: %s (each run loads them itself)", why);
+		s->probes = NULL;
+	} else if (!s->cfg->quiet) {
+		sbx_msg("serve: probes kept loaded: %s", level);
+	}
+	if (saved)
+		setenv("SBXSUP_PROBES_SHARE", saved, 1);
+	else
+		unsetenv("SBXSUP_PROBES_SHARE");
+	free(saved);
+}
+
+static void reap(struct server *s)
+{
+	int st;
+	pid_t p;
+	while ((p = waitpid(-1, &st, WNOHANG)) > 0)
+		for (int i = 0; i < SERVE_MAX_LIVE; i++)
+			if (s->calls[i].pid == p) {
+				close(s->calls[i].conn);
+				s->calls[i] = (struct call){0};
+				s->live--;
+				break;
+			}
+}
+
+/* Refuse a connection in the accept loop: reply, then read (and drop) the request the client is
+ * sending, bounded by 200 ms, so that closing does not reset the connection and discard the reply
+ * before the client reads it. Passed descriptors are dropped by the kernel (no control buffer). */
+static void refuse_close(int conn, const char *code, const char *msg)
+{
+	serve_refuse(conn, code, msg);
+	struct pollfd p = {.fd = conn, .events = POLLIN};
+	char buf[512];
+	if (poll(&p, 1, 200) > 0)
+		while (recv(conn, buf, sizeof buf, MSG_DONTWAIT) > 0)
+			;
+	close(conn);
+}
+
+static void accept_one(struct server *s)
+{
+	int conn = accept4(s->sock.fd, NULL, NULL, SOCK_CLOEXEC);
+	if (conn < 0)
+		return;
+	uid_t uid = 0;
+	pid_t pid = 0;
+	int ok = serve_peer_ok(conn, &uid, &pid);
+	if (ok != 1) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "peer uid %u is not the server's uid %u", (unsigned)uid, (unsigned)geteuid());
+		sbx_msg("serve: refused a connection: %s", ok < 0 ? "no peer credentials" : msg);
+		refuse_close(conn, SBX_REASON_SERVER_REFUSED, ok < 0 ? "no peer credentials" : msg);
+		return;
+	}
+	int slot = -1;
+	for (int i = 0; i < SERVE_MAX_LIVE && slot < 0; i++)
+		if (!s->calls[i].pid)
+			slot = i;
+	if (slot < 0) {
+		refuse_close(conn, SBX_REASON_SERVER_REFUSED, "server busy: too many calls at once");
+		return;
+	}
+	fflush(NULL);
+	pid_t child = fork();
+	if (child < 0) {
+		sbx_msg("serve: fork: %s", strerror(errno));
+		refuse_close(conn, SBX_REASON_INTERNAL, "the server cannot fork");
+		return;
+	}
+	if (child == 0)
+		serve_child(conn, s->cfg);
+	s->calls[slot] = (struct call){.pid = child, .conn = conn};
+	s->live++;
+	s->served++;
+}
+
+static long now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* SIGTERM/SIGINT: every live run ends as a direct run on SIGTERM; SIGKILL after the grace. */
+static void stop_calls(struct server *s)
+{
+	for (int i = 0; i < SERVE_MAX_LIVE; i++)
+		if (s->calls[i].pid)
+			kill(s->calls[i].pid, SIGTERM);
+	long end = now_ms() + SERVE_STOP_GRACE_MS;
+	while (s->live > 0 && now_ms() < end) {
+		struct pollfd p = {.fd = s->sfd, .events = POLLIN};
+		(void)poll(&p, 1, 100);
+		struct signalfd_siginfo si;
+		while (read(s->sfd, &si, sizeof si) == (ssize_t)sizeof si)
+			;
+		reap(s);
+	}
+	for (int i = 0; i < SERVE_MAX_LIVE; i++)
+		if (s->calls[i].pid) {
+			sbx_msg("serve: run of pid %d did not end within %d ms of SIGTERM: killed",
+				(int)s->calls[i].pid, SERVE_STOP_GRACE_MS);
+			kill(s->calls[i].pid, SIGKILL);
+		}
+	while (s->live > 0) {
+		int st;
+		pid_t p = waitpid(-1, &st, 0);
+		if (p < 0 && errno != EINTR)
+			break;
+		for (int i = 0; p > 0 && i < SERVE_MAX_LIVE; i++)
+			if (s->calls[i].pid == p) {
+				close(s->calls[i].conn);
+				s->calls[i] = (struct call){0};
+				s->live--;
+			}
+	}
+}
+
+int serve_main(const struct serve_cfg *cfg)
+{
+	struct server *s = calloc(1, sizeof *s);
+	char why[400];
+	if (!s) {
+		sbx_msg("serve: out of memory");
+		return SBX_EXIT_INTERNAL;
+	}
+	s->cfg = cfg;
+	sigset_t set, old;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	signal(SIGPIPE, SIG_IGN);
+	if (sigprocmask(SIG_BLOCK, &set, &old) < 0 ||
+	    (s->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
+		sbx_msg("serve: signals: %s", strerror(errno));
+		free(s);
+		return SBX_EXIT_INTERNAL;
+	}
+	if (serve_listen(cfg->socket, &s->sock, why, sizeof why) < 0) {
+		sbx_msg("serve: %s", why);
+		close(s->sfd);
+		free(s);
+		return SBX_EXIT_INTERNAL;
+	}
+	probes_hold(s);
+	if (!cfg->quiet)
+		sbx_msg("serve: listening on %s (pid %d)", cfg->socket, (int)getpid());
+	bool stop = false;
+	while (!stop) {
+		struct pollfd p[2 + SERVE_MAX_LIVE];
+		int map[2 + SERVE_MAX_LIVE], np = 0;
+		p[np++] = (struct pollfd){.fd = s->sfd, .events = POLLIN};
+		p[np++] = (struct pollfd){.fd = s->sock.fd, .events = POLLIN};
+		for (int i = 0; i < SERVE_MAX_LIVE; i++)
+			if (s->calls[i].pid && !s->calls[i].termed) {
+				map[np] = i;
+				p[np++] = (struct pollfd){.fd = s->calls[i].conn, .events = 0}; /* HUP/ERR only */
+			}
+		if (poll(p, (nfds_t)np, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			sbx_msg("serve: poll: %s", strerror(errno));
+			break;
+		}
+		if (p[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			while (read(s->sfd, &si, sizeof si) == (ssize_t)sizeof si)
+				if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT)
+					stop = true;
+			reap(s);
+		}
+		for (int k = 2; k < np; k++)
+			if (p[k].revents & (POLLHUP | POLLERR)) {
+				struct call *c = &s->calls[map[k]];
+				if (c->pid) { /* the client went away: its run ends as on SIGTERM */
+					kill(c->pid, SIGTERM);
+					c->termed = true;
+				}
+			}
+		if (!stop && (p[1].revents & POLLIN))
+			accept_one(s);
+	}
+	serve_unlisten(&s->sock);
+	stop_calls(s);
+	if (s->probes)
+		sbx_probes_stop(s->probes);
+	if (!cfg->quiet)
+		sbx_msg("serve: stopped after %lu call%s", s->served, s->served == 1 ? "" : "s");
+	close(s->sfd);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	free(s);
+	return 0;
+}

@@ -1,0 +1,40 @@
+/* serve.h — `sbxsup serve`: a warm server that runs `sbxsup run` calls sent over a socket.
+ *
+ * Promise: serve_main() listens on cfg->socket (serve_sock.h: 0600, owner-only directory, peer uid
+ * checked) and answers each connection with one run in a fresh child process forked for it: the
+ * child reads the request (serve_proto.h), keeps only the descriptors the client passed (each
+ * placed at the number the client gave it; every other descriptor of the server is closed, so
+ * nothing of the server or of another call reaches the run), takes the client's working directory
+ * and environment, calls cfg->run (which runs `sbxsup run` with those arguments: its own plan,
+ * sandbox, audit run and result record), and replies with the exit status and the result record.
+ * What is kept between calls: the probe programs (the server holds a slot of the shared probe set
+ * while it lives, so runs only claim a slot) and the host probes of the layer table; no run ever
+ * reuses anything another run used. A client that disconnects ends its run as SIGTERM ends a
+ * direct run. SIGTERM/SIGINT stop the server: it stops accepting, removes its socket, sends SIGTERM
+ * to every live run (each ends as a direct `sbxsup run` does on SIGTERM: the tree killed, run.end
+ * written), waits up to SERVE_STOP_GRACE_MS, then SIGKILLs what is left (the run's janitor removes
+ * its cgroups and directories) and returns 0. Fatal set-up errors return 125 with one line said.
+ * Ownership: cfg and what it points to stay the caller's; cfg->run is called in the child only.
+ */
+#ifndef SBX_SERVE_H
+#define SBX_SERVE_H
+
+#include <stdbool.h>
+
+#define SERVE_MAX_LIVE      64      /* concurrent calls; more are refused with a reply */
+#define SERVE_STOP_GRACE_MS 5000
+#define SERVE_REQ_TIMEOUT_S 10      /* a connection must deliver its request within this */
+
+struct serve_cfg {
+	const char *socket;
+	bool keep_probes;       /* hold the shared probe set (root, probes layer wanted) */
+	bool quiet;             /* no per-call line on stderr */
+	/* In the forked child: argv/environ/cwd/stdio are the client's. Runs the call, writes the
+	 * result record to record_fd (as `--result N` would), returns sbxsup run's exit status. */
+	int (*run)(int argc, char **argv, int record_fd, void *arg);
+	void *arg;
+};
+
+int serve_main(const struct serve_cfg *cfg);
+
+#endif
