@@ -71,6 +71,7 @@ enum sc_when {
 	W_NET,             /* connect/bind: opts.net_notify and user notification */
 	W_SENDTO,          /* sendto with a destination: opts.net_notify, netfilter off, notification */
 	W_FILES,           /* open/openat/openat2/creat: opts.report_files and user notification */
+	W_META,            /* metadata changes and watches: opts.meta_notify and user notification */
 };
 
 struct sc_rule {
@@ -140,7 +141,83 @@ static const struct sc_rule deny_table[] = {
 	{"openat", EACCES, W_FILES, false},
 	{"openat2", EACCES, W_FILES, false},
 	{"creat", EACCES, W_FILES, false},
+	{"unlink", EACCES, W_FILES, false},
+	{"unlinkat", EACCES, W_FILES, false},
+	{"rmdir", EACCES, W_FILES, false},
+	{"mkdir", EACCES, W_FILES, false},
+	{"mkdirat", EACCES, W_FILES, false},
+	{"truncate", EACCES, W_FILES, false},
+	{"symlink", EACCES, W_FILES, false},
+	{"symlinkat", EACCES, W_FILES, false},
+	{"rename", EACCES, W_FILES, false},
+	{"renameat", EACCES, W_FILES, false},
+	{"renameat2", EACCES, W_FILES, false},
+	/* metadata changes are writes (issue 13); the errno here is only the fallback: the decision
+	 * (seccomp_notify.c, meta_calls[]) answers EPERM or EACCES */
+	{"chmod", EPERM, W_META, false},
+	{"fchmod", EPERM, W_META, false},
+	{"fchmodat", EPERM, W_META, false},
+	{"fchmodat2", EPERM, W_META, false},
+	{"chown", EPERM, W_META, false},
+	{"lchown", EPERM, W_META, false},
+	{"fchown", EPERM, W_META, false},
+	{"fchownat", EPERM, W_META, false},
+	{"setxattr", EPERM, W_META, false},
+	{"lsetxattr", EPERM, W_META, false},
+	{"fsetxattr", EPERM, W_META, false},
+	{"setxattrat", EPERM, W_META, false},
+	{"removexattr", EPERM, W_META, false},
+	{"lremovexattr", EPERM, W_META, false},
+	{"fremovexattr", EPERM, W_META, false},
+	{"removexattrat", EPERM, W_META, false},
+	{"utime", EPERM, W_META, false},
+	{"utimes", EPERM, W_META, false},
+	{"futimesat", EPERM, W_META, false},
+	{"utimensat", EPERM, W_META, false},
+	{"mknod", EACCES, W_META, false},
+	{"mknodat", EACCES, W_META, false},
+	{"link", EACCES, W_META, false},
+	{"linkat", EACCES, W_META, false},
+	{"inotify_add_watch", EACCES, W_META, false},
+	{"fanotify_mark", EACCES, W_META, false},
 };
+
+/* System calls newer than this libseccomp (2.5.4 knows neither): their numbers, which are the same
+ * on every architecture with the unified table (>= 424: x86_64, aarch64, riscv64). */
+static const struct { const char *name; int nr; } late_nr[] = {
+	{"setxattrat", 463},
+	{"removexattrat", 466},
+};
+
+static bool unified_arch(void)
+{
+	uint32_t a = seccomp_arch_native();
+	return a == SCMP_ARCH_X86_64 || a == SCMP_ARCH_AARCH64 || a == SCMP_ARCH_RISCV64;
+}
+
+/* The native number of `name`, also for the late calls above; < 0 when none. */
+static int sc_resolve(const char *name)
+{
+	int nr = seccomp_syscall_resolve_name(name);
+	if (nr >= 0 || !unified_arch())
+		return nr;
+	for (size_t i = 0; i < sizeof late_nr / sizeof late_nr[0]; i++)
+		if (!strcmp(late_nr[i].name, name))
+			return late_nr[i].nr;
+	return nr;
+}
+
+/* The name of native `nr` (malloc'ed, as libseccomp's), also for the late calls; NULL unknown. */
+static char *sc_name(uint32_t arch, int nr)
+{
+	char *n = seccomp_syscall_resolve_num_arch(arch, nr);
+	if (n || arch != seccomp_arch_native() || !unified_arch())
+		return n;
+	for (size_t i = 0; i < sizeof late_nr / sizeof late_nr[0]; i++)
+		if (late_nr[i].nr == nr)
+			return strdup(late_nr[i].name);
+	return NULL;
+}
 #define NRULES (sizeof deny_table / sizeof deny_table[0])
 
 /* errno for a foreign-architecture call */
@@ -164,7 +241,10 @@ static const char *when_text(enum sc_when w)
 			      "Unknown families EAFNOSUPPORT, AF_PACKET and SOCK_RAW EPERM, other protocols/types EPROTONOSUPPORT";
 	case W_NET: return "connect/bind naming a unix socket path outside the write grants, an AF_INET/6 peer the policy denies (when netfilter is off), a bind outside the granted loopback addresses (notify only)";
 	case W_SENDTO: return "sendto with a destination address, when netfilter is off: the peer decided as a connect (notify only)";
-	case W_FILES: return "probes off and a command the preload does not see: a path the policy denies (notify only; kernel.violation sensor seccomp-notify)";
+	case W_META: return "the object (path, descriptor, dirfd + path; symlinks followed as the call does) outside the write grants "
+			    "(inotify_add_watch/fanotify_mark: outside the read grants): EPERM for mode/owner/xattr/times, "
+			    "EACCES for mknod/link/watches (notify only; kernel.violation sensor seccomp-notify)";
+	case W_FILES: return "probes off and a command the preload does not see: a path the policy denies — opens and execs, and the write class (unlink, rmdir, mkdir, truncate, symlink, rename: the new name and, for rename, the old one) (notify only; kernel.violation sensor seccomp-notify)";
 	case W_PERSONALITY: return "persona (low 32 bits) > 0, except the 0xffffffff query (let through by the supervisor)";
 	case W_EXEC_GATE: return "no code:exec (and user notification): every exec after the command's own (the "
 				 "supervisor lets the stage's one execve continue)";
@@ -296,6 +376,7 @@ static int add_rule(scmp_filter_ctx ctx, const struct sc_rule *r, int nr, bool n
 		break;
 	case W_NET:
 	case W_FILES:
+	case W_META:
 		rc = seccomp_rule_add(ctx, act, nr, 0);
 		break;
 	case W_SENDTO: /* only sends naming a peer: send() on a connected socket costs nothing */
@@ -345,7 +426,10 @@ static scmp_filter_ctx build(bool notify, bool tsync, const struct sbx_seccomp_o
 			continue;
 		if (w == W_SENDTO && !(notify && o->net_notify && !o->netfilter))
 			continue;
-		int nr = seccomp_syscall_resolve_name(deny_table[i].name);
+		if (w == W_META && !(notify && o->meta_notify))
+			continue; /* without notification nothing can decide by path: DAC, bwrap's read-only
+				   * binds and the identity are what is left (documented) */
+		int nr = sc_resolve(deny_table[i].name);
 		if (nr < 0)
 			continue; /* not a syscall on this architecture (umount on x86_64, iopl on arm64):
 				   * __NR_SCMP_ERROR or a libseccomp pseudo-syscall number */
@@ -455,7 +539,7 @@ static int classify(uint32_t arch, int nr, char *out, size_t outlen)
 		foreign = true; /* x32 calls carry the x86_64 audit arch and the x32 bit */
 		rarch = SCMP_ARCH_X32;
 	}
-	char *name = seccomp_syscall_resolve_num_arch(rarch, nr);
+	char *name = foreign ? seccomp_syscall_resolve_num_arch(rarch, nr) : sc_name(rarch, nr);
 	char nbuf[32];
 	if (!name)
 		snprintf(nbuf, sizeof nbuf, "%d", nr);
@@ -635,7 +719,7 @@ cJSON *sbx_seccomp_plan(void)
 							 "-> EACCES, reported" : "unavailable (needs user notification)");
 	cJSON *arr = cJSON_AddArrayToObject(o, "deny");
 	for (size_t i = 0; arr && i < NRULES; i++) {
-		if (seccomp_syscall_resolve_name(deny_table[i].name) < 0)
+		if (sc_resolve(deny_table[i].name) < 0)
 			continue;
 		cJSON *r = cJSON_CreateObject();
 		if (!r)

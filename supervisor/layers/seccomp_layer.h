@@ -44,6 +44,10 @@ struct sbx_seccomp_opts {
 			   * supervisor, decided with the policy, refused + kernel.violation
 			   * (sensor seccomp-notify). For when the probes are off and the preload does not
 			   * see the command. */
+	bool meta_notify; /* in: metadata changes and watches (chmod/chown/xattr/utimes/mknod/link
+			   * families, inotify_add_watch, fanotify_mark) routed to the supervisor, decided by
+			   * path with the policy, refused outside the grants + kernel.violation
+			   * (seccomp_notify.h). Every mode with a policy: Landlock has no right for them. */
 	bool exec_gated;  /* out */
 	bool notify_busy; /* out: an outer filter already has a listener (sbxsup in sbxsup): errno only */
 };

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fanotify.h>
+#include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -340,6 +342,80 @@ static int decide_sockaddr(const struct sbx_sn_ctx *c, pid_t pid, bool bind, uin
 	return 1;
 }
 
+/* The magic links of the target's own /proc/self (after proc_self_rewrite): /proc/self/root/X is X
+ * in its root, /proc/self/cwd/X its cwd's X, /proc/self/fd/N[/X] the descriptor's object (what
+ * glibc's fchmodat(AT_SYMLINK_NOFOLLOW) and f*() on O_PATH descriptors use). The path is replaced
+ * by the object's. Returns 0 (replaced or nothing to do), 1 the descriptor is not a file of a file
+ * system (nothing of the host to protect), -1 unreadable. *fd_obj: the path is a descriptor's own,
+ * already resolved by the kernel. */
+static int target_fd_path(pid_t pid, int fd, char *out, size_t outlen);
+static int proc_magic_rewrite(pid_t pid, char *path, size_t len, bool *fd_obj)
+{
+	const char *rest = NULL;
+	char base[4096];
+	*fd_obj = false;
+	const char *p = !strncmp(path, "/proc/self/", 11) ? path + 11
+		      : !strncmp(path, "/proc/thread-self/", 18) ? path + 18 : NULL;
+	if (!p)
+		return 0;
+	if (!strncmp(p, "root", 4) && (p[4] == '/' || !p[4])) {
+		snprintf(base, sizeof base, "/");
+		rest = p + 4;
+	} else if (!strncmp(p, "cwd", 3) && (p[3] == '/' || !p[3])) {
+		proc_text(pid, "cwd", base, sizeof base, true);
+		if (base[0] != '/')
+			return -1;
+		rest = p + 3;
+	} else if (!strncmp(p, "fd/", 3) && p[3] >= '0' && p[3] <= '9') {
+		char *end;
+		long fd = strtol(p + 3, &end, 10);
+		if (*end && *end != '/')
+			return 0;
+		int r = target_fd_path(pid, (int)fd, base, sizeof base);
+		if (r)
+			return r;
+		rest = end;
+		*fd_obj = !*end;
+	} else {
+		return 0;
+	}
+	char joined[4096];
+	if (!*rest || !strcmp(rest, "/"))
+		return pol_normalize("/", base, path, len) < 0 ? -1 : 0;
+	if (snprintf(joined, sizeof joined, "%s%s", base, rest) >= (int)sizeof joined)
+		return -1;
+	return pol_normalize("/", joined, path, len) < 0 ? -1 : 0;
+}
+
+/* After a lexical allow of `path` (absolute, in the target's root): decide the object the kernel
+ * would reach — symlinks followed unless nofollow, "..", bind mounts; for a new name (nothing there
+ * yet), its directory's real place plus the name. On a denial *d is updated and `path` replaced by
+ * the resolved one. */
+static void decide_resolved(const struct sbx_sn_ctx *c, pid_t pid, bool nofollow, unsigned acc, char *path,
+			    size_t pathlen, struct pol_decision *d)
+{
+	char res[4096];
+	int rr = target_resolve(pid, path, nofollow, res, sizeof res);
+	if (rr < 0 && errno == ENOENT) {
+		char *slash = strrchr(path, '/');
+		if (slash && slash != path) {
+			*slash = 0;
+			rr = target_resolve(pid, path, false, res, sizeof res);
+			*slash = '/';
+			if (rr == 0 && strlen(res) + strlen(slash) < sizeof res)
+				strcat(res, slash);
+			else
+				rr = -1;
+		}
+	}
+	if (rr == 0 && strcmp(res, path)) {
+		proc_self_rewrite(pid, res, sizeof res);
+		pol_path(c->pol, res, acc, d);
+		if (d->verdict != POL_ALLOW)
+			snprintf(path, pathlen, "%s", res);
+	}
+}
+
 /* ---- the file / exec reporter -------------------------------------------------------------- */
 
 static int decide_path(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uint64_t paddr, uint64_t flags,
@@ -359,9 +435,15 @@ static int decide_path(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uint64_
 	if (target_abs(pid, dirfd, req, rep->path, sizeof rep->path) < 0)
 		return 0; /* relative to something that is not a path: left to the kernel layers */
 	proc_self_rewrite(pid, rep->path, sizeof rep->path);
+	bool magic_fd;
+	if (proc_magic_rewrite(pid, rep->path, sizeof rep->path, &magic_fd) != 0)
+		return 0; /* not a file of a file system, or unreadable: the kernel layers decide */
 	struct pol_decision d = {.verdict = POL_DENY, .rule = POL_RULE_DEFAULT};
 	if (c->pol)
 		pol_path(c->pol, rep->path, acc, &d);
+	/* the kernel follows symlinks (O_NOFOLLOW: not the last one); an exec follows them all */
+	if (d.verdict == POL_ALLOW && c->pol && !magic_fd)
+		decide_resolved(c, pid, !exec && (flags & O_NOFOLLOW), acc, rep->path, sizeof rep->path, &d);
 	/* metadata (O_PATH) is refused only where a rule denies, as the preload does */
 	if (d.verdict == POL_ALLOW || (meta && d.rule == POL_RULE_DEFAULT))
 		return 0;
@@ -373,6 +455,196 @@ static int decide_path(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uint64_
 	rep->port = -1;
 	snprintf(rep->requested, sizeof rep->requested, "%s", req);
 	rule_text(c->pol, d.rule, rep);
+	return 1;
+}
+
+/* ---- metadata changes (issue 13) ---------------------------------------------------------- */
+
+/* The path of the target's descriptor `fd` (/proc/<pid>/fd/N): 0 with a path in `out`; 1 when the
+ * descriptor is not a file of a file system (pipe:, socket:, anon_inode:) or a memfd — nothing
+ * of the host to protect; -1 unreadable (the kernel answers EBADF itself). A deleted file is
+ * decided on its last name (" (deleted)" dropped): another name may still exist. */
+static int target_fd_path(pid_t pid, int fd, char *out, size_t outlen)
+{
+	char w[32];
+	if (fd < 0)
+		return -1;
+	snprintf(w, sizeof w, "fd/%d", fd);
+	proc_text(pid, w, out, outlen, true);
+	if (!out[0])
+		return -1;
+	if (out[0] != '/' || !strncmp(out, "/memfd:", 7))
+		return 1;
+	size_t n = strlen(out), dl = strlen(" (deleted)");
+	if (n > dl && !strcmp(out + n - dl, " (deleted)"))
+		out[n - dl] = 0;
+	return 0;
+}
+
+/* Decide one object of a metadata call: `paddr` (a path in the target's memory, 0 = none) relative
+ * to `dirfd`, or the descriptor `dirfd` itself when there is no path (or it is "" with
+ * AT_EMPTY_PATH). Lexically AND on the object the kernel would reach (symlinks followed unless
+ * nofollow). Returns 0 allowed, 1 denied (rep->path/requested/rule set), 2 undecidable (left to the
+ * kernel: EFAULT, EBADF, not a path). */
+static int decide_meta_obj(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uint64_t paddr, bool empty_ok,
+			   bool nofollow, unsigned acc, struct sbx_sn_report *rep)
+{
+	char req[4096] = "";
+	bool by_fd = !paddr, nofollow_fd = false;
+	if (paddr) {
+		if (read_str(pid, paddr, req, sizeof req) < 0)
+			return 2;
+		if (!req[0]) {
+			if (!empty_ok)
+				return 2; /* ENOENT from the kernel */
+			by_fd = true;
+		}
+	}
+	if (by_fd) {
+		if (dirfd == AT_FDCWD) {
+			if (target_abs(pid, AT_FDCWD, "", rep->path, sizeof rep->path) < 0)
+				return 2;
+		} else {
+			int r = target_fd_path(pid, dirfd, rep->path, sizeof rep->path);
+			if (r)
+				return r < 0 ? 2 : 0;
+		}
+		snprintf(req, sizeof req, "fd %d", dirfd);
+		nofollow_fd = true; /* the descriptor's path is the kernel's own: nothing to resolve */
+	} else if (target_abs(pid, dirfd, req, rep->path, sizeof rep->path) < 0) {
+		return 2;
+	}
+	proc_self_rewrite(pid, rep->path, sizeof rep->path);
+	bool magic_fd;
+	int mr = proc_magic_rewrite(pid, rep->path, sizeof rep->path, &magic_fd);
+	if (mr)
+		return mr < 0 ? 2 : 0;
+	if (magic_fd)
+		nofollow_fd = true;
+	struct pol_decision d = {.verdict = POL_DENY, .rule = POL_RULE_DEFAULT};
+	if (c->pol)
+		pol_path(c->pol, rep->path, acc, &d);
+	if (d.verdict == POL_ALLOW && !nofollow_fd)
+		decide_resolved(c, pid, nofollow, acc, rep->path, sizeof rep->path, &d);
+	if (d.verdict == POL_ALLOW)
+		return 0;
+	snprintf(rep->requested, sizeof rep->requested, "%s", req);
+	rule_text(c->pol, d.rule, rep);
+	return 1;
+}
+
+/* The metadata calls: which argument is the dirfd / path / flags, and how a refusal answers.
+ *   fd: the descriptor argument (dirfd, or the fd itself when path < 0); path: the path argument
+ *   (-1: none); flags: the AT_* flags argument (-1: none); nofollow: the call never follows a final
+ *   symlink (lchown, l*xattr); read: decided as a read (watches), else a write; err: the errno of a
+ *   refusal — EPERM where the kernel refuses a non-owner (mode, owner, attributes, times), EACCES
+ *   where it refuses a missing permission (a new name in a directory, a watch on an unreadable
+ *   object); second: linkat/link's new name (decided as a write as well). */
+struct meta_call {
+	const char *name;
+	signed char fd, path, flags;
+	bool nofollow, read;
+	int err;
+	signed char fd2, path2; /* link: the new name (-1: none) */
+};
+
+#define MC(n, fd, path, flags, nf, rd, err) {n, fd, path, flags, nf, rd, err, -1, -1}
+static const struct meta_call meta_calls[] = {
+	MC("chmod", -1, 0, -1, false, false, EPERM),
+	MC("fchmod", 0, -1, -1, false, false, EPERM),
+	MC("fchmodat", 0, 1, -1, false, false, EPERM),
+	MC("fchmodat2", 0, 1, 3, false, false, EPERM),
+	MC("chown", -1, 0, -1, false, false, EPERM),
+	MC("lchown", -1, 0, -1, true, false, EPERM),
+	MC("fchown", 0, -1, -1, false, false, EPERM),
+	MC("fchownat", 0, 1, 4, false, false, EPERM),
+	MC("setxattr", -1, 0, -1, false, false, EPERM),
+	MC("lsetxattr", -1, 0, -1, true, false, EPERM),
+	MC("fsetxattr", 0, -1, -1, false, false, EPERM),
+	MC("setxattrat", 0, 1, 2, false, false, EPERM),
+	MC("removexattr", -1, 0, -1, false, false, EPERM),
+	MC("lremovexattr", -1, 0, -1, true, false, EPERM),
+	MC("fremovexattr", 0, -1, -1, false, false, EPERM),
+	MC("removexattrat", 0, 1, 2, false, false, EPERM),
+	MC("utime", -1, 0, -1, false, false, EPERM),
+	MC("utimes", -1, 0, -1, false, false, EPERM),
+	MC("futimesat", 0, 1, -1, false, false, EPERM),
+	MC("utimensat", 0, 1, 3, false, false, EPERM), /* path NULL: futimens on the dirfd */
+	MC("mknod", -1, 0, -1, true, false, EACCES),
+	MC("mknodat", 0, 1, -1, true, false, EACCES),
+	{"link", -1, 0, -1, true, false, EACCES, -1, 1},
+	{"linkat", 0, 1, 4, true, false, EACCES, 2, 3},
+	/* the rest of the write class: only with the file reporter (Landlock and bwrap refuse these,
+	 * silently; the reporter is what reports them when the probes are off) */
+	MC("unlink", -1, 0, -1, true, false, EACCES),
+	MC("unlinkat", 0, 1, -1, true, false, EACCES),
+	MC("rmdir", -1, 0, -1, true, false, EACCES),
+	MC("mkdir", -1, 0, -1, true, false, EACCES),
+	MC("mkdirat", 0, 1, -1, true, false, EACCES),
+	MC("truncate", -1, 0, -1, false, false, EACCES),
+	MC("symlink", -1, 1, -1, true, false, EACCES),
+	MC("symlinkat", 1, 2, -1, true, false, EACCES),
+	{"rename", -1, 0, -1, true, false, EACCES, -1, 1},
+	{"renameat", 0, 1, -1, true, false, EACCES, 2, 3},
+	{"renameat2", 0, 1, -1, true, false, EACCES, 2, 3},
+	MC("inotify_add_watch", -1, 1, -1, false, true, EACCES),
+	MC("fanotify_mark", 3, 4, -1, false, true, EACCES), /* path NULL: the dirfd itself */
+};
+#undef MC
+
+bool sbx_sn_is_meta(const char *sys)
+{
+	for (size_t i = 0; i < sizeof meta_calls / sizeof meta_calls[0]; i++)
+		if (!strcmp(meta_calls[i].name, sys))
+			return true;
+	return false;
+}
+
+static int decide_meta(const struct sbx_sn_ctx *c, pid_t pid, const char *sys, const uint64_t args[6],
+		       struct sbx_sn_report *rep)
+{
+	const struct meta_call *m = NULL;
+	for (size_t i = 0; i < sizeof meta_calls / sizeof meta_calls[0]; i++)
+		if (!strcmp(meta_calls[i].name, sys))
+			m = &meta_calls[i];
+	if (!m)
+		return 2;
+	uint64_t fl = m->flags >= 0 ? args[(int)m->flags] : 0;
+	bool nofollow = m->nofollow || (fl & AT_SYMLINK_NOFOLLOW);
+	bool empty_ok = (fl & AT_EMPTY_PATH) != 0;
+	int dirfd = m->fd >= 0 ? (int)args[(int)m->fd] : AT_FDCWD;
+	uint64_t paddr = m->path >= 0 ? args[(int)m->path] : 0;
+	unsigned acc = m->read ? POL_READ : POL_WRITE;
+	if (!strcmp(sys, "inotify_add_watch")) {
+		nofollow = (args[2] & IN_DONT_FOLLOW) != 0;
+		if (!paddr)
+			return 2;
+	} else if (!strcmp(sys, "fanotify_mark")) {
+		nofollow = (args[1] & FAN_MARK_DONT_FOLLOW) != 0;
+		if (args[1] & (FAN_MARK_REMOVE | FAN_MARK_FLUSH)) /* nothing is watched by these */
+			return 0;
+	} else if (!strcmp(sys, "linkat")) {
+		nofollow = !(fl & AT_SYMLINK_FOLLOW);
+	}
+	if (m->path >= 0 && m->fd < 0 && !paddr)
+		return 2; /* a path call without a path: EFAULT from the kernel */
+	if (m->fd >= 0 && m->path >= 0 && !paddr && strcmp(sys, "utimensat") && strcmp(sys, "fanotify_mark"))
+		return 2;
+	/* link/linkat: the existing object (a link makes it reachable under a new name with that
+	 * name's rights: it must be writable where it is) and the new name */
+	int r = decide_meta_obj(c, pid, dirfd, paddr, empty_ok, nofollow, acc, rep);
+	if (r == 0 && m->path2 >= 0) {
+		int d2 = m->fd2 >= 0 ? (int)args[(int)m->fd2] : AT_FDCWD;
+		if (!args[(int)m->path2])
+			return 2;
+		r = decide_meta_obj(c, pid, d2, args[(int)m->path2], false, true, POL_WRITE, rep);
+	}
+	if (r != 1)
+		return 0; /* allowed, or the kernel's own error */
+	rep->err = m->err;
+	rep->violation = true;
+	rep->access = m->read ? "read" : "write";
+	rep->port = -1;
 	return 1;
 }
 
@@ -414,6 +686,8 @@ int sbx_sn_decide(const struct sbx_sn_ctx *c, int listener, uint64_t id, pid_t p
 		rc = decide_path(c, pid, AT_FDCWD, args[0], 0, true, rep);
 	else if (!strcmp(sys, "execveat"))
 		rc = decide_path(c, pid, (int)args[0], args[1], 0, true, rep);
+	else if (sbx_sn_is_meta(sys))
+		rc = decide_meta(c, pid, sys, args, rep);
 	else
 		return 2;
 	/* what we read from /proc is the notified task's only if it is still blocked in the call */

@@ -14,7 +14,16 @@
  *     does), lexically AND on the object the kernel resolves in the target's root; AF_INET/6 peers
  *     (connect) and local addresses (bind: only granted loopback addresses) when netfilter does not
  *     enforce them.
- *   - open/openat/openat2/creat/execve/execveat (the reporter, for programs the preload does not
+ *   - metadata changes (issue 13: Landlock has no right for them): chmod/fchmod/fchmodat/
+ *     fchmodat2, chown/lchown/fchown/fchownat, set/removexattr (path, l*, f*, *at), utime/utimes/
+ *     futimesat/utimensat, mknod/mknodat, link/linkat are writes of their object (descriptors via
+ *     /proc/<pid>/fd/N, dirfds joined, symlinks followed as the call does; a link's existing object
+ *     and new name both); inotify_add_watch/fanotify_mark are reads of the watched object. Outside
+ *     the grants: refused (EPERM for mode/owner/xattr/times — the kernel's answer to a non-owner —,
+ *     EACCES for mknod/link/watches — a missing permission) and reported as kernel.violation.
+ *   - open/openat/openat2/creat/execve/execveat, and with them the rest of the write class
+ *     (unlink/unlinkat/rmdir/mkdir/mkdirat/truncate/symlink/symlinkat/rename/renameat/renameat2,
+ *     decided like the metadata calls, EACCES) (the reporter, for programs the preload does not
  *     see when the probes are off): the path as given, joined onto the dirfd or cwd, decided with
  *     pol_path; a denial answers ENOENT (the path does not exist) or EACCES.
  * Memory arguments are read with process_vm_readv after the call was made, and the kernel reads
@@ -55,6 +64,10 @@ struct sbx_sn_ctx {
 	bool netfilter;            /* netfilter enforces AF_INET/6 connect, sendmsg and bind: those are
 				    * left to it (it decides on the kernel's copy of the address) */
 };
+
+/* Whether `sys` is one of the metadata calls decided here (chmod/chown/xattr/utimes/mknod/link
+ * families, inotify_add_watch, fanotify_mark). */
+bool sbx_sn_is_meta(const char *sys);
 
 /* One notified call: nr name, args, pid (the supervisor's view). id/listener are used to check
  * that the pid still belongs to the notified task after reading /proc. Returns 0 continue, 1

@@ -125,21 +125,23 @@ bool run_require_missing(const struct run *r)
 	return miss != 0;
 }
 
-/* One line per wanted layer that is off and had something to enforce, saying what is lost. bwrap's
- * keeps its established form ("running without bwrap (why); active layers: ..."). */
+/* One line per layer that is off and had something to enforce, saying what is lost — also a layer
+ * left out by --layers (issue 13: "one warning per missing layer"; the line says "not selected").
+ * bwrap's keeps its established form ("running without bwrap (why); active layers: ..."). */
 void run_warn_off(const struct run *r)
 {
 	if (r->o.disabled) {
 		sbx_msg("warning: SBXSUP_SANDBOX disables every layer: the command runs unconfined");
 		return;
 	}
-	unsigned off = r->L.want & ~r->L.active & ~r->L.moot;
+	unsigned off = ((1u << SBX_L__N) - 1) & ~r->L.active & ~r->L.moot;
 	for (int l = 0; l < SBX_L__N; l++) {
 		if (!((off >> l) & 1u))
 			continue;
 		const struct layer_ops *o = sbx_layer_ops[l];
 		if (!o->wrap) {
-			sbx_msg("warning: %s off: %s", o->name, o->lost);
+			sbx_msg("warning: %s off%s: %s", o->name, (r->L.want >> l) & 1u ? "" : " (not selected)",
+				o->lost);
 			continue;
 		}
 		char act[160] = "";

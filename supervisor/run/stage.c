@@ -169,6 +169,8 @@ int stage_exec(const struct stage_args *a)
 					      /* named unix sockets, loopback binds, peers without netfilter */
 					      .net_notify = a->pol != NULL,
 					      .netfilter = a->netfilter,
+					      /* metadata changes are writes (Landlock cannot say so) */
+					      .meta_notify = a->pol != NULL,
 					      .report_files = a->report_files && a->pol};
 		if (sbx_seccomp_install_opts(&so, &listener, why, sizeof why) < 0) {
 			add(st, sizeof st, "seccomp", "off");
@@ -177,11 +179,12 @@ int stage_exec(const struct stage_args *a)
 		} else {
 			add(st, sizeof st, "seccomp", "on");
 			/* short: run.start.level holds 96 bytes */
-			snprintf(buf, sizeof buf, "%s%s%s%s",
+			snprintf(buf, sizeof buf, "%s%s%s%s%s",
 				 so.notify_busy ? "errno (outer sandbox holds the listener: unreported)"
 				 : listener < 0 ? "errno (no user notification: denials unreported)" : "notify",
 				 so.exec_gated ? "; exec gate" : "",
 				 listener >= 0 && so.net_notify ? "; socket/rlimit/connect/bind args" : "",
+				 listener >= 0 && so.meta_notify ? "; metadata" : "",
 				 listener >= 0 && so.report_files ? "; file/exec reporter" : "");
 			add(st, sizeof st, "seccomp_level", buf);
 		}

@@ -19,6 +19,17 @@ Expectations live in each attack's header comment:
   // build: static
   // limits: {"wall_s": 15}                                                  (merged into the manifest)
   // expect-<mode>: blocked|blocked-or-reported; events: EV|EV(key=value,key~sub)|...  or  none
+  // expect-<mode>-user: ...        (the same, for a run as an unprivileged user; else expect-<mode>)
+  // as-user: yes                   (also run when the runner is not root: check-user)
+  // silent-ok[-<mode>]: REASON     (a blocked cell without any event is accepted there, for REASON)
+
+Every cell says which layer BLOCKED the attack and which REPORTED it, both read from the run's
+audit stream (event, src, sensor, errno) and its run.start layers. A blocked cell with no event, in
+a mode where a layer that reports this class of attack was active, is "blocked but silent": a
+finding (FAIL line, matrix generation fails) unless the attack declares silent-ok for that mode.
+
+As a normal user (no BPF): only attacks with `as-user: yes` run; netfilter and probes are not
+expected active in any mode and their single-layer modes are skipped.
 """
 import argparse
 import fnmatch
@@ -133,7 +144,10 @@ PROFILES = {
     },
 }
 
-HDR_RE = re.compile(r'^\s*(?://|#)\s*(profile|manifest|build|limits|expect-[a-z-]+)\s*:\s*(.*?)\s*$')
+HDR_RE = re.compile(r'^\s*(?://|#)\s*(profile|manifest|build|limits|as-user|silent-ok(?:-[a-z-]+)?|expect-[a-z-]+)'
+                    r'\s*:\s*(.*?)\s*$')
+ROOT_RUN = os.geteuid() == 0
+USER_OFF = ['netfilter', 'probes']   # need root (BPF): never active for a normal user
 
 
 def parse_expect(text):
@@ -172,7 +186,9 @@ class Attack:
         self.static = False
         self.summary = ''
         self.limits = {}
-        over = {}
+        self.as_user = False
+        self.silent_ok = {}          # mode ('' = every mode) -> reason
+        over, over_user = {}, {}
         with open(path, encoding='utf-8') as f:
             head = f.read(8192)
         m = re.search(r'/\*\s*(.*?)(?:\n//|\*/)', head, re.S)
@@ -191,12 +207,23 @@ class Attack:
                 self.static = v == 'static'
             elif k == 'limits':
                 self.limits = json.loads(v)
+            elif k == 'as-user':
+                self.as_user = v.strip().lower() in ('yes', 'true', '1')
+            elif k.startswith('silent-ok'):
+                self.silent_ok[k[len('silent-ok-'):] if k != 'silent-ok' else ''] = v
+            elif k.endswith('-user'):
+                over_user[k[len('expect-'):-len('-user')]] = v
             else:
                 over[k[len('expect-'):]] = v
         if self.profile not in PROFILES:
             raise ValueError('%s: unknown or missing profile %r' % (path, self.profile))
         spec = dict(PROFILES[self.profile])
         spec.update(over)
+        if not ROOT_RUN:
+            spec.update(over_user)
+        for m in list(self.silent_ok) + list(over_user):
+            if m and m not in MODES:
+                raise ValueError('%s: unknown mode %r' % (path, m))
         self.expect = {}
         for mode, text in spec.items():
             if mode not in MODES:
@@ -416,7 +443,20 @@ class Env:
             f.write('read-only original\n')
         os.chmod(self.rotarget, 0o644)
         os.chown(self.rotarget, os.getuid(), os.getgid())
+        try:   # an attribute only a metadata attack could remove
+            os.setxattr(self.rotarget, 'user.sbxesc_keep', b'1')
+        except OSError:
+            pass
         os.utime(self.rotarget, (1700000000, 1700000000))
+        with open(self.secret, 'w') as f:
+            f.write('secret: %s\n' % self.canary)
+        os.chmod(self.secret, 0o644)
+        for n in os.listxattr(self.secret):
+            try:
+                os.removexattr(self.secret, n)
+            except OSError:
+                pass
+        os.utime(self.secret, (1700000000, 1700000000))
         if os.path.lexists(self.syswrite):
             os.unlink(self.syswrite)
         if not self.victim_alive():
@@ -424,7 +464,8 @@ class Env:
 
     @staticmethod
     def meta(path):
-        """Content, mode bits, owner, mtime and extended attributes of a file (None when absent)."""
+        """Content, mode bits, owner, mtime, ctime, link count and extended attributes of a file
+        (None when absent). ctime catches a chown to the same owner; the link count a hard link."""
         try:
             st = os.lstat(path)
         except OSError:
@@ -435,12 +476,13 @@ class Env:
         except OSError:
             xattrs = None
         data = open(path).read() if os.path.isfile(path) else None
-        return (data, st.st_mode, st.st_uid, st.st_gid, int(st.st_mtime), xattrs)
+        return (data, st.st_mode, st.st_uid, st.st_gid, int(st.st_mtime), st.st_ctime_ns, st.st_nlink, xattrs)
 
     def snapshot(self):
         return {
             'target': self.meta(self.target),
             'rotarget': self.meta(self.rotarget),
+            'secret': self.meta(self.secret),
             'rodir': sorted(os.listdir(self.rodir)),
             'outside': sorted(os.listdir(self.outside)),
             'sshdir': sorted(os.listdir(self.sshdir)),
@@ -588,6 +630,8 @@ def run_one(env, sbxsup, attack, mode, idx):
         evidence.append('target file changed')
     if before['rotarget'] != after['rotarget'] or before['rodir'] != after['rodir']:
         evidence.append('read-only target changed (content, mode, owner, times or xattrs)')
+    if before['secret'] != after['secret']:
+        evidence.append('secret changed (mode, owner, times, xattrs or link count)')
     if before['outside'] != after['outside']:
         evidence.append('files planted outside: %s' % sorted(set(after['outside']) ^ set(before['outside'])))
     if before['sshdir'] != after['sshdir']:
@@ -614,9 +658,12 @@ def run_one(env, sbxsup, attack, mode, idx):
     elif not any(e.get('event') == 'run.start' for e in events):
         error = 'no run.start in the audit stream (exit %d)' % rc
     layers = next((e.get('layers') for e in events if e.get('event') == 'run.start'), None)
+    level = next((e.get('level') for e in events if e.get('event') == 'run.start'), None) or {}
     if not error and isinstance(layers, dict):
         # the mode must really be what it claims: every layer it asks for is active
         want = ALL_LAYERS if not MODES[mode] else MODES[mode][1].split(',')
+        if not ROOT_RUN:
+            want = [l for l in want if l not in USER_OFF]
         if attack.static:
             # a static initial command cannot load the preload: sbxsup rightly records it off
             want = [l for l in want if l != 'preload']
@@ -633,15 +680,106 @@ def run_one(env, sbxsup, attack, mode, idx):
             if lab not in sec:
                 sec.append(lab)
     return {'rc': rc, 'evidence': evidence, 'escaped': escaped, 'error': error, 'events': events,
-            'sec': sec, 'layers': layers, 'dur': dur, 'badlines': badlines,
+            'sec': sec, 'layers': layers, 'level': level, 'dur': dur, 'badlines': badlines,
             'stderr': err_s[-400:]}
+
+
+RAW_PROFILES = ('fs-raw', 'exec-raw', 'net-raw')
+ERRNO_NAMES = {1: 'EPERM', 2: 'ENOENT', 13: 'EACCES', 38: 'ENOSYS', 97: 'EAFNOSUPPORT'}
+
+
+def blocked_by(r):
+    """The layers that refused the attack, as the stream says: each refusing event names its layer;
+    a probe's `contained` report names none, so its errno and the run's layers decide."""
+    L = r['layers'] or {}
+    out = []
+    for e in r['events']:
+        n, who = e.get('event'), None
+        if n in ('preload.deny', 'seccomp.deny', 'netfilter.deny', 'landlock.deny'):
+            who = n.split('.')[0]
+        elif n == 'env.drop':
+            who = 'env filter'
+        elif n == 'limit.hit':
+            who = 'limits'
+        elif n == 'kernel.violation' and e.get('outcome') == 'contained':
+            err = e.get('errno')
+            if e.get('sensor') == 'seccomp-notify':
+                who = 'seccomp'
+            elif err == 2 and L.get('bwrap'):
+                who = 'bwrap (not mounted)'
+            elif err == 13 and L.get('landlock'):
+                who = 'landlock'
+            elif err == 30 and L.get('bwrap'):
+                who = 'bwrap (read-only)'
+            else:
+                who = 'kernel (%s)' % ERRNO_NAMES.get(err, 'errno %s' % err)
+        if who and who not in out:
+            out.append(who)
+    return out
+
+
+def reported_by(r):
+    """Who wrote the attack's events: the event's layer, and the sensor for kernel.violation."""
+    out = []
+    for e in r['events']:
+        n = e.get('event')
+        if n not in SECURITY_EVENTS and n != 'landlock.deny':
+            continue
+        if n == 'kernel.violation':
+            who = 'seccomp-notify' if e.get('sensor') == 'seccomp-notify' else 'probes'
+        elif n == 'env.drop':
+            who = 'supervisor'
+        elif n == 'limit.hit':
+            who = 'limits'
+        else:
+            who = n.split('.')[0]
+        if who not in out:
+            out.append(who)
+    return out
+
+
+def reporters(attack, r):
+    """The active layers of a run that report this class of attack (so a block with no event there
+    is 'blocked but silent'): the preload for libc-level attacks of a program it is loaded into;
+    seccomp with user notification for system calls, processes, sockets and exec (and files when
+    its file reporter or metadata rule is on); the probes for everything; netfilter for network."""
+    L = r['layers'] or {}
+    lv = r.get('level') or {}
+    out = []
+    if L.get('preload') and attack.profile in ('fs', 'exec', 'net', 'env'):
+        out.append('preload')   # libc-level attacks only: raw calls, signals, limits pass beside it
+    sc = str(lv.get('seccomp', ''))
+    if L.get('seccomp') and 'notify' in sc and not sc.startswith('errno'):
+        if attack.profile in ('syscall', 'proc', 'net', 'net-raw', 'exec', 'exec-raw') or \
+                'reporter' in sc or (attack.family == 'metadata' and 'metadata' in sc):
+            out.append('seccomp')
+    if L.get('probes'):
+        out.append('probes')
+    if L.get('netfilter') and attack.profile in ('net', 'net-raw'):
+        out.append('netfilter')
+    return out
+
+
+def silent(attack, mode, r):
+    """'' or why this cell is blocked but silent."""
+    if r is None or r['error'] or r['escaped'] or r['sec']:
+        return ''
+    rep_ = reporters(attack, r)
+    if not rep_:
+        return ''
+    if mode in attack.silent_ok or '' in attack.silent_ok:
+        return ''
+    return 'blocked but silent (%s active)' % ', '.join(rep_)
 
 
 def judge(attack, mode, r):
     """-> (status, message); status in PASS, FAIL, or None (not asserted)."""
     exp = attack.expect.get(mode)
+    sil = silent(attack, mode, r)
     if exp is None:
-        return None, ''
+        return ('FAIL', sil) if sil else (None, '')
+    if sil and not r['error']:
+        return 'FAIL', sil
     kind, alts = exp
     want = '|'.join(n + ('(%s)' % ','.join(c) if c else '') for n, c in alts) or 'none'
     seen = ', '.join(r['sec']) or 'none'
@@ -671,10 +809,18 @@ def cell(attack, mode, r, status):
         txt = 'error: ' + r['error'][:60]
     else:
         ev = ', '.join(r['sec'])
+        rb = '+'.join(reported_by(r))
         if r['escaped']:
-            txt = ('**ESCAPED**, reported: ' + ev) if ev else '**ESCAPED**'
+            txt = ('**ESCAPED**, reported by %s: %s' % (rb, ev)) if ev else '**ESCAPED**'
+        elif ev:
+            bb = '+'.join(blocked_by(r)) or 'kernel (no refusing event)'
+            txt = 'blocked by %s; reported by %s: %s' % (bb, rb, ev)
+        elif silent(attack, mode, r):
+            txt = '**blocked, SILENT**'
+        elif mode in attack.silent_ok or '' in attack.silent_ok:
+            txt = 'blocked, no event (declared: %s)' % (attack.silent_ok.get(mode) or attack.silent_ok.get(''))[:80]
         else:
-            txt = ('blocked: ' + ev) if ev else 'blocked (no event)'
+            txt = 'blocked, no event (no reporting layer for this class in this mode)'
     if status == 'FAIL':
         txt += ' ✗'
     elif status == 'PASS':
@@ -685,6 +831,7 @@ def cell(attack, mode, r, status):
 
 
 def write_matrix(path, attacks, modes, results, asserted, layers_by_mode, sbxsup):
+    by_name = {a.name: a for a in attacks}
     ver = subprocess.run([sbxsup, '--version'], capture_output=True, text=True).stdout.strip()
     lines = ['# Escape matrix', '',
              'Generated by `make escape-matrix` (`tests/escape/run.sh --matrix docs/escape-matrix.md`) '
@@ -693,8 +840,18 @@ def write_matrix(path, attacks, modes, results, asserted, layers_by_mode, sbxsup
              '',
              'Each attack (`tests/escape/attacks/<family>/<name>.c`) exits 0 when it succeeds; the runner also '
              'looks for its own evidence (canary leaked, target changed, listener reached, victim killed, '
-             'process survived the run). A cell says whether the attack was **blocked** or **ESCAPED**, and '
-             'which audit events named it. ✓ = the declared expectation for that mode holds, ✗ = it does not '
+             'process survived the run). A cell says whether the attack was **blocked** or **ESCAPED**, '
+             '**which layer blocked it** and **which reported it**, both read from the run\'s audit stream: '
+             'the refusing event names its layer (`preload.deny` preload, `seccomp.deny` and `kernel.violation` '
+             'with `sensor: seccomp-notify` seccomp, `netfilter.deny` netfilter, `env.drop` the env filter, '
+             '`limit.hit` limits); a probe\'s `contained` report names none, so its errno and the run\'s layers '
+             'say which (ENOENT under bwrap: not mounted; EACCES under Landlock: Landlock; else the kernel\'s '
+             'own answer — DAC, the executor\'s identity); "reported by" is the event\'s layer or sensor '
+             '(`probes` for the BPF probes). **blocked, SILENT** = blocked with no event although a layer '
+             'that reports this class of attack was active — a finding: the generator and the test suite fail '
+             'on it unless the attack declares why (`silent-ok`, shown in the cell). "no reporting layer for '
+             'this class in this mode" = only silent layers (bwrap, Landlock, limits, identity) were selected. '
+             '✓ = the declared expectation for that mode holds, ✗ = it does not '
              '(a finding), no mark = not asserted in that mode ("not covered by this layer" when the attack '
              'got through). Modes: `full` = default layers; `preload-only` = `--layers preload,probes`; '
              '`no-bwrap` = `--layers preload,seccomp,landlock,netfilter,probes`; the others = that layer alone.',
@@ -704,14 +861,18 @@ def write_matrix(path, attacks, modes, results, asserted, layers_by_mode, sbxsup
         lines.append('| %s | %s |' % (m, ', '.join(k for k, v in sorted(l.items()) if v) if l else '?'))
     npass = sum(1 for v in asserted.values() if v == 'PASS')
     nfail = sum(1 for v in asserted.values() if v == 'FAIL')
-    lines += ['', '## Summary', '', '%d attacks, %d asserted (attack, mode) pairs: %d hold, %d do not.'
-              % (len(attacks), npass + nfail, npass, nfail), '']
+    nsil = sum(1 for (n, m), r in results.items() if silent(by_name[n], m, r))
+    lines += ['', '## Summary', '', '%d attacks, %d asserted (attack, mode) pairs: %d hold, %d do not. '
+              'Blocked-but-silent cells: %d.'
+              % (len(attacks), npass + nfail, npass, nfail, nsil), '']
     for m in modes:
         ran = [a for a in attacks if (a.name, m) in results]
         if not ran:
             continue
         esc = sum(1 for a in ran if results[(a.name, m)]['escaped'])
-        lines.append('- `%s`: %d run, %d blocked, %d escaped' % (m, len(ran), len(ran) - esc, esc))
+        sil = sum(1 for a in ran if silent(a, m, results[(a.name, m)]))
+        lines.append('- `%s`: %d run, %d blocked, %d escaped, %d blocked but silent' % (m, len(ran), len(ran) - esc,
+                                                                                  esc, sil))
     lines += ['', '## Matrix', '', '| family | attack | ' + ' | '.join(modes) + ' |',
               '|---|---|' + '---|' * len(modes)]
     for a in attacks:
@@ -766,9 +927,16 @@ def main():
                                                           for n, c in alts) or 'none'))
         print('%d attacks' % len(attacks))
         return 0
-    if os.geteuid() != 0:
-        print('SKIP: escape: the escape corpus needs root (real /etc/shadow, BPF, cgroups)')
-        return 0
+    if not ROOT_RUN:
+        nroot = sum(1 for a in attacks if not a.as_user)
+        attacks = [a for a in attacks if a.as_user]
+        if nroot:
+            print('SKIP: escape: %d attacks need root (BPF, root-owned canaries); running the %d marked as-user'
+                  % (nroot, len(attacks)))
+        for m in USER_OFF:
+            if m in modes:
+                print('SKIP: escape: mode %s needs root (BPF)' % m)
+        modes = [m for m in modes if m not in USER_OFF]
     if not os.access(sbxsup, os.X_OK):
         print('FAIL: escape: %s not built' % sbxsup)
         return 1
@@ -784,6 +952,8 @@ def main():
             ms = modes or list(MODES)
         else:
             ms = modes or ALWAYS + [m for m in MODES if m not in ALWAYS and m in a.expect]
+        if not ROOT_RUN:
+            ms = [m for m in ms if m not in USER_OFF]
         for m in ms:
             plan.append((a, m))
     results, asserted, layers_by_mode = {}, {}, {}
@@ -829,7 +999,11 @@ def main():
         allm = [m for m in MODES if any((a.name, m) in results for a in attacks_ok)]
         write_matrix(o.matrix, attacks_ok, allm, results, asserted, layers_by_mode, sbxsup)
         print('# matrix written to %s' % o.matrix, file=sys.stderr)
-    return 1 if errs or any(v == 'FAIL' for v in asserted.values()) else 0
+    nsil = [(n, m) for (n, m), r in results.items() if silent(next(a for a in attacks_ok if a.name == n), m, r)]
+    if nsil:
+        print('# escape: %d blocked-but-silent cell(s): %s' % (len(nsil), ', '.join('%s/%s' % x for x in sorted(nsil))),
+              file=sys.stderr)
+    return 1 if errs or nsil or any(v == 'FAIL' for v in asserted.values()) else 0
 
 
 if __name__ == '__main__':

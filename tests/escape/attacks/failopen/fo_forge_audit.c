@@ -2,6 +2,7 @@
  * stdio) and write a forged "run.end" line into it. The runner checks the audit file for the
  * forgery; the audit fd must be close-on-exec.
 // profile: fs
+// silent-ok: nothing to refuse — the audit descriptor is close-on-exec, so the attack finds none; the runner checks the stream itself for the forgery
 // expect-full: blocked; events: none
 // expect-no-bwrap: blocked; events: none
 // expect-preload-only: blocked; events: none

@@ -1,5 +1,6 @@
 /* An SCTP socket (another transport the network layers do not model), network granted.
 // profile: syscall
+// silent-ok: this kernel has no SCTP: without seccomp's allowlist the kernel itself answers EPROTONOSUPPORT (nothing reached a layer)
 // manifest: net
 // expect-full: blocked; events: preload.deny(op=socket)|seccomp.deny(syscall=socket,socket~IPPROTO_SCTP)
 // expect-no-bwrap: blocked; events: preload.deny(op=socket)|seccomp.deny(syscall=socket,socket~IPPROTO_SCTP)

@@ -1,6 +1,7 @@
 /* UDP-Lite to a granted address and port: connect, then send() without an address (the cgroup
  * connect hook never fires for UDP-Lite and the sendmsg hook skips connected sockets).
 // profile: syscall
+// as-user: yes
 // manifest: net
 // expect-full: blocked; events: preload.deny(op=socket)|seccomp.deny(syscall=socket,socket=AF_INET SOCK_DGRAM IPPROTO_UDPLITE)
 // expect-no-bwrap: blocked; events: preload.deny(op=socket)|seccomp.deny(syscall=socket,socket=AF_INET SOCK_DGRAM IPPROTO_UDPLITE)

@@ -1,5 +1,6 @@
 /* Connect to a host service's AF_UNIX socket (path outside every grant; the runner listens on it).
 // profile: net
+// silent-ok-netfilter: netfilter's cgroup hooks see only AF_INET/AF_INET6; the executor's identity (DAC on the socket) stops it
 */
 #include "esc_net.h"
 int main(int argc, char **argv)

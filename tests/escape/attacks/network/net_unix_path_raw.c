@@ -1,6 +1,7 @@
 /* Raw connect() system call to a host service's AF_UNIX socket outside every grant (the docker.sock
  * class); the preload never sees it.
 // profile: net-raw
+// silent-ok-netfilter: netfilter's cgroup hooks see only AF_INET/AF_INET6; the executor's identity (DAC on the socket) stops it
 // build: static
 // expect-full: blocked; events: seccomp.deny(syscall=connect)|kernel.violation(outcome=contained)
 // expect-no-bwrap: blocked; events: seccomp.deny(syscall=connect)|kernel.violation(outcome=contained)

@@ -1,5 +1,6 @@
 /* An AF_VSOCK socket (reaches the hypervisor on VM hosts; no cgroup hook sees it), network granted.
 // profile: syscall
+// as-user: yes
 // manifest: net
 // expect-full: blocked; events: preload.deny(op=socket)|seccomp.deny(syscall=socket,socket=AF_VSOCK)
 // expect-no-bwrap: blocked; events: preload.deny(op=socket)|seccomp.deny(syscall=socket,socket=AF_VSOCK)

@@ -1,6 +1,7 @@
 /* Disk fill, bounded: writes 64 MiB into the workspace (limits.fsize_mb is 8). SIGXFSZ is ignored,
  * so the rlimit refuses silently (EFBIG): run.start naming the fsize rlimit names the layer.
 // profile: limits
+// silent-ok: RLIMIT_FSIZE refuses with EFBIG, which no layer observes (the attack ignores SIGXFSZ); run.start level.limits names the limit
 // expect-limits: blocked; events: limit.hit(limit~fsize)|run.start(level.limits~fsize)
 // expect-preload-only: blocked; events: limit.hit(limit~fsize)|run.start(level.limits~fsize)
 // expect-no-bwrap: blocked; events: limit.hit(limit~fsize)|run.start(level.limits~fsize)

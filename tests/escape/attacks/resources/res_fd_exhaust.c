@@ -2,6 +2,8 @@
  * to raise its own RLIMIT_NOFILE (root could). The rlimit refuses silently (EMFILE), so when no
  * limit.hit is written the layer is named by run.start (its level lists the nofile rlimit).
 // profile: limits
+// silent-ok-probes: RLIMIT_NOFILE refuses with EMFILE, which no layer observes without seccomp
+// silent-ok-preload-only: RLIMIT_NOFILE refuses with EMFILE, which no layer observes without seccomp (its rlimit rule reports the raise in the other modes); run.start level.limits names the limit
 // expect-preload-only: blocked; events: limit.hit(limit~nofile)|run.start(level.limits~nofile)
 // manifest: limits
 // expect-full: blocked; events: limit.hit(limit~nofile)|run.start(level.limits~nofile)

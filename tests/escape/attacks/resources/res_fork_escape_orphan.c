@@ -2,6 +2,7 @@
  * a process carrying the run's marker is still alive (the runner checks with pgrep; the daemon
  * exits by itself after 20 s). The attack itself exits 1: the verdict is the runner's.
 // profile: limits
+// silent-ok: not a refused call — the daemon is killed with the run's cgroup / pid namespace at run end (run.end)
 // manifest: limits
 // expect-full: blocked; events: run.end
 // expect-no-bwrap: blocked; events: run.end

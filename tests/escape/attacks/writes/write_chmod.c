@@ -1,5 +1,6 @@
 /* chmod the protected target world-writable.
 // profile: fs
+// as-user: yes
 // expect-landlock: none   (Landlock has no right for chmod/chown/utimes: not expressible)
 */
 #include <sys/stat.h>

@@ -1,6 +1,7 @@
 /* fchmod a file the manifest grants read-only, through a read-only descriptor: make it setuid and
  * world-writable (issue 13: a readable root-owned file must not change mode).
 // profile: fs
+// as-user: yes
 // manifest: ro
 // expect-landlock: none   (Landlock has no right for chmod: not expressible)
 // expect-probes: none   (the probes do not trace this call yet: issue 15, probes coverage)

@@ -1,5 +1,6 @@
 /* fchown a file the manifest grants read-only, through a read-only descriptor.
 // profile: fs
+// as-user: yes
 // manifest: ro
 // expect-landlock: none   (Landlock has no right for chown: not expressible)
 // expect-probes: none   (the probes do not trace this call yet: issue 15, probes coverage)

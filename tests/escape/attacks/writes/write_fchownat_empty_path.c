@@ -1,6 +1,7 @@
 /* fchownat(fd, "", AT_EMPTY_PATH) and utimensat(fd, NULL): the *at calls acting on the descriptor
  * itself, on a file the manifest grants read-only.
 // profile: fs
+// as-user: yes
 // manifest: ro
 // expect-landlock: none   (Landlock has no right for chown/utimes: not expressible)
 // expect-probes: none   (the probes do not trace this call yet: issue 15, probes coverage)

@@ -1,6 +1,7 @@
 /* fsetxattr on a file the manifest grants read-only, through a read-only descriptor (the class of
  * a POSIX ACL written onto a readable file), then fremovexattr.
 // profile: fs
+// as-user: yes
 // manifest: ro
 // expect-landlock: none   (Landlock has no right for xattrs: not expressible)
 // expect-probes: none   (the probes do not trace this call yet: issue 15, probes coverage)

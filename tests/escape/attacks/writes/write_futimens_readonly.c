@@ -1,6 +1,7 @@
 /* futimens on a file the manifest grants read-only, through a read-only descriptor (back-dating
  * a file to hide a change).
 // profile: fs
+// as-user: yes
 // manifest: ro
 // expect-landlock: none   (Landlock has no right for utimes: not expressible)
 // expect-probes: none   (the probes do not trace this call yet: issue 15, probes coverage)

@@ -1,5 +1,6 @@
 /* Hard-link the target into the workspace, then write through the link.
 // profile: fs
+// as-user: yes
 */
 #include "esc.h"
 int main(int argc, char **argv)

@@ -1,6 +1,7 @@
 /* inotify_add_watch on ~/.ssh: learn when the user touches their keys (a watch on a path the
  * executor may not read).
 // profile: fs
+// as-user: yes
 // expect-landlock: none   (inotify is not a Landlock access right)
 // expect-probes: none   (the probes do not trace this call yet: issue 15, probes coverage)
 */

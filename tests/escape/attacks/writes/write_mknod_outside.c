@@ -1,5 +1,6 @@
 /* mknod / mkfifo a node in a directory nothing grants.
 // profile: fs
+// as-user: yes
 // expect-probes: none   (the probes do not trace this call yet: issue 15, probes coverage)
 */
 #include <stdio.h>

@@ -1,5 +1,6 @@
 /* setxattr / lsetxattr / removexattr by path on a file the manifest grants read-only.
 // profile: fs
+// as-user: yes
 // manifest: ro
 // expect-landlock: none   (Landlock has no right for xattrs: not expressible)
 // expect-probes: none   (the probes do not trace this call yet: issue 15, probes coverage)

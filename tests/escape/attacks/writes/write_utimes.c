@@ -1,5 +1,6 @@
 /* Change the target's timestamps (an attribute write).
 // profile: fs
+// as-user: yes
 // expect-landlock: none   (Landlock has no right for chmod/chown/utimes: not expressible)
 */
 #include <sys/time.h>
