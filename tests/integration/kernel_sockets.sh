@@ -212,7 +212,10 @@ if [ "$(id -u)" = 0 ]; then
 	krun "$MF_NONET" auto "$A" "$O" -- /bin/sh -c 'ulimit -c 0 && echo lowered'
 	t_check kernel_sockets_ulimit_c_0_full grep -qx lowered "$O"
 	if command -v setpriv >/dev/null; then
-		AS_USER=(setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$WS")
+		# a HOME of its own, outside the workspace (sbxsup refuses an audit key the executor could
+		# move: one under the writable workspace)
+		NH=$T_TMP/nobody-home; mkdir -p "$NH"; chown 65534:65534 "$NH"
+		AS_USER=(setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$NH")
 		matrix nobody auto seccomp,landlock,limits seccomp,limits
 		AS_USER=()
 	else

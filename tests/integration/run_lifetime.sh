@@ -100,8 +100,9 @@ if [ $ok -eq 1 ]; then t_pass run_concurrent; else t_fail run_concurrent "status
 if need_root run_sigkill_no_survivor_unprivileged && need_cmd run_sigkill_no_survivor_unprivileged setpriv; then
 	NR=$T_TMP/nr; mkdir -p "$NR"; chmod 777 "$NR"; cp "$WS/spawn.sh" "$WS/sleeper.sh" "$NR/"; chmod 755 "$NR"/*.sh
 	NRA=$T_TMP/nr-audit; mkdir -p "$NRA"; chown 65534:65534 "$NRA" # outside the workspace (sbxsup refuses it there)
+	NRH=$T_TMP/nr-home; mkdir -p "$NRH"; chown 65534:65534 "$NRH" # so is HOME (its audit key)
 	tag=$RANDOM$$; t_on_exit "cleanup_tag $tag"
-	(cd "$NR" && exec setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$NR" \
+	(cd "$NR" && exec setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$NRH" \
 		"$SBXSUP" run --layers preload,limits -a "$NRA/audit.jsonl" -- sh ./spawn.sh $tag) &
 	sup=$!
 	if ! wait_file "$NR/started.$tag"; then t_fail run_sigkill_no_survivor_unprivileged "executor never started"; kill -9 $sup
