@@ -115,9 +115,21 @@ static __always_inline bool escape2_candidate(struct pr_stash *s, struct task_st
 		return (__u32)s->args[1] == TIOCSTI_;
 	case PR_SC_PERSONALITY:
 		return (__u32)a0 != 0xffffffffu && (__u32)a0 != BPF_CORE_READ(t, personality);
-	case PR_SC_SOCKET:
-		return (__u32)a0 == AF_PACKET_ ||
-		       (((__u32)a0 == AF_INET_ || (__u32)a0 == AF_INET6_) && ((__u32)s->args[1] & 0xf) == SOCK_RAW_);
+	case PR_SC_SOCKET: {
+		/* user space decides with the one socket allowlist (pol_socket_ok); here only what it
+		 * surely allows is dropped: AF_UNIX, and TCP / UDP / ping on AF_INET(6) with the default
+		 * or the usual protocol. The record carries family (target), type and protocol (aflags). */
+		__u32 fam = (__u32)a0, ty = (__u32)s->args[1] & 0xf, pr = (__u32)s->args[2];
+		s->target = (int)fam;
+		s->aflags = (__u64)(__u32)s->args[1] << 32 | pr;
+		if (fam == AF_UNIX_)
+			return false;
+		if (fam != AF_INET_ && fam != AF_INET6_)
+			return true;
+		if (ty == SOCK_RAW_)
+			return true;
+		return !(pr == 0 || pr == 6 || pr == 17 || pr == 1 || pr == 58);
+	}
 	case PR_SC_SETRLIMIT:
 	case PR_SC_PRLIMIT64: {
 		bool pl = s->sc == PR_SC_PRLIMIT64;

@@ -11,6 +11,7 @@
 #include <sodium.h>
 
 #include "changeset.h"
+#include "dirnames.h"
 
 static const char *const kind_names[CS__N] = {"created", "modified", "deleted", "renamed", "mode"};
 static const char *const type_names[] = {"file", "dir", "symlink", "special"};
@@ -143,64 +144,12 @@ static void join(char *out, size_t len, const char *rel, const char *name)
 }
 
 /* Names in a directory (NULL-terminated, sorted). */
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static char **names_of(int dirfd)
-{
-	int dup = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
-	DIR *d = dup >= 0 ? fdopendir(dup) : NULL;
-	if (!d) {
-		if (dup >= 0)
-			close(dup);
-		return NULL;
-	}
-	size_t n = 0, cap = 16;
-	char **v = calloc(cap + 1, sizeof *v);
-	struct dirent *e;
-	while (v && (e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (n == cap) {
-			char **nv = realloc(v, (cap * 2 + 1) * sizeof *v);
-			if (!nv)
-				break;
-			v = nv;
-			cap *= 2;
-		}
-		v[n] = strdup(e->d_name);
-		if (v[n])
-			v[++n] = NULL;
-	}
-	closedir(d);
-	if (v)
-		qsort(v, n, sizeof *v, cmp_str);
-	return v;
-}
-
-static void names_free(char **v)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
-static bool has_name(char **v, const char *name)
-{
-	size_t n = 0;
-	while (v && v[n])
-		n++;
-	return n && bsearch(&name, v, n, sizeof *v, cmp_str) != NULL;
-}
-
 /* A real entry (and, for a directory, everything below it) deleted: children first. */
 static void deleted_tree(struct walk *w, int lfd, const char *name, const char *rel, const struct stat *st, int depth)
 {
 	if (S_ISDIR(st->st_mode) && depth < 256) {
 		int c = openat(lfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		char **v = c >= 0 ? names_of(c) : NULL;
+		char **v = c >= 0 ? sbx_dir_names(c, NULL) : NULL;
 		for (size_t i = 0; v && v[i]; i++) {
 			struct stat cs;
 			char cr[4096];
@@ -209,7 +158,7 @@ static void deleted_tree(struct walk *w, int lfd, const char *name, const char *
 			join(cr, sizeof cr, rel, v[i]);
 			deleted_tree(w, c, v[i], cr, &cs, depth + 1);
 		}
-		names_free(v);
+		sbx_names_free(v);
 		if (c >= 0)
 			close(c);
 	}
@@ -221,19 +170,23 @@ static void deleted_tree(struct walk *w, int lfd, const char *name, const char *
 	real_of(&e->real, st);
 }
 
+/* The names in a directory of the store, or NULL with the walk failed (too deep, unreadable). */
+static char **walk_names(struct walk *w, int fd, const char *rel, int depth, const char *what)
+{
+	char **v = NULL;
+	if (depth > 256)
+		snprintf(w->err, w->errlen, "%s: directories nested too deep", rel);
+	else if (!(v = sbx_dir_names(fd, NULL)))
+		snprintf(w->err, w->errlen, "%s: cannot list %s: %s", rel[0] ? rel : ".", what, strerror(errno));
+	w->failed |= !v;
+	return v;
+}
+
 static void walk_dir(struct walk *w, int ufd, int lfd, const char *rel, bool opaque, int depth)
 {
-	if (depth > 256) {
-		snprintf(w->err, w->errlen, "%s: directories nested too deep", rel);
-		w->failed = true;
+	char **up = walk_names(w, ufd, rel, depth, "the upper directory");
+	if (!up)
 		return;
-	}
-	char **up = names_of(ufd);
-	if (!up) {
-		snprintf(w->err, w->errlen, "%s: cannot list the upper directory: %s", rel[0] ? rel : ".", strerror(errno));
-		w->failed = true;
-		return;
-	}
 	for (size_t i = 0; up[i] && !w->failed; i++) {
 		const char *name = up[i];
 		char child[4096];
@@ -321,18 +274,18 @@ static void walk_dir(struct walk *w, int ufd, int lfd, const char *rel, bool opa
 	}
 	/* an opaque directory hides every real entry it does not hold itself */
 	if (opaque && lfd >= 0 && !w->failed) {
-		char **low = names_of(lfd);
+		char **low = sbx_dir_names(lfd, NULL);
 		for (size_t i = 0; low && low[i]; i++) {
 			struct stat ls;
 			char child[4096];
-			if (has_name(up, low[i]) || fstatat(lfd, low[i], &ls, AT_SYMLINK_NOFOLLOW) < 0)
+			if (sbx_names_has(up, low[i]) || fstatat(lfd, low[i], &ls, AT_SYMLINK_NOFOLLOW) < 0)
 				continue;
 			join(child, sizeof child, rel, low[i]);
 			deleted_tree(w, lfd, low[i], child, &ls, depth);
 		}
-		names_free(low);
+		sbx_names_free(low);
 	}
-	names_free(up);
+	sbx_names_free(up);
 }
 
 /* The copy mechanism: a full tree (shadow_copy.h) against the real workspace. Sockets and devices
@@ -346,17 +299,9 @@ static void created_tree(struct walk *w, int tfd, const char *name, const char *
 
 static void walk_copy(struct walk *w, int tfd, int lfd, const char *rel, int depth)
 {
-	if (depth > 256) {
-		snprintf(w->err, w->errlen, "%s: directories nested too deep", rel);
-		w->failed = true;
+	char **tv = walk_names(w, tfd, rel, depth, "the copy");
+	if (!tv)
 		return;
-	}
-	char **tv = names_of(tfd);
-	if (!tv) {
-		snprintf(w->err, w->errlen, "%s: cannot list the copy: %s", rel[0] ? rel : ".", strerror(errno));
-		w->failed = true;
-		return;
-	}
 	for (size_t i = 0; tv[i] && !w->failed; i++) {
 		const char *name = tv[i];
 		char child[4096];
@@ -433,19 +378,19 @@ static void walk_copy(struct walk *w, int tfd, int lfd, const char *rel, int dep
 		real_of(&e->real, &ls);
 	}
 	if (lfd >= 0 && !w->failed) {
-		char **low = names_of(lfd);
+		char **low = sbx_dir_names(lfd, NULL);
 		for (size_t i = 0; low && low[i]; i++) {
 			struct stat ls;
 			char child[4096];
-			if (has_name(tv, low[i]) || fstatat(lfd, low[i], &ls, AT_SYMLINK_NOFOLLOW) < 0 ||
+			if (sbx_names_has(tv, low[i]) || fstatat(lfd, low[i], &ls, AT_SYMLINK_NOFOLLOW) < 0 ||
 			    !copied_type(ls.st_mode))
 				continue;
 			join(child, sizeof child, rel, low[i]);
 			deleted_tree(w, lfd, low[i], child, &ls, depth);
 		}
-		names_free(low);
+		sbx_names_free(low);
 	}
-	names_free(tv);
+	sbx_names_free(tv);
 }
 
 /* Everything at and below a new entry of the copy. */

@@ -11,6 +11,7 @@
 
 #include "audit_key.h"
 #include "shadow_store.h"
+#include "dirnames.h"
 
 static int fail(char *err, size_t errlen, int e, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
@@ -251,45 +252,20 @@ int shadow_store_remove(const char *run, char *err, size_t errlen)
 	return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 char **shadow_store_list(char *err, size_t errlen)
 {
 	char root[4096];
 	if (shadow_store_root(root, sizeof root, err, errlen) < 0)
 		return NULL;
-	size_t n = 0, cap = 16;
-	char **v = calloc(cap + 1, sizeof *v);
-	if (!v)
-		return NULL;
-	DIR *d = opendir(root);
-	if (!d)
-		return v; /* no store yet: nothing kept */
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (!shadow_run_id_ok(e->d_name))
-			continue;
-		if (n == cap) {
-			char **nv = realloc(v, (cap * 2 + 1) * sizeof *v);
-			if (!nv)
-				break;
-			v = nv;
-			cap *= 2;
-		}
-		v[n++] = strdup(e->d_name);
-		v[n] = NULL;
-	}
-	closedir(d);
-	qsort(v, n, sizeof *v, cmp_str);
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) /* no store yet: nothing kept */
+		return errno == ENOENT ? calloc(1, sizeof(char *)) : NULL;
+	char **v = sbx_dir_names(fd, shadow_run_id_ok);
+	close(fd);
 	return v;
 }
 
 void shadow_ids_free(char **ids)
 {
-	for (size_t i = 0; ids && ids[i]; i++)
-		free(ids[i]);
-	free(ids);
+	sbx_names_free(ids);
 }

@@ -337,8 +337,12 @@ int pr_decide(const struct policy *p, const struct pr_event *ev, struct pr_view 
 		v->sig = ev->sig;
 		return 1;
 	}
-	if (ev->sc == PR_SC_SOCKET && pol_net_mode(p) == POL_NET_ANY)
-		return 0;                   /* raw / packet sockets: allowed with an unrestricted network */
+	if (ev->sc == PR_SC_SOCKET) { /* the one socket allowlist, as seccomp and the preload ask it */
+		int err;
+		if (pol_socket_ok(ev->target, (int)(ev->aflags >> 32), (int)(uint32_t)ev->aflags, pol_net_mode(p),
+				  &err, v->sock, sizeof v->sock))
+			return 0;
+	}
 	if (is_escape_sc(ev->sc)) {
 		v->is_escape = true;
 		v->violation = true;
@@ -508,6 +512,8 @@ int pr_emit_violation(struct audit *a, const struct pr_view *v)
 		else
 			cJSON_AddNumberToObject(ev, "op", v->io_op);
 	}
+	if (v->sock[0])
+		cJSON_AddStringToObject(ev, "socket", v->sock);
 	if (v->is_signal) {
 		cJSON_AddNumberToObject(ev, "target_pid", v->target);
 		if (v->sig >= 0)

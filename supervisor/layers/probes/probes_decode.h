@@ -81,6 +81,7 @@ struct pr_view {
 	char addr[64];              /* textual (network syscalls) */
 	uint16_t port;
 	int io_op;                  /* io_uring opcode, -1 otherwise */
+	char sock[96];              /* socket(): what the allowlist refuses ("AF_VSOCK", ...), else "" */
 	uint32_t pid, tid;
 	char comm[17];
 	char exe[PR_EXE_MAX + 1];   /* dentry name of the exe (kernel) */

@@ -1,7 +1,8 @@
 /* Raw socket(AF_VSOCK) and socket(AF_INET, SOCK_DGRAM, IPPROTO_UDPLITE) from a static binary (no
  * libc for the preload to see), network granted: the seccomp allowlist refuses both in every mode
- * that has seccomp. Without seccomp (preload-only mode) a raw one is created and nothing reports it:
- * an open finding (the probes do not trace socket creation; README Known gaps).
+ * that has seccomp. Without seccomp (preload-only mode) nothing can stop a raw one; the probes
+ * report its creation (kernel.violation with the refused family named, decided by the same socket
+ * allowlist); without root (no BPF) that mode has no reporter for it.
 // profile: net-raw
 // manifest: net
 // build: static
@@ -9,9 +10,10 @@
 // expect-full: blocked; events: seccomp.deny(syscall=socket,socket~AF_VSOCK)
 // expect-no-bwrap: blocked; events: seccomp.deny(syscall=socket,socket~AF_VSOCK)
 // expect-seccomp: blocked; events: seccomp.deny(syscall=socket,socket~UDPLITE)
-// expect-preload-only: none   (open finding: preload-only mode has no seccomp and the probes do not observe socket creation — README Known gaps)
+// expect-preload-only: blocked-or-reported; events: kernel.violation(syscall=socket,socket~AF_VSOCK)
+// expect-preload-only-user: none   (no seccomp in that mode and no BPF probes without root: nothing can see a raw socket())
 // expect-netfilter: none   (no cgroup hook sees AF_VSOCK)
-// expect-probes: none   (the probes do not observe socket creation: open finding)
+// expect-probes: blocked-or-reported; events: kernel.violation(syscall=socket,socket~AF_VSOCK)
 */
 #include <sys/socket.h>
 #include "esc.h"
