@@ -28,6 +28,7 @@ FIGURES = [
     ("start.auto_noprobes@own", "  the same against sbxsup's flags+binds", "ms", "start.bwrap", None),
     ("start.auto", "sbxsup run, auto (with probes)", "ms", "start.bwrap_typical", ("ratio", "<=", 1.5)),
     ("start.auto@own", "  the same against sbxsup's flags+binds", "ms", "start.bwrap", None),
+    ("start.auto_shadow", "sbxsup run, auto, --shadow (overlay)", "ms", "start.auto", None),
     ("start.bwrap_pin", "plain bwrap, during the pinned phase", "ms", "start.bare", None),
     ("start.auto_pinned", "sbxsup run, auto, pinned probes", "ms", "start.bwrap_pin", ("ratio", "<=", 1.5)),
     ("start.bwrap_shared", "plain bwrap, during the shared-set phase", "ms", "start.bare", None),
