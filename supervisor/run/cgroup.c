@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sched.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -375,6 +376,29 @@ bool cg_populated(const struct cg_run *c)
 		if (c->v1[k][0] && read_file(c->v1[k], "cgroup.procs", buf, sizeof buf) == 0 && buf[0])
 			return true;
 	return false;
+}
+
+void cg_wait_empty(const struct cg_run *c, int timeout_ms)
+{
+	char p[PATH_MAX + 32], buf[512];
+	int fd = -1;
+	if (c->v2[0] && snprintf(p, sizeof p, "%s/cgroup.events", c->v2) < (int)sizeof p)
+		fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) { /* no v2 cgroup: nothing to wait on but the clock */
+		usleep(1000);
+		return;
+	}
+	/* kernfs: a read records the file's event count; poll() then wakes (POLLPRI) at the next
+	 * change (the cgroup's "populated" flipping), so a change after the read is never missed */
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	if (n > 0) {
+		buf[n] = 0;
+		if (strstr(buf, "populated 1")) {
+			struct pollfd pf = {.fd = fd, .events = POLLPRI};
+			(void)poll(&pf, 1, timeout_ms);
+		}
+	}
+	close(fd);
 }
 
 static uint64_t field(const char *buf, const char *key)

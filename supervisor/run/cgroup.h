@@ -62,6 +62,10 @@ int cg_join(const struct cg_run *c);
  * of processes still listed after the attempt (0: empty). */
 int cg_kill_all(const struct cg_run *c);
 bool cg_populated(const struct cg_run *c);
+/* Wait until the run cgroup v2 holds no process (its cgroup.events says "populated 0"), at most
+ * timeout_ms; returns at once when it is empty. Without a v2 cgroup: sleeps 1 ms. The caller checks
+ * again (a v1 cgroup or a process outside the cgroups may still be there). */
+void cg_wait_empty(const struct cg_run *c, int timeout_ms);
 struct cg_events { uint64_t oom_kill, pids_max; };
 void cg_events(const struct cg_run *c, struct cg_events *ev);
 void cg_cleanup(struct cg_run *c);

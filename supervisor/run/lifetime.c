@@ -106,7 +106,12 @@ int life_end(pid_t child, bool *child_done, int *child_status, const struct cg_r
 		if (!ours && !populated && (*child_done || child <= 0))
 			return 0;
 		(void)listed;
-		usleep(1000); /* SIGKILLed processes are still exiting */
+		/* SIGKILLed processes are still exiting. When all that is left is the cgroup emptying,
+		 * wait for its event rather than the clock (the loop checks again either way). */
+		if (!ours && cg && populated && (*child_done || child <= 0))
+			cg_wait_empty(cg, 10);
+		else
+			usleep(1000);
 	}
 	return cg && cg_populated(cg) ? 1 : 0;
 }

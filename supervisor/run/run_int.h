@@ -71,6 +71,7 @@ struct run {
 	char made_tmp[80];         /* the private tmp dir the set-up created, "" none (removed at the end) */
 	char made_rep[80];         /* the report socket's dir the set-up created, "" none */
 	bool rep_failed;           /* the report socket could not be made: planned without it */
+	bool swept;                /* the stale private dirs in /tmp were swept (once per run) */
 	int sfd, tfd;
 	sigset_t oldmask;
 	struct timespec t0;

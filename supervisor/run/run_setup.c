@@ -62,10 +62,13 @@ static void sweep_stale_tmp(void)
 	closedir(d);
 }
 
-/* mkdir 0700 of a name the plan chose: never an existing path (no symlink followed). */
-static int make_private_dir(const char *dir, char *made, size_t madelen, struct janitor *j)
+/* mkdir 0700 of a name the plan chose: never an existing path (no symlink followed). The stale
+ * sweep lists the whole of /tmp: once per run (*swept), not once per directory. */
+static int make_private_dir(const char *dir, char *made, size_t madelen, struct janitor *j, bool *swept)
 {
-	sweep_stale_tmp();
+	if (!*swept)
+		sweep_stale_tmp();
+	*swept = true;
 	if (mkdir(dir, 0700) < 0)
 		return -1;
 	snprintf(made, madelen, "%s", dir);
@@ -84,7 +87,7 @@ static void setup_report(struct run *r)
 	struct run_plan *p = &r->plan;
 	if (!p->repdir[0] || r->repsrv >= 0 || !sbx_layer_on(&r->L, layer_preload.id))
 		return;
-	if (make_private_dir(p->repdir, r->made_rep, sizeof r->made_rep, &r->jan) < 0) {
+	if (make_private_dir(p->repdir, r->made_rep, sizeof r->made_rep, &r->jan, &r->swept) < 0) {
 		sbx_msg("warning: cannot create the report socket's dir: %s (denials after a raw close of "
 			"every fd will not be reported)", strerror(errno));
 		goto failed;
@@ -124,7 +127,7 @@ int run_setup_dirs(struct run *r)
 	}
 	const char *tmp = r->plan.tmpdir;
 	if (tmp[0] && strcmp(tmp, r->made_tmp)) {
-		if (make_private_dir(tmp, r->made_tmp, sizeof r->made_tmp, &r->jan) < 0) {
+		if (make_private_dir(tmp, r->made_tmp, sizeof r->made_tmp, &r->jan, &r->swept) < 0) {
 			sbx_msg("cannot create the run's private tmp dir: %s", strerror(errno));
 			return -1;
 		}

@@ -6,14 +6,21 @@
  * identity change): /run/sbxsup is a tmpfs of the run's own holding `policy` (the sealed blob,
  * 0444), `report` (the run's report socket bound from the host) and `ld.so.preload` (the host path
  * of the library), then remounted read-only; /etc/ld.so.preload shows that file (read-only bind).
- * Where the host has no /run/sbxsup or no /etc/ld.so.preload to mount on, /run or /etc is shadowed
+ * Where the host has no /etc/ld.so.preload to mount on, /etc becomes a read-only OverlayFS of the
+ * host's /etc under a tmpfs holding only ld.so.preload (the bwrap layer's "/etc view" without its
+ * whiteouts: bwrap_etc.h; one mount, where a per-entry shadow costs ~150 binds), when
+ * bwrap_etc_wanted() says an overlay applies (overlayfs known, nothing mounted below /etc,
+ * SBXSUP_ETC_OVERLAY not "0"). That tmpfs is mounted at SBX_RUN_DIR only for the moment it takes
+ * (nothing of the run runs yet) and detached before the run's own tmpfs goes there: the overlay
+ * keeps its own reference, nothing of it is reachable by a path.
+ * Otherwise, and where the host has no /run/sbxsup, /run or /etc is shadowed
  * by a tmpfs that holds every entry of the host's directory again (binds; symlinks recreated) plus
  * the new one, remounted read-only: nothing of the host's /run or /etc is lost, nothing is created
  * on the host, and no process of the run can rename or replace any of it. Any failure is returned
  * (the run then fails loudly: a run that believes its preload loads must not run without it); an
  * entry the host removes while this runs is left out. Like bwrap's per-entry binds of /etc, the
  * shadow shows the entries as they were at the start of the run (a file the host replaces by
- * rename later is seen with its old content).
+ * rename later is seen with its old content); the overlay shows the host's /etc as it is.
  * No global state; the caller owns the strings.
  */
 #include "sd_fixed.h"
@@ -28,6 +35,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bwrap_etc.h"
 #include "bwrap_layer.h"
 #include "msg.h"
 
@@ -170,6 +178,26 @@ static bool is_file(const char *path)
 	return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* /etc as the overlay of the header (the caller made SBX_RUN_DIR, empty, and checked that the host
+ * has no /etc/ld.so.preload). 0, or -1 with nothing mounted over /etc: the caller shadows it. */
+static int etc_overlay(const char *line, size_t len)
+{
+	struct stat st;
+	char opts[64];
+	if (!bwrap_etc_wanted(SBX_RUN_DIR) || stat("/etc", &st) < 0)
+		return -1;
+	snprintf(opts, sizeof opts, "mode=%04o", (unsigned)(st.st_mode & 07777)); /* the overlay root's */
+	if (mount("tmpfs", SBX_RUN_DIR, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+		return -1;
+	int rc = write_file(SBX_RUN_DIR "/ld.so.preload", line, len, 0444) == 0 &&
+		 bwrap_etc_mount(SBX_RUN_DIR, "/etc") == 0 ? 0 : -1;
+	int e = errno;
+	if (umount2(SBX_RUN_DIR, MNT_DETACH) < 0 && rc == 0)
+		return fail("detach the /etc overlay's layer at", SBX_RUN_DIR);
+	errno = e;
+	return rc;
+}
+
 int sd_fixed_setup(const struct sd_fixed *f)
 {
 	if (!f->on)
@@ -178,12 +206,16 @@ int sd_fixed_setup(const struct sd_fixed *f)
 	bool shadow_run = !is_dir(SBX_RUN_DIR);
 	if (shadow_run && (shadow_dir("/run") < 0 || mkdir(SBX_RUN_DIR, 0755) < 0))
 		return fail("make", SBX_RUN_DIR);
-	if (mount("tmpfs", SBX_RUN_DIR, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0)
-		return fail("tmpfs at", SBX_RUN_DIR);
 	char line[4200];
 	int ln = snprintf(line, sizeof line, "%s\n", f->preload_lib);
 	if (ln <= 0 || (size_t)ln >= sizeof line)
 		return fail("library path too long:", f->preload_lib);
+	/* /etc/ld.so.preload: on the host's file, else in the overlay (before the run's tmpfs takes
+	 * SBX_RUN_DIR), else in a shadow of /etc (below) */
+	bool shadow_etc = !is_file("/etc/ld.so.preload");
+	bool overlay_etc = shadow_etc && etc_overlay(line, (size_t)ln) == 0;
+	if (mount("tmpfs", SBX_RUN_DIR, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0)
+		return fail("tmpfs at", SBX_RUN_DIR);
 	struct stat st = {.st_mode = S_IFREG};
 	int rfd = open(f->report_sock, O_PATH | O_CLOEXEC);
 	if (write_file(SBX_RUN_POLICY, f->blob, f->bloblen, 0444) < 0)
@@ -198,8 +230,9 @@ int sd_fixed_setup(const struct sd_fixed *f)
 	if (shadow_run && ro_remount("/run", 0) < 0)
 		return fail("read-only remount of", "/run");
 
+	if (overlay_etc)
+		return 0;
 	/* /etc/ld.so.preload: the file above, read-only (on the host's file, else in a shadow of /etc) */
-	bool shadow_etc = !is_file("/etc/ld.so.preload");
 	if (shadow_etc && shadow_dir("/etc") < 0)
 		return -1;
 	int lfd = open(SBX_RUN_DIR "/ld.so.preload", O_PATH | O_CLOEXEC);
