@@ -79,6 +79,8 @@ static int make_parents(const char *lower, const char *rel)
 	for (char *s = p + strlen(lower) + 1; (s = strchr(s, '/')); s++) {
 		*s = 0;
 		int rc = mkdir(p, 0755);
+		if (rc == 0)
+			rc = chmod(p, 0755); /* the umask */
 		*s = '/';
 		if (rc < 0 && errno != EEXIST)
 			return -1;
@@ -86,12 +88,44 @@ static int make_parents(const char *lower, const char *rel)
 	return 0;
 }
 
-int bwrap_etc_make(const struct policy *p, const char *lower, const char *view, const char *preload)
+/* Does the directory holding path exist on the host? */
+static bool parent_exists(const char *path)
+{
+	char d[PATH_MAX];
+	struct stat st;
+	const char *sl = strrchr(path, '/');
+	if (!sl || (size_t)(sl - path) >= sizeof d)
+		return false;
+	memcpy(d, path, (size_t)(sl - path));
+	d[sl - path] = 0;
+	return stat(d, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int bwrap_etc_make(const char *view)
+{
+	return mkdir(view, 0755);
+}
+
+bool bwrap_etc_hides(const char *path)
+{
+	return below_etc(path) != NULL;
+}
+
+int bwrap_etc_overlay(const char *lower, const char *at)
+{
+	char opt[512];
+	if (snprintf(opt, sizeof opt, "lowerdir=%s:/etc", lower) >= (int)sizeof opt)
+		return errno = ENAMETOOLONG, -1;
+	return mount("overlay", at, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, opt);
+}
+
+int bwrap_etc_mount(const struct policy *p, const char *lower, const char *view, const char *preload)
 {
 	char f[PATH_MAX];
 	if (snprintf(f, sizeof f, "%s/ld.so.preload", lower) >= (int)sizeof f)
 		return errno = ENAMETOOLONG, -1;
-	if (mkdir(lower, 0755) < 0 || chmod(lower, 0755) < 0 || mkdir(view, 0755) < 0) /* chmod: the umask */
+	if (mount("tmpfs", view, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") < 0 || mkdir(lower, 0755) < 0 ||
+	    chmod(lower, 0755) < 0) /* chmod: the umask; the overlay's root takes this mode */
 		return -1;
 	int fd = open(f, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -105,9 +139,8 @@ int bwrap_etc_make(const struct policy *p, const char *lower, const char *view, 
 	size_t nm = pol_mask_count(p);
 	for (size_t i = 0; i < nm; i++) {
 		struct pol_dir d;
-		struct stat st;
 		const char *rel;
-		if (pol_mask_get(p, i, &d) < 0 || !d.path || !(rel = below_etc(d.path)) || lstat(d.path, &st) < 0)
+		if (pol_mask_get(p, i, &d) < 0 || !d.path || !(rel = below_etc(d.path)) || !parent_exists(d.path))
 			continue;
 		if (snprintf(f, sizeof f, "%s/%s", lower, rel) >= (int)sizeof f)
 			return errno = ENAMETOOLONG, -1;
@@ -116,25 +149,5 @@ int bwrap_etc_make(const struct policy *p, const char *lower, const char *view, 
 		if (mknod(f, S_IFCHR | 0600, makedev(0, 0)) < 0 && errno != EEXIST)
 			return -1;
 	}
-	return 0;
-}
-
-bool bwrap_etc_hides(const char *lower, const char *path)
-{
-	const char *rel = below_etc(path);
-	struct stat st;
-	char f[PATH_MAX];
-	if (!lower || !rel || snprintf(f, sizeof f, "%s/%s", lower, rel) >= (int)sizeof f)
-		return false;
-	if (lstat(lower, &st) < 0) /* the plan: bwrap_etc_make will whiteout what exists now */
-		return lstat(path, &st) == 0;
-	return lstat(f, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0);
-}
-
-int bwrap_etc_mount(const char *lower, const char *view)
-{
-	char opt[512];
-	if (snprintf(opt, sizeof opt, "lowerdir=%s:/etc", lower) >= (int)sizeof opt)
-		return errno = ENAMETOOLONG, -1;
-	return mount("overlay", view, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, opt);
+	return bwrap_etc_overlay(lower, view);
 }

@@ -11,24 +11,28 @@
  * that ld.so.preload. Secrets are whiteouts in the view (absent, ENOENT, as with the per-entry
  * binds), so nothing of them — not even a name to stat — is in the sandbox.
  *
- * Layout: `lower` (in the run's private report directory, removed with it) holds ld.so.preload
- * and one whiteout (character device 0/0, which the kernel lets anyone create) per existing
- * secret below /etc, with the directories leading to it; the overlay is lowerdir=`lower`:/etc,
- * no upper (read-only), nosuid, nodev, mounted at `view`.
+ * Layout: a tmpfs of the child's own at `view` (nothing of it on the host: files created in the
+ * host's /tmp cost an inode allocation each, which a disk file system with much churn makes slow)
+ * holds `lower`: ld.so.preload and one whiteout (character device 0/0) per secret below /etc whose
+ * directory exists on the host, with the directories leading to it; the overlay is
+ * lowerdir=`lower`:/etc, no upper (read-only), nosuid, nodev, mounted over that tmpfs at `view`.
+ * A whiteout for a name the host does not have hides nothing and shows nothing, so a secret that
+ * appears below an existing directory while the run lives stays absent too.
  *
  * Promise:
  * - bwrap_etc_wanted(): reads only: the view applies — SBXSUP_ETC_OVERLAY is not "0", the host
  *   has no /etc/ld.so.preload of its own, the kernel has overlayfs, nothing is mounted below the
  *   host's /etc (an overlay would hide such a mount, e.g. a container's resolv.conf), and `lower`
  *   is a plain path (no ',', ':' or '\\', which the overlay's options would misread).
- * - bwrap_etc_make(): creates `lower` as above (the secrets: the policy's masks below /etc that
- *   exist on the host now) and the empty mount point `view`. 0, or -1 with errno.
- * - bwrap_etc_hides(): a mask path the view removes, so bwrap must not mask it: below /etc, and a
- *   whiteout for it in `lower` — or, before `lower` exists (the plan, --dry-run), one that
- *   bwrap_etc_make would create (it exists on the host). A secret that appeared after the view
- *   was made is not hidden by it: bwrap masks it as usual.
- * - bwrap_etc_mount(): in the forked child, inside its private mount namespace: the overlay at
- *   `view`. 0 or -1 with errno.
+ * - bwrap_etc_make(): on the host, in the run's private directory: the empty mount point `view`.
+ *   0, or -1 with errno.
+ * - bwrap_etc_hides(): a mask path the view removes, so bwrap must not mask it: any path below
+ *   /etc (bwrap's masks are only for paths that exist, so their directory exists, and
+ *   bwrap_etc_mount() whiteouts every mask whose directory exists).
+ * - bwrap_etc_mount(): in the forked child, inside its private mount namespace: the tmpfs, `lower`
+ *   (a path inside `view`) and the overlay at `view`, as above. 0 or -1 with errno.
+ * - bwrap_etc_overlay(): the bare overlay lowerdir=`lower`:/etc at `at` (read-only, nosuid,
+ *   nodev); for direct mode's /etc (sd_fixed.c), whose lower holds only ld.so.preload.
  */
 #ifndef SBX_BWRAP_ETC_H
 #define SBX_BWRAP_ETC_H
@@ -37,8 +41,9 @@
 #include "policy.h"
 
 bool bwrap_etc_wanted(const char *lower);
-int bwrap_etc_make(const struct policy *p, const char *lower, const char *view, const char *preload);
-bool bwrap_etc_hides(const char *lower, const char *path);
-int bwrap_etc_mount(const char *lower, const char *view);
+int bwrap_etc_make(const char *view);
+bool bwrap_etc_hides(const char *path);
+int bwrap_etc_mount(const struct policy *p, const char *lower, const char *view, const char *preload);
+int bwrap_etc_overlay(const char *lower, const char *at);
 
 #endif

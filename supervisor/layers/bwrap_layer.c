@@ -210,7 +210,7 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 		for (size_t j = 0; j < n; j++)
 			if ((it[j].kind == IT_RO || it[j].kind == IT_RW) && under(d.path, it[j].path))
 				visible = true;
-		if (!visible || skip_dir(d.path) || (in->etc_view && bwrap_etc_hides(in->etc_lower, d.path)))
+		if (!visible || skip_dir(d.path) || (in->etc_view && bwrap_etc_hides(d.path)))
 			continue; /* the /etc view has no such entry at all (a whiteout) */
 		if (S_ISDIR(st.st_mode))
 			rc |= strv_addv(out, "--perms", "0000", "--tmpfs", d.path, "--remount-ro", d.path, NULL);

@@ -116,7 +116,8 @@ static int replan(struct run *r, bool wrapped)
 	r->plan.tmp_ns = !wrapped && r->sd.mnt; /* "/tmp": the run's own, in its mount namespace */
 	r->plan.etclow[0] = r->plan.etcview[0] = 0;
 	if (wrapped && r->plan.repdir[0]) {
-		snprintf(r->plan.etclow, sizeof r->plan.etclow, "%s/etclow", r->plan.repdir);
+		/* the view's lower layer lives in the child's tmpfs at the view (bwrap_etc.h) */
+		snprintf(r->plan.etclow, sizeof r->plan.etclow, "%s/etcview/lower", r->plan.repdir);
 		snprintf(r->plan.etcview, sizeof r->plan.etcview, "%s/etcview", r->plan.repdir);
 		if (!bwrap_etc_wanted(r->plan.etclow))
 			r->plan.etclow[0] = r->plan.etcview[0] = 0;

@@ -145,7 +145,7 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 	}
 	if (r->sp.on && shadow_mount_at(&r->sp, geteuid() != 0) < 0)
 		_exit(SBX_EXIT_INTERNAL);
-	if (r->lc.etc_view && bwrap_etc_mount(r->plan.etclow, r->lc.etc_view) < 0) {
+	if (r->lc.etc_view && bwrap_etc_mount(r->plan.pol, r->plan.etclow, r->lc.etc_view, SBX_RUN_PRELOAD) < 0) {
 		dprintf(f->err_w, "child setup failed: the /etc view (an overlay adding ld.so.preload) could "
 			"not be mounted: %s (SBXSUP_ETC_OVERLAY=0 binds /etc entry by entry instead)", strerror(errno));
 		_exit(SBX_EXIT_INTERNAL);

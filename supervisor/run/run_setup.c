@@ -115,10 +115,11 @@ failed:
 int run_setup_dirs(struct run *r)
 {
 	setup_report(r);
-	/* the /etc view's lower layer, in the report dir (the janitor removes both); without it /etc
-	 * is bound entry by entry: slower, the same view */
+	/* the /etc view's mount point, in the report dir (the janitor removes both; its content is
+	 * made by the child, in a tmpfs of its own); without it /etc is bound entry by entry: slower,
+	 * the same view */
 	struct run_plan *p = &r->plan;
-	if (p->etcview[0] && (!p->repdir[0] || bwrap_etc_make(p->pol, p->etclow, p->etcview, SBX_RUN_PRELOAD) < 0)) {
+	if (p->etcview[0] && (!p->repdir[0] || bwrap_etc_make(p->etcview) < 0)) {
 		if (p->repdir[0])
 			sbx_msg("warning: cannot prepare the /etc view in %s: %s (/etc is bound entry by entry)",
 				p->repdir, strerror(errno));

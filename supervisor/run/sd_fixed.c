@@ -190,7 +190,7 @@ static int etc_overlay(const char *line, size_t len)
 	if (mount("tmpfs", SBX_RUN_DIR, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
 		return -1;
 	int rc = write_file(SBX_RUN_DIR "/ld.so.preload", line, len, 0444) == 0 &&
-		 bwrap_etc_mount(SBX_RUN_DIR, "/etc") == 0 ? 0 : -1;
+		 bwrap_etc_overlay(SBX_RUN_DIR, "/etc") == 0 ? 0 : -1;
 	int e = errno;
 	if (umount2(SBX_RUN_DIR, MNT_DETACH) < 0 && rc == 0)
 		return fail("detach the /etc overlay's layer at", SBX_RUN_DIR);
