@@ -107,9 +107,10 @@ int life_end(pid_t child, bool *child_done, int *child_status, const struct cg_r
 			return 0;
 		(void)listed;
 		/* SIGKILLed processes are still exiting. When all that is left is the cgroup emptying,
-		 * wait for its event rather than the clock (the loop checks again either way). */
+		 * wait for its event rather than sleeping out the round (the loop checks again either
+		 * way; a round stays at most 1 ms, so the bound of the loop is unchanged). */
 		if (!ours && cg && populated && (*child_done || child <= 0))
-			cg_wait_empty(cg, 10);
+			cg_wait_empty(cg, 1);
 		else
 			usleep(1000);
 	}
