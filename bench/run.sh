@@ -225,6 +225,8 @@ d = json.load(sys.stdin)
 a = d["bwrap"]["argv"]
 import os
 a = a[:a.index("--")]
+view = d["bwrap"].get("etc_view")                     # made at set-up: the host /etc stands for it
+a = ["/etc" if view and x == view else x for x in a]
 out, i = [], 0
 while i < len(a):
     if a[i] == "--ro-bind-data" and i + 2 < len(a):   # <fd> DEST: the memfd of the run
