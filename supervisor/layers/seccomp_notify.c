@@ -165,6 +165,11 @@ static void fill_proc(pid_t pid, struct sbx_sn_report *rep)
 	proc_text(pid, "exe", rep->exe, sizeof rep->exe, true);
 }
 
+void sbx_sn_fill_proc(pid_t pid, struct sbx_sn_report *rep)
+{
+	fill_proc(pid, rep);
+}
+
 static void rule_text(const struct policy *pol, uint32_t rule, struct sbx_sn_report *rep)
 {
 	snprintf(rep->rule, sizeof rep->rule, "%s", pol ? pol_rule_text(pol, rule) : "no policy (fail closed)");

@@ -69,6 +69,9 @@ struct sbx_sn_ctx {
  * families, inotify_add_watch, fanotify_mark). */
 bool sbx_sn_is_meta(const char *sys);
 
+/* comm and exe of `pid` into rep (a report of a call decided without sbx_sn_decide's refusal). */
+void sbx_sn_fill_proc(pid_t pid, struct sbx_sn_report *rep);
+
 /* One notified call: nr name, args, pid (the supervisor's view). id/listener are used to check
  * that the pid still belongs to the notified task after reading /proc. Returns 0 continue, 1
  * refuse (rep filled, rep->err set), 2 not a call of this module. */

@@ -45,6 +45,7 @@ struct sbx_opts {
 	long timeout_ms, budget_mb;
 	bool disabled;
 	bool shadow;               /* --shadow */
+	bool sensor_off;           /* --sensor off */
 	bool stdio_set;
 	int stdio[3];
 	int msg_fd;
@@ -329,6 +330,14 @@ int sbx_opts_set_shadow(struct sbx_opts *o, int shadow)
 	return 0;
 }
 
+int sbx_opts_set_sensor(struct sbx_opts *o, int on)
+{
+	if (!o)
+		return SBX_E_INVAL;
+	o->sensor_off = on == 0;
+	return 0;
+}
+
 int sbx_opts_set_stdio(struct sbx_opts *o, int in_fd, int out_fd, int err_fd)
 {
 	if (!o || in_fd < 0 || out_fd < 0 || err_fd < 0)
@@ -442,6 +451,7 @@ static void to_run_opts(const struct sbx_opts *o, char *const argv[], const char
 	ro->tag = o->tag;
 	ro->disabled = o->disabled;
 	ro->shadow = o->shadow;
+	ro->sensor_off = o->sensor_off;
 	ro->cmd = (char **)argv; /* never written through */
 	snprintf(ro->ws_tmp, sizeof ro->ws_tmp, "%s", o->ws_tmp);
 	ro->helper = helper;

@@ -65,6 +65,7 @@ static void detect_layers(struct run *r)
 {
 	r->L.want = r->o.want;
 	r->L.require = r->o.require;
+	r->L.sensor_off = r->o.sensor_off;
 	if (r->o.helper && !realpath(r->o.helper, r->d.self)) /* the library checked it; gone since: */
 		snprintf(r->d.self, sizeof r->d.self, "%s", r->o.helper); /* never the caller's program */
 	if (!r->o.disabled) {

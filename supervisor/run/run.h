@@ -29,6 +29,7 @@ struct run_opts {
 	const char *server;       /* --server PATH: send the call to `sbxsup serve` there (cli/), NULL */
 	bool dry_run;
 	bool shadow;              /* --shadow: writes land in a per-run shadow store (docs/notes/shadow.md) */
+	bool sensor_off;          /* --sensor off: no report-only sensor (seccomp_layer.h) */
 	bool disabled;            /* SBXSUP_SANDBOX=0 */
 	char **cmd;               /* NULL-terminated */
 	char ws_tmp[32];          /* the temporary workspace of run_args_workspace, or "" */

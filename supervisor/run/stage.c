@@ -189,6 +189,25 @@ int stage_exec(const struct stage_args *a)
 			add(st, sizeof st, "seccomp_level", buf);
 		}
 	}
+	/* The report-only sensor (layer seccomp off, probes off): what the silent layers refuse is
+	 * still seen and written by the supervisor; nothing is refused here (every call continues). */
+	if (!a->seccomp && a->sensor) {
+		why[0] = 0;
+		struct sbx_seccomp_opts so = {.report_only = true, .deny_exec = !a->pol || !pol_code_exec(a->pol),
+					      .net_notify = true, .netfilter = a->netfilter,
+					      .meta_notify = true, .report_files = true};
+		if (!a->pol) {
+			add(st, sizeof st, "sensor", "off");
+			add(st, sizeof st, "sensor_why", "no compiled policy in the stage");
+		} else if (sbx_seccomp_install_opts(&so, &listener, why, sizeof why) < 0) {
+			add(st, sizeof st, "sensor", "off");
+			add(st, sizeof st, "sensor_why", so.notify_busy ? "an outer sandbox holds the listener"
+							  : why[0] ? why : "install failed");
+			listener = -1;
+		} else {
+			add(st, sizeof st, "sensor", "on");
+		}
+	}
 	/* the supervisor tells the caller (result record) that sbxsup, not the command, said 126/127 */
 	if (resolve_err)
 		add(st, sizeof st, "command", resolve_err == ENOENT || resolve_err == ENOTDIR ? "not_found"
@@ -247,6 +266,8 @@ bool stage_flag_parse(const char *flag, struct stage_args *sa)
 		sa->netfilter = true;      /* Landlock handles no TCP; seccomp leaves AF_INET/6 to it */
 	else if (!strcmp(flag, "--report-files"))
 		sa->report_files = true;   /* the seccomp file/exec reporter */
+	else if (!strcmp(flag, "--sensor"))
+		sa->sensor = true;         /* the report-only sensor (seccomp and probes off) */
 	else
 		return false;
 	return true;
@@ -280,7 +301,7 @@ int cmd_stage(int argc, char **argv)
 	}
 	if (a.ctl_fd < 0 || i >= argc) {
 		sbx_msg("__stage: internal command, used by sbxsup run: __stage --ctl-fd N [--landlock] "
-			"[--seccomp] -- COMMAND...");
+			"[--seccomp] [--sensor] -- COMMAND...");
 		return SBX_EXIT_INTERNAL;
 	}
 	a.cmd = argv + i;
@@ -292,7 +313,7 @@ int cmd_stage(int argc, char **argv)
 		unsetenv("SBXSUP_ASAN_STAGE");
 	}
 #endif
-	if (a.landlock || a.seccomp)
+	if (a.landlock || a.seccomp || a.sensor)
 		a.pol = stage_policy();
 	int rc = stage_exec(&a);
 	/* Never run the supervisor's exit handlers inside the sandbox. */

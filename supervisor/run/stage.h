@@ -27,10 +27,12 @@ struct stage_args {
 				     * leaves AF_INET/6 connects to it */
 	bool report_files;          /* probes off and the preload blind to the command: the seccomp
 				     * reporter (open/exec decided and reported by the supervisor) */
+	bool sensor;                /* seccomp and probes off: the report-only sensor (a notify-only
+				     * filter, every call continues; status "sensor=on|off") */
 };
 
 /* One layer flag as `sbxsup __stage` takes it ("--landlock", "--seccomp", "--netfilter",
- * "--report-files") into `sa`. Returns true when it was one. */
+ * "--report-files", "--sensor") into `sa`. Returns true when it was one. */
 bool stage_flag_parse(const char *flag, struct stage_args *sa);
 
 /* Returns only on failure, with the exit status to use. */
