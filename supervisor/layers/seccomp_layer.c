@@ -848,7 +848,7 @@ static void sc_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 	s->listener = listener;
 	sbx_seccomp_state_init(&s->gate, c->pol, sbx_layer_on(c->L, layer_netfilter.id));
 	/* a listener while the layer is off is the report-only sensor's (--sensor, stage.c) */
-	s->gate.report_only = !sbx_layer_on(c->L, layer_seccomp.id);
+	s->gate.report_only = s->gate.ctx.report_only = !sbx_layer_on(c->L, layer_seccomp.id);
 	*st = s;
 }
 

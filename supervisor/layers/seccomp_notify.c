@@ -253,6 +253,25 @@ static int decide_unix(const struct sbx_sn_ctx *c, pid_t pid, bool bind, const s
 		       size_t len, struct sbx_sn_report *rep)
 {
 	size_t off = offsetof(struct sockaddr_un, sun_path);
+	if (len > off + 1 && sun->sun_path[0] == 0 && !bind && c->report_only && c->pol &&
+	    pol_net_mode(c->pol) != POL_NET_ANY) {
+		/* an abstract name, for the sensor: Landlock's scoping (ABI 6) or the run's network
+		 * namespace refuse it silently; a violation unless the network is unrestricted, as the
+		 * probes decide it */
+		size_t n = len - off - 1;
+		if (n > sizeof sun->sun_path - 1)
+			n = sizeof sun->sun_path - 1;
+		rep->path[0] = '@';
+		for (size_t i = 0; i < n && i + 2 < sizeof rep->path; i++)
+			rep->path[i + 1] = sun->sun_path[i + 1] >= 0x20 && sun->sun_path[i + 1] < 0x7f ? sun->sun_path[i + 1] : '?';
+		rep->path[n + 1] = 0;
+		snprintf(rep->requested, sizeof rep->requested, "%s", rep->path);
+		snprintf(rep->rule, sizeof rep->rule, "abstract unix socket");
+		rep->access = "connect";
+		rep->port = -1;
+		rep->err = EPERM;
+		return 1;
+	}
 	if (len <= off || sun->sun_path[0] == 0)
 		return 0; /* unnamed / autobind / abstract: Landlock scoping (ABI 6) or the run's netns */
 	size_t n = len - off;
@@ -396,11 +415,96 @@ static int proc_magic_rewrite(pid_t pid, char *path, size_t len, bool *fd_obj)
  * would reach — symlinks followed unless nofollow, "..", bind mounts; for a new name (nothing there
  * yet), its directory's real place plus the name. On a denial *d is updated and `path` replaced by
  * the resolved one. */
+/* What `abs` names through symlinks when the kernel cannot reach it in the target's root (ENOENT):
+ * components resolved in the target's root while they exist, each symlink replaced by its text
+ * (absolute: from the root), "." / ".." lexically, missing components kept as written. nofollow:
+ * the final component is not followed. 0 (out), -1 (a loop, too long, /proc unreadable). */
+static int target_resolve_links(pid_t pid, const char *abs, bool nofollow, char *out, size_t outlen)
+{
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/root", (int)pid);
+	int rfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rfd < 0)
+		return -1;
+	char cur[4096] = "", rest[8192], comp[4096], link[4096], tmp[8192];
+	snprintf(rest, sizeof rest, "%s", abs);
+	int links = 0, rc = -1;
+	for (;;) {
+		char *r = rest;
+		while (*r == '/')
+			r++;
+		if (!*r) {
+			rc = 0;
+			break;
+		}
+		size_t n = strcspn(r, "/");
+		if (n >= sizeof comp)
+			break;
+		memcpy(comp, r, n);
+		comp[n] = 0;
+		memmove(rest, r + n, strlen(r + n) + 1);
+		bool last = !rest[strspn(rest, "/")];
+		if (!strcmp(comp, "."))
+			continue;
+		if (!strcmp(comp, "..")) {
+			char *s = strrchr(cur, '/');
+			if (s)
+				*s = 0;
+			continue;
+		}
+		size_t cl = strlen(cur);
+		if (cl + 1 + n >= sizeof cur)
+			break;
+		char cand[4096];
+		memcpy(cand, cur, cl);
+		cand[cl] = '/';
+		memcpy(cand + cl + 1, comp, n + 1);
+		ssize_t ln = -1;
+		if (!(last && nofollow)) {
+			struct open_how how = {.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+					       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+			int fd = (int)syscall(SYS_openat2, rfd, cand + 1, &how, sizeof how);
+			if (fd >= 0) {
+				ln = readlinkat(fd, "", link, sizeof link - 1);
+				close(fd);
+			}
+		}
+		if (ln <= 0) { /* not a link, or not there: the name as written */
+			memcpy(cur, cand, cl + n + 2);
+			continue;
+		}
+		link[ln] = 0;
+		if (++links > 40)
+			break; /* ELOOP for the kernel too */
+		if (snprintf(tmp, sizeof tmp, "%s/%s", link, rest) >= (int)sizeof tmp)
+			break;
+		snprintf(rest, sizeof rest, "%s", tmp);
+		if (link[0] == '/')
+			cur[0] = 0;
+	}
+	close(rfd);
+	if (rc == 0 && snprintf(out, outlen, "%s", cur[0] ? cur : "/") >= (int)outlen)
+		rc = -1;
+	return rc;
+}
+
 static void decide_resolved(const struct sbx_sn_ctx *c, pid_t pid, bool nofollow, unsigned acc, char *path,
-			    size_t pathlen, struct pol_decision *d)
+			    size_t pathlen, struct pol_decision *d, bool lexical)
 {
 	char res[4096];
 	int rr = target_resolve(pid, path, nofollow, res, sizeof res);
+	if (rr < 0 && errno == ENOENT && lexical) {
+		/* not there in the target's view (bwrap does not mount a link's target): what the
+		 * links name, followed by their text */
+		if (target_resolve_links(pid, path, nofollow, res, sizeof res) == 0 && strcmp(res, path)) {
+			proc_self_rewrite(pid, res, sizeof res);
+			pol_path(c->pol, res, acc, d);
+			if (d->verdict != POL_ALLOW) {
+				snprintf(path, pathlen, "%s", res);
+				return;
+			}
+		}
+	}
 	if (rr < 0 && errno == ENOENT) {
 		char *slash = strrchr(path, '/');
 		if (slash && slash != path) {
@@ -448,7 +552,7 @@ static int decide_path(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uint64_
 		pol_path(c->pol, rep->path, acc, &d);
 	/* the kernel follows symlinks (O_NOFOLLOW: not the last one); an exec follows them all */
 	if (d.verdict == POL_ALLOW && c->pol && !magic_fd)
-		decide_resolved(c, pid, !exec && (flags & O_NOFOLLOW), acc, rep->path, sizeof rep->path, &d);
+		decide_resolved(c, pid, !exec && (flags & O_NOFOLLOW), acc, rep->path, sizeof rep->path, &d, true);
 	/* metadata (O_PATH) is refused only where a rule denies, as the preload does */
 	if (d.verdict == POL_ALLOW || (meta && d.rule == POL_RULE_DEFAULT))
 		return 0;
@@ -530,7 +634,7 @@ static int decide_meta_obj(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uin
 	if (c->pol)
 		pol_path(c->pol, rep->path, acc, &d);
 	if (d.verdict == POL_ALLOW && !nofollow_fd)
-		decide_resolved(c, pid, nofollow, acc, rep->path, sizeof rep->path, &d);
+		decide_resolved(c, pid, nofollow, acc, rep->path, sizeof rep->path, &d, c->report_only);
 	if (d.verdict == POL_ALLOW)
 		return 0;
 	snprintf(rep->requested, sizeof rep->requested, "%s", req);
