@@ -58,6 +58,7 @@
 #define PR_RULE_UNASSEMBLED "probes: path could not be assembled (undecidable)"
 #define PR_RULE_DETACHED "probes: directory outside the task's tree (undecidable)"
 #define PR_RULE_NOBASE "probes: relative path without its directory (undecidable)"
+#define PR_RULE_GONE "probes: refused, and its name was gone before the decode (a link removed: undecidable)"
 #define PR_RULE_LOST "probes: records lost when the ring and its overflow counters were full (undecidable)"
 
 struct pr_view {
