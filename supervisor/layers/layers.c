@@ -340,7 +340,7 @@ void sbx_sensor_level(const struct sbx_layers *L, char *out, size_t outlen)
 		snprintf(out, outlen, "not needed: %s%s%s report", sc ? "seccomp" : "", sc && pr ? " and " : "",
 			 pr ? "probes" : "");
 	else if (!strcmp(L->sensor, "on"))
-		snprintf(out, outlen, "seccomp-notify (report-only: files, exec, metadata, sockets, "
+		snprintf(out, outlen, "seccomp-notify (report-only: files, exec, metadata, sockets, signals, "
 			 "escape-class calls; nothing refused)");
 	else if (L->sensor[0])
 		snprintf(out, outlen, "%s", L->sensor);

@@ -72,6 +72,8 @@ enum sc_when {
 	W_SENDTO,          /* sendto with a destination: opts.net_notify, netfilter off, notification */
 	W_FILES,           /* open/openat/openat2/creat: opts.report_files and user notification */
 	W_META,            /* metadata changes and watches: opts.meta_notify and user notification */
+	W_SIGNAL,          /* kill/tkill/tgkill/rt_[tg]sigqueueinfo/pidfd_open naming a pid >= 0: the
+			    * report-only sensor only (signals outside the run, seccomp_notify.h) */
 };
 
 struct sc_rule {
@@ -180,6 +182,14 @@ static const struct sc_rule deny_table[] = {
 	{"linkat", EACCES, W_META, false},
 	{"inotify_add_watch", EACCES, W_META, false},
 	{"fanotify_mark", EACCES, W_META, false},
+	/* the report-only sensor only: never refused by the layer (the pid namespace and the identity
+	 * refuse a signal outside the run; the sensor reports it) */
+	{"kill", EPERM, W_SIGNAL, false},
+	{"tkill", EPERM, W_SIGNAL, false},
+	{"tgkill", EPERM, W_SIGNAL, false},
+	{"rt_sigqueueinfo", EPERM, W_SIGNAL, false},
+	{"rt_tgsigqueueinfo", EPERM, W_SIGNAL, false},
+	{"pidfd_open", EPERM, W_SIGNAL, false},
 };
 
 /* System calls newer than this libseccomp (2.5.4 knows neither): their numbers, which are the same
@@ -245,6 +255,7 @@ static const char *when_text(enum sc_when w)
 			    "(inotify_add_watch/fanotify_mark: outside the read grants): EPERM for mode/owner/xattr/times, "
 			    "EACCES for mknod/link/watches (notify only; kernel.violation sensor seccomp-notify)";
 	case W_FILES: return "probes off and a command the preload does not see: a path the policy denies — opens and execs, and the write class (unlink, rmdir, mkdir, truncate, symlink, rename: the new name and, for rename, the old one) (notify only; kernel.violation sensor seccomp-notify)";
+	case W_SIGNAL: return "report-only sensor: a signal (or pidfd) to a process outside the run, reported, never refused";
 	case W_PERSONALITY: return "persona (low 32 bits) > 0, except the 0xffffffff query (let through by the supervisor)";
 	case W_EXEC_GATE: return "no code:exec (and user notification): every exec after the command's own (the "
 				 "supervisor lets the stage's one execve continue)";
@@ -379,6 +390,9 @@ static int add_rule(scmp_filter_ctx ctx, const struct sc_rule *r, int nr, bool n
 	case W_META:
 		rc = seccomp_rule_add(ctx, act, nr, 0);
 		break;
+	case W_SIGNAL: /* a pid >= 0 (negative: process groups, every process: left alone) */
+		rc = seccomp_rule_add(ctx, act, nr, 1, SCMP_A0_32(SCMP_CMP_MASKED_EQ, 0x80000000u, 0));
+		break;
 	case W_SENDTO: /* only sends naming a peer: send() on a connected socket costs nothing */
 		rc = seccomp_rule_add(ctx, act, nr, 1, SCMP_A4_64(SCMP_CMP_NE, 0));
 		break;
@@ -428,6 +442,8 @@ static scmp_filter_ctx build(bool notify, bool tsync, const struct sbx_seccomp_o
 			continue;
 		if (w == W_SENDTO && !(notify && o->net_notify && !o->netfilter))
 			continue;
+		if (w == W_SIGNAL && !(notify && o->report_only))
+			continue; /* the sensor's: the layer does not decide signals */
 		if (w == W_META && !(notify && o->meta_notify))
 			continue; /* without notification nothing can decide by path: DAC, bwrap's read-only
 				   * binds and the identity are what is left (documented) */
@@ -620,6 +636,11 @@ static bool sensor_decide(int listener, const struct sbx_seccomp_state *st, cons
 	} else if (net && rep->path[0]) {
 		v->is_net = v->is_unix = true;
 	}
+	if (rep->signal) {
+		v->is_signal = true;
+		v->target = rep->target;
+		v->sig = rep->sig;
+	}
 	if (!strncmp(sys, "socket", 6) && rep->what[0])
 		snprintf(v->sock, sizeof v->sock, "%.95s", rep->what);
 	snprintf(v->comm, sizeof v->comm, "%s", rep->comm);
@@ -802,8 +823,8 @@ cJSON *sbx_seccomp_plan(void)
 							 "-> EACCES, reported" : "unavailable (needs user notification)");
 	cJSON *arr = cJSON_AddArrayToObject(o, "deny");
 	for (size_t i = 0; arr && i < NRULES; i++) {
-		if (sc_resolve(deny_table[i].name) < 0)
-			continue;
+		if (sc_resolve(deny_table[i].name) < 0 || deny_table[i].when == W_SIGNAL)
+			continue; /* W_SIGNAL: the report-only sensor's, never a denial */
 		cJSON *r = cJSON_CreateObject();
 		if (!r)
 			break;

@@ -16,6 +16,7 @@
 #include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -757,6 +758,62 @@ static int decide_meta(const struct sbx_sn_ctx *c, pid_t pid, const char *sys, c
 	return 1;
 }
 
+/* The session id of /proc/<pid>/stat (field 6), -1 unknown. */
+static long proc_sid(long pid)
+{
+	char p[64], buf[1024];
+	snprintf(p, sizeof p, "/proc/%ld/stat", pid);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	const char *s = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
+	long ppid, pgrp, sid;
+	char st;
+	if (!s || sscanf(s + 1, " %c %ld %ld %ld", &st, &ppid, &pgrp, &sid) != 4)
+		return -1;
+	return sid;
+}
+
+/* A signal (or a pidfd) the run's task `pid` aims at `target` (a number in its own pid namespace,
+ * > 0): a violation when that process is not one of the run's. With a pid namespace of its own
+ * the run's /proc (bwrap, the direct sandbox) lists exactly its processes: a number missing there
+ * names something outside (the kernel answers ESRCH). Without one, the number is ours: the run's
+ * processes share its session (sbxsup starts it in a new one). Only for the report-only sensor. */
+static int decide_signal(pid_t pid, long target, int sig, struct sbx_sn_report *rep)
+{
+	if (target <= 0)
+		return 0;
+	char p[96];
+	struct stat a, b;
+	snprintf(p, sizeof p, "/proc/%d/ns/pid", (int)pid);
+	if (stat(p, &a) < 0 || stat("/proc/self/ns/pid", &b) < 0)
+		return 0;
+	bool outside;
+	if (a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+		snprintf(p, sizeof p, "/proc/%d/root/proc/%ld", (int)pid, target);
+		struct stat t;
+		outside = stat(p, &t) < 0 && errno == ENOENT;
+	} else {
+		long s1 = proc_sid(pid), s2 = proc_sid(target);
+		outside = s1 > 0 && s1 != s2;
+	}
+	if (!outside)
+		return 0;
+	rep->signal = true;
+	rep->target = (int)target;
+	rep->sig = sig;
+	rep->access = "signal";
+	rep->port = -1;
+	rep->err = ESRCH;
+	snprintf(rep->rule, sizeof rep->rule, "signal outside the run");
+	return 1;
+}
+
 int sbx_sn_decide(const struct sbx_sn_ctx *c, int listener, uint64_t id, pid_t pid, const char *sys,
 		  const uint64_t args[6], struct sbx_sn_report *rep)
 {
@@ -797,6 +854,12 @@ int sbx_sn_decide(const struct sbx_sn_ctx *c, int listener, uint64_t id, pid_t p
 		rc = decide_path(c, pid, (int)args[0], args[1], 0, true, rep);
 	else if (sbx_sn_is_meta(sys))
 		rc = decide_meta(c, pid, sys, args, rep);
+	else if (c->report_only && (!strcmp(sys, "kill") || !strcmp(sys, "tkill") || !strcmp(sys, "rt_sigqueueinfo")))
+		rc = decide_signal(pid, (long)(int32_t)args[0], (int)args[1], rep);
+	else if (c->report_only && (!strcmp(sys, "tgkill") || !strcmp(sys, "rt_tgsigqueueinfo")))
+		rc = decide_signal(pid, (long)(int32_t)args[0], (int)args[2], rep);
+	else if (c->report_only && !strcmp(sys, "pidfd_open"))
+		rc = decide_signal(pid, (long)(int32_t)args[0], -1, rep);
 	else
 		return 2;
 	/* what we read from /proc is the notified task's only if it is still blocked in the call */

@@ -62,6 +62,8 @@ struct sbx_sn_report {
 	char rule[1024];
 	char comm[17];
 	char exe[4096];
+	bool signal;               /* a signal outside the run (report-only sensor): target, sig */
+	int target, sig;           /* the pid as given; the signal (-1: none, pidfd_open) */
 };
 
 /* The context of one run's filter (set by the supervisor). */
@@ -72,7 +74,9 @@ struct sbx_sn_ctx {
 	bool report_only;          /* the report-only sensor asks (nothing is refused, so decisions
 				    * whose refusal errno could differ from the kernel's are made too):
 				    * abstract unix names (violations unless the network is unrestricted,
-				    * as the probes decide) and metadata calls through dangling links */
+				    * as the probes decide), metadata calls through dangling links, and
+				    * signals: kill/tkill/tgkill/rt_[tg]sigqueueinfo/pidfd_open naming a
+				    * process outside the run (rule "signal outside the run") */
 };
 
 /* Whether `sys` is one of the metadata calls decided here (chmod/chown/xattr/utimes/mknod/link

@@ -763,7 +763,7 @@ def reporters(attack, r):
     # the report-only sensor (seccomp and probes off): files, exec, metadata, sockets and
     # connects, escape-class system calls — the seccomp layer's classes, nothing refused
     if str(lv.get('sensor', '')).startswith('seccomp-notify') and \
-            (attack.profile in ('fs', 'fs-raw', 'exec', 'exec-raw', 'net', 'net-raw', 'syscall')
+            (attack.profile in ('fs', 'fs-raw', 'exec', 'exec-raw', 'net', 'net-raw', 'syscall', 'proc')
              or attack.family == 'metadata'):
         out.append('sensor')
     if L.get('netfilter') and attack.profile in ('net', 'net-raw'):
