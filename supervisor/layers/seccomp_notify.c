@@ -489,24 +489,32 @@ static int target_resolve_links(pid_t pid, const char *abs, bool nofollow, char 
 	return rc;
 }
 
+/* Whether the final component of `abs` is a symlink in the target's root. */
+static bool target_is_link(pid_t pid, const char *abs)
+{
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/root", (int)pid);
+	int rfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rfd < 0)
+		return false;
+	struct open_how how = {.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+	int fd = (int)syscall(SYS_openat2, rfd, abs, &how, sizeof how);
+	close(rfd);
+	struct stat st;
+	bool link = fd >= 0 && fstat(fd, &st) == 0 && S_ISLNK(st.st_mode);
+	if (fd >= 0)
+		close(fd);
+	return link;
+}
+
 static void decide_resolved(const struct sbx_sn_ctx *c, pid_t pid, bool nofollow, unsigned acc, char *path,
 			    size_t pathlen, struct pol_decision *d, bool lexical)
 {
 	char res[4096];
 	int rr = target_resolve(pid, path, nofollow, res, sizeof res);
-	if (rr < 0 && errno == ENOENT && lexical) {
-		/* not there in the target's view (bwrap does not mount a link's target): what the
-		 * links name, followed by their text */
-		if (target_resolve_links(pid, path, nofollow, res, sizeof res) == 0 && strcmp(res, path)) {
-			proc_self_rewrite(pid, res, sizeof res);
-			pol_path(c->pol, res, acc, d);
-			if (d->verdict != POL_ALLOW) {
-				snprintf(path, pathlen, "%s", res);
-				return;
-			}
-		}
-	}
-	if (rr < 0 && errno == ENOENT) {
+	bool missing = rr < 0 && errno == ENOENT;
+	if (missing) {
 		char *slash = strrchr(path, '/');
 		if (slash && slash != path) {
 			*slash = 0;
@@ -516,6 +524,21 @@ static void decide_resolved(const struct sbx_sn_ctx *c, pid_t pid, bool nofollow
 				strcat(res, slash);
 			else
 				rr = -1;
+		}
+	}
+	/* Not there in the target's view although the name is a link or its directory cannot be
+	 * reached (bwrap does not mount a link's target): what the links name, followed by their
+	 * text. A new name in an existing directory (every file an extraction creates) costs one
+	 * openat2 here, nothing more. */
+	if (missing && lexical && (rr < 0 || (!nofollow && target_is_link(pid, path)))) {
+		char lex[4096];
+		if (target_resolve_links(pid, path, nofollow, lex, sizeof lex) == 0 && strcmp(lex, path)) {
+			proc_self_rewrite(pid, lex, sizeof lex);
+			pol_path(c->pol, lex, acc, d);
+			if (d->verdict != POL_ALLOW) {
+				snprintf(path, pathlen, "%s", lex);
+				return;
+			}
 		}
 	}
 	if (rr == 0 && strcmp(res, path)) {
