@@ -248,9 +248,11 @@ void serve_warm_loop(struct serve_call *c, int ch, const struct serve_cfg *cfg)
 	struct run_warm rw = {.wait = warm_wait, .done = warm_done, .arg = &w};
 	if (!(w.c = serve_call_new()))
 		_exit(0);
+	drop_call(&w);
 	set_template(&w);
 	for (;;) {
-		drop_call(&w);
+		if (!w.pending)
+			drop_call(&w); /* (a pending call's descriptors are kept: it runs next) */
 		if (w.pending) { /* a call the parked sandbox could not take: cold, and the new template */
 			w.pending = false;
 			if ((w.ch = serve_call_cold(w.c, w.ch, cfg)) < 0)
@@ -259,7 +261,8 @@ void serve_warm_loop(struct serve_call *c, int ch, const struct serve_cfg *cfg)
 			w.t = w.c;
 			w.c = x;
 			w.fails = 0;
-			set_template(&w);
+			drop_call(&w);
+			set_template(&w); /* (with 0-2 on /dev/null: its messages go nowhere, the run said them) */
 			continue;
 		}
 		if (!w.ti.key || w.fails >= 3) { /* no sandbox can be made for this template: cold */
