@@ -30,7 +30,9 @@ static const char usage[] =
 	"usage: sbxsup serve --socket PATH [--quiet] [--no-warm] [RUN OPTIONS]\n"
 	"\n"
 	"Serve `sbxsup run --server PATH` calls (and the Python binding's server=PATH) on a\n"
-	"Unix socket, warm: the probes stay loaded, each call only forks and runs.\n"
+	"Unix socket, warm: the probes stay loaded and, after each call, the next call's sandbox\n"
+	"is prepared for the same command, options, directory and environment; a call that\n"
+	"matches starts in it, any other starts cold.\n"
 	"  --socket PATH   the socket (created 0600; its directory must be yours or root's and not\n"
 	"                  writable by group or others; a stale socket of yours is replaced)\n"
 	"  --quiet         no start/stop lines on stderr\n"
@@ -39,7 +41,7 @@ static const char usage[] =
 	"                  --require, --timeout, --audit-budget, --tag); a call's own options win,\n"
 	"                  except --require: the union of both\n"
 	"Only processes of the server's own uid may call (SO_PEERCRED). Every call is a fresh run:\n"
-	"its own sandbox, audit run and result record. SIGTERM/SIGINT end the live runs (as SIGTERM\n"
+	"its own sandbox (never one that ran another call), audit run and result record. SIGTERM/SIGINT end the live runs (as SIGTERM\n"
 	"ends a direct run) and stop the server (exit 0).\n";
 
 struct serve_defaults {
@@ -187,6 +189,8 @@ static int serve_warm_one(int argc, char **argv, int record_fd, const struct run
 	o.require |= d->require;
 	o.tag = NULL;
 	o.warm = w;
+	if (o.cmd && o.cmd[0])
+		o.cmd[1] = NULL; /* the sandbox is made for the command's name; the call brings its arguments */
 	char recname[16];
 	snprintf(recname, sizeof recname, "%d", record_fd);
 	o.result = recname;
