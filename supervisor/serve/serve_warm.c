@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,8 +194,11 @@ static int warm_wait(void *arg, const int watch[2], char ***cmd, const char **ta
 	w->hooked = true;
 	int r = next_call(w, watch, 2);
 	if (r != 0) {
-		struct pollfd sig = {.fd = watch[0], .events = POLLIN};
-		w->stop = r < 0 || poll(&sig, 1, 0) > 0; /* a signal (SIGTERM from the server), or EOF */
+		/* EOF from the server, or SIGTERM/SIGINT/SIGHUP (still pending: the run reads them): stop;
+		 * else (the stage died, a SIGCHLD) only this sandbox is given up */
+		sigset_t pend;
+		w->stop = r < 0 || (sigpending(&pend) == 0 && (sigismember(&pend, SIGTERM) ||
+					sigismember(&pend, SIGINT) || sigismember(&pend, SIGHUP)));
 		return -1;
 	}
 	if (!matches(w) || place(w) < 0) {
