@@ -322,7 +322,9 @@ int serve_main(const struct serve_cfg *cfg)
 		for (int k = 3; k < np; k++)
 			if (p[k].revents & (POLLHUP | POLLERR)) {
 				struct call *c = &s->calls[map[k]];
-				if (c->pid) { /* the client went away: its run ends as on SIGTERM */
+				/* the client went away: its run ends as on SIGTERM (unless the call was answered
+				 * just now: on_warm closed that connection) */
+				if (c->pid && c->conn >= 0 && c->conn == p[k].fd) {
 					kill(c->pid, SIGTERM);
 					c->termed = true;
 				}

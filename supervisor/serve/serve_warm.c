@@ -44,7 +44,8 @@ struct warm {
 	struct serve_call *c;          /* the call that arrived */
 	struct serve_call_info ci;
 	bool hooked, called, pending, stop;
-	int result_fd;                 /* the call's --result N descriptor, -1 */
+	int result_fd;                 /* the call's --result N descriptor, or its FILE opened, -1 */
+	bool result_opened;            /* result_fd is the FILE (closed after the record) */
 	int fails;                     /* parked sandboxes in a row that ended without a call */
 	int rec;                       /* the record's memfd of the current run */
 	bool answered;
@@ -79,6 +80,7 @@ static void drop_call(struct warm *w)
 		}
 	}
 	w->result_fd = -1;
+	w->result_opened = false;
 	info_free(&w->ci);
 }
 
@@ -159,12 +161,19 @@ static bool matches(struct warm *w)
 		return false;
 	/* only stdio and the call's own --result N may be passed */
 	int rn = -1;
-	if (w->ci.result && strspn(w->ci.result, "0123456789") == strlen(w->ci.result) && strlen(w->ci.result) <= 4)
+	if (w->ci.result && strspn(w->ci.result, "0123456789") == strlen(w->ci.result)) {
+		if (strlen(w->ci.result) > 4)
+			return false;
 		rn = atoi(w->ci.result);
-	for (unsigned i = 0; i < rq->nfds; i++)
+	}
+	bool rn_passed = false;
+	for (unsigned i = 0; i < rq->nfds; i++) {
 		if (i != rq->cwd_index && rq->target[i] > 2 && rq->target[i] != rn)
 			return false;
-	return true;
+		rn_passed = rn_passed || (i != rq->cwd_index && rq->target[i] == rn);
+	}
+	/* --result N names a descriptor the call passed, never one of this process (cold: EBADF) */
+	return rn < 0 || rn_passed;
 }
 
 /* The call's stdio onto 0-2 (what it did not pass stays /dev/null), its --result kept aside. */
@@ -201,8 +210,23 @@ static int warm_wait(void *arg, const int watch[2], char ***cmd, const char **ta
 					sigismember(&pend, SIGINT) || sigismember(&pend, SIGHUP)));
 		return -1;
 	}
-	if (!matches(w) || place(w) < 0) {
+	char err[300];
+	if (!matches(w)) {
 		w->pending = true;
+		return -1;
+	}
+	/* --result FILE: opened before the run, as for a cold call; when it cannot be, the call runs
+	 * cold, which says why and refuses, as a direct run would */
+	if (w->ci.result && strspn(w->ci.result, "0123456789") != strlen(w->ci.result)) {
+		if (result_open(w->ci.result, &w->result_fd, err, sizeof err) < 0) {
+			w->result_fd = -1;
+			w->pending = true;
+			return -1;
+		}
+		w->result_opened = true;
+	}
+	if (place(w) < 0) { /* (dup2 onto 0-2 failed: nothing else to do) */
+		serve_refuse(w->c->conn, SBX_REASON_INTERNAL, "cannot place the call's descriptors");
 		return -1;
 	}
 	w->called = true;
@@ -215,15 +239,8 @@ static int warm_wait(void *arg, const int watch[2], char ***cmd, const char **ta
 static void client_result(struct warm *w, int rec)
 {
 	int fd = w->result_fd;
-	char err[300];
-	bool opened = false;
-	if (fd < 0 && w->ci.result) {
-		if (result_open(w->ci.result, &fd, err, sizeof err) < 0) {
-			sbx_msg("%s", err);
-			return;
-		}
-		opened = true;
-	}
+	if (w->ci.result && strspn(w->ci.result, "0123456789") == strlen(w->ci.result) && atoi(w->ci.result) <= 2)
+		fd = atoi(w->ci.result); /* the call's own stdio, on 0-2 now */
 	if (fd < 0)
 		return;
 	char *buf = malloc(SBX_SERVE_REP_MAX);
@@ -231,8 +248,9 @@ static void client_result(struct warm *w, int rec)
 	if (k > 0 && write(fd, buf, (size_t)k) != k)
 		sbx_msg("warning: cannot write the result record: %s", strerror(errno));
 	free(buf);
-	if (opened)
-		result_close(&fd);
+	if (w->result_opened)
+		result_close(&w->result_fd);
+	w->result_opened = false;
 }
 
 /* run.h struct run_warm: the call is over, its record written: answer it before the clean-up. */

@@ -235,7 +235,7 @@ if start_server "$S2" "$T_TMP/warm.log" -a "$A2" -w "$WS" -m "$T_TMP/pass.json";
 	W3=$(cd "$WS" && TEST_CALL1_MARK=other-$$ "$SBXSUP" run --server "$S2" --tag w3 --result "$T_TMP/wrec.3" -- \
 		sh -c 'echo $TEST_CALL1_MARK; exit 5' 2>&1); rc3=$?
 	parked "$WPID"; sleep 0.3; T_CALL=$(up_s)
-	W4=$(cd "$WS" && TEST_CALL1_MARK=other-$$ "$SBXSUP" run --server "$S2" --tag w4 -- sh -c 'echo START $(cut -d" " -f22 /proc/$$/stat)' 2>&1); rc4=$?
+	W4=$(cd "$WS" && TEST_CALL1_MARK=other-$$ "$SBXSUP" run --server "$S2" --tag w4 --result 1 -- sh -c 'echo START $(cut -d" " -f22 /proc/$$/stat)' 2>&1); rc4=$?
 	start=$(sed -n 's/^START //p' <<<"$W4")
 	why=
 	[ $rc3 -eq 5 ] && grep -q "^other-$$" <<<"$W3" || why="$why cold call: rc=$rc3 out=$W3;"
@@ -243,6 +243,7 @@ if start_server "$S2" "$T_TMP/warm.log" -a "$A2" -w "$WS" -m "$T_TMP/pass.json";
 	[ -n "$id3" ] && audit_has "$A2" run.start run="$id3" tag=w3 && audit_has "$A2" run.end run="$id3" exit=5 || why="$why no run.start/run.end of the cold call;"
 	[ $rc4 -eq 0 ] && python3 -c 'import sys; s=int(sys.argv[1])/int(sys.argv[2]); sys.exit(0 if s < float(sys.argv[3]) - 0.2 else 1)' \
 		"${start:-0}" "$CLK" "$T_CALL" 2>/dev/null || why="$why the call after it was not warm (rc=$rc4 out=$W4);"
+	grep -q '"tag":"w4"' <<<"$W4" || why="$why the warm call's --result 1 record is not on its stdout: $W4;"
 	if [ -z "$why" ]; then t_pass serve_warm_mismatch_runs_cold; else t_fail serve_warm_mismatch_runs_cold "$why"; fi
 
 	# the server ends: the parked sandbox goes, unaudited; nothing is left
