@@ -21,7 +21,7 @@
 #                       up to a minute for runs that adopted it meanwhile); 0: skip. On a host
 #                       shared with other sbxsup users set 0: their runs use the pin while it exists.
 #   BENCH_SERVE_CALLS   calls per figure of the serve section (default 100; firejail gets a fifth)
-#   BENCH_SERVE_GAP_MS  the spacing of the serve section's paced calls (default 200: an agent's tool calls)
+#   BENCH_SERVE_GAP_MS  the spacing of the serve section's paced calls (default 500 ms; an agent's tool calls are seconds apart)
 #   BENCH_MIXED_ROUNDS  rounds of the mixed workload, probes off and on interleaved (default 5)
 #   BENCH_ONLY          comma-separated sections to run: startup,calls,scale,probes,mixed,audit,memory,serve
 #   BENCH_RESULTS       where to write the JSON (default bench/results.json)
@@ -730,7 +730,7 @@ memory() {
 # like an agent's tool calls (BENCH_SERVE_GAP_MS apart) find it ready; back-to-back calls wait for
 # it. A --no-warm server gives the cold figure beside them.
 serve_bench() {
-	local n=${BENCH_SERVE_CALLS:-100} gap=${BENCH_SERVE_GAP_MS:-200} rounds=5 sd=$WORK/serve sp cp out c
+	local n=${BENCH_SERVE_CALLS:-100} gap=${BENCH_SERVE_GAP_MS:-500} rounds=5 sd=$WORK/serve sp cp out c
 	have serve_calls || { na serve.call "bench/serve_calls did not build"; return; }
 	[ "$sbx_ok" = 1 ] || { na serve.call "sbxsup not built"; return; }
 	mkdir -m 700 "$sd"
