@@ -230,8 +230,13 @@ static void stop_calls(struct server *s)
 		s->pending = -1;
 	}
 	for (int i = 0; i < SERVE_MAX_LIVE; i++)
-		if (s->calls[i].pid)
+		if (s->calls[i].pid) {
+			if (s->calls[i].ch >= 0) { /* EOF: the child prepares nothing more */
+				close(s->calls[i].ch);
+				s->calls[i].ch = -1;
+			}
 			kill(s->calls[i].pid, SIGTERM);
+		}
 	long end = now_ms() + SERVE_STOP_GRACE_MS;
 	while (s->live > 0 && now_ms() < end) {
 		struct pollfd p = {.fd = s->sfd, .events = POLLIN};

@@ -308,7 +308,8 @@ void serve_warm_loop(struct serve_call *c, int ch, const struct serve_cfg *cfg)
 			w.fails++;
 		}
 		close(rec);
-		if (w.stop)
+		char b;
+		if (w.stop || recv(w.ch, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0) /* the server stopped */
 			_exit(0);
 	}
 }
