@@ -9,6 +9,8 @@
  * `sbxsup run --server PATH`: it passes its stdio, the descriptors its own -a fd:N / --result N
  * name, its working directory and environment, and returns the run's exit status; when the server
  * cannot be reached it says why and exits 125 (the --result record says server_unavailable).
+ * serve_inspect() and serve_warm_one() are the pre-created sandbox's side (serve.h cfg->inspect,
+ * cfg->warm; off with --no-warm): the key a call must match, and the run made before its call.
  */
 #include <errno.h>
 #include <fcntl.h>
