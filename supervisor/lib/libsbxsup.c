@@ -50,6 +50,7 @@ struct sbx_opts {
 	int stdio[3];
 	int msg_fd;
 	char ws_tmp[32];           /* the command line's temporary workspace (sbxsup_int.h) */
+	const struct run_warm *warm; /* sbxsup_int.h: a pre-created run (serve), NULL */
 };
 
 struct sbx_result {
@@ -373,6 +374,14 @@ int sbx_opts_set_temp_workspace(struct sbx_opts *o, const char *dir)
 	return rc;
 }
 
+int sbx_opts_set_warm(struct sbx_opts *o, const struct run_warm *w)
+{
+	if (!o)
+		return SBX_E_INVAL;
+	o->warm = w;
+	return 0;
+}
+
 /* ---- a run ------------------------------------------------------------------------------------- */
 
 /* What run_execute changes in the process, to put back. */
@@ -455,6 +464,7 @@ static void to_run_opts(const struct sbx_opts *o, char *const argv[], const char
 	ro->cmd = (char **)argv; /* never written through */
 	snprintf(ro->ws_tmp, sizeof ro->ws_tmp, "%s", o->ws_tmp);
 	ro->helper = helper;
+	ro->warm = o->warm;
 }
 
 /* Common entry of sbx_plan / sbx_run: checks, the busy flag, the helper. */

@@ -216,14 +216,29 @@ int stage_exec(const struct stage_args *a)
 		return SBX_EXIT_INTERNAL;
 	if (listener >= 0)
 		close(listener);
-	if (ctl_wait_go(a->ctl_fd) < 0)
+	char **call = NULL;
+	int stdio[3];
+	int go = ctl_wait_go_call(a->ctl_fd, &call, stdio);
+	if (go < 0)
 		return SBX_EXIT_INTERNAL; /* the supervisor refused or died: never run the command */
 	if (fcntl(a->ctl_fd, F_SETFD, FD_CLOEXEC) < 0)
 		return SBX_EXIT_INTERNAL;
+	char **cmd = a->cmd;
+	if (go == 1) { /* a pre-created sandbox: the call's argv (same command) and stdio */
+		if (strcmp(call[0], a->cmd[0]))
+			return SBX_EXIT_INTERNAL;
+		for (int i = 0; i < 3; i++)
+			if (dup2(stdio[i], i) < 0)
+				return SBX_EXIT_INTERNAL;
+		for (int i = 0; i < 3; i++)
+			if (stdio[i] > 2)
+				close(stdio[i]);
+		cmd = call;
+	}
 	if (resolve_err)
-		return exec_failed(a->cmd[0], resolve_err);
-	execve(path, a->cmd, a->envp ? a->envp : environ);
-	return exec_failed(a->cmd[0], errno);
+		return exec_failed(cmd[0], resolve_err);
+	execve(path, cmd, a->envp ? a->envp : environ);
+	return exec_failed(cmd[0], errno);
 }
 
 /* The compiled policy from SBXSUP_POLICY_FD (a sealed memfd), else (the preload's fixed channel)

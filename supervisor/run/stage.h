@@ -2,7 +2,9 @@
  *
  * Promise: stage_exec() applies Landlock (when asked) and then seccomp (when asked), reports the
  * outcome to the supervisor ("ready" on the ctl socket, with the seccomp listener fd), waits for
- * "go", makes the ctl fd close-on-exec and execs the command with the given environment. It never
+ * "go", makes the ctl fd close-on-exec and execs the command with the given environment. A "go"
+ * that carries a call (a pre-created sandbox, ctl.h) brings the argv to exec instead (same argv[0],
+ * else exit 125) and the stdin/stdout/stderr to put on 0-2 first. It never
  * runs the command without "go" (EOF or anything else: exit 125). An exec failure prints
  * "sbxsup: CMD: not found" / "permission denied" and returns 127 / 126. A layer that fails to
  * apply is reported off with its reason (the supervisor decides whether that is fatal).
