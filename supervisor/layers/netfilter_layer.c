@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -111,6 +113,29 @@ static int cgroup2_base(char *out, size_t len, char *why, size_t whylen)
 	return 0;
 }
 
+/* A supervisor killed between the probe's mkdir and rmdir leaves an empty "sbxsup-probe-PID"
+ * directory behind. Remove those whose PID no longer exists (kill(2) says ESRCH: no process can
+ * be about to rmdir it); an entry that is not empty or not ours is left alone (rmdir refuses). */
+static void sweep_stale_probes(const char *base)
+{
+	DIR *d = opendir(base);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char *end;
+		if (strncmp(e->d_name, "sbxsup-probe-", 13))
+			continue;
+		long pid = strtol(e->d_name + 13, &end, 10);
+		if (*end || pid <= 0 || pid > 0x3fffffff)
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		(void)unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+	}
+	closedir(d);
+}
+
 int sbx_netfilter_probe(char *why, size_t whylen)
 {
 	if (try_bpf(why, whylen) < 0)
@@ -118,6 +143,7 @@ int sbx_netfilter_probe(char *why, size_t whylen)
 	char base[4096], dir[4200];
 	if (cgroup2_base(base, sizeof base, why, whylen) < 0)
 		return 0;
+	sweep_stale_probes(base);
 	snprintf(dir, sizeof dir, "%s/sbxsup-probe-%d", base, (int)getpid());
 	if (mkdir(dir, 0700) < 0) {
 		snprintf(why, whylen, "cannot create a cgroup v2 directory under %s: %s", base, strerror(errno));

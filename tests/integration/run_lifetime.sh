@@ -114,3 +114,19 @@ if need_root run_sigkill_no_survivor_unprivileged && need_cmd run_sigkill_no_sur
 		else t_fail run_sigkill_no_survivor_unprivileged "before=$n_before after=$(survivors $tag)"; fi
 	fi
 fi
+
+# 8. a supervisor killed between the network layer's cgroup v2 probe (mkdir, rmdir) leaves an empty
+# "sbxsup-probe-PID" directory; the next run removes it when that PID is gone (and only then).
+if need_root run_stale_probe_cgroup_swept; then
+	cg2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+	if [ -z "$cg2" ]; then echo "# run_stale_probe_cgroup_swept: no cgroup v2 mount, not applicable"
+	else
+		sh -c 'exit 0' & dead=$!; wait $dead          # a PID that no longer exists
+		sleep 300 & live=$!; t_on_exit "kill $live 2>/dev/null"
+		mkdir -p "$cg2/sbxsup-probe-$dead" "$cg2/sbxsup-probe-$live"
+		t_on_exit "rmdir '$cg2/sbxsup-probe-$live' '$cg2/sbxsup-probe-$dead' 2>/dev/null"
+		"$SBXSUP" run -a "$A.8" -- /bin/true
+		if [ ! -d "$cg2/sbxsup-probe-$dead" ] && [ -d "$cg2/sbxsup-probe-$live" ]; then t_pass run_stale_probe_cgroup_swept
+		else t_fail run_stale_probe_cgroup_swept "dead-PID dir present=$([ -d "$cg2/sbxsup-probe-$dead" ] && echo y || echo n), live-PID dir kept=$([ -d "$cg2/sbxsup-probe-$live" ] && echo y || echo n)"; fi
+	fi
+fi
