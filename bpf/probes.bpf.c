@@ -149,7 +149,7 @@ static __always_inline void on_exit(long id, long ret, __u16 sensor)
 	if (!s)
 		return;
 	if (is_other(s->sc))
-		emit_other(s, ret, sensor, (struct task_struct *)bpf_get_current_task());
+		pr_emit_other(0, ret, sensor);
 	else
 		files_exit(s, ret, sensor);
 	bpf_map_delete_elem(&pr_stash, &tid);
@@ -260,7 +260,7 @@ static __always_inline void on_uring(struct io_kiocb *req, __u16 sensor)
 	s->port = 0;
 	__builtin_memset(s->addr, 0, sizeof(s->addr));
 	s->aflags = BPF_CORE_READ(req, opcode);
-	emit_other(s, 0, sensor, (struct task_struct *)bpf_get_current_task());
+	pr_emit_other(1, 0, sensor);
 }
 
 SEC("tp_btf/io_uring_submit_req")

@@ -38,17 +38,15 @@ static __always_inline void kd_count(__u32 slot)
 	count(&pr_kallow, slot & (PR_SLOTS - 1));
 }
 
-static __always_inline bool kd_allowed(const struct walk_ctx *w)
+/* The walk just done into pb (walk_run with want and slot). */
+static __always_inline bool kd_allowed(struct pr_pathbuf *pb)
 {
+	const struct walk_ctx *w = &pb->w;
 	__u32 slot = w->slot & (PR_SLOTS - 1);
 	if (!w->want || !w->hit || !w->done || w->detached || !w->n)
 		return false;
 	struct pr_kdec *k = bpf_map_lookup_elem(&pr_kdec, &slot);
 	if (!k || !k->on)
-		return false;
-	__u32 z = 0;
-	struct pr_pathbuf *pb = bpf_map_lookup_elem(&pr_pathbuf, &z);
-	if (!pb)
 		return false;
 	if (w->leaf_len > PR_KD_LEAF) {
 		if (k->long_leaf)
@@ -81,6 +79,19 @@ static __always_inline bool kd_allowed(const struct walk_ctx *w)
 			return false;
 	}
 	return true;
+}
+
+/* Global subprogram (verified once, on its own): is the file of the current task's fd, a
+ * successful open asking `want`, provably allowed by slot's grants? (kd_on(slot) checked first.) */
+__noinline int pr_kd_open(__u32 slot, __u32 want, long fd)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	struct file *kf = fd_file(t, fd);
+	if (!kf)
+		return 0;
+	struct pr_pathbuf *pb = walk_run(t, BPF_CORE_READ(kf, f_path.dentry), BPF_CORE_READ(kf, f_path.mnt),
+					 want, slot & (PR_SLOTS - 1));
+	return pb && kd_allowed(pb);
 }
 
 #endif

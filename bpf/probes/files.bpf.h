@@ -147,19 +147,10 @@ static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u
 	/* a successful open the run's grants provably allow: decided on the walk alone, before any
 	 * record is built (decide.bpf.h); anything else is walked again into the record below */
 	if ((s->sc == PR_SC_OPEN || s->sc == PR_SC_OPENAT || s->sc == PR_SC_OPENAT2 ||
-	     s->sc == PR_SC_CREAT) && ret >= 0 && kd_on(slot)) {
-		struct file *kf = fd_file(t, ret);
-		if (kf) {
-			struct walk_ctx kw = {
-				.slot = slot,
-				.want = kd_open_want(s->sc == PR_SC_CREAT ? 01101 : s->aflags),
-			};
-			walk_only(t, BPF_CORE_READ(kf, f_path.dentry), BPF_CORE_READ(kf, f_path.mnt), &kw);
-			if (kd_allowed(&kw)) {
-				kd_count(slot);     /* allowed in the kernel: no record */
-				return;
-			}
-		}
+	     s->sc == PR_SC_CREAT) && ret >= 0 && kd_on(slot) &&
+	    pr_kd_open(slot, kd_open_want(s->sc == PR_SC_CREAT ? 01101 : s->aflags), ret)) {
+		kd_count(slot);                     /* allowed in the kernel: no record */
+		return;
 	}
 	void *rb;
 	struct pr_event *ev = ev_begin(slot, t, sensor, &rb);
@@ -229,17 +220,15 @@ static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u
 	ev_send(rb, ev, slot);
 }
 
-struct emit_ctx {
-	struct pr_stash *s;
-	long ret;
-	__u16 sensor;
-};
-
-/* One path argument (bpf_loop callback: the record's construction is verified once). */
-static long emit_step(__u32 i, void *arg)
+/* Global subprogram (verified once, on its own): the record of path argument i of the current
+ * task's stashed call. */
+__noinline int pr_emit_path(__u32 i, long ret, __u32 sensor)
 {
-	struct emit_ctx *c = arg;
-	emit_path(c->s, c->ret, i & 1, c->sensor, (struct task_struct *)bpf_get_current_task());
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct pr_stash *s = bpf_map_lookup_elem(&pr_stash, &tid);
+	if (!s)
+		return 0;
+	emit_path(s, ret, i & 1, (__u16)sensor, (struct task_struct *)bpf_get_current_task());
 	return 0;
 }
 
@@ -251,8 +240,10 @@ static __always_inline void files_exit(struct pr_stash *s, long ret, __u16 senso
 	bool execd = (s->sc == PR_SC_EXECVE || s->sc == PR_SC_EXECVEAT) && ret == 0;
 	if (!execd)
 		read_paths(s);
-	struct emit_ctx c = { .s = s, .ret = ret, .sensor = sensor };
-	bpf_loop(l.p1 >= 0 ? 2 : (l.p0 >= 0 || l.p0 == PR_L_FD) ? 1 : 0, emit_step, &c, 0);
+	if (l.p0 >= 0 || l.p0 == PR_L_FD || l.p1 >= 0)
+		pr_emit_path(0, ret, sensor);
+	if (l.p1 >= 0)
+		pr_emit_path(1, ret, sensor);
 }
 
 #endif
