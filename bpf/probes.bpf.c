@@ -91,10 +91,21 @@ static __always_inline void on_enter(struct pt_regs *regs, long id)
 	if (sc == PR_SC_NONE)
 		return;
 
-	__u32 z = 0;
-	struct pr_stash *s = bpf_map_lookup_elem(&pr_scratch, &z);
-	if (!s)
-		return;
+	struct pr_stash *s;
+	if (pr_tstash_on) {                         /* filled in place in the task's storage */
+		s = bpf_task_storage_get(&pr_tstash, bpf_get_current_task_btf(), 0,
+					 BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!s) {
+			count_lost((__u32)slot, true);  /* the record will be missing; its result unknown */
+			return;
+		}
+		s->live = 0;
+	} else {
+		__u32 z = 0;
+		s = bpf_map_lookup_elem(&pr_scratch, &z);
+		if (!s)
+			return;
+	}
 	s->nr = (int)id;
 	s->sc = sc;
 	s->compat = compat;
@@ -130,6 +141,10 @@ static __always_inline void on_enter(struct pt_regs *regs, long id)
 	} else {
 		s->aflags = s->args[0];
 	}
+	if (pr_tstash_on) {
+		s->live = 1;
+		return;
+	}
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	if (bpf_map_update_elem(&pr_stash, &tid, s, BPF_ANY))
 		count_lost((__u32)slot, true);      /* the record will be missing; its result unknown */
@@ -141,18 +156,16 @@ static __always_inline void on_exit(long id, long ret, __u16 sensor)
 	 * (most calls of a process outside every run end here, without a map lookup) */
 	if (!sc_watched(id & ~X32_BIT_))
 		return;
-	int slot = in_scope();
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	if (slot < 0)
+	if (in_scope() < 0)
 		return;
-	struct pr_stash *s = bpf_map_lookup_elem(&pr_stash, &tid);
+	struct pr_stash *s = stash_cur();
 	if (!s)
 		return;
 	if (is_other(s->sc))
 		pr_emit_other(0, ret, sensor);
 	else
 		files_exit(s, ret, sensor);
-	bpf_map_delete_elem(&pr_stash, &tid);
+	stash_done(s);
 }
 
 /* ---- syscall hooks: tp_btf tier and raw_tp tier ---------------------------------------------- */

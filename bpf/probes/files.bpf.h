@@ -224,8 +224,7 @@ static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u
  * task's stashed call. */
 __noinline int pr_emit_path(__u32 i, long ret, __u32 sensor)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct pr_stash *s = bpf_map_lookup_elem(&pr_stash, &tid);
+	struct pr_stash *s = stash_cur();
 	if (!s)
 		return 0;
 	emit_path(s, ret, i & 1, (__u16)sensor, (struct task_struct *)bpf_get_current_task());

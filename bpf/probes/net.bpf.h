@@ -158,8 +158,8 @@ static __always_inline void emit_other(struct pr_stash *s, long ret, __u16 senso
  * without a path argument (scratch: the per-CPU stash an io_uring operation was put in). */
 __noinline int pr_emit_other(__u32 scratch, long ret, __u32 sensor)
 {
-	__u32 k = scratch ? 0 : (__u32)bpf_get_current_pid_tgid();
-	struct pr_stash *s = bpf_map_lookup_elem(scratch ? (void *)&pr_scratch : (void *)&pr_stash, &k);
+	__u32 z = 0;
+	struct pr_stash *s = scratch ? bpf_map_lookup_elem(&pr_scratch, &z) : stash_cur();
 	if (!s)
 		return 0;
 	emit_other(s, ret, (__u16)sensor, (struct task_struct *)bpf_get_current_task());

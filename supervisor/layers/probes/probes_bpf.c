@@ -154,6 +154,7 @@ static int try_tier(struct pr_loaded *L, const struct tier *t, char *why, size_t
 		bpf_program__set_autoload(btfp[i], t->btf);
 		bpf_program__set_autoload(rawp[i], !t->btf);
 	}
+	s->rodata->pr_tstash_on = t->btf;   /* tp_btf: the syscall stash in task storage */
 	bpf_program__set_autoload(s->progs.btf_uring, t->btf && t->uring);
 	bpf_program__set_autoload(s->progs.raw_uring, !t->btf && t->uring);
 	int err = probes_bpf__load(s);
