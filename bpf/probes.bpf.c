@@ -16,6 +16,9 @@
  *
  * Two program tiers for the syscall hooks: tp_btf (preferred) and raw_tp (fallback); user space
  * loads and attaches one and records which. Same for sched_process_* and io_uring_submit_req.
+ * The tp_btf tier keeps the syscall stash in task storage, raw_tp in a tid hash (pr_tstash_on,
+ * maps.bpf.h). The heavy parts (a record, the walk, the decision, the send) are global
+ * subprograms, each verified once on its own: the load stays ~0.1 s.
  *
  * The parts, one concern each (included here, in dependency order):
  *   probes/arch.bpf.h    syscall numbers (generated from the UAPI headers) and arguments (CO-RE)

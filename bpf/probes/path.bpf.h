@@ -8,7 +8,9 @@
  * sets PR_EVF_DETACHED; an object whose name the kernel makes up (d_dname: pipe, socket, anon
  * inode, namespace, pidfd) sets PR_EVF_PSEUDO. fsmagic is the walked object's file-system magic.
  * When asked (walk_ctx.want), each dentry up to the first hit is also looked up in pr_safe (one
- * hash lookup per step) for the in-kernel decision (decide.bpf.h).
+ * hash lookup per step) for the in-kernel decision (decide.bpf.h). The walk's state is kept in the
+ * per-CPU buffer, not on the stack, and a record's walk is the global subprogram pr_walk_ev():
+ * both keep the verifier's work per program load small (docs/notes/probes.md, kprobe round).
  */
 #ifndef SBX_PROBES_PATH_BPF_H
 #define SBX_PROBES_PATH_BPF_H
