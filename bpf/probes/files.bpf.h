@@ -140,6 +140,14 @@ static __always_inline int magic_fd(const char *req)
 	return -1;
 }
 
+/* Global subprogram (verified once, on its own): magic_fd() of the per-CPU record's string. */
+__noinline int pr_magic_fd_ev(void)
+{
+	__u32 z = 0;
+	struct pr_ovf *o = bpf_map_lookup_elem(&pr_evbuf, &z);
+	return o ? magic_fd(o->ev.req) : -1;
+}
+
 static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u16 sensor,
 				      struct task_struct *t)
 {
@@ -184,7 +192,7 @@ static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u
 		return;
 	}
 	bool opens = sc == PR_SC_OPEN || sc == PR_SC_OPENAT || sc == PR_SC_OPENAT2 || sc == PR_SC_CREAT;
-	int mfd = req_ok && pr_follows(sc, s->aflags) ? magic_fd(ev->req) : -1;
+	int mfd = req_ok && pr_follows(sc, s->aflags) ? pr_magic_fd_ev() : -1;   /* ev is pr_evbuf's */
 	if (opens && ret >= 0) {
 		f = fd_file(t, ret);
 		kind = PR_PK_FULL;
