@@ -97,6 +97,28 @@ static __always_inline __u64 mix(__u64 h, __u64 w)
 	return h ^ (h >> 29);
 }
 
+/* The string as given, hashed 8 bytes a step up to its NUL (a bpf_loop callback: verified once
+ * instead of once per unrolled step). */
+struct dk_ctx {
+	const char *req;
+	__u64 h;
+};
+
+static long dk_step(__u32 i, void *arg)
+{
+	struct dk_ctx *c = arg;
+	__u64 w;
+	__builtin_memcpy(&w, &c->req[(i & (PR_NAME_MAX / 8 - 1)) * 8], 8);
+	__u64 z = (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
+	if (z) {                                    /* the word holding the NUL: bytes after it are stale */
+		__u64 low = z & -z;                 /* bit 7 of the first zero byte (little endian) */
+		c->h = mix(c->h, w & ((low >> 7) - 1));
+		return 1;
+	}
+	c->h = mix(c->h, w);
+	return 0;
+}
+
 /* Everything pr_decide() looks at, hashed (the path by the walked object's identity). */
 static __always_inline __u64 decision_key(const struct pr_event *ev)
 {
@@ -113,18 +135,9 @@ static __always_inline __u64 decision_key(const struct pr_event *ev)
 	h = mix(h, ev->okey);
 	h = mix(h, ev->ncomp | (__u64)ev->path_len << 16 | (__u64)ev->fsmagic << 32);
 	h = mix(h, ev->nspid | (__u64)ev->nstgid << 32);  /* /proc/<own pid> is rewritten per task */
-	for (int i = 0; i < PR_NAME_MAX / 8; i++) {
-		__u64 w;
-		__builtin_memcpy(&w, &ev->req[i * 8], 8);
-		__u64 z = (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
-		if (z) {                            /* the word holding the NUL: bytes after it are stale */
-			__u64 low = z & -z;         /* bit 7 of the first zero byte (little endian) */
-			h = mix(h, w & ((low >> 7) - 1));
-			break;
-		}
-		h = mix(h, w);
-	}
-	return h;
+	struct dk_ctx c = { .req = ev->req, .h = h };
+	bpf_loop(PR_NAME_MAX / 8, dk_step, &c, 0);
+	return c.h;
 }
 
 /* The ring is full: count the per-CPU record under its decision key (exact), or lose it (counted).
