@@ -21,6 +21,7 @@
 #                       up to a minute for runs that adopted it meanwhile); 0: skip. On a host
 #                       shared with other sbxsup users set 0: their runs use the pin while it exists.
 #   BENCH_SERVE_CALLS   calls per figure of the serve section (default 100; firejail gets a fifth)
+#   BENCH_SERVE_GAP_MS  the spacing of the serve section's paced calls (default 500 ms; an agent's tool calls are seconds apart)
 #   BENCH_MIXED_ROUNDS  rounds of the mixed workload, probes off and on interleaved (default 5)
 #   BENCH_ONLY          comma-separated sections to run: startup,calls,scale,probes,mixed,audit,memory,serve
 #   BENCH_RESULTS       where to write the JSON (default bench/results.json)
@@ -725,40 +726,54 @@ memory() {
 # ---- warm server: per-call latency through `sbxsup serve` ----------------------------------------
 # One long-lived client (bench/serve_calls) makes the calls, connecting once per call as a runtime
 # would; bare exec and firejail are timed by the same client in the same rounds (round-robin).
+# The server pre-creates the next call's sandbox after each call (docs/notes/serve.md): calls paced
+# like an agent's tool calls (BENCH_SERVE_GAP_MS apart) find it ready; back-to-back calls wait for
+# it. A --no-warm server gives the cold figure beside them.
 serve_bench() {
-	local n=${BENCH_SERVE_CALLS:-100} rounds=5 sd=$WORK/serve sp out c
+	local n=${BENCH_SERVE_CALLS:-100} gap=${BENCH_SERVE_GAP_MS:-500} rounds=5 sd=$WORK/serve sp cp out c
 	have serve_calls || { na serve.call "bench/serve_calls did not build"; return; }
 	[ "$sbx_ok" = 1 ] || { na serve.call "sbxsup not built"; return; }
 	mkdir -m 700 "$sd"
-	"$SBXSUP" serve --socket "$sd/s" --quiet 2>"$WORK/serve.err" & sp=$!
+	"$SBXSUP" serve --socket "$sd/s" --quiet -w "$WS" 2>"$WORK/serve.err" & sp=$!
 	BG_PIDS+=($sp)
-	for c in $(seq 100); do [ -S "$sd/s" ] && break; sleep 0.05; done
-	[ -S "$sd/s" ] || { na serve.call "sbxsup serve did not start: $(lastline "$(cat "$WORK/serve.err")")"; return; }
+	"$SBXSUP" serve --socket "$sd/cold" --quiet --no-warm -w "$WS" 2>>"$WORK/serve.err" & cp=$!
+	BG_PIDS+=($cp)
+	for c in $(seq 100); do [ -S "$sd/s" ] && [ -S "$sd/cold" ] && break; sleep 0.05; done
+	[ -S "$sd/s" ] && [ -S "$sd/cold" ] || { na serve.call "sbxsup serve did not start: $(lastline "$(cat "$WORK/serve.err")")"; return; }
 	local fj=0
 	command -v firejail >/dev/null 2>&1 && firejail --noprofile --quiet /bin/true >/dev/null 2>&1 && fj=1
 	local -A v=()
-	say "serve: $n calls of /bin/true per figure through sbxsup serve, beside bare exec$([ $fj = 1 ] && echo " and firejail")"
+	say "serve: $n calls of /bin/true per figure through sbxsup serve (paced: $gap ms apart; and back-to-back), beside bare exec$([ $fj = 1 ] && echo " and firejail")"
 	# a failed call drops only itself (its status and record go to $WORK/serve.calls.err)
+	(cd "$WS" && "$BB/serve_calls" serve "$sd/s" 1 -- /bin/true >/dev/null 2>&1) # the first call is cold
 	for c in $(seq "$rounds"); do
 		out=$("$BB/serve_calls" exec $((n / rounds)) -- /bin/true); v[bare]+=${v[bare]:+,}$(jvals "$out")
-		out=$("$BB/serve_calls" serve "$sd/s" $((n / rounds)) -w "$WS" -- /bin/true 2>>"$WORK/serve.calls.err")
+		out=$(cd "$WS" && "$BB/serve_calls" serve "$sd/s" $((n / rounds)) --gap "$gap" -- /bin/true 2>>"$WORK/serve.calls.err")
 		v[call]+=${v[call]:+,}$(jvals "$out")
-		out=$(cd "$WS" && "$BB/timeit" -n $((n / rounds / 5 + 1)) -w 0 -- "$SBXSUP" run --server "$sd/s" -w "$WS" -- /bin/true)
+		out=$(cd "$WS" && "$BB/serve_calls" serve "$sd/s" $((n / rounds)) -- /bin/true 2>>"$WORK/serve.calls.err")
+		v[b2b]+=${v[b2b]:+,}$(jvals "$out")
+		out=$(cd "$WS" && "$BB/serve_calls" serve "$sd/cold" $((n / rounds / 2)) --gap "$gap" -- /bin/true 2>>"$WORK/serve.calls.err")
+		v[cold]+=${v[cold]:+,}$(jvals "$out")
+		sleep "$(awk -v g="$gap" 'BEGIN{print g/1000}')" # the first call of the next round finds its sandbox ready
+		out=$(cd "$WS" && "$BB/timeit" -n $((n / rounds / 5 + 1)) -w 0 -- "$SBXSUP" run --server "$sd/s" -- /bin/true)
 		[ -n "$(jget "$out" median_ms)" ] && v[cli]+=${v[cli]:+,}$(jget "$out" median_ms)
 		if [ $fj = 1 ]; then
 			out=$("$BB/serve_calls" exec $((n / rounds / 5 + 1)) -- firejail --noprofile --quiet /bin/true)
 			v[firejail]+=${v[firejail]:+,}$(jvals "$out")
 		fi
 	done
-	v[bare]=$(sed 's/,,*/,/g; s/^,//; s/,$//' <<<"${v[bare]:-}"); v[call]=$(sed 's/,,*/,/g; s/^,//; s/,$//' <<<"${v[call]:-}")
-	v[firejail]=$(sed 's/,,*/,/g; s/^,//; s/,$//' <<<"${v[firejail]:-}")
+	for c in bare call b2b cold firejail; do v[$c]=$(sed 's/,,*/,/g; s/^,//; s/,$//' <<<"${v[$c]:-}"); done
 	local nf
 	nf=$(grep -c . "$WORK/serve.calls.err" 2>/dev/null)
 	[ "${nf:-0}" -gt 0 ] && note serve.call "$nf failed call(s), left out: $(lastline "$(cat "$WORK/serve.calls.err")")"
-	kill -TERM $sp; wait $sp 2>/dev/null
+	kill -TERM $sp $cp; wait $sp $cp 2>/dev/null
 	[ -n "${v[bare]:-}" ] && recvals serve.bare "${v[bare]}" "fork+exec+wait of /bin/true by the bench client"
-	[ -n "${v[call]:-}" ] && recvals serve.call "${v[call]}" "sbxsup serve (default layers), one connection per call from one long-lived client" \
+	[ -n "${v[call]:-}" ] && recvals serve.call "${v[call]}" "sbxsup serve (default layers, pre-created sandbox), calls $gap ms apart, one connection per call from one long-lived client" \
 		|| na serve.call "the calls failed: $(lastline "$out")"
+	[ -n "${v[b2b]:-}" ] && recvals serve.b2b "${v[b2b]}" "the same back-to-back: each call waits for the sandbox prepared after the previous one" \
+		|| na serve.b2b "the calls failed"
+	[ -n "${v[cold]:-}" ] && recvals serve.cold "${v[cold]}" "sbxsup serve --no-warm: every call sets up its sandbox (calls $gap ms apart)" \
+		|| na serve.cold "the calls failed"
 	[ -n "${v[cli]:-}" ] && recvals serve.cli "${v[cli]}" "sbxsup run --server: includes the client's own process start (median per round)" \
 		|| na serve.cli "sbxsup run --server failed"
 	if [ $fj = 1 ] && [ -n "${v[firejail]:-}" ]; then recvals serve.firejail "${v[firejail]}" "firejail --noprofile --quiet /bin/true, same client"

@@ -7,8 +7,11 @@
  * ok when its exit status is 0; values are of ok calls only (a failed call's status and result
  * record go to stderr). Exit 0 when every call was ok.
  *
- *   usage: serve_calls exec N -- COMMAND [ARG...]
- *          serve_calls serve SOCKET N [RUN OPTIONS] -- COMMAND [ARG...]
+ * With --gap MS the calls are paced: MS milliseconds of sleep between two calls (not timed), as an
+ * agent's tool calls come; without it they come back-to-back.
+ *
+ *   usage: serve_calls exec N [--gap MS] -- COMMAND [ARG...]
+ *          serve_calls serve SOCKET N [--gap MS] [RUN OPTIONS] -- COMMAND [ARG...]
  */
 #include <fcntl.h>
 #include <stdbool.h>
@@ -71,7 +74,12 @@ int main(int argc, char **argv)
 		goto usage;
 	const char *sock = serve ? argv[2] : NULL;
 	int n = atoi(argv[serve ? 3 : 2]), first = serve ? 4 : 3;
-	if (n <= 0 || first >= argc)
+	long gap_ms = 0;
+	if (first + 1 < argc && !strcmp(argv[first], "--gap")) {
+		gap_ms = atol(argv[first + 1]);
+		first += 2;
+	}
+	if (n <= 0 || first >= argc || gap_ms < 0)
 		goto usage;
 	/* serve: argv for the request = "run" + the rest; exec: the command after "--" */
 	char **rest = argv + first;
@@ -90,6 +98,11 @@ int main(int argc, char **argv)
 	int ok = 0, firstst = -1;
 	printf("{\"values\":[");
 	for (int i = 0; i < n; i++) {
+		if (gap_ms && i) {
+			struct timespec g = {.tv_sec = gap_ms / 1000, .tv_nsec = gap_ms % 1000 * 1000000L};
+			while (nanosleep(&g, &g) < 0)
+				;
+		}
 		double t0 = now_ms();
 		int st = serve ? serve_once(sock, req) : exec_once(cmd);
 		double dt = now_ms() - t0;
@@ -102,7 +115,7 @@ int main(int argc, char **argv)
 	free(req);
 	return ok == n ? 0 : 1;
 usage:
-	fprintf(stderr, "usage: serve_calls exec N -- COMMAND [ARG...]\n"
-			"       serve_calls serve SOCKET N [RUN OPTIONS] -- COMMAND [ARG...]\n");
+	fprintf(stderr, "usage: serve_calls exec N [--gap MS] -- COMMAND [ARG...]\n"
+			"       serve_calls serve SOCKET N [--gap MS] [RUN OPTIONS] -- COMMAND [ARG...]\n");
 	return 2;
 }

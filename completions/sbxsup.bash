@@ -19,6 +19,7 @@ _sbxsup() {
 	-m|--manifest) COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")); return ;;
 	-w|--workspace|-p|--path) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-a|--audit|--html) COMPREPLY=($(compgen -f -- "$cur") -); return ;;
+	--sensor) COMPREPLY=($(compgen -W "auto off" -- "$cur")); return ;;
 	--layers|--require)
 		local pre=${cur%,*} last=${cur##*,} sign=
 		[ "$pre" = "$cur" ] && pre= || pre="$pre,"
@@ -29,9 +30,9 @@ _sbxsup() {
 	--socket|--server|--result) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	esac
 	case $cmd in
-	serve) COMPREPLY=($(compgen -W "--socket --quiet -m --manifest -w --workspace -a --audit --audit-budget --layers --require --timeout --tag --help" -- "$cur")) ;;
+	serve) COMPREPLY=($(compgen -W "--socket --quiet --no-warm -m --manifest -w --workspace -a --audit --audit-budget --layers --require --timeout --tag --help" -- "$cur")) ;;
 	"") COMPREPLY=($(compgen -W "run explain validate status audit probes learn shadow serve --help --version" -- "$cur")) ;;
-	run) COMPREPLY=($(compgen -W "-m --manifest -w --workspace -a --audit --audit-budget --layers --require --timeout --shadow --dry-run --result --tag --server --help --" -- "$cur")) ;;
+	run) COMPREPLY=($(compgen -W "-m --manifest -w --workspace -a --audit --audit-budget --layers --require --timeout --shadow --sensor --dry-run --result --tag --server --help --" -- "$cur")) ;;
 	shadow)
 		if [ "${COMP_WORDS[2]:-}" = "$cur" ]; then COMPREPLY=($(compgen -W "list diff commit discard --help" -- "$cur"))
 		elif [ "$COMP_CWORD" -le 4 ] && [ "${COMP_WORDS[2]}" != list ]; then

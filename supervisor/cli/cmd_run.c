@@ -29,7 +29,8 @@ static struct sbx_opts *lib_opts(const struct run_opts *ro)
 		 sbx_opts_set_timeout_ms(o, ro->timeout_ms) | sbx_opts_set_audit_budget_mb(o, ro->audit_budget_mb) |
 		 sbx_opts_set_result_dest(o, ro->dry_run ? NULL : ro->result) | sbx_opts_set_tag(o, ro->tag) |
 		 sbx_opts_set_disabled(o, ro->disabled) | sbx_opts_set_shadow(o, ro->shadow) |
-		 sbx_opts_set_helper(o, "/proc/self/exe") |
+		 sbx_opts_set_sensor(o, !ro->sensor_off) |
+		 sbx_opts_set_helper(o, "/proc/self/exe") | sbx_opts_set_warm(o, ro->warm) |
 		 (ro->ws_tmp[0] ? sbx_opts_set_temp_workspace(o, ro->ws_tmp) : sbx_opts_set_workspace(o, ro->workspace));
 	if (rc != 0) {
 		sbx_opts_free(o);

@@ -9,6 +9,8 @@
  * `sbxsup run --server PATH`: it passes its stdio, the descriptors its own -a fd:N / --result N
  * name, its working directory and environment, and returns the run's exit status; when the server
  * cannot be reached it says why and exits 125 (the --result record says server_unavailable).
+ * serve_inspect() and serve_warm_one() are the pre-created sandbox's side (serve.h cfg->inspect,
+ * cfg->warm; off with --no-warm): the key a call must match, and the run made before its call.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,18 +29,21 @@
 extern char **environ;
 
 static const char usage[] =
-	"usage: sbxsup serve --socket PATH [--quiet] [RUN OPTIONS]\n"
+	"usage: sbxsup serve --socket PATH [--quiet] [--no-warm] [RUN OPTIONS]\n"
 	"\n"
 	"Serve `sbxsup run --server PATH` calls (and the Python binding's server=PATH) on a\n"
-	"Unix socket, warm: the probes stay loaded, each call only forks and runs.\n"
+	"Unix socket, warm: the probes stay loaded and, after each call, the next call's sandbox\n"
+	"is prepared for the same command, options, directory and environment; a call that\n"
+	"matches starts in it, any other starts cold.\n"
 	"  --socket PATH   the socket (created 0600; its directory must be yours or root's and not\n"
 	"                  writable by group or others; a stale socket of yours is replaced)\n"
 	"  --quiet         no start/stop lines on stderr\n"
+	"  --no-warm       no pre-created sandbox: every call starts its sandbox when it arrives\n"
 	"  RUN OPTIONS     defaults for every call, as `sbxsup run` takes them (-m, -w, -a, --layers,\n"
 	"                  --require, --timeout, --audit-budget, --tag); a call's own options win,\n"
 	"                  except --require: the union of both\n"
 	"Only processes of the server's own uid may call (SO_PEERCRED). Every call is a fresh run:\n"
-	"its own sandbox, audit run and result record. SIGTERM/SIGINT end the live runs (as SIGTERM\n"
+	"its own sandbox (never one that ran another call), audit run and result record. SIGTERM/SIGINT end the live runs (as SIGTERM\n"
 	"ends a direct run) and stop the server (exit 0).\n";
 
 struct serve_defaults {
@@ -91,10 +96,115 @@ static int serve_run_one(int argc, char **argv, int record_fd, void *arg)
 	return code;
 }
 
+/* The call's arguments after the server's (serve_run_one's order); NULL out of memory. */
+static char **merged(int argc, char **argv, const struct serve_defaults *d, int *n)
+{
+	char **all = calloc((size_t)(argc + d->nopts + 1), sizeof *all);
+	if (!all)
+		return NULL;
+	*n = 0;
+	all[(*n)++] = argv[0];
+	for (int i = 0; i < d->nopts; i++)
+		all[(*n)++] = d->opts[i];
+	for (int i = 1; i < argc; i++)
+		all[(*n)++] = argv[i];
+	return all;
+}
+
+static bool points_into(const char *p, const char *s)
+{
+	return p && p >= s && p <= s + strlen(s);
+}
+
+/* serve.h cfg->inspect: the key a pre-created sandbox must match. The options are compared as
+ * the words the call gave (after the server's), minus the words of the one --tag and --result
+ * parsed, so an option added to `sbxsup run` later is compared too (never assumed equal). */
+static int serve_inspect(int argc, char **argv, void *arg, struct serve_call_info *out)
+{
+	const struct serve_defaults *d = arg;
+	memset(out, 0, sizeof *out);
+	int n;
+	char **all = merged(argc, argv, d, &n);
+	if (!all)
+		return -1;
+	out->mem = all;
+	struct run_opts o;
+	char cwd[8];
+	int pr = run_args_parse(n, all, &o);
+	if (pr != 0 || o.dry_run || (o.audit && !strncmp(o.audit, "fd:", 3)) || !o.cmd || !o.cmd[0] ||
+	    (!o.workspace && (!getcwd(cwd, sizeof cwd) || !strcmp(cwd, "/"))))
+		return 0; /* never warm: the cold path says what is wrong, or passes the descriptor */
+	int idx = (int)(o.cmd - all);
+	bool *drop = calloc((size_t)n + 1, sizeof *drop);
+	size_t len = 16;
+	for (int i = 1; i < idx; i++)
+		len += strlen(all[i]) + 1;
+	len += strlen(o.cmd[0]) + 1;
+	char *key = drop ? malloc(len) : NULL;
+	if (!key) {
+		free(drop);
+		return -1;
+	}
+	for (int i = 1; i < idx; i++)
+		if (points_into(o.tag, all[i]) || points_into(o.result, all[i])) {
+			drop[i] = true;
+			if ((o.tag == all[i] || o.result == all[i]) && i > 1)
+				drop[i - 1] = true; /* "--tag" "X": the option's own word too */
+		}
+	size_t k = (size_t)snprintf(key, 16, "%d", idx) + 1;
+	for (int i = 1; i < idx; i++)
+		if (!drop[i]) {
+			size_t l = strlen(all[i]) + 1;
+			memcpy(key + k, all[i], l);
+			k += l;
+		}
+	memcpy(key + k, o.cmd[0], strlen(o.cmd[0]) + 1);
+	k += strlen(o.cmd[0]) + 1;
+	free(drop);
+	out->key = key;
+	out->keylen = k;
+	out->cmd = o.cmd;
+	out->tag = o.tag;
+	out->result = o.result;
+	out->manifest = o.manifest;
+	return 0;
+}
+
+/* serve.h cfg->warm: the run of serve_run_one, pre-created (the call's tag and --result are the
+ * call's: serve_warm.c). */
+static int serve_warm_one(int argc, char **argv, int record_fd, const struct run_warm *w, void *arg)
+{
+	const struct serve_defaults *d = arg;
+	int n;
+	char **all = merged(argc, argv, d, &n);
+	if (!all) {
+		sbx_msg("out of memory");
+		return SBX_EXIT_INTERNAL;
+	}
+	struct run_opts o;
+	int pr = run_args_parse(n, all, &o);
+	if (pr != 0) {
+		free(all);
+		return SBX_EXIT_INTERNAL;
+	}
+	o.server = NULL;
+	o.require |= d->require;
+	o.tag = NULL;
+	o.warm = w;
+	if (o.cmd && o.cmd[0])
+		o.cmd[1] = NULL; /* the sandbox is made for the command's name; the call brings its arguments */
+	char recname[16];
+	snprintf(recname, sizeof recname, "%d", record_fd);
+	o.result = recname;
+	int code = run_parsed(&o, pr);
+	free(all);
+	return code;
+}
+
 int cmd_serve(int argc, char **argv)
 {
 	const char *sock = NULL;
-	bool quiet = false;
+	bool quiet = false, cold = false;
 	char **opts = calloc((size_t)argc + 3, sizeof *opts);
 	if (!opts) {
 		sbx_msg("out of memory");
@@ -112,6 +222,8 @@ int cmd_serve(int argc, char **argv)
 			sock = argv[i] + 9;
 		} else if (!strcmp(argv[i], "--quiet")) {
 			quiet = true;
+		} else if (!strcmp(argv[i], "--no-warm")) {
+			cold = true;
 		} else if (!strcmp(argv[i], "--")) {
 			sbx_msg("serve: no command: the commands come from the calls (usage: sbxsup serve --socket PATH [RUN OPTIONS])");
 			free(opts);
@@ -149,6 +261,7 @@ int cmd_serve(int argc, char **argv)
 	struct serve_defaults d = {.opts = opts, .nopts = nopts, .require = o.require};
 	struct serve_cfg cfg = {
 		.socket = sock, .quiet = quiet, .run = serve_run_one, .arg = &d,
+		.inspect = cold ? NULL : serve_inspect, .warm = cold ? NULL : serve_warm_one,
 		.keep_probes = !o.disabled && (o.want & (1u << layer_probes.id)),
 	};
 	int code = serve_main(&cfg);

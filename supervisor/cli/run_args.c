@@ -37,6 +37,9 @@ static const char usage[] =
 	"      --tag STRING         the caller's tag, recorded in run.start and the result record\n"
 	"      --server PATH        send the call to `sbxsup serve --socket PATH` (warm: no start-up per\n"
 	"                           call); the same options, stdio, working directory and environment\n"
+	"      --sensor auto|off    the report-only sensor that reports what bwrap, Landlock, the limits and\n"
+	"                           the executor's identity refuse when neither seccomp nor the probes are\n"
+	"                           on (default auto); off: not reported (warned, run.start.level.sensor)\n"
 	"      --shadow             shadow workspace: the command's writes land in a per-run overlay kept\n"
 	"                           outside its reach; review and apply them with sbxsup shadow diff|commit\n"
 	"Environment: SBXSUP_SANDBOX=0 (no layer; recorded; refused under --require),\n"
@@ -53,7 +56,7 @@ bool run_env_false(const char *s)
 int run_args_parse(int argc, char **argv, struct run_opts *o)
 {
 	enum { O_LAYERS = 256, O_REQUIRE, O_TIMEOUT, O_DRY_RUN, O_AUDIT_BUDGET, O_RESULT, O_TAG, O_SERVER,
-	       O_SHADOW };
+	       O_SHADOW, O_SENSOR };
 	static const struct option opts[] = {
 		{"manifest", required_argument, NULL, 'm'},
 		{"workspace", required_argument, NULL, 'w'},
@@ -67,6 +70,7 @@ int run_args_parse(int argc, char **argv, struct run_opts *o)
 		{"tag", required_argument, NULL, O_TAG},
 		{"server", required_argument, NULL, O_SERVER},
 		{"shadow", no_argument, NULL, O_SHADOW},
+		{"sensor", required_argument, NULL, O_SENSOR},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -109,6 +113,13 @@ int run_args_parse(int argc, char **argv, struct run_opts *o)
 			break;
 		case O_SHADOW:
 			o->shadow = true;
+			break;
+		case O_SENSOR:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "on") && strcmp(optarg, "off")) {
+				sbx_msg("run: --sensor: '%s': expected auto or off", optarg);
+				return -1;
+			}
+			o->sensor_off = !strcmp(optarg, "off");
 			break;
 		case O_AUDIT_BUDGET: {
 			char *end;

@@ -171,6 +171,8 @@ void layers_detect(struct sbx_layers *L, struct detect *d)
 void layers_disable(struct sbx_layers *L, const char *why)
 {
 	L->want = 0;
+	L->sensor_off = true;
+	snprintf(L->sensor, sizeof L->sensor, "off (%s)", why);
 	FOR_EACH_LAYER(l, o)
 		sbx_layer_set_off(L, l, "%s", why);
 }
@@ -314,9 +316,45 @@ void layers_on_ready(struct layer_ctx *c, struct layer_rt *rt, const char *statu
 			sbx_layer_set_off(c->L, l, "%s", w[0] ? w : "failed in the stage");
 		}
 	}
+	/* the report-only sensor (seccomp_layer.h), when the stage was asked for it */
+	if (get(status, "sensor", v, sizeof v) == 0) {
+		if (!strcmp(v, "on")) {
+			snprintf(c->L->sensor, sizeof c->L->sensor, "on");
+		} else {
+			if (get(status, "sensor_why", w, sizeof w) < 0)
+				snprintf(w, sizeof w, "failed in the stage");
+			snprintf(c->L->sensor, sizeof c->L->sensor, "off (%.150s)", w);
+		}
+	} else if (sbx_seccomp_sensor_wanted(c->L)) {
+		snprintf(c->L->sensor, sizeof c->L->sensor, "off (the stage did not report it)");
+	}
 	FOR_EACH_LAYER(l, o)
 		if (o->on_ready)
 			o->on_ready(c, &rt->st[l], status, pid, listener);
+}
+
+void sbx_sensor_level(const struct sbx_layers *L, char *out, size_t outlen)
+{
+	bool sc = sbx_layer_on(L, SBX_L_SECCOMP), pr = sbx_layer_on(L, SBX_L_PROBES);
+	if (sc || pr)
+		snprintf(out, outlen, "not needed: %s%s%s report", sc ? "seccomp" : "", sc && pr ? " and " : "",
+			 pr ? "probes" : "");
+	else if (!strcmp(L->sensor, "on"))
+		snprintf(out, outlen, "seccomp-notify (report-only: files, exec, metadata, sockets, signals, "
+			 "escape-class calls; nothing refused)");
+	else if (L->sensor[0])
+		snprintf(out, outlen, "%s", L->sensor);
+	else if (L->sensor_off)
+		snprintf(out, outlen, "off (--sensor off)");
+	else
+		snprintf(out, outlen, "off (not started)");
+}
+
+bool sbx_sensor_missing(const struct sbx_layers *L)
+{
+	if (sbx_layer_on(L, SBX_L_SECCOMP) || sbx_layer_on(L, SBX_L_PROBES))
+		return false;
+	return strcmp(L->sensor, "on") != 0;
 }
 
 int layers_pollfds(const struct layer_rt *rt, struct pollfd *p, int max, int idx[SBX_L__N])

@@ -26,6 +26,11 @@ struct sbx_layers {
 	unsigned moot;                 /* bit per layer: off because not needed (nothing lost) */
 	char why[SBX_L__N][256];       /* reason when not active */
 	char level[SBX_L__N][96];      /* detected level when active: "abi 7", "notify", "tp_btf", ... */
+	/* The report-only sensor (seccomp_layer.h sbx_seccomp_sensor_wanted): not a layer — it refuses
+	 * nothing — but what reports the silent layers' refusals when neither seccomp nor the probes
+	 * are on. */
+	bool sensor_off;               /* reporting turned off: --sensor off, SBXSUP_SANDBOX=0 */
+	char sensor[160];              /* "" not asked; "on", or "off (why)" as the stage said / why off */
 };
 
 const char *sbx_layer_name(enum sbx_layer l);       /* "preload", "bwrap", ... */
@@ -42,6 +47,11 @@ void sbx_layer_set_on(struct sbx_layers *s, enum sbx_layer l, const char *fmt, .
 /* Off because the policy gives it nothing to enforce (e.g. netfilter with unrestricted network). */
 void sbx_layer_set_moot(struct sbx_layers *s, enum sbx_layer l, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* run.start.level.sensor: which sensor reports for this run ("seccomp-notify (report-only)",
+ * "not needed: seccomp and probes report", "off (why)"). */
+void sbx_sensor_level(const struct sbx_layers *L, char *out, size_t outlen);
+/* True when the sensor was wanted for this run and is not on (to be warned about). */
+bool sbx_sensor_missing(const struct sbx_layers *L);
 static inline bool sbx_layer_on(const struct sbx_layers *s, enum sbx_layer l)
 {
 	return (s->active >> l) & 1u;

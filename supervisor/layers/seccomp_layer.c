@@ -72,6 +72,8 @@ enum sc_when {
 	W_SENDTO,          /* sendto with a destination: opts.net_notify, netfilter off, notification */
 	W_FILES,           /* open/openat/openat2/creat: opts.report_files and user notification */
 	W_META,            /* metadata changes and watches: opts.meta_notify and user notification */
+	W_SIGNAL,          /* kill/tkill/tgkill/rt_[tg]sigqueueinfo/pidfd_open naming a pid >= 0: the
+			    * report-only sensor only (signals outside the run, seccomp_notify.h) */
 };
 
 struct sc_rule {
@@ -180,6 +182,14 @@ static const struct sc_rule deny_table[] = {
 	{"linkat", EACCES, W_META, false},
 	{"inotify_add_watch", EACCES, W_META, false},
 	{"fanotify_mark", EACCES, W_META, false},
+	/* the report-only sensor only: never refused by the layer (the pid namespace and the identity
+	 * refuse a signal outside the run; the sensor reports it) */
+	{"kill", EPERM, W_SIGNAL, false},
+	{"tkill", EPERM, W_SIGNAL, false},
+	{"tgkill", EPERM, W_SIGNAL, false},
+	{"rt_sigqueueinfo", EPERM, W_SIGNAL, false},
+	{"rt_tgsigqueueinfo", EPERM, W_SIGNAL, false},
+	{"pidfd_open", EPERM, W_SIGNAL, false},
 };
 
 /* System calls newer than this libseccomp (2.5.4 knows neither): their numbers, which are the same
@@ -245,6 +255,7 @@ static const char *when_text(enum sc_when w)
 			    "(inotify_add_watch/fanotify_mark: outside the read grants): EPERM for mode/owner/xattr/times, "
 			    "EACCES for mknod/link/watches (notify only; kernel.violation sensor seccomp-notify)";
 	case W_FILES: return "probes off and a command the preload does not see: a path the policy denies — opens and execs, and the write class (unlink, rmdir, mkdir, truncate, symlink, rename: the new name and, for rename, the old one) (notify only; kernel.violation sensor seccomp-notify)";
+	case W_SIGNAL: return "report-only sensor: a signal (or pidfd) to a process outside the run, reported, never refused";
 	case W_PERSONALITY: return "persona (low 32 bits) > 0, except the 0xffffffff query (let through by the supervisor)";
 	case W_EXEC_GATE: return "no code:exec (and user notification): every exec after the command's own (the "
 				 "supervisor lets the stage's one execve continue)";
@@ -379,6 +390,9 @@ static int add_rule(scmp_filter_ctx ctx, const struct sc_rule *r, int nr, bool n
 	case W_META:
 		rc = seccomp_rule_add(ctx, act, nr, 0);
 		break;
+	case W_SIGNAL: /* a pid >= 0 (negative: process groups, every process: left alone) */
+		rc = seccomp_rule_add(ctx, act, nr, 1, SCMP_A0_32(SCMP_CMP_MASKED_EQ, 0x80000000u, 0));
+		break;
 	case W_SENDTO: /* only sends naming a peer: send() on a connected socket costs nothing */
 		rc = seccomp_rule_add(ctx, act, nr, 1, SCMP_A4_64(SCMP_CMP_NE, 0));
 		break;
@@ -417,6 +431,8 @@ static scmp_filter_ctx build(bool notify, bool tsync, const struct sbx_seccomp_o
 	}
 	for (size_t i = 0; i < NRULES; i++) {
 		enum sc_when w = deny_table[i].when;
+		if (o->report_only && (deny_table[i].silent || !notify))
+			continue; /* the sensor never answers with an errno of its own */
 		/* what only the supervisor can decide is in the filter only with notification */
 		if (w == W_EXEC_GATE && !(notify && (o->deny_exec || o->report_files)))
 			continue;
@@ -426,6 +442,8 @@ static scmp_filter_ctx build(bool notify, bool tsync, const struct sbx_seccomp_o
 			continue;
 		if (w == W_SENDTO && !(notify && o->net_notify && !o->netfilter))
 			continue;
+		if (w == W_SIGNAL && !(notify && o->report_only))
+			continue; /* the sensor's: the layer does not decide signals */
 		if (w == W_META && !(notify && o->meta_notify))
 			continue; /* without notification nothing can decide by path: DAC, bwrap's read-only
 				   * binds and the identity are what is left (documented) */
@@ -458,9 +476,19 @@ int sbx_seccomp_install_opts(struct sbx_seccomp_opts *o, int *listener, char *wh
 	bool tsync = true;
 	char nwhy[160];
 	bool notify = notify_usable(&tsync, nwhy, sizeof nwhy);
+	if (o->report_only && !notify) { /* errno rules would refuse: a sensor must not */
+		snprintf(why, whylen, "%s", nwhy);
+		*listener = -1;
+		return -1;
+	}
 	/* the gate needs the supervisor to let the stage's own execve through: notification only */
-	o->exec_gated = o->deny_exec && notify;
+	o->exec_gated = o->deny_exec && notify && !o->report_only;
 	int rc = install(notify, tsync, o, listener, why, whylen);
+	if (rc < 0 && notify && o->report_only) {
+		/* an outer sandbox's listener (EBUSY): no errno-only fallback for a sensor */
+		o->notify_busy = true;
+		return -1;
+	}
 	if (rc < 0 && notify) {
 		/* a filter of an outer sandbox (sbxsup inside sbxsup) already has a listener: the kernel
 		 * allows one per filter chain (EBUSY; libseccomp may report it as EFAULT). The same rules,
@@ -560,6 +588,68 @@ static int classify(uint32_t arch, int nr, char *out, size_t outlen)
 	return err;
 }
 
+/* The report-only sensor (opts.report_only): decide as the seccomp layer would; what it would
+ * have refused becomes `v`, a kernel.violation (sensor seccomp-notify, outcome "attempted": the
+ * caller answers CONTINUE, the kernel and the active layers decide, the result is not seen here).
+ * Never seccomp.deny: seccomp refused nothing. `v` points into `rep`. True: write `v`. */
+static bool sensor_decide(int listener, const struct sbx_seccomp_state *st, const struct seccomp_notif *req,
+			  const char *sys, struct sbx_sn_report *rep, struct pr_view *v)
+{
+	bool is_exec = !strcmp(sys, "execve") || !strcmp(sys, "execveat");
+	int d = sbx_sn_decide(&st->ctx, listener, req->id, (pid_t)req->pid, sys,
+			      (const uint64_t *)req->data.args, rep);
+	const char *rule = NULL, *access = NULL;
+	if (d == 1) {
+		access = rep->access;
+		rule = rep->rule[0] ? rep->rule : rep->what[0] ? rep->what : NULL;
+	} else if (d == 0 && is_exec && !st->exec_open) {
+		/* the policy grants the path but no code:exec: the seccomp layer's gate refuses it */
+		access = "exec";
+		rule = "no code:exec capability";
+		if (!rep->requested[0])
+			snprintf(rep->requested, sizeof rep->requested, "%s", rep->path);
+		sbx_sn_fill_proc((pid_t)req->pid, rep);
+	} else if (d == 2) {
+		/* a deny-table call (ptrace, mount, bpf, unshare/clone with namespace flags, a foreign
+		 * architecture, ...): always refused by the seccomp layer */
+		memset(rep, 0, sizeof *rep);
+		access = "escape";
+		rule = PR_RULE_ESCAPE;
+		sbx_sn_fill_proc((pid_t)req->pid, rep);
+	}
+	if (!rule || seccomp_notify_id_valid(listener, req->id) != 0)
+		return false; /* allowed, or the task is gone (what /proc said may be another's) */
+	memset(v, 0, sizeof *v);
+	v->violation = true;
+	v->syscall = sys;
+	v->sensor = "seccomp-notify";
+	v->outcome = "attempted";
+	v->access = access ? access : "?";
+	v->rule = rule;
+	v->io_op = -1;
+	v->pid = v->tid = req->pid;
+	bool net = !strcmp(sys, "connect") || !strcmp(sys, "bind") || !strcmp(sys, "sendto");
+	if (net && rep->addr[0]) {
+		v->is_net = true;
+		snprintf(v->addr, sizeof v->addr, "%s", rep->addr);
+		v->port = rep->port > 0 ? (uint16_t)rep->port : 0;
+	} else if (net && rep->path[0]) {
+		v->is_net = v->is_unix = true;
+	}
+	if (rep->signal) {
+		v->is_signal = true;
+		v->target = rep->target;
+		v->sig = rep->sig;
+	}
+	if (!strncmp(sys, "socket", 6) && rep->what[0])
+		snprintf(v->sock, sizeof v->sock, "%.95s", rep->what);
+	snprintf(v->comm, sizeof v->comm, "%s", rep->comm);
+	snprintf(v->path, sizeof v->path, "%s", rep->path);
+	snprintf(v->requested, sizeof v->requested, "%.*s", (int)sizeof v->requested - 1, rep->requested);
+	v->exe_path = rep->exe[0] ? rep->exe : NULL;
+	return true;
+}
+
 int sbx_seccomp_handle(int listener, struct audit *a)
 {
 	return sbx_seccomp_handle_state(listener, a, NULL);
@@ -603,6 +693,20 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 		 * refused below. Without a state (NULL) every exec is refused: fail closed. */
 		st->exec_spent = true;
 		goto cont;
+	}
+	if (st && st->report_only) {
+		/* decided while the task waits (what /proc says is its own), answered, then written */
+		struct sbx_sn_report srep;
+		struct pr_view v;
+		bool report = sensor_decide(listener, st, req, sys, &srep, &v);
+		resp->id = req->id;
+		resp->val = 0;
+		resp->error = 0;
+		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		(void)seccomp_notify_respond(listener, resp);
+		if (a && report && pr_emit_violation(a, &v) < 0)
+			ret = -1;
+		goto out;
 	}
 	struct sbx_sn_report rep;
 	rep.violation = false;
@@ -719,8 +823,8 @@ cJSON *sbx_seccomp_plan(void)
 							 "-> EACCES, reported" : "unavailable (needs user notification)");
 	cJSON *arr = cJSON_AddArrayToObject(o, "deny");
 	for (size_t i = 0; arr && i < NRULES; i++) {
-		if (sc_resolve(deny_table[i].name) < 0)
-			continue;
+		if (sc_resolve(deny_table[i].name) < 0 || deny_table[i].when == W_SIGNAL)
+			continue; /* W_SIGNAL: the report-only sensor's, never a denial */
 		cJSON *r = cJSON_CreateObject();
 		if (!r)
 			break;
@@ -764,18 +868,29 @@ static void sc_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 	}
 	s->listener = listener;
 	sbx_seccomp_state_init(&s->gate, c->pol, sbx_layer_on(c->L, layer_netfilter.id));
+	/* a listener while the layer is off is the report-only sensor's (--sensor, stage.c) */
+	s->gate.report_only = s->gate.ctx.report_only = !sbx_layer_on(c->L, layer_seccomp.id);
 	*st = s;
+}
+
+bool sbx_seccomp_sensor_wanted(const struct sbx_layers *L)
+{
+	return !L->sensor_off && !sbx_layer_on(L, layer_seccomp.id) && !sbx_layer_on(L, layer_probes.id);
 }
 
 int sbx_seccomp_stage_flags(const struct sbx_layers *L, struct strv *out)
 {
 	int rc = 0;
-	if (!sbx_layer_on(L, layer_seccomp.id) && !sbx_layer_on(L, layer_landlock.id))
+	bool sc = sbx_layer_on(L, layer_seccomp.id);
+	bool sensor = sbx_seccomp_sensor_wanted(L);
+	if (!sc && !sbx_layer_on(L, layer_landlock.id) && !sensor)
 		return 0;
 	if (sbx_layer_on(L, layer_netfilter.id))
 		rc |= strv_add(out, "--netfilter");
-	if (sbx_layer_on(L, layer_seccomp.id) && !sbx_layer_on(L, layer_probes.id) && !sbx_layer_on(L, layer_preload.id))
+	if (sc && !sbx_layer_on(L, layer_probes.id) && !sbx_layer_on(L, layer_preload.id))
 		rc |= strv_add(out, "--report-files");
+	if (sensor)
+		rc |= strv_add(out, "--sensor");
 	return rc;
 }
 

@@ -48,6 +48,11 @@ struct sbx_seccomp_opts {
 			   * families, inotify_add_watch, fanotify_mark) routed to the supervisor, decided by
 			   * path with the policy, refused outside the grants + kernel.violation
 			   * (seccomp_notify.h). Every mode with a policy: Landlock has no right for them. */
+	bool report_only; /* in: the report-only sensor (layer seccomp off, probes off): every rule is
+			   * SCMP_ACT_NOTIFY or absent (never an errno: nothing is refused), the
+			   * supervisor decides with the same policy, writes kernel.violation (sensor
+			   * seccomp-notify, outcome "attempted") and lets every call continue. Needs user
+			   * notification: without it (or with an outer listener) install fails (why). */
 	bool exec_gated;  /* out */
 	bool notify_busy; /* out: an outer filter already has a listener (sbxsup in sbxsup): errno only */
 };
@@ -71,6 +76,8 @@ int sbx_seccomp_handle(int listener, struct audit *a);
 struct sbx_seccomp_state {
 	bool exec_spent;  /* the stage's own execve was let through */
 	bool exec_open;   /* code:exec: later execs go to the reporter's decision, not the gate */
+	bool report_only; /* the report-only sensor's filter: every call continues, refusals the
+			   * policy would make are written as kernel.violation outcome "attempted" */
 	struct sbx_sn_ctx ctx; /* policy + netfilter for the argument decisions (seccomp_notify.h) */
 };
 /* The state for one run's filter: zeroed, the policy (may be NULL: argument decisions then fail
@@ -81,10 +88,15 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 /* The stage flags the kernel layers derive from the run's layer set (layers_stage_flags appends
  * them): "--netfilter" when netfilter is on (Landlock then handles no TCP and seccomp leaves
  * AF_INET/6 connect/bind to it); "--report-files" when neither the probes nor the preload are on
- * (the seccomp file/exec reporter). 0, or -1 (memory). */
+ * (the seccomp file/exec reporter); "--sensor" when neither seccomp nor the probes are on and the
+ * operator did not turn the sensor off (sbx_layers.sensor_off): the report-only sensor
+ * (opts.report_only). 0, or -1 (memory). */
 struct sbx_layers;
 struct strv;
 int sbx_seccomp_stage_flags(const struct sbx_layers *L, struct strv *out);
+/* Whether this run wants the report-only sensor: neither seccomp nor the probes report, and
+ * reporting was not turned off (--sensor off, SBXSUP_SANDBOX=0). */
+bool sbx_seccomp_sensor_wanted(const struct sbx_layers *L);
 
 /* For --dry-run: the rules as JSON ({"deny":[{"syscall":..,"errno":..,"when":..}],...}). */
 cJSON *sbx_seccomp_plan(void);

@@ -16,6 +16,7 @@
 #include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -165,6 +166,11 @@ static void fill_proc(pid_t pid, struct sbx_sn_report *rep)
 	proc_text(pid, "exe", rep->exe, sizeof rep->exe, true);
 }
 
+void sbx_sn_fill_proc(pid_t pid, struct sbx_sn_report *rep)
+{
+	fill_proc(pid, rep);
+}
+
 static void rule_text(const struct policy *pol, uint32_t rule, struct sbx_sn_report *rep)
 {
 	snprintf(rep->rule, sizeof rep->rule, "%s", pol ? pol_rule_text(pol, rule) : "no policy (fail closed)");
@@ -248,6 +254,25 @@ static int decide_unix(const struct sbx_sn_ctx *c, pid_t pid, bool bind, const s
 		       size_t len, struct sbx_sn_report *rep)
 {
 	size_t off = offsetof(struct sockaddr_un, sun_path);
+	if (len > off + 1 && sun->sun_path[0] == 0 && !bind && c->report_only && c->pol &&
+	    pol_net_mode(c->pol) != POL_NET_ANY) {
+		/* an abstract name, for the sensor: Landlock's scoping (ABI 6) or the run's network
+		 * namespace refuse it silently; a violation unless the network is unrestricted, as the
+		 * probes decide it */
+		size_t n = len - off - 1;
+		if (n > sizeof sun->sun_path - 1)
+			n = sizeof sun->sun_path - 1;
+		rep->path[0] = '@';
+		for (size_t i = 0; i < n && i + 2 < sizeof rep->path; i++)
+			rep->path[i + 1] = sun->sun_path[i + 1] >= 0x20 && sun->sun_path[i + 1] < 0x7f ? sun->sun_path[i + 1] : '?';
+		rep->path[n + 1] = 0;
+		snprintf(rep->requested, sizeof rep->requested, "%s", rep->path);
+		snprintf(rep->rule, sizeof rep->rule, "abstract unix socket");
+		rep->access = "connect";
+		rep->port = -1;
+		rep->err = EPERM;
+		return 1;
+	}
 	if (len <= off || sun->sun_path[0] == 0)
 		return 0; /* unnamed / autobind / abstract: Landlock scoping (ABI 6) or the run's netns */
 	size_t n = len - off;
@@ -391,12 +416,105 @@ static int proc_magic_rewrite(pid_t pid, char *path, size_t len, bool *fd_obj)
  * would reach — symlinks followed unless nofollow, "..", bind mounts; for a new name (nothing there
  * yet), its directory's real place plus the name. On a denial *d is updated and `path` replaced by
  * the resolved one. */
+/* What `abs` names through symlinks when the kernel cannot reach it in the target's root (ENOENT):
+ * components resolved in the target's root while they exist, each symlink replaced by its text
+ * (absolute: from the root), "." / ".." lexically, missing components kept as written. nofollow:
+ * the final component is not followed. 0 (out), -1 (a loop, too long, /proc unreadable). */
+static int target_resolve_links(pid_t pid, const char *abs, bool nofollow, char *out, size_t outlen)
+{
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/root", (int)pid);
+	int rfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rfd < 0)
+		return -1;
+	char cur[4096] = "", rest[8192], comp[4096], link[4096], tmp[8192];
+	snprintf(rest, sizeof rest, "%s", abs);
+	int links = 0, rc = -1;
+	for (;;) {
+		char *r = rest;
+		while (*r == '/')
+			r++;
+		if (!*r) {
+			rc = 0;
+			break;
+		}
+		size_t n = strcspn(r, "/");
+		if (n >= sizeof comp)
+			break;
+		memcpy(comp, r, n);
+		comp[n] = 0;
+		memmove(rest, r + n, strlen(r + n) + 1);
+		bool last = !rest[strspn(rest, "/")];
+		if (!strcmp(comp, "."))
+			continue;
+		if (!strcmp(comp, "..")) {
+			char *s = strrchr(cur, '/');
+			if (s)
+				*s = 0;
+			continue;
+		}
+		size_t cl = strlen(cur);
+		if (cl + 1 + n >= sizeof cur)
+			break;
+		char cand[4096];
+		memcpy(cand, cur, cl);
+		cand[cl] = '/';
+		memcpy(cand + cl + 1, comp, n + 1);
+		ssize_t ln = -1;
+		if (!(last && nofollow)) {
+			struct open_how how = {.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+					       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+			int fd = (int)syscall(SYS_openat2, rfd, cand + 1, &how, sizeof how);
+			if (fd >= 0) {
+				ln = readlinkat(fd, "", link, sizeof link - 1);
+				close(fd);
+			}
+		}
+		if (ln <= 0) { /* not a link, or not there: the name as written */
+			memcpy(cur, cand, cl + n + 2);
+			continue;
+		}
+		link[ln] = 0;
+		if (++links > 40)
+			break; /* ELOOP for the kernel too */
+		if (snprintf(tmp, sizeof tmp, "%s/%s", link, rest) >= (int)sizeof tmp)
+			break;
+		snprintf(rest, sizeof rest, "%s", tmp);
+		if (link[0] == '/')
+			cur[0] = 0;
+	}
+	close(rfd);
+	if (rc == 0 && snprintf(out, outlen, "%s", cur[0] ? cur : "/") >= (int)outlen)
+		rc = -1;
+	return rc;
+}
+
+/* Whether the final component of `abs` is a symlink in the target's root. */
+static bool target_is_link(pid_t pid, const char *abs)
+{
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/root", (int)pid);
+	int rfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rfd < 0)
+		return false;
+	struct open_how how = {.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+	int fd = (int)syscall(SYS_openat2, rfd, abs, &how, sizeof how);
+	close(rfd);
+	struct stat st;
+	bool link = fd >= 0 && fstat(fd, &st) == 0 && S_ISLNK(st.st_mode);
+	if (fd >= 0)
+		close(fd);
+	return link;
+}
+
 static void decide_resolved(const struct sbx_sn_ctx *c, pid_t pid, bool nofollow, unsigned acc, char *path,
-			    size_t pathlen, struct pol_decision *d)
+			    size_t pathlen, struct pol_decision *d, bool lexical)
 {
 	char res[4096];
 	int rr = target_resolve(pid, path, nofollow, res, sizeof res);
-	if (rr < 0 && errno == ENOENT) {
+	bool missing = rr < 0 && errno == ENOENT;
+	if (missing) {
 		char *slash = strrchr(path, '/');
 		if (slash && slash != path) {
 			*slash = 0;
@@ -406,6 +524,21 @@ static void decide_resolved(const struct sbx_sn_ctx *c, pid_t pid, bool nofollow
 				strcat(res, slash);
 			else
 				rr = -1;
+		}
+	}
+	/* Not there in the target's view although the name is a link or its directory cannot be
+	 * reached (bwrap does not mount a link's target): what the links name, followed by their
+	 * text. A new name in an existing directory (every file an extraction creates) costs one
+	 * openat2 here, nothing more. */
+	if (missing && lexical && (rr < 0 || (!nofollow && target_is_link(pid, path)))) {
+		char lex[4096];
+		if (target_resolve_links(pid, path, nofollow, lex, sizeof lex) == 0 && strcmp(lex, path)) {
+			proc_self_rewrite(pid, lex, sizeof lex);
+			pol_path(c->pol, lex, acc, d);
+			if (d->verdict != POL_ALLOW) {
+				snprintf(path, pathlen, "%s", lex);
+				return;
+			}
 		}
 	}
 	if (rr == 0 && strcmp(res, path)) {
@@ -443,7 +576,7 @@ static int decide_path(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uint64_
 		pol_path(c->pol, rep->path, acc, &d);
 	/* the kernel follows symlinks (O_NOFOLLOW: not the last one); an exec follows them all */
 	if (d.verdict == POL_ALLOW && c->pol && !magic_fd)
-		decide_resolved(c, pid, !exec && (flags & O_NOFOLLOW), acc, rep->path, sizeof rep->path, &d);
+		decide_resolved(c, pid, !exec && (flags & O_NOFOLLOW), acc, rep->path, sizeof rep->path, &d, true);
 	/* metadata (O_PATH) is refused only where a rule denies, as the preload does */
 	if (d.verdict == POL_ALLOW || (meta && d.rule == POL_RULE_DEFAULT))
 		return 0;
@@ -525,7 +658,7 @@ static int decide_meta_obj(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uin
 	if (c->pol)
 		pol_path(c->pol, rep->path, acc, &d);
 	if (d.verdict == POL_ALLOW && !nofollow_fd)
-		decide_resolved(c, pid, nofollow, acc, rep->path, sizeof rep->path, &d);
+		decide_resolved(c, pid, nofollow, acc, rep->path, sizeof rep->path, &d, c->report_only);
 	if (d.verdict == POL_ALLOW)
 		return 0;
 	snprintf(rep->requested, sizeof rep->requested, "%s", req);
@@ -648,6 +781,62 @@ static int decide_meta(const struct sbx_sn_ctx *c, pid_t pid, const char *sys, c
 	return 1;
 }
 
+/* The session id of /proc/<pid>/stat (field 6), -1 unknown. */
+static long proc_sid(long pid)
+{
+	char p[64], buf[1024];
+	snprintf(p, sizeof p, "/proc/%ld/stat", pid);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	const char *s = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
+	long ppid, pgrp, sid;
+	char st;
+	if (!s || sscanf(s + 1, " %c %ld %ld %ld", &st, &ppid, &pgrp, &sid) != 4)
+		return -1;
+	return sid;
+}
+
+/* A signal (or a pidfd) the run's task `pid` aims at `target` (a number in its own pid namespace,
+ * > 0): a violation when that process is not one of the run's. With a pid namespace of its own
+ * the run's /proc (bwrap, the direct sandbox) lists exactly its processes: a number missing there
+ * names something outside (the kernel answers ESRCH). Without one, the number is ours: the run's
+ * processes share its session (sbxsup starts it in a new one). Only for the report-only sensor. */
+static int decide_signal(pid_t pid, long target, int sig, struct sbx_sn_report *rep)
+{
+	if (target <= 0)
+		return 0;
+	char p[96];
+	struct stat a, b;
+	snprintf(p, sizeof p, "/proc/%d/ns/pid", (int)pid);
+	if (stat(p, &a) < 0 || stat("/proc/self/ns/pid", &b) < 0)
+		return 0;
+	bool outside;
+	if (a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+		snprintf(p, sizeof p, "/proc/%d/root/proc/%ld", (int)pid, target);
+		struct stat t;
+		outside = stat(p, &t) < 0 && errno == ENOENT;
+	} else {
+		long s1 = proc_sid(pid), s2 = proc_sid(target);
+		outside = s1 > 0 && s1 != s2;
+	}
+	if (!outside)
+		return 0;
+	rep->signal = true;
+	rep->target = (int)target;
+	rep->sig = sig;
+	rep->access = "signal";
+	rep->port = -1;
+	rep->err = ESRCH;
+	snprintf(rep->rule, sizeof rep->rule, "signal outside the run");
+	return 1;
+}
+
 int sbx_sn_decide(const struct sbx_sn_ctx *c, int listener, uint64_t id, pid_t pid, const char *sys,
 		  const uint64_t args[6], struct sbx_sn_report *rep)
 {
@@ -688,6 +877,12 @@ int sbx_sn_decide(const struct sbx_sn_ctx *c, int listener, uint64_t id, pid_t p
 		rc = decide_path(c, pid, (int)args[0], args[1], 0, true, rep);
 	else if (sbx_sn_is_meta(sys))
 		rc = decide_meta(c, pid, sys, args, rep);
+	else if (c->report_only && (!strcmp(sys, "kill") || !strcmp(sys, "tkill") || !strcmp(sys, "rt_sigqueueinfo")))
+		rc = decide_signal(pid, (long)(int32_t)args[0], (int)args[1], rep);
+	else if (c->report_only && (!strcmp(sys, "tgkill") || !strcmp(sys, "rt_tgsigqueueinfo")))
+		rc = decide_signal(pid, (long)(int32_t)args[0], (int)args[2], rep);
+	else if (c->report_only && !strcmp(sys, "pidfd_open"))
+		rc = decide_signal(pid, (long)(int32_t)args[0], -1, rep);
 	else
 		return 2;
 	/* what we read from /proc is the notified task's only if it is still blocked in the call */

@@ -11,7 +11,8 @@
  *   - setrlimit/prlimit64: lowering is allowed; a new hard limit above the caller's current hard
  *     limit (the run's limit) is refused with EPERM.
  *   - connect/bind: named AF_UNIX paths decided as a write of the socket path (as the preload
- *     does), lexically AND on the object the kernel resolves in the target's root; AF_INET/6 peers
+ *     does), lexically AND on the object the kernel resolves in the target's root (for the
+ *     report-only sensor also abstract names: rule "abstract unix socket"); AF_INET/6 peers
  *     (connect) and local addresses (bind: only granted loopback addresses) when netfilter does not
  *     enforce them.
  *   - metadata changes (issue 13: Landlock has no right for them): chmod/fchmod/fchmodat/
@@ -26,6 +27,11 @@
  *     decided like the metadata calls, EACCES) (the reporter, for programs the preload does not
  *     see when the probes are off): the path as given, joined onto the dirfd or cwd, decided with
  *     pol_path; a denial answers ENOENT (the path does not exist) or EACCES.
+ *   Symlinks: a path allowed as given is decided again on the object the kernel reaches; where
+ *   that object does not exist in the target's view (a workspace link to ~/.ssh under bwrap, which
+ *   does not mount the home), each link is followed by its text, as the kernel would follow it on
+ *   the host, so the attempt is still decided on what it names (opens/execs: answered ENOENT, the
+ *   kernel's own answer; metadata calls: only for the report-only sensor).
  * Memory arguments are read with process_vm_readv after the call was made, and the kernel reads
  * them again when the call continues: a second thread of the target can change them in between
  * (time-of-check/time-of-use). So a "continue" is never the only defence for memory arguments —
@@ -56,6 +62,8 @@ struct sbx_sn_report {
 	char rule[1024];
 	char comm[17];
 	char exe[4096];
+	bool signal;               /* a signal outside the run (report-only sensor): target, sig */
+	int target, sig;           /* the pid as given; the signal (-1: none, pidfd_open) */
 };
 
 /* The context of one run's filter (set by the supervisor). */
@@ -63,11 +71,20 @@ struct sbx_sn_ctx {
 	const struct policy *pol;  /* NULL: every decision that needs it refuses (fail closed) */
 	bool netfilter;            /* netfilter enforces AF_INET/6 connect, sendmsg and bind: those are
 				    * left to it (it decides on the kernel's copy of the address) */
+	bool report_only;          /* the report-only sensor asks (nothing is refused, so decisions
+				    * whose refusal errno could differ from the kernel's are made too):
+				    * abstract unix names (violations unless the network is unrestricted,
+				    * as the probes decide), metadata calls through dangling links, and
+				    * signals: kill/tkill/tgkill/rt_[tg]sigqueueinfo/pidfd_open naming a
+				    * process outside the run (rule "signal outside the run") */
 };
 
 /* Whether `sys` is one of the metadata calls decided here (chmod/chown/xattr/utimes/mknod/link
  * families, inotify_add_watch, fanotify_mark). */
 bool sbx_sn_is_meta(const char *sys);
+
+/* comm and exe of `pid` into rep (a report of a call decided without sbx_sn_decide's refusal). */
+void sbx_sn_fill_proc(pid_t pid, struct sbx_sn_report *rep);
 
 /* One notified call: nr name, args, pid (the supervisor's view). id/listener are used to check
  * that the pid still belongs to the notified task after reading /proc. Returns 0 continue, 1

@@ -45,10 +45,12 @@ struct sbx_opts {
 	long timeout_ms, budget_mb;
 	bool disabled;
 	bool shadow;               /* --shadow */
+	bool sensor_off;           /* --sensor off */
 	bool stdio_set;
 	int stdio[3];
 	int msg_fd;
 	char ws_tmp[32];           /* the command line's temporary workspace (sbxsup_int.h) */
+	const struct run_warm *warm; /* sbxsup_int.h: a pre-created run (serve), NULL */
 };
 
 struct sbx_result {
@@ -329,6 +331,14 @@ int sbx_opts_set_shadow(struct sbx_opts *o, int shadow)
 	return 0;
 }
 
+int sbx_opts_set_sensor(struct sbx_opts *o, int on)
+{
+	if (!o)
+		return SBX_E_INVAL;
+	o->sensor_off = on == 0;
+	return 0;
+}
+
 int sbx_opts_set_stdio(struct sbx_opts *o, int in_fd, int out_fd, int err_fd)
 {
 	if (!o || in_fd < 0 || out_fd < 0 || err_fd < 0)
@@ -362,6 +372,14 @@ int sbx_opts_set_temp_workspace(struct sbx_opts *o, const char *dir)
 	if (rc == 0)
 		snprintf(o->ws_tmp, sizeof o->ws_tmp, "%s", dir);
 	return rc;
+}
+
+int sbx_opts_set_warm(struct sbx_opts *o, const struct run_warm *w)
+{
+	if (!o)
+		return SBX_E_INVAL;
+	o->warm = w;
+	return 0;
 }
 
 /* ---- a run ------------------------------------------------------------------------------------- */
@@ -442,9 +460,11 @@ static void to_run_opts(const struct sbx_opts *o, char *const argv[], const char
 	ro->tag = o->tag;
 	ro->disabled = o->disabled;
 	ro->shadow = o->shadow;
+	ro->sensor_off = o->sensor_off;
 	ro->cmd = (char **)argv; /* never written through */
 	snprintf(ro->ws_tmp, sizeof ro->ws_tmp, "%s", o->ws_tmp);
 	ro->helper = helper;
+	ro->warm = o->warm;
 }
 
 /* Common entry of sbx_plan / sbx_run: checks, the busy flag, the helper. */

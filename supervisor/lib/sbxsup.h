@@ -153,6 +153,10 @@ SBX_API int sbx_opts_set_disabled(struct sbx_opts *o, int disabled);
 /* shadow != 0: --shadow, the executor's writes land in a per-run store (docs/notes/shadow.md); the
  * result record's "shadow" names the change set for `sbxsup shadow diff|commit|discard` */
 SBX_API int sbx_opts_set_shadow(struct sbx_opts *o, int shadow);
+/* on == 0: --sensor off — no report-only sensor when neither seccomp nor the probes are on (what the
+ * silent layers refuse is then not reported; warned about, run.start.level.sensor says so). Default
+ * on. */
+SBX_API int sbx_opts_set_sensor(struct sbx_opts *o, int on);
 /* The executor's stdin, stdout and stderr: open descriptors of the caller (any numbers, 0-2
  * included); sbx_run duplicates them, the caller keeps and closes its own. Default 0, 1, 2. */
 SBX_API int sbx_opts_set_stdio(struct sbx_opts *o, int in_fd, int out_fd, int err_fd);

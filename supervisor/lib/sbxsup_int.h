@@ -6,7 +6,8 @@
  * sbx_opts_set_temp_workspace() names the temporary workspace the command line made for a run
  * from "/" (the run announces it to its clean-up helper; the caller removes it afterwards);
  * sbx_refuse_arguments() is the run for bad arguments: nothing runs, the result record (when
- * o has a result destination) says bad_arguments; returns 125.
+ * o has a result destination) says bad_arguments; returns 125. sbx_opts_set_warm() makes sbx_run()
+ * a pre-created run (run/run.h struct run_warm; `sbxsup serve` only): `w` must outlive the run.
  */
 #ifndef SBX_SBXSUP_INT_H
 #define SBX_SBXSUP_INT_H
@@ -16,5 +17,7 @@
 int sbx_opts_set_layer_masks(struct sbx_opts *o, unsigned want, unsigned require);
 int sbx_opts_set_temp_workspace(struct sbx_opts *o, const char *dir);
 int sbx_refuse_arguments(const struct sbx_opts *o);
+struct run_warm;
+int sbx_opts_set_warm(struct sbx_opts *o, const struct run_warm *w);
 
 #endif

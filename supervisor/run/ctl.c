@@ -2,7 +2,9 @@
 #include "ctl.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -103,6 +105,104 @@ int ctl_wait_go(int fd)
 		n = recv(fd, buf, sizeof buf, 0);
 	while (n < 0 && errno == EINTR);
 	return n == 2 && !memcmp(buf, "go", 2) ? 0 : -1;
+}
+
+int ctl_send_go_call(int fd, char *const *argv, const int stdio[3])
+{
+	size_t len = 3;
+	for (size_t i = 0; argv[i]; i++)
+		len += strlen(argv[i]) + 1;
+	if (len > CTL_CALL_MAX)
+		return -1;
+	char *buf = malloc(len), *p = buf;
+	if (!buf)
+		return -1;
+	memcpy(p, "go\n", 3);
+	p += 3;
+	for (size_t i = 0; argv[i]; i++) {
+		size_t l = strlen(argv[i]) + 1;
+		memcpy(p, argv[i], l);
+		p += l;
+	}
+	struct iovec iov = {buf, len};
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int) * 3)];
+	} c;
+	memset(&c, 0, sizeof c);
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b, .msg_controllen = sizeof c.b};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int) * 3);
+	memcpy(CMSG_DATA(cm), stdio, sizeof(int) * 3);
+	ssize_t r;
+	do
+		r = sendmsg(fd, &mh, MSG_NOSIGNAL);
+	while (r < 0 && errno == EINTR);
+	free(buf);
+	return r == (ssize_t)len ? 0 : -1;
+}
+
+int ctl_wait_go_call(int fd, char ***argv, int stdio[3])
+{
+	*argv = NULL;
+	stdio[0] = stdio[1] = stdio[2] = -1;
+	char *buf = malloc(CTL_CALL_MAX + 1);
+	if (!buf)
+		return -1;
+	struct iovec iov = {buf, CTL_CALL_MAX + 1};
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int) * 4)];
+	} c;
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b, .msg_controllen = sizeof c.b};
+	ssize_t n;
+	do
+		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	int got = 0;
+	for (struct cmsghdr *cm = n >= 0 ? CMSG_FIRSTHDR(&mh) : NULL; cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			int f;
+			memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof f);
+			if (got < 3)
+				stdio[got++] = f;
+			else
+				close(f);
+		}
+	}
+	if (n == 2 && !memcmp(buf, "go", 2) && !got) {
+		free(buf);
+		return 0;
+	}
+	/* a call: "go\n", at least one string, every one NUL-terminated, three descriptors */
+	size_t nargs = 0;
+	bool ok = n > 3 && n <= CTL_CALL_MAX && !memcmp(buf, "go\n", 3) && buf[n - 1] == 0 && got == 3 &&
+		  !(mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC));
+	for (ssize_t i = 3; ok && i < n; i++)
+		nargs += buf[i] == 0;
+	char **v = ok ? malloc((nargs + 1) * sizeof *v + (size_t)n) : NULL;
+	if (!v) {
+		for (int i = 0; i < got; i++)
+			close(stdio[i]);
+		stdio[0] = stdio[1] = stdio[2] = -1;
+		free(buf);
+		return -1;
+	}
+	char *s = (char *)(v + nargs + 1);
+	memcpy(s, buf + 3, (size_t)n - 3);
+	for (size_t i = 0; i < nargs; i++) {
+		v[i] = s;
+		s += strlen(s) + 1;
+	}
+	v[nargs] = NULL;
+	free(buf);
+	*argv = v;
+	return 1;
 }
 
 int ctl_status_get(const char *status, const char *key, char *out, size_t outlen)

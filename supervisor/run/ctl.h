@@ -6,6 +6,10 @@
  * sets SO_PASSCRED on its end, so the kernel attaches the stage's pid (translated into the
  * supervisor's pid namespace) — the record's own claims are never trusted for the pid.
  * Supervisor -> stage: "go". Anything else, or EOF, means "do not exec".
+ * A pre-created sandbox (`sbxsup serve`, docs/notes/serve.md) gets the call with its "go" instead:
+ * "go\n" + the call's argv (NUL-terminated strings, at most CTL_CALL_MAX bytes in all) and exactly
+ * three descriptors (SCM_RIGHTS): the call's stdin, stdout, stderr. The stage execs that argv
+ * (its argv[0] must be the one it was prepared for) with those descriptors on 0-2.
  */
 #ifndef SBX_CTL_H
 #define SBX_CTL_H
@@ -22,6 +26,12 @@ int ctl_recv_ready(int fd, char *status, size_t len, int *passfd, pid_t *pid);
 int ctl_send_go(int fd);
 /* Returns 0 when "go" arrived, -1 otherwise. */
 int ctl_wait_go(int fd);
+#define CTL_CALL_MAX 65536
+/* "go" with the call: argv (NULL-terminated) and its stdio[3]. Returns 0, -1 (too long / error). */
+int ctl_send_go_call(int fd, char *const *argv, const int stdio[3]);
+/* Returns 0 for a plain "go"; 1 for "go" with a call: *argv (malloc'd vector and strings, one block:
+ * free(*argv)) and stdio[0..2] (close-on-exec); -1 otherwise (never run the command). */
+int ctl_wait_go_call(int fd, char ***argv, int stdio[3]);
 /* Value of `key` in a status text ("key=value" lines), copied into out; returns 0 or -1. */
 int ctl_status_get(const char *status, const char *key, char *out, size_t outlen);
 

@@ -65,6 +65,7 @@ static void detect_layers(struct run *r)
 {
 	r->L.want = r->o.want;
 	r->L.require = r->o.require;
+	r->L.sensor_off = r->o.sensor_off;
 	if (r->o.helper && !realpath(r->o.helper, r->d.self)) /* the library checked it; gone since: */
 		snprintf(r->d.self, sizeof r->d.self, "%s", r->o.helper); /* never the caller's program */
 	if (!r->o.disabled) {
@@ -220,7 +221,7 @@ void run_reason(struct run *r, const char *code, const char *fmt, ...)
 static int refuse(struct run *r)
 {
 	run_reason(r, SBX_REASON_LAYER_REQUIRED, "a required layer is not active (see stderr)");
-	if (r->audit_ok && run_emit_start(r) == 0)
+	if (r->audit_ok && !run_warm_idle(r) && run_emit_start(r) == 0)
 		(void)run_emit_end(r, SBX_EXIT_INTERNAL, 0);
 	return SBX_EXIT_INTERNAL;
 }
@@ -311,7 +312,7 @@ static int finish(struct run *r, enum attempt_result ar)
 	if (r->started && !r->audit_failed) {
 		if (run_limit_events(r, sig) < 0 || run_emit_end(r, code, sig) < 0)
 			code = SBX_EXIT_INTERNAL;
-	} else if (!r->started && r->audit_ok && !r->audit_failed) {
+	} else if (!r->started && r->audit_ok && !r->audit_failed && !run_warm_idle(r)) {
 		/* the command never got "go" (refused, or interrupted before the stage was ready) */
 		if (run_emit_start(r) == 0)
 			(void)run_emit_end(r, code, sig);
@@ -365,7 +366,7 @@ static int run_main(struct run *r, int pr)
 /* The result record (--result): one JSON object, whether the run ran or was refused. */
 static void write_result(struct run *r, int code)
 {
-	if (r->result_fd < 0 && !r->o.result_out)
+	if ((r->result_fd < 0 && !r->o.result_out) || run_warm_idle(r))
 		return;
 	struct timespec t1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -429,6 +430,8 @@ int run_execute(struct run_opts *o, int parsed)
 	int code = run_main(r, parsed);
 	fflush(stdout);
 	write_result(r, code);
+	if (r->o.warm && r->warm == 1 && r->o.warm->done) /* answered before the clean-up */
+		r->o.warm->done(r->o.warm->arg, code);
 	run_free(r);
 	return code;
 }

@@ -17,6 +17,23 @@
 
 #include <stdbool.h>
 
+/* A pre-created run (`sbxsup serve`, docs/notes/serve.md): the run plans, sets up and starts its
+ * sandbox for a command it knows only the name (cmd[0]) and environment of, and waits, once the
+ * stage is ready and before anything is audited, for the call. wait() blocks until the call
+ * arrives or one of watch[0..1] (the run's signals, the stage's control socket) is readable or
+ * hung up. It returns 0 with the call's argv in *cmd (same cmd[0]; owned by the caller of
+ * run_execute, alive until it returns), its tag in *tag (NULL: none) and the call's stdin, stdout,
+ * stderr placed on the calling process's 0-2; the run then writes run.start (the call's argv and
+ * tag, the wall clock starting now) and hands argv and 0-2 to the stage with its "go". -1: no call;
+ * the sandbox is ended and nothing of the run is audited or recorded. done() (may be NULL), after a
+ * call: the run is over (every process gone, run.end and the result record written) and only its
+ * clean-up (cgroups, directories) is left; the caller may answer its client now. */
+struct run_warm {
+	int (*wait)(void *arg, const int watch[2], char ***cmd, const char **tag);
+	void (*done)(void *arg, int code);
+	void *arg;
+};
+
 struct run_opts {
 	const char *manifest;     /* NULL: built-in default */
 	const char *workspace;    /* NULL: cwd */
@@ -29,6 +46,7 @@ struct run_opts {
 	const char *server;       /* --server PATH: send the call to `sbxsup serve` there (cli/), NULL */
 	bool dry_run;
 	bool shadow;              /* --shadow: writes land in a per-run shadow store (docs/notes/shadow.md) */
+	bool sensor_off;          /* --sensor off: no report-only sensor (seccomp_layer.h) */
 	bool disabled;            /* SBXSUP_SANDBOX=0 */
 	char **cmd;               /* NULL-terminated */
 	char ws_tmp[32];          /* the temporary workspace of run_args_workspace, or "" */
@@ -37,6 +55,7 @@ struct run_opts {
 	const int *stdio;         /* the executor's stdin/stdout/stderr (each > 2), NULL: sbxsup's 0/1/2 */
 	char **plan_out;          /* dry_run: the plan JSON is stored here (malloc) instead of printed */
 	char **result_out;        /* the result record (one line, no newline, malloc) is stored here */
+	const struct run_warm *warm; /* NULL: the command is known now (every caller but serve/) */
 };
 
 int run_execute(struct run_opts *o, int parsed);

@@ -248,6 +248,10 @@ static void on_ready(struct run *r)
 	if (ctl_status_get(st, "command", cmdst, sizeof cmdst) == 0)
 		run_reason(r, strcmp(cmdst, "not_found") ? SBX_REASON_NOT_EXECUTABLE : SBX_REASON_NOT_FOUND,
 			   "%s: %s", r->o.cmd[0], strcmp(cmdst, "not_found") ? "not executable" : "not found");
+	if (r->o.warm && run_warm_wait(r, t->ctl) < 0) { /* pre-created: no call came */
+		life_kill_now(t->child, &r->cg);
+		return;
+	}
 	if (t->wrapped) {
 		if (t->wrap_err_len) /* bwrap's own warnings during a good setup: pass them on */
 			(void)!write(sbx_msg_fd(), t->wrap_err, t->wrap_err_len);
@@ -263,7 +267,7 @@ static void on_ready(struct run *r)
 		life_kill_now(t->child, &r->cg);
 		return;
 	}
-	if (ctl_send_go(t->ctl) < 0)
+	if ((r->o.warm ? run_warm_go(r, t->ctl) : ctl_send_go(t->ctl)) < 0)
 		life_kill_now(t->child, &r->cg);
 	close_fd(&t->ctl);
 }

@@ -58,6 +58,9 @@ int run_emit_start(struct run *r)
 		else
 			audit_add_str(why, sbx_layer_name(l), r->L.why[l], 256);
 	}
+	char sensor[200];
+	sbx_sensor_level(&r->L, sensor, sizeof sensor);
+	audit_add_str(level, "sensor", sensor, sizeof sensor);
 	sd_level(&r->sd, level, sbx_layer_on(&r->L, layer_bwrap.id), r->o.disabled);
 	run_shadow_level(r, level);
 	cJSON_AddStringToObject(ev, "autonomy", autonomy_name(r->m->autonomy));
@@ -133,6 +136,12 @@ void run_warn_off(const struct run *r)
 	if (r->o.disabled) {
 		sbx_msg("warning: SBXSUP_SANDBOX disables every layer: the command runs unconfined");
 		return;
+	}
+	if (sbx_sensor_missing(&r->L)) {
+		char sensor[200];
+		sbx_sensor_level(&r->L, sensor, sizeof sensor);
+		sbx_msg("warning: report-only sensor %s: with neither seccomp nor the probes on, what bwrap, "
+			"Landlock, the limits and the executor's identity refuse is not reported", sensor);
 	}
 	unsigned off = ((1u << SBX_L__N) - 1) & ~r->L.active & ~r->L.moot;
 	for (int l = 0; l < SBX_L__N; l++) {

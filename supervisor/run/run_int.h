@@ -86,6 +86,7 @@ struct run {
 	struct shadow_plan sp;     /* --shadow (run_shadow.c) */
 	int64_t shadow_t0;         /* the run's start for commit's conflict check (ns, realtime) */
 	cJSON *shadow_sum;         /* the change set's summary for run.end and the result record, owned */
+	int warm;                  /* o.warm: 0 waiting for the call, 1 the call came, -1 none came */
 };
 
 /* run_setup.c: set-up acts on the plan. Each returns 0, or -1 (said on stderr). */
@@ -120,6 +121,13 @@ cJSON *run_shadow_plan_json(const struct run *r);
  * sandbox replaces): one more line, "PATH exists but is not visible in the sandbox (RULE): add it
  * to the manifest or run it from the workspace". */
 void run_cmd_not_found(const struct policy *p, const char *cmd);
+
+/* run_warm.c: a pre-created run (run.h struct run_warm). wait: the call (0), else -1 (r->warm = -1:
+ * end the sandbox, audit nothing); go: the stage's "go" with the call's argv and stdio. */
+int run_warm_wait(struct run *r, int ctl);
+int run_warm_go(struct run *r, int ctl);
+/* A pre-created run that got no call: nothing of it is audited or recorded. */
+static inline bool run_warm_idle(const struct run *r) { return r->o.warm && r->warm != 1; }
 
 /* run_attempt.c */
 enum attempt_result run_attempt(struct run *r, bool wrapped);

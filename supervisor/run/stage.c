@@ -189,6 +189,25 @@ int stage_exec(const struct stage_args *a)
 			add(st, sizeof st, "seccomp_level", buf);
 		}
 	}
+	/* The report-only sensor (layer seccomp off, probes off): what the silent layers refuse is
+	 * still seen and written by the supervisor; nothing is refused here (every call continues). */
+	if (!a->seccomp && a->sensor) {
+		why[0] = 0;
+		struct sbx_seccomp_opts so = {.report_only = true, .deny_exec = !a->pol || !pol_code_exec(a->pol),
+					      .net_notify = true, .netfilter = a->netfilter,
+					      .meta_notify = true, .report_files = true};
+		if (!a->pol) {
+			add(st, sizeof st, "sensor", "off");
+			add(st, sizeof st, "sensor_why", "no compiled policy in the stage");
+		} else if (sbx_seccomp_install_opts(&so, &listener, why, sizeof why) < 0) {
+			add(st, sizeof st, "sensor", "off");
+			add(st, sizeof st, "sensor_why", so.notify_busy ? "an outer sandbox holds the listener"
+							  : why[0] ? why : "install failed");
+			listener = -1;
+		} else {
+			add(st, sizeof st, "sensor", "on");
+		}
+	}
 	/* the supervisor tells the caller (result record) that sbxsup, not the command, said 126/127 */
 	if (resolve_err)
 		add(st, sizeof st, "command", resolve_err == ENOENT || resolve_err == ENOTDIR ? "not_found"
@@ -197,14 +216,29 @@ int stage_exec(const struct stage_args *a)
 		return SBX_EXIT_INTERNAL;
 	if (listener >= 0)
 		close(listener);
-	if (ctl_wait_go(a->ctl_fd) < 0)
+	char **call = NULL;
+	int stdio[3];
+	int go = ctl_wait_go_call(a->ctl_fd, &call, stdio);
+	if (go < 0)
 		return SBX_EXIT_INTERNAL; /* the supervisor refused or died: never run the command */
 	if (fcntl(a->ctl_fd, F_SETFD, FD_CLOEXEC) < 0)
 		return SBX_EXIT_INTERNAL;
+	char **cmd = a->cmd;
+	if (go == 1) { /* a pre-created sandbox: the call's argv (same command) and stdio */
+		if (strcmp(call[0], a->cmd[0]))
+			return SBX_EXIT_INTERNAL;
+		for (int i = 0; i < 3; i++)
+			if (dup2(stdio[i], i) < 0)
+				return SBX_EXIT_INTERNAL;
+		for (int i = 0; i < 3; i++)
+			if (stdio[i] > 2)
+				close(stdio[i]);
+		cmd = call;
+	}
 	if (resolve_err)
-		return exec_failed(a->cmd[0], resolve_err);
-	execve(path, a->cmd, a->envp ? a->envp : environ);
-	return exec_failed(a->cmd[0], errno);
+		return exec_failed(cmd[0], resolve_err);
+	execve(path, cmd, a->envp ? a->envp : environ);
+	return exec_failed(cmd[0], errno);
 }
 
 /* The compiled policy from SBXSUP_POLICY_FD (a sealed memfd), else (the preload's fixed channel)
@@ -247,6 +281,8 @@ bool stage_flag_parse(const char *flag, struct stage_args *sa)
 		sa->netfilter = true;      /* Landlock handles no TCP; seccomp leaves AF_INET/6 to it */
 	else if (!strcmp(flag, "--report-files"))
 		sa->report_files = true;   /* the seccomp file/exec reporter */
+	else if (!strcmp(flag, "--sensor"))
+		sa->sensor = true;         /* the report-only sensor (seccomp and probes off) */
 	else
 		return false;
 	return true;
@@ -280,7 +316,7 @@ int cmd_stage(int argc, char **argv)
 	}
 	if (a.ctl_fd < 0 || i >= argc) {
 		sbx_msg("__stage: internal command, used by sbxsup run: __stage --ctl-fd N [--landlock] "
-			"[--seccomp] -- COMMAND...");
+			"[--seccomp] [--sensor] -- COMMAND...");
 		return SBX_EXIT_INTERNAL;
 	}
 	a.cmd = argv + i;
@@ -292,7 +328,7 @@ int cmd_stage(int argc, char **argv)
 		unsetenv("SBXSUP_ASAN_STAGE");
 	}
 #endif
-	if (a.landlock || a.seccomp)
+	if (a.landlock || a.seccomp || a.sensor)
 		a.pol = stage_policy();
 	int rc = stage_exec(&a);
 	/* Never run the supervisor's exit handlers inside the sandbox. */

@@ -2,7 +2,9 @@
  *
  * Promise: stage_exec() applies Landlock (when asked) and then seccomp (when asked), reports the
  * outcome to the supervisor ("ready" on the ctl socket, with the seccomp listener fd), waits for
- * "go", makes the ctl fd close-on-exec and execs the command with the given environment. It never
+ * "go", makes the ctl fd close-on-exec and execs the command with the given environment. A "go"
+ * that carries a call (a pre-created sandbox, ctl.h) brings the argv to exec instead (same argv[0],
+ * else exit 125) and the stdin/stdout/stderr to put on 0-2 first. It never
  * runs the command without "go" (EOF or anything else: exit 125). An exec failure prints
  * "sbxsup: CMD: not found" / "permission denied" and returns 127 / 126. A layer that fails to
  * apply is reported off with its reason (the supervisor decides whether that is fatal).
@@ -27,10 +29,12 @@ struct stage_args {
 				     * leaves AF_INET/6 connects to it */
 	bool report_files;          /* probes off and the preload blind to the command: the seccomp
 				     * reporter (open/exec decided and reported by the supervisor) */
+	bool sensor;                /* seccomp and probes off: the report-only sensor (a notify-only
+				     * filter, every call continues; status "sensor=on|off") */
 };
 
 /* One layer flag as `sbxsup __stage` takes it ("--landlock", "--seccomp", "--netfilter",
- * "--report-files") into `sa`. Returns true when it was one. */
+ * "--report-files", "--sensor") into `sa`. Returns true when it was one. */
 bool stage_flag_parse(const char *flag, struct stage_args *sa);
 
 /* Returns only on failure, with the exit status to use. */

@@ -21,8 +21,9 @@
 
 struct call {
 	pid_t pid;     /* 0: free slot */
-	int conn;      /* the server's copy: watched for the client hanging up */
+	int conn;      /* the server's copy: watched for the client hanging up; -1 between calls */
 	bool termed;   /* SIGTERM sent */
+	int ch;        /* the channel to the child that may pre-create a sandbox (serve_warm.c), -1 */
 };
 
 struct server {
@@ -33,6 +34,8 @@ struct server {
 	int live;
 	unsigned long served;
 	struct sbx_probes *probes;
+	int warm;      /* the slot of the child that pre-creates sandboxes, -1 */
+	int pending;   /* a connection sent to it, not yet answered ('T'/'F'), -1 */
 };
 
 /* Hold a slot of the shared probe set while the server lives: each run then opens the pinned set
@@ -62,6 +65,28 @@ static void probes_hold(struct server *s)
 	free(saved);
 }
 
+static void start_cold(struct server *s, int conn);
+
+/* Slot i's child is gone. A connection it was sent and never answered gets a cold run. */
+static void forget(struct server *s, int i)
+{
+	struct call *c = &s->calls[i];
+	if (c->conn >= 0)
+		close(c->conn);
+	if (c->ch >= 0)
+		close(c->ch);
+	*c = (struct call){.conn = -1, .ch = -1};
+	s->live--;
+	if (s->warm == i) {
+		s->warm = -1;
+		if (s->pending >= 0) {
+			int conn = s->pending;
+			s->pending = -1;
+			start_cold(s, conn);
+		}
+	}
+}
+
 static void reap(struct server *s)
 {
 	int st;
@@ -69,9 +94,7 @@ static void reap(struct server *s)
 	while ((p = waitpid(-1, &st, WNOHANG)) > 0)
 		for (int i = 0; i < SERVE_MAX_LIVE; i++)
 			if (s->calls[i].pid == p) {
-				close(s->calls[i].conn);
-				s->calls[i] = (struct call){0};
-				s->live--;
+				forget(s, i);
 				break;
 			}
 }
@@ -90,6 +113,82 @@ static void refuse_close(int conn, const char *code, const char *msg)
 	close(conn);
 }
 
+/* A child for the call (the first one while there is none also pre-creates sandboxes after it). */
+static void start_cold(struct server *s, int conn)
+{
+	int slot = -1;
+	for (int i = 0; i < SERVE_MAX_LIVE && slot < 0; i++)
+		if (!s->calls[i].pid)
+			slot = i;
+	if (slot < 0) {
+		refuse_close(conn, SBX_REASON_SERVER_REFUSED, "server busy: too many calls at once");
+		return;
+	}
+	int ch[2] = {-1, -1};
+	if (s->cfg->warm && s->warm < 0 && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ch) < 0)
+		ch[0] = ch[1] = -1;
+	fflush(NULL);
+	pid_t child = fork();
+	if (child < 0) {
+		sbx_msg("serve: fork: %s", strerror(errno));
+		refuse_close(conn, SBX_REASON_INTERNAL, "the server cannot fork");
+		if (ch[0] >= 0)
+			close(ch[0]), close(ch[1]);
+		return;
+	}
+	if (child == 0) {
+		if (ch[0] >= 0)
+			close(ch[0]);
+		serve_child(conn, ch[1], s->cfg);
+	}
+	if (ch[1] >= 0) {
+		close(ch[1]);
+		s->warm = slot;
+	}
+	s->calls[slot] = (struct call){.pid = child, .conn = conn, .ch = ch[0]};
+	s->live++;
+}
+
+static int send_conn(int ch, int conn)
+{
+	char b = 'C';
+	union {
+		struct cmsghdr h;
+		char c[CMSG_SPACE(sizeof(int))];
+	} cm;
+	memset(&cm, 0, sizeof cm);
+	struct iovec iov = {&b, 1};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.c, .msg_controllen = sizeof cm.c};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &conn, sizeof conn);
+	return sendmsg(ch, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) == 1 ? 0 : -1;
+}
+
+/* What the pre-creating child says: 'W' its call is answered (forget the connection), 'T' it took
+ * the connection sent (watch it), 'F' it refused it (already answered). */
+static void on_warm(struct server *s)
+{
+	struct call *c = &s->calls[s->warm];
+	char b[8];
+	ssize_t n;
+	while ((n = recv(c->ch, b, sizeof b, MSG_DONTWAIT)) > 0) {
+		if (b[0] == 'W' && c->conn >= 0) {
+			close(c->conn);
+			c->conn = -1;
+			c->termed = false;
+		} else if ((b[0] == 'T' || b[0] == 'F') && s->pending >= 0) {
+			if (b[0] == 'T' && c->conn < 0)
+				c->conn = s->pending;
+			else
+				close(s->pending);
+			s->pending = -1;
+		}
+	}
+}
+
 static void accept_one(struct server *s)
 {
 	int conn = accept4(s->sock.fd, NULL, NULL, SOCK_CLOEXEC);
@@ -105,26 +204,15 @@ static void accept_one(struct server *s)
 		refuse_close(conn, SBX_REASON_SERVER_REFUSED, ok < 0 ? "no peer credentials" : msg);
 		return;
 	}
-	int slot = -1;
-	for (int i = 0; i < SERVE_MAX_LIVE && slot < 0; i++)
-		if (!s->calls[i].pid)
-			slot = i;
-	if (slot < 0) {
-		refuse_close(conn, SBX_REASON_SERVER_REFUSED, "server busy: too many calls at once");
-		return;
-	}
-	fflush(NULL);
-	pid_t child = fork();
-	if (child < 0) {
-		sbx_msg("serve: fork: %s", strerror(errno));
-		refuse_close(conn, SBX_REASON_INTERNAL, "the server cannot fork");
-		return;
-	}
-	if (child == 0)
-		serve_child(conn, s->cfg);
-	s->calls[slot] = (struct call){.pid = child, .conn = conn};
-	s->live++;
 	s->served++;
+	/* the pre-created sandbox's child takes it when it is between calls and has none queued */
+	if (s->warm >= 0 && s->calls[s->warm].conn < 0 && s->pending < 0) {
+		if (send_conn(s->calls[s->warm].ch, conn) == 0) {
+			s->pending = conn;
+			return;
+		}
+	}
+	start_cold(s, conn);
 }
 
 static long now_ms(void)
@@ -137,9 +225,18 @@ static long now_ms(void)
 /* SIGTERM/SIGINT: every live run ends as a direct run on SIGTERM; SIGKILL after the grace. */
 static void stop_calls(struct server *s)
 {
+	if (s->pending >= 0) { /* queued for the pre-created sandbox, never started */
+		close(s->pending);
+		s->pending = -1;
+	}
 	for (int i = 0; i < SERVE_MAX_LIVE; i++)
-		if (s->calls[i].pid)
+		if (s->calls[i].pid) {
+			if (s->calls[i].ch >= 0) { /* EOF: the child prepares nothing more */
+				close(s->calls[i].ch);
+				s->calls[i].ch = -1;
+			}
 			kill(s->calls[i].pid, SIGTERM);
+		}
 	long end = now_ms() + SERVE_STOP_GRACE_MS;
 	while (s->live > 0 && now_ms() < end) {
 		struct pollfd p = {.fd = s->sfd, .events = POLLIN};
@@ -161,11 +258,8 @@ static void stop_calls(struct server *s)
 		if (p < 0 && errno != EINTR)
 			break;
 		for (int i = 0; p > 0 && i < SERVE_MAX_LIVE; i++)
-			if (s->calls[i].pid == p) {
-				close(s->calls[i].conn);
-				s->calls[i] = (struct call){0};
-				s->live--;
-			}
+			if (s->calls[i].pid == p)
+				forget(s, i);
 	}
 }
 
@@ -178,6 +272,9 @@ int serve_main(const struct serve_cfg *cfg)
 		return SBX_EXIT_INTERNAL;
 	}
 	s->cfg = cfg;
+	s->warm = s->pending = -1;
+	for (int i = 0; i < SERVE_MAX_LIVE; i++)
+		s->calls[i] = (struct call){.conn = -1, .ch = -1};
 	sigset_t set, old;
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
@@ -202,12 +299,13 @@ int serve_main(const struct serve_cfg *cfg)
 		sbx_msg("serve: listening on %s (pid %d)", cfg->socket, (int)getpid());
 	bool stop = false;
 	while (!stop) {
-		struct pollfd p[2 + SERVE_MAX_LIVE];
-		int map[2 + SERVE_MAX_LIVE], np = 0;
+		struct pollfd p[3 + SERVE_MAX_LIVE];
+		int map[3 + SERVE_MAX_LIVE], np = 0;
 		p[np++] = (struct pollfd){.fd = s->sfd, .events = POLLIN};
 		p[np++] = (struct pollfd){.fd = s->sock.fd, .events = POLLIN};
+		p[np++] = (struct pollfd){.fd = s->warm >= 0 ? s->calls[s->warm].ch : -1, .events = POLLIN};
 		for (int i = 0; i < SERVE_MAX_LIVE; i++)
-			if (s->calls[i].pid && !s->calls[i].termed) {
+			if (s->calls[i].pid && !s->calls[i].termed && s->calls[i].conn >= 0) {
 				map[np] = i;
 				p[np++] = (struct pollfd){.fd = s->calls[i].conn, .events = 0}; /* HUP/ERR only */
 			}
@@ -224,10 +322,14 @@ int serve_main(const struct serve_cfg *cfg)
 					stop = true;
 			reap(s);
 		}
-		for (int k = 2; k < np; k++)
+		if (p[2].revents && s->warm >= 0)
+			on_warm(s); /* before the hang-ups: a 'W' means the connection's call is answered */
+		for (int k = 3; k < np; k++)
 			if (p[k].revents & (POLLHUP | POLLERR)) {
 				struct call *c = &s->calls[map[k]];
-				if (c->pid) { /* the client went away: its run ends as on SIGTERM */
+				/* the client went away: its run ends as on SIGTERM (unless the call was answered
+				 * just now: on_warm closed that connection) */
+				if (c->pid && c->conn >= 0 && c->conn == p[k].fd) {
 					kill(c->pid, SIGTERM);
 					c->termed = true;
 				}

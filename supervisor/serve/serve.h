@@ -7,6 +7,11 @@
  * nothing of the server or of another call reaches the run), takes the client's working directory
  * and environment, calls cfg->run (which runs `sbxsup run` with those arguments: its own plan,
  * sandbox, audit run and result record), and replies with the exit status and the result record.
+ * Pre-created sandboxes (cfg->warm): after replying, the child of a call (at most one at a time)
+ * prepares the next run for the same command, options, working directory and environment and
+ * parks it before run.start; the server hands it the next connection; a call that matches is
+ * released into it (its argv, stdio and tag; run.start written then), one that does not ends
+ * the parked sandbox unaudited and runs cold in that child. A sandbox runs at most one call.
  * What is kept between calls: the probe programs (the server holds a slot of the shared probe set
  * while it lives, so runs only claim a slot) and the host probes of the layer table; no run ever
  * reuses anything another run used. A client that disconnects ends its run as SIGTERM ends a
@@ -20,10 +25,27 @@
 #define SBX_SERVE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define SERVE_MAX_LIVE      64      /* concurrent calls; more are refused with a reply */
 #define SERVE_STOP_GRACE_MS 5000
 #define SERVE_REQ_TIMEOUT_S 10      /* a connection must deliver its request within this */
+
+struct run_warm;
+
+/* What a call asks for, as cfg->inspect reads its arguments (in the child). */
+struct serve_call_info {
+	char *key;              /* malloc'd: the options (the server's and the call's, minus --tag and
+				 * --result) and the command's name, one NUL-separated list ending in an
+				 * empty string; NULL: this call never uses a pre-created sandbox
+				 * (bad arguments, --help, --dry-run, -a fd:N, a run from "/") */
+	size_t keylen;
+	char **cmd;             /* the command and its arguments (into argv) */
+	const char *tag;        /* --tag, NULL */
+	const char *result;     /* the call's own --result FD|FILE, NULL */
+	const char *manifest;   /* -m FILE, NULL: the built-in default */
+	char **mem;             /* malloc'd: what cmd points into (free it, and key) */
+};
 
 struct serve_cfg {
 	const char *socket;
@@ -32,6 +54,11 @@ struct serve_cfg {
 	/* In the forked child: argv/environ/cwd/stdio are the client's. Runs the call, writes the
 	 * result record to record_fd (as `--result N` would), returns sbxsup run's exit status. */
 	int (*run)(int argc, char **argv, int record_fd, void *arg);
+	/* Pre-created sandboxes (docs/notes/serve.md "What is warm"); both NULL: every call is cold.
+	 * inspect: 0 with *out filled (free out->key), -1 out of memory. warm: as run, with the command
+	 * known only by name until w->wait() hands over the call (run/run.h struct run_warm). */
+	int (*inspect)(int argc, char **argv, void *arg, struct serve_call_info *out);
+	int (*warm)(int argc, char **argv, int record_fd, const struct run_warm *w, void *arg);
 	void *arg;
 };
 

@@ -20,7 +20,7 @@
 
 extern char **environ;
 
-static void send_reply(int conn, int code, const char *rec, size_t reclen)
+void serve_send_reply(int conn, int code, const char *rec, size_t reclen)
 {
 	static char buf[SBX_SERVE_REP_MAX];
 	long n = serve_rep_encode(buf, sizeof buf, code, rec, reclen);
@@ -35,13 +35,13 @@ void serve_refuse(int conn, const char *code, const char *msg)
 	struct result_in in = {.exit = SBX_EXIT_INTERNAL, .reason_code = code, .reason_msg = msg};
 	cJSON *rec = result_build(&in);
 	char *s = rec ? cJSON_PrintUnformatted(rec) : NULL;
-	send_reply(conn, SBX_EXIT_INTERNAL, s ? s : "", s ? strlen(s) : 0);
+	serve_send_reply(conn, SBX_EXIT_INTERNAL, s ? s : "", s ? strlen(s) : 0);
 	free(s);
 	cJSON_Delete(rec);
 }
 
 /* Receive the request and its descriptors (CLOEXEC). Returns the length, -1 with why. */
-static long recv_req(int conn, char *buf, size_t cap, int *fds, unsigned *nfds, char *why, size_t whylen)
+long serve_recv_req(int conn, char *buf, size_t cap, int *fds, unsigned *nfds, char *why, size_t whylen)
 {
 	union {
 		struct cmsghdr h;
@@ -86,7 +86,7 @@ static long recv_req(int conn, char *buf, size_t cap, int *fds, unsigned *nfds, 
 }
 
 /* Close every descriptor except those in keep[0..n). */
-static void close_all_but(const int *keep, size_t n)
+void serve_close_all_but(const int *keep, size_t n)
 {
 	DIR *d = opendir("/proc/self/fd");
 	if (!d) { /* no /proc: by number */
@@ -141,58 +141,93 @@ static void child_signals(void)
 	sigprocmask(SIG_SETMASK, &all, NULL);
 }
 
-void serve_child(int conn, const struct serve_cfg *cfg)
+void serve_reply_record(int conn, int code, int rec)
 {
-	char *buf = malloc(SBX_SERVE_REQ_MAX + 1);
-	struct serve_req *rq = malloc(sizeof *rq);
-	int fds[SBX_SERVE_MAX_FDS + 1];
-	unsigned nfds = 0;
+	char *out = malloc(SBX_SERVE_REP_MAX);
+	ssize_t got = out && rec >= 0 ? pread(rec, out, SBX_SERVE_REP_MAX - SBX_SERVE_REP_HDR_LEN, 0) : -1;
+	if (got < 0)
+		got = 0;
+	while (got > 0 && out[got - 1] == '\n')
+		got--;
+	serve_send_reply(conn, code, out ? out : "", (size_t)got);
+	free(out);
+}
+
+int serve_call_recv(struct serve_call *c, int conn)
+{
 	char why[256];
-	child_signals();
-	if (!buf || !rq) {
-		serve_refuse(conn, SBX_REASON_INTERNAL, "out of memory");
-		_exit(0);
-	}
-	long n = recv_req(conn, buf, SBX_SERVE_REQ_MAX + 1, fds, &nfds, why, sizeof why);
-	if (n < 0 || serve_req_parse(buf, (size_t)n, nfds, rq, why, sizeof why) < 0) {
+	c->conn = conn;
+	c->nfds = 0;
+	long n = serve_recv_req(conn, c->buf, SBX_SERVE_REQ_MAX + 1, c->fds, &c->nfds, why, sizeof why);
+	if (n < 0 || serve_req_parse(c->buf, (size_t)n, c->nfds, c->rq, why, sizeof why) < 0) {
 		sbx_msg("serve: request refused: %s", why);
 		char msg[300];
 		snprintf(msg, sizeof msg, "malformed request: %s", why);
 		serve_refuse(conn, SBX_REASON_SERVER_REFUSED, msg);
-		_exit(0);
+		for (unsigned i = 0; i < c->nfds; i++)
+			close(c->fds[i]);
+		c->nfds = 0;
+		return -1;
 	}
+	return 0;
+}
+
+struct serve_call *serve_call_new(void)
+{
+	struct serve_call *c = calloc(1, sizeof *c);
+	if (c && (!(c->buf = malloc(SBX_SERVE_REQ_MAX + 1)) || !(c->rq = malloc(sizeof *c->rq)))) {
+		free(c->buf);
+		free(c);
+		return NULL;
+	}
+	if (c)
+		c->conn = -1;
+	return c;
+}
+
+int serve_call_cold(struct serve_call *c, int ch, const struct serve_cfg *cfg)
+{
+	struct serve_req *rq = c->rq;
+	int *fds = c->fds, conn = c->conn;
+	unsigned nfds = c->nfds;
 	/* park what the child keeps above every target, then close everything else */
-	int keep[SBX_SERVE_MAX_FDS + 2], base = 3;
+	int keep[SBX_SERVE_MAX_FDS + 3], base = 3;
 	size_t nk = 0;
 	for (unsigned i = 0; i < nfds; i++)
 		if (rq->target[i] >= base)
 			base = rq->target[i] + 1;
+	if (ch >= 0 && (ch = park(ch, base)) < 0) { /* the server's channel (warm: serve_warm.c) */
+		serve_refuse(conn, SBX_REASON_INTERNAL, "cannot place the call's descriptors");
+		return -1;
+	}
 	int c2 = park(conn, base);
 	if (c2 < 0) {
 		serve_refuse(conn, SBX_REASON_INTERNAL, "cannot place the call's descriptors");
-		_exit(0);
+		return -1;
 	}
-	conn = c2;
+	c->conn = conn = c2;
 	keep[nk++] = conn;
 	int rec = memfd_create("sbxsup-result", MFD_CLOEXEC);
 	rec = rec >= 0 ? park(rec, base) : -1;
 	keep[nk++] = rec;
 	for (unsigned i = 0; i < nfds; i++)
 		keep[nk++] = fds[i] = park(fds[i], base);
+	if (ch >= 0)
+		keep[nk++] = ch;
 	bool parked = conn >= 0 && rec >= 0;
 	for (unsigned i = 0; i < nfds; i++)
 		parked = parked && fds[i] >= 0;
-	close_all_but(keep, nk);
+	serve_close_all_but(keep, nk);
 	if (!parked) {
 		serve_refuse(conn, SBX_REASON_INTERNAL, "cannot place the call's descriptors");
-		_exit(0);
+		return -1;
 	}
 	/* the client's working directory, descriptors, environment */
 	struct stat st;
 	int cwd = fds[rq->cwd_index];
 	if (fstat(cwd, &st) < 0 || !S_ISDIR(st.st_mode) || fchdir(cwd) < 0) {
 		serve_refuse(conn, SBX_REASON_SERVER_REFUSED, "malformed request: the working directory descriptor is not a directory");
-		_exit(0);
+		return -1;
 	}
 	close(cwd);
 	for (unsigned i = 0; i < nfds; i++) {
@@ -200,10 +235,11 @@ void serve_child(int conn, const struct serve_cfg *cfg)
 			continue;
 		if (dup2(fds[i], rq->target[i]) < 0) {
 			serve_refuse(conn, SBX_REASON_INTERNAL, "cannot place a passed descriptor");
-			_exit(0);
+			return -1;
 		}
 		close(fds[i]);
 	}
+	c->nfds = 0;
 	for (int fd = 0; fd <= 2; fd++)
 		if (fcntl(fd, F_GETFD) < 0) {
 			int nul = open("/dev/null", fd ? O_WRONLY : O_RDONLY);
@@ -215,13 +251,30 @@ void serve_child(int conn, const struct serve_cfg *cfg)
 	environ = (char **)rq->envp;
 	int code = cfg->run((int)rq->argc, (char **)rq->argv, rec, cfg->arg);
 	fflush(NULL);
-	/* the record the run wrote (empty when it wrote none) */
-	char *out = malloc(SBX_SERVE_REP_MAX);
-	ssize_t got = out ? pread(rec, out, SBX_SERVE_REP_MAX - SBX_SERVE_REP_HDR_LEN, 0) : -1;
-	if (got < 0)
-		got = 0;
-	while (got > 0 && out[got - 1] == '\n')
-		got--;
-	send_reply(conn, code, out ? out : "", (size_t)got);
+	if (ch >= 0)
+		serve_tell(ch, 'W'); /* before the reply: the server stops watching this connection */
+	serve_reply_record(conn, code, rec);
+	close(rec);
+	return ch;
+}
+
+void serve_tell(int ch, char what)
+{
+	(void)send(ch, &what, 1, MSG_NOSIGNAL);
+}
+
+void serve_child(int conn, int ch, const struct serve_cfg *cfg)
+{
+	child_signals();
+	struct serve_call *c = serve_call_new();
+	if (!c) {
+		serve_refuse(conn, SBX_REASON_INTERNAL, "out of memory");
+		_exit(0);
+	}
+	if (serve_call_recv(c, conn) < 0)
+		_exit(0);
+	ch = serve_call_cold(c, ch, cfg);
+	if (ch >= 0)
+		serve_warm_loop(c, ch, cfg);
 	_exit(0);
 }

@@ -701,6 +701,11 @@ def blocked_by(r):
             who = 'env filter'
         elif n == 'limit.hit':
             who = 'limits'
+        elif n == 'kernel.violation' and e.get('outcome') == 'attempted':
+            # the report-only sensor let the call go on: the active silent layers (or the
+            # executor's identity) refused it; the sensor did not see which
+            sl = [l for l in ('bwrap', 'landlock') if L.get(l)]
+            who = ('/'.join(sl) if sl else 'identity/DAC') + ' (sensor: result unseen)'
         elif n == 'kernel.violation' and e.get('outcome') == 'contained':
             err = e.get('errno')
             if e.get('sensor') == 'seccomp-notify':
@@ -755,6 +760,12 @@ def reporters(attack, r):
             out.append('seccomp')
     if L.get('probes'):
         out.append('probes')
+    # the report-only sensor (seccomp and probes off): files, exec, metadata, sockets and
+    # connects, escape-class system calls — the seccomp layer's classes, nothing refused
+    if str(lv.get('sensor', '')).startswith('seccomp-notify') and \
+            (attack.profile in ('fs', 'fs-raw', 'exec', 'exec-raw', 'net', 'net-raw', 'syscall', 'proc')
+             or attack.family == 'metadata'):
+        out.append('sensor')
     if L.get('netfilter') and attack.profile in ('net', 'net-raw'):
         out.append('netfilter')
     return out
@@ -850,7 +861,11 @@ def write_matrix(path, attacks, modes, results, asserted, layers_by_mode, sbxsup
              '(`probes` for the BPF probes). **blocked, SILENT** = blocked with no event although a layer '
              'that reports this class of attack was active — a finding: the generator and the test suite fail '
              'on it unless the attack declares why (`silent-ok`, shown in the cell). "no reporting layer for '
-             'this class in this mode" = only silent layers (bwrap, Landlock, limits, identity) were selected. '
+             'this class in this mode" = only silent layers (bwrap, Landlock, limits, identity) were selected '
+             'and the report-only sensor does not cover the class (or was off: `run.start.level.sensor`). '
+             'With neither seccomp nor the probes on, the report-only sensor (`kernel.violation` '
+             '`sensor: seccomp-notify`, `outcome: attempted`) reports what the silent layers refuse; it lets '
+             'the call go on, so the blocking layer is inferred from the active ones ("result unseen"). '
              '✓ = the declared expectation for that mode holds, ✗ = it does not '
              '(a finding), no mark = not asserted in that mode ("not covered by this layer" when the attack '
              'got through). Modes: `full` = default layers; `preload-only` = `--layers preload,probes`; '

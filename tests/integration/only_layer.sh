@@ -6,8 +6,11 @@
 # thing in the way. The probes report rather than stop: their case asserts the report of a bypass
 # the selected layers allow. As root and as uid 65534 (root's pass; a normal user's own run is the
 # unprivileged pass only). Without root the BPF layers (netfilter, probes) print SKIP: with the
-# reason, and so do bwrap and Landlock, whose refusals reach the stream only through the probes
-# (Landlock's kernel audit records are not readable here: docs/notes/kernel.md).
+# reason. The silent layers (bwrap, Landlock, limits, the executor's identity) selected without
+# seccomp and the probes are reported by the report-only sensor (kernel.violation sensor
+# seccomp-notify, outcome attempted) for every user: each such selection asserts that event, the
+# host evidence and that the sensor changed nothing (the control gets through with the sensor on);
+# --sensor off is warned about and recorded, and then nothing is reported.
 . "$(dirname "$0")/../lib.sh"
 
 K=$SBX_PROGS/k_attack_static
@@ -15,6 +18,7 @@ K=$SBX_PROGS/k_attack_static
 D=$(mktemp -d /var/tmp/sbxsup-only.XXXXXX); chmod 755 "$D"; t_on_exit "rm -rf '$D'"
 mkdir -p "$D/ws" "$D/out" "$D/aud" "$D/home"; chmod 777 "$D/ws" "$D/aud" "$D/home" # HOME outside the workspace: sbxsup refuses an audit key the executor could move
 echo "ONLY-SECRET-$$" > "$D/out/secret"; chmod 644 "$D/out/secret"   # readable by any identity
+echo "ONLY-PRIVATE-$$" > "$D/out/private"; chmod 600 "$D/out/private" # only its owner (root, or the user)
 cp "$K" "$D/k"; chmod 755 "$D/k"
 
 # Host listeners: a named unix socket outside every grant (the docker.sock class) and two loopback
@@ -58,7 +62,7 @@ sbx() {
 	local who=$1 tag=$2 m=$3 l=$4 pre=(); shift 4
 	[ "$who" = nobody ] && pre=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 	(cd "$D/ws" && "${pre[@]+"${pre[@]}"}" env HOME="$D/home" "$SBXSUP" run -m "$D/$m.json" -w "$D/ws" \
-		-a "$D/aud/$tag.jsonl" --layers "$l" -- "$@") >"$D/$tag.out" 2>"$D/$tag.err" </dev/null
+		-a "$D/aud/$tag.jsonl" --layers "$l" ${XOPT:-} -- "$@") >"$D/$tag.out" 2>"$D/$tag.err" </dev/null
 }
 got() { grep -q "$2" "$D/$1.out"; }
 why() { echo "out=[$(tr '\n' ';' <"$D/$1.out" | head -c 300)] err=[$(grep -v warning "$D/$1.err" | head -c 300)]"; }
@@ -93,19 +97,60 @@ cases() {
 		t_pass "only_layer_limits_$w"
 	else t_fail "only_layer_limits_$w" "took $((s1 - s0)) s $(why "$t")"; fi
 
+	# bwrap / landlock alone: silent layers; the report-only sensor (no BPF: any user) reports the
+	# raw read they refuse — bwrap does not mount the file, Landlock refuses it — and lets the call
+	# go on (the control, limits alone with the sensor on, reads it)
+	local L
+	for L in bwrap landlock; do
+		t=${L}_sensor_$w
+		sbx "$w" "$t" base "$L" "$D/k" open "$D/out/secret"; sbx "$w" "$t.ctl" base limits "$D/k" open "$D/out/secret"
+		if got "$t" '^open: blocked' && ! got "$t" ONLY-SECRET && got "$t.ctl" '^open: SUCCEEDED' \
+		   && audit_has "$D/aud/$t.jsonl" kernel.violation sensor=seccomp-notify outcome=attempted syscall=openat \
+			"path=$D/out/secret" access=read comm=k \
+		   && audit_has "$D/aud/$t.jsonl" run.start "layers.$L=true" layers.seccomp=false layers.probes=false \
+			"level.sensor~seccomp-notify" \
+		   && audit_has "$D/aud/$t.ctl.jsonl" kernel.violation sensor=seccomp-notify outcome=attempted "path=$D/out/secret"; then
+			t_pass "only_layer_${L}_sensor_$w"
+		else t_fail "only_layer_${L}_sensor_$w" "$(why "$t") ctl: $(why "$t.ctl")"; fi
+	done
+	# limits alone: what the executor's identity refuses (a file only root may read: as root the
+	# executor runs as another uid, uid 65534 is not its owner) is reported by the sensor
+	# (a normal user running the suite owns that file: /etc/shadow, root's, instead)
+	t=identity_sensor_$w
+	local priv=$D/out/private
+	[ "$(id -u)" != 0 ] && priv=/etc/shadow
+	if [ -r "$priv" ] && [ "$(id -u)" != 0 ]; then
+		t_skip "only_layer_identity_sensor_$w" "$priv is readable by this user (nothing to refuse)"
+	else
+		sbx "$w" "$t" base limits "$D/k" open "$priv"
+		if got "$t" '^open: blocked' && ! got "$t" ONLY-PRIVATE && ! got "$t" 'root:' \
+		   && audit_has "$D/aud/$t.jsonl" kernel.violation sensor=seccomp-notify outcome=attempted "path=$priv"; then
+			t_pass "only_layer_identity_sensor_$w"
+		else t_fail "only_layer_identity_sensor_$w" "$(why "$t")"; fi
+	fi
+	# --sensor off: warned about and recorded; the refusal then reaches no stream
+	t=sensor_off_$w
+	XOPT="--sensor off" sbx "$w" "$t" base landlock "$D/k" open "$D/out/secret"
+	if got "$t" '^open: blocked' && grep -q 'warning: report-only sensor off (--sensor off)' "$D/$t.err" \
+	   && audit_has "$D/aud/$t.jsonl" run.start "level.sensor~off (--sensor off)" \
+	   && [ "$(audit_count "$D/aud/$t.jsonl" kernel.violation)" = 0 ]; then
+		t_pass "only_layer_sensor_off_$w"
+	else t_fail "only_layer_sensor_off_$w" "$(why "$t") err=[$(head -c 300 "$D/$t.err")]"; fi
+
 	if ! bpf_ok "$w"; then
 		# as root the nobody pass has nothing to run here (the root pass covered these layers): say
 		# why without counting a skip; a normal user running the suite gets the SKIP lines
-		for t in bwrap landlock netfilter probes; do
+		for t in netfilter probes; do
 			[ "$(id -u)" = 0 ] && { echo "# only_layer_${t}_$w: not applicable to an unprivileged run (BPF needs root; covered by only_layer_${t}_root)"; continue; }
-			t_skip "only_layer_${t}_$w" "needs root: $( [ $t = netfilter ] || [ $t = probes ] && echo "BPF" || echo "its refusals are silent and reach the stream only through the BPF probes (the seccomp reporter would stop the attempt first; Landlock's kernel audit records are not readable: docs/notes/kernel.md)")"
+			t_skip "only_layer_${t}_$w" "needs root: BPF"
 		done
+		echo "# only_layer_{bwrap,landlock}_$w with the probes: BPF needs root; the sensor cases above report them"
 		return
 	fi
 	# bwrap / landlock: a raw read (static: no preload) of the world-readable file; the probes (which
 	# stop nothing) report the refusal with the errno that names the layer: ENOENT (bwrap does not
 	# mount it), EACCES (Landlock)
-	local L e
+	local e
 	for L in bwrap landlock; do
 		t=${L}_$w; e=2; [ $L = landlock ] && e=13
 		sbx "$w" "$t" base "$L,probes" "$D/k" open "$D/out/secret"; sbx "$w" "$t.ctl" base probes "$D/k" open "$D/out/secret"

@@ -184,3 +184,87 @@ pgrep -f "^sleep 8$tag" >/dev/null && why="$why the executor survived;"
 pgrep -f "sbxsup serve --socket $S" >/dev/null && why="$why a server process is left;"
 "$SBXSUP" audit verify "$A" >/dev/null 2>&1 || why="$why audit verify: $("$SBXSUP" audit verify "$A" 2>&1 | tail -2);"
 if [ -z "$why" ]; then t_pass serve_sigterm_clean_stop; else t_fail serve_sigterm_clean_stop "$why"; fi
+
+# 12. pre-created sandboxes (docs/notes/serve.md "What is warm"): after a call the server prepares the
+#     next run for the same command, options, directory and environment. A matching call runs in it:
+#     evidence that it did is the executor's own start time (the stage was forked, then exec'd the
+#     command, before the call was made). Isolation is that of a cold call: /tmp, HOME, descriptors,
+#     environment, its own run id with run.start ... run.end (audit verify); a non-matching call runs
+#     cold; the parked sandbox leaves no audit line, process, cgroup or directory when the server ends.
+A2=$T_TMP/audit.warm
+S2=$SD/w
+# descendants PID: every process below PID
+descendants() { local p c; for p in $(pgrep -P "$1"); do echo "$p"; descendants "$p"; done; }
+# parked PID: a stage waits below the server PID (its exec'd command not yet there)
+parked() { local i p; for i in $(seq 1 200); do for p in $(descendants "$1"); do
+	tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q '^[^ ]*sbxsup __stage' && return 0; done; sleep 0.05; done; return 1; }
+up_s() { awk '{print $1}' /proc/uptime; }
+CLK=$(getconf CLK_TCK)
+if start_server "$S2" "$T_TMP/warm.log" -a "$A2" -w "$WS" -m "$T_TMP/pass.json"; then
+	WPID=$SPID
+	W1=$(cd "$WS" && TEST_CALL1_MARK=warm-$$ "$SBXSUP" run --server "$S2" --tag w1 --result "$T_TMP/wrec.1" -- \
+		sh -c 'echo one > /tmp/warm-marker; echo one > "$HOME/warm-marker"; exec 7>/tmp/fd7; echo ok' 2>&1)
+	parked "$WPID"; sleep 0.3
+	T_CALL=$(up_s)
+	W2=$(cd "$WS" && echo payload | TEST_CALL1_MARK=warm-$$ "$SBXSUP" run --server "$S2" --tag w2 --result "$T_TMP/wrec.2" -- \
+		sh -c 'cat; ls /tmp/warm-marker "$HOME/warm-marker" 2>&1; echo START $(cut -d" " -f22 /proc/$$/stat);
+		       for f in /proc/$$/fd/*; do echo FD $(readlink "$f"); done; env | grep -c MARK; echo err >&2; exit 4' 2>"$T_TMP/werr.2"); rc2=$?
+	why=
+	[ "$(rec "$T_TMP/wrec.1" 'r["exit"]')" = 0 ] && grep -q '^ok' <<<"$W1" || why="$why call 1: $W1;"
+	[ $rc2 -eq 4 ] || why="$why call 2 exit $rc2;"
+	grep -q '^payload$' <<<"$W2" || why="$why call 2 did not get its stdin;"
+	grep -q '^err$' "$T_TMP/werr.2" || why="$why call 2's stderr did not reach its client;"
+	[ "$(grep -c 'No such file' <<<"$W2")" = 2 ] || why="$why call 2 sees call 1's /tmp or HOME: $W2;"
+	start=$(sed -n 's/^START //p' <<<"$W2")
+	python3 -c 'import sys; s=int(sys.argv[1])/int(sys.argv[2]); sys.exit(0 if s < float(sys.argv[3]) - 0.2 else 1)' \
+		"${start:-0}" "$CLK" "$T_CALL" 2>/dev/null || why="$why call 2 did not run in a pre-created sandbox (started ${start:-?} ticks, call at $T_CALL s);"
+	# its stdio, and the shell's own pipe of $(readlink) at the number the glob's directory had
+	fds=$(grep '^FD ' <<<"$W2" | grep -v '/proc/' | wc -l)
+	[ "$fds" -ge 3 ] && [ "$fds" -le 4 ] || why="$why call 2 has descriptors beyond its stdio: $(grep '^FD ' <<<"$W2" | tr '\n' ' ');"
+	grep '^FD ' <<<"$W2" | grep -q -e fd7 -e socket: -e audit -e memfd -e 'FD /$' && why="$why a descriptor of call 1 or of the server reached call 2: $(grep '^FD ' <<<"$W2" | tr '\n' ' ');"
+	# TEST_CALL1_MARK is passed by the manifest (the call's own); TEST_SERVER_MARK (the server's) never
+	[ "$(grep -x '[0-9]*' <<<"$W2" | tail -1)" = 1 ] || why="$why call 2's environment: $(grep -x '[0-9]*' <<<"$W2");"
+	id1=$(rec "$T_TMP/wrec.1" 'r["run"]' 2>/dev/null); id2=$(rec "$T_TMP/wrec.2" 'r["run"]' 2>/dev/null)
+	[ -n "$id1" ] && [ -n "$id2" ] && [ "$id1" != "$id2" ] || why="$why run ids '$id1' '$id2';"
+	audit_has "$A2" run.start run="$id2" tag=w2 && audit_has "$A2" run.end run="$id2" exit=4 || why="$why no run.start/run.end of call 2 (tag w2, exit 4);"
+	[ "$(rec "$T_TMP/wrec.2" 'r["tag"], r["exit"]')" = "('w2', 4)" ] || why="$why record 2: $(cat "$T_TMP/wrec.2");"
+	if [ -z "$why" ]; then t_pass serve_warm_call_isolated; else t_fail serve_warm_call_isolated "$why"; fi
+
+	# a call that does not match (another environment) runs cold, correctly; the next matching one is warm again
+	parked "$WPID"
+	W3=$(cd "$WS" && TEST_CALL1_MARK=other-$$ "$SBXSUP" run --server "$S2" --tag w3 --result "$T_TMP/wrec.3" -- \
+		sh -c 'echo $TEST_CALL1_MARK; exit 5' 2>&1); rc3=$?
+	parked "$WPID"; sleep 0.3; T_CALL=$(up_s)
+	W4=$(cd "$WS" && TEST_CALL1_MARK=other-$$ "$SBXSUP" run --server "$S2" --tag w4 --result 1 -- sh -c 'echo START $(cut -d" " -f22 /proc/$$/stat)' 2>&1); rc4=$?
+	start=$(sed -n 's/^START //p' <<<"$W4")
+	why=
+	[ $rc3 -eq 5 ] && grep -q "^other-$$" <<<"$W3" || why="$why cold call: rc=$rc3 out=$W3;"
+	id3=$(rec "$T_TMP/wrec.3" 'r["run"]' 2>/dev/null)
+	[ -n "$id3" ] && audit_has "$A2" run.start run="$id3" tag=w3 && audit_has "$A2" run.end run="$id3" exit=5 || why="$why no run.start/run.end of the cold call;"
+	[ $rc4 -eq 0 ] && python3 -c 'import sys; s=int(sys.argv[1])/int(sys.argv[2]); sys.exit(0 if s < float(sys.argv[3]) - 0.2 else 1)' \
+		"${start:-0}" "$CLK" "$T_CALL" 2>/dev/null || why="$why the call after it was not warm (rc=$rc4 out=$W4);"
+	grep -q '"tag":"w4"' <<<"$W4" || why="$why the warm call's --result 1 record is not on its stdout: $W4;"
+	if [ -z "$why" ]; then t_pass serve_warm_mismatch_runs_cold; else t_fail serve_warm_mismatch_runs_cold "$why"; fi
+
+	# the server ends: the parked sandbox goes, unaudited; nothing is left
+	parked "$WPID"
+	procs=$(descendants "$WPID")
+	cgs=$(for p in $procs; do cut -d: -f3 "/proc/$p/cgroup" 2>/dev/null; done | grep sbxsup- | sort -u)
+	wch=$(pgrep -P "$WPID")
+	stop_server "$WPID"; src=$?; SPID=
+	why=
+	[ $src -eq 0 ] || why="$why server exit $src;"
+	for i in $(seq 1 40); do left=; for p in $procs; do kill -0 "$p" 2>/dev/null && left="$left $p"; done; [ -z "$left" ] && break; sleep 0.05; done
+	for p in $left; do why="$why process $p ($(cut -d' ' -f2,3 /proc/$p/stat 2>/dev/null)) left;"; done
+	# (an unprivileged run without a delegated cgroup has none)
+	[ -n "$cgs" ] || [ "$(id -u)" != 0 ] || why="$why (no cgroup of the parked sandbox found to check among $(echo $procs));"
+	for c in $cgs; do for root in /sys/fs/cgroup /sys/fs/cgroup/unified /sys/fs/cgroup/*; do
+		[ -d "$root$c" ] && why="$why cgroup $root$c left;"; done; done
+	for p in $wch; do ls -d /tmp/sbxsup-"$p"-* 2>/dev/null | grep -q . && why="$why directories of $p left: $(ls -d /tmp/sbxsup-"$p"-*);"; done
+	n=$(audit_count "$A2" run.start 2>/dev/null || grep -c '"run.start"' "$A2")
+	[ "$n" = 4 ] || why="$why $n run.start lines for 4 calls;"
+	"$SBXSUP" audit verify "$A2" >/dev/null 2>&1 || why="$why audit verify: $("$SBXSUP" audit verify "$A2" 2>&1 | tail -2);"
+	if [ -z "$why" ]; then t_pass serve_warm_clean_stop; else t_fail serve_warm_clean_stop "$why"; fi
+else
+	t_fail serve_warm_call_isolated "the server did not start: $(cat "$T_TMP/warm.log")"
+fi

@@ -20,6 +20,8 @@
 
 #include "audit.h"
 #include "seccomp_layer.h"
+#include "manifest.h"
+#include "policy_build.h"
 #include "child_expect.h"
 
 #ifndef __NR_io_uring_setup
@@ -466,6 +468,98 @@ static void test_exec_gate(void **state)
 	assert_int_equal(serve_state(pid, listener, NULL, NULL), 77);
 }
 
+/* Child: the report-only sensor's filter (opts.report_only), listener handed over, exec argv. */
+static pid_t sensor_child(char *const argv[], int *listener_out)
+{
+	int sp[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(sp[0]);
+		int listener = -1;
+		char why[256] = "";
+		struct sbx_seccomp_opts o = {.report_only = true, .deny_exec = true, .net_notify = true,
+					     .meta_notify = true, .report_files = true};
+		if (sbx_seccomp_install_opts(&o, &listener, why, sizeof why) < 0 || listener < 0) {
+			fprintf(stderr, "# child: install: %s\n", why);
+			_exit(101);
+		}
+		if (o.exec_gated) /* a sensor never gates */
+			_exit(102);
+		if (ku_send_fd(sp[1], listener) < 0)
+			_exit(103);
+		close(listener);
+		execv(argv[0], argv);
+		_exit(104);
+	}
+	close(sp[1]);
+	*listener_out = ku_recv_fd(sp[0]);
+	close(sp[0]);
+	return pid;
+}
+
+/* The report-only sensor changes nothing the command sees — every call runs as without a filter,
+ * with the kernel's own result and errno — and writes what the seccomp layer would refuse as
+ * kernel.violation, sensor seccomp-notify, outcome attempted (never seccomp.deny). */
+static void test_report_only(void **state)
+{
+	(void)state;
+	const char *k = attack_prog();
+	assert_non_null(k);
+	char ws[] = "/tmp/sbx-test-sensor-ws-XXXXXX";
+	assert_non_null(mkdtemp(ws));
+	struct manifest m = {.version = 1, .name = "sensor-test", .autonomy = MF_AUTONOMY_SUPERVISED,
+			     .code_exec = false, .workspace = ws, .home = "/home/nobody-sensor-test"};
+	struct pol_build_opts po = {.resolve = false, .uid = getuid()};
+	void *blob = NULL;
+	size_t len = 0;
+	char err[256];
+	assert_int_equal(pol_build(&m, &po, &blob, &len, err, sizeof err), 0);
+	const char *why;
+	const struct policy *pol = pol_open(blob, len, &why);
+	assert_non_null(pol);
+	/* a read of a secret (root: it opens), a missing file (ENOENT), an exec without code:exec
+	 * (the layer's gate would refuse it), a raw AF_VSOCK socket (the allowlist would refuse it) */
+	char *argv[] = {(char *)k, "open", "/etc/shadow", "open", "/nonexistent-sbx-sensor", "exec", "/bin/true",
+			"vsock", "2", "9", NULL};
+	pid_t c = fork();
+	assert_true(c >= 0);
+	if (c == 0) {
+		execv(argv[0], argv);
+		_exit(104);
+	}
+	int want = ku_wait(c); /* the same command without any filter: the number that succeeded */
+	snprintf(g_audit, sizeof g_audit, "/tmp/sbx-test-seccomp-XXXXXX");
+	int tfd = mkstemp(g_audit);
+	assert_true(tfd >= 0);
+	close(tfd);
+	unlink(g_audit);
+	struct audit a;
+	assert_int_equal(audit_open(&a, g_audit, "test-seccomp", err, sizeof err), 0);
+	int listener = -1;
+	pid_t pid = sensor_child(argv, &listener);
+	assert_true(pid > 0 && listener >= 0);
+	struct sbx_seccomp_state sst;
+	sbx_seccomp_state_init(&sst, pol, false);
+	sst.report_only = sst.ctx.report_only = true;
+	int rc = serve_state(pid, listener, &a, &sst);
+	audit_close(&a);
+	assert_int_equal(rc, want);
+	assert_true(ku_line_has(g_audit, "\"event\":\"kernel.violation\"", "\"path\":\"/etc/shadow\"",
+				"\"outcome\":\"attempted\"", "\"sensor\":\"seccomp-notify\"", NULL));
+	assert_true(ku_line_has(g_audit, "\"event\":\"kernel.violation\"", "\"syscall\":\"execve\"",
+				"\"rule\":\"no code:exec capability\"", "\"outcome\":\"attempted\"", NULL));
+	assert_false(ku_line_has(g_audit, "\"event\":\"seccomp.deny\"", NULL));
+	assert_false(ku_line_has(g_audit, "\"errno\"", "\"outcome\":\"attempted\"", NULL));
+	unlink(g_audit);
+	g_audit[0] = 0;
+	free(blob);
+	rmdir(ws);
+}
+
 static void test_plan(void **state)
 {
 	(void)state;
@@ -489,6 +583,7 @@ int main(void)
 		cmocka_unit_test(test_listener_cloexec_across_exec),
 		cmocka_unit_test(test_errno_only),
 		cmocka_unit_test(test_exec_gate),
+		cmocka_unit_test(test_report_only),
 		cmocka_unit_test(test_plan),
 	};
 	return cmocka_run_group_tests(tests, NULL, teardown);

@@ -481,6 +481,8 @@ int pr_decide_resolved(const struct policy *p, const struct pr_event *ev, const 
 
 const char *pr_outcome(const struct pr_view *v)
 {
+	if (v->outcome)
+		return v->outcome;
 	return v->undecidable ? "undecidable" : v->contained ? "contained" : "breach";
 }
 

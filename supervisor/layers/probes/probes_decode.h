@@ -58,6 +58,7 @@
 #define PR_RULE_UNASSEMBLED "probes: path could not be assembled (undecidable)"
 #define PR_RULE_DETACHED "probes: directory outside the task's tree (undecidable)"
 #define PR_RULE_NOBASE "probes: relative path without its directory (undecidable)"
+#define PR_RULE_GONE "probes: refused, and its name was gone before the decode (a link removed: undecidable)"
 #define PR_RULE_LOST "probes: records lost when the ring and its overflow counters were full (undecidable)"
 
 struct pr_view {
@@ -75,6 +76,8 @@ struct pr_view {
 	bool contained;             /* ret < 0 (and not EINPROGRESS for connect) */
 	bool failed;                /* the call failed (err is its errno) */
 	bool undecidable;           /* the probes could not decide: outcome "undecidable" */
+	const char *outcome;        /* NULL, or the outcome to write instead (a report-only sensor:
+				     * "attempted" — the call went on to the kernel, result unseen) */
 	int err;                    /* errno when contained */
 	char path[4096];            /* absolute (path syscalls) */
 	char requested[PR_NAME_MAX + 1];
@@ -106,7 +109,7 @@ bool pr_follows_final(const struct pr_event *ev);
  * string as given), 0 allowed. Pure. */
 int pr_decide_resolved(const struct policy *p, const struct pr_event *ev, const char *resolved,
 		       struct pr_view *v);
-/* "breach", "contained" or "undecidable". */
+/* "breach", "contained" or "undecidable" (v->outcome when set). */
 const char *pr_outcome(const struct pr_view *v);
 /* Write the kernel.violation event. Returns audit_emit's result. */
 int pr_emit_violation(struct audit *a, const struct pr_view *v);

@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/openat2.h>
 #include <bpf/bpf.h>
@@ -377,17 +378,50 @@ static int resolve_in_run(const struct sbx_probes *pr, const char *abs, bool fol
 	return w > 0 && (size_t)w < outlen ? 0 : -1;
 }
 
+/* Whether the final name of `abs` (absolute in the run's root) no longer exists there. */
+static bool name_gone(const struct sbx_probes *pr, const char *abs)
+{
+	const char *slash = strrchr(abs, '/');
+	char dir[PATH_MAX];
+	size_t dl = (size_t)(slash - abs);
+	if (pr->rootfd < 0 || dl >= sizeof(dir) || !slash[1])
+		return false;
+	memcpy(dir, abs, dl);
+	dir[dl] = 0;
+	struct open_how h = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+			      .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+	int dfd = (int)syscall(SYS_openat2, pr->rootfd, dl ? dir + 1 : ".", &h, sizeof(h));
+	if (dfd < 0)
+		return errno == ENOENT;
+	struct stat st;
+	bool gone = fstatat(dfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
+	close(dfd);
+	return gone;
+}
+
 /* A path record allowed on the path as given: decided again on the object the kernel reaches
- * through symlinks (a failed open through a workspace link to ~/.ssh, a chmod through one...). */
+ * through symlinks (a failed open through a workspace link to ~/.ssh, a chmod through one...).
+ * The record comes after the call: when the call was refused for a permission (EACCES, EPERM)
+ * — which the kernel never answers for a name that does not exist — and the name is gone by the
+ * time it is decoded (a link made, used and removed at once), the object the kernel refused cannot
+ * be known any more: reported as undecidable, never silently allowed. */
 static int second_look(struct sbx_probes *pr, const struct pr_event *ev, struct pr_view *v)
 {
 	if (ev->path_kind == PR_PK_FULL || !v->access || !v->path[0] || v->path[0] != '/' ||
 	    (ev->flags & PR_EVF_ABSTRACT))
 		return 0;
 	char res[PATH_MAX];
-	if (resolve_in_run(pr, v->path, pr_follows_final(ev), res, sizeof(res)) != 0)
-		return 0;
-	return pr_decide_resolved(pr->pol, ev, res, v);
+	if (resolve_in_run(pr, v->path, pr_follows_final(ev), res, sizeof(res)) == 0 &&
+	    pr_decide_resolved(pr->pol, ev, res, v) == 1)
+		return 1;
+	if (v->failed && (v->err == EACCES || v->err == EPERM) && pr_follows_final(ev) &&
+	    name_gone(pr, v->path)) {
+		v->undecidable = true;
+		v->violation = true;
+		v->rule = PR_RULE_GONE;
+		return 1;
+	}
+	return 0;
 }
 
 static void count_outcome(struct sbx_probes *pr, const struct pr_view *v, uint64_t n)
