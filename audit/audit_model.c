@@ -135,6 +135,7 @@ void am_free(struct am *m)
 	free(m->execs);
 	free(m->eidx);
 	free(m->breaches.v);
+	free(m->scratch);
 	memset(m, 0, sizeof *m);
 }
 
@@ -480,12 +481,12 @@ static void run_end(struct am *m, struct am_run *r, struct am_exec *e, const str
 		count_exit(e, r->exit, false);
 }
 
-enum sbx_sev am_event_sev(const struct cJSON *ev, const char **id)
+/* The table's severity s, raised to the writer's stamp when that is higher (never lowered). */
+static enum sbx_sev with_stamp(enum sbx_sev s, const char *stamp, const char **id)
 {
-	enum sbx_sev s = sbx_sev_explain(ev, id, NULL);
 	if (s == SBX_SEV_NONE)
 		return s;
-	int stamped = sbx_sev_parse(jstr(ev, "sev"));
+	int stamped = sbx_sev_parse(stamp);
 	if (stamped > (int)s) {
 		s = (enum sbx_sev)stamped;
 		if (id)
@@ -494,16 +495,117 @@ enum sbx_sev am_event_sev(const struct cJSON *ev, const char **id)
 	return s;
 }
 
+enum sbx_sev am_event_sev(const struct cJSON *ev, const char **id)
+{
+	return with_stamp(sbx_sev_explain(ev, id, NULL), jstr(ev, "sev"), id);
+}
+
+/* ---- one security event, read from the checked line's spans ---------------------------------- */
+
+/* The members of a security event the model uses, decoded from the spans audit_line_check
+ * recorded: no cJSON tree (a second parse of every line cost more than the strict check itself).
+ * A string member is its decoded text, NULL when absent or not a string — what a cJSON lookup of
+ * the same line gives (the check refused duplicate names, NUL and \u0000). */
+struct sec_ev {
+	struct sbx_sev_fields sf; /* event, rule, path, access, op, outcome, addr, presence of addr/port/host */
+	const char *syscall, *host, *comm, *sev;
+	bool has_port;            /* "port" is a number: its value */
+	double port;
+	uint64_t count;           /* a coalesced record stands for "count" events (else 1) */
+};
+
+static double span_num(const struct jl_span *v, char *buf)
+{
+	memcpy(buf, v->p, v->n);
+	buf[v->n] = '\0';
+	return strtod(buf, NULL);
+}
+
+/* Fills *s from al (a line of len bytes). Strings live in m->scratch until the next line. */
+static int sec_ev_read(struct am *m, const struct audit_line *al, size_t len, struct sec_ev *s)
+{
+	enum { E, RULE, PATH, ACCESS, OP, OUTCOME, ADDR, PORT, HOST, SYSCALL, COMM, SEV, COUNT, N };
+	static const char *const names[N] = {"event", "rule", "path", "access", "op", "outcome", "addr",
+					     "port", "host", "syscall", "comm", "sev", "count"};
+	/* decoded strings are never longer than their spans, which lie inside the line */
+	if (m->scratch_cap < len + 2 * N) {
+		char *nb = realloc(m->scratch, len + 2 * N);
+		if (!nb)
+			return -1;
+		m->scratch = nb;
+		m->scratch_cap = len + 2 * N;
+	}
+	const struct jl_span *v[N] = {0};
+	for (size_t i = 0; i < al->obj.n; i++) {
+		const struct jl_span *k = &al->obj.m[i].key;
+		char kb[16];
+		const char *kp = k->p;
+		size_t kn = k->n;
+		if (k->esc) { /* a name written with escapes is compared decoded, as cJSON does */
+			struct jl_span ks = *k;
+			ks.type = JL_STR;
+			long d = jl_str(&ks, kb, sizeof kb);
+			if (d < 0 || (size_t)d >= sizeof kb)
+				continue;
+			kp = kb;
+			kn = (size_t)d;
+		}
+		int cand[2] = {-1, -1}; /* the names that start with the member's first letter */
+		switch (kn ? kp[0] : 0) {
+		case 'e': cand[0] = E; break;
+		case 'r': cand[0] = RULE; break;
+		case 'p': cand[0] = PATH, cand[1] = PORT; break;
+		case 'a': cand[0] = ACCESS, cand[1] = ADDR; break;
+		case 'o': cand[0] = OP, cand[1] = OUTCOME; break;
+		case 'h': cand[0] = HOST; break;
+		case 's': cand[0] = SYSCALL, cand[1] = SEV; break;
+		case 'c': cand[0] = COMM, cand[1] = COUNT; break;
+		default: continue;
+		}
+		for (int j = 0; j < 2 && cand[j] >= 0; j++) {
+			int f = cand[j];
+			if (!v[f] && strlen(names[f]) == kn && memcmp(names[f], kp, kn) == 0) {
+				v[f] = &al->obj.m[i].val;
+				break;
+			}
+		}
+	}
+	char *out = m->scratch;
+	const char *str[N] = {0};
+	for (int f = 0; f < N; f++)
+		if (v[f] && v[f]->type == JL_STR) {
+			long d = jl_str(v[f], out, v[f]->n + 1);
+			str[f] = out;
+			out += d + 1;
+		}
+	*s = (struct sec_ev){
+		.sf = {.event = str[E], .rule = str[RULE], .path = str[PATH], .access = str[ACCESS], .op = str[OP],
+		       .outcome = str[OUTCOME], .addr = str[ADDR], .has_addr = v[ADDR] != NULL,
+		       .has_port = v[PORT] != NULL, .has_host = v[HOST] != NULL},
+		.syscall = str[SYSCALL], .host = str[HOST], .comm = str[COMM], .sev = str[SEV], .count = 1,
+	};
+	if (v[PORT] && v[PORT]->type == JL_NUM) {
+		s->has_port = true;
+		s->port = span_num(v[PORT], out);
+		s->sf.port_zero = s->port == 0;
+	}
+	if (v[COUNT] && v[COUNT]->type == JL_NUM) {
+		double c = span_num(v[COUNT], out);
+		if (c >= 1 && c < 1e15)
+			s->count = (uint64_t)c;
+	}
+	return 0;
+}
+
 /* ---- groups and timeline -------------------------------------------------------------------- */
 
 /* The subject of an event: path, addr:port, host[:port], or the syscall for syscall-only events. */
-static void subject_of(const cJSON *ev, struct sb *b)
+static void subject_of(const struct sec_ev *ev, struct sb *b)
 {
-	const char *p = jstr(ev, "path"), *a = jstr(ev, "addr"), *h = jstr(ev, "host");
-	const cJSON *port = cJSON_GetObjectItemCaseSensitive(ev, "port");
+	const char *p = ev->sf.path, *a = ev->sf.addr, *h = ev->host;
 	char num[32] = "";
-	if (cJSON_IsNumber(port))
-		snprintf(num, sizeof num, "%.0f", port->valuedouble);
+	if (ev->has_port)
+		snprintf(num, sizeof num, "%.0f", ev->port);
 	if (p)
 		sb_str(b, p);
 	else if (a || h) {
@@ -525,17 +627,18 @@ static void subject_of(const cJSON *ev, struct sb *b)
 		sb_str(b, "");
 }
 
-static int group_add(struct am *m, struct am_run *r, const cJSON *ev, const char *event, const char *ts,
+static int group_add(struct am *m, struct am_run *r, const struct sec_ev *ev, const char *event, const char *ts,
 		     size_t tsn, enum sbx_sev sev, const char *sev_id, uint64_t k)
 {
-	const char *what = jstr(ev, "op") ? jstr(ev, "op") : jstr(ev, "syscall");
+	const char *what = ev->sf.op ? ev->sf.op : ev->syscall;
 	struct sb subj = {0};
 	subject_of(ev, &subj);
 	if (subj.oom)
 		return -1;
-	const char *f[] = {event, what ? what : "", subj.s, jstr(ev, "access") ? jstr(ev, "access") : "",
-			   jstr(ev, "rule") ? jstr(ev, "rule") : "", jstr(ev, "outcome") ? jstr(ev, "outcome") : "",
-			   jstr(ev, "comm") ? jstr(ev, "comm") : ""};
+#define OR_EMPTY(x) ((x) ? (x) : "")
+	const char *f[] = {event, OR_EMPTY(what), subj.s, OR_EMPTY(ev->sf.access), OR_EMPTY(ev->sf.rule),
+			   OR_EMPTY(ev->sf.outcome), OR_EMPTY(ev->comm)};
+#undef OR_EMPTY
 	uint64_t key = 1469598103934665603ULL;
 	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
 		key = (key ^ fnv(f[i], strlen(f[i]))) * 1099511628211ULL + i;
@@ -669,11 +772,11 @@ int am_add_line(struct am *m, const char *line, size_t len)
 	uint64_t inc = 1;
 #define C(f) (cr = &r->c.f, ce = &e->c.f, ct = &m->total.f)
 	if (sbx_sev_is_security_event(event)) {
-		cJSON *ev = cJSON_ParseWithLength(line, len);
-		if (!ev)
+		struct sec_ev ev;
+		if (sec_ev_read(m, &al, len, &ev) < 0)
 			return -1;
 		const char *sev_id = NULL;
-		sev = am_event_sev(ev, &sev_id);
+		sev = with_stamp(sbx_sev_explain_fields(&ev.sf, &sev_id, NULL), ev.sev, &sev_id);
 		if (strcmp(event, "preload.deny") == 0)
 			C(preload);
 		else if (strcmp(event, "seccomp.deny") == 0)
@@ -686,17 +789,12 @@ int am_add_line(struct am *m, const char *line, size_t len)
 			C(breach), breach = true;
 		else
 			C(contained);
-		/* a coalesced record stands for "count" events */
-		const cJSON *cnt = cJSON_GetObjectItemCaseSensitive(ev, "count");
-		uint64_t k = cJSON_IsNumber(cnt) && cnt->valuedouble >= 1 && cnt->valuedouble < 1e15
-				     ? (uint64_t)cnt->valuedouble : 1;
+		uint64_t k = ev.count; /* a coalesced record stands for "count" events */
 		inc = k;
 		r->c.sev[sev] += k;
 		e->c.sev[sev] += k;
 		m->total.sev[sev] += k;
-		int grc = group_add(m, r, ev, event, al.ts.p, al.ts.n, sev, sev_id, k);
-		cJSON_Delete(ev);
-		if (grc < 0)
+		if (group_add(m, r, &ev, event, al.ts.p, al.ts.n, sev, sev_id, k) < 0)
 			return -1;
 	} else if (strcmp(event, "limit.hit") == 0)
 		C(limit);

@@ -126,6 +126,8 @@ struct am {
 	size_t eidx_cap;
 	struct am_list breaches;
 	uint64_t gen;         /* bumped for each line taken (follow mode: "anything new?") */
+	char *scratch;        /* the decoded members of the line being taken (grows, never per line) */
+	size_t scratch_cap;
 };
 
 void am_init(struct am *m, bool want_timeline);

@@ -115,10 +115,39 @@ static const struct entry table[] = {
 };
 #define NTABLE (sizeof table / sizeof table[0])
 
-static const char *str(const cJSON *ev, const char *key)
+/* The members the table looks at, found in one pass over the event (the first member of each name,
+ * as cJSON_GetObjectItemCaseSensitive would find it): the table has ~25 entries and each asks for up
+ * to seven members, so looking each one up again by name cost most of the classification. */
+static void fields_of(const cJSON *ev, struct sbx_sev_fields *f)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(ev, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
+	enum { F_EVENT, F_RULE, F_PATH, F_ACCESS, F_OP, F_OUTCOME, F_ADDR, F_PORT, F_HOST, NFIELDS };
+	static const char *const fnames[NFIELDS] = {"event", "rule", "path", "access", "op", "outcome",
+						   "addr", "port", "host"};
+	const cJSON *item[NFIELDS] = {0};
+	for (const cJSON *it = ev ? ev->child : NULL; it; it = it->next) {
+		if (!it->string)
+			continue;
+		int i; /* the one or two names that start with the member's first letter */
+		switch (it->string[0]) {
+		case 'e': i = F_EVENT; break;
+		case 'r': i = F_RULE; break;
+		case 'p': i = strcmp(it->string, "path") == 0 ? F_PATH : F_PORT; break;
+		case 'a': i = strcmp(it->string, "access") == 0 ? F_ACCESS : F_ADDR; break;
+		case 'o': i = strcmp(it->string, "op") == 0 ? F_OP : F_OUTCOME; break;
+		case 'h': i = F_HOST; break;
+		default: continue;
+		}
+		if (!item[i] && strcmp(it->string, fnames[i]) == 0)
+			item[i] = it;
+	}
+#define S(i) (cJSON_IsString(item[i]) ? item[i]->valuestring : NULL)
+	*f = (struct sbx_sev_fields){
+		.event = S(F_EVENT), .rule = S(F_RULE), .path = S(F_PATH), .access = S(F_ACCESS),
+		.op = S(F_OP), .outcome = S(F_OUTCOME), .addr = S(F_ADDR),
+		.has_addr = item[F_ADDR] != NULL, .has_port = item[F_PORT] != NULL, .has_host = item[F_HOST] != NULL,
+		.port_zero = cJSON_IsNumber(item[F_PORT]) && item[F_PORT]->valuedouble == 0,
+	};
+#undef S
 }
 
 static int in_list(const char *const *list, const char *s, int glob)
@@ -133,23 +162,18 @@ static int in_list(const char *const *list, const char *s, int glob)
 	return 0;
 }
 
-static int matches(const struct entry *e, const cJSON *ev, const char *event)
+static int matches(const struct entry *e, const struct sbx_sev_fields *f)
 {
-	if (!in_list(e->events, event, 0) || !in_list(e->rules, str(ev, "rule"), 1) ||
-	    !in_list(e->paths, str(ev, "path"), 1) || !in_list(e->access, str(ev, "access"), 0) ||
-	    !in_list(e->ops, str(ev, "op"), 0))
+	if (!in_list(e->events, f->event, 0) || !in_list(e->rules, f->rule, 1) ||
+	    !in_list(e->paths, f->path, 1) || !in_list(e->access, f->access, 0) || !in_list(e->ops, f->op, 0))
 		return 0;
-	if (e->outcome && !(str(ev, "outcome") && strcmp(str(ev, "outcome"), e->outcome) == 0))
+	if (e->outcome && !(f->outcome && strcmp(f->outcome, e->outcome) == 0))
 		return 0;
-	if (!in_list(e->addrs, str(ev, "addr"), 1))
+	if (!in_list(e->addrs, f->addr, 1))
 		return 0;
-	if (e->port0) {
-		const cJSON *port = cJSON_GetObjectItemCaseSensitive(ev, "port");
-		if (!cJSON_IsNumber(port) || port->valuedouble != 0)
-			return 0;
-	}
-	if (e->net && !cJSON_GetObjectItemCaseSensitive(ev, "addr") &&
-	    !cJSON_GetObjectItemCaseSensitive(ev, "port") && !cJSON_GetObjectItemCaseSensitive(ev, "host"))
+	if (e->port0 && !f->port_zero)
+		return 0;
+	if (e->net && !f->has_addr && !f->has_port && !f->has_host)
 		return 0;
 	return 1;
 }
@@ -168,17 +192,16 @@ int sbx_sev_is_security_event(const char *event)
 	return 0;
 }
 
-enum sbx_sev sbx_sev_explain(const cJSON *ev, const char **id, const char **why)
+enum sbx_sev sbx_sev_explain_fields(const struct sbx_sev_fields *f, const char **id, const char **why)
 {
-	const char *event = str(ev, "event");
 	if (id)
 		*id = NULL;
 	if (why)
 		*why = NULL;
-	if (!sbx_sev_is_security_event(event))
+	if (!sbx_sev_is_security_event(f->event))
 		return SBX_SEV_NONE;
 	for (size_t i = 0; i < NTABLE; i++)
-		if (matches(&table[i], ev, event)) {
+		if (matches(&table[i], f)) {
 			if (id)
 				*id = table[i].id;
 			if (why)
@@ -186,6 +209,13 @@ enum sbx_sev sbx_sev_explain(const cJSON *ev, const char **id, const char **why)
 			return table[i].sev;
 		}
 	return SBX_SEV_MEDIUM; /* not reached: the last entry matches every security event */
+}
+
+enum sbx_sev sbx_sev_explain(const cJSON *ev, const char **id, const char **why)
+{
+	struct sbx_sev_fields f;
+	fields_of(ev, &f);
+	return sbx_sev_explain_fields(&f, id, why);
 }
 
 enum sbx_sev sbx_sev_classify(const cJSON *ev)

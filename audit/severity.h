@@ -33,6 +33,16 @@ enum sbx_sev sbx_sev_classify(const cJSON *ev);
 /* Same as sbx_sev_classify; also sets *id and *why (when not NULL) to the deciding table entry's
  * id and reason, or to NULL for a non-security event. */
 enum sbx_sev sbx_sev_explain(const cJSON *ev, const char **id, const char **why);
+/* The members of an event the table reads, for a caller that holds no cJSON tree (the review
+ * commands read lines as spans): a string member as its decoded text, NULL when absent or not a
+ * string; has_* says the member is present at all (any type); port_zero: "port" is the number 0. */
+struct sbx_sev_fields {
+	const char *event, *rule, *path, *access, *op, *outcome, *addr;
+	int has_addr, has_port, has_host, port_zero;
+};
+/* sbx_sev_explain on those members: the same table, the same answer. */
+enum sbx_sev sbx_sev_explain_fields(const struct sbx_sev_fields *f, const char **id, const char **why);
+
 /* True for the events that carry "sev" (preload.deny, kernel.violation, netfilter.deny,
  * seccomp.deny, landlock.deny). */
 int sbx_sev_is_security_event(const char *event);

@@ -90,17 +90,15 @@ static int srun_load(struct srun *s, const char *run)
 	memset(s, 0, sizeof *s);
 	s->dfd = -1;
 	snprintf(s->run, sizeof s->run, "%s", run);
-	s->dfd = shadow_store_open(run, s->dir, sizeof s->dir, err, sizeof err);
-	if (s->dfd < 0) {
+	s->dfd = shadow_store_load(run, s->dir, sizeof s->dir, &s->meta, err, sizeof err);
+	if (s->dfd < 0 || !s->meta) {
 		sbx_msg("shadow: %s", err);
 		return -1;
 	}
-	s->meta = shadow_read_json(s->dfd, SHADOW_META);
 	cJSON *ch = shadow_read_json(s->dfd, SHADOW_CHANGES);
-	if (!s->meta || !ch) {
-		sbx_msg("shadow: run %s: %s", run, !s->meta ? "its meta.json is missing or malformed"
-			: "no change set listed (the run is still running, or sbxsup was killed before its end)");
-		cJSON_Delete(ch);
+	if (!ch) {
+		sbx_msg("shadow: run %s: no change set listed (the run is still running, or sbxsup was killed "
+			"before its end)", run);
 		return -1;
 	}
 	int rc = cs_from_json(ch, &s->cs);
@@ -141,8 +139,8 @@ static int do_list(void)
 	}
 	for (size_t i = 0; ids[i]; i++) {
 		char dir[4200];
-		int fd = shadow_store_open(ids[i], dir, sizeof dir, err, sizeof err);
-		cJSON *m = fd >= 0 ? shadow_read_json(fd, SHADOW_META) : NULL;
+		cJSON *m;
+		int fd = shadow_store_load(ids[i], dir, sizeof dir, &m, err, sizeof err);
 		const cJSON *c = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m, "changes"), "count");
 		char counts[160] = "-";
 		if (c) {

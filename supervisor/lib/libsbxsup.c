@@ -467,9 +467,10 @@ static void to_run_opts(const struct sbx_opts *o, char *const argv[], const char
 	ro->warm = o->warm;
 }
 
-/* Common entry of sbx_plan / sbx_run: checks, the busy flag, the helper. */
+/* Common entry of sbx_plan / sbx_run: checks, the busy flag, the helper (into helper[hlen], which
+ * *ro points to), the run options. On success the caller holds the busy flag. */
 static int enter(const struct sbx_opts *o, char *const argv[], const void *out, char *helper, size_t hlen,
-		 struct sbx_err *err)
+		 struct run_opts *ro, struct sbx_err *err)
 {
 	if (!o || !argv || !argv[0] || !argv[0][0] || !out)
 		return fail(err, SBX_E_INVAL, "%s", !o ? "options handle is NULL" : !out ? "output pointer is NULL"
@@ -479,7 +480,23 @@ static int enter(const struct sbx_opts *o, char *const argv[], const void *out, 
 	int rc = resolve_helper(o, helper, hlen, err);
 	if (rc < 0)
 		atomic_store(&busy, false);
+	else
+		to_run_opts(o, argv, helper, ro);
 	return rc;
+}
+
+/* The plan or run itself: run_execute(ro) with the process state it changes (signal mask, SIGPIPE,
+ * subreaper, message fd) saved around it; its result record into *rec (malloc'd, NULL when none
+ * was built). Returns run_execute's exit code. */
+static int execute(const struct sbx_opts *o, struct run_opts *ro, char **rec)
+{
+	*rec = NULL;
+	ro->result_out = rec;
+	struct saved sv;
+	save_process(&sv, o->msg_fd);
+	int code = run_execute(ro, 0);
+	restore_process(&sv);
+	return code;
 }
 
 /* The record's reason, for a call that fails without a result. */
@@ -501,20 +518,15 @@ int sbx_plan(const struct sbx_opts *o, char *const argv[], char **plan, struct s
 	char helper[PATH_MAX];
 	if (plan)
 		*plan = NULL;
-	int rc = enter(o, argv, plan, helper, sizeof helper, err);
+	struct run_opts ro;
+	int rc = enter(o, argv, plan, helper, sizeof helper, &ro, err);
 	if (rc < 0)
 		return rc;
-	struct run_opts ro;
-	to_run_opts(o, argv, helper, &ro);
 	ro.dry_run = true;
 	ro.result = NULL; /* a plan writes no record */
-	char *rec = NULL;
 	ro.plan_out = plan;
-	ro.result_out = &rec;
-	struct saved sv;
-	save_process(&sv, o->msg_fd);
-	int code = run_execute(&ro, 0);
-	restore_process(&sv);
+	char *rec;
+	int code = execute(o, &ro, &rec);
 	atomic_store(&busy, false);
 	if (!*plan)
 		rc = reason_error(rec, SBX_E_SYSTEM, err);
@@ -546,11 +558,10 @@ int sbx_run(const struct sbx_opts *o, char *const argv[], struct sbx_result **re
 	char helper[PATH_MAX];
 	if (res)
 		*res = NULL;
-	int rc = enter(o, argv, res, helper, sizeof helper, err);
+	struct run_opts ro;
+	int rc = enter(o, argv, res, helper, sizeof helper, &ro, err);
 	if (rc < 0)
 		return rc;
-	struct run_opts ro;
-	to_run_opts(o, argv, helper, &ro);
 	/* the executor's stdio: copies above 2, so the child's dup2 onto 0-2 never clobbers one of them */
 	int fds[3] = {-1, -1, -1};
 	for (int i = 0; o->stdio_set && i < 3; i++)
@@ -560,12 +571,8 @@ int sbx_run(const struct sbx_opts *o, char *const argv[], struct sbx_result **re
 		}
 	if (o->stdio_set)
 		ro.stdio = fds;
-	char *rec = NULL;
-	ro.result_out = &rec;
-	struct saved sv;
-	save_process(&sv, o->msg_fd);
-	int code = run_execute(&ro, 0);
-	restore_process(&sv);
+	char *rec;
+	int code = execute(o, &ro, &rec);
 	rc = rec ? make_result(rec, code, res, err)
 		 : fail(err, SBX_E_NOMEM, "out of memory building the result record");
 out:

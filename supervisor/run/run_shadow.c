@@ -190,18 +190,18 @@ int run_shadow_end(struct run *r)
 	if (!r->att.ready) /* the command never started: nothing to keep */
 		return 0;
 	char err[512] = "";
-	int dfd = shadow_store_open(r->a.run, NULL, 0, err, sizeof err);
+	cJSON *meta;
+	int dfd = shadow_store_load(r->a.run, NULL, 0, &meta, err, sizeof err);
 	int ufd = dfd >= 0 ? openat(dfd, sp->copy ? "tree" : "upper", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
 	int lfd = open(sp->workspace, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct changeset cs;
 	int rc = -1;
 	if (dfd < 0 || ufd < 0 || lfd < 0) {
-		if (!err[0])
+		if (dfd >= 0) /* else err says why the store did not open */
 			snprintf(err, sizeof err, "%.200s: %s", sp->store, strerror(errno));
 	} else if ((sp->copy ? cs_from_copy(ufd, lfd, &cs, err, sizeof err)
 			     : cs_from_overlay(ufd, lfd, &cs, err, sizeof err)) == 0) {
 		cJSON *all = cs_to_json(&cs);
-		cJSON *meta = shadow_read_json(dfd, SHADOW_META);
 		r->shadow_sum = cs_summary_json(&cs);
 		if (r->shadow_sum) {
 			cJSON_AddStringToObject(r->shadow_sum, "run", r->a.run);
@@ -215,12 +215,12 @@ int run_shadow_end(struct run *r)
 		if (all && meta && shadow_write_json(dfd, SHADOW_CHANGES, all) == 0 &&
 		    shadow_write_json(dfd, SHADOW_META, meta) == 0)
 			rc = 0;
-		else
+		else if (meta) /* without it, err already says why */
 			snprintf(err, sizeof err, "cannot write the change set: %s", strerror(errno));
 		cJSON_Delete(all);
-		cJSON_Delete(meta);
 		cs_free(&cs);
 	}
+	cJSON_Delete(meta);
 	if (ufd >= 0)
 		close(ufd);
 	if (lfd >= 0)

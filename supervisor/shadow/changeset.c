@@ -143,7 +143,6 @@ static void join(char *out, size_t len, const char *rel, const char *name)
 	snprintf(out, len, "%s%s%s", rel, *rel ? "/" : "", name);
 }
 
-/* Names in a directory (NULL-terminated, sorted). */
 /* A real entry (and, for a directory, everything below it) deleted: children first. */
 static void deleted_tree(struct walk *w, int lfd, const char *name, const char *rel, const struct stat *st, int depth)
 {
@@ -182,109 +181,140 @@ static char **walk_names(struct walk *w, int fd, const char *rel, int depth, con
 	return v;
 }
 
+/* One entry of a store directory (the overlay's upper layer or the copy) and its real twin: what
+ * both walks look at first. */
+struct walk_ent {
+	const char *name;  /* in the store directory sfd */
+	const char *rel;   /* workspace-relative path */
+	struct stat st;    /* the store's entry */
+	struct stat ls;    /* its real twin, when l_ok */
+	bool l_ok;         /* the real directory lfd holds an entry of that name */
+	int depth;
+};
+
+/* What a walk does with one entry: 0 goes on, -1 ends the directory's loop. */
+typedef int (*walk_fn)(struct walk *w, int sfd, int lfd, const struct walk_ent *e, void *ctx);
+
+/* Lists store directory sfd (walk_names: too deep or unreadable fails the walk) and calls fn for
+ * each entry that can be stat'ed, with its path and its real twin in lfd (-1: none), until fn
+ * returns -1 or the walk failed. Returns the names listed (sbx_names_free), NULL if none. */
+static char **walk_entries(struct walk *w, int sfd, int lfd, const char *rel, int depth, const char *what,
+			   walk_fn fn, void *ctx)
+{
+	char **names = walk_names(w, sfd, rel, depth, what);
+	for (size_t i = 0; names && names[i] && !w->failed; i++) {
+		char child[4096];
+		struct walk_ent e = {.name = names[i], .rel = child, .depth = depth};
+		if (fstatat(sfd, e.name, &e.st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		join(child, sizeof child, rel, e.name);
+		e.l_ok = lfd >= 0 && fstatat(lfd, e.name, &e.ls, AT_SYMLINK_NOFOLLOW) == 0;
+		if (fn(w, sfd, lfd, &e, ctx) < 0)
+			break;
+	}
+	return names;
+}
+
+/* Every real entry of lfd the store directory does not hold (names) is deleted; with copied_only,
+ * only the types a copy holds (a socket or device of the real tree is never copied). */
+static void deleted_absent(struct walk *w, int lfd, char **names, const char *rel, int depth, bool copied_only);
+
+static void walk_dir(struct walk *w, int ufd, int lfd, const char *rel, bool opaque, int depth);
+
+/* The overlay mechanism: one entry of the upper layer. */
+static int dir_entry(struct walk *w, int ufd, int lfd, const struct walk_ent *we, void *ctx)
+{
+	const bool opaque = *(const bool *)ctx;
+	const char *name = we->name, *child = we->rel;
+	const struct stat us = we->st, ls = we->ls;
+	const bool l_ok = we->l_ok;
+	if (S_ISCHR(us.st_mode) && us.st_rdev == 0) { /* a whiteout */
+		if (l_ok)
+			deleted_tree(w, lfd, name, child, &ls, we->depth);
+		return 0;
+	}
+	struct cs_entry *e;
+	if (S_ISDIR(us.st_mode)) {
+		bool op = opaque || xattr_y(ufd, name, "opaque");
+		int uc = openat(ufd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (uc < 0)
+			return 0;
+		int lc = -1;
+		if (l_ok && S_ISDIR(ls.st_mode)) {
+			if ((us.st_mode & 07777) != (ls.st_mode & 07777) && (e = add(w, CS_MODE, CS_T_DIR, child))) {
+				e->mode = us.st_mode;
+				e->old_mode = ls.st_mode;
+				real_of(&e->real, &ls);
+			}
+			lc = openat(lfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		} else if (l_ok) {
+			if ((e = add(w, CS_MODIFIED, CS_T_SPECIAL, child))) {
+				e->mode = us.st_mode;
+				e->old_mode = ls.st_mode;
+				real_of(&e->real, &ls);
+				snprintf(e->why, sizeof e->why, "a type change (%s -> a directory)", special_name(ls.st_mode));
+			}
+			close(uc);
+			return 0;
+		} else if ((e = add(w, CS_CREATED, CS_T_DIR, child))) {
+			e->mode = us.st_mode;
+		}
+		walk_dir(w, uc, lc, child, op, we->depth + 1);
+		close(uc);
+		if (lc >= 0)
+			close(lc);
+		return 0;
+	}
+	enum cs_type t = type_of(us.st_mode);
+	bool same_type = l_ok && (ls.st_mode & S_IFMT) == (us.st_mode & S_IFMT);
+	if (t == CS_T_FILE) {
+		char h[65] = "";
+		if (hash_at(ufd, name, h) < 0) {
+			snprintf(w->err, w->errlen, "%s: cannot read the changed file: %s", child, strerror(errno));
+			w->failed = true;
+			return -1;
+		}
+		if (same_type) {
+			bool same = xattr_y(ufd, name, "metacopy"); /* data still in the lower file */
+			char lh[65];
+			if (!same && us.st_size == ls.st_size && hash_at(lfd, name, lh) == 0)
+				same = !strcmp(lh, h);
+			if (same && (us.st_mode & 07777) == (ls.st_mode & 07777))
+				return 0; /* copied up, not changed */
+			if (!(e = add(w, same ? CS_MODE : CS_MODIFIED, t, child)))
+				return -1;
+		} else if (l_ok) {
+			if (!(e = add(w, CS_MODIFIED, CS_T_SPECIAL, child)))
+				return -1;
+			snprintf(e->why, sizeof e->why, "a type change (%s -> a regular file)", special_name(ls.st_mode));
+		} else if (!(e = add(w, CS_CREATED, t, child))) {
+			return -1;
+		}
+		memcpy(e->hash, h, sizeof h);
+		e->size = (uint64_t)us.st_size;
+	} else {
+		if (!(e = add(w, l_ok ? CS_MODIFIED : CS_CREATED, t, child)))
+			return -1;
+		snprintf(e->why, sizeof e->why, "%s%s%s", special_name(us.st_mode),
+			 l_ok && !same_type ? " replacing " : "", l_ok && !same_type ? special_name(ls.st_mode) : "");
+		e->size = S_ISLNK(us.st_mode) ? (uint64_t)us.st_size : 0;
+	}
+	e->mode = us.st_mode;
+	if (l_ok) {
+		e->old_mode = ls.st_mode;
+		real_of(&e->real, &ls);
+	}
+	return 0;
+}
+
 static void walk_dir(struct walk *w, int ufd, int lfd, const char *rel, bool opaque, int depth)
 {
-	char **up = walk_names(w, ufd, rel, depth, "the upper directory");
+	char **up = walk_entries(w, ufd, lfd, rel, depth, "the upper directory", dir_entry, &opaque);
 	if (!up)
 		return;
-	for (size_t i = 0; up[i] && !w->failed; i++) {
-		const char *name = up[i];
-		char child[4096];
-		struct stat us, ls;
-		if (fstatat(ufd, name, &us, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		join(child, sizeof child, rel, name);
-		bool l_ok = lfd >= 0 && fstatat(lfd, name, &ls, AT_SYMLINK_NOFOLLOW) == 0;
-		if (S_ISCHR(us.st_mode) && us.st_rdev == 0) { /* a whiteout */
-			if (l_ok)
-				deleted_tree(w, lfd, name, child, &ls, depth);
-			continue;
-		}
-		struct cs_entry *e;
-		if (S_ISDIR(us.st_mode)) {
-			bool op = opaque || xattr_y(ufd, name, "opaque");
-			int uc = openat(ufd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (uc < 0)
-				continue;
-			int lc = -1;
-			if (l_ok && S_ISDIR(ls.st_mode)) {
-				if ((us.st_mode & 07777) != (ls.st_mode & 07777) && (e = add(w, CS_MODE, CS_T_DIR, child))) {
-					e->mode = us.st_mode;
-					e->old_mode = ls.st_mode;
-					real_of(&e->real, &ls);
-				}
-				lc = openat(lfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			} else if (l_ok) {
-				if ((e = add(w, CS_MODIFIED, CS_T_SPECIAL, child))) {
-					e->mode = us.st_mode;
-					e->old_mode = ls.st_mode;
-					real_of(&e->real, &ls);
-					snprintf(e->why, sizeof e->why, "a type change (%s -> a directory)", special_name(ls.st_mode));
-				}
-				close(uc);
-				continue;
-			} else if ((e = add(w, CS_CREATED, CS_T_DIR, child))) {
-				e->mode = us.st_mode;
-			}
-			walk_dir(w, uc, lc, child, op, depth + 1);
-			close(uc);
-			if (lc >= 0)
-				close(lc);
-			continue;
-		}
-		enum cs_type t = type_of(us.st_mode);
-		bool same_type = l_ok && (ls.st_mode & S_IFMT) == (us.st_mode & S_IFMT);
-		if (t == CS_T_FILE) {
-			char h[65] = "";
-			if (hash_at(ufd, name, h) < 0) {
-				snprintf(w->err, w->errlen, "%s: cannot read the changed file: %s", child, strerror(errno));
-				w->failed = true;
-				break;
-			}
-			if (same_type) {
-				bool same = xattr_y(ufd, name, "metacopy"); /* data still in the lower file */
-				char lh[65];
-				if (!same && us.st_size == ls.st_size && hash_at(lfd, name, lh) == 0)
-					same = !strcmp(lh, h);
-				if (same && (us.st_mode & 07777) == (ls.st_mode & 07777))
-					continue; /* copied up, not changed */
-				if (!(e = add(w, same ? CS_MODE : CS_MODIFIED, t, child)))
-					break;
-			} else if (l_ok) {
-				if (!(e = add(w, CS_MODIFIED, CS_T_SPECIAL, child)))
-					break;
-				snprintf(e->why, sizeof e->why, "a type change (%s -> a regular file)", special_name(ls.st_mode));
-			} else if (!(e = add(w, CS_CREATED, t, child))) {
-				break;
-			}
-			memcpy(e->hash, h, sizeof h);
-			e->size = (uint64_t)us.st_size;
-		} else {
-			if (!(e = add(w, l_ok ? CS_MODIFIED : CS_CREATED, t, child)))
-				break;
-			snprintf(e->why, sizeof e->why, "%s%s%s", special_name(us.st_mode),
-				 l_ok && !same_type ? " replacing " : "", l_ok && !same_type ? special_name(ls.st_mode) : "");
-			e->size = S_ISLNK(us.st_mode) ? (uint64_t)us.st_size : 0;
-		}
-		e->mode = us.st_mode;
-		if (l_ok) {
-			e->old_mode = ls.st_mode;
-			real_of(&e->real, &ls);
-		}
-	}
 	/* an opaque directory hides every real entry it does not hold itself */
-	if (opaque && lfd >= 0 && !w->failed) {
-		char **low = sbx_dir_names(lfd, NULL);
-		for (size_t i = 0; low && low[i]; i++) {
-			struct stat ls;
-			char child[4096];
-			if (sbx_names_has(up, low[i]) || fstatat(lfd, low[i], &ls, AT_SYMLINK_NOFOLLOW) < 0)
-				continue;
-			join(child, sizeof child, rel, low[i]);
-			deleted_tree(w, lfd, low[i], child, &ls, depth);
-		}
-		sbx_names_free(low);
-	}
+	if (opaque)
+		deleted_absent(w, lfd, up, rel, depth, false);
 	sbx_names_free(up);
 }
 
@@ -295,101 +325,107 @@ static bool copied_type(mode_t m)
 	return S_ISREG(m) || S_ISDIR(m) || S_ISLNK(m) || S_ISFIFO(m);
 }
 
+static void deleted_absent(struct walk *w, int lfd, char **names, const char *rel, int depth, bool copied_only)
+{
+	if (lfd < 0 || w->failed)
+		return;
+	char **low = sbx_dir_names(lfd, NULL);
+	for (size_t i = 0; low && low[i]; i++) {
+		struct stat ls;
+		char child[4096];
+		if (sbx_names_has(names, low[i]) || fstatat(lfd, low[i], &ls, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    (copied_only && !copied_type(ls.st_mode)))
+			continue;
+		join(child, sizeof child, rel, low[i]);
+		deleted_tree(w, lfd, low[i], child, &ls, depth);
+	}
+	sbx_names_free(low);
+}
+
 static void created_tree(struct walk *w, int tfd, const char *name, const char *rel, const struct stat *st, int depth);
+static void walk_copy(struct walk *w, int tfd, int lfd, const char *rel, int depth);
+
+/* The copy mechanism: one entry of the copy. */
+static int copy_entry(struct walk *w, int tfd, int lfd, const struct walk_ent *we, void *ctx)
+{
+	(void)ctx;
+	const char *name = we->name, *child = we->rel;
+	const struct stat ts = we->st, ls = we->ls;
+	struct cs_entry *e;
+	if (!we->l_ok) {
+		created_tree(w, tfd, name, child, &ts, we->depth);
+		return 0;
+	}
+	bool same_type = (ls.st_mode & S_IFMT) == (ts.st_mode & S_IFMT);
+	if (!same_type) {
+		if ((e = add(w, CS_MODIFIED, CS_T_SPECIAL, child))) {
+			e->mode = ts.st_mode;
+			e->old_mode = ls.st_mode;
+			real_of(&e->real, &ls);
+			snprintf(e->why, sizeof e->why, "a type change (%s -> %s)", special_name(ls.st_mode),
+				 special_name(ts.st_mode));
+		}
+		return 0;
+	}
+	bool mode_differs = (ts.st_mode & 07777) != (ls.st_mode & 07777);
+	if (S_ISDIR(ts.st_mode)) {
+		if (mode_differs && (e = add(w, CS_MODE, CS_T_DIR, child))) {
+			e->mode = ts.st_mode;
+			e->old_mode = ls.st_mode;
+			real_of(&e->real, &ls);
+		}
+		int tc = openat(tfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int lc = openat(lfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (tc >= 0)
+			walk_copy(w, tc, lc, child, we->depth + 1);
+		if (tc >= 0)
+			close(tc);
+		if (lc >= 0)
+			close(lc);
+		return 0;
+	}
+	if (S_ISREG(ts.st_mode)) {
+		char h[65], lh[65];
+		if (hash_at(tfd, name, h) < 0) {
+			snprintf(w->err, w->errlen, "%s: cannot read the changed file: %s", child, strerror(errno));
+			w->failed = true;
+			return -1;
+		}
+		bool same = ts.st_size == ls.st_size && hash_at(lfd, name, lh) == 0 && !strcmp(lh, h);
+		if (same && !mode_differs)
+			return 0;
+		if (!(e = add(w, same ? CS_MODE : CS_MODIFIED, CS_T_FILE, child)))
+			return -1;
+		memcpy(e->hash, h, sizeof h);
+		e->size = (uint64_t)ts.st_size;
+	} else if (S_ISLNK(ts.st_mode)) {
+		char a[4096], b[4096];
+		ssize_t na = readlinkat(tfd, name, a, sizeof a - 1), nb = readlinkat(lfd, name, b, sizeof b - 1);
+		if (na == nb && na >= 0 && !memcmp(a, b, (size_t)na))
+			return 0;
+		if (!(e = add(w, CS_MODIFIED, CS_T_SYMLINK, child)))
+			return -1;
+		snprintf(e->why, sizeof e->why, "a symlink");
+		e->size = (uint64_t)ts.st_size;
+	} else { /* a fifo: only its mode can differ */
+		if (!mode_differs)
+			return 0;
+		if (!(e = add(w, CS_MODE, CS_T_SPECIAL, child)))
+			return -1;
+		snprintf(e->why, sizeof e->why, "%s", special_name(ts.st_mode));
+	}
+	e->mode = ts.st_mode;
+	e->old_mode = ls.st_mode;
+	real_of(&e->real, &ls);
+	return 0;
+}
 
 static void walk_copy(struct walk *w, int tfd, int lfd, const char *rel, int depth)
 {
-	char **tv = walk_names(w, tfd, rel, depth, "the copy");
+	char **tv = walk_entries(w, tfd, lfd, rel, depth, "the copy", copy_entry, NULL);
 	if (!tv)
 		return;
-	for (size_t i = 0; tv[i] && !w->failed; i++) {
-		const char *name = tv[i];
-		char child[4096];
-		struct stat ts, ls;
-		if (fstatat(tfd, name, &ts, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		join(child, sizeof child, rel, name);
-		bool l_ok = lfd >= 0 && fstatat(lfd, name, &ls, AT_SYMLINK_NOFOLLOW) == 0;
-		struct cs_entry *e;
-		if (!l_ok) {
-			created_tree(w, tfd, name, child, &ts, depth);
-			continue;
-		}
-		bool same_type = (ls.st_mode & S_IFMT) == (ts.st_mode & S_IFMT);
-		if (!same_type) {
-			if ((e = add(w, CS_MODIFIED, CS_T_SPECIAL, child))) {
-				e->mode = ts.st_mode;
-				e->old_mode = ls.st_mode;
-				real_of(&e->real, &ls);
-				snprintf(e->why, sizeof e->why, "a type change (%s -> %s)", special_name(ls.st_mode),
-					 special_name(ts.st_mode));
-			}
-			continue;
-		}
-		bool mode_differs = (ts.st_mode & 07777) != (ls.st_mode & 07777);
-		if (S_ISDIR(ts.st_mode)) {
-			if (mode_differs && (e = add(w, CS_MODE, CS_T_DIR, child))) {
-				e->mode = ts.st_mode;
-				e->old_mode = ls.st_mode;
-				real_of(&e->real, &ls);
-			}
-			int tc = openat(tfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			int lc = openat(lfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (tc >= 0)
-				walk_copy(w, tc, lc, child, depth + 1);
-			if (tc >= 0)
-				close(tc);
-			if (lc >= 0)
-				close(lc);
-			continue;
-		}
-		if (S_ISREG(ts.st_mode)) {
-			char h[65], lh[65];
-			if (hash_at(tfd, name, h) < 0) {
-				snprintf(w->err, w->errlen, "%s: cannot read the changed file: %s", child, strerror(errno));
-				w->failed = true;
-				break;
-			}
-			bool same = ts.st_size == ls.st_size && hash_at(lfd, name, lh) == 0 && !strcmp(lh, h);
-			if (same && !mode_differs)
-				continue;
-			if (!(e = add(w, same ? CS_MODE : CS_MODIFIED, CS_T_FILE, child)))
-				break;
-			memcpy(e->hash, h, sizeof h);
-			e->size = (uint64_t)ts.st_size;
-		} else if (S_ISLNK(ts.st_mode)) {
-			char a[4096], b[4096];
-			ssize_t na = readlinkat(tfd, name, a, sizeof a - 1), nb = readlinkat(lfd, name, b, sizeof b - 1);
-			if (na == nb && na >= 0 && !memcmp(a, b, (size_t)na))
-				continue;
-			if (!(e = add(w, CS_MODIFIED, CS_T_SYMLINK, child)))
-				break;
-			snprintf(e->why, sizeof e->why, "a symlink");
-			e->size = (uint64_t)ts.st_size;
-		} else { /* a fifo: only its mode can differ */
-			if (!mode_differs)
-				continue;
-			if (!(e = add(w, CS_MODE, CS_T_SPECIAL, child)))
-				break;
-			snprintf(e->why, sizeof e->why, "%s", special_name(ts.st_mode));
-		}
-		e->mode = ts.st_mode;
-		e->old_mode = ls.st_mode;
-		real_of(&e->real, &ls);
-	}
-	if (lfd >= 0 && !w->failed) {
-		char **low = sbx_dir_names(lfd, NULL);
-		for (size_t i = 0; low && low[i]; i++) {
-			struct stat ls;
-			char child[4096];
-			if (sbx_names_has(tv, low[i]) || fstatat(lfd, low[i], &ls, AT_SYMLINK_NOFOLLOW) < 0 ||
-			    !copied_type(ls.st_mode))
-				continue;
-			join(child, sizeof child, rel, low[i]);
-			deleted_tree(w, lfd, low[i], child, &ls, depth);
-		}
-		sbx_names_free(low);
-	}
+	deleted_absent(w, lfd, tv, rel, depth, true);
 	sbx_names_free(tv);
 }
 

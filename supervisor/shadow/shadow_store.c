@@ -133,6 +133,15 @@ int shadow_store_open(const char *run, char *dir_out, size_t dirlen, char *err, 
 	return fd;
 }
 
+int shadow_store_load(const char *run, char *dir_out, size_t dirlen, cJSON **meta, char *err, size_t errlen)
+{
+	*meta = NULL;
+	int fd = shadow_store_open(run, dir_out, dirlen, err, errlen);
+	if (fd >= 0 && !(*meta = shadow_read_json(fd, SHADOW_META)))
+		snprintf(err, errlen, "run %s: its meta.json is missing or malformed", run);
+	return fd;
+}
+
 int shadow_write_json(int dirfd, const char *name, const cJSON *obj)
 {
 	char tmp[128];

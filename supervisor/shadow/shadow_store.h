@@ -35,6 +35,10 @@ int shadow_run_dir(const char *run, char *out, size_t outlen, char *err, size_t 
 int shadow_store_create(const char *run, char *dir_out, size_t dirlen, char *err, size_t errlen);
 /* Open an existing run's directory (checked: a directory owned by the euid, 0700). fd or -1 + err. */
 int shadow_store_open(const char *run, char *dir_out, size_t dirlen, char *err, size_t errlen);
+/* shadow_store_open, then the run's meta.json into *meta (the caller's). The fd or -1 + err as
+ * shadow_store_open; with an fd, *meta is NULL when meta.json is missing or malformed, and err
+ * says so ("run R: its meta.json is missing or malformed"). */
+int shadow_store_load(const char *run, char *dir_out, size_t dirlen, cJSON **meta, char *err, size_t errlen);
 /* Write obj as <dirfd>/name atomically (temp file + rename, 0600). 0 or -1 (errno). */
 int shadow_write_json(int dirfd, const char *name, const cJSON *obj);
 /* Read <dirfd>/name (O_NOFOLLOW, regular, at most 64 MiB). NULL (errno) when missing or bad. */

@@ -44,6 +44,7 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 ATTACKS = os.path.join(ROOT, 'tests', 'escape', 'attacks')
@@ -978,27 +979,49 @@ def main():
     t0 = time.monotonic()
     counter = iter(range(len(plan)))
 
-    def worker(env):
-        while True:
-            with lock:
-                i = next(counter, None)
-            if i is None:
-                return
-            a, m = plan[i]
+    done = set()      # plan indices that produced a result
+    crashed = []      # (run name or None, traceback text): a worker's exception fails the run
+
+    def one(env, i):
+        a, m = plan[i]
+        name = 'escape/%s/%s' % (m, a.name)
+        try:
             r = run_one(env, sbxsup, a, m, i)
             st, msg = judge(a, m, r)
-            name = 'escape/%s/%s' % (m, a.name)
+        except Exception:
+            tb = traceback.format_exc()
             with lock:
-                results[(a.name, m)] = r
-                if r['layers'] and m not in layers_by_mode:
-                    layers_by_mode[m] = r['layers']
-                if st:
-                    asserted[(a.name, m)] = st
-                    print(('PASS: %s' % name) if st == 'PASS' else ('FAIL: %s: %s' % (name, msg)), flush=True)
-                elif o.verbose:
-                    print('# %s: %s' % (name, cell(a, m, r, None)), flush=True)
-                if o.verbose and st == 'FAIL':
-                    print('#   stderr: %s' % r['stderr'].strip().replace('\n', '\n#   '), flush=True)
+                crashed.append((name, tb))
+                print('FAIL: %s: exception in the worker (traceback on stderr)' % name, flush=True)
+                print('# escape: %s raised:\n%s' % (name, tb), file=sys.stderr, flush=True)
+            return
+        with lock:
+            done.add(i)
+            results[(a.name, m)] = r
+            if r['layers'] and m not in layers_by_mode:
+                layers_by_mode[m] = r['layers']
+            if st:
+                asserted[(a.name, m)] = st
+                print(('PASS: %s' % name) if st == 'PASS' else ('FAIL: %s: %s' % (name, msg)), flush=True)
+            elif o.verbose:
+                print('# %s: %s' % (name, cell(a, m, r, None)), flush=True)
+            if o.verbose and st == 'FAIL':
+                print('#   stderr: %s' % r['stderr'].strip().replace('\n', '\n#   '), flush=True)
+
+    def worker(env):
+        try:
+            while True:
+                with lock:
+                    i = next(counter, None)
+                if i is None:
+                    return
+                one(env, i)
+        except BaseException:  # outside a run (the lock, printing): still never silent
+            tb = traceback.format_exc()
+            with lock:
+                crashed.append((None, tb))
+            print('FAIL: escape: a worker thread died (traceback on stderr)', flush=True)
+            print('# escape: worker thread raised:\n%s' % tb, file=sys.stderr, flush=True)
 
     try:
         threads = [threading.Thread(target=worker, args=(e,)) for e in envs]
@@ -1018,7 +1041,11 @@ def main():
     if nsil:
         print('# escape: %d blocked-but-silent cell(s): %s' % (len(nsil), ', '.join('%s/%s' % x for x in sorted(nsil))),
               file=sys.stderr)
-    return 1 if errs or nsil or any(v == 'FAIL' for v in asserted.values()) else 0
+    if len(done) != len(plan):
+        print('FAIL: escape: %d of %d scheduled runs gave a result (%d raised, see stderr)'
+              % (len(done), len(plan), len(crashed)), flush=True)
+    return 1 if (errs or nsil or crashed or len(done) != len(plan) or
+                 any(v == 'FAIL' for v in asserted.values())) else 0
 
 
 if __name__ == '__main__':
