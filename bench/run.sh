@@ -535,11 +535,13 @@ probes() {
 		recvals probe.outside.on "$on" "while 'sbxsup run --layers probes,limits -- sleep 600' is live"
 	fi
 
-	say "probe overhead: the same loop inside a run, --layers limits vs --layers probes,limits (interleaved)"
+	say "probe overhead: the same loop inside a run, --layers limits --sensor off vs --layers probes,limits (interleaved)"
 	off='' on='' failed=''
 	for _ in $(seq "$ROUNDS"); do
-		v=$(cd "$WS" && one_round "$SBXSUP" run -w "$WS" --layers limits -- "$BB/preload_calls" open 1 "$PER" "$FILE") &&
-			[ -n "$v" ] || { failed="run --layers limits failed"; break; }
+		# --sensor off: with neither seccomp nor the probes, the report-only sensor would route every
+		# open to the supervisor (seccomp-notify) and the base would not be a run without a sensor
+		v=$(cd "$WS" && one_round "$SBXSUP" run -w "$WS" --layers limits --sensor off -- "$BB/preload_calls" open 1 "$PER" "$FILE") &&
+			[ -n "$v" ] || { failed="run --layers limits --sensor off failed"; break; }
 		w=$(cd "$WS" && one_round "$SBXSUP" run -w "$WS" --layers probes,limits -- "$BB/preload_calls" open 1 "$PER" "$FILE") &&
 			[ -n "$w" ] || { failed="run --layers probes,limits failed"; break; }
 		off=${off:+$off,}$v; on=${on:+$on,}$w
@@ -547,7 +549,7 @@ probes() {
 	if [ -n "$failed" ]; then
 		na probe.inside.off "$failed"; na probe.inside.on "$failed"
 	else
-		recvals probe.inside.off "$off" "sbxsup run --layers limits"
+		recvals probe.inside.off "$off" "sbxsup run --layers limits --sensor off"
 		recvals probe.inside.on "$on" "sbxsup run --layers probes,limits; $act"
 	fi
 }

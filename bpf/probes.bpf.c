@@ -16,6 +16,9 @@
  *
  * Two program tiers for the syscall hooks: tp_btf (preferred) and raw_tp (fallback); user space
  * loads and attaches one and records which. Same for sched_process_* and io_uring_submit_req.
+ * The tp_btf tier keeps the syscall stash in task storage, raw_tp in a tid hash (pr_tstash_on,
+ * maps.bpf.h). The heavy parts (a record, the walk, the decision, the send) are global
+ * subprograms, each verified once on its own: the load stays ~0.1 s.
  *
  * The parts, one concern each (included here, in dependency order):
  *   probes/arch.bpf.h    syscall numbers (generated from the UAPI headers) and arguments (CO-RE)
@@ -91,10 +94,21 @@ static __always_inline void on_enter(struct pt_regs *regs, long id)
 	if (sc == PR_SC_NONE)
 		return;
 
-	__u32 z = 0;
-	struct pr_stash *s = bpf_map_lookup_elem(&pr_scratch, &z);
-	if (!s)
-		return;
+	struct pr_stash *s;
+	if (pr_tstash_on) {                         /* filled in place in the task's storage */
+		s = bpf_task_storage_get(&pr_tstash, bpf_get_current_task_btf(), 0,
+					 BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!s) {
+			count_lost((__u32)slot, true);  /* the record will be missing; its result unknown */
+			return;
+		}
+		s->live = 0;
+	} else {
+		__u32 z = 0;
+		s = bpf_map_lookup_elem(&pr_scratch, &z);
+		if (!s)
+			return;
+	}
 	s->nr = (int)id;
 	s->sc = sc;
 	s->compat = compat;
@@ -130,6 +144,10 @@ static __always_inline void on_enter(struct pt_regs *regs, long id)
 	} else {
 		s->aflags = s->args[0];
 	}
+	if (pr_tstash_on) {
+		s->live = 1;
+		return;
+	}
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	if (bpf_map_update_elem(&pr_stash, &tid, s, BPF_ANY))
 		count_lost((__u32)slot, true);      /* the record will be missing; its result unknown */
@@ -141,18 +159,16 @@ static __always_inline void on_exit(long id, long ret, __u16 sensor)
 	 * (most calls of a process outside every run end here, without a map lookup) */
 	if (!sc_watched(id & ~X32_BIT_))
 		return;
-	int slot = in_scope();
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	if (slot < 0)
+	if (in_scope() < 0)
 		return;
-	struct pr_stash *s = bpf_map_lookup_elem(&pr_stash, &tid);
+	struct pr_stash *s = stash_cur();
 	if (!s)
 		return;
 	if (is_other(s->sc))
-		emit_other(s, ret, sensor, (struct task_struct *)bpf_get_current_task());
+		pr_emit_other(0, ret, sensor);
 	else
 		files_exit(s, ret, sensor);
-	bpf_map_delete_elem(&pr_stash, &tid);
+	stash_done(s);
 }
 
 /* ---- syscall hooks: tp_btf tier and raw_tp tier ---------------------------------------------- */
@@ -260,7 +276,7 @@ static __always_inline void on_uring(struct io_kiocb *req, __u16 sensor)
 	s->port = 0;
 	__builtin_memset(s->addr, 0, sizeof(s->addr));
 	s->aflags = BPF_CORE_READ(req, opcode);
-	emit_other(s, 0, sensor, (struct task_struct *)bpf_get_current_task());
+	pr_emit_other(1, 0, sensor);
 }
 
 SEC("tp_btf/io_uring_submit_req")

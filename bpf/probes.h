@@ -147,6 +147,7 @@ struct pr_stash {
 	int target;                  /* signals: see pr_event.target */
 	int sig;
 	unsigned int evflags;        /* PR_EVF_* decided at enter (PR_EVF_UNIX, PR_EVF_PGRP) */
+	unsigned int live;           /* task-storage stash (tp_btf tier): holds the call in progress */
 	char req[2][PR_NAME_MAX];
 };
 

@@ -9,7 +9,8 @@
  * is not one a floating "**" "/NAME" rule names (nor, when such a rule has a long NAME, longer than
  * the key). Anything else returns false and the record crosses the ring as before. What pr_safe
  * holds (S and everything below S allowed for that access, S not "/" nor under /proc) is user
- * space's promise (supervisor/layers/probes/probes_kdec.c).
+ * space's promise (supervisor/layers/probes/probes_kdec.c). pr_kd_open() (fd's file, walk,
+ * decision) is a global subprogram: verified once, on its own.
  */
 #ifndef SBX_PROBES_DECIDE_BPF_H
 #define SBX_PROBES_DECIDE_BPF_H
@@ -38,17 +39,42 @@ static __always_inline void kd_count(__u32 slot)
 	count(&pr_kallow, slot & (PR_SLOTS - 1));
 }
 
-static __always_inline bool kd_allowed(const struct walk_ctx *w)
+/* The walked names from the hit on against S's encoded path, 8 bytes a step (a bpf_loop callback:
+ * verified once instead of once per unrolled step). */
+struct kd_cmp {
+	const char *walked;         /* pr_pathbuf.b */
+	const char *enc;            /* pr_safe.enc */
+	__u32 base;
+	__u32 len;
+	__u32 differ;
+};
+
+static long kd_cmp_step(__u32 i, void *arg)
 {
+	struct kd_cmp *c = arg;
+	__u32 at = (i & (PR_KD_ENC / 8 - 1)) * 8;
+	if (at >= c->len)
+		return 1;
+	__u64 a = *(const __u64 *)&c->walked[(c->base + at) & PR_PATH_OFF_MASK];
+	__u64 b = *(const __u64 *)&c->enc[at & (PR_KD_ENC - 8)];
+	__u32 rem = c->len - at;
+	__u64 mask = rem >= 8 ? ~0ull : ((1ull << (rem * 8)) - 1);
+	if ((a ^ b) & mask) {
+		c->differ = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* The walk just done into pb (walk_run with want and slot). */
+static __always_inline bool kd_allowed(struct pr_pathbuf *pb)
+{
+	const struct walk_ctx *w = &pb->w;
 	__u32 slot = w->slot & (PR_SLOTS - 1);
 	if (!w->want || !w->hit || !w->done || w->detached || !w->n)
 		return false;
 	struct pr_kdec *k = bpf_map_lookup_elem(&pr_kdec, &slot);
 	if (!k || !k->on)
-		return false;
-	__u32 z = 0;
-	struct pr_pathbuf *pb = bpf_map_lookup_elem(&pr_pathbuf, &z);
-	if (!pb)
 		return false;
 	if (w->leaf_len > PR_KD_LEAF) {
 		if (k->long_leaf)
@@ -68,19 +94,22 @@ static __always_inline bool kd_allowed(const struct walk_ctx *w)
 	__u32 len = w->off - w->hit_off;
 	if (w->off < w->hit_off || len != v->len || len == 0 || len > PR_KD_ENC)
 		return false;
-	__u32 base = w->hit_off;
-	for (__u32 i = 0; i < PR_KD_ENC / 8; i++) {
-		__u32 at = i * 8;
-		if (at >= len)
-			break;
-		__u64 a = *(const __u64 *)&pb->b[(base + at) & PR_PATH_OFF_MASK];
-		__u64 b = *(const __u64 *)&v->enc[at & (PR_KD_ENC - 8)];
-		__u32 rem = len - at;
-		__u64 mask = rem >= 8 ? ~0ull : ((1ull << (rem * 8)) - 1);
-		if ((a ^ b) & mask)
-			return false;
-	}
-	return true;
+	struct kd_cmp c = { .walked = pb->b, .enc = v->enc, .base = w->hit_off, .len = len, .differ = 0 };
+	bpf_loop(PR_KD_ENC / 8, kd_cmp_step, &c, 0);
+	return !c.differ;
+}
+
+/* Global subprogram (verified once, on its own): is the file of the current task's fd, a
+ * successful open asking `want`, provably allowed by slot's grants? (kd_on(slot) checked first.) */
+__noinline int pr_kd_open(__u32 slot, __u32 want, long fd)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	struct file *kf = fd_file(t, fd);
+	if (!kf)
+		return 0;
+	struct pr_pathbuf *pb = walk_run(t, BPF_CORE_READ(kf, f_path.dentry), BPF_CORE_READ(kf, f_path.mnt),
+					 want, slot & (PR_SLOTS - 1));
+	return pb && kd_allowed(pb);
 }
 
 #endif

@@ -140,6 +140,14 @@ static __always_inline int magic_fd(const char *req)
 	return -1;
 }
 
+/* Global subprogram (verified once, on its own): magic_fd() of the per-CPU record's string. */
+__noinline int pr_magic_fd_ev(void)
+{
+	__u32 z = 0;
+	struct pr_ovf *o = bpf_map_lookup_elem(&pr_evbuf, &z);
+	return o ? magic_fd(o->ev.req) : -1;
+}
+
 static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u16 sensor,
 				      struct task_struct *t)
 {
@@ -147,19 +155,10 @@ static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u
 	/* a successful open the run's grants provably allow: decided on the walk alone, before any
 	 * record is built (decide.bpf.h); anything else is walked again into the record below */
 	if ((s->sc == PR_SC_OPEN || s->sc == PR_SC_OPENAT || s->sc == PR_SC_OPENAT2 ||
-	     s->sc == PR_SC_CREAT) && ret >= 0 && kd_on(slot)) {
-		struct file *kf = fd_file(t, ret);
-		if (kf) {
-			struct walk_ctx kw = {
-				.slot = slot,
-				.want = kd_open_want(s->sc == PR_SC_CREAT ? 01101 : s->aflags),
-			};
-			walk_only(t, BPF_CORE_READ(kf, f_path.dentry), BPF_CORE_READ(kf, f_path.mnt), &kw);
-			if (kd_allowed(&kw)) {
-				kd_count(slot);     /* allowed in the kernel: no record */
-				return;
-			}
-		}
+	     s->sc == PR_SC_CREAT) && ret >= 0 && kd_on(slot) &&
+	    pr_kd_open(slot, kd_open_want(s->sc == PR_SC_CREAT ? 01101 : s->aflags), ret)) {
+		kd_count(slot);                     /* allowed in the kernel: no record */
+		return;
 	}
 	void *rb;
 	struct pr_event *ev = ev_begin(slot, t, sensor, &rb);
@@ -193,7 +192,7 @@ static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u
 		return;
 	}
 	bool opens = sc == PR_SC_OPEN || sc == PR_SC_OPENAT || sc == PR_SC_OPENAT2 || sc == PR_SC_CREAT;
-	int mfd = req_ok && pr_follows(sc, s->aflags) ? magic_fd(ev->req) : -1;
+	int mfd = req_ok && pr_follows(sc, s->aflags) ? pr_magic_fd_ev() : -1;   /* ev is pr_evbuf's */
 	if (opens && ret >= 0) {
 		f = fd_file(t, ret);
 		kind = PR_PK_FULL;
@@ -229,17 +228,14 @@ static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u
 	ev_send(rb, ev, slot);
 }
 
-struct emit_ctx {
-	struct pr_stash *s;
-	long ret;
-	__u16 sensor;
-};
-
-/* One path argument (bpf_loop callback: the record's construction is verified once). */
-static long emit_step(__u32 i, void *arg)
+/* Global subprogram (verified once, on its own): the record of path argument i of the current
+ * task's stashed call. */
+__noinline int pr_emit_path(__u32 i, long ret, __u32 sensor)
 {
-	struct emit_ctx *c = arg;
-	emit_path(c->s, c->ret, i & 1, c->sensor, (struct task_struct *)bpf_get_current_task());
+	struct pr_stash *s = stash_cur();
+	if (!s)
+		return 0;
+	emit_path(s, ret, i & 1, (__u16)sensor, (struct task_struct *)bpf_get_current_task());
 	return 0;
 }
 
@@ -251,8 +247,10 @@ static __always_inline void files_exit(struct pr_stash *s, long ret, __u16 senso
 	bool execd = (s->sc == PR_SC_EXECVE || s->sc == PR_SC_EXECVEAT) && ret == 0;
 	if (!execd)
 		read_paths(s);
-	struct emit_ctx c = { .s = s, .ret = ret, .sensor = sensor };
-	bpf_loop(l.p1 >= 0 ? 2 : (l.p0 >= 0 || l.p0 == PR_L_FD) ? 1 : 0, emit_step, &c, 0);
+	if (l.p0 >= 0 || l.p0 == PR_L_FD || l.p1 >= 0)
+		pr_emit_path(0, ret, sensor);
+	if (l.p1 >= 0)
+		pr_emit_path(1, ret, sensor);
 }
 
 #endif

@@ -139,6 +139,44 @@ struct {
 	__type(value, struct pr_stash);
 } pr_scratch SEC(".maps");
 
+/* task -> the same stash in the task's own storage (tp_btf tier): filled in place at enter (no
+ * hashing, no 600-byte copy into a hash element), marked empty at exit (no delete), freed with the
+ * task. `live` says whether it holds a call. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct pr_stash);
+} pr_tstash SEC(".maps");
+
+/* Set by the loader before the load (probes_bpf.c): 1 for the tp_btf tier, whose programs keep the
+ * stash in pr_tstash; 0 for the raw_tp tier (pr_stash hash; task storage may not be callable from
+ * raw tracepoints on the kernels that need that tier). A read-only constant: the verifier drops the
+ * other branch, so each tier is verified with its own stash only. */
+const volatile __u32 pr_tstash_on = 0;
+
+/* The current task's stash of the call in progress, NULL when none. */
+static __always_inline struct pr_stash *stash_cur(void)
+{
+	if (pr_tstash_on) {
+		struct pr_stash *s = bpf_task_storage_get(&pr_tstash, bpf_get_current_task_btf(), 0, 0);
+		return s && s->live ? s : NULL;
+	}
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	return bpf_map_lookup_elem(&pr_stash, &tid);
+}
+
+/* The call is over: its stash is dropped. */
+static __always_inline void stash_done(struct pr_stash *s)
+{
+	if (pr_tstash_on) {
+		s->live = 0;
+		return;
+	}
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	bpf_map_delete_elem(&pr_stash, &tid);
+}
+
 /* In-kernel decisions (bpf/probes.h "In-kernel decisions"; filled per run by user space). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

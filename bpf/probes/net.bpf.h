@@ -154,4 +154,16 @@ static __always_inline void emit_other(struct pr_stash *s, long ret, __u16 senso
 	ev_send(rb, ev, slot);
 }
 
+/* Global subprogram (verified once, on its own): the record of the current task's stashed call
+ * without a path argument (scratch: the per-CPU stash an io_uring operation was put in). */
+__noinline int pr_emit_other(__u32 scratch, long ret, __u32 sensor)
+{
+	__u32 z = 0;
+	struct pr_stash *s = scratch ? bpf_map_lookup_elem(&pr_scratch, &z) : stash_cur();
+	if (!s)
+		return 0;
+	emit_other(s, ret, (__u16)sensor, (struct task_struct *)bpf_get_current_task());
+	return 0;
+}
+
 #endif

@@ -8,7 +8,9 @@
  * sets PR_EVF_DETACHED; an object whose name the kernel makes up (d_dname: pipe, socket, anon
  * inode, namespace, pidfd) sets PR_EVF_PSEUDO. fsmagic is the walked object's file-system magic.
  * When asked (walk_ctx.want), each dentry up to the first hit is also looked up in pr_safe (one
- * hash lookup per step) for the in-kernel decision (decide.bpf.h).
+ * hash lookup per step) for the in-kernel decision (decide.bpf.h). The walk's state is kept in the
+ * per-CPU buffer, not on the stack, and a record's walk is the global subprogram pr_walk_ev():
+ * both keep the verifier's work per program load small (docs/notes/probes.md, kprobe round).
  */
 #ifndef SBX_PROBES_PATH_BPF_H
 #define SBX_PROBES_PATH_BPF_H
@@ -24,15 +26,6 @@ static __always_inline struct file *fd_file(struct task_struct *t, long fd)
 	bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]);
 	return f;
 }
-
-struct pr_pathbuf { char b[PR_PATH_BUF]; };
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct pr_pathbuf);
-} pr_pathbuf SEC(".maps");
 
 struct walk_ctx {
 	struct dentry *d;
@@ -55,6 +48,18 @@ struct walk_ctx {
 	__u64 hino;
 };
 
+/* The walk's names and its state, per CPU. The state lives here, not on the BPF stack: the
+ * verifier does not track map memory, so the bpf_loop callback converges at once instead of being
+ * re-verified for every distinct (offset, count, hit) it could reach (that cost ~0.4 s per load). */
+struct pr_pathbuf { char b[PR_PATH_BUF]; struct walk_ctx w; };
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pr_pathbuf);
+} pr_pathbuf SEC(".maps");
+
 /* Is dentry d a granted subtree root for the access asked (decide.bpf.h)? Remembered once. */
 static __always_inline void walk_safe_lookup(struct walk_ctx *w, struct dentry *d)
 {
@@ -74,10 +79,15 @@ static __always_inline void walk_safe_lookup(struct walk_ctx *w, struct dentry *
 	w->hino = k.ino;
 }
 
-/* One step of the walk (bpf_loop callback: verified once, whatever the depth). */
+/* One step of the walk (bpf_loop callback: verified once, whatever the depth; its state is the
+ * per-CPU pr_pathbuf.w). */
 static long walk_step(__u32 i, void *arg)
 {
-	struct walk_ctx *w = arg;
+	__u32 z = 0;
+	struct pr_pathbuf *pb = bpf_map_lookup_elem(&pr_pathbuf, &z);
+	if (!pb)
+		return 1;
+	struct walk_ctx *w = &pb->w;
 	struct dentry *d = w->d;
 	struct vfsmount *mnt = w->mnt;
 	if (!d || (d == w->root_d && mnt == w->root_m)) {
@@ -99,20 +109,17 @@ static long walk_step(__u32 i, void *arg)
 		w->mnt = (struct vfsmount *)((void *)parent + bpf_core_field_offset(struct mount, mnt));
 		return 0;
 	}
-	if (w->off > PR_PATH_OFF_MASK)
+	__u32 off = w->off;
+	if (off > PR_PATH_OFF_MASK)
 		return 1;                           /* buffer bound: truncated */
-	__u32 z = 0;
-	struct pr_pathbuf *pb = bpf_map_lookup_elem(&pr_pathbuf, &z);
-	if (!pb)
-		return 1;
 	struct dentry *up = BPF_CORE_READ(d, d_parent);
 	const unsigned char *name = BPF_CORE_READ(d, d_name.name);
-	long r = bpf_probe_read_kernel_str(&pb->b[w->off & PR_PATH_OFF_MASK], PR_NAME_MAX, name);
+	long r = bpf_probe_read_kernel_str(&pb->b[off & PR_PATH_OFF_MASK], PR_NAME_MAX, name);
 	if (r <= 0)
 		return 1;
 	if (!w->n)
 		w->leaf_len = (__u32)r;
-	w->off += (__u32)r;
+	w->off = off + (__u32)r;
 	w->n++;
 	if (up == d) {
 		w->done = 1;                        /* a dentry not linked below its mount's root */
@@ -123,67 +130,77 @@ static long walk_step(__u32 i, void *arg)
 	return 0;
 }
 
-/* Dentry names leaf first into ev->path, up to the task's root, crossing mounts. `w` comes zeroed
- * but for want/slot (the in-kernel decision's inputs) and keeps the walk's outcome. */
-static __always_inline void walk_w(struct pr_event *ev, struct task_struct *t, struct dentry *d,
-				   struct vfsmount *mnt, struct walk_ctx *wp)
+/* The walk of (d, mnt) up to the task's root into the per-CPU buffer; its outcome in pb->w
+ * (want/slot: the in-kernel decision's inputs, 0 for a record's walk). NULL when no buffer. */
+static __always_inline struct pr_pathbuf *walk_run(struct task_struct *t, struct dentry *d,
+						   struct vfsmount *mnt, __u32 want, __u32 slot)
 {
-	struct walk_ctx w = {
-		.d = d, .mnt = mnt,
-		.root_d = BPF_CORE_READ(t, fs, root.dentry),
-		.root_m = BPF_CORE_READ(t, fs, root.mnt),
-		.want = wp->want, .slot = wp->slot,
-	};
-	bpf_loop(PR_MAX_DEPTH, walk_step, &w, 0);
-	*wp = w;
 	__u32 z = 0;
 	struct pr_pathbuf *pb = bpf_map_lookup_elem(&pr_pathbuf, &z);
 	if (!pb)
+		return NULL;
+	struct walk_ctx *w = &pb->w;
+	__builtin_memset(w, 0, sizeof(*w));
+	w->d = d;
+	w->mnt = mnt;
+	w->root_d = BPF_CORE_READ(t, fs, root.dentry);
+	w->root_m = BPF_CORE_READ(t, fs, root.mnt);
+	w->want = want;
+	w->slot = slot;
+	bpf_loop(PR_MAX_DEPTH, walk_step, NULL, 0);
+	return pb;
+}
+
+/* Dentry names leaf first into ev->path, up to the task's root, crossing mounts. */
+static __always_inline void walk_w(struct pr_event *ev, struct task_struct *t, struct dentry *d,
+				   struct vfsmount *mnt)
+{
+	struct pr_pathbuf *pb = walk_run(t, d, mnt, 0, 0);
+	if (!pb)
 		return;
-	__u32 used = w.off;
+	struct walk_ctx *w = &pb->w;
+	__u32 off = w->off;
+	__u32 used = off;
 	if (used > sizeof(ev->path))
 		used = sizeof(ev->path);
 	asm volatile("" : "+r"(used));
 	bpf_probe_read_kernel(ev->path, used, pb->b);
-	if (!w.done)
+	if (!w->done)
 		ev->flags |= PR_EVF_TRUNC;
-	if (w.detached)
+	if (w->detached)
 		ev->flags |= PR_EVF_DETACHED;
 	ev->fsmagic = (__u32)BPF_CORE_READ(d, d_sb, s_magic);
 	ev->okey = (__u64)(unsigned long)d * 31 + (__u64)(unsigned long)mnt;
 	if (BPF_CORE_READ(d, d_op, d_dname))
 		ev->flags |= PR_EVF_PSEUDO;         /* named by the kernel ("pipe:[n]"), no path */
-	ev->ncomp = (__u16)w.n;
-	ev->path_len = (__u16)(w.off > PR_PATH_BUF ? PR_PATH_BUF : w.off);
+	ev->ncomp = (__u16)w->n;
+	ev->path_len = (__u16)(off > PR_PATH_BUF ? PR_PATH_BUF : off);
 }
 
-/* The walk alone, into the per-CPU name buffer (the in-kernel decision reads it there). */
-static __always_inline void walk_only(struct task_struct *t, struct dentry *d, struct vfsmount *mnt,
-				      struct walk_ctx *w)
+/* Global subprogram (non-static, not inlined: the verifier checks it once, on its own, whatever
+ * its callers' states): the current task's walk of (d, mnt) into the per-CPU record (pr_evbuf).
+ * d and mnt come as numbers (read with the probe helpers), so both tiers call it alike. */
+__noinline int pr_walk_ev(__u64 d, __u64 mnt)
 {
-	w->d = d;
-	w->mnt = mnt;
-	w->root_d = BPF_CORE_READ(t, fs, root.dentry);
-	w->root_m = BPF_CORE_READ(t, fs, root.mnt);
-	bpf_loop(PR_MAX_DEPTH, walk_step, w, 0);
-}
-
-static __always_inline void walk_file_w(struct pr_event *ev, struct task_struct *t, struct file *f,
-				       struct walk_ctx *w)
-{
-	walk_w(ev, t, BPF_CORE_READ(f, f_path.dentry), BPF_CORE_READ(f, f_path.mnt), w);
+	__u32 z = 0;
+	struct pr_ovf *o = bpf_map_lookup_elem(&pr_evbuf, &z);
+	if (!o)
+		return 0;
+	walk_w(&o->ev, (struct task_struct *)bpf_get_current_task(), (struct dentry *)d,
+	       (struct vfsmount *)mnt);
+	return 0;
 }
 
 static __always_inline void walk_file(struct pr_event *ev, struct task_struct *t, struct file *f)
 {
-	struct walk_ctx w = {};
-	walk_file_w(ev, t, f, &w);
+	pr_walk_ev((__u64)(unsigned long)BPF_CORE_READ(f, f_path.dentry),
+		   (__u64)(unsigned long)BPF_CORE_READ(f, f_path.mnt));
 }
 
 static __always_inline void walk_cwd(struct pr_event *ev, struct task_struct *t)
 {
-	struct walk_ctx w = {};
-	walk_w(ev, t, BPF_CORE_READ(t, fs, pwd.dentry), BPF_CORE_READ(t, fs, pwd.mnt), &w);
+	pr_walk_ev((__u64)(unsigned long)BPF_CORE_READ(t, fs, pwd.dentry),
+		   (__u64)(unsigned long)BPF_CORE_READ(t, fs, pwd.mnt));
 }
 
 #endif

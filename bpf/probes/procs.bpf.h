@@ -234,8 +234,10 @@ static __always_inline void on_fork(struct task_struct *parent, struct task_stru
 
 static __always_inline void on_task_exit(struct task_struct *t, bool group_dead)
 {
-	__u32 tid = BPF_CORE_READ(t, pid);
-	bpf_map_delete_elem(&pr_stash, &tid);
+	if (!pr_tstash_on) {                        /* task storage goes with the task */
+		__u32 tid = BPF_CORE_READ(t, pid);
+		bpf_map_delete_elem(&pr_stash, &tid);
+	}
 	struct nskey k;
 	if (nskey_task(t, &k)) {                    /* the number stays the run's until reaped */
 		struct nsval *v = bpf_map_lookup_elem(&pr_nspids, &k);

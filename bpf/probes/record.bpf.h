@@ -97,6 +97,28 @@ static __always_inline __u64 mix(__u64 h, __u64 w)
 	return h ^ (h >> 29);
 }
 
+/* The string as given, hashed 8 bytes a step up to its NUL (a bpf_loop callback: verified once
+ * instead of once per unrolled step). */
+struct dk_ctx {
+	const char *req;
+	__u64 h;
+};
+
+static long dk_step(__u32 i, void *arg)
+{
+	struct dk_ctx *c = arg;
+	__u64 w;
+	__builtin_memcpy(&w, &c->req[(i & (PR_NAME_MAX / 8 - 1)) * 8], 8);
+	__u64 z = (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
+	if (z) {                                    /* the word holding the NUL: bytes after it are stale */
+		__u64 low = z & -z;                 /* bit 7 of the first zero byte (little endian) */
+		c->h = mix(c->h, w & ((low >> 7) - 1));
+		return 1;
+	}
+	c->h = mix(c->h, w);
+	return 0;
+}
+
 /* Everything pr_decide() looks at, hashed (the path by the walked object's identity). */
 static __always_inline __u64 decision_key(const struct pr_event *ev)
 {
@@ -113,23 +135,20 @@ static __always_inline __u64 decision_key(const struct pr_event *ev)
 	h = mix(h, ev->okey);
 	h = mix(h, ev->ncomp | (__u64)ev->path_len << 16 | (__u64)ev->fsmagic << 32);
 	h = mix(h, ev->nspid | (__u64)ev->nstgid << 32);  /* /proc/<own pid> is rewritten per task */
-	for (int i = 0; i < PR_NAME_MAX / 8; i++) {
-		__u64 w;
-		__builtin_memcpy(&w, &ev->req[i * 8], 8);
-		__u64 z = (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
-		if (z) {                            /* the word holding the NUL: bytes after it are stale */
-			__u64 low = z & -z;         /* bit 7 of the first zero byte (little endian) */
-			h = mix(h, w & ((low >> 7) - 1));
-			break;
-		}
-		h = mix(h, w);
-	}
-	return h;
+	struct dk_ctx c = { .req = ev->req, .h = h };
+	bpf_loop(PR_NAME_MAX / 8, dk_step, &c, 0);
+	return c.h;
 }
 
-/* The ring is full: count the record under its decision key (exact), or lose it (counted). */
-static __always_inline void overflow(struct pr_event *ev, __u32 slot)
+/* The ring is full: count the per-CPU record under its decision key (exact), or lose it (counted).
+ * Global subprogram (verified once, on its own). */
+__noinline int pr_overflow_ev(__u32 slot)
 {
+	__u32 z0 = 0;
+	struct pr_ovf *ob = bpf_map_lookup_elem(&pr_evbuf, &z0);
+	if (!ob)
+		return 0;
+	struct pr_event *ev = &ob->ev;
 	bool did_not_fail = ev->ret >= 0 || ev->sc == PR_SC_IO_URING_OP;
 	struct pr_ovf_key k = { .slot = slot & (PR_SLOTS - 1), .pad = 0, .h = decision_key(ev) };
 	struct pr_ovf *o = bpf_map_lookup_elem(&pr_overflow, &k);
@@ -137,29 +156,46 @@ static __always_inline void overflow(struct pr_event *ev, __u32 slot)
 		__u32 z = 0;
 		struct pr_ovf *b = bpf_map_lookup_elem(&pr_evbuf, &z);   /* holds ev */
 		if (!b)
-			return;
+			return 0;
 		b->count = 1;
 		b->first_ts = b->last_ts = ev->ts;
 		if (bpf_map_update_elem(&pr_overflow, &k, b, BPF_NOEXIST) == 0)
-			return;
+			return 0;
 		o = bpf_map_lookup_elem(&pr_overflow, &k);          /* inserted meanwhile by another CPU */
 		if (!o) {
 			count_lost(slot, did_not_fail);                 /* the map is full */
-			return;
+			return 0;
 		}
 	}
 	__sync_fetch_and_add(&o->count, 1);
 	o->last_ts = ev->ts;
+	return 0;
 }
 
-static __always_inline void ev_send(void *rb, struct pr_event *ev, __u32 slot)
+/* Global subprogram (verified once, on its own): the per-CPU record into the slot's ring, or into
+ * the overflow map when the ring is full. */
+__noinline int pr_ev_send(__u32 slot)
 {
+	slot &= PR_SLOTS - 1;
+	void *rb = bpf_map_lookup_elem(&pr_rings, &slot);
+	__u32 z = 0;
+	struct pr_ovf *o = bpf_map_lookup_elem(&pr_evbuf, &z);
+	if (!rb || !o)
+		return 0;
+	struct pr_event *ev = &o->ev;
 	__u64 sz = __builtin_offsetof(struct pr_event, path) + (__u64)ev->path_len;
 	if (sz > sizeof(*ev))
 		sz = sizeof(*ev);
 	/* a lost process record only costs the full `exe` of later events: not counted as lost */
 	if (bpf_ringbuf_output(rb, ev, sz, 0) != 0 && ev->sc < PR_SC__MAX)
-		overflow(ev, slot);
+		pr_overflow_ev(slot);
+	return 0;
+}
+
+/* The record ev_begin() returned (the per-CPU one) into the ring it returned. */
+static __always_inline void ev_send(void *rb, struct pr_event *ev, __u32 slot)
+{
+	pr_ev_send(slot);
 }
 
 #endif

@@ -47,9 +47,10 @@ struct env {
 };
 static struct env E;
 
-/* run_attack's child binds G_bind[0] onto G_bind[1] in a private mount namespace before its exec
- * (the in-kernel decision's path check: a granted directory reached through another path). */
-static const char *G_bind[2];
+/* run_attack's child binds G_bind[0] onto G_bind[1] (and G_bind[2] onto G_bind[3], when set) in a
+ * private mount namespace before its exec (the in-kernel decision's path check: a granted directory
+ * reached through another path). */
+static const char *G_bind[4];
 
 static const char *progs_dir(void)
 {
@@ -163,7 +164,8 @@ static int run_attack(struct sbx_probes *pr, const char *cgroup_procs, const cha
 		}
 		if (G_bind[0] && (unshare(CLONE_NEWNS) != 0 ||
 				  mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
-				  mount(G_bind[0], G_bind[1], NULL, MS_BIND, NULL) != 0))
+				  mount(G_bind[0], G_bind[1], NULL, MS_BIND, NULL) != 0 ||
+				  (G_bind[2] && mount(G_bind[2], G_bind[3], NULL, MS_BIND, NULL) != 0)))
 			_exit(97);
 		char c;
 		if (read(go[0], &c, 1) != 1)
@@ -1113,26 +1115,30 @@ static void test_kernel_allow_no_record(void **state)
  * paths pol_path denies, the same events either way, and the kernel decided some of them. The
  * policy has what the kernel cannot express (a floating "**" "/.env" deny: its basename goes to user
  * space; a deny subtree inside the workspace: the workspace is not provable) and a granted
- * directory bound below a denied one (reached through another path: not the granted one). */
+ * directory bound below a denied one (reached through another path: not the granted one) — once
+ * on a path as long as its own (only the names' bytes tell them apart), once on a longer one. */
 static void test_kernel_decision_equivalence(void **state)
 {
 	(void)state;
 	char ws[64], rd[64];
 	snprintf(ws, sizeof ws, "/tmp/sbxsup-kdec-ws.XXXXXX");
-	snprintf(rd, sizeof rd, "/tmp/sbxsup-kdec-rd.XXXXXX");
+	snprintf(rd, sizeof rd, "/tmp/sbxsup-kdec-rd-01234567.XXXXXX");   /* as long as ws/secret/m */
 	assert_non_null(mkdtemp(ws));
 	assert_non_null(mkdtemp(rd));
 	char t[40][200];
 	const char *files[] = { "/a.txt", "/.env", "/secret/k", "/sub/b.txt", "/sub/.env" };
-	char d1[200], d2[200], d3[200], d4[200];
+	char d1[100], d2[100], d3[100], d4[100], d5[100];
 	snprintf(d1, sizeof d1, "%s/secret", ws);
 	snprintf(d2, sizeof d2, "%s/sub", ws);
 	snprintf(d3, sizeof d3, "%s/sub", rd);
 	snprintf(d4, sizeof d4, "%s/secret/m", ws);
+	snprintf(d5, sizeof d5, "%s/secret/nn", ws);
+	assert_int_equal(strlen(d4), strlen(rd));
 	assert_int_equal(mkdir(d1, 0755), 0);
 	assert_int_equal(mkdir(d2, 0755), 0);
 	assert_int_equal(mkdir(d3, 0755), 0);
 	assert_int_equal(mkdir(d4, 0755), 0);
+	assert_int_equal(mkdir(d5, 0755), 0);
 	size_t nt = 0;
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
 		for (int w = 0; w < 2; w++) {
@@ -1145,6 +1151,7 @@ static void test_kernel_decision_equivalence(void **state)
 			nt++;
 		}
 	snprintf(t[nt++], sizeof t[0], "%s/secret/m/a.txt", ws);  /* rd/a.txt through the bind */
+	snprintf(t[nt++], sizeof t[0], "%s/a.txt", d5);            /* the same through a longer path */
 	snprintf(t[nt++], sizeof t[0], "/etc/hostname");
 	snprintf(t[nt++], sizeof t[0], "/etc/shadow");
 	snprintf(t[nt++], sizeof t[0], "/usr/bin/env");
@@ -1182,6 +1189,8 @@ static void test_kernel_decision_equivalence(void **state)
 	char *argv[] = { "/bin/sh", "-c", script, NULL };
 	G_bind[0] = rd;
 	G_bind[1] = d4;
+	G_bind[2] = rd;
+	G_bind[3] = d5;
 	cJSON *runs[2];
 	uint64_t kallowed[2];
 	for (int k = 0; k < 2; k++) {
@@ -1199,7 +1208,7 @@ static void test_kernel_decision_equivalence(void **state)
 		runs[k] = new_violations();
 	}
 	unsetenv("SBXSUP_PROBES_KDEC");
-	G_bind[0] = G_bind[1] = NULL;
+	G_bind[0] = G_bind[1] = G_bind[2] = G_bind[3] = NULL;
 	assert_true(kallowed[0] > 0);                          /* the kernel decided some */
 	assert_true(kallowed[1] == 0);
 	for (size_t i = 0; i < nt; i++)
