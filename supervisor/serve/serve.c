@@ -24,6 +24,9 @@ struct call {
 	int conn;      /* the server's copy: watched for the client hanging up; -1 between calls */
 	bool termed;   /* SIGTERM sent */
 	int ch;        /* the channel to the child that may pre-create a sandbox (serve_warm.c), -1 */
+	int pending;   /* a connection sent to it, not yet answered ('T'/'F'), -1 */
+	bool ready;    /* it said 'R': a sandbox is parked (cleared when a connection is sent) */
+	bool was_ready; /* ready when the pending connection was sent ('F' leaves it parked) */
 };
 
 struct server {
@@ -34,8 +37,7 @@ struct server {
 	int live;
 	unsigned long served;
 	struct sbx_probes *probes;
-	int warm;      /* the slot of the child that pre-creates sandboxes, -1 */
-	int pending;   /* a connection sent to it, not yet answered ('T'/'F'), -1 */
+	int nwarm;     /* children that pre-create sandboxes (channel open): at most SERVE_WARM_MAX */
 };
 
 /* Hold a slot of the shared probe set while the server lives: each run then opens the pinned set
@@ -71,20 +73,17 @@ static void start_cold(struct server *s, int conn);
 static void forget(struct server *s, int i)
 {
 	struct call *c = &s->calls[i];
+	int conn = c->pending;
 	if (c->conn >= 0)
 		close(c->conn);
-	if (c->ch >= 0)
+	if (c->ch >= 0) {
 		close(c->ch);
-	*c = (struct call){.conn = -1, .ch = -1};
-	s->live--;
-	if (s->warm == i) {
-		s->warm = -1;
-		if (s->pending >= 0) {
-			int conn = s->pending;
-			s->pending = -1;
-			start_cold(s, conn);
-		}
+		s->nwarm--;
 	}
+	*c = (struct call){.conn = -1, .ch = -1, .pending = -1};
+	s->live--;
+	if (conn >= 0)
+		start_cold(s, conn);
 }
 
 static void reap(struct server *s)
@@ -125,7 +124,7 @@ static void start_cold(struct server *s, int conn)
 		return;
 	}
 	int ch[2] = {-1, -1};
-	if (s->cfg->warm && s->warm < 0 && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ch) < 0)
+	if (s->cfg->warm && s->nwarm < SERVE_WARM_MAX && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ch) < 0)
 		ch[0] = ch[1] = -1;
 	fflush(NULL);
 	pid_t child = fork();
@@ -143,9 +142,9 @@ static void start_cold(struct server *s, int conn)
 	}
 	if (ch[1] >= 0) {
 		close(ch[1]);
-		s->warm = slot;
+		s->nwarm++;
 	}
-	s->calls[slot] = (struct call){.pid = child, .conn = conn, .ch = ch[0]};
+	s->calls[slot] = (struct call){.pid = child, .conn = conn, .ch = ch[0], .pending = -1};
 	s->live++;
 }
 
@@ -167,26 +166,49 @@ static int send_conn(int ch, int conn)
 	return sendmsg(ch, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) == 1 ? 0 : -1;
 }
 
-/* What the pre-creating child says: 'W' its call is answered (forget the connection), 'T' it took
- * the connection sent (watch it), 'F' it refused it (already answered). */
-static void on_warm(struct server *s)
+/* What a pre-creating child says: 'R' a sandbox is parked, 'W' its call is answered (forget the
+ * connection), 'T' it took the connection sent (watch it), 'F' it refused it (already answered). */
+static void on_warm(struct call *c)
 {
-	struct call *c = &s->calls[s->warm];
 	char b[8];
 	ssize_t n;
 	while ((n = recv(c->ch, b, sizeof b, MSG_DONTWAIT)) > 0) {
-		if (b[0] == 'W' && c->conn >= 0) {
+		if (b[0] == 'R') {
+			c->ready = true;
+		} else if (b[0] == 'W' && c->conn >= 0) {
 			close(c->conn);
 			c->conn = -1;
 			c->termed = false;
-		} else if ((b[0] == 'T' || b[0] == 'F') && s->pending >= 0) {
+		} else if ((b[0] == 'T' || b[0] == 'F') && c->pending >= 0) {
+			if (b[0] == 'T')
+				c->ready = false; /* its parked sandbox has the call */
 			if (b[0] == 'T' && c->conn < 0)
-				c->conn = s->pending;
+				c->conn = c->pending;
 			else
-				close(s->pending);
-			s->pending = -1;
+				close(c->pending);
+			if (b[0] == 'F')
+				c->ready = c->was_ready; /* still parked */
+			c->pending = -1;
 		}
 	}
+}
+
+/* The pre-creating child a connection goes to: one with a parked sandbox; else, while fewer than
+ * SERVE_WARM_MAX children pre-create, none (a cold child, which pre-creates after its call);
+ * else one between calls (the call waits for the sandbox it is preparing). -1: none. */
+static int pick_warm(struct server *s)
+{
+	int idle = -1;
+	for (int i = 0; i < SERVE_MAX_LIVE; i++) {
+		struct call *c = &s->calls[i];
+		if (!c->pid || c->ch < 0 || c->conn >= 0 || c->pending >= 0)
+			continue;
+		if (c->ready)
+			return i;
+		if (idle < 0)
+			idle = i;
+	}
+	return s->nwarm < SERVE_WARM_MAX ? -1 : idle;
 }
 
 static void accept_one(struct server *s)
@@ -205,12 +227,13 @@ static void accept_one(struct server *s)
 		return;
 	}
 	s->served++;
-	/* the pre-created sandbox's child takes it when it is between calls and has none queued */
-	if (s->warm >= 0 && s->calls[s->warm].conn < 0 && s->pending < 0) {
-		if (send_conn(s->calls[s->warm].ch, conn) == 0) {
-			s->pending = conn;
-			return;
-		}
+	/* a pre-creating child takes it when it is between calls and has none queued */
+	int w = pick_warm(s);
+	if (w >= 0 && send_conn(s->calls[w].ch, conn) == 0) {
+		s->calls[w].pending = conn;
+		s->calls[w].was_ready = s->calls[w].ready;
+		s->calls[w].ready = false;
+		return;
 	}
 	start_cold(s, conn);
 }
@@ -225,10 +248,11 @@ static long now_ms(void)
 /* SIGTERM/SIGINT: every live run ends as a direct run on SIGTERM; SIGKILL after the grace. */
 static void stop_calls(struct server *s)
 {
-	if (s->pending >= 0) { /* queued for the pre-created sandbox, never started */
-		close(s->pending);
-		s->pending = -1;
-	}
+	for (int i = 0; i < SERVE_MAX_LIVE; i++)
+		if (s->calls[i].pending >= 0) { /* queued for a pre-created sandbox, never started */
+			close(s->calls[i].pending);
+			s->calls[i].pending = -1;
+		}
 	for (int i = 0; i < SERVE_MAX_LIVE; i++)
 		if (s->calls[i].pid) {
 			if (s->calls[i].ch >= 0) { /* EOF: the child prepares nothing more */
@@ -272,9 +296,8 @@ int serve_main(const struct serve_cfg *cfg)
 		return SBX_EXIT_INTERNAL;
 	}
 	s->cfg = cfg;
-	s->warm = s->pending = -1;
 	for (int i = 0; i < SERVE_MAX_LIVE; i++)
-		s->calls[i] = (struct call){.conn = -1, .ch = -1};
+		s->calls[i] = (struct call){.conn = -1, .ch = -1, .pending = -1};
 	sigset_t set, old;
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
@@ -299,11 +322,16 @@ int serve_main(const struct serve_cfg *cfg)
 		sbx_msg("serve: listening on %s (pid %d)", cfg->socket, (int)getpid());
 	bool stop = false;
 	while (!stop) {
-		struct pollfd p[3 + SERVE_MAX_LIVE];
-		int map[3 + SERVE_MAX_LIVE], np = 0;
+		struct pollfd p[2 + 2 * SERVE_MAX_LIVE];
+		int map[2 + 2 * SERVE_MAX_LIVE], np = 0, nch;
 		p[np++] = (struct pollfd){.fd = s->sfd, .events = POLLIN};
 		p[np++] = (struct pollfd){.fd = s->sock.fd, .events = POLLIN};
-		p[np++] = (struct pollfd){.fd = s->warm >= 0 ? s->calls[s->warm].ch : -1, .events = POLLIN};
+		for (int i = 0; i < SERVE_MAX_LIVE; i++)
+			if (s->calls[i].pid && s->calls[i].ch >= 0) {
+				map[np] = i;
+				p[np++] = (struct pollfd){.fd = s->calls[i].ch, .events = POLLIN};
+			}
+		nch = np;
 		for (int i = 0; i < SERVE_MAX_LIVE; i++)
 			if (s->calls[i].pid && !s->calls[i].termed && s->calls[i].conn >= 0) {
 				map[np] = i;
@@ -322,9 +350,10 @@ int serve_main(const struct serve_cfg *cfg)
 					stop = true;
 			reap(s);
 		}
-		if (p[2].revents && s->warm >= 0)
-			on_warm(s); /* before the hang-ups: a 'W' means the connection's call is answered */
-		for (int k = 3; k < np; k++)
+		for (int k = 2; k < nch; k++) /* before the hang-ups: a 'W' means the call is answered */
+			if (p[k].revents && s->calls[map[k]].ch == p[k].fd)
+				on_warm(&s->calls[map[k]]);
+		for (int k = nch; k < np; k++)
 			if (p[k].revents & (POLLHUP | POLLERR)) {
 				struct call *c = &s->calls[map[k]];
 				/* the client went away: its run ends as on SIGTERM (unless the call was answered

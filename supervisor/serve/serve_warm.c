@@ -5,8 +5,8 @@
  * working directory, environment) and prepares the next run for it (cfg->warm: plan, audit stream,
  * cgroups, layers, bwrap and the stage, which waits before anything is audited). Between calls it
  * holds nothing of a call: every descriptor but the server's channel is closed and 0-2 are
- * /dev/null. The server sends it one connection at a time; it answers 'T' (taken) or 'F' (refused
- * as malformed: already replied). A call whose options (minus --tag and --result), command name,
+ * /dev/null. It says 'R' when a sandbox is parked. The server sends it one connection at a time; it
+ * answers 'T' (taken) or 'F' (refused as malformed: already replied). A call whose options (minus --tag and --result), command name,
  * environment, working directory and manifest file are those of the template is released into
  * the parked sandbox: its stdio on 0-2, its argv and tag to the run, which writes run.start then;
  * any other call ends the parked sandbox (nothing audited, its cgroups and directories removed)
@@ -201,6 +201,7 @@ static int warm_wait(void *arg, const int watch[2], char ***cmd, const char **ta
 {
 	struct warm *w = arg;
 	w->hooked = true;
+	serve_tell(w->ch, 'R'); /* parked: the server sends a connection here before an unprepared child */
 	int r = next_call(w, watch, 2);
 	if (r != 0) {
 		/* EOF from the server, or SIGTERM/SIGINT/SIGHUP (still pending: the run reads them): stop;
