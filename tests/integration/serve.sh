@@ -246,7 +246,25 @@ if start_server "$S2" "$T_TMP/warm.log" -a "$A2" -w "$WS" -m "$T_TMP/pass.json";
 	grep -q '"tag":"w4"' <<<"$W4" || why="$why the warm call's --result 1 record is not on its stdout: $W4;"
 	if [ -z "$why" ]; then t_pass serve_warm_mismatch_runs_cold; else t_fail serve_warm_mismatch_runs_cold "$why"; fi
 
-	# the server ends: the parked sandbox goes, unaudited; nothing is left
+	# a burst of two calls: the first burst makes a second pre-creating child (SERVE_WARM_MAX), so
+	# the next burst finds two parked sandboxes and both of its calls are warm
+	bcall() { cd "$WS" && TEST_CALL1_MARK=other-$$ "$SBXSUP" run --server "$S2" --tag "$1" -- sh -c 'echo START $(cut -d" " -f22 /proc/$$/stat)' >"$T_TMP/burst.$1" 2>&1; }
+	nparked() { local p n=0; for p in $(descendants "$1"); do
+		tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q '^[^ ]*sbxsup __stage' && n=$((n + 1)); done; echo $n; }
+	parked "$WPID"
+	bcall b1 & b1=$!; bcall b2 & b2=$!; wait $b1 $b2
+	for i in $(seq 1 200); do [ "$(nparked "$WPID")" -ge 2 ] && break; sleep 0.05; done
+	sleep 0.3; T_CALL=$(up_s)
+	bcall b3 & b3=$!; bcall b4 & b4=$!; wait $b3 $b4
+	why=
+	# (a cold run's sh cannot read its own /proc/2/stat — as for a direct run — so only START is asked of b1/b2)
+	for b in b1 b2; do grep -q '^START' "$T_TMP/burst.$b" || why="$why call $b failed: $(cat "$T_TMP/burst.$b");"; done
+	for b in b3 b4; do start=$(sed -n 's/^START //p' "$T_TMP/burst.$b")
+		python3 -c 'import sys; s=int(sys.argv[1])/int(sys.argv[2]); sys.exit(0 if s < float(sys.argv[3]) - 0.2 else 1)' \
+			"${start:-0}" "$CLK" "$T_CALL" 2>/dev/null || why="$why call $b of the second burst was not warm;"; done
+	if [ -z "$why" ]; then t_pass serve_warm_burst_two_parked; else t_fail serve_warm_burst_two_parked "$why"; fi
+
+	# the server ends: the parked sandboxes go, unaudited; nothing is left
 	parked "$WPID"
 	procs=$(descendants "$WPID")
 	cgs=$(for p in $procs; do cut -d: -f3 "/proc/$p/cgroup" 2>/dev/null; done | grep sbxsup- | sort -u)
@@ -262,7 +280,7 @@ if start_server "$S2" "$T_TMP/warm.log" -a "$A2" -w "$WS" -m "$T_TMP/pass.json";
 		[ -d "$root$c" ] && why="$why cgroup $root$c left;"; done; done
 	for p in $wch; do ls -d /tmp/sbxsup-"$p"-* 2>/dev/null | grep -q . && why="$why directories of $p left: $(ls -d /tmp/sbxsup-"$p"-*);"; done
 	n=$(audit_count "$A2" run.start 2>/dev/null || grep -c '"run.start"' "$A2")
-	[ "$n" = 4 ] || why="$why $n run.start lines for 4 calls;"
+	[ "$n" = 8 ] || why="$why $n run.start lines for 8 calls;"
 	"$SBXSUP" audit verify "$A2" >/dev/null 2>&1 || why="$why audit verify: $("$SBXSUP" audit verify "$A2" 2>&1 | tail -2);"
 	if [ -z "$why" ]; then t_pass serve_warm_clean_stop; else t_fail serve_warm_clean_stop "$why"; fi
 else
