@@ -180,10 +180,17 @@ static bool contains(const struct pol_net *r, const uint8_t *a, size_t alen)
 	return !memcmp(x, y, alen);
 }
 
-static int add_port(struct nf_ports *v, uint16_t port)
+/* the ports granted for one entry, gathered before they go to the maps */
+struct portset {
+	bool any;
+	unsigned n;
+	uint16_t port[NF_MAX_PORTS];
+};
+
+static int add_port(struct portset *v, uint16_t port)
 {
 	if (!port) {
-		v->any = 1;
+		v->any = true;
 		return 0;
 	}
 	for (unsigned i = 0; i < v->n; i++)
@@ -195,8 +202,27 @@ static int add_port(struct nf_ports *v, uint16_t port)
 	return 0;
 }
 
-/* One map entry per distinct (family, prefix, network); its ports are those of every rule whose
- * prefix contains it (an LPM lookup returns the longest match only). */
+/* is rule j < i the same entry (family, prefix, network) as rule i? Then i adds nothing. */
+static bool seen_before(const struct pol_net *rules, size_t i, const uint8_t *net, size_t alen)
+{
+	for (size_t j = 0; j < i; j++) {
+		const struct pol_net *r = &rules[j];
+		if (r->family == rules[i].family && r->prefix == rules[i].prefix && contains(r, net, alen))
+			return true;
+	}
+	return false;
+}
+
+static int map_err(int err, const char *what, char *why, size_t whylen)
+{
+	snprintf(why, whylen, "%s map update: %s%s", what, strerror(-err),
+		 err == -E2BIG || err == -ENOSPC ? " (more than NF_MAX_RULES entries)" : "");
+	return -1;
+}
+
+/* One trie entry per distinct (family, prefix, network); its ports are those of every rule whose
+ * prefix contains it (an LPM lookup returns the longest match only), as keys (id, port) of
+ * sbx_ports unless one of them grants every port. */
 static int fill_maps(struct netfilter_bpf *skel, const struct pol_net *rules, size_t n, char *why,
 		     size_t whylen)
 {
@@ -213,7 +239,9 @@ static int fill_maps(struct netfilter_bpf *skel, const struct pol_net *rules, si
 		uint8_t net[16] = {0};
 		memcpy(net, k->addr, alen);
 		mask_addr(net, alen, k->prefix);
-		struct nf_ports v;
+		if (seen_before(rules, i, net, alen))
+			continue;
+		struct portset v;
 		memset(&v, 0, sizeof v);
 		for (size_t j = 0; j < n; j++) {
 			const struct pol_net *r = &rules[j];
@@ -225,20 +253,25 @@ static int fill_maps(struct netfilter_bpf *skel, const struct pol_net *rules, si
 				return -1;
 			}
 		}
+		struct nf_net val = {.id = (uint32_t)i + 1, .any = v.any};
 		int err;
 		if (k->family == AF_INET) {
 			struct nf_v4_key key = {.prefixlen = k->prefix};
 			memcpy(key.addr, net, 4);
-			err = bpf_map__update_elem(skel->maps.sbx_allow4, &key, sizeof key, &v, sizeof v, BPF_ANY);
+			err = bpf_map__update_elem(skel->maps.sbx_allow4, &key, sizeof key, &val, sizeof val, BPF_ANY);
 		} else {
 			struct nf_v6_key key = {.prefixlen = k->prefix};
 			memcpy(key.addr, net, 16);
-			err = bpf_map__update_elem(skel->maps.sbx_allow6, &key, sizeof key, &v, sizeof v, BPF_ANY);
+			err = bpf_map__update_elem(skel->maps.sbx_allow6, &key, sizeof key, &val, sizeof val, BPF_ANY);
 		}
-		if (err) {
-			snprintf(why, whylen, "allowlist map update: %s%s", strerror(-err),
-				 err == -E2BIG || err == -ENOSPC ? " (more than NF_MAX_RULES entries)" : "");
-			return -1;
+		if (err)
+			return map_err(err, "allowlist", why, whylen);
+		for (unsigned p = 0; !v.any && p < v.n; p++) {
+			struct nf_port_key pk = {.id = val.id, .port = v.port[p]};
+			uint8_t one = 1;
+			err = bpf_map__update_elem(skel->maps.sbx_ports, &pk, sizeof pk, &one, sizeof one, BPF_ANY);
+			if (err)
+				return map_err(err, "allowlist port", why, whylen);
 		}
 	}
 	struct nf_config c = {.mode = NF_MODE_LIST};
