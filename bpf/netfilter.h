@@ -17,7 +17,8 @@
 
 #define NF_MAX_RULES 1024
 #define NF_MAX_PORTS 16       /* ports granted for one entry (user space refuses more) */
-#define NF_MAX_PORT_KEYS (NF_MAX_RULES * NF_MAX_PORTS)
+/* sbx_ports bound (both tries full, 16 ports each); user space sizes it to the policy before load */
+#define NF_MAX_PORT_KEYS (2 * NF_MAX_RULES * NF_MAX_PORTS)
 #define NF_RINGBUF_BYTES (256 * 1024)
 
 struct nf_v4_key {

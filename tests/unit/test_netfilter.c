@@ -253,6 +253,33 @@ static void test_stop_detaches(void **state)
 	assert_int_equal(st, 0);
 }
 
+/* 16 ports for one address load (the port hash is sized to them); a 17th, even one folded in from a
+ * containing prefix, is refused before anything loads */
+static void test_port_limit(void **state)
+{
+	(void)state;
+	struct pol_net rules[18];
+	for (int i = 0; i < 16; i++)
+		rules[i] = rule4("127.0.0.1", 32, (uint16_t)(1000 + i));
+	rules[16] = rule4("127.0.0.1", 32, 1000); /* a repeat: the same entry, no new port */
+	int cgfd = cgroup_create();
+	assert_true(cgfd >= 0);
+	struct sbx_netfilter *nf = NULL;
+	char why[256] = "";
+	int rc = sbx_netfilter_start_rules(rules, 17, POL_NET_LIST, cgfd, &nf, why, sizeof why);
+	if (rc)
+		fprintf(stderr, "# start: %s\n", why);
+	assert_int_equal(rc, 0);
+	sbx_netfilter_stop(nf);
+	close(cgfd);
+	rmdir(cg);
+	rules[17] = rule4("127.0.0.0", 8, 2000);
+	nf = (void *)1;
+	assert_int_equal(sbx_netfilter_start_rules(rules, 18, POL_NET_LIST, -1, &nf, why, sizeof why), -1);
+	assert_null(nf);
+	assert_non_null(strstr(why, "more than 16 ports granted for one address"));
+}
+
 /* a failed assertion skips a test's own cleanup: remove our cgroup (empty by then: the child exited) */
 static int cleanup(void **state)
 {
@@ -277,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_allowlist),
 		cmocka_unit_test(test_no_network),
 		cmocka_unit_test(test_stop_detaches),
+		cmocka_unit_test(test_port_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, cleanup);
 }
