@@ -3,9 +3,10 @@
  *
  * Promise: for every connect() and every sendto()/sendmsg() with a destination address made by a
  * process in the cgroup the programs are attached to, the destination (address, port) must be in
- * the allowlist (sbx_allow4 / sbx_allow6 LPM tries and their sbx_ports, filled by user space before attach); otherwise the call
- * fails with EPERM (return 0) and a record goes to the ring buffer (or the lost counter when it is
- * full). A v4-mapped IPv6 destination is decided as IPv4. An unset config denies everything.
+ * the allowlist (sbx_allow4 / sbx_allow6 LPM tries and the sbx_ports hash, filled by user space
+ * before attach); otherwise the call fails with EPERM (return 0) and a record goes to the ring
+ * buffer (or the lost counter when it is full). A v4-mapped IPv6 destination is decided as IPv4.
+ * An unset config denies everything.
  * bind4/bind6 (issue 17, loopback servers): an explicit bind() is allowed only to a loopback
  * address (127.0.0.0/8, ::1, v4-mapped 127/8) whose (address, port) the allowlist holds; every
  * other bind (wildcard, a host interface, a port not granted) fails with EPERM and is reported.

@@ -1,7 +1,7 @@
 /* netfilter_layer.c — the kernel network allowlist (see netfilter_layer.h for the promise).
  *
  * User-space side of bpf/netfilter.bpf.c: detection, map filling from the compiled policy,
- * attaching the four cgroup programs with bpf_links (destroyed in stop; nothing is pinned, so a
+ * attaching the six cgroup programs with bpf_links (destroyed in stop; nothing is pinned, so a
  * crashed supervisor leaves nothing behind once its fds are closed), and the ring buffer consumer.
  */
 #include "netfilter_layer.h"
