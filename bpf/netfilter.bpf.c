@@ -3,9 +3,10 @@
  *
  * Promise: for every connect() and every sendto()/sendmsg() with a destination address made by a
  * process in the cgroup the programs are attached to, the destination (address, port) must be in
- * the allowlist (sbx_allow4 / sbx_allow6 LPM tries, filled by user space before attach); otherwise the call
- * fails with EPERM (return 0) and a record goes to the ring buffer (or the lost counter when it is
- * full). A v4-mapped IPv6 destination is decided as IPv4. An unset config denies everything.
+ * the allowlist (sbx_allow4 / sbx_allow6 LPM tries and the sbx_ports hash, filled by user space
+ * before attach); otherwise the call fails with EPERM (return 0) and a record goes to the ring
+ * buffer (or the lost counter when it is full). A v4-mapped IPv6 destination is decided as IPv4.
+ * An unset config denies everything.
  * bind4/bind6 (issue 17, loopback servers): an explicit bind() is allowed only to a loopback
  * address (127.0.0.0/8, ::1, v4-mapped 127/8) whose (address, port) the allowlist holds; every
  * other bind (wildcard, a host interface, a port not granted) fails with EPERM and is reported.
@@ -29,7 +30,7 @@ char LICENSE[] SEC("license") = "GPL";
 struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
 	__type(key, struct nf_v4_key);
-	__type(value, struct nf_ports);
+	__type(value, struct nf_net);
 	__uint(max_entries, NF_MAX_RULES);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 } sbx_allow4 SEC(".maps");
@@ -37,10 +38,18 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
 	__type(key, struct nf_v6_key);
-	__type(value, struct nf_ports);
+	__type(value, struct nf_net);
 	__uint(max_entries, NF_MAX_RULES);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 } sbx_allow6 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct nf_port_key);
+	__type(value, __u8);
+	__uint(max_entries, NF_MAX_PORT_KEYS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+} sbx_ports SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -56,20 +65,15 @@ struct {
 
 __u64 sbx_lost = 0;
 
-static __always_inline int port_ok(const struct nf_ports *v, __u16 port)
+/* One lookup, no loop: the programs are verified on every run (netfilter.h). */
+static __always_inline int port_ok(const struct nf_net *v, __u16 port)
 {
 	if (!v)
 		return 0;
 	if (v->any)
 		return 1;
-#pragma unroll
-	for (int i = 0; i < NF_MAX_PORTS; i++) {
-		if (i >= v->n)
-			break;
-		if (v->port[i] == port)
-			return 1;
-	}
-	return 0;
+	struct nf_port_key k = {.id = v->id, .port = port};
+	return bpf_map_lookup_elem(&sbx_ports, &k) != NULL;
 }
 
 static __always_inline int enforcing(void)

@@ -1,9 +1,12 @@
 /* netfilter.h — structures shared by bpf/netfilter.bpf.c and supervisor/layers/netfilter_layer.c.
  *
  * Promise: one layout for both sides. Addresses are in network order, ports in host order.
- * An allowlist entry is an LPM-trie key (prefix length + address) whose value is the set of ports
- * granted for every address under that prefix (user space folds the ports of shorter containing
- * prefixes into each longer one, because an LPM lookup returns only the longest match).
+ * An allowlist entry is an LPM-trie key (prefix length + address) whose value names the set of ports
+ * granted for every address under that prefix: "any port", or an id whose ports are keys
+ * (id, port) of the sbx_ports hash (user space folds the ports of shorter containing prefixes into
+ * each longer one, because an LPM lookup returns only the longest match). The port set is a hash
+ * and not an array in the value so the programs test a port with one lookup instead of a loop:
+ * the programs are verified on every run and the unrolled loop was 2/3 of their verification.
  */
 #ifndef SBX_BPF_NETFILTER_H
 #define SBX_BPF_NETFILTER_H
@@ -13,7 +16,9 @@
 #endif
 
 #define NF_MAX_RULES 1024
-#define NF_MAX_PORTS 16
+#define NF_MAX_PORTS 16       /* ports granted for one entry (user space refuses more) */
+/* sbx_ports bound (both tries full, 16 ports each); user space sizes it to the policy before load */
+#define NF_MAX_PORT_KEYS (2 * NF_MAX_RULES * NF_MAX_PORTS)
 #define NF_RINGBUF_BYTES (256 * 1024)
 
 struct nf_v4_key {
@@ -26,10 +31,16 @@ struct nf_v6_key {
 	__u8 addr[16];
 };
 
-struct nf_ports {
-	__u16 any;                 /* 1: every port */
-	__u16 n;                   /* ports used in port[] */
-	__u16 port[NF_MAX_PORTS];  /* host order */
+/* LPM-trie value */
+struct nf_net {
+	__u32 id;                  /* its ports in sbx_ports (unique over both tries, never 0) */
+	__u32 any;                 /* 1: every port */
+};
+
+/* sbx_ports key (the value is a __u8 1): port granted for the entry id */
+struct nf_port_key {
+	__u32 id;
+	__u32 port;                /* host order */
 };
 
 /* config map, index 0 */

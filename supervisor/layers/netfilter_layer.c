@@ -1,7 +1,7 @@
 /* netfilter_layer.c — the kernel network allowlist (see netfilter_layer.h for the promise).
  *
  * User-space side of bpf/netfilter.bpf.c: detection, map filling from the compiled policy,
- * attaching the four cgroup programs with bpf_links (destroyed in stop; nothing is pinned, so a
+ * attaching the six cgroup programs with bpf_links (destroyed in stop; nothing is pinned, so a
  * crashed supervisor leaves nothing behind once its fds are closed), and the ring buffer consumer.
  */
 #include "netfilter_layer.h"
@@ -180,10 +180,20 @@ static bool contains(const struct pol_net *r, const uint8_t *a, size_t alen)
 	return !memcmp(x, y, alen);
 }
 
-static int add_port(struct nf_ports *v, uint16_t port)
+/* One trie entry, computed before the programs load (its ports size the sbx_ports hash). */
+struct nf_entry {
+	int family;
+	unsigned prefix;
+	uint8_t net[16];
+	bool any;
+	unsigned n;
+	uint16_t port[NF_MAX_PORTS];
+};
+
+static int add_port(struct nf_entry *v, uint16_t port)
 {
 	if (!port) {
-		v->any = 1;
+		v->any = true;
 		return 0;
 	}
 	for (unsigned i = 0; i < v->n; i++)
@@ -195,11 +205,24 @@ static int add_port(struct nf_ports *v, uint16_t port)
 	return 0;
 }
 
-/* One map entry per distinct (family, prefix, network); its ports are those of every rule whose
- * prefix contains it (an LPM lookup returns the longest match only). */
-static int fill_maps(struct netfilter_bpf *skel, const struct pol_net *rules, size_t n, char *why,
-		     size_t whylen)
+/* is rule j < i the same entry (family, prefix, network) as rule i? Then i adds nothing. */
+static bool seen_before(const struct pol_net *rules, size_t i, const uint8_t *net, size_t alen)
 {
+	for (size_t j = 0; j < i; j++) {
+		const struct pol_net *r = &rules[j];
+		if (r->family == rules[i].family && r->prefix == rules[i].prefix && contains(r, net, alen))
+			return true;
+	}
+	return false;
+}
+
+/* One entry per distinct (family, prefix, network); its ports are those of every rule whose prefix
+ * contains it (an LPM lookup returns the longest match only). ent has room for n; *count entries
+ * and *keys port keys (the ports of the entries that do not grant every port) on return. */
+static int build_entries(const struct pol_net *rules, size_t n, struct nf_entry *ent, size_t *count,
+			 size_t *keys, char *why, size_t whylen)
+{
+	*count = *keys = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct pol_net *k = &rules[i];
 		if (k->family != AF_INET && k->family != AF_INET6)
@@ -210,35 +233,63 @@ static int fill_maps(struct netfilter_bpf *skel, const struct pol_net *rules, si
 			snprintf(why, whylen, "network rule %zu: prefix /%u too long", i, k->prefix);
 			return -1;
 		}
-		uint8_t net[16] = {0};
-		memcpy(net, k->addr, alen);
-		mask_addr(net, alen, k->prefix);
-		struct nf_ports v;
-		memset(&v, 0, sizeof v);
+		struct nf_entry *v = &ent[*count];
+		memset(v, 0, sizeof *v);
+		v->family = k->family;
+		v->prefix = k->prefix;
+		memcpy(v->net, k->addr, alen);
+		mask_addr(v->net, alen, k->prefix);
+		if (seen_before(rules, i, v->net, alen))
+			continue;
 		for (size_t j = 0; j < n; j++) {
 			const struct pol_net *r = &rules[j];
-			if (r->family != k->family || r->prefix > k->prefix || !contains(r, net, alen))
+			if (r->family != k->family || r->prefix > k->prefix || !contains(r, v->net, alen))
 				continue;
-			if (add_port(&v, r->port) < 0) {
+			if (add_port(v, r->port) < 0) {
 				snprintf(why, whylen, "more than %d ports granted for one address (%s rule %zu)",
 					 NF_MAX_PORTS, r->name ? r->name : "address", j);
 				return -1;
 			}
 		}
+		if (!v->any)
+			*keys += v->n;
+		(*count)++;
+	}
+	return 0;
+}
+
+static int map_err(int err, const char *what, char *why, size_t whylen)
+{
+	snprintf(why, whylen, "%s map update: %s%s", what, strerror(-err),
+		 err == -E2BIG || err == -ENOSPC ? " (more than NF_MAX_RULES entries)" : "");
+	return -1;
+}
+
+/* The entries into the tries ({id, any}) and their ports into sbx_ports as keys (id, port). */
+static int fill_maps(struct netfilter_bpf *skel, const struct nf_entry *ent, size_t count, char *why,
+		     size_t whylen)
+{
+	for (size_t i = 0; i < count; i++) {
+		const struct nf_entry *v = &ent[i];
+		struct nf_net val = {.id = (uint32_t)i + 1, .any = v->any};
 		int err;
-		if (k->family == AF_INET) {
-			struct nf_v4_key key = {.prefixlen = k->prefix};
-			memcpy(key.addr, net, 4);
-			err = bpf_map__update_elem(skel->maps.sbx_allow4, &key, sizeof key, &v, sizeof v, BPF_ANY);
+		if (v->family == AF_INET) {
+			struct nf_v4_key key = {.prefixlen = v->prefix};
+			memcpy(key.addr, v->net, 4);
+			err = bpf_map__update_elem(skel->maps.sbx_allow4, &key, sizeof key, &val, sizeof val, BPF_ANY);
 		} else {
-			struct nf_v6_key key = {.prefixlen = k->prefix};
-			memcpy(key.addr, net, 16);
-			err = bpf_map__update_elem(skel->maps.sbx_allow6, &key, sizeof key, &v, sizeof v, BPF_ANY);
+			struct nf_v6_key key = {.prefixlen = v->prefix};
+			memcpy(key.addr, v->net, 16);
+			err = bpf_map__update_elem(skel->maps.sbx_allow6, &key, sizeof key, &val, sizeof val, BPF_ANY);
 		}
-		if (err) {
-			snprintf(why, whylen, "allowlist map update: %s%s", strerror(-err),
-				 err == -E2BIG || err == -ENOSPC ? " (more than NF_MAX_RULES entries)" : "");
-			return -1;
+		if (err)
+			return map_err(err, "allowlist", why, whylen);
+		for (unsigned p = 0; !v->any && p < v->n; p++) {
+			struct nf_port_key pk = {.id = val.id, .port = v->port[p]};
+			uint8_t one = 1;
+			err = bpf_map__update_elem(skel->maps.sbx_ports, &pk, sizeof pk, &one, sizeof one, BPF_ANY);
+			if (err)
+				return map_err(err, "allowlist port", why, whylen);
 		}
 	}
 	struct nf_config c = {.mode = NF_MODE_LIST};
@@ -312,23 +363,38 @@ int sbx_netfilter_start_rules(const struct pol_net *rules, size_t n, enum pol_ne
 	}
 	if (mode == POL_NET_NONE)
 		n = 0; /* empty allowlist: deny every connect/sendmsg */
+	struct nf_entry *ent = NULL;
 	struct sbx_netfilter *nf = calloc(1, sizeof *nf);
 	if (!nf) {
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
+	ent = calloc(n ? n : 1, sizeof *ent);
+	if (!ent) {
+		snprintf(why, whylen, "out of memory");
+		goto fail;
+	}
+	size_t count, keys;
+	if (build_entries(rules, n, ent, &count, &keys, why, whylen) < 0)
+		goto fail;
 	nf->skel = netfilter_bpf__open();
 	if (!nf->skel) {
 		snprintf(why, whylen, "BPF open: %s", strerror(errno));
 		goto fail;
 	}
-	int err = netfilter_bpf__load(nf->skel);
+	/* a hash's bucket array is allocated and cleared at creation, sized by max_entries (the
+	 * bound, 2 x 1024 x 16 keys, took 0.5 ms): size it to this policy's port keys */
+	int err = bpf_map__set_max_entries(nf->skel->maps.sbx_ports, keys ? (uint32_t)keys : 1);
+	if (!err)
+		err = netfilter_bpf__load(nf->skel);
 	if (err) {
 		snprintf(why, whylen, "BPF load: %s", strerror(-err));
 		goto fail;
 	}
-	if (fill_maps(nf->skel, rules, n, why, whylen) < 0)
+	if (fill_maps(nf->skel, ent, count, why, whylen) < 0)
 		goto fail;
+	free(ent);
+	ent = NULL;
 	struct bpf_program *progs[6] = {nf->skel->progs.sbx_connect4, nf->skel->progs.sbx_connect6,
 					nf->skel->progs.sbx_sendmsg4, nf->skel->progs.sbx_sendmsg6,
 					nf->skel->progs.sbx_bind4, nf->skel->progs.sbx_bind6};
@@ -348,6 +414,7 @@ int sbx_netfilter_start_rules(const struct pol_net *rules, size_t n, enum pol_ne
 	*out = nf;
 	return 0;
 fail:
+	free(ent);
 	sbx_netfilter_stop(nf);
 	return -1;
 }

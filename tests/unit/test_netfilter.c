@@ -157,19 +157,22 @@ static void run_case(enum pol_net_mode mode)
 	char err[256];
 	assert_int_equal(audit_open(&a, apath, "test-netfilter", err, sizeof err), 0);
 
-	uint16_t p1, p5;
+	uint16_t p1, p5, p1b, p6;
 	int l1 = listen_on("127.0.0.1", &p1), l5 = listen_on("127.0.0.5", &p5);
-	assert_true(l1 >= 0 && l5 >= 0);
+	int l1b = listen_on("127.0.0.1", &p1b), l6 = listen_on("127.0.0.6", &p6);
+	assert_true(l1 >= 0 && l5 >= 0 && l1b >= 0 && l6 >= 0);
 	int cgfd = cgroup_create();
 	assert_true(cgfd >= 0);
 
 	/* 127.0.0.1:p1; 127.0.0.0/8 port p5 plus 127.0.0.5/32 on another port: the /8's port must be
-	 * folded into the /32 entry (LPM returns the longest match only) */
-	struct pol_net rules[3] = {rule4("127.0.0.1", 32, p1), rule4("127.0.0.0", 8, p5),
-				   rule4("127.0.0.5", 32, (uint16_t)(p5 + 1))};
+	 * folded into the /32 entry (LPM returns the longest match only); a second rule for
+	 * 127.0.0.1 (one entry, both ports); 127.0.0.6 on every port */
+	struct pol_net rules[5] = {rule4("127.0.0.1", 32, p1), rule4("127.0.0.0", 8, p5),
+				   rule4("127.0.0.5", 32, (uint16_t)(p5 + 1)), rule4("127.0.0.1", 32, p1b),
+				   rule4("127.0.0.6", 32, 0)};
 	struct sbx_netfilter *nf = NULL;
 	char why[256] = "";
-	int rc = sbx_netfilter_start_rules(rules, 3, mode, cgfd, &nf, why, sizeof why);
+	int rc = sbx_netfilter_start_rules(rules, 5, mode, cgfd, &nf, why, sizeof why);
 	if (rc)
 		fprintf(stderr, "# start: %s\n", why);
 	assert_int_equal(rc, 0);
@@ -184,6 +187,10 @@ static void run_case(enum pol_net_mode mode)
 		if (mode == POL_NET_LIST) {
 			CHECK("connect 127.0.0.1:p1 (granted)", tcp_connect(AF_INET, "127.0.0.1", p1) == 0);
 			CHECK("connect 127.0.0.5:p5 (granted by the /8)", tcp_connect(AF_INET, "127.0.0.5", p5) == 0);
+			CHECK("connect 127.0.0.1:p1b (second rule, same entry)", tcp_connect(AF_INET, "127.0.0.1", p1b) == 0);
+			CHECK("connect 127.0.0.6:p6 (every port)", tcp_connect(AF_INET, "127.0.0.6", p6) == 0);
+			CHECK("connect 127.0.0.5:p1 refused (another entry's port)",
+			      tcp_connect(AF_INET, "127.0.0.5", p1) < 0 && errno == EPERM);
 		} else {
 			CHECK("connect 127.0.0.1:p1 (no network)", tcp_connect(AF_INET, "127.0.0.1", p1) < 0 && errno == EPERM);
 		}
@@ -203,10 +210,12 @@ static void run_case(enum pol_net_mode mode)
 	rmdir(cg);
 	close(l1);
 	close(l5);
+	close(l1b);
+	close(l6);
 	audit_close(&a);
 	assert_int_equal(st, 0);
 	assert_int_equal(lost, 0);
-	assert_int_equal(n, mode == POL_NET_LIST ? 5 : 6);
+	assert_int_equal(n, 6);
 	assert_true(ku_line_has(apath, "\"event\":\"netfilter.deny\"", "\"addr\":\"127.0.0.2\"", "\"port\":9",
 				"\"proto\":\"tcp\"", "\"src\":\"kernel\"", "\"pid\":", NULL));
 	assert_true(ku_line_has(apath, "\"event\":\"netfilter.deny\"", "\"addr\":\"127.0.0.3\"", "\"proto\":\"udp\"", NULL));
@@ -244,6 +253,33 @@ static void test_stop_detaches(void **state)
 	assert_int_equal(st, 0);
 }
 
+/* 16 ports for one address load (the port hash is sized to them); a 17th, even one folded in from a
+ * containing prefix, is refused before anything loads */
+static void test_port_limit(void **state)
+{
+	(void)state;
+	struct pol_net rules[18];
+	for (int i = 0; i < 16; i++)
+		rules[i] = rule4("127.0.0.1", 32, (uint16_t)(1000 + i));
+	rules[16] = rule4("127.0.0.1", 32, 1000); /* a repeat: the same entry, no new port */
+	int cgfd = cgroup_create();
+	assert_true(cgfd >= 0);
+	struct sbx_netfilter *nf = NULL;
+	char why[256] = "";
+	int rc = sbx_netfilter_start_rules(rules, 17, POL_NET_LIST, cgfd, &nf, why, sizeof why);
+	if (rc)
+		fprintf(stderr, "# start: %s\n", why);
+	assert_int_equal(rc, 0);
+	sbx_netfilter_stop(nf);
+	close(cgfd);
+	rmdir(cg);
+	rules[17] = rule4("127.0.0.0", 8, 2000);
+	nf = (void *)1;
+	assert_int_equal(sbx_netfilter_start_rules(rules, 18, POL_NET_LIST, -1, &nf, why, sizeof why), -1);
+	assert_null(nf);
+	assert_non_null(strstr(why, "more than 16 ports granted for one address"));
+}
+
 /* a failed assertion skips a test's own cleanup: remove our cgroup (empty by then: the child exited) */
 static int cleanup(void **state)
 {
@@ -268,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_allowlist),
 		cmocka_unit_test(test_no_network),
 		cmocka_unit_test(test_stop_detaches),
+		cmocka_unit_test(test_port_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, cleanup);
 }

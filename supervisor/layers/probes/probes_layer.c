@@ -867,7 +867,8 @@ static void pr_stop(void *st)
 const struct layer_ops layer_probes = {
 	.id = SBX_L_PROBES,
 	.name = "probes",
-	.lost = "syscalls that bypass the preload are not observed: bypasses and breaches go unreported",
+	.lost = "syscalls that bypass the preload are not observed by BPF: bypasses are reported only by "
+		"seccomp (notify) or the report-only sensor, which see the attempt, not its result",
 	.needs_cgroup = true,
 	.probe = pr_probe,
 	.start = pr_start,
