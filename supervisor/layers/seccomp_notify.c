@@ -250,6 +250,38 @@ static bool is_loopback(int family, const uint8_t *a)
 	return !memcmp(a, v6lo, 16);
 }
 
+/* Is the abstract name (`name`, `n` bytes after the leading NUL) bound in the network namespace of
+ * task `pid`? /proc/<pid>/net/unix lists that namespace's sockets, an abstract one as "@" and its
+ * name with each NUL shown as "@". Unreadable: false (the caller reports, as before). */
+static bool abstract_bound_in(pid_t pid, const char *name, size_t n)
+{
+	char p[64], want[110];
+	if (n + 2 > sizeof want)
+		return false;
+	want[0] = '@';
+	for (size_t i = 0; i < n; i++)
+		want[i + 1] = name[i] ? name[i] : '@';
+	want[n + 1] = 0;
+	snprintf(p, sizeof p, "/proc/%d/net/unix", (int)pid);
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return false;
+	char *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+	while (!found && getline(&line, &cap, f) > 0) {
+		int at = -1;
+		if (sscanf(line, "%*s %*s %*s %*s %*s %*s %*s %n", &at) < 0 || at <= 0)
+			continue;
+		char *path = line + at;
+		path[strcspn(path, "\n")] = 0;
+		found = strcmp(path, want) == 0;
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
 static int decide_unix(const struct sbx_sn_ctx *c, pid_t pid, bool bind, const struct sockaddr_un *sun,
 		       size_t len, struct sbx_sn_report *rep)
 {
@@ -262,6 +294,11 @@ static int decide_unix(const struct sbx_sn_ctx *c, pid_t pid, bool bind, const s
 		size_t n = len - off - 1;
 		if (n > sizeof sun->sun_path - 1)
 			n = sizeof sun->sun_path - 1;
+		/* with a network namespace of its own, a name the run itself has bound is the run's own
+		 * (the preload allows it: pol_abstract_inside); only a name nobody in the run holds is an
+		 * attempt to reach outside */
+		if (pol_abstract_inside(c->pol) && abstract_bound_in(pid, sun->sun_path + 1, n))
+			return 0;
 		rep->path[0] = '@';
 		for (size_t i = 0; i < n && i + 2 < sizeof rep->path; i++)
 			rep->path[i + 1] = sun->sun_path[i + 1] >= 0x20 && sun->sun_path[i + 1] < 0x7f ? sun->sun_path[i + 1] : '?';
