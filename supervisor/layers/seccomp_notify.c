@@ -91,14 +91,19 @@ static int target_abs(pid_t pid, int dirfd, const char *req, char *out, size_t o
 	return pol_normalize(base, req, out, outlen);
 }
 
-/* The object the kernel would reach for the absolute `abs` in the target's root: its path, as
- * readlink of an O_PATH fd gives it. nofollow: do not follow a final symlink (bind). Returns 0,
- * or -1 with errno (ENOENT: nothing there). */
-static int target_resolve(pid_t pid, const char *abs, bool nofollow, char *out, size_t outlen)
+/* The target's root directory (/proc/<pid>/root) as an O_PATH fd, or -1 with errno. */
+static int target_root(pid_t pid)
 {
 	char p[64];
 	snprintf(p, sizeof p, "/proc/%d/root", (int)pid);
-	int rfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* `abs` opened O_PATH in the target's root as the kernel resolves it there (symlinks followed in
+ * that root, no magic links; nofollow: not a final symlink). An fd, or -1 with errno. */
+static int target_open(pid_t pid, const char *abs, bool nofollow)
+{
+	int rfd = target_root(pid);
 	if (rfd < 0)
 		return -1;
 	struct open_how how = {.flags = O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0),
@@ -106,10 +111,19 @@ static int target_resolve(pid_t pid, const char *abs, bool nofollow, char *out, 
 	int fd = (int)syscall(SYS_openat2, rfd, abs, &how, sizeof how);
 	int e = errno;
 	close(rfd);
-	if (fd < 0) {
-		errno = e;
+	errno = e;
+	return fd;
+}
+
+/* The object the kernel would reach for the absolute `abs` in the target's root: its path, as
+ * readlink of an O_PATH fd gives it. nofollow: do not follow a final symlink (bind). Returns 0,
+ * or -1 with errno (ENOENT: nothing there). */
+static int target_resolve(pid_t pid, const char *abs, bool nofollow, char *out, size_t outlen)
+{
+	int fd = target_open(pid, abs, nofollow);
+	if (fd < 0)
 		return -1;
-	}
+	char p[64];
 	snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
 	ssize_t n = readlink(p, out, outlen - 1);
 	close(fd);
@@ -459,9 +473,7 @@ static int proc_magic_rewrite(pid_t pid, char *path, size_t len, bool *fd_obj)
  * the final component is not followed. 0 (out), -1 (a loop, too long, /proc unreadable). */
 static int target_resolve_links(pid_t pid, const char *abs, bool nofollow, char *out, size_t outlen)
 {
-	char p[64];
-	snprintf(p, sizeof p, "/proc/%d/root", (int)pid);
-	int rfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int rfd = target_root(pid);
 	if (rfd < 0)
 		return -1;
 	char cur[4096] = "", rest[8192], comp[4096], link[4096], tmp[8192];
@@ -529,15 +541,7 @@ static int target_resolve_links(pid_t pid, const char *abs, bool nofollow, char 
 /* Whether the final component of `abs` is a symlink in the target's root. */
 static bool target_is_link(pid_t pid, const char *abs)
 {
-	char p[64];
-	snprintf(p, sizeof p, "/proc/%d/root", (int)pid);
-	int rfd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (rfd < 0)
-		return false;
-	struct open_how how = {.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
-	int fd = (int)syscall(SYS_openat2, rfd, abs, &how, sizeof how);
-	close(rfd);
+	int fd = target_open(pid, abs, true);
 	struct stat st;
 	bool link = fd >= 0 && fstat(fd, &st) == 0 && S_ISLNK(st.st_mode);
 	if (fd >= 0)
