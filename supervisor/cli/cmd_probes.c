@@ -17,6 +17,7 @@
 #include "cmd.h"
 #include "probes_bpf.h"
 #include "bpf/probes.h"
+#include "pidname.h"
 
 static void usage(FILE *f)
 {
@@ -36,7 +37,7 @@ static void usage_counts(const struct pr_loaded *L, unsigned *live, unsigned *tr
 	bool have = false;
 	while (bpf_map_get_next_key(L->m.owners, have ? &k : NULL, &next) == 0) {
 		if (bpf_map_lookup_elem(L->m.owners, &next, &owner) == 0 &&
-		    (kill((pid_t)owner, 0) == 0 || errno != ESRCH))
+		    !sbx_pid_gone(owner))
 			(*live)++;
 		k = next;
 		have = true;

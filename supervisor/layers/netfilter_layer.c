@@ -6,6 +6,7 @@
  */
 #include "netfilter_layer.h"
 #include "layer.h"
+#include "pidname.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -14,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
-#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -123,15 +123,10 @@ static void sweep_stale_probes(const char *base)
 		return;
 	struct dirent *e;
 	while ((e = readdir(d))) {
-		char *end;
-		if (strncmp(e->d_name, "sbxsup-probe-", 13))
-			continue;
-		long pid = strtol(e->d_name + 13, &end, 10);
-		if (*end || pid <= 0 || pid > 0x3fffffff)
-			continue;
-		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		(void)unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+		const char *rest;
+		long pid = sbx_name_pid(e->d_name, "sbxsup-probe-", &rest);
+		if (pid && !*rest && sbx_pid_gone(pid))
+			(void)unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
 	}
 	closedir(d);
 }

@@ -20,6 +20,7 @@
 #include "run_int.h"
 #include "bwrap_etc.h"
 #include "bwrap_layer.h"
+#include "pidname.h"
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -45,18 +46,16 @@ static void sweep_stale_tmp(void)
 		return;
 	struct dirent *e;
 	while ((e = readdir(d))) {
-		char *end;
-		if (strncmp(e->d_name, "sbxsup-", 7))
-			continue;
-		long pid = strtol(e->d_name + 7, &end, 10);
-		if (end == e->d_name + 7 || *end != '-' || strlen(end + 1) != 6 || pid <= 0)
+		const char *end;
+		long pid = sbx_name_pid(e->d_name, "sbxsup-", &end);
+		if (!pid || *end != '-' || strlen(end + 1) != 6)
 			continue;
 		char path[300];
 		struct stat st;
 		snprintf(path, sizeof path, "/tmp/%s", e->d_name);
 		if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || sd_mount_point(path))
 			continue;
-		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+		if (sbx_pid_gone(pid))
 			remove_tree(path);
 	}
 	closedir(d);

@@ -33,6 +33,7 @@
 #include "probes_decode.h"
 #include "probes_kdec.h"
 #include "probes_share.h"
+#include "pidname.h"
 
 /* One drain call handles at most this many records: more than the ring buffer can hold (records are
  * at least offsetof(path) bytes), so a single call after the run's processes are gone empties it,
@@ -247,7 +248,7 @@ static int claim_slot(struct sbx_probes *pr, char *why, size_t whylen)
 			if (pass == 1) {
 				uint32_t owner;
 				if (bpf_map_lookup_elem(pr->L.m.owners, &s, &owner) == 0 && owner != me &&
-				    kill((pid_t)owner, 0) != 0 && errno == ESRCH)
+				    sbx_pid_gone(owner))
 					bpf_map_delete_elem(pr->L.m.owners, &s); /* dead owner: reclaim */
 			}
 		}
