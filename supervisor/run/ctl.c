@@ -1,5 +1,6 @@
 /* ctl.c — see ctl.h. */
 #include "ctl.h"
+#include "fdpass.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -151,30 +152,8 @@ int ctl_wait_go_call(int fd, char ***argv, int stdio[3])
 	char *buf = malloc(CTL_CALL_MAX + 1);
 	if (!buf)
 		return -1;
-	struct iovec iov = {buf, CTL_CALL_MAX + 1};
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int) * 4)];
-	} c;
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b, .msg_controllen = sizeof c.b};
-	ssize_t n;
-	do
-		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	int got = 0;
-	for (struct cmsghdr *cm = n >= 0 ? CMSG_FIRSTHDR(&mh) : NULL; cm; cm = CMSG_NXTHDR(&mh, cm)) {
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < k; i++) {
-			int f;
-			memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof f);
-			if (got < 3)
-				stdio[got++] = f;
-			else
-				close(f);
-		}
-	}
+	int got = 0, mflags = 0;
+	ssize_t n = sbx_recv_fds(fd, buf, CTL_CALL_MAX + 1, stdio, 3, &got, &mflags);
 	if (n == 2 && !memcmp(buf, "go", 2) && !got) {
 		free(buf);
 		return 0;
@@ -182,7 +161,7 @@ int ctl_wait_go_call(int fd, char ***argv, int stdio[3])
 	/* a call: "go\n", at least one string, every one NUL-terminated, three descriptors */
 	size_t nargs = 0;
 	bool ok = n > 3 && n <= CTL_CALL_MAX && !memcmp(buf, "go\n", 3) && buf[n - 1] == 0 && got == 3 &&
-		  !(mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC));
+		  !(mflags & (MSG_TRUNC | MSG_CTRUNC));
 	for (ssize_t i = 3; ok && i < n; i++)
 		nargs += buf[i] == 0;
 	char **v = ok ? malloc((nargs + 1) * sizeof *v + (size_t)n) : NULL;

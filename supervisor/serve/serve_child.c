@@ -14,6 +14,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "msg.h"
 #include "result.h"
 #include "serve_proto.h"
@@ -43,32 +44,11 @@ void serve_refuse(int conn, const char *code, const char *msg)
 /* Receive the request and its descriptors (CLOEXEC). Returns the length, -1 with why. */
 long serve_recv_req(int conn, char *buf, size_t cap, int *fds, unsigned *nfds, char *why, size_t whylen)
 {
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int) * (SBX_SERVE_MAX_FDS + 1))];
-	} cm;
-	struct iovec iov = {.iov_base = buf, .iov_len = cap};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b, .msg_controllen = sizeof cm.b};
 	struct timeval tv = {.tv_sec = SERVE_REQ_TIMEOUT_S};
 	(void)setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-	ssize_t n;
-	do
-		n = recvmsg(conn, &mh, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	*nfds = 0;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); n >= 0 && c; c = CMSG_NXTHDR(&mh, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < k; i++) {
-			int fd;
-			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
-			if (*nfds < SBX_SERVE_MAX_FDS + 1)
-				fds[(*nfds)++] = fd;
-			else
-				close(fd);
-		}
-	}
+	int got = 0, mflags = 0;
+	ssize_t n = sbx_recv_fds(conn, buf, cap, fds, (int)SBX_SERVE_MAX_FDS + 1, &got, &mflags);
+	*nfds = (unsigned)got;
 	if (n < 0) {
 		snprintf(why, whylen, "no request within %d s: %s", SERVE_REQ_TIMEOUT_S, strerror(errno));
 		return -1;
@@ -77,7 +57,7 @@ long serve_recv_req(int conn, char *buf, size_t cap, int *fds, unsigned *nfds, c
 		snprintf(why, whylen, "the client closed without a request");
 		return -1;
 	}
-	if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+	if (mflags & (MSG_TRUNC | MSG_CTRUNC)) {
 		snprintf(why, whylen, "request or its descriptors truncated (more than %u bytes / %u fds)",
 			 SBX_SERVE_REQ_MAX, SBX_SERVE_MAX_FDS);
 		return -1;

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "ctl.h"
 #include "msg.h"
 #include "result.h"
@@ -103,23 +104,15 @@ static int next_call(struct warm *w, const int *extra, int nextra)
 		if (!p[0].revents)
 			continue;
 		char b;
-		union {
-			struct cmsghdr h;
-			char c[CMSG_SPACE(sizeof(int))];
-		} cm;
-		struct iovec iov = {&b, 1};
-		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.c, .msg_controllen = sizeof cm.c};
-		ssize_t n = recvmsg(w->ch, &mh, MSG_CMSG_CLOEXEC);
-		if (n < 0 && errno == EINTR)
-			continue;
-		int conn = -1;
-		struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
-		if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(&conn, CMSG_DATA(c), sizeof conn);
+		int conn = -1, got = 0, mflags = 0;
+		ssize_t n = sbx_recv_fds(w->ch, &b, 1, &conn, 1, &got, &mflags);
 		if (n <= 0)
 			return -1;
-		if (conn < 0)
+		if (got != 1 || (mflags & MSG_CTRUNC)) { /* exactly one connection, or none taken */
+			if (got)
+				close(conn);
 			continue;
+		}
 		if (serve_call_recv(w->c, conn) < 0) {
 			serve_tell(w->ch, 'F');
 			close(conn);

@@ -1,0 +1,23 @@
+/* fdpass.h — receive one message and the descriptors passed with it (SCM_RIGHTS).
+ *
+ * Promise: one recvmsg (retried on EINTR) with MSG_CMSG_CLOEXEC, so every received descriptor is
+ * close-on-exec. The first `maxfds` descriptors (at most SBX_FDPASS_MAX) are the caller's, in the
+ * order they arrived; any beyond are closed here and the message counts as truncated (MSG_CTRUNC
+ * in *mflags), so a caller that refuses truncated messages refuses one with too many descriptors. Control messages other than SCM_RIGHTS are
+ * ignored. The caller owns buf, fds and every descriptor handed back; nothing is kept.
+ */
+#ifndef SBX_FDPASS_H
+#define SBX_FDPASS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define SBX_FDPASS_MAX 16
+
+/* Receive into buf (cap bytes) from `sock`. *nfds gets the number of descriptors kept in fds;
+ * *mflags (may be NULL) the message flags (MSG_TRUNC, MSG_CTRUNC: a longer message, more
+ * descriptors than SBX_FDPASS_MAX — the kernel dropped those). Returns recvmsg's result: the
+ * byte count (0 at end of stream), or -1 with errno and no descriptor kept. */
+ssize_t sbx_recv_fds(int sock, void *buf, size_t cap, int *fds, int maxfds, int *nfds, int *mflags);
+
+#endif
