@@ -84,6 +84,10 @@ static int serve_run_one(int argc, char **argv, int record_fd, void *arg)
 		sbx_msg("%s", err);
 		pr = -1;
 	}
+	if (cfd >= 0) { /* refused by the run, as its own --result would be, where the executor could write it */
+		o.result_extra = client_result;
+		o.result_extra_fd = cfd;
+	}
 	int code = run_parsed(&o, pr); /* exactly what `sbxsup run` does with these options */
 	if (cfd >= 0) { /* the client's --result gets the same record as the reply */
 		char buf[65536];
