@@ -41,13 +41,16 @@ static const char usage[] =
 	"is prepared for the same command, options, directory and environment; a call that\n"
 	"matches starts in it, any other starts cold.\n"
 	"  --socket PATH   the socket (created 0600; its directory must be yours or root's and not\n"
-	"                  writable by group or others; a stale socket of yours is replaced)\n"
+	"                  writable by group or others; never inside a grant of the server's own\n"
+	"                  manifest, e.g. its workspace; a stale socket of yours is replaced)\n"
 	"  --quiet         no start/stop lines on stderr\n"
 	"  --no-warm       no pre-created sandbox: every call starts its sandbox when it arrives\n"
 	"  RUN OPTIONS     defaults for every call, as `sbxsup run` takes them (-m, -w, -a, --layers,\n"
 	"                  --require, --timeout, --audit-budget, --tag); a call's own options win,\n"
 	"                  except --require: the union of both\n"
-	"Only processes of the server's own uid may call (SO_PEERCRED). Every call is a fresh run:\n"
+	"Only processes of the server's own uid may call (SO_PEERCRED), never a process of a run\n"
+	"(its cgroup, its user namespace); a call never lowers the server's layers (SBXSUP_SANDBOX=0,\n"
+	"--layers without one of the server's, --sensor off are refused). Every call is a fresh run:\n"
 	"its own sandbox (never one that ran another call), audit run and result record. SIGTERM/SIGINT end the live runs (as SIGTERM\n"
 	"ends a direct run) and stop the server (exit 0).\n";
 
