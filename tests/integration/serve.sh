@@ -258,21 +258,28 @@ if [ -z "$why" ]; then t_pass serve_result_in_workspace_refused; else t_fail ser
 if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null; then
 	U=sbxu_serve
 	if useradd -m "$U" 2>/dev/null; then
-		t_on_exit "pkill -KILL -u $U 2>/dev/null; userdel -r $U 2>/dev/null"
+		t_on_exit "userdel -r $U 2>/dev/null"
 		out=$(cd / && runuser -u "$U" -- env SBXSUP="$SBXSUP" PATH="$PATH" HOME="/home/$U" bash -c '
 			cd && mkdir -p ws srv && mkdir -m 700 ws/sock hm && echo "USER-SECRET-$$" > sec && chmod 600 sec
 			(cd srv && exec "$SBXSUP" serve --socket "$HOME/ws/sock/s" > ../serve.log 2>&1) & sp=$!
 			for i in $(seq 1 100); do [ -S ws/sock/s ] && break; sleep 0.05; done
 			cd ws && timeout 60 "$SBXSUP" run -- sh -c "SBXSUP_SANDBOX=0 /run/sbxsup/sbxsup run --server ./sock/s -w $HOME/ws -- sh -c \"cat $HOME/sec; touch $HOME/hm/ran\"" 2>&1
+			SBXSUP_SANDBOX=0 "$SBXSUP" run --server ./sock/s -- sh -c "touch $HOME/hm/lowered" >/dev/null 2>&1; echo "LOWER-RC: $?"
+			timeout 10 "$SBXSUP" serve --socket "$HOME/ws/s2" >/dev/null 2>&1; echo "SOCK-RC: $? $([ -e s2 ] && echo bound)"
 			kill -TERM $sp; wait $sp
-			echo "LOG: $(cat ../serve.log)"; [ -e "$HOME/hm/ran" ] && echo CALL-RAN; echo "SECRET-IS: USER-SECRET-$$"' 2>&1)
+			echo "LOG: $(cat ../serve.log)"; [ -e "$HOME/hm/ran" ] && echo CALL-RAN; [ -e "$HOME/hm/lowered" ] && echo LOWERED-RAN
+			echo "SECRET-IS: USER-SECRET-$$"' 2>&1)
 		sec=$(sed -n 's/^SECRET-IS: //p' <<<"$out")
 		why=
 		[ -n "$sec" ] && [ "$(grep -c "$sec" <<<"$out")" = 1 ] || why="$why the secret was printed;"
 		grep -q CALL-RAN <<<"$out" && why="$why the server ran the call;"
 		grep -q 'refused a connection: pid [0-9]* is \(in another user namespace\|a process of a run\)' <<<"$out" || why="$why no refusal in the server's log;"
 		if [ -z "$why" ]; then t_pass unpriv_serve_refuses_run_peer; else t_fail unpriv_serve_refuses_run_peer "$why out=$out"; fi
-		pkill -KILL -u "$U" 2>/dev/null; userdel -r "$U" 2>/dev/null
+		if grep -q '^LOWER-RC: 125$' <<<"$out" && ! grep -q LOWERED-RAN <<<"$out"; then t_pass unpriv_serve_call_never_lowers_layers
+		else t_fail unpriv_serve_call_never_lowers_layers "$out"; fi
+		if grep -q '^SOCK-RC: 125 $' <<<"$out"; then t_pass unpriv_serve_refuses_socket_in_grant
+		else t_fail unpriv_serve_refuses_socket_in_grant "$out"; fi
+		userdel -r "$U" 2>/dev/null
 	else t_skip unpriv_serve_refuses_run_peer "cannot create user $U"; fi
 fi
 
