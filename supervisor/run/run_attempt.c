@@ -243,6 +243,7 @@ static void on_ready(struct run *r)
 	t->ready = true;
 	t->stage_pid = pid > 0 ? pid : t->child;
 	/* the layers confirm themselves from the stage's status; seccomp takes its listener */
+	bool preload = sbx_layer_on(&r->L, layer_preload.id);
 	layers_on_ready(&r->lc, &r->lrt, st, ctl_status_get, t->stage_pid, lfd);
 	char cmdst[32];
 	if (ctl_status_get(st, "command", cmdst, sizeof cmdst) == 0)
@@ -257,7 +258,7 @@ static void on_ready(struct run *r)
 			(void)!write(sbx_msg_fd(), t->wrap_err, t->wrap_err_len);
 		t->wrap_err_len = 0;
 	}
-	if (run_require_missing(r)) {
+	if (run_preload_refused(r, preload) || run_require_missing(r)) {
 		t->refused = true;
 		life_kill_now(t->child, &r->cg);
 		return;
@@ -446,7 +447,10 @@ static pid_t direct_spawn(struct run *r, struct strv *env)
 	p->fixed = (struct sd_fixed){.on = r->lc.fixed_channel && p->mnt, .blob = r->plan.blob,
 				     .bloblen = r->plan.bloblen, .report_sock = r->plan.repsock,
 				     .preload_lib = r->d.preload};
+	sd_fixed_open_lib(&p->fixed); /* the library, reachable whatever its directories' modes */
 	pid_t pid = sd_spawn(p, &r->cg);
+	if (pid != 0)
+		sd_fixed_close_lib(&p->fixed);
 	if (pid == 0 && sd_filter_path(p, env) < 0) /* the stage's PATH, in the child */
 		_exit(SBX_EXIT_INTERNAL);
 	return pid;
