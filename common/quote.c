@@ -25,10 +25,14 @@ static bool hidden_cp(unsigned cp)
 
 /* The escaped form of the unit at s[0..n): written to out (room >= 8), its length returned;
  * *used = input bytes consumed. */
-static size_t unit(const unsigned char *s, size_t n, char *out, size_t *used)
+static size_t unit(const unsigned char *s, size_t n, char *out, size_t *used, bool json)
 {
 	unsigned char c = s[0];
 	*used = 1;
+	if ((c == '"' || c == '\\') && json) { /* a JSON text: its quotes and backslashes are its own */
+		out[0] = (char)c;
+		return 1;
+	}
 	if (c == '"' || c == '\\')
 		return (size_t)snprintf(out, 8, "\\%c", c);
 	if (c < 0x20 || c == 0x7f) {
@@ -56,7 +60,7 @@ static size_t unit(const unsigned char *s, size_t n, char *out, size_t *used)
 
 /* Escape s into out (cap bytes incl. NUL, or compute only when out is NULL); quotes when q. Stops
  * before a unit that would not fit with `reserve` bytes left. Returns the length written. */
-static size_t render(const char *str, bool q, char *out, size_t cap, size_t reserve, bool *cut)
+static size_t render(const char *str, bool q, bool json, char *out, size_t cap, size_t reserve, bool *cut)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t n = strlen(str), i = 0, o = 0;
@@ -68,7 +72,7 @@ static size_t render(const char *str, bool q, char *out, size_t cap, size_t rese
 		o++;
 	}
 	while (i < n) {
-		size_t used, k = unit(s + i, n - i, u, &used);
+		size_t used, k = unit(s + i, n - i, u, &used, json);
 		if (out && o + k + reserve >= cap) {
 			*cut = true;
 			break;
@@ -88,26 +92,31 @@ static size_t render(const char *str, bool q, char *out, size_t cap, size_t rese
 	return o;
 }
 
-static char *dup_render(const char *s, bool q)
+static char *dup_render(const char *s, bool q, bool json)
 {
 	bool cut;
 	if (!s)
 		s = "(null)";
-	size_t len = render(s, q, NULL, 0, 0, &cut);
+	size_t len = render(s, q, json, NULL, 0, 0, &cut);
 	char *out = malloc(len + 1);
 	if (out)
-		render(s, q, out, len + 1, 0, &cut);
+		render(s, q, json, out, len + 1, 0, &cut);
 	return out;
 }
 
 char *sbx_quote(const char *s)
 {
-	return dup_render(s, true);
+	return dup_render(s, true, false);
 }
 
 char *sbx_escape(const char *s)
 {
-	return dup_render(s, false);
+	return dup_render(s, false, false);
+}
+
+char *sbx_escape_json(const char *s)
+{
+	return dup_render(s, false, true);
 }
 
 const char *sbx_q(const char *s, char *buf, size_t len)
@@ -115,7 +124,7 @@ const char *sbx_q(const char *s, char *buf, size_t len)
 	bool cut;
 	if (!buf || len < 8)
 		return buf && len ? (buf[0] = 0, buf) : "";
-	size_t o = render(s ? s : "(null)", true, buf, len, 4, &cut);
+	size_t o = render(s ? s : "(null)", true, false, buf, len, 4, &cut);
 	if (cut && o + 4 <= len)
 		memcpy(buf + o, "...", 4);
 	return buf;
@@ -132,7 +141,7 @@ void sbx_escape_fit(char *s, size_t cap)
 	} else {
 		char *tmp = malloc(cap);
 		if (tmp) {
-			render(s, false, tmp, cap, 0, &cut);
+			render(s, false, false, tmp, cap, 0, &cut);
 			memcpy(s, tmp, strlen(tmp) + 1);
 		} else {
 			for (char *p = s; *p; p++)   /* out of memory: at least nothing a terminal acts on */

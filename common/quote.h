@@ -24,6 +24,9 @@
 
 char *sbx_quote(const char *s);
 char *sbx_escape(const char *s);
+/* A JSON text (cJSON's output) for a terminal: the same escapes, except that its quotes and
+ * backslashes are left as they are (they are JSON's). */
+char *sbx_escape_json(const char *s);
 /* Quoted into buf (len > 8); when it does not fit, cut at an escape boundary and closed as
  * "...". NULL s is shown as (null). Returns buf. */
 const char *sbx_q(const char *s, char *buf, size_t len);

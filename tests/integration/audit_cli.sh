@@ -302,7 +302,7 @@ done
 # tail: plain on a pipe (no escape byte at all, even from the hostile comm), colours only when asked
 out=$("$S" audit tail -n all "$CLEAN")
 col=$("$S" audit tail -n all --color always "$CLEAN")
-if [ "$(wc -l <<<"$out")" = 22 ] && ! grep -q $'\x1b' <<<"$out" && grep -q 'sh?\[31m' <<<"$out" \
+if [ "$(wc -l <<<"$out")" = 22 ] && ! grep -q $'\x1b' <<<"$out" && grep -q 'sh\\033\[31m' <<<"$out" \
    && grep -q $'^\x1b\[1;31m.*critical .*evil-tool.*/etc/shadow' <<<"$col" \
    && [ "$(grep -c $'\x1b\[' <<<"$col")" = "$(grep -c ' \(critical\|high\|medium\|low\|info\) ' <<<"$out")" ] \
    && [ "$("$S" audit tail "$CLEAN" | wc -l)" = 10 ] && [ "$("$S" audit tail -n 3 "$CLEAN" | tail -n 1 | awk '{print $5}')" = run.end ]; then
