@@ -357,6 +357,9 @@ static int pb_grants(struct pb *b, const struct pol_build_opts *o)
 			char text[PB_PATH_MAX + 128];
 			snprintf(text, sizeof text, "%s: %s", h->jpath ? h->jpath : "hint",
 				 h->glob ? h->glob : (h->abs ? h->abs : ""));
+			char nw[256];
+			if (s == 0 && sys_write_conflicts(h->abs, m->workspace, nw, sizeof nw))
+				return pb_fail(b, "%s: fs:write would include %s, never writable", text, nw);
 			unsigned da = sets[s].access | (b->code_exec ? POL_EXEC : 0);
 			if (pb_rule(b, POL_R_GRANT, sets[s].access, da, h->abs, text, NULL) < 0)
 				return -1;
