@@ -130,16 +130,17 @@ const char *sbx_q(const char *s, char *buf, size_t len)
 	return buf;
 }
 
-void sbx_escape_fit(char *s, size_t cap)
+bool sbx_escape_fit(char *s, size_t cap)
 {
-	bool cut;
+	bool cut = false;
 	if (!s || !cap)
-		return;
+		return false;
 	char *e = sbx_escape(s);
 	if (e && strlen(e) < cap) {
 		memcpy(s, e, strlen(e) + 1);
 	} else {
 		char *tmp = malloc(cap);
+		cut = true;
 		if (tmp) {
 			render(s, false, false, tmp, cap, 0, &cut);
 			memcpy(s, tmp, strlen(tmp) + 1);
@@ -151,4 +152,5 @@ void sbx_escape_fit(char *s, size_t cap)
 		free(tmp);
 	}
 	free(e);
+	return cut;
 }

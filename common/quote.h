@@ -17,6 +17,7 @@
 #ifndef SBX_QUOTE_H
 #define SBX_QUOTE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Room for any path up to PATH_MAX, each byte escaped, plus the quotes. */
@@ -30,7 +31,8 @@ char *sbx_escape_json(const char *s);
 /* Quoted into buf (len > 8); when it does not fit, cut at an escape boundary and closed as
  * "...". NULL s is shown as (null). Returns buf. */
 const char *sbx_q(const char *s, char *buf, size_t len);
-/* The same escapes, in place, into a fixed buffer of `cap` bytes (cut at an escape boundary). */
-void sbx_escape_fit(char *s, size_t cap);
+/* The same escapes, in place, into a fixed buffer of `cap` bytes (cut at an escape boundary).
+ * Returns true when it was cut. */
+bool sbx_escape_fit(char *s, size_t cap);
 
 #endif
