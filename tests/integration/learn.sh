@@ -19,7 +19,7 @@ for l in open(sys.argv[1]):
 print(n)
 PY
 )
-if [ $rc -eq 0 ] && "$SBXSUP" validate -m "$T_TMP/learned.json" >/dev/null 2>&1 && grep -q '"todo.txt"\|todo.txt' <<<"$res" && [ "$bad" = 0 ]; then
+if [ $rc -eq 0 ] && (cd "$WS" && "$SBXSUP" validate -m "$T_TMP/learned.json") >/dev/null 2>&1 && grep -q '"todo.txt"\|todo.txt' <<<"$res" && [ "$bad" = 0 ]; then
 	t_pass learn_demo_executor_runs_clean
 else t_fail learn_demo_executor_runs_clean "rc=$rc bad=$bad out=$out res=$res"; fi
 
@@ -70,7 +70,7 @@ TOOL2="cat '$O2/*' '$O2/a?b' '$O2/[x]' '$O2/x\\y' \"\$(printf '$O2/e\\033[2Jx')\
 	echo p > '/**/x'; echo p > /usr/local/bin/sbxsup-learn-$$; echo p > /etc/cron.d/sbxsup-learn-$$
 	echo p > /var/lib/sbxsup-learn-$$; echo p > /sbxsup-learn-$$; echo p > '$O2/w/new*'; true"
 out=$(cd "$WS" && "$SBXSUP" learn -m "$T_TMP/base.json" -o "$T_TMP/l4.json" -- sh -c "$TOOL2" 2>&1); rc=$?
-if [ $rc -eq 0 ] && "$SBXSUP" validate -m "$T_TMP/l4.json" >/dev/null 2>&1 && python3 - "$T_TMP/l4.json" "$O2" <<'PY'
+if [ $rc -eq 0 ] && (cd "$WS" && "$SBXSUP" validate -m "$T_TMP/l4.json") >/dev/null 2>&1 && python3 - "$T_TMP/l4.json" "$O2" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1])); o = sys.argv[2]
 hints = {}
@@ -97,9 +97,23 @@ then
 	else t_fail learn_hostile_names_literal "$(cat -v <<<"$out")"; fi
 else t_fail learn_hostile_names_literal "rc=$rc $(cat -v <<<"$out") manifest=$(cat "$T_TMP/l4.json" 2>/dev/null)"; fi
 # ... and explain agrees: the escaped grant covers that one file, not its neighbours
-e1=$("$SBXSUP" explain -m "$T_TMP/l4.json" --path "$O2/*" --path "$O2/other" 2>&1)
-e2=$("$SBXSUP" explain -m "$T_TMP/l4.json" --write --path /usr/local/bin/x --path /etc/cron.d/x 2>&1)
+e1=$("$SBXSUP" explain -w "$WS" -m "$T_TMP/l4.json" --path "$O2/*" --path "$O2/other" 2>&1)
+e2=$("$SBXSUP" explain -w "$WS" -m "$T_TMP/l4.json" --write --path /usr/local/bin/x --path /etc/cron.d/x 2>&1)
 if grep -qF "$O2/*: read ALLOWED by capabilities[" <<<"$e1" && grep -qF "$O2/other: read DENIED" <<<"$e1" &&
    [ "$(grep -c 'write DENIED' <<<"$e2")" = 2 ] && [ "$(grep -c 'is never writable: no manifest can grant it' <<<"$e2")" = 2 ]; then
 	t_pass learn_hostile_names_explain_agrees
 else t_fail learn_hostile_names_explain_agrees "$e1 $e2"; fi
+
+# As an unprivileged user: this script again.
+if [ "$(id -u)" = 0 ] && [ -z "${SBX_LEARN_INNER:-}" ]; then
+	U=sbxu_learn
+	if command -v useradd >/dev/null && useradd -m "$U" 2>/dev/null; then
+		t_on_exit "userdel -r $U 2>/dev/null"
+		chmod 755 "$T_TMP"
+		out=$(cd / && runuser -u "$U" -- env SBX_LEARN_INNER=1 SBXSUP="$SBXSUP" SBX_ROOT="$SBX_ROOT" SBX_PROGS="$SBX_PROGS" \
+			SBXSUP_PRELOAD_LIB="${SBXSUP_PRELOAD_LIB:-}" HOME="/home/$U" PATH="$PATH" bash "$SBX_ROOT/tests/integration/learn.sh" 2>&1)
+		while IFS= read -r l; do
+			case $l in PASS:*|FAIL:*|SKIP:*) echo "${l%%: *}: unpriv_${l#*: }";; esac
+		done <<<"$out"
+	else t_skip learn_unprivileged "cannot create user $U"; fi
+fi
