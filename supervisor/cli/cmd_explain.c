@@ -352,6 +352,7 @@ int cmd_explain(int argc, char **argv)
 	const struct policy *p = NULL;
 	int ret = SBX_EXIT_INTERNAL;
 	if (pol_build(m, &bo, &blob, &len, err, sizeof err) < 0) {
+		sbx_escape_fit(err, sizeof err); /* it may quote a glob: someone's names */
 		sbx_msg("explain: %s: cannot compile the policy: %s", shown, err);
 		goto out;
 	}

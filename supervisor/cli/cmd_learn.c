@@ -319,6 +319,7 @@ int cmd_learn(int argc, char **argv)
 			break;   /* the round asked for nothing it had not asked before */
 	}
 	if (learn_check(&l, cand, &ctx, err, sizeof err) < 0) {
+		sbx_escape_fit(err, sizeof err); /* it may quote a glob: the executor's names */
 		sbx_msg("learn: %s (nothing written)", err);
 		goto out;
 	}
