@@ -394,7 +394,15 @@ static int run_start(struct am_run *r, const char *line, size_t len)
 		}
 		free(r->argv);
 		r->argv = b.s ? b.s : strdup("");
-		r->argv = audit_printable_take(r->argv);
+		{ /* a shell-quoted command line: escaped, its own quotes and backslashes kept */
+			char *e = sbx_escape_json(r->argv);
+			if (e) {
+				free(r->argv);
+				r->argv = e;
+			} else {
+				r->argv = audit_printable_take(r->argv);
+			}
+		}
 		b = (struct sb){0};
 	}
 	const cJSON *man = cJSON_GetObjectItemCaseSensitive(o, "manifest");

@@ -25,8 +25,8 @@
 
 char *sbx_quote(const char *s);
 char *sbx_escape(const char *s);
-/* A JSON text (cJSON's output) for a terminal: the same escapes, except that its quotes and
- * backslashes are left as they are (they are JSON's). */
+/* A text with quoting of its own (cJSON's output, a shell-quoted command line) for a terminal: the
+ * same escapes, except that its quotes and backslashes are left as they are (they are its own). */
 char *sbx_escape_json(const char *s);
 /* Quoted into buf (len > 8); when it does not fit, cut at an escape boundary and closed as
  * "...". NULL s is shown as (null). Returns buf. */
