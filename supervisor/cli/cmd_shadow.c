@@ -44,8 +44,8 @@ static const char usage[] =
 	"                             a setuid/setgid entry, a newly world-writable one (unless\n"
 	"                             --allow-world-writable); audited as shadow.commit in the run's\n"
 	"                             audit file (or DEST)\n"
-	"Names are shown quoted, with C escapes for control bytes, invalid UTF-8 and bidi controls.\n"
 	"  discard RUN                remove the run's kept changes\n"
+	"Names are shown quoted, with C escapes for control bytes, invalid UTF-8 and bidi controls.\n"
 	"Exit: 0; commit: 1 when some change was refused; 125 on error.\n";
 
 struct srun {
