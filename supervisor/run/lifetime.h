@@ -31,4 +31,9 @@ void life_kill_now(pid_t child, const struct cg_run *cg);
 int life_end(pid_t child, bool *child_done, int *child_status, const struct cg_run *cg, pid_t spare,
 	     bool own_pidns);
 
+/* In a child subreaper (the run's init when the run has no pid namespace of its own): SIGKILL
+ * every child, reap, and again, until no child is left — orphans of the killed are re-parented to
+ * the caller, so the whole subtree goes, generation by generation (bounded rounds). */
+void life_kill_descendants(void);
+
 #endif
