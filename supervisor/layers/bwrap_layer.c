@@ -1,5 +1,6 @@
 /* bwrap_layer.c — see bwrap_layer.h. */
 #include "bwrap_layer.h"
+#include "container_env.h"
 #include "bwrap_etc.h"
 
 #include <errno.h>
@@ -284,7 +285,11 @@ static void userns_remedy(char *out, size_t len)
 				      "profile allowing userns for bwrap); ");
 	if (l < len && sysctl_is("/proc/sys/user/max_user_namespaces", 0))
 		l += (size_t)snprintf(out + l, len - l, "sysctl -w user.max_user_namespaces=15000; ");
-	if (!l)
+	char cwhat[200];
+	if (!l && container_detect(cwhat, sizeof cwhat))
+		snprintf(out, len, "in a container (%s): a seccomp profile allowing namespaces "
+			 "(deploy/seccomp-sbxsup.json) and an unmasked /proc; see docs/deployment.md", cwhat);
+	else if (!l)
 		snprintf(out, len, "check that user namespaces work: bwrap --unshare-user --ro-bind / / true");
 	else if (l >= 2 && l < len)
 		out[l - 2] = 0;

@@ -57,6 +57,8 @@ out.append({'names': ['clone'], 'action': 'SCMP_ACT_ALLOW', 'excludes': sa,
             'args': [{'index': 0, 'value': 0x7E020000, 'valueTwo': 0, 'op': 'SCMP_CMP_MASKED_EQ'}]})
 out.append({'names': ['clone3'], 'action': 'SCMP_ACT_ERRNO', 'errnoRet': 38, 'excludes': sa})
 p['syscalls'] = out
+p['defaultErrnoRet'] = 1  # Docker refuses with EPERM (podman's default says ENOSYS)
+p.pop('defaultErrno', None)
 json.dump(p, open(sys.argv[2], 'w'))
 PY
 
