@@ -17,7 +17,7 @@ PODMAN=${SBX_PODMAN:-podman --runtime runc}
 # what the tests run inside (each must exist on the host; missing optional ones are left out)
 TOOLS="sh bash dash id cp chmod chown cat stat setsid sleep ls mkdir rm rmdir env ps kill grep sed
  true false readlink touch echo printf tr wc head tail cut sort nohup timeout mktemp dirname basename
- ln mv whoami getent uname pgrep bwrap setpriv"
+ ln mv whoami getent uname pgrep pkill bwrap setpriv python3"
 key=$( { cat "$0"; ls -l --time-style=+%s /var/lib/dpkg/status; } | sha256sum | cut -c1-12)
 IMG=localhost/sbxsup-test:$key
 if $PODMAN image exists "$IMG" 2>/dev/null; then echo "$IMG"; exit 0; fi
@@ -27,7 +27,9 @@ trap 'rm -rf "$root"' EXIT
 files=$(mktemp "$root.list.XXXXXX")
 trap 'rm -rf "$root" "$files"' EXIT
 bins=()
-for t in $TOOLS; do p=$(type -P "$t" 2>/dev/null) && [ -x "$p" ] && bins+=("$(readlink -f "$p")") && echo "$p" >>"$files"; done
+for t in $TOOLS; do p=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin type -P "$t" 2>/dev/null) && [ -x "$p" ] && bins+=("$(readlink -f "$p")") && echo "$p" >>"$files"; done
+# python3's extension modules (the escape corpus runner; its stdlib is mounted at run time)
+for f in /usr/lib/python3*/lib-dynload/*.so; do [ -e "$f" ] && bins+=("$f"); done
 # the build tree's ELF files (not copied: only their libraries)
 while IFS= read -r f; do bins+=("$f"); done < <(find "$B" -maxdepth 3 -type f \( -perm -u+x -o -name '*.so' \) 2>/dev/null)
 for b in "${bins[@]}"; do
@@ -53,7 +55,7 @@ for d in bin lib lib64 sbin; do
 done
 mkdir -p "$root"/{tmp,var/tmp,proc,sys,dev,run,home/user,root,work,etc}
 chmod 1777 "$root/tmp" "$root/var/tmp"
-chown 1000:1000 "$root/home/user"
+chown 1000:1000 "$root/home/user" 2>/dev/null || chmod 1777 "$root/home/user" # rootless: not ours to chown
 cat >"$root/etc/passwd" <<'EOF'
 root:x:0:0:root:/root:/bin/sh
 user:x:1000:1000:user:/home/user:/bin/sh

@@ -15,7 +15,10 @@
 #   secret:    a file outside the grants (mode 0644, mounted into the container) is not read; the
 #              audit reports the denial,
 #   orphan:    a double-forked setsid grandchild does not survive a SIGKILL of sbxsup (checked inside
-#              the container, after the kill).
+#              the container, after the kill),
+#   warnings:  they name the namespaces that exist and never blame the kernel's sysctl there,
+#   refusal:   root without CAP_SETUID/CAP_SETGID and no namespace: 125 unless accepted; `status`,
+#   escape:    the corpus's as-user attacks, no-bwrap mode, as uid 1000 (default, Docker-like).
 # SKIPs with a reason where podman or runc is absent or cannot start a container (rootless podman
 # without subordinate ids, ...). Bounded: the image is built once per host state (a few seconds),
 # each container run is under a timeout.
@@ -27,12 +30,15 @@ B_ABS=$(readlink -f "$(dirname "$SBXSUP")")
 if ! command -v podman >/dev/null 2>&1 || ! command -v runc >/dev/null 2>&1; then
 	t_skip container "needs podman and runc (make test-deps installs them)"; exit 0
 fi
+if [ "$(id -u)" != 0 ] && { ! grep -q "^$(id -un):" /etc/subuid 2>/dev/null || ! command -v newuidmap >/dev/null; }; then
+	t_skip container "rootless podman needs newuidmap (uidmap) and a subordinate uid range for $(id -un) in /etc/subuid"; exit 0
+fi
 t0=$(date +%s.%N)
 if ! IMG=$(SBX_PODMAN="${PODMAN[*]}" bash "$SBX_ROOT/tests/container/image.sh" "$B_ABS" 2>"$T_TMP/img.err"); then
 	t_skip container "cannot build the local test image: $(tail -1 "$T_TMP/img.err")"; exit 0
 fi
 t1=$(date +%s.%N)
-echo "# image $IMG ready in $(printf '%.1f' "$(echo "$t1 - $t0" | bc 2>/dev/null || echo 0)")s"
+echo "# image $IMG ready in $(awk -v a="$t0" -v b="$t1" "BEGIN { printf \"%.1f\", b - a }")s"
 if ! out=$(timeout 60 "${PODMAN[@]}" run "${RUNOPTS[@]}" "$IMG" true 2>&1); then
 	t_skip container "podman cannot start a container here: $(tail -1 <<<"$out")"; exit 0
 fi
@@ -182,4 +188,29 @@ one_case documented_root 0 "${DOC[@]}"
 if audit_has "$T_TMP/au-documented_root/attack.jsonl" run.start layers.bwrap=true layers.seccomp=true layers.landlock=true; then
 	t_pass container_documented_profile_bwrap
 else t_fail container_documented_profile_bwrap "$(grep -o '"layers":{[^}]*}' "$T_TMP/au-documented_root/attack.jsonl" 2>/dev/null)"; fi
+# The escape corpus's core in the container, as uid 1000 with the runtime's default and the
+# Docker-like profile, no-bwrap mode (the mode a container's defaults leave): the attacks marked
+# as-user (they need neither BPF nor root-owned canaries), compiled here on the host; the source
+# tree and python3's standard library are mounted read-only. Lines are renamed container_escape_*.
+if python3 - "$SBX_ROOT" "$B_ABS/escape/bin" <<'PY' >"$T_TMP/escbuild.out" 2>&1
+import os, sys
+sys.path.insert(0, os.path.join(sys.argv[1], 'tests', 'escape'))
+import escape as e
+atts = [e.Attack(os.path.join(dp, f)) for dp, _, fs in os.walk(e.ATTACKS) for f in fs if f.endswith('.c')]
+errs = e.build([a for a in atts if a.as_user], sys.argv[2])
+sys.exit(1 if errs else 0)
+PY
+then
+	pylib=$(/usr/bin/python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')
+	for prof in default dockerlike; do
+		sec=(); [ $prof = dockerlike ] && sec=(--security-opt "seccomp=$DL")
+		timeout 300 "${PODMAN[@]}" run "${RUNOPTS[@]}" --user 1000:1000 "${sec[@]}" \
+			-v "$SBX_ROOT:$SBX_ROOT:ro" -v "$B_ABS:$B_ABS:ro" -v "$pylib:$pylib:ro" -w "$SBX_ROOT" \
+			-e B="$B_ABS" -e SBXSUP="$SBXSUP" -e HOME=/home/user "$IMG" \
+			python3 tests/escape/escape.py --mode no-bwrap 2>&1 \
+			| grep -E '^(PASS|FAIL|SKIP): escape/' | sed -E "s#^(PASS|FAIL|SKIP): escape/#\1: container_escape_${prof}_user/#"
+	done
+else
+	t_fail container_escape "the attacks did not compile: $(tail -2 "$T_TMP/escbuild.out")"
+fi
 echo "# container cases took $(( $(date +%s) - ts ))s"
