@@ -343,8 +343,11 @@ static void probe_sandbox(const char *path, struct layer_probe *s)
 		snprintf(s->level, sizeof s->level, "%s: user, pid, ipc, uts, net, cgroup namespaces", path);
 		return;
 	}
-	snprintf(s->why, sizeof s->why, "%s cannot create a sandbox: %s", path,
-		 err[0] ? err : "it failed without a message");
+	char cwhat[200];
+	bool cont = container_bwrap_blame(err, cwhat, sizeof cwhat);
+	snprintf(s->why, sizeof s->why, "%s cannot create a sandbox: %s%s%s%s", path,
+		 err[0] ? err : "it failed without a message", cont ? " (in a container: " : "",
+		 cont ? cwhat : "", cont ? ")" : "");
 	userns_remedy(s->remedy, sizeof s->remedy);
 }
 

@@ -78,6 +78,16 @@ bool container_detect(char *what, size_t len)
 	return true;
 }
 
+bool container_bwrap_blame(char *msg, char *what, size_t len)
+{
+	if (!container_detect(what, len))
+		return false;
+	char *likely = strstr(msg, ", likely because the kernel does not allow");
+	if (likely)
+		*likely = 0;
+	return true;
+}
+
 /* Can this process make a user namespace (the unprivileged path bwrap and the fallback take)? */
 static int try_userns(void)
 {

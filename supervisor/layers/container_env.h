@@ -17,6 +17,12 @@
 /* True inside a container; `what` says how it was recognised (e.g. "podman: /run/.containerenv"). */
 bool container_detect(char *what, size_t len);
 
+/* bwrap blames the kernel's sysctl for any EPERM of clone(CLONE_NEWUSER) ("..., likely because the
+ * kernel does not allow non-privileged user namespaces. See ..."). Inside a container the seccomp
+ * profile or the capabilities refuse it: there, that blame is cut from msg (in place) and true is
+ * returned with the container's description in `what`; elsewhere msg is left alone (false). */
+bool container_bwrap_blame(char *msg, char *what, size_t len);
+
 /* Calls out(line, ctx) once per missing piece ("CAP_SYS_ADMIN: ... — fix: ..."); returns how many. */
 int container_missing(void (*out)(const char *line, void *ctx), void *ctx);
 

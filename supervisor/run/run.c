@@ -277,10 +277,7 @@ static enum attempt_result retry_direct(struct run *r)
 	/* bwrap blames the kernel's sysctl for any EPERM of clone(CLONE_NEWUSER); inside a container
 	 * the seccomp profile or the capabilities refuse it: say that instead */
 	char cwhat[200];
-	char *likely = strstr(t->wrap_err, ", likely because the kernel does not allow");
-	bool cont = container_detect(cwhat, sizeof cwhat);
-	if (likely && cont)
-		*likely = 0;
+	bool cont = container_bwrap_blame(t->wrap_err, cwhat, sizeof cwhat);
 	if (w)
 		sbx_layer_set_off(&r->L, w->id, "bwrap setup failed: %s%s%s%s",
 				  t->wrap_err[0] ? t->wrap_err : "exited before the sandbox was ready",

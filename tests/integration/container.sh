@@ -165,10 +165,17 @@ refusal() {
 S='"$SBXSUP"'
 $S run -- id -u >/tmp/o 2>/tmp/e; echo "rc=$?"; grep -c "^sbxsup: refused: " /tmp/e | sed "s/^/lines=/"; cat /tmp/o | sed "s/^/out=/"
 SBXSUP_ALLOW_ROOT_EXECUTOR=1 $S run -- id -u 2>/dev/null | sed "s/^/accepted=/"
+$S run --require all -a /tmp/ra.jsonl -- true 2>/tmp/re; echo "reqrc=$?"
+grep -q "required layer .bwrap. is not active" /tmp/re && echo req-names-bwrap
+grep -q "kernel does not allow" /tmp/re && echo req-blames-kernel
+grep -q "\"bwrap\":false" /tmp/ra.jsonl && echo req-start-bwrap-false
 $S status 2>&1' 2>&1)
 	if grep -q '^rc=125$' <<<"$out" && grep -q '^lines=1$' <<<"$out" && ! grep -q '^out=' <<<"$out" \
 	   && grep -q '^accepted=0$' <<<"$out"; then t_pass "container_identity_refused_$n"
 	else t_fail "container_identity_refused_$n" "$(tr '\n' ' ' <<<"$out" | head -c 400)"; fi
+	if grep -q '^reqrc=125$' <<<"$out" && grep -q '^req-names-bwrap$' <<<"$out" && grep -q '^req-start-bwrap-false$' <<<"$out" \
+	   && ! grep -q '^req-blames-kernel$' <<<"$out"; then t_pass "container_require_all_names_bwrap_$n"
+	else t_fail "container_require_all_names_bwrap_$n" "$(grep '^req' <<<"$out" | tr '\n' ' ')"; fi
 	if grep -q 'in a container (podman' <<<"$out" && grep -q 'user namespaces refused' <<<"$out" \
 	   && grep -q 'CAP_SETUID missing' <<<"$out"; then t_pass "container_status_$n"
 	else t_fail "container_status_$n" "$(grep -A8 'in a container' <<<"$out" | tr '\n' ' ')"; fi
