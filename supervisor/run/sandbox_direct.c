@@ -413,8 +413,10 @@ static void fallback_identity(struct sd_plan *p)
 			 (unsigned)getuid());
 }
 
-bool sd_root_executor(const struct sd_plan *p, bool *accepted)
+bool sd_root_executor(struct sd_plan *p, bool *accepted)
 {
+	if (!p->identity[0]) /* the set-up failed before sd_spawn: decide the fallback's identity now */
+		fallback_identity(p);
 	const char *a = getenv("SBXSUP_ALLOW_ROOT_EXECUTOR");
 	*accepted = a && !strcmp(a, "1");
 	return p->root && !p->userns && !p->setid;

@@ -124,10 +124,10 @@ int sd_child_setup(const struct sd_plan *p);
  * init stays the invoker's identity, out of the executor's reach). 0 or -1 (errno, message). */
 int sd_child_identity(const struct sd_plan *p);
 
-/* After sd_spawn returned -1: true when the executor would keep the host's uid 0 (root, and no
+/* After sd_spawn (or the set-up before it) returned -1: true when the executor would keep the host's uid 0 (root, and no
  * CAP_SETUID/CAP_SETGID to switch); *accepted when the operator accepted that explicitly
  * (SBXSUP_ALLOW_ROOT_EXECUTOR=1). */
-bool sd_root_executor(const struct sd_plan *p, bool *accepted);
+bool sd_root_executor(struct sd_plan *p, bool *accepted);
 
 /* HOME (and TMPDIR) of the executor for this mode: sets them in env unless real_home.
  * tmp_in_sandbox is the run's tmp path as the executor sees it ("/tmp" in bwrap mode). */
