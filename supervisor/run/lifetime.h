@@ -8,7 +8,10 @@
  * present, else SIGKILL to every listed pid), the process group, every process whose parent is
  * the supervisor (adopted orphans; not looked for when the run has its own pid namespace) — and returns only when none is left (or after a bounded
  * number of rounds, reporting the survivors). The main child's wait status is captured if it is
- * reaped here.
+ * reaped here. Without a pid namespace of the run's own (no namespace could be made: a container's
+ * default profile), the run's init is a child subreaper too and outlives the supervisor by design:
+ * on its death or the command's end it kills every descendant (life_kill_descendants;
+ * run_attempt.c orphan_guard), so a double-forked setsid daemon never survives a SIGKILL of sbxsup.
  */
 #ifndef SBX_LIFETIME_H
 #define SBX_LIFETIME_H
