@@ -71,13 +71,16 @@ PY
 SECRET=$T_TMP/secret; mkdir -p "$SECRET"; echo "CONTAINER-SECRET-$$" > "$SECRET/key"; chmod 644 "$SECRET/key"
 META=$SBX_PROGS/nb_meta_static
 
-# crit FILE SUBSTR: a critical event whose line mentions SUBSTR
+# crit FILE NAME: a critical event naming the workspace file NAME (as /ws/NAME, or NAME alone when
+# the event gives the path as the executor wrote it)
 crit() { python3 - "$1" "$2" <<'PY'
-import json, sys
+import json, re, sys
+name = sys.argv[2].rsplit('/', 1)[-1]
+pat = re.compile(r'(/ws/|")' + re.escape(name) + r'"')
 for l in open(sys.argv[1]):
     try: o = json.loads(l)
     except ValueError: continue
-    if o.get('severity') == 'critical' and sys.argv[2] in l: sys.exit(0)
+    if o.get('severity') == 'critical' and pat.search(l): sys.exit(0)
 sys.exit(1)
 PY
 }
