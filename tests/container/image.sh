@@ -18,7 +18,10 @@ PODMAN=${SBX_PODMAN:-podman --runtime runc}
 TOOLS="sh bash dash id cp chmod chown cat stat setsid sleep ls mkdir rm rmdir env ps kill grep sed
  true false readlink touch echo printf tr wc head tail cut sort nohup timeout mktemp dirname basename
  ln mv whoami getent uname pgrep pkill bwrap setpriv python3"
-key=$( { cat "$0"; ls -l --time-style=+%s /var/lib/dpkg/status; } | sha256sum | cut -c1-12)
+# the key: this script, the host's package state, and the libraries the main binaries load
+key=$( { cat "$0"; ls -l --time-style=+%s /var/lib/dpkg/status
+	 for f in "$B"/sbxsup "$B"/*.so; do [ -e "$f" ] && ldd "$f" 2>/dev/null | awk '{print $1}'; done; } \
+       | sha256sum | cut -c1-12)
 IMG=localhost/sbxsup-test:$key
 if $PODMAN image exists "$IMG" 2>/dev/null; then echo "$IMG"; exit 0; fi
 
