@@ -249,7 +249,7 @@ static int idmap_userns(const struct sd_plan *p, uid_t owner, gid_t group)
 		char x;
 		close(sp[1]);
 		if (unshare(CLONE_NEWUSER) < 0)
-			_exit(1);
+			_exit(errno > 0 && errno < 256 ? errno : 1); /* why, for the warning */
 		(void)!read(sp[0], &x, 1); /* hold the namespace until the parent has its fd */
 		_exit(0);
 	}
@@ -268,6 +268,7 @@ static int idmap_userns(const struct sd_plan *p, uid_t owner, gid_t group)
 		int st;
 		if (waitpid(c, &st, WNOHANG) == c) {
 			c = -1;
+			errno = WIFEXITED(st) && WEXITSTATUS(st) ? WEXITSTATUS(st) : ECHILD;
 			break;
 		}
 		usleep(500);
