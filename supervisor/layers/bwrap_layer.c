@@ -1,5 +1,6 @@
 /* bwrap_layer.c — see bwrap_layer.h. */
 #include "bwrap_layer.h"
+#include "caps.h"
 #include "container_env.h"
 #include "bwrap_etc.h"
 
@@ -313,6 +314,8 @@ static void probe_sandbox(const char *path, struct layer_probe *s)
 	}
 	if (pid == 0) {
 		dup2(ep[1], 2);
+		if (getuid() != 0 && geteuid() != 0) /* as run does: bwrap refuses capabilities unless setuid */
+			(void)sbx_caps_clear();
 		int nul = open("/dev/null", O_RDWR);
 		if (nul >= 0) {
 			dup2(nul, 0);

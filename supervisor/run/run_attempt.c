@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "bwrap_layer.h"
+#include "caps.h"
 #include "msg.h"
 #include "ctl.h"
 #include "env.h"
@@ -148,6 +149,14 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 	if (r->lc.etc_view && bwrap_etc_mount(r->plan.pol, r->plan.etclow, r->lc.etc_view, SBX_RUN_PRELOAD) < 0) {
 		dprintf(f->err_w, "child setup failed: the /etc view (an overlay adding ld.so.preload) could "
 			"not be mounted: %s (SBXSUP_ETC_OVERLAY=0 binds /etc entry by entry instead)", strerror(errno));
+		_exit(SBX_EXIT_INTERNAL);
+	}
+	/* A non-root sbxsup holding capabilities (file capabilities for the BPF layers, or a container
+	 * that grants them to its non-root user): bwrap refuses to run with capabilities unless setuid
+	 * ("Unexpected capabilities but not setuid"), and needs none — its user namespace gives it
+	 * what it uses. Cleared here, after the layers' set-up and before exec. */
+	if (getuid() != 0 && geteuid() != 0 && sbx_caps_clear() < 0) {
+		dprintf(f->err_w, "child setup failed: clear capabilities before bwrap: %s", strerror(errno));
 		_exit(SBX_EXIT_INTERNAL);
 	}
 	cloexec_all();

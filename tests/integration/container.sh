@@ -195,9 +195,13 @@ one_case dockerlike_user 1000:1000 --security-opt "seccomp=$DL"
 DOC=(--security-opt "seccomp=$SBX_ROOT/deploy/seccomp-sbxsup.json" --security-opt unmask=ALL
      --cap-add SYS_ADMIN,BPF,PERFMON,NET_ADMIN)
 one_case documented_root 0 "${DOC[@]}"
+one_case documented_user 1000:1000 "${DOC[@]}"
 if audit_has "$T_TMP/au-documented_root/attack.jsonl" run.start layers.bwrap=true layers.seccomp=true layers.landlock=true; then
 	t_pass container_documented_profile_bwrap
 else t_fail container_documented_profile_bwrap "$(grep -o '"layers":{[^}]*}' "$T_TMP/au-documented_root/attack.jsonl" 2>/dev/null)"; fi
+if audit_has "$T_TMP/au-documented_user/attack.jsonl" run.start layers.bwrap=true layers.seccomp=true layers.landlock=true; then
+	t_pass container_documented_profile_bwrap_user
+else t_fail container_documented_profile_bwrap_user "$(grep -o '"layers":{[^}]*}' "$T_TMP/au-documented_user/attack.jsonl" 2>/dev/null)"; fi
 # The escape corpus's core in the container, as uid 1000 with the runtime's default and the
 # Docker-like profile, no-bwrap mode (the mode a container's defaults leave): the attacks marked
 # as-user (they need neither BPF nor root-owned canaries), compiled here on the host; the source
