@@ -172,6 +172,7 @@ $S run --require all -a /tmp/ra.jsonl -- true 2>/tmp/re; echo "reqrc=$?"
 grep -q "required layer .bwrap. is not active" /tmp/re && echo req-names-bwrap
 grep -q "kernel does not allow" /tmp/re && echo req-blames-kernel
 grep -q "\"bwrap\":false" /tmp/ra.jsonl && echo req-start-bwrap-false
+$S status --json 2>/dev/null | grep -q "\"detected\":[[:space:]]*\"podman" && echo json-container
 $S status 2>&1' 2>&1)
 	if grep -q '^rc=125$' <<<"$out" && grep -q '^lines=1$' <<<"$out" && ! grep -q '^out=' <<<"$out" \
 	   && grep -q '^accepted=0$' <<<"$out"; then t_pass "container_identity_refused_$n"
@@ -180,6 +181,7 @@ $S status 2>&1' 2>&1)
 	   && ! grep -q '^req-blames-kernel$' <<<"$out"; then t_pass "container_require_all_names_bwrap_$n"
 	else t_fail "container_require_all_names_bwrap_$n" "$(grep '^req' <<<"$out" | tr '\n' ' ')"; fi
 	if grep -q 'in a container (podman' <<<"$out" && grep -q 'user namespaces refused' <<<"$out" \
+	   && grep -q '^json-container$' <<<"$out" \
 	   && grep -q 'CAP_SETUID missing' <<<"$out"; then t_pass "container_status_$n"
 	else t_fail "container_status_$n" "$(grep -A8 'in a container' <<<"$out" | tr '\n' ' ')"; fi
 }
