@@ -498,6 +498,11 @@ pid_t sd_spawn(struct sd_plan *p, struct cg_run *cg)
 	if (pid < 0) {
 		p->flags = 0;
 		fallback_identity(p);
+		if (p->setid && p->nwr) { /* say it in run.start too: the workspace is writable by modes only */
+			size_t l = strlen(p->identity);
+			snprintf(p->identity + l, sizeof p->identity - l, "; workspace: %s; writable dirs idmapped: "
+				 "0 of %zu", how, p->nwr);
+		}
 		ns_text(p);
 		return -1;
 	}
