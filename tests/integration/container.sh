@@ -118,7 +118,7 @@ sup=$!
 i=0; while [ $i -lt 50 ] && ! ps -eo args | grep -q "^sleep 1001"; do sleep 0.1; i=$((i+1)); done
 echo "before=$(ps -eo args | grep -c "^sleep 100[123]")"
 kill -9 $sup; wait $sup 2>/dev/null
-sleep 0.5
+i=0; while [ $i -lt 50 ] && ps -eo args | grep -q "^sleep 100[123]"; do sleep 0.1; i=$((i+1)); done
 echo "after=$(ps -eo args | grep -c "^sleep 100[123]")"
 '
 	local out rc
