@@ -194,6 +194,7 @@ one_case dockerlike_root 0 --security-opt "seccomp=$DL"
 one_case dockerlike_user 1000:1000 --security-opt "seccomp=$DL"
 # The documented settings (docs/deployment.md): the shipped profile, the capabilities, /proc
 # unmasked: bwrap and the probes come up (netfilter also needs a cgroup v2 host).
+# shellcheck disable=SC2054 # the capability list is one comma-separated argument
 DOC=(--security-opt "seccomp=$SBX_ROOT/deploy/seccomp-sbxsup.json" --security-opt unmask=ALL
      --cap-add SYS_ADMIN,BPF,PERFMON,NET_ADMIN)
 one_case documented_root 0 "${DOC[@]}"
