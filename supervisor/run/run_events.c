@@ -177,8 +177,16 @@ void run_warn_off(const struct run *r)
 				size_t n = strlen(act);
 				snprintf(act + n, sizeof act - n, "%s%s", n ? "," : "", sbx_layer_name(k));
 			}
+		/* the fallback may have made namespaces of its own: say which, not "no namespaces" */
+		char lost[400];
+		if (r->att.pidns && r->sd.ns[0] && strcmp(r->sd.ns, "none"))
+			snprintf(lost, sizeof lost, "the fallback's own namespaces: %s; no private mount tree: the "
+				 "executor sees the host's filesystem%s (only the other layers stand in the way)",
+				 r->sd.ns, strstr(r->sd.ns, "net") ? "" : " and network");
+		else
+			snprintf(lost, sizeof lost, "%s", o->lost);
 		sbx_msg("warning: running without %s (%s); active layers: %s; %s", o->name, r->L.why[l],
-			act[0] ? act : "none", o->lost);
+			act[0] ? act : "none", lost);
 	}
 }
 
