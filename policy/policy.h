@@ -177,12 +177,15 @@ size_t pol_net_count(const struct policy *p);
 int pol_net_get(const struct policy *p, size_t i, struct pol_net *out);
 
 /* Glob matching on path components (glob.c): '*' matches within one component, '?' one character
- * other than '/', '**' (a whole component) any number of components including none. Both strings
- * absolute or both relative. Returns true on match. No allocation, no recursion deeper than the
- * number of '**' components (bounded). */
+ * other than '/', '**' (a whole component) any number of components including none, '\\' makes the
+ * next byte literal. Both strings absolute or both relative. Returns true on match. No allocation,
+ * no recursion deeper than the number of '**' components (bounded). */
 bool pol_glob_match(const char *glob, const char *path);
+/* `path` as a glob that matches exactly that path: '*', '?' and '\\' escaped with '\\'. 0, or -1
+ * when it does not fit in outlen. */
+int pol_glob_escape(const char *path, char *out, size_t outlen);
 /* Length of the literal directory prefix of `glob`: the components before the first one holding
- * '*' or '?'. "/home/u/notes/" "**" -> 13 ("/home/u/notes"); "**" + "/.env" -> 0; "/a/b" -> 4;
+ * '*', '?' or '\\'. "/home/u/notes/" "**" -> 13 ("/home/u/notes"); "**" + "/.env" -> 0; "/a/b" -> 4;
  * "/" -> 1; "/" "*" -> 0 (a rule with an empty prefix is "floating": tested on every decision). */
 size_t pol_glob_literal_prefix(const char *glob);
 bool pol_glob_has_magic(const char *s);

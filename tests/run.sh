@@ -5,10 +5,33 @@
 #   escape:      tests/escape/run.sh       (the escape corpus, every mode)
 # Under CI=true a skipped test is a failure: on CI (root, this kernel) no security test may skip.
 # TESTS=pattern runs only suites whose name matches (e.g. TESTS=preload).
+# From a checkout an unprivileged identity cannot reach (root's clone under a 0700 home), the suite
+# runs from a world-readable copy: see stage_tree below.
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
 export B SBXSUP=${SBXSUP:-$PWD/$B/sbxsup} SBXSUP_PRELOAD_LIB=${SBXSUP_PRELOAD_LIB:-$PWD/$B/libsbxpreload.so}
+
+# As root, the tests run commands, test programs and sbxsup itself as unprivileged identities (the
+# executor's, nobody, users made for a test). From a checkout those cannot reach, the suite runs
+# from a world-readable copy of the tree under /var/tmp (the sources and $B, times kept so nothing
+# is rebuilt; not under /tmp, which a run without bwrap replaces by its own), removed at the end.
+stage_tree() {
+	[ "$(id -u)" = 0 ] && [ -z "${SBX_STAGED:-}" ] && [[ "$B" != /* ]] && command -v setpriv >/dev/null || return 1
+	setpriv --reuid=65534 --regid=65534 --clear-groups test -r "$PWD/tests/run.sh" -a -x "$PWD/$B" 2>/dev/null && return 1
+	local stage ex=() d rc
+	stage=$(mktemp -d /var/tmp/sbxsup-suite.XXXXXX) || return 1
+	trap 'rm -rf "$stage"' EXIT
+	for d in build*; do [ "$d" = "$B" ] || ex+=("--exclude=./$d"); done
+	tar -C . --exclude=./.git "${ex[@]+"${ex[@]}"}" -cf - . | tar -C "$stage" -xpf - && chmod -R a+rX "$stage" \
+		|| { echo "FAIL: tests: cannot copy the tree to $stage"; exit 1; }
+	echo "# $PWD cannot be reached by uid 65534: running the suite from a copy in $stage"
+	map() { case $1 in "$PWD"/*) echo "$stage/${1#"$PWD"/}" ;; *) echo "$1" ;; esac; }
+	SBX_STAGED=1 SBXSUP=$(map "$SBXSUP") SBXSUP_PRELOAD_LIB=$(map "$SBXSUP_PRELOAD_LIB") \
+		bash "$stage/tests/run.sh"; rc=$?
+	exit $rc
+}
+stage_tree
 export SBX_ROOT=$PWD SBX_PROGS=$PWD/$B/tests/progs
 pass=0 fail=0 skip=0
 failed=() skipped=()

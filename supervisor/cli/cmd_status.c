@@ -5,7 +5,9 @@
  * seccomp, Landlock, netfilter, probes load and discard; limits reports which cgroup hierarchies we
  * can write — and every unavailable layer gets its reason and a remediation hint. JSON keys: bwrap_available,
  * bwrap_path, disabled_via_env, active (list of usable layers), layers {name: {available, level,
- * why, remediation}}. Exit 0 (the report itself is the result).
+ * why, remediation}}, container (null outside one; else {detected, missing: [lines]}). Inside a
+ * container (container_env.h) it also says what the container withholds and which setting gives it.
+ * Exit 0 (the report itself is the result).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +21,7 @@
 
 #include "cgroup.h"
 #include "cli_opt.h"
+#include "container_env.h"
 #include "cmd.h"
 #include "layer.h"
 #include "run_args.h"
@@ -72,9 +75,22 @@ int cmd_status(int argc, char **argv)
 	return rc;
 }
 
+static void add_line(const char *line, void *ctx)
+{
+	cJSON_AddItemToArray(ctx, cJSON_CreateString(line));
+}
+
+static void print_line(const char *line, void *ctx)
+{
+	(void)ctx;
+	printf("    - %s\n", line);
+}
+
 static int print_status(const struct layer_probe *st, const char *bwrap, bool json)
 {
 	bool disabled = run_env_false(getenv("SBXSUP_SANDBOX"));
+	char cwhat[200];
+	bool in_container = container_detect(cwhat, sizeof cwhat);
 
 	if (json) {
 		cJSON *o = cJSON_CreateObject();
@@ -106,6 +122,13 @@ static int print_status(const struct layer_probe *st, const char *bwrap, bool js
 			else
 				cJSON_AddNullToObject(x, "remediation");
 		}
+		if (in_container) {
+			cJSON *c = cJSON_AddObjectToObject(o, "container");
+			cJSON_AddStringToObject(c, "detected", cwhat);
+			container_missing(add_line, cJSON_AddArrayToObject(c, "missing"));
+		} else {
+			cJSON_AddNullToObject(o, "container");
+		}
 		char *s = cJSON_Print(o);
 		cJSON_Delete(o);
 		if (!s)
@@ -121,6 +144,12 @@ static int print_status(const struct layer_probe *st, const char *bwrap, bool js
 		       st[l].available ? st[l].level : (st[l].why[0] ? st[l].why : "unavailable"));
 		if (st[l].remedy[0])
 			printf("  %-10s      fix: %s\n", "", st[l].remedy);
+	}
+	if (in_container) {
+		printf("  in a container (%s); it withholds:\n", cwhat);
+		if (!container_missing(print_line, NULL))
+			printf("    nothing the layers need\n");
+		printf("  least-privilege settings per layer: docs/deployment.md\n");
 	}
 	return 0;
 }

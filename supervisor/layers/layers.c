@@ -159,7 +159,11 @@ void layers_detect(struct sbx_layers *L, struct detect *d)
 			sbx_layer_set_off(L, l, "out of memory");
 			continue;
 		}
-		o->probe(LAYER_CHEAP, d, p);
+		/* A required layer whose cheap probe only finds its binary (bwrap) is verified for real:
+		 * a refusal then names it too, and run.start never records it on when it cannot start
+		 * (a container's seccomp profile). One short-lived `bwrap ... true`, only under --require. */
+		bool verify = ((L->require >> l) & 1u) && l == SBX_L_BWRAP;
+		o->probe(verify ? LAYER_FUNCTIONAL : LAYER_CHEAP, d, p);
 		if (p->available)
 			sbx_layer_set_on(L, l, "%s", p->level);
 		else /* a layer is never off without a reason */

@@ -97,6 +97,7 @@ const struct layer_ops layer_preload = {
 	.name = "preload",
 	.lost = "no libc-level filter: denied paths and hosts are neither refused early nor reported "
 		"by the preload",
+	.stage_flag = "--preload", /* the stage checks that the command can load it */
 	.probe = pl_probe,
 	.admit = pl_admit,
 	.env = pl_env,

@@ -19,6 +19,7 @@
 #ifndef SBX_CAPS_H
 #define SBX_CAPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Returns 0 (and, in `why`, a short level text: "dropped (bounding set emptied)" or "none held
@@ -27,5 +28,13 @@ int sbx_caps_drop(char *why, size_t whylen);
 
 /* The highest capability number the running kernel knows (cap_last_cap), or -1 (why). */
 int sbx_caps_last(char *why, size_t whylen);
+
+/* Empty effective, permitted, inheritable and ambient sets (the bounding set and no_new_privs are
+ * left alone): before exec of a program that refuses to run with capabilities (bwrap, not
+ * setuid, run by a non-root sbxsup that holds some). 0, or -1 with errno. */
+int sbx_caps_clear(void);
+
+/* True when the calling thread holds `cap` in its effective set (raw capget). */
+bool sbx_caps_effective(int cap);
 
 #endif

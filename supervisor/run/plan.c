@@ -44,7 +44,8 @@ int plan_names(struct run_plan *p, bool want_report, bool direct)
 
 /* The policy for the mode: bwrap gives the sandbox a private /tmp; the direct mode gets the
  * private per-run dir as its tmp. The preload's own connect to the report socket is a write of it,
- * and the preload library and sbxsup are readable where the executor sees them. */
+ * and the preload library and sbxsup are readable where the executor sees them (the host paths,
+ * and where bwrap or direct mode's fixed channel binds them under /run/sbxsup). */
 int plan_policy(struct run_plan *p, const struct manifest *m, const struct detect *d, char *err,
 		size_t errlen)
 {
@@ -65,8 +66,11 @@ int plan_policy(struct run_plan *p, const struct manifest *m, const struct detec
 		extra[ne++] = SBX_RUN_PRELOAD;
 		extra[ne++] = SBX_RUN_SBXSUP;
 	}
-	if ((p->wrapped || p->tmp_ns) && p->repsock[0]) /* the preload's fixed channel */
+	if ((p->wrapped || p->tmp_ns) && p->repsock[0]) { /* the preload's fixed channel */
 		extra[ne++] = SBX_RUN_POLICY;
+		if (!p->wrapped) /* direct mode binds the library there too (sd_fixed.h) */
+			extra[ne++] = SBX_RUN_PRELOAD;
+	}
 	const char *tmp = !p->wrapped && p->tmpdir[0] && !p->tmp_ns ? p->tmpdir : "/tmp";
 	free(p->blob);
 	p->blob = NULL;

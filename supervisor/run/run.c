@@ -27,6 +27,7 @@
 #include "msg.h"
 #include "lifetime.h"
 #include "bwrap_etc.h"
+#include "container_env.h"
 #include "dest_guard.h"
 #include "plan.h"
 #include "run_int.h"
@@ -300,9 +301,16 @@ static enum attempt_result retry_direct(struct run *r)
 	for (char *c = t->wrap_err; *c; c++)
 		if (*c == '\n')
 			*c = ' ';
+	/* bwrap blames the kernel's sysctl for any EPERM of clone(CLONE_NEWUSER); inside a container
+	 * the seccomp profile or the capabilities refuse it: say that instead */
+	char cwhat[200];
+	bool cont = container_bwrap_blame(t->wrap_err, cwhat, sizeof cwhat);
 	if (w)
-		sbx_layer_set_off(&r->L, w->id, "bwrap setup failed: %s",
-				  t->wrap_err[0] ? t->wrap_err : "exited before the sandbox was ready");
+		sbx_layer_set_off(&r->L, w->id, "bwrap setup failed: %s%s%s%s",
+				  t->wrap_err[0] ? t->wrap_err : "exited before the sandbox was ready",
+				  cont ? "; in a container (" : "", cont ? cwhat : "",
+				  cont ? "): its seccomp profile, capabilities or masked /proc refuse what bwrap "
+					 "needs (sbxsup status; docs/deployment.md)" : "");
 	if (run_require_missing(r) || replan(r, false) < 0 || check_result(r) < 0 || run_setup_dirs(r) < 0 ||
 	    run_setup_policy_fd(r) < 0)
 		return ATT_FAIL; /* (check_result: without bwrap the executor's /tmp is the host's) */

@@ -128,6 +128,24 @@ bool run_require_missing(const struct run *r)
 	return miss != 0;
 }
 
+bool run_preload_refused(struct run *r, bool was_on)
+{
+	enum sbx_layer l = layer_preload.id;
+	if (!was_on || sbx_layer_on(&r->L, l) || r->o.disabled)
+		return false;
+	char who[200], stage[256];
+	if (r->sd.identity[0]) /* direct mode (sd_spawn); bwrap mode: its --uid/--gid */
+		snprintf(who, sizeof who, "%.*s", (int)strcspn(r->sd.identity, ";"), r->sd.identity);
+	else
+		snprintf(who, sizeof who, "uid %u gid %u (bwrap)", (unsigned)r->lc.uid, (unsigned)r->lc.gid);
+	snprintf(stage, sizeof stage, "%s", r->L.why[l]);
+	sbx_layer_set_off(&r->L, l, "the executor's identity (%s) cannot load %s: %s", who, r->d.preload, stage);
+	sbx_msg("preload unavailable: %s (refusing to run: make the library readable by that identity, "
+		"or run without the preload: --layers auto,-preload)", r->L.why[l]);
+	run_reason(r, SBX_REASON_PRELOAD_UNAVAILABLE, "preload unavailable: %s", r->L.why[l]);
+	return true;
+}
+
 /* One line per layer that is off and had something to enforce, saying what is lost — also a layer
  * left out by --layers (issue 13: "one warning per missing layer"; the line says "not selected").
  * bwrap's keeps its established form ("running without bwrap (why); active layers: ..."). */
@@ -159,8 +177,16 @@ void run_warn_off(const struct run *r)
 				size_t n = strlen(act);
 				snprintf(act + n, sizeof act - n, "%s%s", n ? "," : "", sbx_layer_name(k));
 			}
+		/* the fallback may have made namespaces of its own: say which, not "no namespaces" */
+		char lost[400];
+		if (r->att.pidns && r->sd.ns[0] && strcmp(r->sd.ns, "none"))
+			snprintf(lost, sizeof lost, "the fallback's own namespaces: %s; no private mount tree: the "
+				 "executor sees the host's filesystem%s (only the other layers stand in the way)",
+				 r->sd.ns, strstr(r->sd.ns, "net") ? "" : " and network");
+		else
+			snprintf(lost, sizeof lost, "%s", o->lost);
 		sbx_msg("warning: running without %s (%s); active layers: %s; %s", o->name, r->L.why[l],
-			act[0] ? act : "none", o->lost);
+			act[0] ? act : "none", lost);
 	}
 }
 

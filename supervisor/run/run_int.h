@@ -103,6 +103,11 @@ int run_emit_end(struct run *r, int code, int sig);
 int run_limit_events(struct run *r, int sig);      /* limit.hit for what ended or refused something */
 bool run_require_missing(const struct run *r);     /* prints one line per missing required layer */
 void run_warn_off(const struct run *r);            /* one stderr warning per layer that is off */
+/* The stage found that the command cannot load the preload (on before "ready", off now): a layer
+ * that was selected and found must act, so the run refuses (true: exit 125, reason
+ * preload_unavailable, one line naming the library and the executor's identity; run.start says
+ * layers.preload false with that why). Whoever wants to run without it leaves it out (--layers). */
+bool run_preload_refused(struct run *r, bool was_on);
 
 /* run.c: remember why sbxsup refused or failed (the first reason wins) for the result record. */
 void run_reason(struct run *r, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -4,8 +4,11 @@
  *
  * Promise (sd_fixed_setup, in the run's init, inside its private mount namespace, before the
  * identity change): /run/sbxsup is a tmpfs of the run's own holding `policy` (the sealed blob,
- * 0444), `report` (the run's report socket bound from the host) and `ld.so.preload` (the host path
- * of the library), then remounted read-only; /etc/ld.so.preload shows that file (read-only bind).
+ * 0444), `report` (the run's report socket bound from the host), `libsbxpreload.so` (the library,
+ * bound read-only from the detached mount sd_fixed_open_lib made, as bwrap binds it: reachable
+ * whatever the modes of the directories above the library on the host) and `ld.so.preload` (that
+ * path; the host path when there is no detached mount), then remounted read-only;
+ * /etc/ld.so.preload shows that file (read-only bind).
  * Where the host has no /etc/ld.so.preload to mount on, /etc becomes a read-only OverlayFS of the
  * host's /etc under a tmpfs holding only ld.so.preload (the bwrap layer's "/etc view" without its
  * whiteouts: bwrap_etc.h; one mount, where a per-entry shadow costs ~150 binds), when
@@ -33,7 +36,9 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/mount.h>
 
 #include "bwrap_etc.h"
 #include "bwrap_layer.h"
@@ -198,6 +203,29 @@ static int etc_overlay(const char *line, size_t len)
 	return rc;
 }
 
+void sd_fixed_open_lib(struct sd_fixed *f)
+{
+	f->lib_fd = -1;
+	if (!f->on || !f->preload_lib || !f->preload_lib[0])
+		return;
+	int t = (int)syscall(SYS_open_tree, AT_FDCWD, f->preload_lib, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (t < 0)
+		return;
+	struct mount_attr a = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
+	if (syscall(SYS_mount_setattr, t, "", AT_EMPTY_PATH, &a, sizeof a) < 0) {
+		close(t);
+		return;
+	}
+	f->lib_fd = t;
+}
+
+void sd_fixed_close_lib(struct sd_fixed *f)
+{
+	if (f->lib_fd >= 0)
+		close(f->lib_fd);
+	f->lib_fd = -1;
+}
+
 int sd_fixed_setup(const struct sd_fixed *f)
 {
 	if (!f->on)
@@ -207,7 +235,7 @@ int sd_fixed_setup(const struct sd_fixed *f)
 	if (shadow_run && (shadow_dir("/run") < 0 || mkdir(SBX_RUN_DIR, 0755) < 0))
 		return fail("make", SBX_RUN_DIR);
 	char line[4200];
-	int ln = snprintf(line, sizeof line, "%s\n", f->preload_lib);
+	int ln = snprintf(line, sizeof line, "%s\n", f->lib_fd >= 0 ? SBX_RUN_PRELOAD : f->preload_lib);
 	if (ln <= 0 || (size_t)ln >= sizeof line)
 		return fail("library path too long:", f->preload_lib);
 	/* /etc/ld.so.preload: on the host's file, else in the overlay (before the run's tmpfs takes
@@ -225,6 +253,12 @@ int sd_fixed_setup(const struct sd_fixed *f)
 	if (rfd < 0 || bind_entry(rfd, SBX_RUN_REPORT, &st) < 0)
 		return fail("bind the report socket at", SBX_RUN_REPORT);
 	close(rfd);
+	if (f->lib_fd >= 0 && (write_file(SBX_RUN_PRELOAD, "", 0, 0444) < 0 ||
+			       syscall(SYS_move_mount, f->lib_fd, "", AT_FDCWD, SBX_RUN_PRELOAD,
+				       MOVE_MOUNT_F_EMPTY_PATH) < 0))
+		return fail("bind the preload library at", SBX_RUN_PRELOAD);
+	if (f->lib_fd >= 0)
+		close(f->lib_fd); /* attached now; nothing of the run inherits it */
 	if (ro_remount(SBX_RUN_DIR, 0) < 0)
 		return fail("read-only remount of", SBX_RUN_DIR);
 	if (shadow_run && ro_remount("/run", 0) < 0)

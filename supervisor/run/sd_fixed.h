@@ -11,8 +11,17 @@ struct sd_fixed {
 	const void *blob;          /* the sealed policy's bytes (the run's plan owns them) */
 	size_t bloblen;
 	const char *report_sock;   /* host path of the run's report socket (visible in the namespace) */
-	const char *preload_lib;   /* host path of libsbxpreload.so, the line of /etc/ld.so.preload */
+	const char *preload_lib;   /* host path of libsbxpreload.so */
+	int lib_fd;                /* sd_fixed_open_lib(): a detached read-only mount of it, or -1 */
 };
+
+/* Parent, before the spawn (root: the run's identity may not traverse the library's directories):
+ * f->lib_fd = a detached read-only clone of the library's mount (open_tree), bound at
+ * SBX_RUN_PRELOAD by sd_fixed_setup, so only the file's own mode decides whether the executor can
+ * read it. -1 where that is refused (a normal user): the host path is used. */
+void sd_fixed_open_lib(struct sd_fixed *f);
+/* Close f->lib_fd (the parent after the spawn; the child when done). */
+void sd_fixed_close_lib(struct sd_fixed *f);
 
 /* In the run's init, inside its own mount namespace, before the identity change. 0, or -1 with
  * errno and a "run setup:" message on stderr. */

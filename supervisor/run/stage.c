@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "msg.h"
@@ -76,6 +77,67 @@ static int resolve_cmd(const char *cmd, char **envp, char *out, size_t outlen)
 			p++;
 	}
 	errno = err;
+	return -1;
+}
+
+/* The library the loader will preload for the command: the first entry of its LD_PRELOAD (the
+ * environment channel), else the first line of /etc/ld.so.preload (the fixed channel). 0 or -1. */
+static int preload_path(char **envp, char *out, size_t outlen)
+{
+	const char *v = NULL;
+	for (char **e = envp ? envp : environ; e && *e; e++)
+		if (!strncmp(*e, "LD_PRELOAD=", 11))
+			v = *e + 11;
+	char line[4200] = "";
+	if (!v || !*v) {
+		int fd = open("/etc/ld.so.preload", O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd >= 0 ? read(fd, line, sizeof line - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			return -1;
+		line[n] = 0;
+		v = line;
+	}
+	v += strspn(v, " \t\n:");
+	size_t l = strcspn(v, " \t\n:");
+	if (!l || l >= outlen)
+		return -1;
+	snprintf(out, outlen, "%.*s", (int)l, v);
+	return 0;
+}
+
+/* Can the command load the preload? Opened as the loader will open it: this process has the
+ * command's identity, mount tree and Landlock domain, and no capabilities left. 0, or -1 (why). */
+static int preload_loadable(char **envp, char *why, size_t whylen)
+{
+	char path[4096];
+	if (preload_path(envp, path, sizeof path) < 0) {
+		snprintf(why, whylen, "neither LD_PRELOAD nor /etc/ld.so.preload names the library (uid %u gid %u)",
+			 (unsigned)getuid(), (unsigned)getgid());
+		return -1;
+	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	struct statvfs vfs;
+	unsigned char magic[4];
+	const char *err = NULL;
+	if (fd < 0)
+		err = strerror(errno);
+	else if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		err = "not a regular file";
+	else if (pread(fd, magic, sizeof magic, 0) != (ssize_t)sizeof magic || memcmp(magic, "\177ELF", 4))
+		err = "not an ELF file";
+	else if (fstatvfs(fd, &vfs) == 0 && (vfs.f_flag & ST_NOEXEC))
+		err = "on a noexec mount";
+	if (fd >= 0)
+		close(fd);
+	if (!err)
+		return 0;
+	for (char *c = path; *c; c++) /* one status line */
+		if (*c == '\n')
+			*c = '?';
+	snprintf(why, whylen, "%.300s: %s (uid %u gid %u)", path, err, (unsigned)getuid(), (unsigned)getgid());
 	return -1;
 }
 
@@ -160,6 +222,17 @@ int stage_exec(const struct stage_args *a)
 		return SBX_EXIT_INTERNAL;
 	}
 	add(st, sizeof st, "caps", why);
+	/* After Landlock and the drop (the loader runs with both), before seccomp (an open after the
+	 * install could wait for the supervisor, as above). */
+	if (a->preload) {
+		why[0] = 0;
+		if (preload_loadable(a->envp, why, sizeof why) < 0) {
+			add(st, sizeof st, "preload", "off");
+			add(st, sizeof st, "preload_why", why);
+		} else {
+			add(st, sizeof st, "preload", "on");
+		}
+	}
 	/* Last before "ready": nothing after the install may make a call the filter notifies. */
 	if (a->seccomp) {
 		why[0] = 0;
@@ -277,6 +350,8 @@ bool stage_flag_parse(const char *flag, struct stage_args *sa)
 		sa->landlock = true;
 	else if (!strcmp(flag, "--seccomp"))
 		sa->seccomp = true;
+	else if (!strcmp(flag, "--preload"))
+		sa->preload = true;        /* check that the command can load the preload */
 	else if (!strcmp(flag, "--netfilter"))
 		sa->netfilter = true;      /* Landlock handles no TCP; seccomp leaves AF_INET/6 to it */
 	else if (!strcmp(flag, "--report-files"))

@@ -15,13 +15,19 @@ in every mode and the attack x mode table is written as Markdown.
 
 Expectations live in each attack's header comment:
   // profile: fs|fs-raw|exec|exec-raw|net|net-raw|syscall|proc|env|limits   (defaults per mode)
-  // manifest: base|exec|net|env|limits|ro (ro: base + fs:read of a dir holding rotarget=)
+  // manifest: base|exec|net|env|limits|ro|deny (ro: base + fs:read of a dir holding rotarget=;
+                 deny: base + fs:read of the dir holding secret= and a manifest deny of secret=, a
+                 world-readable file: only the deny stands in the way)
   // build: static
   // limits: {"wall_s": 15}                                                  (merged into the manifest)
   // expect-<mode>: blocked|blocked-or-reported; events: EV|EV(key=value,key~sub)|...  or  none
   // expect-<mode>-user: ...        (the same, for a run as an unprivileged user; else expect-<mode>)
   // as-user: yes                   (also run when the runner is not root: check-user)
   // silent-ok[-<mode>]: REASON     (a blocked cell without any event is accepted there, for REASON)
+  // preload: unreadable            (root only: the run's library is a copy the executor's identity
+                                     cannot read: mode 0600 in a 0700 dir, via SBXSUP_PRELOAD_LIB)
+  // refusal: REASON                (exit 125 with "REASON" said on stderr is a refusal, not an
+                                     error: the command never ran; the mode's layer check is skipped)
 
 Every cell says which layer BLOCKED the attack and which REPORTED it, both read from the run's
 audit stream (event, src, sensor, errno) and its run.start layers. A blocked cell with no event, in
@@ -145,7 +151,7 @@ PROFILES = {
     },
 }
 
-HDR_RE = re.compile(r'^\s*(?://|#)\s*(profile|manifest|build|limits|as-user|silent-ok(?:-[a-z-]+)?|expect-[a-z-]+)'
+HDR_RE = re.compile(r'^\s*(?://|#)\s*(profile|manifest|build|limits|as-user|preload|refusal|silent-ok(?:-[a-z-]+)?|expect-[a-z-]+)'
                     r'\s*:\s*(.*?)\s*$')
 ROOT_RUN = os.geteuid() == 0
 USER_OFF = ['netfilter', 'probes']   # need root (BPF): never active for a normal user
@@ -188,6 +194,8 @@ class Attack:
         self.summary = ''
         self.limits = {}
         self.as_user = False
+        self.preload = ''
+        self.refusal = ''
         self.silent_ok = {}          # mode ('' = every mode) -> reason
         over, over_user = {}, {}
         with open(path, encoding='utf-8') as f:
@@ -210,6 +218,12 @@ class Attack:
                 self.limits = json.loads(v)
             elif k == 'as-user':
                 self.as_user = v.strip().lower() in ('yes', 'true', '1')
+            elif k == 'preload':
+                if v != 'unreadable':
+                    raise ValueError('%s: preload: only "unreadable" is known' % path)
+                self.preload = v
+            elif k == 'refusal':
+                self.refusal = v
             elif k.startswith('silent-ok'):
                 self.silent_ok[k[len('silent-ok-'):] if k != 'silent-ok' else ''] = v
             elif k.endswith('-user'):
@@ -506,6 +520,9 @@ class Env:
                            'nofile': 64}
         elif kind == 'ro':
             m['capabilities'].append({'cap': 'fs:read', 'hint': self.rodir})
+        elif kind == 'deny':
+            m['capabilities'].append({'cap': 'fs:read', 'hint': self.outside + '/**'})
+            m['deny'] = [self.secret]
         elif kind != 'base':
             raise ValueError('unknown manifest kind %r' % kind)
         m['limits'].update(attack.limits)
@@ -513,6 +530,19 @@ class Env:
         with open(p, 'w') as f:
             json.dump(m, f, indent=1)
         return p
+
+    def unreadable_preload(self, sbxsup):
+        """A copy of the preload library that only its owner (root) can read: 0600 in a 0700 dir."""
+        d = os.path.join(self.dir, 'unreadable')
+        lib = os.path.join(d, 'libsbxpreload.so')
+        if not os.path.exists(lib):
+            src = os.environ.get('SBXSUP_PRELOAD_LIB') or os.path.join(os.path.dirname(sbxsup),
+                                                                       'libsbxpreload.so')
+            os.makedirs(d, mode=0o700, exist_ok=True)
+            shutil.copyfile(src, lib)
+            os.chmod(lib, 0o600)
+            os.chmod(d, 0o700)
+        return lib
 
     def params(self, marker):
         return ['home=' + self.home, 'ssh=' + self.ssh, 'sshdir=' + self.sshdir,
@@ -590,6 +620,8 @@ def run_one(env, sbxsup, attack, mode, idx):
         'SBXSUP_PRELOAD_LIB', 'SBXSUP_LIBDIR')}
     penv.update({'HOME': env.home, 'AWS_SECRET_ACCESS_KEY': env.canary, 'MY_API_TOKEN': env.canary,
                  'SBXESC_SUP_SECRET': env.canary, 'LANG': 'C.UTF-8'})
+    if attack.preload == 'unreadable':
+        penv['SBXSUP_PRELOAD_LIB'] = env.unreadable_preload(sbxsup)
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, cwd=env.ws, env=penv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, start_new_session=True)
@@ -652,15 +684,16 @@ def run_one(env, sbxsup, attack, mode, idx):
     except OSError:
         pass
     error = None
+    refused = bool(attack.refusal) and rc == 125 and attack.refusal in err_s
     if hung:
         error = 'run hung (killed after 90 s)'
-    elif rc in (125, 126, 127):
+    elif rc in (125, 126, 127) and not refused:
         error = 'sbxsup exit %d: %s' % (rc, err_s.strip().splitlines()[-1][:200] if err_s.strip() else '')
     elif not any(e.get('event') == 'run.start' for e in events):
         error = 'no run.start in the audit stream (exit %d)' % rc
     layers = next((e.get('layers') for e in events if e.get('event') == 'run.start'), None)
     level = next((e.get('level') for e in events if e.get('event') == 'run.start'), None) or {}
-    if not error and isinstance(layers, dict):
+    if not error and not refused and isinstance(layers, dict):
         # the mode must really be what it claims: every layer it asks for is active
         want = ALL_LAYERS if not MODES[mode] else MODES[mode][1].split(',')
         if not ROOT_RUN:
