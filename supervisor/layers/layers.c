@@ -341,7 +341,7 @@ void sbx_sensor_level(const struct sbx_layers *L, char *out, size_t outlen)
 			 pr ? "probes" : "");
 	else if (!strcmp(L->sensor, "on"))
 		snprintf(out, outlen, "seccomp-notify (report-only: files, exec, metadata, sockets, signals, "
-			 "escape-class calls; nothing refused)");
+			 "escape-class calls; nothing refused but the privilege guard)");
 	else if (L->sensor[0])
 		snprintf(out, outlen, "%s", L->sensor);
 	else if (L->sensor_off)

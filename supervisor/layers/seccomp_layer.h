@@ -98,6 +98,15 @@ int sbx_seccomp_stage_flags(const struct sbx_layers *L, struct strv *out);
  * reporting was not turned off (--sensor off, SBXSUP_SANDBOX=0). */
 bool sbx_seccomp_sensor_wanted(const struct sbx_layers *L);
 
+/* In the stage, when neither the layer's filter nor the sensor's was installed (and the run is
+ * not SBXSUP_SANDBOX=0): the privilege guard alone, errno only (no listener). chmod family and
+ * mknod with S_ISUID/S_ISGID, open/openat/creat creating a file with them, mknod of a character
+ * or block device: EPERM; unshare/clone with CLONE_NEWUSER: EPERM; openat2 and clone3 (their
+ * mode/flags are in memory): ENOSYS. The layer's and the sensor's filters carry the same rules
+ * (notified, answered EPERM by the supervisor with a critical kernel.violation). Needs
+ * no_new_privs (set by the capability drop). 0, or -1 (why). */
+int sbx_privguard_install(char *why, size_t whylen);
+
 /* For --dry-run: the rules as JSON ({"deny":[{"syscall":..,"errno":..,"when":..}],...}). */
 cJSON *sbx_seccomp_plan(void);
 
