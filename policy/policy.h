@@ -215,6 +215,11 @@ enum pol_priv_call { POL_PRIV_CHMOD, POL_PRIV_CREATE, POL_PRIV_MKNOD };
 #define POL_PRIV_DEVICE  "privilege: device node"
 #define POL_PRIV_FCAPS   "privilege: file capability"
 #define POL_PRIV_SECATTR "privilege: security attribute"
+/* The rule index a report record carries for a POL_PRIV_* text (pol_rule_text maps it back):
+ * POL_RULE_PRIV_FIRST.. ; POL_RULE_DEFAULT for a text that is not one of them. */
+#define POL_RULE_PRIV_FIRST 0xfffffff0u
+uint32_t pol_priv_rule_id(const char *text);
+const char *pol_priv_rule_text(uint32_t rule); /* NULL: not a privilege rule index */
 const char *pol_priv_mode(enum pol_priv_call call, uint64_t flags, uint32_t mode);
 const char *pol_priv_xattr(const char *name, uint32_t obj_mode);
 

@@ -47,3 +47,21 @@ const char *pol_priv_xattr(const char *name, uint32_t obj_mode)
 		return (obj_mode & S_ISUID) ? POL_PRIV_SETUID : POL_PRIV_SETGID;
 	return NULL;
 }
+
+static const char *const priv_texts[] = {POL_PRIV_SETUID, POL_PRIV_SETGID, POL_PRIV_DEVICE, POL_PRIV_FCAPS,
+					 POL_PRIV_SECATTR};
+#define NPRIV (sizeof priv_texts / sizeof priv_texts[0])
+
+uint32_t pol_priv_rule_id(const char *text)
+{
+	for (uint32_t i = 0; text && i < NPRIV; i++)
+		if (!strcmp(text, priv_texts[i]))
+			return POL_RULE_PRIV_FIRST + i;
+	return POL_RULE_DEFAULT;
+}
+
+const char *pol_priv_rule_text(uint32_t rule)
+{
+	return rule >= POL_RULE_PRIV_FIRST && rule - POL_RULE_PRIV_FIRST < NPRIV ? priv_texts[rule - POL_RULE_PRIV_FIRST]
+										  : NULL;
+}
