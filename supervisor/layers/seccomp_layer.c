@@ -513,49 +513,50 @@ static int priv_rules_one(scmp_filter_ctx ctx, uint32_t act, size_t i)
 static int priv_rules(scmp_filter_ctx ctx, bool notify, const struct sbx_seccomp_opts *o)
 {
 	static const struct sbx_seccomp_opts none = {.deny_exec = false};
-	if (!o)
-		o = &none, notify = false;
+	bool alone = !o;
+	if (alone)
+		o = &none;
 	uint32_t act = notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM);
-	int rc = 0;
+	int rc = 0, nr;
 	for (size_t i = 0; i < sizeof priv_table / sizeof priv_table[0] && !rc; i++)
 		if (!routed_whole(priv_table[i].name, notify, o))
 			rc = priv_rules_one(ctx, act, i);
-	int nr = sc_resolve("openat2");
-	if (!rc && nr >= 0 && !routed_whole("openat2", notify, o))
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
-	bool alone = o == &none;
+	if (!rc && (nr = sc_resolve("openat2")) >= 0 && !routed_whole("openat2", notify, o))
+		rc = seccomp_rule_add(ctx, notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(ENOSYS), nr, 0);
 	if (!rc && (alone || o->report_only) && (nr = sc_resolve("clone3")) >= 0)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
 	if (rc || !alone)
 		return rc;
-	/* the guard alone: no user namespace (a namespace's root holds CAP_SETFCAP over the files
-	 * the executor owns: a v3 file capability); the layer's filter refuses these already, the
-	 * sensor's notifies them and the supervisor refuses CLONE_NEWUSER (sbx_seccomp_handle_state) */
-	if ((nr = sc_resolve("unshare")) >= 0)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
-				      SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER));
-	if (!rc && (nr = sc_resolve("clone")) >= 0)
-		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
-				      SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER));
+	/* the guard alone: no user namespace (its root holds CAP_SETFCAP over the files the executor
+	 * owns: a v3 file capability); the layer's filter refuses these already, the sensor's
+	 * notifies them and the supervisor refuses CLONE_NEWUSER (sbx_seccomp_handle_state). The
+	 * probes, when on, report them as escape-class calls. */
+	static const char *const ns_calls[] = {"unshare", "clone"};
+	for (size_t i = 0; i < 2 && !rc; i++)
+		if ((nr = sc_resolve(ns_calls[i])) >= 0) /* a refused call never reaches the probes' tracepoint */
+			rc = seccomp_rule_add(ctx, act, nr, 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER));
+	/* attribute names are in memory: with a listener the supervisor reads them (security.*, an
+	 * ACL on a setuid/setgid file: refused, reported); without one the kernel's own checks are
+	 * what is left (security.capability needs CAP_SETFCAP, which the executor never holds) */
+	static const char *const xattr_calls[] = {"setxattr", "lsetxattr", "fsetxattr", "setxattrat"};
+	for (size_t i = 0; notify && i < 4 && !rc; i++)
+		if ((nr = sc_resolve(xattr_calls[i])) >= 0)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
 	return rc;
 }
 
-int sbx_privguard_install(char *why, size_t whylen)
+static int install(bool notify, bool tsync, const struct sbx_seccomp_opts *o, int *listener, char *why,
+		   size_t whylen);
+
+int sbx_privguard_install(int *listener, char *why, size_t whylen)
 {
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (!ctx) {
-		snprintf(why, whylen, "seccomp_init failed");
-		return -1;
-	}
-	int rc = priv_rules(ctx, false, NULL);
-	if (!rc && seccomp_api_get() >= 2)
-		(void)seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
-	if (rc)
-		snprintf(why, whylen, "privilege guard rules: %s", strerror(-rc));
-	else if ((rc = seccomp_load(ctx)))
-		snprintf(why, whylen, "privilege guard: seccomp_load: %s", strerror(-rc));
-	seccomp_release(ctx);
-	return rc ? -1 : 0;
+	bool tsync = true;
+	char nwhy[160];
+	bool notify = notify_usable(&tsync, nwhy, sizeof nwhy);
+	int rc = install(notify, tsync, NULL, listener, why, whylen);
+	if (rc < 0 && notify) /* an outer sandbox holds the listener (EBUSY): errno only */
+		rc = install(false, tsync, NULL, listener, why, whylen);
+	return rc;
 }
 
 static scmp_filter_ctx build(bool notify, bool tsync, const struct sbx_seccomp_opts *o, char *why,
@@ -566,6 +567,8 @@ static scmp_filter_ctx build(bool notify, bool tsync, const struct sbx_seccomp_o
 		snprintf(why, whylen, "seccomp_init failed");
 		return NULL;
 	}
+	/* also the guard alone (o NULL): a foreign architecture's chmod is a chmod (the supervisor
+	 * judges it by name; without a listener every foreign call is refused) */
 	int rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
 				  notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(FOREIGN_ERR));
 	if (rc) {
@@ -577,7 +580,7 @@ static scmp_filter_ctx build(bool notify, bool tsync, const struct sbx_seccomp_o
 		snprintf(why, whylen, "TSYNC: %s", strerror(-rc));
 		goto fail;
 	}
-	for (size_t i = 0; i < NRULES; i++) {
+	for (size_t i = 0; o && i < NRULES; i++) {
 		if (!rule_in_filter(&deny_table[i], notify, o))
 			continue;
 		int nr = sc_resolve(deny_table[i].name);
@@ -598,9 +601,6 @@ fail:
 	seccomp_release(ctx);
 	return NULL;
 }
-
-static int install(bool notify, bool tsync, const struct sbx_seccomp_opts *o, int *listener, char *why,
-		   size_t whylen);
 
 int sbx_seccomp_install(int *listener, char *why, size_t whylen)
 {
@@ -868,13 +868,34 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 	}
 	/* the privilege guard first, for the layer's filter and the sensor's alike: refused, reported */
 	struct sbx_sn_report rep;
-	if (sbx_sn_privilege(listener, req->id, (pid_t)req->pid, sys, (const uint64_t *)req->data.args, &rep) == 1) {
+	const char *bare = strchr(sys, ':') ? strchr(sys, ':') + 1 : sys; /* "x86:chmod" is a chmod */
+	if (sbx_sn_privilege(listener, req->id, (pid_t)req->pid, bare, (const uint64_t *)req->data.args, &rep) == 1) {
 		respond_err(listener, req, resp, EPERM);
 		if (a && emit_contained(a, sys, req->pid, &rep, EPERM) < 0)
 			ret = -1;
 		goto out;
 	}
 	bool is_openat2 = !strcmp(sys, "openat2");
+	bool newuser = (!strcmp(bare, "unshare") || !strcmp(bare, "clone")) && (req->data.args[0] & CLONE_NEWUSER);
+	if (st && st->guard_only) {
+		/* the guard's own filter (neither the layer's nor the sensor's): a user namespace is
+		 * refused and reported (the call never reaches the probes), openat2 is refused, the
+		 * rest continues */
+		if (is_openat2) {
+			respond_err(listener, req, resp, ENOSYS);
+		} else if (newuser) {
+			respond_err(listener, req, resp, EPERM);
+			memset(&rep, 0, sizeof rep);
+			rep.access = "escape";
+			snprintf(rep.rule, sizeof rep.rule, "%s", PR_RULE_ESCAPE);
+			sbx_sn_fill_proc((pid_t)req->pid, &rep);
+			if (a && emit_contained(a, sys, req->pid, &rep, EPERM) < 0)
+				ret = -1;
+		} else {
+			goto cont;
+		}
+		goto out;
+	}
 	if (st && st->report_only) {
 		/* decided while the task waits (what /proc says is its own), answered, then written.
 		 * The guard's refusals: a user namespace (its root could write a file capability) and
@@ -883,7 +904,7 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 		struct pr_view v;
 		bool report = sensor_decide(listener, st, req, sys, &srep, &v);
 		int refuse = is_openat2 ? ENOSYS : 0;
-		if ((!strcmp(sys, "unshare") || !strcmp(sys, "clone")) && (req->data.args[0] & CLONE_NEWUSER))
+		if (newuser)
 			refuse = EPERM;
 		if (refuse) {
 			respond_err(listener, req, resp, refuse);
@@ -1050,6 +1071,8 @@ static void sc_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 	sbx_seccomp_state_init(&s->gate, c->pol, sbx_layer_on(c->L, layer_netfilter.id));
 	/* a listener while the layer is off is the report-only sensor's (--sensor, stage.c) */
 	s->gate.report_only = s->gate.ctx.report_only = !sbx_layer_on(c->L, layer_seccomp.id);
+	/* neither the layer's nor the sensor's: the privilege guard's own filter (stage.c) */
+	s->gate.guard_only = s->gate.report_only && strcmp(c->L->sensor, "on") != 0;
 	*st = s;
 }
 

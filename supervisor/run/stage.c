@@ -289,11 +289,11 @@ int stage_exec(const struct stage_args *a)
 	 * either, its errno-only filter alone. Nothing the command leaves behind can gain privilege. */
 	if (!a->keep_caps && !guarded) {
 		why[0] = 0;
-		if (sbx_privguard_install(why, sizeof why) < 0) {
+		if (sbx_privguard_install(&listener, why, sizeof why) < 0) {
 			sbx_msg("%s", why[0] ? why : "privilege guard: install failed");
 			return SBX_EXIT_INTERNAL;
 		}
-		add(st, sizeof st, "privguard", "errno");
+		add(st, sizeof st, "privguard", listener >= 0 ? "notify" : "errno");
 	} else if (!a->keep_caps) {
 		add(st, sizeof st, "privguard", listener >= 0 ? "notify" : "errno");
 	}
