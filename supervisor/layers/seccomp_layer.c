@@ -456,7 +456,8 @@ static bool routed_whole(const char *name, bool notify, const struct sbx_seccomp
  * openat2 carries its mode in memory: it is refused with ENOSYS (as on a kernel before 5.6:
  * callers fall back to openat), except where the file reporter routes it, and then the
  * supervisor answers ENOSYS for anything it would have let continue. clone3 carries its flags in
- * memory too: ENOSYS (glibc falls back to clone, whose CLONE_NEWUSER is a register). */
+ * memory too: ENOSYS (glibc falls back to clone, whose CLONE_NEWUSER is a register); and no
+ * io_uring (IORING_OP_OPENAT creates files with a mode no filter sees): ENOSYS. */
 enum priv_kind { PK_CHMOD, PK_CREATE, PK_MKNOD };
 static const struct { const char *name; enum priv_kind kind; signed char flags, mode; } priv_table[] = {
 	{"chmod", PK_CHMOD, -1, 1},
@@ -535,6 +536,10 @@ static int priv_rules(scmp_filter_ctx ctx, bool notify, const struct sbx_seccomp
 	for (size_t i = 0; i < 2 && !rc; i++)
 		if ((nr = sc_resolve(ns_calls[i])) >= 0) /* a refused call never reaches the probes' tracepoint */
 			rc = seccomp_rule_add(ctx, act, nr, 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER));
+	/* io_uring: IORING_OP_OPENAT carries a creation mode (and OP_SETXATTR a name) the kernel uses
+	 * with no system call to filter: no ring (ENOSYS, as the seccomp layer answers) */
+	if (!rc && (nr = sc_resolve("io_uring_setup")) >= 0)
+		rc = seccomp_rule_add(ctx, notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(ENOSYS), nr, 0);
 	/* attribute names are in memory: with a listener the supervisor reads them (security.*, an
 	 * ACL on a setuid/setgid file: refused, reported); without one the kernel's own checks are
 	 * what is left (security.capability needs CAP_SETFCAP, which the executor never holds) */
@@ -877,19 +882,21 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 	}
 	bool is_openat2 = !strcmp(sys, "openat2");
 	bool newuser = (!strcmp(bare, "unshare") || !strcmp(bare, "clone")) && (req->data.args[0] & CLONE_NEWUSER);
+	bool uring = !strcmp(bare, "io_uring_setup"); /* a ring runs opens and xattrs with no syscall */
 	if (st && st->guard_only) {
 		/* the guard's own filter (neither the layer's nor the sensor's): a user namespace is
 		 * refused and reported (the call never reaches the probes), openat2 is refused, the
 		 * rest continues */
 		if (is_openat2) {
 			respond_err(listener, req, resp, ENOSYS);
-		} else if (newuser) {
-			respond_err(listener, req, resp, EPERM);
+		} else if (newuser || uring) {
+			int e = uring ? ENOSYS : EPERM;
+			respond_err(listener, req, resp, e);
 			memset(&rep, 0, sizeof rep);
 			rep.access = "escape";
 			snprintf(rep.rule, sizeof rep.rule, "%s", PR_RULE_ESCAPE);
 			sbx_sn_fill_proc((pid_t)req->pid, &rep);
-			if (a && emit_contained(a, sys, req->pid, &rep, EPERM) < 0)
+			if (a && emit_contained(a, sys, req->pid, &rep, e) < 0)
 				ret = -1;
 		} else {
 			goto cont;
@@ -898,12 +905,13 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 	}
 	if (st && st->report_only) {
 		/* decided while the task waits (what /proc says is its own), answered, then written.
-		 * The guard's refusals: a user namespace (its root could write a file capability) and
-		 * openat2 (its mode is in memory: never continued) */
+		 * The guard's refusals: a user namespace (its root could write a file capability),
+		 * openat2 (its mode is in memory: never continued) and io_uring (a ring opens files
+		 * with no system call to see) */
 		struct sbx_sn_report srep;
 		struct pr_view v;
 		bool report = sensor_decide(listener, st, req, sys, &srep, &v);
-		int refuse = is_openat2 ? ENOSYS : 0;
+		int refuse = is_openat2 || uring ? ENOSYS : 0;
 		if (newuser)
 			refuse = EPERM;
 		if (refuse) {

@@ -106,7 +106,8 @@ bool sbx_seccomp_sensor_wanted(const struct sbx_layers *L);
  * family and foreign-architecture calls are routed to the supervisor (*listener), which refuses
  * the privileged ones with EPERM and a critical kernel.violation and lets the rest continue
  * (sbx_seccomp_state.guard_only); unshare/clone with CLONE_NEWUSER: EPERM; openat2 and clone3
- * (their mode/flags are in memory): ENOSYS. Without user notification (or with an outer
+ * (their mode/flags are in memory) and io_uring_setup (a ring opens files with no system call):
+ * ENOSYS. Without user notification (or with an outer
  * listener) the same rules answer EPERM themselves (*listener -1; the setxattr family is then
  * left to the kernel, foreign calls are refused). The layer's and the sensor's filters carry the
  * same rules. Needs no_new_privs (set by the capability drop). 0, or -1 (why). */

@@ -619,6 +619,7 @@ static void test_privguard(void **state)
 		EXPECT_OK("mkdir 2775 (masked)", mkdir(d, 02775));
 		EXPECT_ERR("openat2", syscall(437, AT_FDCWD, f, &(uint64_t[3]){O_RDONLY, 0, 0}, 24), ENOSYS);
 		EXPECT_ERR("clone3", syscall(__NR_clone3, NULL, 0), ENOSYS);
+		EXPECT_ERR("io_uring_setup", syscall(__NR_io_uring_setup, 1, NULL), ENOSYS);
 		EXPECT_ERR("unshare(CLONE_NEWUSER)", unshare(CLONE_NEWUSER), EPERM);
 		EXPECT_ERR("setxattr security.capability", setxattr(f, "security.capability", "\1\0\0\2", 4, 0), EPERM);
 		EXPECT_OK("setxattr user.x", setxattr(f, "user.x", "1", 1, 0) == 0 || errno == EOPNOTSUPP ? 0 : -1);
