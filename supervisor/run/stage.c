@@ -286,7 +286,8 @@ int stage_exec(const struct stage_args *a)
 	}
 	/* The privilege guard (contract version 3) in every mode that sandboxes: the layer's and the
 	 * sensor's filters carry it (notified: refused and reported by the supervisor); without
-	 * either, its errno-only filter alone. Nothing the command leaves behind can gain privilege. */
+	 * either, a filter of its own (notified too where the kernel can; errno only else). Last
+	 * before "ready", as the others. Nothing the command leaves behind can gain privilege. */
 	if (!a->keep_caps && !guarded) {
 		why[0] = 0;
 		if (sbx_privguard_install(&listener, why, sizeof why) < 0) {
