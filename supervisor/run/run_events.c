@@ -61,6 +61,8 @@ int run_emit_start(struct run *r)
 	char sensor[200];
 	sbx_sensor_level(&r->L, sensor, sizeof sensor);
 	audit_add_str(level, "sensor", sensor, sizeof sensor);
+	sbx_privguard_level(&r->L, sensor, sizeof sensor);
+	audit_add_str(level, "privilege", sensor, sizeof sensor);
 	sd_level(&r->sd, level, sbx_layer_on(&r->L, layer_bwrap.id), r->o.disabled);
 	run_shadow_level(r, level);
 	cJSON_AddStringToObject(ev, "autonomy", autonomy_name(r->m->autonomy));
