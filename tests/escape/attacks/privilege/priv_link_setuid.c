@@ -3,6 +3,7 @@
 // profile: fs-raw
 // build: static
 // as-user: yes
+// silent-ok-container: the container image may hold no setuid binary to link, so nothing is attempted
 // expect-full: blocked; events: kernel.violation|seccomp.deny|preload.deny
 // expect-no-bwrap: blocked; events: kernel.violation|seccomp.deny|preload.deny
 // expect-preload-only: blocked; events: kernel.violation|seccomp.deny|preload.deny
