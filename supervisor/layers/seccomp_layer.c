@@ -888,7 +888,13 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 		 * refused and reported (the call never reaches the probes), openat2 is refused, the
 		 * rest continues */
 		if (is_openat2) {
+			/* refused whatever it names; a name the policy denies is reported as the
+			 * openat it stands for would be (decided while the task waits) */
+			int d = sbx_sn_decide(&st->ctx, listener, req->id, (pid_t)req->pid, sys,
+					      (const uint64_t *)req->data.args, &rep);
 			respond_err(listener, req, resp, ENOSYS);
+			if (d == 1 && rep.violation && a && emit_contained(a, sys, req->pid, &rep, ENOSYS) < 0)
+				ret = -1;
 		} else if (newuser || uring) {
 			int e = uring ? ENOSYS : EPERM;
 			respond_err(listener, req, resp, e);
