@@ -175,8 +175,14 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 	qsort(it, n, sizeof *it, item_cmp);
 
 	int rc = 0;
-	rc |= strv_addv(out, in->bwrap, "--unshare-user", "--unshare-ipc", "--unshare-uts",
-			"--unshare-pid", "--unshare-cgroup-try", NULL);
+	rc |= strv_add(out, in->bwrap);
+	if (in->userns) { /* the caller's namespace: the executor is never the caller's uid 0 */
+		rc |= strv_add(out, "--userns");
+		rc |= in->userns_fd >= 0 ? strv_addf(out, "%d", in->userns_fd) : strv_add(out, LAYER_FD_PLACEHOLDER);
+	} else {
+		rc |= strv_add(out, "--unshare-user");
+	}
+	rc |= strv_addv(out, "--unshare-ipc", "--unshare-uts", "--unshare-pid", "--unshare-cgroup-try", NULL);
 	if (!in->share_net)
 		rc |= strv_add(out, "--unshare-net");
 	rc |= strv_addv(out, "--die-with-parent", "--new-session", NULL);
@@ -192,7 +198,16 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 		const struct item *x = &it[i];
 		switch (x->kind) {
 		case IT_RO: rc |= strv_addv(out, "--ro-bind", x->src ? x->src : x->path, x->path, NULL); break;
-		case IT_RW: rc |= strv_addv(out, "--bind", x->src ? x->src : x->path, x->path, NULL); break;
+		case IT_RW: {
+			size_t k = in->stage_dir ? 0 : in->nstaged;
+			while (k < in->nstaged && strcmp(in->staged[k], x->path))
+				k++;
+			rc |= strv_add(out, "--bind");
+			rc |= k < in->nstaged ? strv_addf(out, "%s/w%zu", in->stage_dir, k)
+					      : strv_add(out, x->src ? x->src : x->path);
+			rc |= strv_add(out, x->path);
+			break;
+		}
 		case IT_TMPFS: rc |= strv_addv(out, "--tmpfs", x->path, NULL); break;
 		case IT_PROC: rc |= strv_addv(out, "--proc", x->path, NULL); break;
 		case IT_DEV: rc |= strv_addv(out, "--dev", x->path, NULL); break;
@@ -374,6 +389,8 @@ static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size
 		.uid = c->uid, .gid = c->gid, .home_dir = c->home_dir,
 		.etc_view = preload ? c->etc_view : NULL, .etc_lower = preload ? c->etc_lower : NULL,
 		.fixed = preload && c->fixed_channel, .policy_fd = c->fds.policy,
+		.userns = c->own_userns, .userns_fd = c->fds.userns,
+		.stage_dir = c->stage_dir, .staged = c->staged, .nstaged = c->nstaged,
 	};
 	if (bwrap_argv(c->pol, &bi, argv, err, errlen) < 0)
 		return -1;

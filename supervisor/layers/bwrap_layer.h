@@ -14,7 +14,9 @@
  * the environment, `--chdir` the workspace, sbxsup and the preload library bound read-only under
  * /run/sbxsup, the run's report socket at /run/sbxsup/report, `/etc/ld.so.preload` as
  * `--ro-bind-data` (or, with etc_view, /etc bound from the view the child mounted before bwrap),
- * `--uid`/`--gid` and a private HOME (`--dir`) when given. /run/sbxsup is a
+ * `--uid`/`--gid` and a private HOME (`--dir`) when given; as root, `--userns FD` (the run's own user
+ * namespace mapping the executor onto an unprivileged host identity) and the write grants bound
+ * from their staged idmapped mounts (stage_dir). /run/sbxsup is a
  * tmpfs of its own; with the preload's fixed channel the sealed policy is `--ro-bind-data` at
  * /run/sbxsup/policy. Last, /run/sbxsup and the sandbox's root tmpfs (the scaffolding bwrap makes
  * for the binds: /, /etc, /run...) are remounted read-only, so no process of the run can rename
@@ -59,6 +61,12 @@ struct bwrap_in {
 	const char *etc_lower;     /* its layer holding ld.so.preload and the secrets' whiteouts */
 	bool fixed;                /* the preload's fixed channel: the policy bound at SBX_RUN_POLICY */
 	int policy_fd;             /* the sealed policy for --ro-bind-data, or -1 ("<fd>") */
+	bool userns;               /* --userns FD (a namespace the caller made) instead of --unshare-user */
+	int userns_fd;             /* its descriptor, or -1 ("<fd>") */
+	const char *stage_dir;     /* non-NULL: a write grant (--bind) whose path is staged[i] is bound from
+				    * stage_dir/w<i> (its idmapped mount, put there before bwrap runs) */
+	const char *const *staged;
+	size_t nstaged;
 };
 
 /* argv up to and including the "--" before the stage; the caller appends the stage argv.

@@ -280,7 +280,8 @@ static int set_layers(struct sbx_opts *o, const char *list, bool require, struct
 	const char *l = list ? list : require ? "none" : "auto";
 	unsigned m = 0;
 	char e[256] = "";
-	if (!*l || sbx_layer_list_parse(l, &m, e, sizeof e) < 0)
+	if (!*l || sbx_layer_list_parse(l, &m, e, sizeof e) < 0 ||
+	    (!require && (m & ~SBX_L_ALL) && snprintf(e, sizeof e, "'identity' is not a layer (a require name)")))
 		return fail(err, SBX_E_LAYERS, "%s: %s", require ? "require" : "layers", e[0] ? e : "empty layer list");
 	if (require && !strcmp(l, "auto"))
 		m = 0; /* "auto" means "whatever is available": nothing is required (as --require auto) */

@@ -61,6 +61,12 @@ static bool has_cap(const struct __user_cap_data_struct d[2], int cap, bool effe
 	return (w >> (cap % 32)) & 1u;
 }
 
+bool sbx_caps_have(int cap)
+{
+	struct __user_cap_data_struct d[2];
+	return cap >= 0 && cap <= CAPS_MAX && caps_get(d) == 0 && has_cap(d, cap, true);
+}
+
 int sbx_caps_drop(char *why, size_t whylen)
 {
 	struct __user_cap_data_struct d[2];

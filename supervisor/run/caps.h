@@ -19,11 +19,15 @@
 #ifndef SBX_CAPS_H
 #define SBX_CAPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Returns 0 (and, in `why`, a short level text: "dropped (bounding set emptied)" or "none held
  * (unprivileged; no_new_privs set)"), or -1 with the reason in `why`. */
 int sbx_caps_drop(char *why, size_t whylen);
+
+/* True when the calling thread holds capability `cap` in its effective set (capget). */
+bool sbx_caps_have(int cap);
 
 /* The highest capability number the running kernel knows (cap_last_cap), or -1 (why). */
 int sbx_caps_last(char *why, size_t whylen);

@@ -28,6 +28,7 @@
 #define SBX_REASON_SETUP_FAILED       "setup_failed"
 #define SBX_REASON_SHADOW_UNAVAILABLE "shadow_unavailable"
 #define SBX_REASON_PRELOAD_UNAVAILABLE "preload_unavailable" /* found, but the executor cannot load it */
+#define SBX_REASON_IDENTITY           "identity"           /* no unprivileged identity for the executor */
 #define SBX_REASON_INTERNAL           "internal"
 /* sbxsup serve / run --server (docs/notes/serve.md) */
 #define SBX_REASON_SERVER_REFUSED     "server_refused"     /* peer uid, busy, malformed request */

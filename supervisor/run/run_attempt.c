@@ -136,14 +136,18 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 	}
 	/* --shadow's overlay over the workspace and the /etc view (bwrap_etc.h), in a mount namespace of
 	 * this child only, which bwrap then binds from */
-	if (r->sp.on || r->lc.etc_view) {
+	if (r->sp.on || r->lc.etc_view || r->lc.own_userns) {
 		const char *what = "";
 		if (sbx_mntns_private(&what) < 0) {
 			dprintf(f->err_w, "child setup failed: %s: %s", what, strerror(errno));
 			_exit(SBX_EXIT_INTERNAL);
 		}
 	}
-	if (r->sp.on && shadow_mount_at(&r->sp, geteuid() != 0) < 0)
+	/* (root with a stage dir: the overlay is the workspace's staged mount, sd_bwrap_child) */
+	if (r->sp.on && !(r->lc.own_userns && r->lc.stage_dir) && shadow_mount_at(&r->sp, geteuid() != 0) < 0)
+		_exit(SBX_EXIT_INTERNAL);
+	/* root: the write grants' idmapped mounts where bwrap binds them from, no supplementary groups */
+	if (r->lc.own_userns && sd_bwrap_child(&r->sd, r->lc.stage_dir) < 0)
 		_exit(SBX_EXIT_INTERNAL);
 	if (r->lc.etc_view && bwrap_etc_mount(r->plan.pol, r->plan.etclow, r->lc.etc_view, SBX_RUN_PRELOAD) < 0) {
 		dprintf(f->err_w, "child setup failed: the /etc view (an overlay adding ld.so.preload) could "
@@ -162,6 +166,7 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 	}
 	keep_fd(f->ctl_c);
 	keep_fd(f->ldso);
+	keep_fd(r->sd.userns_fd); /* bwrap joins it (--userns) and closes it */
 	keep_fd(r->att.stderr_copy);
 	if (child_stdio(r, false) < 0 || dup2(f->err_w, 2) < 0)
 		_exit(SBX_EXIT_INTERNAL);
@@ -421,7 +426,7 @@ static pid_t direct_spawn(struct run *r, struct strv *env)
 	struct sd_plan *p = &r->sd;
 	const struct policy *pol = r->plan.pol;
 	p->netns = pol_net_mode(pol) == POL_NET_NONE;
-	p->nexpose = p->nwr = 0;
+	p->nexpose = 0; /* (the writable dirs: planned, run.c plan_writable; none beyond the limit here) */
 	p->shadow = r->sp.on ? &r->sp : NULL;
 	if (!getcwd(p->cwd, sizeof p->cwd))
 		p->cwd[0] = 0;
@@ -507,13 +512,22 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 			sbx_msg("pipe: %s", strerror(errno));
 			goto out;
 		}
+		/* the executor's identity (root: a user namespace onto an unprivileged host identity, the
+		 * write grants' idmapped mounts; sandbox_direct.h) */
+		r->sd.shadow = r->sp.on ? &r->sp : NULL;
+		if (!r->o.disabled && sd_bwrap_prepare(&r->sd, r->plan.repdir, r->plan.repsock) < 0) {
+			sbx_msg("run setup: %s", r->sd.why);
+			run_reason(r, SBX_REASON_IDENTITY, "%s", r->sd.why);
+			goto out;
+		}
 		/* ld.so.preload's text for --ro-bind-data, unless the /etc view holds the file */
 		if (sbx_layer_on(&r->L, layer_preload.id) && !r->lc.etc_view && (ldso = ldso_memfd()) < 0) {
 			sbx_msg("memfd: %s", strerror(errno));
 			goto out;
 		}
 		r->lc.fds = (struct layer_fds){.ctl = ctlp[1], .stderr_copy = t->stderr_copy, .ldso = ldso,
-					       .policy = r->lc.fixed_channel ? r->pol_fd : -1};
+					       .policy = r->lc.fixed_channel ? r->pol_fd : -1,
+					       .userns = r->sd.userns_fd};
 		if (w->wrap(&r->lc, &argv, err, sizeof err) < 0) {
 			sbx_msg("%s", err);
 			goto out;
@@ -565,6 +579,8 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 		child_direct(r, &cf);
 	}
 	t->child = pid;
+	if (w)
+		sd_bwrap_done(&r->sd); /* the child holds them now */
 	close_fd(&alive[0]);
 	close_fd(&ctlp[1]);
 	close_fd(&repp[1]);
@@ -612,8 +628,10 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 		res = ATT_DONE;
 out:
 	layers_stop(&r->lrt, true); /* what lived for this attempt only (seccomp's listener) */
+	if (w)
+		sd_bwrap_done(&r->sd);
 	r->lc.env = &r->plan.env;
-	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1};
+	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1, .userns = -1};
 	close_fd(&ctlp[0]);
 	close_fd(&ctlp[1]);
 	close_fd(&repp[0]);

@@ -117,14 +117,46 @@ int run_emit_end(struct run *r, int code, int sig)
 
 /* ---- layer bookkeeping ----------------------------------------------------------------------- */
 
-/* Print one line per missing required layer; true when something required is missing. */
-bool run_require_missing(const struct run *r)
+/* The executor's host uid is 0 (or would be): once the stage is ready, any of its uids as the host
+ * sees them (/proc/PID/status, read here, outside its namespaces); before, SBXSUP_SANDBOX=0 as
+ * root (the one mode that runs it as the invoker). */
+bool run_executor_root(const struct run *r)
 {
-	unsigned miss = r->L.require & ~r->L.active;
+	if (r->att.ready && r->att.stage_pid > 0) {
+		char path[64], line[256];
+		snprintf(path, sizeof path, "/proc/%d/status", (int)r->att.stage_pid);
+		FILE *f = fopen(path, "re");
+		bool root = f == NULL; /* cannot tell: assume the worst */
+		unsigned u[4];
+		while (f && fgets(line, sizeof line, f))
+			if (sscanf(line, "Uid: %u %u %u %u", &u[0], &u[1], &u[2], &u[3]) == 4) {
+				root = !u[0] || !u[1] || !u[2] || !u[3];
+				break;
+			}
+		if (f)
+			fclose(f);
+		return root;
+	}
+	return r->o.disabled && geteuid() == 0;
+}
+
+/* Print one line per missing required layer (and for --require identity, an executor that is or
+ * would be host uid 0); true when something required is missing (reason: layer_required, or
+ * identity). */
+bool run_require_missing(struct run *r)
+{
+	unsigned miss = r->L.require & ~r->L.active & SBX_L_ALL;
 	for (int l = 0; l < SBX_L__N; l++)
 		if ((miss >> l) & 1u)
 			sbx_msg("required layer '%s' is not active: %s (refusing to run)", sbx_layer_name(l),
 				r->L.why[l][0] ? r->L.why[l] : "unavailable");
+	if ((r->L.require & SBX_REQ_IDENTITY) && run_executor_root(r)) {
+		sbx_msg("required: identity: the executor would run as host uid 0 (%s) (refusing to run)",
+			r->o.disabled ? "SBXSUP_SANDBOX=0" : r->sd.identity[0] ? r->sd.identity : "no other identity");
+		if (!miss)
+			run_reason(r, SBX_REASON_IDENTITY, "--require identity: the executor would run as host uid 0");
+		return true;
+	}
 	return miss != 0;
 }
 
@@ -155,6 +187,9 @@ void run_warn_off(const struct run *r)
 		sbx_msg("warning: SBXSUP_SANDBOX disables every layer: the command runs unconfined");
 		return;
 	}
+	if (run_executor_root(r)) /* never silently (--require identity refuses it) */
+		sbx_msg("warning: the executor runs as host uid 0 (%s): every file check, owner on disk and "
+			"peer credential sees root", r->sd.identity[0] ? r->sd.identity : "no other identity");
 	if (sbx_sensor_missing(&r->L)) {
 		char sensor[200];
 		sbx_sensor_level(&r->L, sensor, sizeof sensor);

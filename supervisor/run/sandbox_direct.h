@@ -72,6 +72,9 @@ struct sd_plan {
 	char expose[SD_MAX_EXPOSE][1024]; /* host paths under /tmp bound again over the private /tmp */
 	bool expose_rw[SD_MAX_EXPOSE], expose_file[SD_MAX_EXPOSE];
 	size_t nexpose;
+	char how[200];             /* root: the workspace's write grant ("idmapped mount (...)", or why not) */
+	size_t nid;                /* root: how many of wr[] are idmapped */
+	int userns_fd;             /* root, bwrap mode: the user namespace bwrap joins (--userns), or -1 */
 	char identity[320], ns[64], home[200], why[256];
 	struct sd_fixed fixed;     /* the preload's /run/sbxsup and /etc/ld.so.preload (sd_fixed.h) */
 	const struct shadow_plan *shadow; /* --shadow: the overlay replaces the workspace, or NULL */
@@ -112,6 +115,24 @@ int sd_expose_cmd(struct sd_plan *p, const char *cmd);
  * exposed) are dropped (the default PATH when none is left), as env_filter_path drops entries the
  * policy does not grant. */
 int sd_filter_path(const struct sd_plan *p, struct strv *env);
+
+/* bwrap mode, parent, before spawning (after sd_writable for each write grant bwrap binds): as
+ * root, what sd_prepare_dirs does for the report socket (repdir 0711, the socket the executor's),
+ * each writable dir as a detached idmapped mount (--shadow: the overlay of sd_spawn), and
+ * p->userns_fd, a user namespace mapping only in_uid/in_gid to host_uid/host_gid (setgroups
+ * denied) for bwrap's --userns. run.start.level.identity is set for either invoker. 0, or -1 (why;
+ * nothing left open). */
+int sd_bwrap_prepare(struct sd_plan *p, const char *repdir, const char *repsock);
+
+/* bwrap mode, the child before exec of bwrap, in its private mount namespace (root; else a
+ * no-op): drop the supplementary groups; mount a small tmpfs at stage_dir and put write grant i at
+ * stage_dir/w<i> (its idmapped mount, else a nosuid,nodev bind of the path itself), where bwrap
+ * binds it from (bwrap_layer.h `staged`): bwrap looks its sources up as the executor's host
+ * identity, which may not reach the grant's own path. 0, or -1 (errno, a message). */
+int sd_bwrap_child(const struct sd_plan *p, const char *stage_dir);
+
+/* bwrap mode, parent, after spawning: close what sd_bwrap_prepare opened. */
+void sd_bwrap_done(struct sd_plan *p);
 
 /* Child (the run's init, before forking the stage): mounts, loopback, identity. Returns 0, or -1
  * with errno and a message on stderr. */
