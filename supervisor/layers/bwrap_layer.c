@@ -399,6 +399,10 @@ static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size
 	rc |= strv_add(argv, "--stderr-fd");
 	rc |= c->fds.stderr_copy >= 0 ? strv_addf(argv, "%d", c->fds.stderr_copy)
 				      : strv_add(argv, LAYER_FD_PLACEHOLDER);
+	if (c->own_userns) { /* bwrap leaves --userns's descriptor open: the stage closes it */
+		rc |= strv_add(argv, "--close-fd");
+		rc |= c->fds.userns >= 0 ? strv_addf(argv, "%d", c->fds.userns) : strv_add(argv, LAYER_FD_PLACEHOLDER);
+	}
 	rc |= layers_stage_flags(c->L, argv);
 	rc |= strv_add(argv, "--");
 	for (size_t i = 0; c->cmd && c->cmd[i]; i++)
