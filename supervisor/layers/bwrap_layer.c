@@ -104,6 +104,18 @@ static bool in_tree(const struct pol_dir *trees, size_t nt, const struct pol_dir
 	return false;
 }
 
+/* A granted path bwrap could not look up as the executor's host identity, and not staged. */
+static bool unreachable(const struct bwrap_in *in, const char *path)
+{
+	for (size_t i = 0; in->stage_dir && i < in->nstaged; i++)
+		if (!strcmp(in->staged[i], path))
+			return false;
+	for (size_t i = 0; in->unreachable && i < in->unreachable->n; i++)
+		if (!strcmp(in->unreachable->v[i], path))
+			return true;
+	return false;
+}
+
 int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *out, char *err,
 	       size_t errlen)
 {
@@ -136,6 +148,8 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 		struct stat st;
 		if (lstat(d.path, &st) < 0 || (whole && !S_ISDIR(st.st_mode)))
 			continue; /* SPEC: a hint whose directory does not exist is skipped by bwrap */
+		if (unreachable(in, d.path))
+			continue; /* the executor's host identity could not read it on the host either */
 		struct item *x = &it[n];
 		x->path = d.path;
 		x->src = whole && in->etc_view && under(SBX_LDSO_PRELOAD, d.path) ? in->etc_view : NULL;
@@ -391,6 +405,7 @@ static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size
 		.fixed = preload && c->fixed_channel, .policy_fd = c->fds.policy,
 		.userns = c->own_userns, .userns_fd = c->fds.userns,
 		.stage_dir = c->stage_dir, .staged = c->staged, .nstaged = c->nstaged,
+		.unreachable = c->unreachable,
 	};
 	if (bwrap_argv(c->pol, &bi, argv, err, errlen) < 0)
 		return -1;

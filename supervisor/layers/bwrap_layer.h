@@ -67,6 +67,8 @@ struct bwrap_in {
 				    * stage_dir/w<i> (its idmapped mount, put there before bwrap runs) */
 	const char *const *staged;
 	size_t nstaged;
+	const struct strv *unreachable; /* granted paths bwrap (as the executor's host identity) cannot
+					 * look up: left out unless staged (NULL: none) */
 };
 
 /* argv up to and including the "--" before the stage; the caller appends the stage argv.

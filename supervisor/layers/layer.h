@@ -89,6 +89,7 @@ struct layer_ctx {
 	const char *stage_dir;
 	const char *const *staged;
 	size_t nstaged;
+	const struct strv *unreachable; /* root: granted paths that identity cannot look up: not bound */
 	struct layer_fds fds;
 };
 

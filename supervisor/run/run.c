@@ -104,18 +104,35 @@ static void plan_to_ctx(struct run *r)
 		r->staged[i] = r->sd.wr[i];
 	r->lc.staged = r->staged;
 	r->lc.nstaged = r->lc.own_userns ? r->sd.nwr : 0;
+	r->lc.unreachable = r->lc.own_userns ? &r->unreach : NULL;
 }
 
 /* Root: the directories granted for writing (the workspace first), which get idmapped mounts
- * (sd_writable). Beyond SD_MAX_EXPOSE the rest stay as they are (direct mode refuses then). */
-static void plan_writable(struct run *r)
+ * (sd_writable). Beyond SD_MAX_EXPOSE the rest stay as they are (direct mode refuses then). With
+ * bwrap, also the granted paths its unprivileged identity cannot look up (sd_unreachable). */
+static void plan_writable(struct run *r, bool wrapped)
 {
 	struct sd_plan *p = &r->sd;
 	p->nwr = 0;
+	strv_free(&r->unreach);
 	if (r->o.disabled || !p->root)
 		return;
+	size_t nd = pol_dir_count(r->plan.pol), n = 0;
+	const char **paths = wrapped ? calloc(nd + 1, sizeof *paths) : NULL;
+	bool *bad = wrapped ? calloc(nd + 1, sizeof *bad) : NULL;
+	for (size_t i = 0; paths && bad && i < nd; i++) {
+		struct pol_dir d;
+		if (pol_dir_get(r->plan.pol, i, &d) == 0 && d.path && d.path[0] == '/')
+			paths[n++] = d.path;
+	}
+	if (paths && bad && sd_unreachable(p, paths, n, bad) == 0)
+		for (size_t i = 0; i < n; i++)
+			if (bad[i])
+				(void)strv_add(&r->unreach, paths[i]);
+	free(paths);
+	free(bad);
 	(void)sd_writable(p, r->m->workspace);
-	for (size_t i = 0, n = pol_dir_count(r->plan.pol); i < n; i++) {
+	for (size_t i = 0; i < nd; i++) {
 		struct pol_dir d;
 		if (pol_dir_get(r->plan.pol, i, &d) == 0 && d.path && (d.access & POL_WRITE) &&
 		    strcmp(d.path, r->plan.tmpdir))
@@ -155,7 +172,7 @@ static int replan(struct run *r, bool wrapped)
 		sbx_msg("%s%s", strncmp(err, "compiled", 8) ? "cannot compile the policy: " : "", err);
 		return -1;
 	}
-	plan_writable(r);
+	plan_writable(r, wrapped);
 	if (plan_env(&r->plan, r->m, environ, r->o.disabled) < 0 ||
 	    (active && sd_env(&r->sd, &r->plan.env, wrapped ? "/tmp" : sd_tmp_path(&r->sd, r->plan.tmpdir)) < 0)) {
 		sbx_msg("out of memory building the environment");
@@ -438,6 +455,7 @@ static void run_free(struct run *r)
 	if (r->audit_ok)
 		audit_close(&r->a);
 	plan_free(&r->plan);
+	strv_free(&r->unreach);
 	cJSON_Delete(r->shadow_sum);
 	if (r->m)
 		manifest_free(r->m);

@@ -85,6 +85,7 @@ struct run {
 	struct attempt att;        /* the current (last) attempt */
 	struct sd_plan sd;         /* identity / namespaces / HOME (sandbox_direct.h) */
 	const char *staged[SD_MAX_EXPOSE]; /* bwrap as root: sd.wr[] as lc.staged */
+	struct strv unreach;       /* bwrap as root: granted paths its identity cannot look up */
 	struct shadow_plan sp;     /* --shadow (run_shadow.c) */
 	int64_t shadow_t0;         /* the run's start for commit's conflict check (ns, realtime) */
 	cJSON *shadow_sum;         /* the change set's summary for run.end and the result record, owned */

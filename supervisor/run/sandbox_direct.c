@@ -501,6 +501,54 @@ int sd_bwrap_child(const struct sd_plan *p, const char *stage_dir)
 	return 0;
 }
 
+int sd_unreachable(const struct sd_plan *p, const char *const *paths, size_t n, bool *bad)
+{
+	memset(bad, 0, n);
+	if (!p->root || !n)
+		return 0;
+	int pp[2];
+	if (pipe2(pp, O_CLOEXEC) < 0)
+		return -1;
+	pid_t c = fork();
+	if (c < 0) {
+		close(pp[0]);
+		close(pp[1]);
+		return -1;
+	}
+	if (c == 0) { /* the host identity, as bwrap will be once it joined the run's namespace */
+		close(pp[0]);
+		if (setgroups(0, NULL) < 0 || setresgid(p->host_gid, p->host_gid, p->host_gid) < 0 ||
+		    setresuid(p->host_uid, p->host_uid, p->host_uid) < 0)
+			_exit(1);
+		for (size_t i = 0; i < n; i++) {
+			int fd = open(paths[i], O_PATH | O_CLOEXEC);
+			char b = fd < 0 && errno == EACCES;
+			if (fd >= 0)
+				close(fd);
+			if (write(pp[1], &b, 1) != 1)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(pp[1]);
+	size_t got = 0;
+	ssize_t k;
+	while (got < n && (k = read(pp[0], (char *)bad + got, n - got)) != 0) {
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			break;
+		got += (size_t)k;
+	}
+	close(pp[0]);
+	int st;
+	while (waitpid(c, &st, 0) < 0 && errno == EINTR)
+		;
+	for (size_t i = got; i < n; i++)
+		bad[i] = false;
+	return got == n ? 0 : -1;
+}
+
 void sd_bwrap_done(struct sd_plan *p)
 {
 	close_writable(p);

@@ -131,6 +131,12 @@ int sd_bwrap_prepare(struct sd_plan *p, const char *repdir, const char *repsock)
  * identity, which may not reach the grant's own path. 0, or -1 (errno, a message). */
 int sd_bwrap_child(const struct sd_plan *p, const char *stage_dir);
 
+/* Root: bad[i] = the host identity cannot look paths[i] up (EACCES on the way; one short-lived
+ * child as that identity). bwrap, joined to the run's user namespace, looks its bind sources up as
+ * that identity: such a read grant is left out (the executor could not read it on the host
+ * either) rather than failing bwrap's set-up. 0, or -1 (bad[] only partly known, the rest false). */
+int sd_unreachable(const struct sd_plan *p, const char *const *paths, size_t n, bool *bad);
+
 /* bwrap mode, parent, after spawning: close what sd_bwrap_prepare opened. */
 void sd_bwrap_done(struct sd_plan *p);
 

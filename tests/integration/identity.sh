@@ -116,6 +116,18 @@ if [ "$ME" = 0 ]; then
 		t_pass identity_root_groups_dropped
 	else t_fail identity_root_groups_dropped "$(grep ^Groups <<<"$out")"; fi
 
+	# bwrap looks its bind sources up as the executor's host identity: a workspace below a root-only
+	# directory is still bound (staged by the child), a read grant there is left out — bwrap stays
+	# (/var/tmp: not itself bound; below a bound tree such as /opt bwrap cannot make the mount point)
+	RD=$(mktemp -d /var/tmp/sbxtest-XXXXXX); chmod 700 "$RD"; t_on_exit "rm -rf '$RD'"
+	mkdir -p "$RD/ws" "$RD/ro"; echo "HIDDEN-$$" > "$RD/ro/f"; chmod 644 "$RD/ro/f"
+	printf '{"sbxsup": 1, "name": "ident-rd", "capabilities": [{"cap": "fs:read", "hint": "%s/ro/**"}, {"cap": "code:exec"}]}\n' "$RD" > "$T_TMP/rd.json"
+	out=$(cd "$RD/ws" && timeout 60 "$SBXSUP" run -m "$T_TMP/rd.json" -a "$A.rd" -- sh -c "cat '$RD/ro/f'; echo w > made && echo made-ok" 2>&1); rc=$?
+	if [ $rc -eq 0 ] && grep -q made-ok <<<"$out" && [ "$(stat -c %u "$RD/ws/made" 2>/dev/null)" = 0 ] && ! grep -q "HIDDEN-$$" <<<"$out" \
+	   && audit_has "$A.rd" run.start layers.bwrap=true "level.identity~idmapped mount"; then
+		t_pass identity_bwrap_root_only_parents
+	else t_fail identity_bwrap_root_only_parents "rc=$rc $out"; fi
+
 	# SBXSUP_USER names the host identity: the listener sees that user
 	listen "$ws/peer.sock2" "$T_TMP/peer.user"
 	out=$(cd "$ws" && SBXSUP_USER=$U timeout 60 "$SBXSUP" run -m "$M" -a "$A.user" -- python3 -c \
