@@ -128,6 +128,23 @@ if [ "$ME" = 0 ]; then
 		t_pass identity_bwrap_root_only_parents
 	else t_fail identity_bwrap_root_only_parents "rc=$rc $out"; fi
 
+	# a write grant that cannot be idmapped (ramfs has no idmap support): one warning naming it,
+	# run.start says so, and it stays writable only where its modes allow the host identity
+	RW=$T_TMP/ramws; mkdir -p "$RW"
+	if mount -t ramfs ramfs "$RW"; then
+		t_on_exit "umount '$RW'"
+		chown "$OWNER" "$RW"; chmod 755 "$RW"
+		for mode in $MODES; do
+			n=${mode%%:*}
+			out=$(cd "$RW" && timeout 60 "$SBXSUP" run --layers "${mode#*:}" -a "$A.ram.$n" -- sh -c 'echo x > "$PWD/f" || echo denied' 2>&1)
+			if [ ! -e "$RW/f" ] && grep -q '^denied' <<<"$out" && [ "$(grep -c "warning: $RW: idmapped mount refused" <<<"$out")" = 1 ] \
+			   && audit_has "$A.ram.$n" run.start "level.identity~idmapped mount refused" "level.identity~idmapped: 0 of 1"; then
+				t_pass "identity_${n}_no_idmap_fallback"
+			else t_fail "identity_${n}_no_idmap_fallback" "$(ls -ln "$RW") $out $(level "$A.ram.$n" identity)"; fi
+			rm -f "$RW/f"
+		done
+	else t_fail identity_no_idmap_fallback "cannot mount a ramfs"; fi
+
 	# SBXSUP_USER names the host identity: the listener sees that user
 	listen "$ws/peer.sock2" "$T_TMP/peer.user"
 	out=$(cd "$ws" && SBXSUP_USER=$U timeout 60 "$SBXSUP" run -m "$M" -a "$A.user" -- python3 -c \
