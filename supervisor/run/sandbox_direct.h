@@ -1,5 +1,11 @@
-/* sandbox_direct.h — the executor's identity and namespaces when bwrap is not used (direct mode),
- * and the per-run HOME of every mode.
+/* sandbox_direct.h — the executor's identity in every mode, its namespaces when bwrap is not used
+ * (direct mode), and the per-run HOME of every mode.
+ *
+ * Promise (every mode, SPEC v3 "The executor is never host root"): as root the executor's host
+ * identity is host_uid/host_gid below, never 0 (a root without CAP_SETUID/CAP_SETGID, or an
+ * SBXSUP_USER naming no user or uid 0, is refused by sd_probe); in bwrap mode bwrap joins a user
+ * namespace made here (sd_bwrap_prepare: in_uid -> host_uid) and binds each write grant from its
+ * idmapped mount staged by its child (sd_bwrap_child); root's supplementary groups never reach it.
  *
  * Promise (direct mode, SPEC v2 "The fallback is still a sandbox", "An ordinary world"):
  * - The executor never runs as the host's uid 0. As root: in a user namespace of its own, uid/gid
@@ -28,7 +34,9 @@
  *   clone, upper/work: idmapped clones of the store's directories, root <-> host_uid) and moved in
  *   like an idmapped dir; as a normal user the run's init mounts it (userxattr) in its own user +
  *   mount namespaces. Without a mount namespace there is no shadow (the run refuses it, run_shadow.c).
- * - What applied is said in run.start.level: "identity" (e.g. "userns uid 1000 -> host uid 65534"),
+ * - What applied is said in run.start.level (one formatter for both modes): "identity" (e.g.
+ *   "userns uid 1000 gid 1000 -> host uid 65534 gid 65534[ (bwrap)]; workspace: ...; writable dirs
+ *   idmapped: N of M"),
  *   "ns" (e.g. "pid,user,ipc,uts,mnt,net"), "home".
  *
  * Ownership: struct sd_plan is plain data owned by the caller (struct run); wr_fd[] (detached
