@@ -160,9 +160,8 @@ int sd_probe(struct sd_plan *p, bool no_net, bool real_home, const char *workspa
 		/* lending the executor another identity (the maps of a user namespace, setresuid) takes
 		 * both; a root without them (a container's dropped set) would leave it uid 0 */
 		if (!sbx_caps_have(CAP_SETUID) || !sbx_caps_have(CAP_SETGID)) {
-			snprintf(p->why, sizeof p->why, "sbxsup runs as uid 0 without CAP_SETUID/CAP_SETGID: it "
-				 "cannot run the executor as an unprivileged identity (host uid %u)",
-				 (unsigned)p->host_uid);
+			snprintf(p->why, sizeof p->why, "uid 0 without CAP_SETUID/CAP_SETGID: the executor cannot "
+				 "be given an unprivileged host identity (uid %u)", (unsigned)p->host_uid);
 			return -1;
 		}
 		p->mnt = true; /* CLONE_NEWNS needs only CAP_SYS_ADMIN */

@@ -164,6 +164,13 @@ if [ "$ME" = 0 ]; then
 			t_pass "identity_bad_user_refused_$bad"
 		else t_fail "identity_bad_user_refused_$bad" "rc=$rc err=$err result=$(cat "$T_TMP/res.json" 2>/dev/null)"; fi
 	done
+	# root without CAP_SETUID/CAP_SETGID (a container's dropped set): refused, never run as root
+	rm -f "$T_TMP/ran" "$T_TMP/res.json"
+	err=$(cd "$ws" && setpriv --bounding-set=-setuid,-setgid -- "$SBXSUP" run --result "$T_TMP/res.json" -- touch "$T_TMP/ran" 2>&1 >/dev/null); rc=$?
+	if [ $rc -eq 125 ] && [ "$(wc -l <<<"$err")" = 1 ] && grep -q "CAP_SETUID" <<<"$err" && [ ! -e "$T_TMP/ran" ] \
+	   && grep -q '"code":"identity"' "$T_TMP/res.json"; then
+		t_pass identity_no_cap_setuid_refused
+	else t_fail identity_no_cap_setuid_refused "rc=$rc err=$err"; fi
 	# --require identity: refuses SBXSUP_SANDBOX=0 as root (the executor would be uid 0), runs otherwise
 	rm -f "$T_TMP/ran"
 	err=$(cd "$ws" && SBXSUP_SANDBOX=0 "$SBXSUP" run --require identity -a "$A.req0" --result "$T_TMP/res.json" -- touch "$T_TMP/ran" 2>&1); rc=$?
