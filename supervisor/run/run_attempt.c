@@ -143,8 +143,11 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 			_exit(SBX_EXIT_INTERNAL);
 		}
 	}
-	/* (root with a stage dir: the overlay is the workspace's staged mount, sd_bwrap_child) */
-	if (r->sp.on && !(r->lc.own_userns && r->lc.stage_dir) && shadow_mount_at(&r->sp, geteuid() != 0) < 0)
+	/* (root, the workspace staged: the overlay is its staged mount, sd_bwrap_child) */
+	bool ws_staged = false;
+	for (size_t i = 0; r->lc.stage_dir && i < r->lc.nstaged; i++)
+		ws_staged |= !strcmp(r->lc.staged[i], r->sp.workspace);
+	if (r->sp.on && !ws_staged && shadow_mount_at(&r->sp, geteuid() != 0) < 0)
 		_exit(SBX_EXIT_INTERNAL);
 	/* root: the write grants' idmapped mounts where bwrap binds them from, no supplementary groups */
 	if (r->lc.own_userns && sd_bwrap_child(&r->sd, r->lc.stage_dir) < 0)

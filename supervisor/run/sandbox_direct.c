@@ -445,10 +445,10 @@ static void identity_text(struct sd_plan *p, bool bwrap)
 	else
 		snprintf(p->identity, sizeof p->identity, "uid %u gid %u (no user namespace)",
 			 (unsigned)p->host_uid, (unsigned)p->host_gid);
-	if (p->root && p->nwr) {
+	if (p->root && p->nwr && p->how[0]) { /* (not before the mounts were tried: a refusal) */
 		size_t l = strlen(p->identity);
 		snprintf(p->identity + l, sizeof p->identity - l, "; workspace: %s; writable dirs idmapped: %zu of %zu",
-			 p->how[0] ? p->how : "not idmapped", p->nid, p->nwr);
+			 p->how, p->nid, p->nwr);
 	}
 }
 
