@@ -251,11 +251,17 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 	if (in->home_dir) /* the private HOME, in the tmpfs /tmp */
 		rc |= strv_addv(out, "--perms", "0700", "--dir", in->home_dir, NULL);
 	rc |= strv_addv(out, "--perms", "0755", "--tmpfs", SBX_RUN_DIR, NULL);
-	rc |= strv_addv(out, "--ro-bind", in->self_exe, SBX_RUN_SBXSUP, NULL);
+	/* (as root from the stage dir: bwrap could not look them up below a 0700 directory) */
+	rc |= strv_add(out, "--ro-bind");
+	rc |= in->stage_dir ? strv_addf(out, "%s/" SBX_STAGE_SBXSUP, in->stage_dir) : strv_add(out, in->self_exe);
+	rc |= strv_add(out, SBX_RUN_SBXSUP);
 	if (in->report_sock)
 		rc |= strv_addv(out, "--ro-bind", in->report_sock, SBX_RUN_REPORT, NULL);
 	if (in->preload_lib) {
-		rc |= strv_addv(out, "--ro-bind", in->preload_lib, SBX_RUN_PRELOAD, NULL);
+		rc |= strv_add(out, "--ro-bind");
+		rc |= in->stage_dir ? strv_addf(out, "%s/" SBX_STAGE_PRELOAD, in->stage_dir)
+				    : strv_add(out, in->preload_lib);
+		rc |= strv_add(out, SBX_RUN_PRELOAD);
 		if (!in->etc_view) {
 			rc |= strv_add(out, "--ro-bind-data");
 			if (in->ldso_fd >= 0)

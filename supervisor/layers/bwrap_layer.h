@@ -41,6 +41,11 @@
 /* The sealed policy inside the sandbox (fixed channel: preload/pl.h SBX_PL_POLICY_FIXED, same text). */
 #define SBX_RUN_POLICY   SBX_RUN_DIR "/policy"
 
+/* bwrap as root (bwrap_in.stage_dir): sbxsup and the preload library as the child stages them there
+ * (bwrap looks its sources up as the executor's host identity, which may not reach their paths) */
+#define SBX_STAGE_SBXSUP  "sbxsup"
+#define SBX_STAGE_PRELOAD "libsbxpreload.so"
+
 /* Find an executable `bwrap` on $PATH. Returns 0 (path set) or -1 (why set). */
 int bwrap_find(char *path, size_t pathlen, char *why, size_t whylen);
 
@@ -64,7 +69,8 @@ struct bwrap_in {
 	bool userns;               /* --userns FD (a namespace the caller made) instead of --unshare-user */
 	int userns_fd;             /* its descriptor, or -1 ("<fd>") */
 	const char *stage_dir;     /* non-NULL: a write grant (--bind) whose path is staged[i] is bound from
-				    * stage_dir/w<i> (its idmapped mount, put there before bwrap runs) */
+				    * stage_dir/w<i> (its idmapped mount, put there before bwrap runs), and
+				    * sbxsup and the preload from stage_dir/SBX_STAGE_* */
 	const char *const *staged;
 	size_t nstaged;
 	const struct strv *unreachable; /* granted paths bwrap (as the executor's host identity) cannot

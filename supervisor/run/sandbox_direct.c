@@ -26,6 +26,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "bwrap_layer.h"
 #include "caps.h"
 #include "msg.h"
 #include "env.h"
@@ -473,17 +474,35 @@ fail:
 	return -1;
 }
 
-int sd_bwrap_child(const struct sd_plan *p, const char *stage_dir)
+/* A file bound (read-only) at stage_dir/name, on an empty file made there as its mount point. */
+static int stage_file(const char *stage_dir, const char *name, const char *src)
+{
+	char at[160];
+	snprintf(at, sizeof at, "%s/%s", stage_dir, name);
+	int fd = open(at, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444);
+	if (fd < 0)
+		return fail(at);
+	close(fd);
+	if (mount(src, at, NULL, MS_BIND, NULL) < 0 ||
+	    mount(NULL, at, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) < 0)
+		return fail(src);
+	return 0;
+}
+
+int sd_bwrap_child(const struct sd_plan *p, const char *stage_dir, const char *self, const char *preload)
 {
 	if (!p->root)
 		return 0;
 	/* root's supplementary groups never reach the executor */
 	if (setgroups(0, NULL) < 0)
 		return fail("drop the supplementary groups");
-	if (!p->nwr || !stage_dir || !*stage_dir) /* nothing staged: bwrap binds the grants' paths */
+	if (!stage_dir || !*stage_dir) /* nothing staged: bwrap binds the paths themselves */
 		return 0;
 	if (mount("tmpfs", stage_dir, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0711,size=64k") < 0)
 		return fail(stage_dir);
+	if ((self && stage_file(stage_dir, SBX_STAGE_SBXSUP, self) < 0) ||
+	    (preload && stage_file(stage_dir, SBX_STAGE_PRELOAD, preload) < 0))
+		return -1;
 	for (size_t i = 0; i < p->nwr; i++) {
 		char at[160];
 		snprintf(at, sizeof at, "%s/w%zu", stage_dir, i);

@@ -134,10 +134,11 @@ int sd_bwrap_prepare(struct sd_plan *p, const char *repdir, const char *repsock)
 
 /* bwrap mode, the child before exec of bwrap, in its private mount namespace (root; else a
  * no-op): drop the supplementary groups; mount a small tmpfs at stage_dir and put write grant i at
- * stage_dir/w<i> (its idmapped mount, else a nosuid,nodev bind of the path itself), where bwrap
- * binds it from (bwrap_layer.h `staged`): bwrap looks its sources up as the executor's host
- * identity, which may not reach the grant's own path. 0, or -1 (errno, a message). */
-int sd_bwrap_child(const struct sd_plan *p, const char *stage_dir);
+ * stage_dir/w<i> (its idmapped mount, else a nosuid,nodev bind of the path itself), and sbxsup
+ * (self) and the preload library (NULL: none) read-only at stage_dir/SBX_STAGE_*, where bwrap binds
+ * them from (bwrap_layer.h `stage_dir`): bwrap looks its sources up as the executor's host identity,
+ * which may not reach their own paths. 0, or -1 (errno, a message). */
+int sd_bwrap_child(const struct sd_plan *p, const char *stage_dir, const char *self, const char *preload);
 
 /* Root: bad[i] = the host identity cannot look paths[i] up (EACCES on the way; one short-lived
  * child as that identity). bwrap, joined to the run's user namespace, looks its bind sources up as

@@ -128,6 +128,14 @@ if [ "$ME" = 0 ]; then
 		t_pass identity_bwrap_root_only_parents
 	else t_fail identity_bwrap_root_only_parents "rc=$rc $out"; fi
 
+	# ... and sbxsup with its preload installed below a root-only directory: bwrap stays (staged)
+	HB=$(mktemp -d /var/tmp/sbxtest-XXXXXX); chmod 700 "$HB"; t_on_exit "rm -rf '$HB'"
+	cp "$SBXSUP" "$HB/sbxsup"; cp "$(dirname "$SBXSUP")/libsbxpreload.so" "$HB/"
+	out=$(cd "$RD/ws" && env -u SBXSUP_PRELOAD_LIB timeout 60 "$HB/sbxsup" run -a "$A.hb" -- sh -c 'id -u' 2>&1); rc=$?
+	if [ $rc -eq 0 ] && grep -qE '^[1-9]' <<<"$out" && audit_has "$A.hb" run.start layers.bwrap=true layers.preload=true; then
+		t_pass identity_bwrap_sbxsup_below_root_only_dir
+	else t_fail identity_bwrap_sbxsup_below_root_only_dir "rc=$rc $out"; fi
+
 	# a write grant that cannot be idmapped (ramfs has no idmap support): one warning naming it,
 	# run.start says so, and it stays writable only where its modes allow the host identity
 	RW=$T_TMP/ramws; mkdir -p "$RW"
