@@ -30,7 +30,7 @@ static const char usage[] =
 	"                           netfilter,probes,limits), default \"auto\" (all available);\n"
 	"                           -NAME removes one, +NAME adds one: --layers auto,-probes\n"
 	"      --require LIST       exit 125 unless every listed layer is active; \"all\" = every layer;\n"
-	"                           \"identity\": unless the executor's host identity is not uid 0\n"
+	"                           \"identity\": also refuse SBXSUP_SANDBOX=0 as root (executor uid 0)\n"
 	"      --timeout SECONDS    wall-clock limit, fractions allowed (1.5); overrides limits.wall_s\n"
 	"      --dry-run            print the plan as JSON, run nothing\n"
 	"      --result FD|FILE     write the result record (one JSON object: run id, verdict, exit,\n"
@@ -174,7 +174,7 @@ int run_args_parse(int argc, char **argv, struct run_opts *o)
 	o->cmd = argv + optind;
 	if (cli_layers(layers, &o->want, err, sizeof err) < 0 ||
 	    ((o->want & ~SBX_L_ALL) && snprintf(err, sizeof err, "'identity' is not a layer (--require identity: "
-						 "refuse a run whose executor would be host uid 0)"))) {
+						 "refuse even SBXSUP_SANDBOX=0 as root)"))) {
 		sbx_msg("run: --layers: %s", err);
 		return -1;
 	}

@@ -520,8 +520,13 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 		 * write grants' idmapped mounts; sandbox_direct.h) */
 		r->sd.shadow = r->sp.on ? &r->sp : NULL;
 		if (!r->o.disabled && sd_bwrap_prepare(&r->sd, r->plan.repdir, r->plan.repsock) < 0) {
-			sbx_msg("run setup: %s", r->sd.why);
-			run_reason(r, SBX_REASON_IDENTITY, "%s", r->sd.why);
+			/* as a bwrap set-up failure: the run goes on without bwrap (where the executor
+			 * still never runs as host root) unless bwrap is required */
+			t->wrap_err_len = (size_t)snprintf(t->wrap_err, sizeof t->wrap_err, "the executor's host "
+							   "identity (uid %u): %s", (unsigned)r->sd.host_uid, r->sd.why);
+			if (t->wrap_err_len >= sizeof t->wrap_err)
+				t->wrap_err_len = sizeof t->wrap_err - 1;
+			res = ATT_SETUP_FAILED;
 			goto out;
 		}
 		/* ld.so.preload's text for --ro-bind-data, unless the /etc view holds the file */

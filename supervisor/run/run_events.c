@@ -140,9 +140,9 @@ bool run_executor_root(const struct run *r)
 	return r->o.disabled && geteuid() == 0;
 }
 
-/* Print one line per missing required layer (and for --require identity, an executor that is or
- * would be host uid 0); true when something required is missing (reason: layer_required, or
- * identity). */
+/* Print one line per missing required layer, and one for an executor that is or would be host
+ * uid 0 (whatever is required; with SBXSUP_SANDBOX=0 only under --require identity); true when the
+ * run must be refused (reason: layer_required, or identity). */
 bool run_require_missing(struct run *r)
 {
 	unsigned miss = r->L.require & ~r->L.active & SBX_L_ALL;
@@ -150,11 +150,18 @@ bool run_require_missing(struct run *r)
 		if ((miss >> l) & 1u)
 			sbx_msg("required layer '%s' is not active: %s (refusing to run)", sbx_layer_name(l),
 				r->L.why[l][0] ? r->L.why[l] : "unavailable");
-	if ((r->L.require & SBX_REQ_IDENTITY) && run_executor_root(r)) {
-		sbx_msg("required: identity: the executor would run as host uid 0 (%s) (refusing to run)",
-			r->o.disabled ? "SBXSUP_SANDBOX=0" : r->sd.identity[0] ? r->sd.identity : "no other identity");
+	/* never host root: only SBXSUP_SANDBOX=0 runs the executor as root, and not under --require
+	 * identity */
+	if ((!r->o.disabled || (r->L.require & SBX_REQ_IDENTITY)) && run_executor_root(r)) {
+		const char *why = r->o.disabled ? "SBXSUP_SANDBOX=0" : r->sd.identity[0] ? r->sd.identity
+				  : r->sd.why[0] ? r->sd.why : "no unprivileged identity could be set up";
+		if (r->L.require & SBX_REQ_IDENTITY)
+			sbx_msg("required: identity: the executor would run as host uid 0 (%s) (refusing to run)", why);
+		else
+			sbx_msg("the executor would run as host uid 0 (%s): refusing to run (SBXSUP_SANDBOX=0 is "
+				"the one way to run it as root)", why);
 		if (!miss)
-			run_reason(r, SBX_REASON_IDENTITY, "--require identity: the executor would run as host uid 0");
+			run_reason(r, SBX_REASON_IDENTITY, "the executor would run as host uid 0 (%s)", why);
 		return true;
 	}
 	return miss != 0;
@@ -187,9 +194,6 @@ void run_warn_off(const struct run *r)
 		sbx_msg("warning: SBXSUP_SANDBOX disables every layer: the command runs unconfined");
 		return;
 	}
-	if (run_executor_root(r)) /* never silently (--require identity refuses it) */
-		sbx_msg("warning: the executor runs as host uid 0 (%s): every file check, owner on disk and "
-			"peer credential sees root", r->sd.identity[0] ? r->sd.identity : "no other identity");
 	if (sbx_sensor_missing(&r->L)) {
 		char sensor[200];
 		sbx_sensor_level(&r->L, sensor, sizeof sensor);

@@ -4,10 +4,12 @@
 # host; a 0600 root file under a read grant stays unreadable; a root listener on a unix socket in
 # the workspace sees a non-zero peer uid (SO_PEERCRED), and the executor's process, as the host
 # sees it (/proc/PID/status), has no uid 0, no group 0 and no capability; run.start.level.identity
-# names that identity. Bad input: an identity sbxsup cannot lend (SBXSUP_USER naming no user, uid
-# 0) refuses with 125 and one line (reason identity); --require identity refuses an executor that
-# would be host uid 0 (SBXSUP_SANDBOX=0 as root). As root, then again as a throwaway user
-# (sbxu_ident, removed after), whose runs keep their own identity.
+# names that identity; bwrap stays when the workspace, sbxsup or a read grant lie below a root-only
+# directory; a grant that cannot be idmapped stays unwritable. Bad input: an identity sbxsup cannot
+# lend (SBXSUP_USER naming no user or uid 0, no CAP_SETUID, nobody unmapped) refuses with 125
+# (reason identity) and never runs the command; --require identity also refuses SBXSUP_SANDBOX=0
+# as root. As root, then again as a throwaway user (sbxu_ident, removed after), whose runs keep
+# their own identity.
 . "$(dirname "$0")/../lib.sh"
 
 ME=$(id -u)
@@ -179,6 +181,17 @@ if [ "$ME" = 0 ]; then
 	   && grep -q '"code":"identity"' "$T_TMP/res.json"; then
 		t_pass identity_no_cap_setuid_refused
 	else t_fail identity_no_cap_setuid_refused "rc=$rc err=$err"; fi
+	# a root that cannot lend the identity after all (a user namespace mapping only root onto root:
+	# nobody is unmapped there): the executor would be host uid 0 -> refused, never run, in every mode
+	for mode in $MODES; do
+		n=${mode%%:*}; rm -f "$T_TMP/ran" "$T_TMP/res.json"
+		err=$(cd "$ws" && timeout 60 unshare --user --map-root-user "$SBXSUP" run --layers "${mode#*:}" \
+			--result "$T_TMP/res.json" -- touch "$T_TMP/ran" 2>&1); rc=$?
+		if [ $rc -eq 125 ] && [ ! -e "$T_TMP/ran" ] && grep -qE "host uid 0|host identity" <<<"$err" \
+		   && grep -q '"code":"identity"' "$T_TMP/res.json"; then
+			t_pass "identity_${n}_root_executor_refused"
+		else t_fail "identity_${n}_root_executor_refused" "rc=$rc ran=$([ -e "$T_TMP/ran" ] && echo yes) err=$err"; fi
+	done
 	# --require identity: refuses SBXSUP_SANDBOX=0 as root (the executor would be uid 0), runs otherwise
 	rm -f "$T_TMP/ran"
 	err=$(cd "$ws" && SBXSUP_SANDBOX=0 "$SBXSUP" run --require identity -a "$A.req0" --result "$T_TMP/res.json" -- touch "$T_TMP/ran" 2>&1); rc=$?
