@@ -244,7 +244,7 @@ static void on_ready(struct run *r)
 	char st[CTL_MAX];
 	int lfd = -1;
 	pid_t pid = 0;
-	int got = ctl_recv_ready(t->ctl, st, sizeof st, &lfd, &pid);
+	int got = ctl_recv_ready(t->ctl, st, sizeof st, &lfd, &pid, &t->stage_uid);
 	if (got <= 0) {
 		close_fd(&t->ctl); /* EOF: the stage died before being ready */
 		return;
@@ -470,6 +470,7 @@ static void attempt_init(struct attempt *t, bool wrapped)
 	memset(t, 0, sizeof *t);
 	t->wrapped = wrapped;
 	t->child = -1;
+	t->stage_uid = (uid_t)-1;
 	t->ctl = t->rep = t->status_rd = t->err_rd = t->alive_w = t->stderr_copy = -1;
 	t->rx.fd = t->rx.addr_fd = -1;
 }

@@ -117,20 +117,22 @@ int run_emit_end(struct run *r, int code, int sig)
 
 /* ---- layer bookkeeping ----------------------------------------------------------------------- */
 
-/* The executor's host uid is 0 (or would be): once the stage is ready, any of its uids as the host
- * sees them (/proc/PID/status, read here, outside its namespaces); before, SBXSUP_SANDBOX=0 as
- * root (the one mode that runs it as the invoker). */
+/* The executor's host uid is 0 (or would be): once the stage is ready, its uid as its "ready"
+ * carried it and any of its uids in /proc/PID/status (both as sbxsup's namespaces see them, outside
+ * the run's); before, SBXSUP_SANDBOX=0 as root (the one mode that runs it as the invoker). */
 bool run_executor_root(const struct run *r)
 {
 	if (r->att.ready && r->att.stage_pid > 0) {
 		char path[64], line[256];
 		snprintf(path, sizeof path, "/proc/%d/status", (int)r->att.stage_pid);
 		FILE *f = fopen(path, "re");
-		bool root = f == NULL; /* cannot tell: assume the worst */
+		/* unreadable (a nested run whose procfs Landlock narrows): the credentials alone; neither
+		 * known: assume the worst */
+		bool root = r->att.stage_uid == 0 || (!f && r->att.stage_uid == (uid_t)-1);
 		unsigned u[4];
 		while (f && fgets(line, sizeof line, f))
 			if (sscanf(line, "Uid: %u %u %u %u", &u[0], &u[1], &u[2], &u[3]) == 4) {
-				root = !u[0] || !u[1] || !u[2] || !u[3];
+				root |= !u[0] || !u[1] || !u[2] || !u[3];
 				break;
 			}
 		if (f)

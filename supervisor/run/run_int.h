@@ -40,6 +40,7 @@ enum attempt_result { ATT_DONE = 0, ATT_SETUP_FAILED = 1, ATT_FAIL = 2 };
 struct attempt {
 	bool wrapped;              /* in bwrap (else the stage runs in the forked child) */
 	pid_t child, stage_pid;
+	uid_t stage_uid;           /* the stage's uid from its "ready" (SCM_CREDENTIALS), (uid_t)-1 */
 	bool ready;                /* the stage said "ready" */
 	bool child_done, pidns, have_stage_status;
 	int child_status, stage_status;
