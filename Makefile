@@ -34,7 +34,7 @@ VERSION  := 0.1.0
 
 # Build and run dependencies (make deps; always --no-install-recommends). Test-only tools are not
 # here: DEB_TEST_PKGS (a browser for the HTML report tests, strace, curl, what the compatibility
-# suite runs) are installed by
+# suite runs, podman and runc for tests/integration/container.sh) are installed by
 # `make test-deps` / .ci/run, never by the demo.
 DEB_PKGS := build-essential libseccomp-dev libbpf-dev libcjson-dev libcmocka-dev libsodium-dev \
             clang libclang-rt-dev llvm bpftool libelf-dev zlib1g-dev pkg-config bubblewrap python3 file iproute2

@@ -1,6 +1,7 @@
 /* audit_dest.c — see audit_dest.h. */
 #include "audit_dest.h"
 #include "audit_int.h"
+#include "dest_guard.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,75 +24,9 @@ static int refuse(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-/* The grant (rule text) that lets the executor do `access` on abs or any ancestor of it
- * (ancestors only for WRITE: whoever can write a directory can rename what is in it), or NULL. */
-static const char *granted(const struct policy *pol, const char *abs, unsigned access, bool private_tmp,
-			   char *which, size_t wlen)
-{
-	char p[PATH_MAX];
-	snprintf(p, sizeof p, "%s", abs);
-	for (;;) {
-		struct pol_decision d;
-		if (pol_path(pol, p, access, &d) == POL_ALLOW) {
-			const char *t = pol_rule_text(pol, d.rule);
-			if (!(private_tmp && strncmp(t, "builtin:tmp:", 12) == 0)) {
-				snprintf(which, wlen, "%s", p);
-				return t;
-			}
-		}
-		if (access != POL_WRITE || strcmp(p, "/") == 0)
-			return NULL;
-		char *slash = strrchr(p, '/');
-		if (slash == p)
-			p[1] = '\0';
-		else
-			*slash = '\0';
-	}
-}
-
-/* abs (lexical) and the same path with its directory resolved by realpath (resolved[0] = 0 when
- * the directory does not exist: the open will fail and say so). */
-static int paths_of(const char *dest, char abs[PATH_MAX], char resolved[PATH_MAX])
-{
-	char cwd[PATH_MAX];
-	if (!getcwd(cwd, sizeof cwd) || pol_normalize(cwd, dest, abs, PATH_MAX) < 0)
-		return -1;
-	resolved[0] = '\0';
-	char dir[PATH_MAX], real[PATH_MAX];
-	snprintf(dir, sizeof dir, "%s", abs);
-	char *slash = strrchr(dir, '/');
-	const char *base = slash + 1;
-	if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
-	if (realpath(dir, real)) {
-		char b[NAME_MAX + 1];
-		snprintf(b, sizeof b, "%s", abs + (base - dir));
-		if ((size_t)snprintf(resolved, PATH_MAX, "%s%s%s", real, strcmp(real, "/") ? "/" : "", b) >=
-		    PATH_MAX)
-			resolved[0] = '\0';
-	}
-	return 0;
-}
-
 static int check_path(const struct audit_run_cfg *c, char *err, size_t errlen)
 {
-	char abs[PATH_MAX], res[PATH_MAX], which[PATH_MAX];
-	if (paths_of(c->dest, abs, res) < 0)
-		return refuse(err, errlen, "cannot make the path absolute: %s", strerror(errno));
-	const char *cand[2] = {abs, res};
-	for (int i = 0; i < 2; i++) {
-		if (!cand[i][0] || !c->pol)
-			continue;
-		const char *rule = granted(c->pol, cand[i], POL_WRITE, c->private_tmp, which, sizeof which);
-		if (rule)
-			return refuse(err, errlen,
-				      "refused: the executor can write %s (%s), so it could replace or forge "
-				      "the stream; put the audit file outside every writable grant (e.g. not in "
-				      "the workspace)", which, rule);
-	}
-	return 0;
+	return dest_refuse_writable(c->pol, c->dest, c->private_tmp, "the audit stream", err, errlen);
 }
 
 static bool same_file(int fd, int other)
@@ -135,39 +70,12 @@ static int open_file(struct audit *a, const struct audit_run_cfg *c, char *err, 
 {
 	if (check_path(c, err, errlen) < 0)
 		return -1;
-	int fd = open(c->dest, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK,
-		      0600);
-	if (fd < 0) {
-		int e = errno;
-		struct stat lst;
-		if (e == ELOOP)
-			return refuse(err, errlen, "refused: it is a symbolic link (never followed)");
-		if (lstat(c->dest, &lst) == 0 && !S_ISREG(lst.st_mode))
-			return refuse(err, errlen, "refused: not a regular file");
-		errno = e;
-		return refuse(err, errlen, "%s", strerror(errno));
-	}
 	struct stat st;
-	const char *bad = NULL;
-	if (fstat(fd, &st) < 0)
-		bad = strerror(errno);
-	else if (!S_ISREG(st.st_mode))
-		bad = "refused: not a regular file";
-	else if (st.st_uid != getuid())
-		bad = "refused: the file is not owned by the invoking user";
-	else if (st.st_nlink != 1)
-		bad = "refused: the file has other hard links";
-	else if (st.st_mode & 022)
-		bad = "refused: the file is group- or world-writable";
-	if (bad) {
-		close(fd);
-		return refuse(err, errlen, "%s", bad);
-	}
-	int fl = fcntl(fd, F_GETFL);
-	if (fl >= 0)
-		(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	int fd = dest_open(c->dest, O_APPEND, &st, err, errlen);
+	if (fd < 0)
+		return -1;
 	char abs[PATH_MAX], res[PATH_MAX];
-	if (paths_of(c->dest, abs, res) < 0 || !(a->path = strdup(res[0] ? res : abs))) {
+	if (dest_paths(c->dest, abs, res) < 0 || !(a->path = strdup(res[0] ? res : abs))) {
 		close(fd);
 		return refuse(err, errlen, "out of memory");
 	}
@@ -186,23 +94,16 @@ static int load_key(struct audit *a, const struct audit_run_cfg *c, char *err, s
 		return refuse(err, errlen, "%s", msg);
 	snprintf(kpath, sizeof kpath, "%s/%s", dir, AUDIT_KEY_FILE);
 	if (c->pol) {
-		char abs[PATH_MAX], res[PATH_MAX], which[PATH_MAX];
-		if (paths_of(kpath, abs, res) < 0)
-			return refuse(err, errlen, "audit key %s: %s", kpath, strerror(errno));
-		const char *cand[2] = {abs, res};
+		char which[PATH_MAX];
 		/* readable, or in a writable directory (a path-based deny of the key is no help there:
 		 * the executor renames a parent and reads it under another name) */
-		for (int i = 0; i < 2; i++) {
-			if (!cand[i][0])
-				continue;
-			const char *rule = granted(c->pol, cand[i], POL_READ, false, which, sizeof which);
-			if (rule)
-				return refuse(err, errlen, "refused: the executor could read the audit key %s (%s)",
-					      kpath, rule);
-			if ((rule = granted(c->pol, cand[i], POL_WRITE, c->private_tmp, which, sizeof which)))
-				return refuse(err, errlen, "refused: the executor could read the audit key %s (it "
-					      "could move it: %s is writable, %s)", kpath, which, rule);
-		}
+		const char *rule = dest_grant(c->pol, kpath, POL_READ, false, which, sizeof which);
+		if (rule)
+			return refuse(err, errlen, "refused: the executor could read the audit key %s (%s)",
+				      kpath, rule);
+		if ((rule = dest_grant(c->pol, kpath, POL_WRITE, c->private_tmp, which, sizeof which)))
+			return refuse(err, errlen, "refused: the executor could read the audit key %s (it "
+				      "could move it: %s is writable, %s)", kpath, which, rule);
 	}
 	if (audit_key_host(&k, true, NULL, 0, msg, sizeof msg) < 0)
 		return refuse(err, errlen, "%s", msg);

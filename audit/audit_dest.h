@@ -8,11 +8,9 @@
  *    descriptor naming the same file or pipe as the executor's stdin/stdout/stderr; a descriptor on
  *    a regular file is checked like a path (its /proc/self/fd name).
  *  - a path is refused when the compiled policy lets the executor write the file, its directory
- *    or any ancestor directory (checked on the path as given and on its directory resolved with
- *    realpath; a "builtin:tmp" grant does not count when the executor gets a private /tmp, i.e.
- *    bwrap mode); it is opened O_WRONLY|O_APPEND|O_CREAT|O_CLOEXEC|O_NOFOLLOW|O_NONBLOCK (0600)
- *    and refused unless it is a regular file owned by the invoking (real) uid, with a single
- *    link and no group/other write bit. Its dev/ino are kept: at run.end the writer checks the
+ *    or any ancestor directory, and opened O_APPEND, both by the rules every destination the
+ *    caller reads follows (dest_guard.h: never through a symlink, never waiting on a FIFO, a
+ *    regular file of the invoking uid only). Its dev/ino are kept: at run.end the writer checks the
  *    path still names that file (`audit_replaced` in run.end, a warning on stderr when not).
  *  - with a stream, the host key is loaded or created (audit_key.h) and refused when the policy
  *    would let the executor read it; flow control is on with budget_mb (audit.h).

@@ -1,6 +1,7 @@
 /* audit_model.c — aggregation of audit streams (contract: audit_model.h). */
 #include "audit_model.h"
 #include "audit_read.h"
+#include "quote.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -296,7 +297,7 @@ static int list_add(struct am_list *l, size_t max, const struct audit_line *al, 
 	memcpy(it->run, al->run_id, 33);
 	snprintf(it->executor, sizeof it->executor, "%s", executor);
 	describe(&al->obj, it->desc, sizeof it->desc);
-	audit_printable(it->desc);
+	audit_printable(it->desc, sizeof it->desc);
 	return 0;
 }
 
@@ -345,10 +346,7 @@ static char *pdup(const char *s)
 {
 	if (!s)
 		return NULL;
-	char *d = strdup(s);
-	if (d)
-		audit_printable(d);
-	return d;
+	return sbx_escape(s);
 }
 
 static const char *jstr(const cJSON *o, const char *k)
@@ -396,7 +394,15 @@ static int run_start(struct am_run *r, const char *line, size_t len)
 		}
 		free(r->argv);
 		r->argv = b.s ? b.s : strdup("");
-		audit_printable(r->argv);
+		{ /* a shell-quoted command line: escaped, its own quotes and backslashes kept */
+			char *e = sbx_escape_json(r->argv);
+			if (e) {
+				free(r->argv);
+				r->argv = e;
+			} else {
+				r->argv = audit_printable_take(r->argv);
+			}
+		}
 		b = (struct sb){0};
 	}
 	const cJSON *man = cJSON_GetObjectItemCaseSensitive(o, "manifest");
@@ -451,9 +457,9 @@ static int run_start(struct am_run *r, const char *line, size_t len)
 	r->layers_on = on.s ? on.s : (nlayers ? strdup("") : NULL);
 	r->off = off.s;
 	if (r->layers_on)
-		audit_printable(r->layers_on);
+		r->layers_on = audit_printable_take(r->layers_on);
 	if (r->off)
-		audit_printable(r->off);
+		r->off = audit_printable_take(r->off);
 	r->degraded = noff > 0;
 	r->sandbox_off = nlayers > 0 && noff == nlayers;
 	cJSON_Delete(o);
@@ -635,6 +641,7 @@ static int group_add(struct am *m, struct am_run *r, const struct sec_ev *ev, co
 	subject_of(ev, &subj);
 	if (subj.oom)
 		return -1;
+	subj.s = audit_printable_take(subj.s); /* grouped and shown as a person reads it */
 #define OR_EMPTY(x) ((x) ? (x) : "")
 	const char *f[] = {event, OR_EMPTY(what), subj.s, OR_EMPTY(ev->sf.access), OR_EMPTY(ev->sf.rule),
 			   OR_EMPTY(ev->sf.outcome), OR_EMPTY(ev->comm)};
@@ -683,7 +690,6 @@ static int group_add(struct am *m, struct am_run *r, const struct sec_ev *ev, co
 	g->event = pdup(f[0]);
 	g->what = pdup(f[1]);
 	g->subject = subj.s;
-	audit_printable(g->subject);
 	g->access = pdup(f[3]);
 	g->rule = pdup(f[4]);
 	g->outcome = pdup(f[5]);
@@ -758,8 +764,8 @@ int am_add_line(struct am *m, const char *line, size_t len)
 	char executor[65], event[32];
 	jl_str(&al.executor, executor, sizeof executor);
 	jl_str(&al.event, event, sizeof event);
-	audit_printable(executor);
-	audit_printable(event);
+	audit_printable(executor, sizeof executor);
+	audit_printable(event, sizeof event);
 	struct am_run *r = find_run(m, al.run_id, executor);
 	if (!r)
 		return -1;

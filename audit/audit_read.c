@@ -1,5 +1,6 @@
 /* audit_read.c — streaming line reader and per-line schema check (contract: audit_read.h). */
 #include "audit_read.h"
+#include "quote.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -385,16 +386,20 @@ int audit_parse_time(const char *s, size_t n, int64_t *us)
 	return 0;
 }
 
-void audit_printable(char *s)
+void audit_printable(char *s, size_t cap)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c < 0x20 || c == 0x7f)
-			*s = '?';
-		else if (c == 0xC2 && (unsigned char)s[1] >= 0x80 && (unsigned char)s[1] <= 0x9F) {
-			s[0] = '?'; /* C1 controls (U+0080..U+009F, e.g. CSI): two bytes -> "??" */
-			s[1] = '?';
-			s++;
-		}
+	sbx_escape_fit(s, cap);
+}
+
+char *audit_printable_take(char *s)
+{
+	if (!s)
+		return NULL;
+	char *e = sbx_escape(s);
+	if (!e) {
+		sbx_escape_fit(s, strlen(s) + 1);
+		return s;
 	}
+	free(s);
+	return e;
 }

@@ -61,9 +61,13 @@ const char *audit_line_check(const char *line, size_t len, struct audit_line *al
 /* True if the line's hash member equals SHA-256 of the bytes before `,"hash":`. */
 bool audit_line_hash_ok(const char *line, size_t len);
 
-/* Make a decoded string safe for a terminal: control bytes (< 0x20, 0x7f) and C1 controls
- * (U+0080..U+009F) become '?'. */
-void audit_printable(char *s);
+/* Make a decoded string safe for a terminal, in the one quoting style (common/quote.h) without the
+ * quotes: controls, C1 and bidi controls, invalid UTF-8 escaped (\n, \033, \u202e, \xff).
+ * audit_printable escapes in place into a buffer of cap bytes (cut at an escape boundary);
+ * audit_printable_take returns the escaped copy of a malloc'd s and frees s (NULL stays NULL; out
+ * of memory: s itself, escaped as far as it fits). */
+void audit_printable(char *s, size_t cap);
+char *audit_printable_take(char *s);
 
 /* RFC 3339 timestamp (our "ts" format, or a user's --since/--until argument: YYYY-MM-DD, optional
  * [T ]HH:MM[:SS[.frac]], optional Z or +-HH:MM) -> microseconds since the epoch. Returns 0 or -1. */

@@ -14,6 +14,7 @@
 #include "audit_model.h"
 #include "audit_read.h"
 #include "msg.h"
+#include "quote.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -71,15 +72,23 @@ static char *render(const char *line, size_t len, enum sbx_sev *sev)
 	const cJSON *ts = cJSON_GetObjectItemCaseSensitive(ev, "ts"), *run = cJSON_GetObjectItemCaseSensitive(ev, "run"),
 		    *ex = cJSON_GetObjectItemCaseSensitive(ev, "executor"),
 		    *name = cJSON_GetObjectItemCaseSensitive(ev, "event");
-	fprintf(f, "%s %-8s %s %.8s %s", cJSON_IsString(ts) ? ts->valuestring : "?",
-		sbx_sev_name(*sev) ? sbx_sev_name(*sev) : "-", cJSON_IsString(ex) ? ex->valuestring : "?",
-		cJSON_IsString(run) ? run->valuestring : "?", cJSON_IsString(name) ? name->valuestring : "?");
+	/* every string from the stream is shown escaped (common/quote.h); members' values quoted */
+	char q1[SBX_Q_MAX], q2[SBX_Q_MAX], q3[SBX_Q_MAX], q4[SBX_Q_MAX];
+	snprintf(q1, sizeof q1, "%s", cJSON_IsString(ts) ? ts->valuestring : "?");
+	snprintf(q2, sizeof q2, "%s", cJSON_IsString(ex) ? ex->valuestring : "?");
+	snprintf(q3, sizeof q3, "%.8s", cJSON_IsString(run) ? run->valuestring : "?");
+	snprintf(q4, sizeof q4, "%s", cJSON_IsString(name) ? name->valuestring : "?");
+	audit_printable(q1, 64);
+	audit_printable(q2, sizeof q2);
+	audit_printable(q3, sizeof q3);
+	audit_printable(q4, 128);
+	fprintf(f, "%s %-8s %s %s %s", q1, sbx_sev_name(*sev) ? sbx_sev_name(*sev) : "-", q2, q3, q4);
 	const cJSON *argv = cJSON_GetObjectItemCaseSensitive(ev, "argv"), *m;
 	if (cJSON_IsArray(argv)) {
 		fputs(" argv=[", f);
 		bool first = true;
 		cJSON_ArrayForEach(m, argv) {
-			fprintf(f, "%s%s", first ? "" : " ", cJSON_IsString(m) ? m->valuestring : "?");
+			fprintf(f, "%s%s", first ? "" : " ", cJSON_IsString(m) ? sbx_q(m->valuestring, q1, sizeof q1) : "?");
 			first = false;
 		}
 		fputc(']', f);
@@ -87,28 +96,30 @@ static char *render(const char *line, size_t len, enum sbx_sev *sev)
 	cJSON_ArrayForEach(m, ev) {
 		if (!m->string || is_common(m->string))
 			continue;
+		snprintf(q2, sizeof q2, "%s", m->string);
+		audit_printable(q2, 256);
 		if (cJSON_IsString(m))
-			fprintf(f, " %s=%s", m->string, m->valuestring);
+			fprintf(f, " %s=%s", q2, sbx_q(m->valuestring, q1, sizeof q1));
 		else if (cJSON_IsNumber(m))
-			fprintf(f, " %s=%.0f", m->string, m->valuedouble);
+			fprintf(f, " %s=%.0f", q2, m->valuedouble);
 		else if (cJSON_IsBool(m))
-			fprintf(f, " %s=%s", m->string, cJSON_IsTrue(m) ? "true" : "false");
+			fprintf(f, " %s=%s", q2, cJSON_IsTrue(m) ? "true" : "false");
 		else if (cJSON_IsObject(m) || cJSON_IsArray(m)) {
-			char *s = cJSON_PrintUnformatted(m);
+			char *j = cJSON_PrintUnformatted(m), *s = j ? sbx_escape_json(j) : NULL;
 			if (s)
-				fprintf(f, " %s=%s", m->string, s);
+				fprintf(f, " %s=%s", q2, s);
 			free(s);
+			free(j);
 		}
 	}
 	const cJSON *rule = cJSON_GetObjectItemCaseSensitive(ev, "rule");
 	if (cJSON_IsString(rule))
-		fprintf(f, " rule=%s", rule->valuestring);
+		fprintf(f, " rule=%s", sbx_q(rule->valuestring, q1, sizeof q1));
 	cJSON_Delete(ev);
 	if (fclose(f) != 0) {
 		free(buf);
 		return NULL;
 	}
-	audit_printable(buf);
 	/* the sev travels in front of the text so the ring can colour it later */
 	char *out = malloc(strlen(buf) + 2);
 	if (out) {

@@ -142,7 +142,7 @@ static int check_line(struct verify *v, const char *file, uint64_t ln, const cha
 	memcpy(prev, al.prev.p, 64);
 	prev[64] = '\0';
 	jl_str(&al.executor, executor, sizeof executor);
-	audit_printable(executor);
+	audit_printable(executor, sizeof executor);
 	bool created;
 	struct vrun *r = lookup(v, al.run_id, &created);
 	if (!r)

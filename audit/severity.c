@@ -55,6 +55,10 @@ struct entry {
 static const struct entry table[] = {
 	{"breach", SBX_SEV_CRITICAL, "a policy-violating call succeeded in the kernel",
 	 NULL, NULL, NULL, NULL, NULL, "breach", 0, NULL, 0},
+	/* contract version 3: nothing the executor leaves behind may gain privilege (policy.h
+	 * POL_PRIV_*); refused in every mode, an attempt is an alarm */
+	{"privilege", SBX_SEV_CRITICAL, "tried to create a setuid/setgid bit, a device node or a file capability",
+	 NULL, L("privilege:*"), NULL, NULL, NULL, NULL, 0, NULL, 0},
 	/* a directory walk (pip's distro probe lists /etc and stats every entry): the name and the
 	 * metadata of a secret, never its content — a denial worth a line, not an alarm */
 	{"secret-metadata", SBX_SEV_LOW, "looked at a secret's metadata (stat/access/readlink), not its content",

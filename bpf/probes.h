@@ -109,7 +109,8 @@ struct pr_event {
 	unsigned int sc;             /* enum pr_sc */
 	int nr;                      /* raw syscall number as seen (i386 number when compat) */
 	unsigned int flags;          /* PR_EVF_* */
-	unsigned long long aflags;   /* open flags / unshare flags / execveat flags / io_uring opcode */
+	unsigned long long aflags;   /* open flags (bits 32..47: the creation mode) / chmod and mknod
+				      * mode / unshare flags / execveat flags / io_uring opcode */
 	int dirfd;                   /* as given (AT_FDCWD = -100) */
 	unsigned short argi;         /* which path argument of the syscall (0 or 1) */
 	unsigned short sensor;       /* enum pr_sensor */
@@ -195,7 +196,7 @@ struct pr_config {
 };
 
 /* Layout version of the records and maps: a pinned set from another layout is not used. */
-#define PR_ABI_VERSION_NUM 6        /* also names the automatic shared set's pin directory */
+#define PR_ABI_VERSION_NUM 7        /* also names the automatic shared set's pin directory */
 #define PR_ABI_VERSION ((unsigned int)PR_ABI_VERSION_NUM)
 #define PR_ABI ((PR_ABI_VERSION << 16) | (unsigned int)(sizeof(struct pr_event) & 0xffffu))
 

@@ -36,8 +36,8 @@ _sbxsup() {
 	shadow)
 		if [ "${COMP_WORDS[2]:-}" = "$cur" ]; then COMPREPLY=($(compgen -W "list diff commit discard --help" -- "$cur"))
 		elif [ "$COMP_CWORD" -le 4 ] && [ "${COMP_WORDS[2]}" != list ]; then
-			# run ids with kept changes (sbxsup shadow list), --json / -a where they apply
-			COMPREPLY=($(compgen -W "$(sbxsup shadow list 2>/dev/null | cut -c1-32) --json -a" -- "$cur"))
+			# run ids with kept changes (sbxsup shadow list), --json / -a / --allow-world-writable where they apply
+			COMPREPLY=($(compgen -W "$(sbxsup shadow list 2>/dev/null | cut -c1-32) --json -a --allow-world-writable" -- "$cur"))
 		else COMPREPLY=($(compgen -f -- "$cur")); fi ;;
 	explain) COMPREPLY=($(compgen -W "-m --manifest -w --workspace -p --path --write --exec -H --host --help" -- "$cur")) ;;
 	validate) COMPREPLY=($(compgen -W "-m --manifest -w --workspace --help" -- "$cur") $(compgen -f -X '!*.json' -- "$cur")) ;;

@@ -2,7 +2,11 @@
  *
  * Promise: pol_glob_match() decides `*` (within one component), `?` (one character, never '/')
  * and `**` as a whole component (zero or more components; a `**` inside a component is a `*`).
- * There are no character classes and no escapes: every other byte matches itself.
+ * A backslash makes the byte after it literal (`\*` is a star, `\\` a backslash; a backslash at
+ * the end of a component matches itself); pol_glob_escape() writes a path as such a literal. There
+ * are no character classes: every other byte (`[` included) matches itself. A component holding a
+ * backslash counts as magic for pol_glob_has_magic / pol_glob_literal_prefix, so that the layers
+ * that take a literal directory never take an escaped name for a path.
  *
  * Cost is bounded and polynomial, never exponential, whatever the pattern: both levels (characters
  * inside a component, components inside a path) use the classic greedy matcher with a single
@@ -55,6 +59,16 @@ static bool comp_match(const char *p, size_t pl, const char *s, size_t sl)
 			have_star = true;
 			star_p = pi;
 			star_s = si;
+		} else if (pi + 1 < pl && p[pi] == '\\') {
+			if (p[pi + 1] == s[si]) {
+				pi += 2;
+				si++;
+			} else if (have_star) {
+				pi = star_p;
+				si = ++star_s;
+			} else {
+				return false;
+			}
 		} else if (pi < pl && (p[pi] == '?' || p[pi] == s[si])) {
 			pi++;
 			si++;
@@ -109,7 +123,24 @@ bool pol_glob_match(const char *glob, const char *path)
 
 bool pol_glob_has_magic(const char *s)
 {
-	return s != NULL && strpbrk(s, "*?") != NULL;
+	return s != NULL && strpbrk(s, "*?\\") != NULL;
+}
+
+int pol_glob_escape(const char *path, char *out, size_t outlen)
+{
+	size_t o = 0;
+	if (path == NULL || out == NULL || outlen == 0)
+		return -1;
+	for (; *path; path++) {
+		bool meta = *path == '*' || *path == '?' || *path == '\\';
+		if (o + (meta ? 2 : 1) >= outlen)
+			return -1;
+		if (meta)
+			out[o++] = '\\';
+		out[o++] = *path;
+	}
+	out[o] = '\0';
+	return 0;
 }
 
 size_t pol_glob_literal_prefix(const char *glob)
@@ -124,7 +155,7 @@ size_t pol_glob_literal_prefix(const char *glob)
 			break;
 		bool magic = false;
 		while (glob[i] != '\0' && glob[i] != '/') {
-			if (glob[i] == '*' || glob[i] == '?')
+			if (glob[i] == '*' || glob[i] == '?' || glob[i] == '\\')
 				magic = true;
 			i++;
 		}

@@ -764,6 +764,8 @@ const char *pol_rule_text(const struct policy *p, uint32_t rule)
 	case POL_RULE_NO_EXEC:  return "no code:exec capability";
 	default: break;
 	}
+	if (pol_priv_rule_text(rule))
+		return pol_priv_rule_text(rule);
 	if (p == NULL || rule >= p->h.nrules)
 		return "unknown rule";
 	return str_at(p, rule_at(p, rule)->text);

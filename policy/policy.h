@@ -177,12 +177,15 @@ size_t pol_net_count(const struct policy *p);
 int pol_net_get(const struct policy *p, size_t i, struct pol_net *out);
 
 /* Glob matching on path components (glob.c): '*' matches within one component, '?' one character
- * other than '/', '**' (a whole component) any number of components including none. Both strings
- * absolute or both relative. Returns true on match. No allocation, no recursion deeper than the
- * number of '**' components (bounded). */
+ * other than '/', '**' (a whole component) any number of components including none, '\\' makes the
+ * next byte literal. Both strings absolute or both relative. Returns true on match. No allocation,
+ * no recursion deeper than the number of '**' components (bounded). */
 bool pol_glob_match(const char *glob, const char *path);
+/* `path` as a glob that matches exactly that path: '*', '?' and '\\' escaped with '\\'. 0, or -1
+ * when it does not fit in outlen. */
+int pol_glob_escape(const char *path, char *out, size_t outlen);
 /* Length of the literal directory prefix of `glob`: the components before the first one holding
- * '*' or '?'. "/home/u/notes/" "**" -> 13 ("/home/u/notes"); "**" + "/.env" -> 0; "/a/b" -> 4;
+ * '*', '?' or '\\'. "/home/u/notes/" "**" -> 13 ("/home/u/notes"); "**" + "/.env" -> 0; "/a/b" -> 4;
  * "/" -> 1; "/" "*" -> 0 (a rule with an empty prefix is "floating": tested on every decision). */
 size_t pol_glob_literal_prefix(const char *glob);
 bool pol_glob_has_magic(const char *s);
@@ -197,5 +200,30 @@ bool pol_socket_ok(int domain, int type, int protocol, enum pol_net_mode net_mod
 		   char *what, size_t whatlen);
 /* "AF_INET", "AF_VSOCK", ... or "AF_<n>" in buf. */
 const char *pol_family_name(int domain, char *buf, size_t len);
+
+/* Privilege (contract version 3): by no route may the executor create or set a setuid or setgid
+ * bit, a device node or a file capability in anything it can write. Every layer asks these two
+ * pure predicates (the always-on seccomp filter is built from the same bits). They return the
+ * rule text of the refusal (one of POL_PRIV_*), or NULL when the call gains nothing.
+ *   POL_PRIV_CHMOD   chmod/fchmod/fchmodat/fchmodat2: the new mode
+ *   POL_PRIV_CREATE  open/openat/openat2/creat: the mode, when flags create a file (O_CREAT,
+ *                    O_TMPFILE)
+ *   POL_PRIV_MKNOD   mknod/mknodat: a character or block device, or the setuid/setgid bits of any
+ *                    other type (S_IFREG|04755 makes a setuid regular file)
+ * pol_priv_xattr: security.capability (v2 or v3), any other security.* attribute, and a POSIX
+ * access ACL on a file whose mode (obj_mode; 0 unknown) holds a setuid or setgid bit. */
+enum pol_priv_call { POL_PRIV_CHMOD, POL_PRIV_CREATE, POL_PRIV_MKNOD };
+#define POL_PRIV_SETUID  "privilege: setuid bit"
+#define POL_PRIV_SETGID  "privilege: setgid bit"
+#define POL_PRIV_DEVICE  "privilege: device node"
+#define POL_PRIV_FCAPS   "privilege: file capability"
+#define POL_PRIV_SECATTR "privilege: security attribute"
+/* The rule index a report record carries for a POL_PRIV_* text (pol_rule_text maps it back):
+ * POL_RULE_PRIV_FIRST.. ; POL_RULE_DEFAULT for a text that is not one of them. */
+#define POL_RULE_PRIV_FIRST 0xfffffff0u
+uint32_t pol_priv_rule_id(const char *text);
+const char *pol_priv_rule_text(uint32_t rule); /* NULL: not a privilege rule index */
+const char *pol_priv_mode(enum pol_priv_call call, uint64_t flags, uint32_t mode);
+const char *pol_priv_xattr(const char *name, uint32_t obj_mode);
 
 #endif

@@ -22,6 +22,8 @@
  */
 #include "pl.h"
 
+#include <sys/stat.h>
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -267,6 +269,49 @@ int sbx_check_at(unsigned op, int dirfd, const char *path, unsigned access, unsi
 	if (path == NULL || (path[0] == 0 && (at_flags & AT_EMPTY_PATH)))
 		return sbx_check_fd(op, dirfd, access);
 	return sbx_check_path(op, dirfd, path, access, rflags, SBX_K_DATA);
+}
+
+/* ---- the privilege guard (contract version 3: policy.h pol_priv_mode / pol_priv_xattr) ------ */
+
+/* Refuse (EPERM) and report `rule` (a POL_PRIV_* text) for the object (dirfd, path) or, path NULL
+ * or "", the descriptor dirfd. */
+static int priv_refuse(unsigned op, int dirfd, const char *path, const char *rule)
+{
+	char abs[PATH_MAX], link[40];
+	const char *subject = path;
+	if (!path || !path[0]) {
+		snprintf(link, sizeof link, dirfd == AT_FDCWD ? "." : "/proc/self/fd/%d", dirfd);
+		subject = link;
+		if (sbx_resolve(AT_FDCWD, link, 0, abs) == 0)
+			subject = abs;
+	} else if (sbx_resolve(dirfd, path, SBX_R_NOFOLLOW, abs) == 0) {
+		subject = abs;
+	}
+	report_path(op, subject, POL_WRITE, pol_priv_rule_id(rule), EPERM, 0);
+	errno = EPERM;
+	return -1;
+}
+
+int sbx_check_priv_mode(unsigned op, int dirfd, const char *path, enum pol_priv_call call, int flags,
+			mode_t mode)
+{
+	if (sbx_pl_mode() == SBX_PL_PASSIVE)
+		return 0;
+	const char *rule = pol_priv_mode(call, (uint64_t)(unsigned)flags, (uint32_t)mode);
+	return rule ? priv_refuse(op, dirfd, path, rule) : 0;
+}
+
+int sbx_check_priv_xattr(int dirfd, const char *path, const char *name, bool nofollow)
+{
+	if (sbx_pl_mode() == SBX_PL_PASSIVE || !name)
+		return 0;
+	if (strncmp(name, "security.", 9) && strcmp(name, "system.posix_acl_access"))
+		return 0;
+	struct stat st;
+	int r = path && path[0] ? fstatat(dirfd, path, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0)
+				: fstat(dirfd, &st);
+	const char *rule = pol_priv_xattr(name, r == 0 ? (uint32_t)st.st_mode : 0);
+	return rule ? priv_refuse(SBX_OP_XATTR, dirfd, path, rule) : 0;
 }
 
 int sbx_refuse(unsigned op, const char *subject, unsigned access)

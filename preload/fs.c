@@ -60,6 +60,13 @@ int sbx_check_open(int dirfd, const char *path, int flags)
 	return sbx_check_path(SBX_OP_OPEN, dirfd, path, acc, rf, kind);
 }
 
+int sbx_check_open_mode(int dirfd, const char *path, int flags, mode_t mode)
+{
+	if (sbx_check_priv_mode(SBX_OP_OPEN, dirfd, path, POL_PRIV_CREATE, flags, mode))
+		return -1;
+	return sbx_check_open(dirfd, path, flags);
+}
+
 #define GET_MODE(flags, last)                                  \
 	mode_t mode = 0;                                        \
 	if (NEEDS_MODE(flags)) {                                \
@@ -76,7 +83,7 @@ REAL_DECL(creat); REAL_DECL(creat64);
 SBX_EXPORT int open(const char *path, int flags, ...)
 {
 	GET_MODE(flags, flags);
-	if (sbx_check_open(AT_FDCWD, path, flags))
+	if (sbx_check_open_mode(AT_FDCWD, path, flags, mode))
 		return -1;
 	return REAL(open)(path, flags, mode);
 }
@@ -84,7 +91,7 @@ SBX_EXPORT int open(const char *path, int flags, ...)
 SBX_EXPORT int open64(const char *path, int flags, ...)
 {
 	GET_MODE(flags, flags);
-	if (sbx_check_open(AT_FDCWD, path, flags))
+	if (sbx_check_open_mode(AT_FDCWD, path, flags, mode))
 		return -1;
 	return REAL(open64)(path, flags, mode);
 }
@@ -92,7 +99,7 @@ SBX_EXPORT int open64(const char *path, int flags, ...)
 SBX_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
 	GET_MODE(flags, flags);
-	if (sbx_check_open(dirfd, path, flags))
+	if (sbx_check_open_mode(dirfd, path, flags, mode))
 		return -1;
 	return REAL(openat)(dirfd, path, flags, mode);
 }
@@ -100,7 +107,7 @@ SBX_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 SBX_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
 	GET_MODE(flags, flags);
-	if (sbx_check_open(dirfd, path, flags))
+	if (sbx_check_open_mode(dirfd, path, flags, mode))
 		return -1;
 	return REAL(openat64)(dirfd, path, flags, mode);
 }
@@ -135,14 +142,14 @@ SBX_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 
 SBX_EXPORT int creat(const char *path, mode_t mode)
 {
-	if (sbx_check_open(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC))
+	if (sbx_check_open_mode(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC, mode))
 		return -1;
 	return REAL(creat)(path, mode);
 }
 
 SBX_EXPORT int creat64(const char *path, mode_t mode)
 {
-	if (sbx_check_open(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC))
+	if (sbx_check_open_mode(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC, mode))
 		return -1;
 	return REAL(creat64)(path, mode);
 }
@@ -434,19 +441,24 @@ SBX_EXPORT int symlinkat(const char *target, int dirfd, const char *linkpath)
 
 SBX_EXPORT int chmod(const char *path, mode_t mode)
 {
+	if (sbx_check_priv_mode(SBX_OP_CHMOD, AT_FDCWD, path, POL_PRIV_CHMOD, 0, mode))
+		return -1;
 	WRITE(SBX_OP_CHMOD, AT_FDCWD, path, 0);
 	return REAL(chmod)(path, mode);
 }
 
 SBX_EXPORT int lchmod(const char *path, mode_t mode)
 {
+	if (sbx_check_priv_mode(SBX_OP_CHMOD, AT_FDCWD, path, POL_PRIV_CHMOD, 0, mode))
+		return -1;
 	WRITE(SBX_OP_CHMOD, AT_FDCWD, path, NOF);
 	return REAL(lchmod)(path, mode);
 }
 
 SBX_EXPORT int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
 {
-	if (sbx_check_at(SBX_OP_CHMOD, dirfd, path, POL_WRITE, AT_RF(flags), flags))
+	if (sbx_check_priv_mode(SBX_OP_CHMOD, dirfd, path, POL_PRIV_CHMOD, 0, mode) ||
+	    sbx_check_at(SBX_OP_CHMOD, dirfd, path, POL_WRITE, AT_RF(flags), flags))
 		return -1;
 	return REAL(fchmodat)(dirfd, path, mode, flags);
 }
@@ -455,7 +467,8 @@ SBX_EXPORT int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
  * readable root-owned file opened read-only must not become setuid). */
 SBX_EXPORT int fchmod(int fd, mode_t mode)
 {
-	if (sbx_check_fd(SBX_OP_CHMOD, fd, POL_WRITE))
+	if (sbx_check_priv_mode(SBX_OP_CHMOD, fd, NULL, POL_PRIV_CHMOD, 0, mode) ||
+	    sbx_check_fd(SBX_OP_CHMOD, fd, POL_WRITE))
 		return -1;
 	return REAL(fchmod)(fd, mode);
 }
@@ -535,24 +548,32 @@ SBX_EXPORT int futimesat(int dirfd, const char *path, const struct timeval t[2])
 
 SBX_EXPORT int mknod(const char *path, mode_t mode, dev_t dev)
 {
+	if (sbx_check_priv_mode(SBX_OP_MKNOD, AT_FDCWD, path, POL_PRIV_MKNOD, 0, mode))
+		return -1;
 	WRITE(SBX_OP_MKNOD, AT_FDCWD, path, NOF);
 	return REAL(mknod)(path, mode, dev);
 }
 
 SBX_EXPORT int mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
 {
+	if (sbx_check_priv_mode(SBX_OP_MKNOD, dirfd, path, POL_PRIV_MKNOD, 0, mode))
+		return -1;
 	WRITE(SBX_OP_MKNOD, dirfd, path, NOF);
 	return REAL(mknodat)(dirfd, path, mode, dev);
 }
 
 SBX_EXPORT int mkfifo(const char *path, mode_t mode)
 {
+	if (sbx_check_priv_mode(SBX_OP_MKNOD, AT_FDCWD, path, POL_PRIV_MKNOD, 0, mode))
+		return -1;
 	WRITE(SBX_OP_MKNOD, AT_FDCWD, path, NOF);
 	return REAL(mkfifo)(path, mode);
 }
 
 SBX_EXPORT int mkfifoat(int dirfd, const char *path, mode_t mode)
 {
+	if (sbx_check_priv_mode(SBX_OP_MKNOD, dirfd, path, POL_PRIV_MKNOD, 0, mode))
+		return -1;
 	WRITE(SBX_OP_MKNOD, dirfd, path, NOF);
 	return REAL(mkfifoat)(dirfd, path, mode);
 }

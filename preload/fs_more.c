@@ -114,14 +114,14 @@ REAL_DECL(statfs); REAL_DECL(statfs64); REAL_DECL(statvfs); REAL_DECL(statvfs64)
 
 SBX_EXPORT int setxattr(const char *path, const char *name, const void *v, size_t n, int flags)
 {
-	if (WR(SBX_OP_XATTR, path, 0))
+	if (sbx_check_priv_xattr(AT_FDCWD, path, name, false) || WR(SBX_OP_XATTR, path, 0))
 		return -1;
 	return REAL(setxattr)(path, name, v, n, flags);
 }
 
 SBX_EXPORT int lsetxattr(const char *path, const char *name, const void *v, size_t n, int flags)
 {
-	if (WR(SBX_OP_XATTR, path, NOF))
+	if (sbx_check_priv_xattr(AT_FDCWD, path, name, true) || WR(SBX_OP_XATTR, path, NOF))
 		return -1;
 	return REAL(lsetxattr)(path, name, v, n, flags);
 }
@@ -143,7 +143,7 @@ SBX_EXPORT int lremovexattr(const char *path, const char *name)
 /* Through a descriptor: a write of the file it names (a POSIX ACL on a readable secret). */
 SBX_EXPORT int fsetxattr(int fd, const char *name, const void *v, size_t n, int flags)
 {
-	if (sbx_check_fd(SBX_OP_XATTR, fd, POL_WRITE))
+	if (sbx_check_priv_xattr(fd, NULL, name, false) || sbx_check_fd(SBX_OP_XATTR, fd, POL_WRITE))
 		return -1;
 	return REAL(fsetxattr)(fd, name, v, n, flags);
 }

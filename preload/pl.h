@@ -216,8 +216,20 @@ int sbx_check_fd(unsigned op, int fd, unsigned access);
 int sbx_check_at(unsigned op, int dirfd, const char *path, unsigned access, unsigned rflags,
 		 int at_flags);
 
+/* The privilege guard (policy.h pol_priv_mode / pol_priv_xattr), asked before the path decision:
+ * a setuid/setgid mode (chmod family, the mode of a creating open/creat, mknod), a device node
+ * (mknod) or a security.* attribute / an ACL on a setuid/setgid file (setxattr family) is refused
+ * with EPERM and reported (preload.deny, rule "privilege: ..."), wherever the object is. path NULL
+ * or "": the descriptor dirfd. 0 allowed (or passive), -1 refused. */
+int sbx_check_priv_mode(unsigned op, int dirfd, const char *path, enum pol_priv_call call, int flags,
+			mode_t mode);
+int sbx_check_priv_xattr(int dirfd, const char *path, const char *name, bool nofollow);
+
 /* open(2) flags -> access, symlink handling and kind; then sbx_check_path (fs.c). */
 int sbx_check_open(int dirfd, const char *path, int flags);
+/* The same for a call that carries the creation mode (open/openat/creat, their syscall() forms):
+ * the privilege guard first (sbx_check_priv_mode). */
+int sbx_check_open_mode(int dirfd, const char *path, int flags, mode_t mode);
 
 /* ---- posix_spawn file actions (spawn_fa.c) ---------------------------------------------------- */
 

@@ -36,17 +36,21 @@ static int wr(unsigned op, long dirfd, long path, unsigned rf)
 	return sbx_check_path(op, (int)dirfd, P(path), POL_WRITE, rf, SBX_K_DATA);
 }
 
+/* the privilege guard for a mode register (0 or -1) */
+#define PRIV(op, dirfd, path, call, mode) \
+	sbx_check_priv_mode(op, (int)(dirfd), P(path), call, 0, (mode_t)(mode))
+
 /* 0: pass through; -1: denied (errno set). */
 static int decide(long nr, long a[6])
 {
 	switch (nr) {
 #ifdef SYS_open
-	case SYS_open: return sbx_check_open(AT_FDCWD, P(a[0]), (int)a[1]);
+	case SYS_open: return sbx_check_open_mode(AT_FDCWD, P(a[0]), (int)a[1], (mode_t)a[2]);
 #endif
 #ifdef SYS_creat
-	case SYS_creat: return sbx_check_open(AT_FDCWD, P(a[0]), O_WRONLY | O_CREAT | O_TRUNC);
+	case SYS_creat: return sbx_check_open_mode(AT_FDCWD, P(a[0]), O_WRONLY | O_CREAT | O_TRUNC, (mode_t)a[1]);
 #endif
-	case SYS_openat: return sbx_check_open((int)a[0], P(a[1]), (int)a[2]);
+	case SYS_openat: return sbx_check_open_mode((int)a[0], P(a[1]), (int)a[2], (mode_t)a[3]);
 #ifdef SYS_openat2
 	case SYS_openat2: {
 		const struct open_how *how = (const struct open_how *)a[2];
@@ -57,7 +61,7 @@ static int decide(long nr, long a[6])
 		 * the kernel stricter). */
 		if (how->resolve & RESOLVE_IN_ROOT)
 			return sbx_refuse(SBX_OP_OPEN, P(a[1]), POL_READ);
-		return sbx_check_open((int)a[0], P(a[1]), (int)how->flags);
+		return sbx_check_open_mode((int)a[0], P(a[1]), (int)how->flags, (mode_t)how->mode);
 	}
 #endif
 	case SYS_socket: return sbx_check_socket((int)a[0], (int)a[1], (int)a[2]);
@@ -137,14 +141,17 @@ static int decide(long nr, long a[6])
 #endif
 	case SYS_symlinkat: return wr(SBX_OP_SYMLINK, a[1], a[2], NOF);
 #ifdef SYS_chmod
-	case SYS_chmod: return wr(SBX_OP_CHMOD, AT_FDCWD, a[0], 0);
+	case SYS_chmod: return PRIV(SBX_OP_CHMOD, AT_FDCWD, a[0], POL_PRIV_CHMOD, a[1]) ?: wr(SBX_OP_CHMOD, AT_FDCWD, a[0], 0);
 #endif
-	case SYS_fchmodat: return wr(SBX_OP_CHMOD, a[0], a[1], 0);
-	case SYS_fchmod: return sbx_check_fd(SBX_OP_CHMOD, (int)a[0], POL_WRITE);
+	case SYS_fchmodat: return PRIV(SBX_OP_CHMOD, a[0], a[1], POL_PRIV_CHMOD, a[2]) ?: wr(SBX_OP_CHMOD, a[0], a[1], 0);
+	case SYS_fchmod: return PRIV(SBX_OP_CHMOD, a[0], 0, POL_PRIV_CHMOD, a[1]) ?: sbx_check_fd(SBX_OP_CHMOD, (int)a[0], POL_WRITE);
 	case SYS_fchown: return sbx_check_fd(SBX_OP_CHOWN, (int)a[0], POL_WRITE);
-	case SYS_setxattr: case SYS_removexattr: return wr(SBX_OP_XATTR, AT_FDCWD, a[0], 0);
-	case SYS_lsetxattr: case SYS_lremovexattr: return wr(SBX_OP_XATTR, AT_FDCWD, a[0], NOF);
-	case SYS_fsetxattr: case SYS_fremovexattr: return sbx_check_fd(SBX_OP_XATTR, (int)a[0], POL_WRITE);
+	case SYS_setxattr: if (sbx_check_priv_xattr(AT_FDCWD, P(a[0]), P(a[1]), false)) return -1; /* fall through */
+	case SYS_removexattr: return wr(SBX_OP_XATTR, AT_FDCWD, a[0], 0);
+	case SYS_lsetxattr: if (sbx_check_priv_xattr(AT_FDCWD, P(a[0]), P(a[1]), true)) return -1; /* fall through */
+	case SYS_lremovexattr: return wr(SBX_OP_XATTR, AT_FDCWD, a[0], NOF);
+	case SYS_fsetxattr: if (sbx_check_priv_xattr((int)a[0], NULL, P(a[1]), false)) return -1; /* fall through */
+	case SYS_fremovexattr: return sbx_check_fd(SBX_OP_XATTR, (int)a[0], POL_WRITE);
 	case SYS_inotify_add_watch:
 		return sbx_check_path(SBX_OP_WATCH, AT_FDCWD, P(a[1]), POL_READ,
 				      ((uint32_t)a[2] & IN_DONT_FOLLOW) ? NOF : 0, SBX_K_DATA);
@@ -157,7 +164,8 @@ static int decide(long nr, long a[6])
 				    (a[1] & FAN_MARK_DONT_FOLLOW) ? NOF : 0, 0);
 #ifdef SYS_fchmodat2
 	case SYS_fchmodat2:
-		return sbx_check_at(SBX_OP_CHMOD, (int)a[0], P(a[1]), POL_WRITE, AT_RF(a[3]), (int)a[3]);
+		return PRIV(SBX_OP_CHMOD, a[0], a[1], POL_PRIV_CHMOD, a[2]) ?:
+		       sbx_check_at(SBX_OP_CHMOD, (int)a[0], P(a[1]), POL_WRITE, AT_RF(a[3]), (int)a[3]);
 #endif
 #ifdef SYS_chown
 	case SYS_chown: return wr(SBX_OP_CHOWN, AT_FDCWD, a[0], 0);
@@ -179,9 +187,9 @@ static int decide(long nr, long a[6])
 	case SYS_utimensat:
 		return sbx_check_at(SBX_OP_UTIME, (int)a[0], P(a[1]), POL_WRITE, AT_RF(a[3]), (int)a[3]);
 #ifdef SYS_mknod
-	case SYS_mknod: return wr(SBX_OP_MKNOD, AT_FDCWD, a[0], NOF);
+	case SYS_mknod: return PRIV(SBX_OP_MKNOD, AT_FDCWD, a[0], POL_PRIV_MKNOD, a[1]) ?: wr(SBX_OP_MKNOD, AT_FDCWD, a[0], NOF);
 #endif
-	case SYS_mknodat: return wr(SBX_OP_MKNOD, a[0], a[1], NOF);
+	case SYS_mknodat: return PRIV(SBX_OP_MKNOD, a[0], a[1], POL_PRIV_MKNOD, a[2]) ?: wr(SBX_OP_MKNOD, a[0], a[1], NOF);
 	case SYS_name_to_handle_at:
 		return (a[4] & AT_EMPTY_PATH) && a[1] && !P(a[1])[0] ? 0
 			: meta(SBX_OP_STAT, a[0], a[1], (a[4] & AT_SYMLINK_FOLLOW) ? 0u : NOF);

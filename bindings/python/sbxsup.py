@@ -326,11 +326,15 @@ def shadow_changes(run_id: str, sbxsup: Optional[str] = None,
 
 
 def shadow_commit(run_id: str, paths: Sequence[Union[str, os.PathLike]] = (), audit: Optional[str] = None,
-                  sbxsup: Optional[str] = None, env: Optional[Dict[str, str]] = None) -> ShadowCommit:
+                  sbxsup: Optional[str] = None, env: Optional[Dict[str, str]] = None,
+                  allow_world_writable: bool = False) -> ShadowCommit:
     """Apply a --shadow run's changes (all, or those at or below paths). Never raises for a refused
-    change (a conflict, a symlink, a device...): see ShadowCommit.refused; raises SbxsupError when
-    nothing could be done (unknown run, ...)."""
-    args = ["commit"] + (["-a", audit] if audit else []) + [run_id] + [os.fspath(p) for p in paths]
+    change (a conflict, a symlink, a device, a setuid or newly world-writable entry...): see
+    ShadowCommit.refused (its lines name paths quoted, as `sbxsup shadow commit` prints them);
+    allow_world_writable: `--allow-world-writable` (audited). Raises SbxsupError when nothing could
+    be done (unknown run, ...)."""
+    args = (["commit"] + (["-a", audit] if audit else []) + (["--allow-world-writable"] if allow_world_writable else [])
+            + [run_id] + [os.fspath(p) for p in paths])
     p = _shadow(args, sbxsup, env)
     if p.returncode not in (0, 1):
         raise SbxsupError(p.stderr.decode("utf-8", "replace").strip())

@@ -93,20 +93,29 @@ static __always_inline void read_paths(struct pr_stash *s)
 	}
 }
 
-/* At enter: the strings and the flags that decide the access (open flags, execveat flags). */
+/* At enter: the strings and the flags that decide the access (open flags, execveat flags), and
+ * the mode the privilege guard judges (policy.h pol_priv_mode): opens carry the open flags in the
+ * low 32 bits and the creation mode in bits 32..47; the chmod family and mknod the mode alone. */
+#define PR_MODE_(m) (((__u64)(m) & 0xffff) << 32)
 static __always_inline void files_enter(struct pr_stash *s)
 {
 	__u32 sc = s->sc;
 	read_paths(s);
 	if (sc == PR_SC_OPEN)
-		s->aflags = s->args[1];
+		s->aflags = (__u32)s->args[1] | PR_MODE_(s->args[2]);
 	else if (sc == PR_SC_OPENAT)
-		s->aflags = s->args[2];
+		s->aflags = (__u32)s->args[2] | PR_MODE_(s->args[3]);
 	else if (sc == PR_SC_OPENAT2) {
-		__u64 f = 0;
-		bpf_probe_read_user(&f, sizeof(f), (const void *)s->args[2]);
-		s->aflags = f;
-	} else if (sc == PR_SC_EXECVEAT)
+		__u64 f[2] = {0, 0};        /* struct open_how: flags, mode */
+		bpf_probe_read_user(f, sizeof(f), (const void *)s->args[2]);
+		s->aflags = (__u32)f[0] | PR_MODE_(f[1]);
+	} else if (sc == PR_SC_CREAT)
+		s->aflags = PR_MODE_(s->args[1]);
+	else if (sc == PR_SC_CHMOD || sc == PR_SC_FCHMOD || sc == PR_SC_MKNOD)
+		s->aflags = s->args[1] & 0xffff;
+	else if (sc == PR_SC_FCHMODAT || sc == PR_SC_FCHMODAT2 || sc == PR_SC_MKNODAT)
+		s->aflags = s->args[2] & 0xffff;
+	else if (sc == PR_SC_EXECVEAT)
 		s->aflags = s->args[4];
 }
 

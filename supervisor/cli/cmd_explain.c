@@ -5,7 +5,10 @@
  * (preload/probes globs, bwrap/Landlock directories and masks, network rules, env, limits, ignored
  * capabilities, warnings); with --path/--host, one line per query: "P: read DENIED by <rule>" or
  * "... ALLOWED by <rule>" — exit 0 either way. Without -m the built-in default manifest is
- * explained. Bad arguments or an invalid manifest: exit 125 with a message.
+ * explained. Bad arguments or an invalid manifest: exit 125 with a message. Paths and rule texts
+ * (a manifest, e.g. one `learn` wrote, may hold an executor's names) are printed escaped
+ * (common/quote.h); what is never writable is listed from the one list (syspaths.h), and a write
+ * query on it says so.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -20,6 +23,8 @@
 #include "manifest.h"
 #include "policy.h"
 #include "policy_build.h"
+#include "quote.h"
+#include "syspaths.h"
 
 #define MAX_QUERIES 32
 
@@ -47,10 +52,20 @@ static void access_str(unsigned a, char out[5])
 	out[4] = '\0';
 }
 
+/* s escaped for a terminal, in buf (SBX_Q_MAX bytes) */
+static const char *esc(const char *s, char *buf)
+{
+	snprintf(buf, SBX_Q_MAX, "%s", s ? s : "");
+	sbx_escape_fit(buf, SBX_Q_MAX);
+	return buf;
+}
+
+static char eb1[SBX_Q_MAX], eb2[SBX_Q_MAX];
+
 static void print_hints(const char *what, const struct mf_hint *h, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		printf("  %-6s %-40s %s: %s\n", what, h[i].abs, h[i].jpath, h[i].glob);
+		printf("  %-6s %-40s %s: %s\n", what, esc(h[i].abs, eb1), h[i].jpath, esc(h[i].glob, eb2));
 }
 
 static void fmt_net(const struct pol_net *n, char *out, size_t ol)
@@ -112,6 +127,9 @@ static void print_table(const struct manifest *m, const struct policy *p, const 
 		}
 		printf(" %s", sec);
 	}
+	printf("\n  never writable, whatever the manifest grants (a write grant reaching them is invalid):\n   ");
+	for (size_t i = 0; never_writable(i); i++)
+		printf(" %s", never_writable(i));
 	printf("\n");
 
 	size_t nd = pol_dir_count(p);
@@ -122,7 +140,7 @@ static void print_table(const struct manifest *m, const struct policy *p, const 
 		if (pol_dir_get(p, i, &d) < 0)
 			continue;
 		access_str(d.access, acc);
-		printf("  %s  %-40s %s\n", acc, d.path, pol_rule_text(p, d.rule));
+		printf("  %s  %-40s %s\n", acc, esc(d.path, eb1), esc(pol_rule_text(p, d.rule), eb2));
 	}
 	size_t nm = pol_mask_count(p);
 	printf("\nbwrap masks — hidden inside the sandbox when they exist:\n");
@@ -132,7 +150,7 @@ static void print_table(const struct manifest *m, const struct policy *p, const 
 		struct pol_dir d;
 		if (pol_mask_get(p, i, &d) < 0)
 			continue;
-		printf("  %-45s %s\n", d.path, pol_rule_text(p, d.rule));
+		printf("  %-45s %s\n", esc(d.path, eb1), esc(pol_rule_text(p, d.rule), eb2));
 	}
 
 	printf("\nnetwork — netfilter, landlock ports, preload:\n");
@@ -213,10 +231,16 @@ static int query_path(const struct policy *p, const struct mf_ctx *ctx, const ch
 	struct pol_decision d;
 	pol_path(p, abs, acc, &d);
 	const char *an = acc & POL_WRITE ? "write" : acc & POL_EXEC ? "exec" : "read";
-	printf("%s: %s %s by %s\n", q, an, d.verdict == POL_ALLOW ? "ALLOWED" : "DENIED",
-	       pol_rule_text(p, d.rule));
+	printf("%s: %s %s by %s\n", esc(q, eb1), an, d.verdict == POL_ALLOW ? "ALLOWED" : "DENIED",
+	       esc(pol_rule_text(p, d.rule), eb2));
+	for (size_t i = 0; (acc & POL_WRITE) && never_writable(i); i++)
+		if (path_under(abs, never_writable(i))) {
+			printf("  (%s is never writable: %s)\n", never_writable(i),
+			       d.verdict == POL_ALLOW ? "allowed only as part of the workspace" : "no manifest can grant it");
+			break;
+		}
 	if (strcmp(abs, q))
-		printf("  (path: %s)\n", abs);
+		printf("  (path: %s)\n", esc(abs, eb1));
 	free(abs);
 	return 0;
 }
@@ -328,6 +352,7 @@ int cmd_explain(int argc, char **argv)
 	const struct policy *p = NULL;
 	int ret = SBX_EXIT_INTERNAL;
 	if (pol_build(m, &bo, &blob, &len, err, sizeof err) < 0) {
+		sbx_escape_fit(err, sizeof err); /* it may quote a glob: someone's names */
 		sbx_msg("explain: %s: cannot compile the policy: %s", shown, err);
 		goto out;
 	}

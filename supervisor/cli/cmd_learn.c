@@ -9,6 +9,9 @@
  * writes outside the workspace and network hosts are proposed but stay blocked while learning. Rounds stop when a round asks for nothing new (or
  * after --rounds). The manifest goes to stdout (or -o FILE), each grant's evidence and every
  * refused request to stderr, so a reviewer can diff the result against a tool's declared manifest.
+ * Names are the executor's: each is shown quoted (common/quote.h) and goes into the manifest as a
+ * literal (escaped glob); the proposed manifest is validated as `sbxsup validate` does, and beside
+ * each grant is what `explain` says of its object under it.
  * Exit: 0 when the last round ran with no denial a manifest could lift, 1 otherwise; 125 on bad
  * arguments or when a round could not be started.
  */
@@ -26,6 +29,7 @@
 #include "cmd.h"
 #include "learn.h"
 #include "manifest.h"
+#include "quote.h"
 
 #define LEARN_MAX_STDIN (16u << 20)
 
@@ -35,8 +39,11 @@ static const char learn_usage[] =
 	"\n"
 	"Run COMMAND (in a throw-away copy of the workspace, as often as needed) and propose the smallest\n"
 	"manifest, starting from BASE (default: the built-in default manifest), that lets it run with no\n"
-	"denial. Each grant is printed with the evidence that asked for it; secrets and what a deny rule\n"
-	"forbids are never proposed. stdin is read once and given to every round.\n"
+	"denial. Each grant is printed with the evidence that asked for it and what `explain` says of it\n"
+	"under the proposed manifest (which is validated); names are quoted, and go into the manifest as\n"
+	"literals (`*`, `?`, `\\` escaped). Secrets, what a deny rule forbids, and writes to / or under\n"
+	"/usr /etc /bin /sbin /lib* /opt /boot /var/lib /root or another user's home are never proposed\n"
+	"(listed as not proposed). stdin is read once and given to every round.\n"
 	"\n"
 	"  -m, --manifest FILE   the manifest to start from\n"
 	"  -w, --workspace DIR   the workspace (default: the current directory); it is copied, never written\n"
@@ -295,7 +302,7 @@ int cmd_learn(int argc, char **argv)
 		free(payload);
 		return SBX_EXIT_INTERNAL;
 	}
-	struct learn l = {.real_ws = ctx.workspace};
+	struct learn l = {.real_ws = ctx.workspace, .home = ctx.home};
 	int rc = SBX_EXIT_INTERNAL, exitc = 0, fresh = 0;
 	long round;
 	for (round = 1; round <= o.rounds; round++) {
@@ -311,18 +318,32 @@ int cmd_learn(int argc, char **argv)
 		if (fresh == 0)
 			break;   /* the round asked for nothing it had not asked before */
 	}
+	if (learn_check(&l, cand, &ctx, err, sizeof err) < 0) {
+		sbx_escape_fit(err, sizeof err); /* it may quote a glob: the executor's names */
+		sbx_msg("learn: %s (nothing written)", err);
+		goto out;
+	}
 	for (size_t i = 0; i < l.n; i++) {
 		const struct learn_item *it = &l.v[i];
 		if (it->covered)
 			continue;
+		/* the names are the executor's: quoted; the hint too when escaping changed it */
+		char *obj = it->path ? sbx_quote(it->path) : it->object ? sbx_quote(it->object) : NULL;
+		char *hint = it->path && it->object && strcmp(it->path, it->object) ? sbx_quote(it->object) : NULL;
+		char *evid = sbx_escape(it->evidence);
+		char *why = it->refused ? sbx_escape(it->refused) : NULL;
 		if (it->refused) {
 			fprintf(stderr, "sbxsup: learn: not proposed: %s %s — %s (asked %u time(s): %s)\n",
-				learn_kind_name(it->kind), it->object ? it->object : "", it->refused, it->count,
-				it->evidence);
+				learn_kind_name(it->kind), obj ? obj : "", why ? why : "?", it->count, evid ? evid : "?");
 		} else {
-			fprintf(stderr, "sbxsup: learn: grant %s %s — asked %u time(s), first by %s\n",
-				learn_kind_name(it->kind), it->object ? it->object : "", it->count, it->evidence);
+			fprintf(stderr, "sbxsup: learn: grant %s %s%s%s — %s — asked %u time(s), first by %s\n",
+				learn_kind_name(it->kind), obj ? obj : "", hint ? " as hint " : "", hint ? hint : "",
+				it->explain ? it->explain : "explain: -", it->count, evid ? evid : "?");
 		}
+		free(obj);
+		free(hint);
+		free(evid);
+		free(why);
 	}
 	char *txt = cJSON_Print(cand);
 	FILE *out = o.output ? fopen(o.output, "we") : stdout;

@@ -31,6 +31,7 @@ static struct sbx_opts *lib_opts(const struct run_opts *ro)
 		 sbx_opts_set_disabled(o, ro->disabled) | sbx_opts_set_shadow(o, ro->shadow) |
 		 sbx_opts_set_sensor(o, !ro->sensor_off) |
 		 sbx_opts_set_helper(o, "/proc/self/exe") | sbx_opts_set_warm(o, ro->warm) |
+		 sbx_opts_set_result_extra(o, ro->result_extra, ro->result_extra_fd) |
 		 (ro->ws_tmp[0] ? sbx_opts_set_temp_workspace(o, ro->ws_tmp) : sbx_opts_set_workspace(o, ro->workspace));
 	if (rc != 0) {
 		sbx_opts_free(o);

@@ -14,13 +14,18 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd.h"
+#include "dest_guard.h"
 #include "layer.h"
+#include "layers.h"
+#include "manifest.h"
+#include "policy_build.h"
 #include "result.h"
 #include "run_args.h"
 #include "serve.h"
@@ -36,13 +41,16 @@ static const char usage[] =
 	"is prepared for the same command, options, directory and environment; a call that\n"
 	"matches starts in it, any other starts cold.\n"
 	"  --socket PATH   the socket (created 0600; its directory must be yours or root's and not\n"
-	"                  writable by group or others; a stale socket of yours is replaced)\n"
+	"                  writable by group or others; never inside a grant of the server's own\n"
+	"                  manifest, e.g. its workspace; a stale socket of yours is replaced)\n"
 	"  --quiet         no start/stop lines on stderr\n"
 	"  --no-warm       no pre-created sandbox: every call starts its sandbox when it arrives\n"
 	"  RUN OPTIONS     defaults for every call, as `sbxsup run` takes them (-m, -w, -a, --layers,\n"
 	"                  --require, --timeout, --audit-budget, --tag); a call's own options win,\n"
 	"                  except --require: the union of both\n"
-	"Only processes of the server's own uid may call (SO_PEERCRED). Every call is a fresh run:\n"
+	"Only processes of the server's own uid may call (SO_PEERCRED), never a process of a run\n"
+	"(its cgroup, its user namespace); a call never lowers the server's layers (SBXSUP_SANDBOX=0,\n"
+	"--layers without one of the server's, --sensor off are refused). Every call is a fresh run:\n"
 	"its own sandbox (never one that ran another call), audit run and result record. SIGTERM/SIGINT end the live runs (as SIGTERM\n"
 	"ends a direct run) and stop the server (exit 0).\n";
 
@@ -50,7 +58,79 @@ struct serve_defaults {
 	char **opts;       /* the server's run options (NULL-terminated) */
 	int nopts;
 	unsigned require;
+	unsigned want;     /* the server's layers (--layers), its SBXSUP_SANDBOX and --sensor: a floor */
+	bool disabled, sensor_off;
 };
+
+/* A call never lowers the server's layers: NULL, or why the call is refused (SBXSUP_SANDBOX=0 in
+ * its environment, --layers without a layer the server uses, --sensor off), unless the server
+ * itself was started so. */
+static const char *lowers(const struct serve_defaults *d, const struct run_opts *o, char *why, size_t n)
+{
+	unsigned gone = d->want & ~o->want;
+	if (o->disabled && !d->disabled) {
+		snprintf(why, n, "SBXSUP_SANDBOX in the call's environment would turn every layer off: a call "
+			 "never lowers the server's layers");
+	} else if (gone && !d->disabled) {
+		size_t k = (size_t)snprintf(why, n, "--layers in the call removes");
+		for (int l = 0; l < SBX_L__N && k < n; l++)
+			if (gone & (1u << l))
+				k += (size_t)snprintf(why + k, n - k, " %s", sbx_layer_name(l));
+		if (k < n)
+			snprintf(why + k, n - k, ", which the server uses: a call never lowers the server's layers");
+	} else if (o->sensor_off && !d->sensor_off && !d->disabled) {
+		snprintf(why, n, "--sensor off in the call: a call never lowers the server's layers");
+	} else {
+		return NULL;
+	}
+	return why;
+}
+
+/* The socket lies outside every grant of the server's own default manifest (-m, or the built-in
+ * default; the workspace -w, else the current directory, else none when that is "/"): a run of it
+ * could otherwise reach the socket (read) or replace it (write, the directory or an ancestor).
+ * Decided by the compiled policy, the rule the audit and result destinations follow
+ * (dest_guard.h; the host's /tmp is never a run's: each has a private one). 0, or -1 with why. */
+static int socket_outside(const char *sock, const struct run_opts *o, char *why, size_t n)
+{
+	char cwd[PATH_MAX], tmpws[] = "/tmp/sbxsup-serve-ws.XXXXXX", err[512] = "", which[PATH_MAX];
+	const char *ws = o->workspace;
+	if (!ws && getcwd(cwd, sizeof cwd) && !strcmp(cwd, "/")) /* the calls bring their workspaces */
+		ws = mkdtemp(tmpws);
+	struct mf_ctx ctx;
+	struct mf_errors e = {0};
+	struct manifest *m = NULL;
+	void *blob = NULL;
+	size_t len = 0;
+	const struct policy *pol = NULL;
+	const char *wp = "";
+	struct pol_build_opts bo = {.resolve = false, .uid = getuid(), .tmp_dir = "/tmp"};
+	if (mf_ctx_init(&ctx, ws, err, sizeof err) < 0 ||
+	    (o->manifest ? manifest_load(o->manifest, &ctx, &m, &e) : manifest_load_default(&ctx, &m, &e)) < 0 ||
+	    pol_build(m, &bo, &blob, &len, err, sizeof err) < 0 || !(pol = pol_open(blob, len, &wp))) {
+		snprintf(why, n, "--socket %s: the server's manifest cannot be compiled to check it: %s", sock,
+			 err[0] ? err : e.n ? e.msg[0] : wp && *wp ? wp : "unknown error");
+	} else {
+		const char *rule = dest_grant(pol, sock, POL_WRITE, true, which, sizeof which);
+		bool w = rule != NULL;
+		if (!rule)
+			rule = dest_grant(pol, sock, POL_READ, true, which, sizeof which);
+		if (rule)
+			snprintf(why, n, "--socket %s: refused: a run could %s %s (%s), so the executor could %s; "
+				 "put the socket outside every grant (e.g. in $XDG_RUNTIME_DIR)", sock,
+				 w ? "write" : "read", which, rule,
+				 w ? "replace the socket" : "reach the server");
+		else
+			why[0] = 0;
+	}
+	free(blob);
+	if (m)
+		manifest_free(m);
+	mf_errors_free(&e);
+	if (ws == tmpws)
+		rmdir(tmpws);
+	return why[0] ? -1 : 0;
+}
 
 /* In the call's child: parse as `sbxsup run` would, with the server's options first. */
 static int serve_run_one(int argc, char **argv, int record_fd, void *arg)
@@ -74,6 +154,18 @@ static int serve_run_one(int argc, char **argv, int record_fd, void *arg)
 	o.server = NULL;
 	o.require |= d->require;
 	o.dry_run = pr == 0 && o.dry_run;
+	char why[300];
+	if (pr == 0 && lowers(d, &o, why, sizeof why)) { /* refused: nothing runs, nothing is opened */
+		sbx_msg("serve: refused the call: %s", why);
+		struct result_in in = {.tag = o.tag, .exit = SBX_EXIT_INTERNAL,
+				       .reason_code = SBX_REASON_SERVER_REFUSED, .reason_msg = why};
+		cJSON *rec = result_build(&in);
+		if (!rec || result_write(record_fd, rec) < 0)
+			sbx_msg("warning: cannot write the result record");
+		cJSON_Delete(rec);
+		free(all);
+		return SBX_EXIT_INTERNAL;
+	}
 	const char *client_result = o.result;
 	char recname[16];
 	snprintf(recname, sizeof recname, "%d", record_fd);
@@ -83,6 +175,10 @@ static int serve_run_one(int argc, char **argv, int record_fd, void *arg)
 	if (pr == 0 && client_result && result_open(client_result, &cfd, err, sizeof err) < 0) {
 		sbx_msg("%s", err);
 		pr = -1;
+	}
+	if (cfd >= 0) { /* refused by the run, as its own --result would be, where the executor could write it */
+		o.result_extra = client_result;
+		o.result_extra_fd = cfd;
 	}
 	int code = run_parsed(&o, pr); /* exactly what `sbxsup run` does with these options */
 	if (cfd >= 0) { /* the client's --result gets the same record as the reply */
@@ -131,7 +227,9 @@ static int serve_inspect(int argc, char **argv, void *arg, struct serve_call_inf
 	struct run_opts o;
 	char cwd[8];
 	int pr = run_args_parse(n, all, &o);
+	char why[300];
 	if (pr != 0 || o.dry_run || (o.audit && !strncmp(o.audit, "fd:", 3)) || !o.cmd || !o.cmd[0] ||
+	    lowers(d, &o, why, sizeof why) ||
 	    (!o.workspace && (!getcwd(cwd, sizeof cwd) || !strcmp(cwd, "/"))))
 		return 0; /* never warm: the cold path says what is wrong, or passes the descriptor */
 	int idx = (int)(o.cmd - all);
@@ -182,8 +280,9 @@ static int serve_warm_one(int argc, char **argv, int record_fd, const struct run
 		return SBX_EXIT_INTERNAL;
 	}
 	struct run_opts o;
+	char why[300];
 	int pr = run_args_parse(n, all, &o);
-	if (pr != 0) {
+	if (pr != 0 || lowers(d, &o, why, sizeof why)) { /* (the cold call says why) */
 		free(all);
 		return SBX_EXIT_INTERNAL;
 	}
@@ -258,7 +357,14 @@ int cmd_serve(int argc, char **argv)
 		free(opts);
 		return SBX_EXIT_INTERNAL;
 	}
-	struct serve_defaults d = {.opts = opts, .nopts = nopts, .require = o.require};
+	char why[PATH_MAX + 700];
+	if (socket_outside(sock, &o, why, sizeof why) < 0) {
+		sbx_msg("serve: %s", why);
+		free(opts);
+		return SBX_EXIT_INTERNAL;
+	}
+	struct serve_defaults d = {.opts = opts, .nopts = nopts, .require = o.require, .want = o.want,
+				   .disabled = o.disabled, .sensor_off = o.sensor_off};
 	struct serve_cfg cfg = {
 		.socket = sock, .quiet = quiet, .run = serve_run_one, .arg = &d,
 		.inspect = cold ? NULL : serve_inspect, .warm = cold ? NULL : serve_warm_one,

@@ -4,7 +4,8 @@
  * (/usr/bin/diff -u run with an argv, no shell, on descriptors opened without following symlinks)
  * and the audit of a commit: a run-like segment of its own (run.start, shadow.commit, run.end, with
  * its own run id and hash chain, keyed like any run) appended to the run's audit file, so that
- * `sbxsup audit verify` checks it like any other run. */
+ * `sbxsup audit verify` checks it like any other run. Every name printed for a person is quoted
+ * (common/quote.h); --json carries the exact names (one that is not UTF-8 also as path_hex). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -22,6 +23,8 @@
 #include "audit_dest.h"
 #include "changeset.h"
 #include "cli_opt.h"
+#include "quote.h"
+#include "utf8.h"
 #include "cmd.h"
 #include "shadow_commit.h"
 #include "shadow_store.h"
@@ -31,15 +34,18 @@ static const char usage[] =
 	"Review and apply what a `sbxsup run --shadow` run changed (RUN: its run id, as in run.start and\n"
 	"the result record).\n"
 	"  list                       the runs whose changes are kept: id, state, counts, workspace\n"
-	"  diff [--json] RUN          the changed files (kind, type, size, path), then a unified diff of\n"
-	"                             each changed text file; --json: the change set as JSON\n"
-	"  commit [-a DEST] RUN [PATH...]\n"
+	"  diff [--json] RUN          the changed entries (kind, type, mode, size, quoted path; what\n"
+	"                             commit would refuse, and why), then a unified diff of each changed\n"
+	"                             text file; --json: the change set as JSON\n"
+	"  commit [-a DEST] [--allow-world-writable] RUN [PATH...]\n"
 	"                             apply every change, or those at or below each PATH, one file at a\n"
 	"                             time and atomically; refuses (and keeps) a change whose real file\n"
 	"                             changed since the run started, a symlink, a device, fifo or socket,\n"
-	"                             a setuid/setgid file; audited as shadow.commit in the run's audit\n"
-	"                             file (or DEST)\n"
+	"                             a setuid/setgid entry, a newly world-writable one (unless\n"
+	"                             --allow-world-writable); audited as shadow.commit in the run's\n"
+	"                             audit file (or DEST)\n"
 	"  discard RUN                remove the run's kept changes\n"
+	"Names are shown quoted, with C escapes for control bytes, invalid UTF-8 and bidi controls.\n"
 	"Exit: 0; commit: 1 when some change was refused; 125 on error.\n";
 
 struct srun {
@@ -153,8 +159,10 @@ static int do_list(void)
 					break;
 			}
 		}
-		printf("%s  %-7s  %s  %s\n", ids[i], mstr(m, "state") ? mstr(m, "state") : "?",
-		       mstr(m, "workspace") ? mstr(m, "workspace") : "?", counts);
+		char qs[64], qw[SBX_Q_MAX];
+		snprintf(qs, sizeof qs, "%s", mstr(m, "state") ? mstr(m, "state") : "?");
+		sbx_escape_fit(qs, sizeof qs);
+		printf("%s  %-7s  %s  %s\n", ids[i], qs, sbx_q(mstr(m, "workspace"), qw, sizeof qw), counts);
 		cJSON_Delete(m);
 		if (fd >= 0)
 			close(fd);
@@ -181,14 +189,43 @@ static bool binary_fd(int fd)
 	return n > 0 && memchr(b, 0, (size_t)n) != NULL;
 }
 
-/* /usr/bin/diff -u on two descriptors (-1: /dev/null), labelled; argv only, no shell. */
+/* One line of diff's output as a terminal may show it: the file's content is the executor's, so
+ * what a terminal acts on (ESC, CR, bidi controls, ...) is escaped as in names; tabs, quotes and
+ * backslashes stay as they are (common/quote.h, sbx_escape_json). */
+static void put_content_line(char *line)
+{
+	for (char *t = line;; ) {
+		char *tab = strchr(t, '\t');
+		if (tab)
+			*tab = 0;
+		char *e = sbx_escape_json(t);
+		fputs(e ? e : "?", stdout);
+		free(e);
+		if (!tab)
+			break;
+		putchar('\t');
+		t = tab + 1;
+	}
+	putchar('\n');
+}
+
+/* /usr/bin/diff -u on two descriptors (-1: /dev/null), labelled; argv only, no shell; its output
+ * read back through a pipe and printed escaped (put_content_line). */
 static void run_diff(int a, int b, const char *la, const char *lb)
 {
 	fflush(stdout);
-	pid_t p = fork();
-	if (p < 0)
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return;
+	pid_t p = fork();
+	if (p < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return;
+	}
 	if (p == 0) {
+		if (dup2(pfd[1], 1) < 0)
+			_exit(127);
 		char fa[32] = "/dev/null", fb[32] = "/dev/null";
 		if (a >= 0) {
 			int na = fcntl(a, F_DUPFD, 10); /* not close-on-exec */
@@ -202,9 +239,79 @@ static void run_diff(int a, int b, const char *la, const char *lb)
 		execv("/usr/bin/diff", argv);
 		_exit(127);
 	}
+	close(pfd[1]);
+	FILE *in = fdopen(pfd[0], "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	while (in && (n = getline(&line, &cap, in)) >= 0) {
+		if (n > 0 && line[n - 1] == '\n')
+			line[n - 1] = 0;
+		put_content_line(line);
+	}
+	free(line);
+	if (in)
+		fclose(in);
+	else
+		close(pfd[0]);
 	int st;
 	while (waitpid(p, &st, 0) < 0 && errno == EINTR)
 		;
+}
+
+/* --json: names are exact; one that is not UTF-8 (JSON cannot hold it) also as path_hex/from_hex:
+ * its bytes in hex, the string itself then carrying U+FFFD for each bad byte. */
+static void exact_names(cJSON *entries)
+{
+	cJSON *it;
+	cJSON_ArrayForEach(it, entries) {
+		const char *keys[2][2] = {{"path", "path_hex"}, {"from", "from_hex"}};
+		for (int k = 0; k < 2; k++) {
+			const char *v = mstr(it, keys[k][0]);
+			if (!v || utf8_valid(v, strlen(v)))
+				continue;
+			size_t n = strlen(v);
+			char *hex = malloc(2 * n + 1), *fixed = utf8_sanitize(v, SIZE_MAX);
+			for (size_t i = 0; hex && i < n; i++)
+				snprintf(hex + 2 * i, 3, "%02x", (unsigned char)v[i]);
+			if (hex && fixed) {
+				cJSON_AddStringToObject(it, keys[k][1], hex);
+				cJSON_ReplaceItemInObjectCaseSensitive(it, keys[k][0], cJSON_CreateString(fixed));
+			}
+			free(hex);
+			free(fixed);
+		}
+	}
+}
+
+/* "-> target" of a symlink in the store, and whether it leads out of the workspace. */
+static void show_link(int ufd, const char *path)
+{
+	const char *sl = strrchr(path, '/'), *base = sl ? sl + 1 : path;
+	char dir[4096], t[4096], q[SBX_Q_MAX];
+	snprintf(dir, sizeof dir, "%.*s", sl ? (int)(sl - path) : 1, sl ? path : ".");
+	int d = beneath(ufd, dir);
+	ssize_t n = d >= 0 ? readlinkat(d, base, t, sizeof t - 1) : -1;
+	if (d >= 0)
+		close(d);
+	if (n < 0)
+		return;
+	t[n] = 0;
+	/* out of the workspace: absolute, or more ".." than the link's own depth */
+	int depth = 0;
+	for (const char *c = path; *c; c++)
+		depth += *c == '/';
+	bool out = t[0] == '/';
+	for (const char *c = t; !out && *c;) {
+		size_t l = strcspn(c, "/");
+		if (l == 2 && c[0] == '.' && c[1] == '.')
+			out = --depth < 0;
+		else if (l && !(l == 1 && c[0] == '.'))
+			depth++;
+		c += l;
+		c += *c == '/';
+	}
+	printf("%30s -> %s%s\n", "", sbx_q(t, q, sizeof q), out ? "  (points out of the workspace)" : "");
 }
 
 static int do_diff(int argc, char **argv)
@@ -235,6 +342,7 @@ static int do_diff(int argc, char **argv)
 	const char *ws = mstr(s.meta, "workspace");
 	if (json) {
 		cJSON *j = cs_to_json(&s.cs);
+		exact_names(cJSON_GetObjectItemCaseSensitive(j, "entries"));
 		char *t = j ? cJSON_Print(j) : NULL;
 		if (t)
 			puts(t);
@@ -243,29 +351,43 @@ static int do_diff(int argc, char **argv)
 		srun_free(&s);
 		return 0;
 	}
-	printf("run %s, workspace %s, change set %s\n", s.run, ws ? ws : "?", s.cs.hash);
-	for (size_t i = 0; i < s.cs.n; i++) {
-		const struct cs_entry *e = &s.cs.e[i];
-		printf("%-8s %-7s %10llu  %s%s%s%s\n", cs_kind_name(e->kind), cs_type_name(e->type),
-		       (unsigned long long)e->size, e->from ? e->from : "", e->from ? " -> " : "", e->path,
-		       s.committed[i] ? "  (committed)" : "");
-		if (e->kind == CS_MODE || ((e->kind == CS_MODIFIED || e->kind == CS_RENAMED) && e->type == CS_T_FILE &&
-					   (e->mode & 07777) != (e->old_mode & 07777)))
-			printf("%30s mode %04o -> %04o\n", "", (unsigned)(e->old_mode & 07777), (unsigned)(e->mode & 07777));
-		if (e->why[0])
-			printf("%30s %s\n", "", e->why);
-	}
+	static char qa[SBX_Q_MAX], qb[SBX_Q_MAX];
+	printf("run %s, workspace %s, change set %s\n", s.run, sbx_q(ws, qa, sizeof qa), s.cs.hash);
 	int wfd = ws ? open(ws, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
 	int ufd = openat(s.dfd, layer_dir(&s), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	for (size_t i = 0; i < s.cs.n; i++) {
+		const struct cs_entry *e = &s.cs.e[i];
+		char mode[24], mo[8], mn[8], why[300];
+		bool mode_changed = e->kind != CS_CREATED && e->kind != CS_DELETED && e->real.exists &&
+				    (e->mode & 07777) != (e->old_mode & 07777);
+		if (mode_changed)
+			snprintf(mode, sizeof mode, "%s->%s", shadow_mode_str(e->old_mode, mo, sizeof mo),
+				 shadow_mode_str(e->mode, mn, sizeof mn));
+		else
+			snprintf(mode, sizeof mode, "%s", shadow_mode_str(e->mode, mn, sizeof mn));
+		printf("%-8s %-7s %-10s %10llu  %s%s%s%s\n", cs_kind_name(e->kind), cs_type_name(e->type), mode,
+		       (unsigned long long)e->size, e->from ? sbx_q(e->from, qb, sizeof qb) : "", e->from ? " -> " : "",
+		       sbx_q(e->path, qa, sizeof qa), s.committed[i] ? "  (committed)" : "");
+		if (e->type == CS_T_SYMLINK && e->kind != CS_DELETED && ufd >= 0)
+			show_link(ufd, e->path);
+		if (e->why[0] && e->type != CS_T_SYMLINK)
+			printf("%30s %s\n", "", e->why);
+		const char *refuse = s.committed[i] ? NULL : shadow_commit_refusal(e, 0, why, sizeof why);
+		if (refuse)
+			printf("%30s ! commit refuses: %s\n", "", refuse);
+	}
 	for (size_t i = 0; i < s.cs.n && ufd >= 0; i++) {
 		const struct cs_entry *e = &s.cs.e[i];
 		if (e->type != CS_T_FILE || e->kind == CS_MODE || e->kind == CS_RENAMED || s.committed[i])
 			continue;
 		int a = e->kind != CS_CREATED && wfd >= 0 ? beneath(wfd, e->path) : -1;
 		int b = e->kind != CS_DELETED ? beneath(ufd, e->path) : -1;
-		char la[4200], lb[4200];
-		snprintf(la, sizeof la, "%s%s", e->kind == CS_CREATED ? "" : "a/", e->kind == CS_CREATED ? "/dev/null" : e->path);
-		snprintf(lb, sizeof lb, "%s%s", e->kind == CS_DELETED ? "" : "b/", e->kind == CS_DELETED ? "/dev/null" : e->path);
+		/* diff prints its labels as they are: give it the quoted names */
+		char la[SBX_Q_MAX + 8], lb[SBX_Q_MAX + 8];
+		char *qp = sbx_escape(e->path);
+		snprintf(la, sizeof la, "%s%s", e->kind == CS_CREATED ? "" : "a/", e->kind == CS_CREATED ? "/dev/null" : qp ? qp : "?");
+		snprintf(lb, sizeof lb, "%s%s", e->kind == CS_DELETED ? "" : "b/", e->kind == CS_DELETED ? "/dev/null" : qp ? qp : "?");
+		free(qp);
 		if (binary_fd(a) || binary_fd(b))
 			printf("Binary files %s and %s differ\n", la, lb);
 		else
@@ -305,7 +427,7 @@ static bool at_or_below(const char *path, const char *sel)
 	return !n || (!strncmp(path, sel, n) && (path[n] == '/' || !path[n]));
 }
 
-static int audit_commit(struct srun *s, const char *dest, char **paths, int npaths,
+static int audit_commit(struct srun *s, const char *dest, char **paths, int npaths, unsigned allow,
 			const struct shadow_commit_out *out, int code, const struct timespec *t0)
 {
 	char err[512] = "";
@@ -314,8 +436,9 @@ static int audit_commit(struct srun *s, const char *dest, char **paths, int npat
 	const char *ex = mstr(s->meta, "executor");
 	struct audit_run_cfg ac = {.dest = dest, .executor = ex && *ex ? ex : "shadow", .pol = NULL};
 	if (audit_run_open(&a, &ac, err, sizeof err) < 0) {
-		sbx_msg("shadow commit: audit stream %s: %s (the commit is done; it is recorded in %s/%s only)", dest,
-			err, s->dir, SHADOW_COMMITTED);
+		char qd[SBX_Q_MAX];
+		sbx_msg("shadow commit: audit stream %s: %s (the commit is done; it is recorded in %s/%s only)",
+			sbx_q(dest, qd, sizeof qd), err, s->dir, SHADOW_COMMITTED);
 		return -1;
 	}
 	int rc = 0;
@@ -325,6 +448,8 @@ static int audit_commit(struct srun *s, const char *dest, char **paths, int npat
 		const char *head[] = {"sbxsup", "shadow", "commit", s->run};
 		for (size_t i = 0; i < 4; i++)
 			cJSON_AddItemToArray(av, cJSON_CreateString(head[i]));
+		if (allow & SHADOW_ALLOW_WORLD_WRITABLE)
+			cJSON_AddItemToArray(av, cJSON_CreateString("--allow-world-writable"));
 		for (int i = 0; i < npaths; i++)
 			cJSON_AddItemToArray(av, cJSON_CreateString(paths[i]));
 		const cJSON *m = cJSON_GetObjectItemCaseSensitive(s->meta, "manifest");
@@ -350,6 +475,9 @@ static int audit_commit(struct srun *s, const char *dest, char **paths, int npat
 			cJSON_AddItemToArray(sel, cJSON_CreateString(paths[i]));
 		if (!npaths)
 			cJSON_AddItemToArray(sel, cJSON_CreateString("(all)"));
+		cJSON *al = cJSON_AddArrayToObject(ev, "allow");
+		if (al && (allow & SHADOW_ALLOW_WORLD_WRITABLE))
+			cJSON_AddItemToArray(al, cJSON_CreateString("world-writable"));
 		cJSON_AddItemToObject(ev, "committed", cJSON_Duplicate(out->done, 1));
 		cJSON_AddItemToObject(ev, "refused", cJSON_Duplicate(out->refused, 1));
 	}
@@ -369,22 +497,29 @@ static int audit_commit(struct srun *s, const char *dest, char **paths, int npat
 	}
 	rc |= ev ? audit_emit(&a, ev) : -1;
 	audit_close(&a);
-	if (rc < 0)
-		sbx_msg("shadow commit: the audit stream %s could not be written", dest);
+	if (rc < 0) {
+		char qd[SBX_Q_MAX];
+		sbx_msg("shadow commit: the audit stream %s could not be written", sbx_q(dest, qd, sizeof qd));
+	}
 	return rc;
 }
 
 static int do_commit(int argc, char **argv)
 {
+	enum { O_ALLOW_WW = 1000 };
 	static const struct option opts[] = {{"audit", required_argument, NULL, 'a'},
+					     {"allow-world-writable", no_argument, NULL, O_ALLOW_WW},
 					     {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
 	const char *dest = NULL;
+	unsigned allow = 0;
 	int c;
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:a:h", opts, NULL)) != -1) {
 		if (c == 'a')
 			dest = optarg;
+		else if (c == O_ALLOW_WW)
+			allow |= SHADOW_ALLOW_WORLD_WRITABLE;
 		else if (c == 'h')
 			return fputs(usage, stdout), 0;
 		else
@@ -425,8 +560,9 @@ static int do_commit(int argc, char **argv)
 			}
 		}
 		if (!any) {
-			sbx_msg("shadow commit: %s: not in the change set of run %s (see sbxsup shadow diff %s)", paths[k],
-				s.run, s.run);
+			char qp[SBX_Q_MAX];
+			sbx_msg("shadow commit: %s: not in the change set of run %s (see sbxsup shadow diff %s)",
+				sbx_q(paths[k], qp, sizeof qp), s.run, s.run);
 			goto done;
 		}
 	}
@@ -451,10 +587,13 @@ static int do_commit(int argc, char **argv)
 	wfd = open(ws, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	ufd = openat(s.dfd, layer_dir(&s), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (wfd < 0 || ufd < 0) {
-		sbx_msg("shadow commit: %s: %s", wfd < 0 ? ws : "the store's upper directory", strerror(errno));
+		char qw[SBX_Q_MAX];
+		int e = errno;
+		sbx_msg("shadow commit: %s: %s", wfd < 0 ? sbx_q(ws, qw, sizeof qw) : "the store's upper directory",
+			strerror(e));
 		goto done;
 	}
-	if (shadow_commit(wfd, ufd, &s.cs, sel, strtoll(t0s, NULL, 10), s.committed, &out) < 0) {
+	if (shadow_commit(wfd, ufd, &s.cs, sel, strtoll(t0s, NULL, 10), allow, s.committed, &out) < 0) {
 		sbx_msg("shadow commit: out of memory");
 		goto done;
 	}
@@ -469,15 +608,18 @@ static int do_commit(int argc, char **argv)
 		sbx_msg("warning: shadow commit: %s/%s: %s (a second commit would report these as conflicts)", s.dir,
 			SHADOW_COMMITTED, strerror(errno));
 	const cJSON *it;
+	static char qp[SBX_Q_MAX];
 	cJSON_ArrayForEach(it, out.done)
-		printf("committed %-8s %s\n", mstr(it, "kind"), mstr(it, "path"));
+		printf("committed %-8s %-7s %s %s\n", mstr(it, "kind"), mstr(it, "type"), mstr(it, "mode"),
+		       sbx_q(mstr(it, "path"), qp, sizeof qp));
 	cJSON_ArrayForEach(it, out.refused)
-		sbx_msg("shadow commit: refused %s %s: %s", mstr(it, "kind"), mstr(it, "path"), mstr(it, "reason"));
+		sbx_msg("shadow commit: refused %s %s %s %s: %s", mstr(it, "kind"), mstr(it, "type"), mstr(it, "mode"),
+			sbx_q(mstr(it, "path"), qp, sizeof qp), mstr(it, "reason"));
 	code = out.nrefused ? 1 : 0;
 	if (!dest)
 		dest = mstr(s.meta, "audit");
 	if (dest)
-		(void)audit_commit(&s, dest, paths, npaths, &out, code, &t0);
+		(void)audit_commit(&s, dest, paths, npaths, allow, &out, code, &t0);
 	else
 		sbx_msg("warning: shadow commit: run %s had no audit stream and no -a DEST was given: this commit "
 			"is recorded only in %s/%s", s.run, s.dir, SHADOW_COMMITTED);

@@ -6,7 +6,9 @@
  * can write — and every unavailable layer gets its reason and a remediation hint. JSON keys: bwrap_available,
  * bwrap_path, disabled_via_env, identity {ok, text} (the host identity runs would lend the executor,
  * or why a run would be refused), active (list of usable layers), layers {name: {available, level,
- * why, remediation}}. Exit 0 (the report itself is the result).
+ * why, remediation}}, container (null outside one; else {detected, missing: [lines]}). Inside a
+ * container (container_env.h) it also says what the container withholds and which setting gives it.
+ * Exit 0 (the report itself is the result).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +23,7 @@
 
 #include "cgroup.h"
 #include "cli_opt.h"
+#include "container_env.h"
 #include "cmd.h"
 #include "layer.h"
 #include "run_args.h"
@@ -29,7 +32,7 @@
 static int print_status(const struct layer_probe *st, const char *bwrap, bool json);
 
 /* Which host identity runs would get (sandbox_direct.h sd_probe: SBXSUP_USER, the system user
- * sbxsup, nobody; a normal user's own). False when a run would be refused (reason identity). */
+ * sbxsup, nobody; a normal user's own). False when a run would be refused (reason identity_unavailable). */
 static bool identity_status(char *out, size_t len)
 {
 	struct sd_plan *p = calloc(1, sizeof *p);
@@ -39,7 +42,7 @@ static bool identity_status(char *out, size_t len)
 	}
 	bool ok = sd_probe(p, true, false, NULL) == 0;
 	if (!ok) {
-		snprintf(out, len, "%s: runs are refused (exit 125, reason identity)", p->why);
+		snprintf(out, len, "%s: runs are refused (exit 125, reason identity_unavailable)", p->why);
 	} else if (p->root) {
 		struct passwd *pw = getpwuid(p->host_uid);
 		const char *name = pw ? pw->pw_name : "?";
@@ -103,11 +106,24 @@ int cmd_status(int argc, char **argv)
 	return rc;
 }
 
+static void add_line(const char *line, void *ctx)
+{
+	cJSON_AddItemToArray(ctx, cJSON_CreateString(line));
+}
+
+static void print_line(const char *line, void *ctx)
+{
+	(void)ctx;
+	printf("    - %s\n", line);
+}
+
 static int print_status(const struct layer_probe *st, const char *bwrap, bool json)
 {
 	bool disabled = run_env_false(getenv("SBXSUP_SANDBOX"));
 	char ident[400];
 	bool ident_ok = identity_status(ident, sizeof ident);
+	char cwhat[200];
+	bool in_container = container_detect(cwhat, sizeof cwhat);
 
 	if (json) {
 		cJSON *o = cJSON_CreateObject();
@@ -142,6 +158,13 @@ static int print_status(const struct layer_probe *st, const char *bwrap, bool js
 			else
 				cJSON_AddNullToObject(x, "remediation");
 		}
+		if (in_container) {
+			cJSON *c = cJSON_AddObjectToObject(o, "container");
+			cJSON_AddStringToObject(c, "detected", cwhat);
+			container_missing(add_line, cJSON_AddArrayToObject(c, "missing"));
+		} else {
+			cJSON_AddNullToObject(o, "container");
+		}
 		char *s = cJSON_Print(o);
 		cJSON_Delete(o);
 		if (!s)
@@ -159,5 +182,11 @@ static int print_status(const struct layer_probe *st, const char *bwrap, bool js
 			printf("  %-10s      fix: %s\n", "", st[l].remedy);
 	}
 	printf("  %-10s %-4s %s\n", "identity", ident_ok ? "yes" : "NO", ident);
+	if (in_container) {
+		printf("  in a container (%s); it withholds:\n", cwhat);
+		if (!container_missing(print_line, NULL))
+			printf("    nothing the layers need\n");
+		printf("  least-privilege settings per layer: docs/deployment.md\n");
+	}
 	return 0;
 }

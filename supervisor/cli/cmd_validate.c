@@ -14,6 +14,7 @@
 
 #include "cli_opt.h"
 #include "cmd.h"
+#include "quote.h"
 #include "manifest.h"
 #include "policy_build.h"
 
@@ -97,6 +98,7 @@ int cmd_validate(int argc, char **argv)
 	}
 	int ret = 0;
 	if (pol_check(m, ctx.uid, err, sizeof err) < 0) {
+		sbx_escape_fit(err, sizeof err); /* it may quote a glob: someone's names */
 		fprintf(stderr, "sbxsup: %s: %s\n", file, err);
 		ret = SBX_EXIT_INTERNAL;
 	} else {

@@ -34,7 +34,9 @@ static const char usage[] =
 	"      --timeout SECONDS    wall-clock limit, fractions allowed (1.5); overrides limits.wall_s\n"
 	"      --dry-run            print the plan as JSON, run nothing\n"
 	"      --result FD|FILE     write the result record (one JSON object: run id, verdict, exit,\n"
-	"                           refusal reason code; docs/result-record.md) there when the run ends\n"
+	"                           refusal reason code; docs/result-record.md) there when the run ends;\n"
+	"                           a FILE as the audit file: refused inside anything the executor can\n"
+	"                           write (e.g. the workspace), never a symlink, FIFO or device\n"
 	"      --tag STRING         the caller's tag, recorded in run.start and the result record\n"
 	"      --server PATH        send the call to `sbxsup serve --socket PATH` (warm: no start-up per\n"
 	"                           call); the same options, stdio, working directory and environment\n"
@@ -45,7 +47,8 @@ static const char usage[] =
 	"                           outside its reach; review and apply them with sbxsup shadow diff|commit\n"
 	"Environment: SBXSUP_SANDBOX=0 (no layer; recorded; refused under --require),\n"
 	"SBXSUP_REQUIRE=LIST, SBXSUP_AUDIT=DEST; as root, SBXSUP_USER=NAME|UID[:GID] (the executor's host\n"
-	"identity; default: user sbxsup, else nobody; one sbxsup cannot use: 125, reason identity).\n"
+	"identity; default: user sbxsup, else nobody; one sbxsup cannot use: 125, identity_unavailable;\n"
+	"SBXSUP_ALLOW_ROOT_EXECUTOR=1 accepts a uid-0 executor where none can be lent).\n"
 	"Exit: the command's status; 128+N on signal N; 124 timeout; 125 sbxsup failure;\n"
 	"126 not executable; 127 not found.\n";
 

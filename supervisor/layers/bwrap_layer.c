@@ -1,5 +1,7 @@
 /* bwrap_layer.c — see bwrap_layer.h. */
 #include "bwrap_layer.h"
+#include "caps.h"
+#include "container_env.h"
 #include "bwrap_etc.h"
 
 #include <errno.h>
@@ -319,7 +321,11 @@ static void userns_remedy(char *out, size_t len)
 				      "profile allowing userns for bwrap); ");
 	if (l < len && sysctl_is("/proc/sys/user/max_user_namespaces", 0))
 		l += (size_t)snprintf(out + l, len - l, "sysctl -w user.max_user_namespaces=15000; ");
-	if (!l)
+	char cwhat[200];
+	if (!l && container_detect(cwhat, sizeof cwhat))
+		snprintf(out, len, "in a container (%s): a seccomp profile allowing namespaces "
+			 "(deploy/seccomp-sbxsup.json) and an unmasked /proc; see docs/deployment.md", cwhat);
+	else if (!l)
 		snprintf(out, len, "check that user namespaces work: bwrap --unshare-user --ro-bind / / true");
 	else if (l >= 2 && l < len)
 		out[l - 2] = 0;
@@ -343,6 +349,8 @@ static void probe_sandbox(const char *path, struct layer_probe *s)
 	}
 	if (pid == 0) {
 		dup2(ep[1], 2);
+		if (getuid() != 0 && geteuid() != 0) /* as run does: bwrap refuses capabilities unless setuid */
+			(void)sbx_caps_clear();
 		int nul = open("/dev/null", O_RDWR);
 		if (nul >= 0) {
 			dup2(nul, 0);
@@ -373,8 +381,11 @@ static void probe_sandbox(const char *path, struct layer_probe *s)
 		snprintf(s->level, sizeof s->level, "%s: user, pid, ipc, uts, net, cgroup namespaces", path);
 		return;
 	}
-	snprintf(s->why, sizeof s->why, "%s cannot create a sandbox: %s", path,
-		 err[0] ? err : "it failed without a message");
+	char cwhat[200];
+	bool cont = container_bwrap_blame(err, cwhat, sizeof cwhat);
+	snprintf(s->why, sizeof s->why, "%s cannot create a sandbox: %s%s%s%s", path,
+		 err[0] ? err : "it failed without a message", cont ? " (in a container: " : "",
+		 cont ? cwhat : "", cont ? ")" : "");
 	userns_remedy(s->remedy, sizeof s->remedy);
 }
 

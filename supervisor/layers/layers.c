@@ -159,7 +159,11 @@ void layers_detect(struct sbx_layers *L, struct detect *d)
 			sbx_layer_set_off(L, l, "out of memory");
 			continue;
 		}
-		o->probe(LAYER_CHEAP, d, p);
+		/* A required layer whose cheap probe only finds its binary (bwrap) is verified for real:
+		 * a refusal then names it too, and run.start never records it on when it cannot start
+		 * (a container's seccomp profile). One short-lived `bwrap ... true`, only under --require. */
+		bool verify = ((L->require >> l) & 1u) && l == SBX_L_BWRAP;
+		o->probe(verify ? LAYER_FUNCTIONAL : LAYER_CHEAP, d, p);
 		if (p->available)
 			sbx_layer_set_on(L, l, "%s", p->level);
 		else /* a layer is never off without a reason */
@@ -328,9 +332,22 @@ void layers_on_ready(struct layer_ctx *c, struct layer_rt *rt, const char *statu
 	} else if (sbx_seccomp_sensor_wanted(c->L)) {
 		snprintf(c->L->sensor, sizeof c->L->sensor, "off (the stage did not report it)");
 	}
+	if (get(status, "privguard", v, sizeof v) == 0)
+		snprintf(c->L->privguard, sizeof c->L->privguard, "%.15s", v);
 	FOR_EACH_LAYER(l, o)
 		if (o->on_ready)
 			o->on_ready(c, &rt->st[l], status, pid, listener);
+}
+
+void sbx_privguard_level(const struct sbx_layers *L, char *out, size_t outlen)
+{
+	if (!strcmp(L->privguard, "notify"))
+		snprintf(out, outlen, "setuid/setgid, devices, file capabilities, user namespaces: refused and reported (%s)",
+			 sbx_layer_on(L, SBX_L_SECCOMP) ? "seccomp" : !strcmp(L->sensor, "on") ? "sensor" : "guard filter");
+	else if (!strcmp(L->privguard, "errno"))
+		snprintf(out, outlen, "setuid/setgid, devices, user namespaces: refused, unreported (no user notification)");
+	else
+		snprintf(out, outlen, "off (no sandbox)");
 }
 
 void sbx_sensor_level(const struct sbx_layers *L, char *out, size_t outlen)
@@ -341,7 +358,7 @@ void sbx_sensor_level(const struct sbx_layers *L, char *out, size_t outlen)
 			 pr ? "probes" : "");
 	else if (!strcmp(L->sensor, "on"))
 		snprintf(out, outlen, "seccomp-notify (report-only: files, exec, metadata, sockets, signals, "
-			 "escape-class calls; nothing refused)");
+			 "escape-class calls; nothing refused but the privilege guard)");
 	else if (L->sensor[0])
 		snprintf(out, outlen, "%s", L->sensor);
 	else if (L->sensor_off)

@@ -33,6 +33,8 @@ struct sbx_layers {
 	 * are on. */
 	bool sensor_off;               /* reporting turned off: --sensor off, SBXSUP_SANDBOX=0 */
 	char sensor[160];              /* "" not asked; "on", or "off (why)" as the stage said / why off */
+	char privguard[16];            /* the privilege guard as the stage said: "notify", "errno", ""
+					* (not reported: SBXSUP_SANDBOX=0, or no stage yet) */
 };
 
 const char *sbx_layer_name(enum sbx_layer l);       /* "preload", "bwrap", ... */
@@ -54,6 +56,8 @@ void sbx_layer_set_moot(struct sbx_layers *s, enum sbx_layer l, const char *fmt,
 /* run.start.level.sensor: which sensor reports for this run ("seccomp-notify (report-only)",
  * "not needed: seccomp and probes report", "off (why)"). */
 void sbx_sensor_level(const struct sbx_layers *L, char *out, size_t outlen);
+/* run.start.level.privilege: how the privilege guard stands (README, Policy semantics). */
+void sbx_privguard_level(const struct sbx_layers *L, char *out, size_t outlen);
 /* True when the sensor was wanted for this run and is not on (to be warned about). */
 bool sbx_sensor_missing(const struct sbx_layers *L);
 static inline bool sbx_layer_on(const struct sbx_layers *s, enum sbx_layer l)

@@ -39,6 +39,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <linux/sched.h>
 #include <netinet/in.h>
 #include <unistd.h>
@@ -192,9 +193,10 @@ static const struct sc_rule deny_table[] = {
 	{"pidfd_open", EPERM, W_SIGNAL, false},
 };
 
-/* System calls newer than this libseccomp (2.5.4 knows neither): their numbers, which are the same
+/* System calls newer than this libseccomp (2.5.4 knows none of them): their numbers, which are the same
  * on every architecture with the unified table (>= 424: x86_64, aarch64, riscv64). */
 static const struct { const char *name; int nr; } late_nr[] = {
+	{"fchmodat2", 452},
 	{"setxattrat", 463},
 	{"removexattrat", 466},
 };
@@ -410,6 +412,158 @@ static int add_rule(scmp_filter_ctx ctx, const struct sc_rule *r, int nr, bool n
 	return rc;
 }
 
+/* Whether deny_table entry `r` is in the filter built with (notify, o). */
+static bool rule_in_filter(const struct sc_rule *r, bool notify, const struct sbx_seccomp_opts *o)
+{
+	enum sc_when w = r->when;
+	if (o->report_only && (r->silent || !notify))
+		return false; /* the sensor never answers with an errno of its own */
+	/* what only the supervisor can decide is in the filter only with notification */
+	if (w == W_EXEC_GATE && !(notify && (o->deny_exec || o->report_files)))
+		return false;
+	if ((w == W_SETRLIMIT || w == W_PRLIMIT) && !notify)
+		return false; /* errno only: the kernel (no CAP_SYS_RESOURCE after the caps drop) refuses raises */
+	if ((w == W_NET && !(notify && o->net_notify)) || (w == W_FILES && !(notify && o->report_files)))
+		return false;
+	if (w == W_SENDTO && !(notify && o->net_notify && !o->netfilter))
+		return false;
+	if (w == W_SIGNAL && !(notify && o->report_only))
+		return false; /* the sensor's: the layer does not decide signals */
+	if (w == W_META && !(notify && o->meta_notify))
+		return false; /* without notification nothing can decide by path: DAC, bwrap's read-only
+			       * binds and the identity are what is left (documented) */
+	return true;
+}
+
+/* Whether the filter built with (notify, o) routes every call of `name` to the supervisor (a
+ * W_META or W_FILES entry: no argument condition). */
+static bool routed_whole(const char *name, bool notify, const struct sbx_seccomp_opts *o)
+{
+	for (size_t i = 0; i < NRULES; i++)
+		if (!strcmp(deny_table[i].name, name) && rule_in_filter(&deny_table[i], notify, o))
+			return deny_table[i].when == W_META || deny_table[i].when == W_FILES;
+	return false;
+}
+
+/* ---- the privilege guard (contract version 3) -----------------------------------------------
+ * Whatever the layers, the executor never creates a setuid/setgid bit or a device node
+ * (policy.h pol_priv_mode: the same bits). The mode of these calls is a register: the rules below
+ * are pure argument checks, nothing to race. In a filter with a listener (the layer's, the
+ * sensor's) they notify, and the supervisor answers EPERM and writes a critical kernel.violation
+ * (a separate errno filter would win over the listener and hide the call); a call the filter routes
+ * whole already (metadata, the file reporter) needs no rule of its own: the supervisor checks its
+ * mode first. Without a listener they answer EPERM (the probes, if on, report the failed call).
+ * openat2 carries its mode in memory: it is refused with ENOSYS (as on a kernel before 5.6:
+ * callers fall back to openat), except where the file reporter routes it, and then the
+ * supervisor answers ENOSYS for anything it would have let continue. clone3 carries its flags in
+ * memory too: ENOSYS (glibc falls back to clone, whose CLONE_NEWUSER is a register); and no
+ * io_uring (IORING_OP_OPENAT creates files with a mode no filter sees): ENOSYS. */
+enum priv_kind { PK_CHMOD, PK_CREATE, PK_MKNOD };
+static const struct { const char *name; enum priv_kind kind; signed char flags, mode; } priv_table[] = {
+	{"chmod", PK_CHMOD, -1, 1},
+	{"fchmod", PK_CHMOD, -1, 1},
+	{"fchmodat", PK_CHMOD, -1, 2},
+	{"fchmodat2", PK_CHMOD, -1, 2},
+	{"open", PK_CREATE, 1, 2},
+	{"openat", PK_CREATE, 2, 3},
+	{"creat", PK_CREATE, -1, 1},   /* always creates */
+	{"mknod", PK_MKNOD, -1, 1},
+	{"mknodat", PK_MKNOD, -1, 2},
+};
+#define PRIV_O_TMPFILE_BIT 020000000u
+
+static struct scmp_arg_cmp arg_masked(int arg, uint32_t mask, uint32_t datum)
+{
+	/* 32 bits: mode_t / umode_t and the open flags are 32-bit (or narrower) in the kernel */
+	struct scmp_arg_cmp c = {.arg = (unsigned)arg, .op = SCMP_CMP_MASKED_EQ, .datum_a = mask,
+				 .datum_b = datum};
+	return c;
+}
+
+/* The guard's rules for one call of priv_table into ctx with action act. */
+static int priv_rules_one(scmp_filter_ctx ctx, uint32_t act, size_t i)
+{
+	int nr = sc_resolve(priv_table[i].name);
+	if (nr < 0)
+		return 0; /* not a call of this architecture (open, chmod, mknod on arm64) */
+	static const uint32_t bits[] = {S_ISUID, S_ISGID};
+	static const uint32_t creators[] = {O_CREAT, PRIV_O_TMPFILE_BIT};
+	int m = priv_table[i].mode, f = priv_table[i].flags, rc = 0;
+	for (size_t b = 0; b < 2 && !rc; b++) {
+		struct scmp_arg_cmp mc = arg_masked(m, bits[b], bits[b]);
+		if (f < 0) {
+			rc = seccomp_rule_add_array(ctx, act, nr, 1, &mc);
+			continue;
+		}
+		for (size_t c = 0; c < 2 && !rc; c++) {
+			struct scmp_arg_cmp two[2] = {arg_masked(f, creators[c], creators[c]), mc};
+			rc = seccomp_rule_add_array(ctx, act, nr, 2, two);
+		}
+	}
+	if (!rc && priv_table[i].kind == PK_MKNOD) {
+		struct scmp_arg_cmp chr = arg_masked(m, S_IFMT, S_IFCHR), blk = arg_masked(m, S_IFMT, S_IFBLK);
+		rc = seccomp_rule_add_array(ctx, act, nr, 1, &chr);
+		if (!rc)
+			rc = seccomp_rule_add_array(ctx, act, nr, 1, &blk);
+	}
+	return rc;
+}
+
+/* The guard in a filter built with (notify, o): the layer's, the sensor's, or (o NULL) the
+ * stage's own guard filter when neither is installed. 0, or a libseccomp error. */
+static int priv_rules(scmp_filter_ctx ctx, bool notify, const struct sbx_seccomp_opts *o)
+{
+	static const struct sbx_seccomp_opts none = {.deny_exec = false};
+	bool alone = !o;
+	if (alone)
+		o = &none;
+	uint32_t act = notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM);
+	int rc = 0, nr;
+	for (size_t i = 0; i < sizeof priv_table / sizeof priv_table[0] && !rc; i++)
+		if (!routed_whole(priv_table[i].name, notify, o))
+			rc = priv_rules_one(ctx, act, i);
+	if (!rc && (nr = sc_resolve("openat2")) >= 0 && !routed_whole("openat2", notify, o))
+		rc = seccomp_rule_add(ctx, notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(ENOSYS), nr, 0);
+	if (!rc && (alone || o->report_only) && (nr = sc_resolve("clone3")) >= 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
+	if (rc || !alone)
+		return rc;
+	/* the guard alone: no user namespace (its root holds CAP_SETFCAP over the files the executor
+	 * owns: a v3 file capability); the layer's filter refuses these already, the sensor's
+	 * notifies them and the supervisor refuses CLONE_NEWUSER (sbx_seccomp_handle_state). The
+	 * probes, when on, report them as escape-class calls. */
+	static const char *const ns_calls[] = {"unshare", "clone"};
+	for (size_t i = 0; i < 2 && !rc; i++)
+		if ((nr = sc_resolve(ns_calls[i])) >= 0) /* a refused call never reaches the probes' tracepoint */
+			rc = seccomp_rule_add(ctx, act, nr, 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER));
+	/* io_uring: IORING_OP_OPENAT carries a creation mode (and OP_SETXATTR a name) the kernel uses
+	 * with no system call to filter: no ring (ENOSYS, as the seccomp layer answers) */
+	if (!rc && (nr = sc_resolve("io_uring_setup")) >= 0)
+		rc = seccomp_rule_add(ctx, notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(ENOSYS), nr, 0);
+	/* attribute names are in memory: with a listener the supervisor reads them (security.*, an
+	 * ACL on a setuid/setgid file: refused, reported); without one the kernel's own checks are
+	 * what is left (security.capability needs CAP_SETFCAP, which the executor never holds) */
+	static const char *const xattr_calls[] = {"setxattr", "lsetxattr", "fsetxattr", "setxattrat"};
+	for (size_t i = 0; notify && i < 4 && !rc; i++)
+		if ((nr = sc_resolve(xattr_calls[i])) >= 0)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+	return rc;
+}
+
+static int install(bool notify, bool tsync, const struct sbx_seccomp_opts *o, int *listener, char *why,
+		   size_t whylen);
+
+int sbx_privguard_install(int *listener, char *why, size_t whylen)
+{
+	bool tsync = true;
+	char nwhy[160];
+	bool notify = notify_usable(&tsync, nwhy, sizeof nwhy);
+	int rc = install(notify, tsync, NULL, listener, why, whylen);
+	if (rc < 0 && notify) /* an outer sandbox holds the listener (EBUSY): errno only */
+		rc = install(false, tsync, NULL, listener, why, whylen);
+	return rc;
+}
+
 static scmp_filter_ctx build(bool notify, bool tsync, const struct sbx_seccomp_opts *o, char *why,
 			     size_t whylen)
 {
@@ -418,6 +572,8 @@ static scmp_filter_ctx build(bool notify, bool tsync, const struct sbx_seccomp_o
 		snprintf(why, whylen, "seccomp_init failed");
 		return NULL;
 	}
+	/* also the guard alone (o NULL): a foreign architecture's chmod is a chmod (the supervisor
+	 * judges it by name; without a listener every foreign call is refused) */
 	int rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
 				  notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(FOREIGN_ERR));
 	if (rc) {
@@ -429,24 +585,9 @@ static scmp_filter_ctx build(bool notify, bool tsync, const struct sbx_seccomp_o
 		snprintf(why, whylen, "TSYNC: %s", strerror(-rc));
 		goto fail;
 	}
-	for (size_t i = 0; i < NRULES; i++) {
-		enum sc_when w = deny_table[i].when;
-		if (o->report_only && (deny_table[i].silent || !notify))
-			continue; /* the sensor never answers with an errno of its own */
-		/* what only the supervisor can decide is in the filter only with notification */
-		if (w == W_EXEC_GATE && !(notify && (o->deny_exec || o->report_files)))
+	for (size_t i = 0; o && i < NRULES; i++) {
+		if (!rule_in_filter(&deny_table[i], notify, o))
 			continue;
-		if ((w == W_SETRLIMIT || w == W_PRLIMIT) && !notify)
-			continue; /* errno only: the kernel (no CAP_SYS_RESOURCE after the caps drop) refuses raises */
-		if ((w == W_NET && !(notify && o->net_notify)) || (w == W_FILES && !(notify && o->report_files)))
-			continue;
-		if (w == W_SENDTO && !(notify && o->net_notify && !o->netfilter))
-			continue;
-		if (w == W_SIGNAL && !(notify && o->report_only))
-			continue; /* the sensor's: the layer does not decide signals */
-		if (w == W_META && !(notify && o->meta_notify))
-			continue; /* without notification nothing can decide by path: DAC, bwrap's read-only
-				   * binds and the identity are what is left (documented) */
 		int nr = sc_resolve(deny_table[i].name);
 		if (nr < 0)
 			continue; /* not a syscall on this architecture (umount on x86_64, iopl on arm64):
@@ -456,14 +597,15 @@ static scmp_filter_ctx build(bool notify, bool tsync, const struct sbx_seccomp_o
 			goto fail;
 		}
 	}
+	if ((rc = priv_rules(ctx, notify, o))) {
+		snprintf(why, whylen, "privilege guard: %s", strerror(-rc));
+		goto fail;
+	}
 	return ctx;
 fail:
 	seccomp_release(ctx);
 	return NULL;
 }
-
-static int install(bool notify, bool tsync, const struct sbx_seccomp_opts *o, int *listener, char *why,
-		   size_t whylen);
 
 int sbx_seccomp_install(int *listener, char *why, size_t whylen)
 {
@@ -650,6 +792,41 @@ static bool sensor_decide(int listener, const struct sbx_seccomp_state *st, cons
 	return true;
 }
 
+/* Answer a notified call with errno `err` (if the task still waits in it). */
+static void respond_err(int listener, const struct seccomp_notif *req, struct seccomp_notif_resp *resp, int err)
+{
+	if (seccomp_notify_id_valid(listener, req->id) != 0)
+		return;
+	resp->id = req->id;
+	resp->val = 0;
+	resp->error = -err;
+	resp->flags = 0;
+	(void)seccomp_notify_respond(listener, resp); /* ENOENT: the task died meanwhile */
+}
+
+/* A call refused here with `err`, written as the probes' event from this sensor (kernel.violation,
+ * sensor seccomp-notify, outcome contained). 0, or -1 (the stream failed). */
+static int emit_contained(struct audit *a, const char *sys, uint32_t pid, const struct sbx_sn_report *rep, int err)
+{
+	struct pr_view v;
+	memset(&v, 0, sizeof v);
+	v.violation = true;
+	v.syscall = sys;
+	v.sensor = "seccomp-notify";
+	v.access = rep->access;
+	v.rule = rep->rule;
+	v.contained = true;
+	v.failed = true; /* refused here: the call failed with err */
+	v.err = err;
+	v.io_op = -1;
+	v.pid = v.tid = pid;
+	snprintf(v.comm, sizeof v.comm, "%s", rep->comm);
+	snprintf(v.path, sizeof v.path, "%s", rep->path);
+	snprintf(v.requested, sizeof v.requested, "%.*s", (int)sizeof v.requested - 1, rep->requested);
+	v.exe_path = rep->exe[0] ? rep->exe : NULL;
+	return pr_emit_violation(a, &v);
+}
+
 int sbx_seccomp_handle(int listener, struct audit *a)
 {
 	return sbx_seccomp_handle_state(listener, a, NULL);
@@ -694,26 +871,74 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 		st->exec_spent = true;
 		goto cont;
 	}
+	/* the privilege guard first, for the layer's filter and the sensor's alike: refused, reported */
+	struct sbx_sn_report rep;
+	const char *bare = strchr(sys, ':') ? strchr(sys, ':') + 1 : sys; /* "x86:chmod" is a chmod */
+	if (sbx_sn_privilege(listener, req->id, (pid_t)req->pid, bare, (const uint64_t *)req->data.args, &rep) == 1) {
+		respond_err(listener, req, resp, EPERM);
+		if (a && emit_contained(a, sys, req->pid, &rep, EPERM) < 0)
+			ret = -1;
+		goto out;
+	}
+	bool is_openat2 = !strcmp(sys, "openat2");
+	bool newuser = (!strcmp(bare, "unshare") || !strcmp(bare, "clone")) && (req->data.args[0] & CLONE_NEWUSER);
+	bool uring = !strcmp(bare, "io_uring_setup"); /* a ring runs opens and xattrs with no syscall */
+	if (st && st->guard_only) {
+		/* the guard's own filter (neither the layer's nor the sensor's): a user namespace is
+		 * refused and reported (the call never reaches the probes), openat2 is refused, the
+		 * rest continues */
+		if (is_openat2) {
+			respond_err(listener, req, resp, ENOSYS);
+		} else if (newuser || uring) {
+			int e = uring ? ENOSYS : EPERM;
+			respond_err(listener, req, resp, e);
+			memset(&rep, 0, sizeof rep);
+			rep.access = "escape";
+			snprintf(rep.rule, sizeof rep.rule, "%s", PR_RULE_ESCAPE);
+			sbx_sn_fill_proc((pid_t)req->pid, &rep);
+			if (a && emit_contained(a, sys, req->pid, &rep, e) < 0)
+				ret = -1;
+		} else {
+			goto cont;
+		}
+		goto out;
+	}
 	if (st && st->report_only) {
-		/* decided while the task waits (what /proc says is its own), answered, then written */
+		/* decided while the task waits (what /proc says is its own), answered, then written.
+		 * The guard's refusals: a user namespace (its root could write a file capability),
+		 * openat2 (its mode is in memory: never continued) and io_uring (a ring opens files
+		 * with no system call to see) */
 		struct sbx_sn_report srep;
 		struct pr_view v;
 		bool report = sensor_decide(listener, st, req, sys, &srep, &v);
-		resp->id = req->id;
-		resp->val = 0;
-		resp->error = 0;
-		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-		(void)seccomp_notify_respond(listener, resp);
+		int refuse = is_openat2 || uring ? ENOSYS : 0;
+		if (newuser)
+			refuse = EPERM;
+		if (refuse) {
+			respond_err(listener, req, resp, refuse);
+			v.outcome = NULL;
+			v.contained = v.failed = true;
+			v.err = refuse;
+		} else {
+			resp->id = req->id;
+			resp->val = 0;
+			resp->error = 0;
+			resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+			(void)seccomp_notify_respond(listener, resp);
+		}
 		if (a && report && pr_emit_violation(a, &v) < 0)
 			ret = -1;
 		goto out;
 	}
-	struct sbx_sn_report rep;
 	rep.violation = false;
 	if (!is_exec || (st && st->exec_open)) {
 		static const struct sbx_sn_ctx none = {0};
 		int d = sbx_sn_decide(st ? &st->ctx : &none, listener, req->id, (pid_t)req->pid, sys,
 				      (const uint64_t *)req->data.args, &rep);
+		if (d == 0 && is_openat2) { /* the guard: never continued (its mode is in memory) */
+			respond_err(listener, req, resp, ENOSYS);
+			goto out;
+		}
 		if (d == 0)
 			goto cont;
 		if (d == 1)
@@ -735,23 +960,7 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 	}
 	if (a && rep.violation) {
 		/* the reporter: the probes' event, from this sensor */
-		struct pr_view v;
-		memset(&v, 0, sizeof v);
-		v.violation = true;
-		v.syscall = sys;
-		v.sensor = "seccomp-notify";
-		v.access = rep.access;
-		v.rule = rep.rule;
-		v.contained = true;
-		v.failed = true; /* refused here: the call failed with err */
-		v.err = err;
-		v.io_op = -1;
-		v.pid = v.tid = req->pid;
-		snprintf(v.comm, sizeof v.comm, "%s", rep.comm);
-		snprintf(v.path, sizeof v.path, "%s", rep.path);
-		snprintf(v.requested, sizeof v.requested, "%.*s", (int)sizeof v.requested - 1, rep.requested);
-		v.exe_path = rep.exe;
-		if (pr_emit_violation(a, &v) < 0)
+		if (emit_contained(a, sys, req->pid, &rep, err) < 0)
 			ret = -1;
 	} else if (a) {
 		char action[48];
@@ -870,6 +1079,8 @@ static void sc_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 	sbx_seccomp_state_init(&s->gate, c->pol, sbx_layer_on(c->L, layer_netfilter.id));
 	/* a listener while the layer is off is the report-only sensor's (--sensor, stage.c) */
 	s->gate.report_only = s->gate.ctx.report_only = !sbx_layer_on(c->L, layer_seccomp.id);
+	/* neither the layer's nor the sensor's: the privilege guard's own filter (stage.c) */
+	s->gate.guard_only = s->gate.report_only && strcmp(c->L->sensor, "on") != 0;
 	*st = s;
 }
 

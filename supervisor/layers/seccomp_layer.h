@@ -78,6 +78,8 @@ struct sbx_seccomp_state {
 	bool exec_open;   /* code:exec: later execs go to the reporter's decision, not the gate */
 	bool report_only; /* the report-only sensor's filter: every call continues, refusals the
 			   * policy would make are written as kernel.violation outcome "attempted" */
+	bool guard_only;  /* the privilege guard's own filter (sbx_privguard_install): what the guard
+			   * does not refuse continues, unreported */
 	struct sbx_sn_ctx ctx; /* policy + netfilter for the argument decisions (seccomp_notify.h) */
 };
 /* The state for one run's filter: zeroed, the policy (may be NULL: argument decisions then fail
@@ -97,6 +99,19 @@ int sbx_seccomp_stage_flags(const struct sbx_layers *L, struct strv *out);
 /* Whether this run wants the report-only sensor: neither seccomp nor the probes report, and
  * reporting was not turned off (--sensor off, SBXSUP_SANDBOX=0). */
 bool sbx_seccomp_sensor_wanted(const struct sbx_layers *L);
+
+/* In the stage, when neither the layer's filter nor the sensor's was installed (and the run is
+ * not SBXSUP_SANDBOX=0): the privilege guard alone. chmod family and mknod with S_ISUID/S_ISGID,
+ * open/openat/creat creating a file with them, mknod of a character or block device, the setxattr
+ * family and foreign-architecture calls are routed to the supervisor (*listener), which refuses
+ * the privileged ones with EPERM and a critical kernel.violation and lets the rest continue
+ * (sbx_seccomp_state.guard_only); unshare/clone with CLONE_NEWUSER: EPERM; openat2 and clone3
+ * (their mode/flags are in memory) and io_uring_setup (a ring opens files with no system call):
+ * ENOSYS. Without user notification (or with an outer
+ * listener) the same rules answer EPERM themselves (*listener -1; the setxattr family is then
+ * left to the kernel, foreign calls are refused). The layer's and the sensor's filters carry the
+ * same rules. Needs no_new_privs (set by the capability drop). 0, or -1 (why). */
+int sbx_privguard_install(int *listener, char *why, size_t whylen);
 
 /* For --dry-run: the rules as JSON ({"deny":[{"syscall":..,"errno":..,"when":..}],...}). */
 cJSON *sbx_seccomp_plan(void);

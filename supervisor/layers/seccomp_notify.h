@@ -86,6 +86,16 @@ bool sbx_sn_is_meta(const char *sys);
 /* comm and exe of `pid` into rep (a report of a call decided without sbx_sn_decide's refusal). */
 void sbx_sn_fill_proc(pid_t pid, struct sbx_sn_report *rep);
 
+/* The privilege guard (policy.h pol_priv_mode / pol_priv_xattr), asked before any other
+ * decision, by the layer's filter and the report-only sensor's alike: the chmod family, mknod,
+ * open/openat/creat (registers), openat2 (its open_how), the setxattr family (the name, and for
+ * an ACL the object's mode). Returns 1 refuse with EPERM (rep: access "privilege", rule
+ * POL_PRIV_*, what = the attribute name, path/requested/comm/exe), 0 not privileged (or the task
+ * is gone). The attribute name is in memory and can change after the check: the kernel's
+ * CAP_SETFCAP check, which the executor never passes, is the wall; this makes the attempt seen. */
+int sbx_sn_privilege(int listener, uint64_t id, pid_t pid, const char *sys, const uint64_t args[6],
+		     struct sbx_sn_report *rep);
+
 /* One notified call: nr name, args, pid (the supervisor's view). id/listener are used to check
  * that the pid still belongs to the notified task after reading /proc. Returns 0 continue, 1
  * refuse (rep filled, rep->err set), 2 not a call of this module. */

@@ -51,6 +51,8 @@ struct sbx_opts {
 	int msg_fd;
 	char ws_tmp[32];           /* the command line's temporary workspace (sbxsup_int.h) */
 	const struct run_warm *warm; /* sbxsup_int.h: a pre-created run (serve), NULL */
+	const char *result_extra;  /* sbxsup_int.h: serve's copy of the call's --result (not owned), NULL */
+	int result_extra_fd;
 };
 
 struct sbx_result {
@@ -383,6 +385,15 @@ int sbx_opts_set_warm(struct sbx_opts *o, const struct run_warm *w)
 	return 0;
 }
 
+int sbx_opts_set_result_extra(struct sbx_opts *o, const char *dest, int fd)
+{
+	if (!o)
+		return SBX_E_INVAL;
+	o->result_extra = dest;
+	o->result_extra_fd = fd;
+	return 0;
+}
+
 /* ---- a run ------------------------------------------------------------------------------------- */
 
 /* What run_execute changes in the process, to put back. */
@@ -466,6 +477,8 @@ static void to_run_opts(const struct sbx_opts *o, char *const argv[], const char
 	snprintf(ro->ws_tmp, sizeof ro->ws_tmp, "%s", o->ws_tmp);
 	ro->helper = helper;
 	ro->warm = o->warm;
+	ro->result_extra = o->result_extra;
+	ro->result_extra_fd = o->result_extra_fd;
 }
 
 /* Common entry of sbx_plan / sbx_run: checks, the busy flag, the helper (into helper[hlen], which
@@ -508,7 +521,7 @@ static int reason_error(const char *rec_json, int code_if_unknown, struct sbx_er
 	const char *code = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(reason, "code"));
 	const char *msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(reason, "message"));
 	int c = code && !strcmp(code, "bad_manifest") ? SBX_E_MANIFEST
-		: code && (!strcmp(code, "layer_required") || !strcmp(code, "identity")) ? SBX_E_REFUSED
+		: code && (!strcmp(code, "layer_required") || !strcmp(code, "identity_unavailable")) ? SBX_E_REFUSED
 											  : code_if_unknown;
 	fail(err, c, "%s%s%s", code ? code : "failed", msg ? ": " : "", msg ? msg : "");
 	cJSON_Delete(rec);

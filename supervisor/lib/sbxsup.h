@@ -86,7 +86,7 @@ enum sbx_errcode {
 	SBX_E_BUSY = -5,     /* another sbx_plan/sbx_run is in progress in this process */
 	SBX_E_HELPER = -6,   /* the helper sbxsup binary is not found or not executable */
 	SBX_E_REFUSED = -7,  /* sbx_plan: the plan was built but a required layer is not active (or no
-	                      * unprivileged identity for the executor: reason identity) */
+	                      * unprivileged identity for the executor: reason identity_unavailable) */
 	SBX_E_SYSTEM = -8,   /* a system call failed (message says which) */
 };
 
@@ -147,7 +147,9 @@ SBX_API int sbx_opts_set_require(struct sbx_opts *o, const char *list, struct sb
 SBX_API int sbx_opts_set_timeout_ms(struct sbx_opts *o, long ms);  /* 0: the manifest's / default */
 SBX_API int sbx_opts_set_audit_budget_mb(struct sbx_opts *o, long mb); /* -1: the manifest's */
 SBX_API int sbx_opts_set_tag(struct sbx_opts *o, const char *tag);   /* --tag (run.start, result) */
-/* also write the result record where `sbxsup run --result FD|FILE` would (the handle has it anyway) */
+/* also write the result record where `sbxsup run --result FD|FILE` would (the handle has it anyway):
+ * a FILE by the audit file's rules, and inside anything the executor can write the run is refused
+ * (reason result_destination; docs/result-record.md) */
 SBX_API int sbx_opts_set_result_dest(struct sbx_opts *o, const char *dest);
 /* disabled != 0: no layer at all (SBXSUP_SANDBOX=0): recorded, refused when a layer is required */
 SBX_API int sbx_opts_set_disabled(struct sbx_opts *o, int disabled);

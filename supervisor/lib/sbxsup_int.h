@@ -8,6 +8,8 @@
  * sbx_refuse_arguments() is the run for bad arguments: nothing runs, the result record (when
  * o has a result destination) says bad_arguments; returns 125. sbx_opts_set_warm() makes sbx_run()
  * a pre-created run (run/run.h struct run_warm; `sbxsup serve` only): `w` must outlive the run.
+ * sbx_opts_set_result_extra() names the call's own --result that `sbxsup serve` opened as fd (the
+ * run refuses it as it refuses its own destination, run.h result_extra); dest must outlive the run.
  */
 #ifndef SBX_SBXSUP_INT_H
 #define SBX_SBXSUP_INT_H
@@ -19,5 +21,6 @@ int sbx_opts_set_temp_workspace(struct sbx_opts *o, const char *dir);
 int sbx_refuse_arguments(const struct sbx_opts *o);
 struct run_warm;
 int sbx_opts_set_warm(struct sbx_opts *o, const struct run_warm *w);
+int sbx_opts_set_result_extra(struct sbx_opts *o, const char *dest, int fd);
 
 #endif

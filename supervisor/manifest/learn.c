@@ -9,6 +9,8 @@
 #include "learn.h"
 #include "policy.h"
 #include "policy_build.h"
+#include "quote.h"
+#include "syspaths.h"
 
 const char *learn_kind_name(enum learn_kind k)
 {
@@ -42,8 +44,10 @@ static struct learn_item *find(struct learn *l, enum learn_kind k, const char *o
 	return NULL;
 }
 
-/* Record (kind, obj) with its evidence. 1 new, 0 known, -1 ENOMEM. */
-static int add(struct learn *l, enum learn_kind k, const char *obj, const cJSON *ev, const char *what)
+/* Record (kind, obj) with its evidence; `path`: the literal path obj stands for; `refused`: why it
+ * is never proposed (NULL: learn_apply decides). 1 new, 0 known, -1 ENOMEM. */
+static int add_path(struct learn *l, enum learn_kind k, const char *obj, const char *path, const cJSON *ev,
+		    const char *what, const char *refused)
 {
 	struct learn_item *it = find(l, k, obj);
 	if (it) {
@@ -65,14 +69,33 @@ static int add(struct learn *l, enum learn_kind k, const char *obj, const cJSON 
 	it = &l->v[l->n];
 	*it = (struct learn_item){.kind = k, .count = 1};
 	it->object = obj ? strdup(obj) : NULL;
+	it->path = path ? strdup(path) : NULL;
+	it->refused = refused ? strdup(refused) : NULL;
 	it->evidence = strdup(evid);
-	if ((obj && !it->object) || !it->evidence) {
+	if ((obj && !it->object) || (path && !it->path) || (refused && !it->refused) || !it->evidence) {
 		free(it->object);
+		free(it->path);
+		free(it->refused);
 		free(it->evidence);
 		return -1;
 	}
 	l->n++;
 	return 1;
+}
+
+static int add(struct learn *l, enum learn_kind k, const char *obj, const cJSON *ev, const char *what)
+{
+	return add_path(l, k, obj, NULL, ev, what, NULL);
+}
+
+/* A hint for `hint` (a literal path, "./rel" or absolute) that matches only it. */
+static int add_literal(struct learn *l, enum learn_kind k, const char *hint, const cJSON *ev, const char *what,
+		       const char *refused)
+{
+	char glob[8200];
+	if (pol_glob_escape(hint, glob, sizeof glob) < 0)
+		return 0; /* longer than any grant can be: nothing to propose */
+	return add_path(l, k, glob, hint, ev, what, refused);
 }
 
 /* The path as the real host sees it, and the hint to propose for it ("./rel" inside the copy). */
@@ -100,19 +123,23 @@ static int note_path(struct learn *l, const cJSON *ev, const char *path, const c
 		if (op && !strncmp(op, "mkdir", 5) && lstat(real, &st) == 0)
 			return 0;  /* EEXIST natively: `mkdir -p` of an existing parent writes nothing */
 		if (lstat(real, &st) < 0) {
-			/* a file the program wanted to create: its directory must exist for bwrap/Landlock */
-			char *slash = strrchr(hint, '/');
-			if (!slash || slash == hint)
+			/* a file the program wanted to create: its directory (which must exist: else the
+			 * program saw ENOENT, as natively) is the object */
+			char *slash = strrchr(hint, '/'), *rslash = strrchr(real, '/');
+			if (!slash || slash == hint || !rslash || rslash == real)
 				return 0;
 			*slash = 0;
-			if (!strcmp(hint, "."))
+			*rslash = 0;
+			if (!strcmp(hint, ".") || lstat(real, &st) < 0 || !S_ISDIR(st.st_mode))
 				return 0;
 		}
-		return add(l, LEARN_WRITE, hint, ev, path);
+		/* inside the workspace ("./...") it is the caller's; elsewhere never a system path */
+		const char *why = hint[0] == '/' ? learn_write_refused(hint, l->home) : NULL;
+		return add_literal(l, LEARN_WRITE, hint, ev, path, why);
 	}
 	if (lstat(real, &st) < 0)
 		return 0;   /* ENOENT natively too: nothing to grant */
-	int r = add(l, LEARN_READ, hint, ev, path);
+	int r = add_literal(l, LEARN_READ, hint, ev, path, NULL);
 	if (r >= 0 && access && !strcmp(access, "exec")) {
 		int r2 = add(l, LEARN_EXEC, NULL, ev, path);
 		r = r2 < 0 ? -1 : (r || r2);
@@ -221,7 +248,7 @@ static int allows(const cJSON *manifest, const struct learn_item *it, const stru
 		else
 			v = pol_net_name(p, ip, (uint16_t)port, &d);
 	} else {
-		char *abs = mf_expand_path(it->object, ctx);
+		char *abs = mf_expand_path(it->path ? it->path : it->object, ctx);
 		if (!abs) {
 			snprintf(why, wl, "%s: %s", it->object, strerror(errno));
 			goto out;
@@ -307,10 +334,67 @@ int learn_apply(struct learn *l, cJSON *manifest, cJSON *next, const struct mf_c
 	return added;
 }
 
+int learn_check(struct learn *l, const cJSON *manifest, const struct mf_ctx *ctx, char *err, size_t errlen)
+{
+	char *txt = cJSON_PrintUnformatted(manifest);
+	struct manifest *m = NULL;
+	struct mf_errors e = {0};
+	void *blob = NULL;
+	size_t len = 0;
+	const char *pwhy = NULL;
+	const struct policy *p = NULL;
+	int rc = -1;
+	if (!txt) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (manifest_parse(txt, strlen(txt), "proposed manifest", ctx, &m, &e) < 0) {
+		snprintf(err, errlen, "the proposed manifest is invalid: %s", e.n ? e.msg[0] : "?");
+		goto out;
+	}
+	if (pol_check(m, ctx->uid, err, errlen) < 0)
+		goto out;
+	struct pol_build_opts bo = {.resolve = false, .uid = ctx->uid};
+	if (pol_build(m, &bo, &blob, &len, err, errlen) < 0 || !(p = pol_open(blob, len, &pwhy))) {
+		if (pwhy)
+			snprintf(err, errlen, "%s", pwhy);
+		goto out;
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		struct learn_item *it = &l->v[i];
+		if (!it->applied || !it->path || (it->kind != LEARN_READ && it->kind != LEARN_WRITE))
+			continue;
+		char *abs = mf_expand_path(it->path, ctx);
+		if (!abs)
+			continue;
+		struct pol_decision d = {0};
+		pol_path(p, abs, it->kind == LEARN_WRITE ? POL_WRITE : POL_READ, &d);
+		char buf[600];
+		snprintf(buf, sizeof buf, "%s %s by %s", it->kind == LEARN_WRITE ? "write" : "read",
+			 d.verdict == POL_ALLOW ? "ALLOWED" : "DENIED", pol_rule_text(p, d.rule));
+		sbx_escape_fit(buf, sizeof buf); /* the rule holds the hint: the executor's name */
+		free(abs);
+		free(it->explain);
+		if (!(it->explain = strdup(buf))) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	free(txt);
+	free(blob);
+	manifest_free(m);
+	mf_errors_free(&e);
+	return rc;
+}
+
 void learn_free(struct learn *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		free(l->v[i].object);
+		free(l->v[i].path);
+		free(l->v[i].explain);
 		free(l->v[i].evidence);
 		free(l->v[i].refused);
 	}

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "manifest_int.h"
+#include "syspaths.h"
 
 const char manifest_default_json[] =
 	"{\"sbxsup\":1,\"name\":\"default\",\"autonomy\":\"supervised\",\"capabilities\":[\"code:exec\"]}";
@@ -128,6 +129,22 @@ static void add_hint(struct ps *s, struct mf_hint **arr, size_t *n, const cJSON 
 		q(g, qs);
 		mf_warnf(s->e, "%s: \"%s\": the directory-level layers (bwrap, Landlock) get the whole "
 			 "file system (/) for it", jp, qs);
+	}
+}
+
+/* A write grant must not reach what is never writable (syspaths.h): the policy core would
+ * say ALLOWED where bwrap and Landlock refuse. */
+static void check_write_hints(struct ps *s, const struct mf_hint *h, size_t from, size_t to)
+{
+	char qs[128], sp[256];
+	for (size_t i = from; i < to; i++) {
+		size_t k = h[i].abs ? sys_write_conflicts(h[i].abs, s->ctx->workspace, sp, sizeof sp) : 0;
+		if (!k)
+			continue;
+		q(h[i].glob, qs);
+		perr(s, h[i].jpath ? h[i].jpath : "capabilities", "\"%s\": fs:write would include %s, never "
+		     "writable (the system paths and /etc: see sbxsup explain); grant the directories the "
+		     "program writes instead", qs, sp);
 	}
 }
 
@@ -295,10 +312,13 @@ static void parse_cap(struct ps *s, const cJSON *c, size_t idx)
 				 cj, qs, qs);
 			return;
 		}
-		if (write)
+		if (write) {
+			size_t before = s->m->nwrites;
 			add_hint_list(s, &s->m->writes, &s->m->nwrites, hint, hints, cj);
-		else
+			check_write_hints(s, s->m->writes, before, s->m->nwrites);
+		} else {
 			add_hint_list(s, &s->m->reads, &s->m->nreads, hint, hints, cj);
+		}
 	} else if (net) {
 		if (!in_list(mode, net_modes, sizeof net_modes / sizeof net_modes[0])) {
 			perr(s, capjp, "unknown mode \"%s\" for network (expected http, https, tcp, udp, dns, any)",

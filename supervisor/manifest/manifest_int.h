@@ -20,8 +20,8 @@
 void mf_err(struct mf_errors *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void mf_warnf(struct mf_errors *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Render an untrusted string for a message: control and non-ASCII bytes as \xNN, '"' and '\\'
- * escaped, cut at ~80 characters with "...". Always NUL-terminates `out`. */
+/* Render an untrusted string for a message in the one quoting style (common/quote.h, without the
+ * quotes: the caller adds them), cut at ~80 bytes with "...". Always NUL-terminates `out`. */
 void mf_quote(const char *s, char *out, size_t outlen);
 
 /* Size bound, then the strict pre-check of jsonlite.h (NUL, UTF-8, depth MF_MAX_DEPTH, syntax with

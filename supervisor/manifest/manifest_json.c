@@ -14,6 +14,7 @@
 
 #include "jsonlite.h"
 #include "manifest_int.h"
+#include "quote.h"
 
 /* ---- messages ------------------------------------------------------------------------------- */
 
@@ -65,32 +66,13 @@ void mf_errors_free(struct mf_errors *e)
 
 void mf_quote(const char *s, char *out, size_t outlen)
 {
-	size_t o = 0, max = outlen > 96 ? 80 : (outlen > 8 ? outlen - 8 : 0);
+	/* the one quoting style (common/quote.h), cut to about 80 bytes for a message */
+	size_t max = outlen > 96 ? 84 : (outlen > 8 ? outlen - 4 : 0);
 	if (!outlen)
 		return;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (o >= max) {
-			if (o + 4 <= outlen)
-				memcpy(out + o, "...", 3), o += 3;
-			break;
-		}
-		if (*p < 0x20 || *p >= 0x7f) {
-			if (o + 5 > outlen)
-				break;
-			snprintf(out + o, 5, "\\x%02x", *p);
-			o += 4;
-		} else if (*p == '"' || *p == '\\') {
-			if (o + 3 > outlen)
-				break;
-			out[o++] = '\\';
-			out[o++] = (char)*p;
-		} else {
-			if (o + 2 > outlen)
-				break;
-			out[o++] = (char)*p;
-		}
-	}
-	out[o < outlen ? o : outlen - 1] = '\0';
+	snprintf(out, outlen, "%.*s", (int)max, s ? s : "");
+	if (!max || sbx_escape_fit(out, max) || strlen(s ? s : "") > max)
+		snprintf(out + strlen(out), outlen - strlen(out), "...");
 }
 
 /* ---- entry ---------------------------------------------------------------------------------- */

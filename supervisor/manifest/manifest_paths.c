@@ -80,21 +80,7 @@ char *mf_expand_path(const char *hint, const struct mf_ctx *ctx)
 
 char *mf_hint_dir(const char *abs)
 {
-	size_t keep = 0, i = 0, len = strlen(abs);
-	while (i < len) {
-		size_t s = i; /* at a '/' */
-		size_t e = s + 1;
-		while (e < len && abs[e] != '/')
-			e++;
-		bool magic = false;
-		for (size_t k = s + 1; k < e; k++)
-			if (abs[k] == '*' || abs[k] == '?')
-				magic = true;
-		if (magic)
-			break;
-		keep = e;
-		i = e;
-	}
+	size_t keep = pol_glob_literal_prefix(abs); /* the policy's own cut: the layers use the same */
 	if (keep == 0)
 		return strdup("/");
 	return strndup(abs, keep);

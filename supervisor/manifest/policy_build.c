@@ -28,12 +28,11 @@
 #include "audit_key.h"
 #include "policy_build.h"
 #include "policy_format.h"
+#include "syspaths.h"
 
 #define PB_PATH_MAX 4352 /* POL_GLOB_MAX plus room for the home prefix */
 
-static const char *const sys_paths[] = {
-	"/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/opt", "/var/lib/python3", NULL,
-};
+/* The system paths (read-only) are syspaths.h's list, shared with validation, explain and learn. */
 /* /etc is readable as a whole (contract v2) except the secrets below. */
 static const char *const etc_paths[] = { "/etc", NULL };
 /* Directories whose listing (the directory itself, nothing below) is harmless and that ordinary
@@ -287,8 +286,8 @@ static int pb_command(struct pb *b, const char *cmd)
 	const char *f = have_real ? real : cmd;
 	bool covered = under_dir(f, b->m->workspace) || under_dir(f, b->m->code_dir) ||
 		       under_dir(f, "/etc");
-	for (size_t i = 0; sys_paths[i] && !covered; i++)
-		covered = under_dir(f, sys_paths[i]);
+	for (size_t i = 0; sys_path(i) && !covered; i++)
+		covered = under_dir(f, sys_path(i));
 	unsigned da = covered ? 0 : POL_READ | POL_EXEC;
 	if (pb_builtin(b, POL_R_GRANT, acc, have_real && strcmp(real, cmd) ? 0 : da, "command", cmd,
 		       NULL) < 0)
@@ -305,8 +304,8 @@ static int pb_grants(struct pb *b, const struct pol_build_opts *o)
 	unsigned rx = POL_READ | POL_EXEC, rw = POL_READ | POL_WRITE;
 	const char *tmp = o->tmp_dir ? o->tmp_dir : "/tmp";
 
-	for (size_t i = 0; sys_paths[i]; i++)
-		if (pb_builtin(b, POL_R_GRANT, POL_READ, rx, "system", sys_paths[i], NULL) < 0)
+	for (size_t i = 0; sys_path(i); i++)
+		if (pb_builtin(b, POL_R_GRANT, POL_READ, rx, "system", sys_path(i), NULL) < 0)
 			return -1;
 	if (m->code_dir != NULL &&
 	    pb_builtin(b, POL_R_GRANT, POL_READ, rx, "code", m->code_dir, NULL) < 0)
@@ -358,6 +357,9 @@ static int pb_grants(struct pb *b, const struct pol_build_opts *o)
 			char text[PB_PATH_MAX + 128];
 			snprintf(text, sizeof text, "%s: %s", h->jpath ? h->jpath : "hint",
 				 h->glob ? h->glob : (h->abs ? h->abs : ""));
+			char nw[256];
+			if (s == 0 && sys_write_conflicts(h->abs, m->workspace, nw, sizeof nw))
+				return pb_fail(b, "%s: fs:write would include %s, never writable", text, nw);
 			unsigned da = sets[s].access | (b->code_exec ? POL_EXEC : 0);
 			if (pb_rule(b, POL_R_GRANT, sets[s].access, da, h->abs, text, NULL) < 0)
 				return -1;

@@ -61,7 +61,16 @@ static bool has_cap(const struct __user_cap_data_struct d[2], int cap, bool effe
 	return (w >> (cap % 32)) & 1u;
 }
 
-bool sbx_caps_have(int cap)
+int sbx_caps_clear(void)
+{
+	struct __user_cap_data_struct d[2];
+	memset(d, 0, sizeof d);
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		return -1;
+	return caps_set(d);
+}
+
+bool sbx_caps_effective(int cap)
 {
 	struct __user_cap_data_struct d[2];
 	return cap >= 0 && cap <= CAPS_MAX && caps_get(d) == 0 && has_cap(d, cap, true);

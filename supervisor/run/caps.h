@@ -26,10 +26,15 @@
  * (unprivileged; no_new_privs set)"), or -1 with the reason in `why`. */
 int sbx_caps_drop(char *why, size_t whylen);
 
-/* True when the calling thread holds capability `cap` in its effective set (capget). */
-bool sbx_caps_have(int cap);
-
 /* The highest capability number the running kernel knows (cap_last_cap), or -1 (why). */
 int sbx_caps_last(char *why, size_t whylen);
+
+/* Empty effective, permitted, inheritable and ambient sets (the bounding set and no_new_privs are
+ * left alone): before exec of a program that refuses to run with capabilities (bwrap, not
+ * setuid, run by a non-root sbxsup that holds some). 0, or -1 with errno. */
+int sbx_caps_clear(void);
+
+/* True when the calling thread holds `cap` in its effective set (raw capget). */
+bool sbx_caps_effective(int cap);
 
 #endif

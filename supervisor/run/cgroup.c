@@ -247,7 +247,7 @@ static bool clone_into_works(int cgfd)
 int cg_setup(struct cg_run *c, const char *run_id, const struct cg_limits *lim, struct janitor *j)
 {
 	char own[PATH_MAX], name[64];
-	snprintf(name, sizeof name, "sbxsup-%s", run_id);
+	snprintf(name, sizeof name, CG_RUN_PREFIX "%s", run_id);
 
 	/* v2: the run cgroup, always (scope for netfilter/probes, cgroup.kill). */
 	if (own_dir(NULL, own, sizeof own) < 0) {
@@ -469,4 +469,67 @@ void cg_describe(char *out, size_t outlen)
 		if (!has_word(sub, ctl_name[k], " ") && own_dir(ctl_name[k], own, sizeof own) == 0)
 			l += (size_t)snprintf(out + l, outlen - l, "; v1 %s %s", ctl_name[k],
 					      access(own, W_OK) == 0 ? "writable" : "not writable");
+}
+
+/* The whole cgroup file of a /proc/PID directory (AT_FDCWD + "/proc/self" for ours). */
+static int read_cgroups(int dirfd, const char *path, char *buf, size_t len)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	size_t n = 0;
+	ssize_t k;
+	while (n + 1 < len && (k = read(fd, buf + n, len - 1 - n)) != 0) {
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			close(fd);
+			return -1;
+		}
+		n += (size_t)k;
+	}
+	close(fd);
+	buf[n] = 0;
+	return n + 1 < len ? 0 : -1; /* (a file this long is not one we can judge) */
+}
+
+/* The path our own process has in the hierarchy whose line starts with "ID:CTL:" (NULL: none). */
+static const char *own_in(const char *own, const char *head, size_t hl)
+{
+	for (const char *l = own; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+		if (!strncmp(l, head, hl))
+			return l + hl;
+	return NULL;
+}
+
+int cg_proc_in_run(int procdir, char *which, size_t wlen)
+{
+	char peer[8192], own[8192];
+	if (read_cgroups(procdir, "cgroup", peer, sizeof peer) < 0 ||
+	    read_cgroups(AT_FDCWD, "/proc/self/cgroup", own, sizeof own) < 0)
+		return -1;
+	for (char *l = peer, *next; *l; l = next) {
+		char *nl = strchr(l, '\n');
+		next = nl ? nl + 1 : l + strlen(l);
+		if (nl)
+			*nl = 0;
+		char *c1 = strchr(l, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2)
+			continue;
+		const char *path = c2 + 1, *rel = path;
+		/* below our own cgroup in that hierarchy: only what lies below it counts (a server that is
+		 * itself in a run's cgroup is not every caller's run) */
+		const char *mine = own_in(own, l, (size_t)(path - l));
+		size_t ml = mine ? strcspn(mine, "\n") : 0;
+		if (mine && ml == 1 && mine[0] == '/')
+			ml = 0;
+		if (mine && !strncmp(path, mine, ml) && (path[ml] == '/' || path[ml] == 0))
+			rel = path + ml;
+		for (const char *p = rel; (p = strchr(p, '/')); p++)
+			if (!strncmp(p + 1, CG_RUN_PREFIX, strlen(CG_RUN_PREFIX))) {
+				snprintf(which, wlen, "%s", path);
+				return 1;
+			}
+	}
+	return 0;
 }

@@ -29,6 +29,8 @@
 
 enum cg_ctl { CG_MEMORY = 0, CG_PIDS, CG_CPU, CG__N };
 
+#define CG_RUN_PREFIX "sbxsup-"  /* a run's cgroup is CG_RUN_PREFIX<run id>, in every hierarchy */
+
 struct cg_limits {       /* <= 0: not set */
 	long memory_mb, pids, cpu_pct;
 };
@@ -69,6 +71,13 @@ void cg_wait_empty(const struct cg_run *c, int timeout_ms);
 struct cg_events { uint64_t oom_kill, pids_max; };
 void cg_events(const struct cg_run *c, struct cg_events *ev);
 void cg_cleanup(struct cg_run *c);
+
+/* Is the process whose /proc/PID directory is `procdir` in a run's cgroup (a CG_RUN_PREFIX
+ * directory anywhere in its cgroup path, in any hierarchy, v2 or v1, except in the part of the path
+ * it shares with our own cgroup)? 1 (which: its cgroup path), 0 no,
+ * -1 cannot be read (the process is gone, or /proc is not ours): the caller fails closed. Made by
+ * any sbxsup, since every supervisor names its runs' cgroups so. */
+int cg_proc_in_run(int procdir, char *which, size_t wlen);
 
 /* For `status`: which hierarchies we could create a cgroup in ("v2 (no controllers), v1 memory pids cpu"). */
 void cg_describe(char *out, size_t outlen);

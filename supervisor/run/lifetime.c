@@ -76,6 +76,21 @@ static int kill_our_children(pid_t spare)
 	return n;
 }
 
+void life_kill_descendants(void)
+{
+	for (int round = 0; round < 5000; round++) {
+		int n = kill_our_children(0);
+		int st;
+		pid_t p;
+		while ((p = waitpid(-1, &st, WNOHANG)) > 0)
+			;
+		if (p < 0 && errno == ECHILD)
+			return;
+		if (!n)
+			usleep(1000);
+	}
+}
+
 int life_end(pid_t child, bool *child_done, int *child_status, const struct cg_run *cg, pid_t spare,
 	     bool own_pidns)
 {

@@ -8,7 +8,10 @@
  * present, else SIGKILL to every listed pid), the process group, every process whose parent is
  * the supervisor (adopted orphans; not looked for when the run has its own pid namespace) — and returns only when none is left (or after a bounded
  * number of rounds, reporting the survivors). The main child's wait status is captured if it is
- * reaped here.
+ * reaped here. Without a pid namespace of the run's own (no namespace could be made: a container's
+ * default profile), the run's init is a child subreaper too and outlives the supervisor by design:
+ * on its death or the command's end it kills every descendant (life_kill_descendants;
+ * run_attempt.c orphan_guard), so a double-forked setsid daemon never survives a SIGKILL of sbxsup.
  */
 #ifndef SBX_LIFETIME_H
 #define SBX_LIFETIME_H
@@ -30,5 +33,10 @@ void life_kill_now(pid_t child, const struct cg_run *cg);
  * the namespace's end do the killing; zombies are still reaped). */
 int life_end(pid_t child, bool *child_done, int *child_status, const struct cg_run *cg, pid_t spare,
 	     bool own_pidns);
+
+/* In a child subreaper (the run's init when the run has no pid namespace of its own): SIGKILL
+ * every child, reap, and again, until no child is left — orphans of the killed are re-parented to
+ * the caller, so the whole subtree goes, generation by generation (bounded rounds). */
+void life_kill_descendants(void);
 
 #endif

@@ -1,12 +1,14 @@
 /* result.c — see result.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dest_guard.h"
 #include "result.h"
 #include "severity.h"
 
@@ -39,16 +41,49 @@ int result_open(const char *dest, int *fd, char *err, size_t errlen)
 		}
 		return 0;
 	}
-	*fd = open(dest, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	/* the audit destination's rules (dest_guard.h): never a symlink, never a wait on a FIFO or a
+	 * device, a regular file of ours; emptied only once it is known to be one */
+	struct stat st;
+	char why[256];
+	*fd = dest_open(dest, 0, &st, why, sizeof why);
 	if (*fd < 0) {
-		snprintf(err, errlen, "--result %s: %s", dest, strerror(errno));
+		snprintf(err, errlen, "--result %s: %s", dest, why);
 		return -1;
 	}
-	struct stat st;
-	if (fstat(*fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "--result %s: not a regular file", dest);
+	if (ftruncate(*fd, 0) < 0) {
+		snprintf(err, errlen, "--result %s: %s", dest, strerror(errno));
 		result_close(fd);
 		return -1;
+	}
+	return 0;
+}
+
+bool result_named(int fd)
+{
+	struct stat st;
+	return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 0;
+}
+
+int result_check(const char *dest, int fd, const struct policy *pol, bool private_tmp, char *err, size_t errlen)
+{
+	char why[PATH_MAX + 300];
+	if (!dest || !pol)
+		return 0;
+	bool number = strspn(dest, "0123456789") == strlen(dest);
+	if (!number && dest_refuse_writable(pol, dest, private_tmp, "the result record", why, sizeof why) < 0) {
+		snprintf(err, errlen, "--result %s: %s", dest, why);
+		return -1;
+	}
+	/* the file the descriptor names (a descriptor number, or the FILE through a directory symlink) */
+	char link[64], path[PATH_MAX];
+	ssize_t k;
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	if (result_named(fd) && (k = readlink(link, path, sizeof path - 1)) > 0 && path[0] == '/') {
+		path[k] = '\0';
+		if (dest_refuse_writable(pol, path, private_tmp, "the result record", why, sizeof why) < 0) {
+			snprintf(err, errlen, "--result %s: %s", dest, why);
+			return -1;
+		}
 	}
 	return 0;
 }

@@ -1,9 +1,12 @@
 /* result.h — the result record of `sbxsup run --result FD|FILE` (docs/result-record.md).
  *
  * Promise: result_open() resolves the destination before anything runs (a descriptor number that is
- * open for writing, or a file created 0600 without following a symlink), so a bad destination is a
- * refusal, never a run whose result is lost; the descriptor is close-on-exec and never reaches the
- * executor. result_build() makes the one JSON object from what the run knows at its end (or at its
+ * open for writing, or a file opened by the audit destination's rules, dest_guard.h: 0600, never
+ * through a symlink, never waiting on a FIFO or device, a regular file of the invoking uid only,
+ * emptied once it is known to be one), so a bad destination is a refusal, never a run whose result
+ * is lost; the descriptor is close-on-exec and never reaches the executor. result_check() refuses,
+ * once the policy is known, a destination the executor could replace (sbxsup writes the record
+ * once, at the end: a destination outside everything the executor can write cannot be raced). result_build() makes the one JSON object from what the run knows at its end (or at its
  * refusal); result_write() writes it with one write(2) and a newline. The caller owns the fd (it
  * is closed by result_close()) and the cJSON object result_build() returns.
  */
@@ -15,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "layers.h"
+#include "policy.h"
 
 /* Machine-readable reasons a run was refused or failed (docs/result-record.md). */
 #define SBX_REASON_BAD_ARGUMENTS      "bad_arguments"
@@ -22,13 +26,14 @@
 #define SBX_REASON_LAYER_REQUIRED     "layer_required"
 #define SBX_REASON_AUDIT_UNWRITABLE   "audit_unwritable"
 #define SBX_REASON_AUDIT_DESTINATION  "audit_destination"
+#define SBX_REASON_RESULT_DESTINATION "result_destination"
 #define SBX_REASON_NOT_FOUND          "command_not_found"
 #define SBX_REASON_NOT_EXECUTABLE     "command_not_executable"
 #define SBX_REASON_NOT_VISIBLE        "command_not_visible"
 #define SBX_REASON_SETUP_FAILED       "setup_failed"
 #define SBX_REASON_SHADOW_UNAVAILABLE "shadow_unavailable"
 #define SBX_REASON_PRELOAD_UNAVAILABLE "preload_unavailable" /* found, but the executor cannot load it */
-#define SBX_REASON_IDENTITY           "identity"           /* no unprivileged identity for the executor */
+#define SBX_REASON_IDENTITY           "identity_unavailable" /* the executor would keep uid 0 */
 #define SBX_REASON_INTERNAL           "internal"
 /* sbxsup serve / run --server (docs/notes/serve.md) */
 #define SBX_REASON_SERVER_REFUSED     "server_refused"     /* peer uid, busy, malformed request */
@@ -56,6 +61,13 @@ struct result_in {
 
 /* Resolve DEST ("N" = an open fd, else a path). Returns 0 (*fd set, CLOEXEC) or -1 (err set). */
 int result_open(const char *dest, int *fd, char *err, size_t errlen);
+/* Once the run's policy is known (before anything runs): 0, or -1 (err set; the run is refused with
+ * SBX_REASON_RESULT_DESTINATION) when the executor could write the FILE (dest_guard.h: the file,
+ * its directory or an ancestor), or the named regular file the opened descriptor fd is. pol NULL
+ * (SBXSUP_SANDBOX=0): nothing is confined, nothing is checked. */
+int result_check(const char *dest, int fd, const struct policy *pol, bool private_tmp, char *err, size_t errlen);
+/* fd is a regular file with a name (one the executor could rename something over). */
+bool result_named(int fd);
 cJSON *result_build(const struct result_in *in);
 /* Write rec + "\n" with one write(2). Returns 0 or -1 (errno set). Does not free rec. */
 int result_write(int fd, const cJSON *rec);

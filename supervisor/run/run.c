@@ -17,6 +17,7 @@
  *                clean-up. An audit write failure kills the run (exit 125: fail closed).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,8 @@
 #include "msg.h"
 #include "lifetime.h"
 #include "bwrap_etc.h"
+#include "container_env.h"
+#include "dest_guard.h"
 #include "plan.h"
 #include "run_int.h"
 
@@ -264,6 +267,31 @@ void run_reason(struct run *r, const char *code, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* --result where the executor could replace it (result.h result_check; the plan's mode decides
+ * whether /tmp is its own): -1 with the reason set. The serve child's copy of the call's own
+ * --result (o.result_extra) is checked the same way. */
+static int check_result(struct run *r)
+{
+	const struct policy *pol = r->o.disabled ? NULL : r->plan.pol;
+	bool ptmp = r->plan.wrapped || r->plan.tmp_ns;
+	char err[PATH_MAX + 512];
+	if (result_check(r->o.result, r->result_fd, pol, ptmp, err, sizeof err) < 0 ||
+	    (r->o.result_extra &&
+	     result_check(r->o.result_extra, r->o.result_extra_fd, pol, ptmp, err, sizeof err) < 0)) {
+		sbx_msg("%s (fail closed: nothing runs)", err);
+		run_reason(r, SBX_REASON_RESULT_DESTINATION, "%s", err);
+		return -1;
+	}
+	/* the audit file by the same rule (checked when it was opened; again after a re-plan) */
+	if (r->audit_ok && r->a.path &&
+	    dest_refuse_writable(pol, r->a.path, ptmp, "the audit stream", err, sizeof err) < 0) {
+		sbx_msg("audit stream %s: %s (fail closed: nothing runs)", r->a.path, err);
+		run_reason(r, SBX_REASON_AUDIT_DESTINATION, "audit stream %s: %s", r->a.path, err);
+		return -1;
+	}
+	return 0;
+}
+
 /* Refusal before anything ran: record it (when there is a stream) and exit 125. */
 static int refuse(struct run *r)
 {
@@ -319,12 +347,19 @@ static enum attempt_result retry_direct(struct run *r)
 	for (char *c = t->wrap_err; *c; c++)
 		if (*c == '\n')
 			*c = ' ';
+	/* bwrap blames the kernel's sysctl for any EPERM of clone(CLONE_NEWUSER); inside a container
+	 * the seccomp profile or the capabilities refuse it: say that instead */
+	char cwhat[200];
+	bool cont = container_bwrap_blame(t->wrap_err, cwhat, sizeof cwhat);
 	if (w)
-		sbx_layer_set_off(&r->L, w->id, "bwrap setup failed: %s",
-				  t->wrap_err[0] ? t->wrap_err : "exited before the sandbox was ready");
-	if (run_require_missing(r) || replan(r, false) < 0 || run_setup_dirs(r) < 0 ||
+		sbx_layer_set_off(&r->L, w->id, "bwrap setup failed: %s%s%s%s",
+				  t->wrap_err[0] ? t->wrap_err : "exited before the sandbox was ready",
+				  cont ? "; in a container (" : "", cont ? cwhat : "",
+				  cont ? "): its seccomp profile, capabilities or masked /proc refuse what bwrap "
+					 "needs (sbxsup status; docs/deployment.md)" : "");
+	if (run_require_missing(r) || replan(r, false) < 0 || check_result(r) < 0 || run_setup_dirs(r) < 0 ||
 	    run_setup_policy_fd(r) < 0)
-		return ATT_FAIL;
+		return ATT_FAIL; /* (check_result: without bwrap the executor's /tmp is the host's) */
 	layers_replan(&r->lc, &r->lrt);
 	if (run_require_missing(r))
 		return ATT_FAIL;
@@ -392,6 +427,8 @@ static int run_main(struct run *r, int pr)
 
 	if (open_audit(r) < 0)                                  /* 2. set-up */
 		return SBX_EXIT_INTERNAL;
+	if (check_result(r) < 0)
+		return refuse(r);
 	if (run_shadow_setup(r) < 0)
 		return refuse(r);
 	if (run_require_missing(r))

@@ -42,6 +42,9 @@ struct run_opts {
 	long timeout_ms;          /* 0: manifest / default; --timeout 1.5 is 1500 */
 	long audit_budget_mb;     /* --audit-budget MB; -1: manifest limits.audit_mb / default */
 	const char *result;       /* --result FD|FILE: the result record's destination, NULL: none */
+	const char *result_extra; /* serve: the call's own --result, opened as result_extra_fd by the
+				   * server's child; refused as `result` would be (result_check). NULL */
+	int result_extra_fd;
 	const char *tag;          /* --tag STRING: the caller's tag (run.start, result record), NULL */
 	const char *server;       /* --server PATH: send the call to `sbxsup serve` there (cli/), NULL */
 	bool dry_run;

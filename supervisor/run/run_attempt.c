@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "bwrap_layer.h"
+#include "caps.h"
 #include "msg.h"
 #include "ctl.h"
 #include "env.h"
@@ -158,6 +159,14 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 			"not be mounted: %s (SBXSUP_ETC_OVERLAY=0 binds /etc entry by entry instead)", strerror(errno));
 		_exit(SBX_EXIT_INTERNAL);
 	}
+	/* A non-root sbxsup holding capabilities (file capabilities for the BPF layers, or a container
+	 * that grants them to its non-root user): bwrap refuses to run with capabilities unless setuid
+	 * ("Unexpected capabilities but not setuid"), and needs none — its user namespace gives it
+	 * what it uses. Cleared here, after the layers' set-up and before exec. */
+	if (getuid() != 0 && geteuid() != 0 && sbx_caps_clear() < 0) {
+		dprintf(f->err_w, "child setup failed: clear capabilities before bwrap: %s", strerror(errno));
+		_exit(SBX_EXIT_INTERNAL);
+	}
 	cloexec_all();
 	keep_fd(r->pol_fd);
 	if (r->lc.fixed_channel) {
@@ -179,8 +188,55 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 	_exit(SBX_EXIT_INTERNAL);
 }
 
+/* The init of a run without a pid namespace of its own (no namespace could be made): a child
+ * subreaper, so every orphan of the run (a double-forked setsid daemon) is re-parented to it, not
+ * to whatever is above sbxsup. It outlives sbxsup by design: when sbxsup dies (its parent-death
+ * signal, SIGUSR2 here) or the command ends, it kills every descendant, then exits. It keeps the
+ * invoker's identity (the stage switches, sd_child_identity), so an executor that was switched to
+ * the unprivileged identity cannot signal it. Returns the blocked set's previous mask in *prev. */
+static int orphan_guard(pid_t sup, sigset_t *prev)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGUSR2);
+	if (sigprocmask(SIG_BLOCK, &set, prev) < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0 ||
+	    prctl(PR_SET_PDEATHSIG, SIGUSR2, 0, 0, 0) < 0)
+		return -1;
+	return getppid() == sup ? 0 : -1; /* sbxsup died before the prctl */
+}
+
+static __attribute__((noreturn)) void guard_loop(pid_t sup, pid_t stage, int status_w)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGUSR2);
+	for (;;) {
+		int st;
+		pid_t p;
+		while ((p = waitpid(-1, &st, WNOHANG)) > 0)
+			if (p == stage) {
+				/* the command ended: nothing it started outlives it here either (sbxsup's
+				 * life_end would kill them, but not if sbxsup died meanwhile) */
+				life_kill_descendants();
+				if (write(status_w, &st, sizeof st) != (ssize_t)sizeof st)
+					_exit(SBX_EXIT_INTERNAL);
+				_exit(0);
+			}
+		if (getppid() != sup) {
+			life_kill_descendants();
+			_exit(SBX_EXIT_INTERNAL);
+		}
+		siginfo_t si;
+		if (sigwaitinfo(&set, &si) < 0 && errno != EINTR)
+			_exit(SBX_EXIT_INTERNAL);
+	}
+}
+
 static __attribute__((noreturn)) void child_direct(struct run *r, const struct child_fds *f)
 {
+	pid_t sup = getppid();
 	child_signals(&r->oldmask);
 	if (child_common(r, f) < 0) {
 		sbx_msg("child setup failed: %s", strerror(errno));
@@ -200,12 +256,20 @@ static __attribute__((noreturn)) void child_direct(struct run *r, const struct c
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		_exit(SBX_EXIT_INTERNAL);
 	pid_t init = getpid();
+	/* no pid namespace: the init guards against orphans (orphan_guard) */
+	bool guard = !r->att.pidns && !r->o.disabled;
+	sigset_t prev;
+	if (guard && orphan_guard(sup, &prev) < 0)
+		_exit(SBX_EXIT_INTERNAL);
 	pid_t s = fork();
 	if (s < 0) {
 		sbx_msg("fork: %s", strerror(errno));
 		_exit(SBX_EXIT_INTERNAL);
 	}
 	if (s == 0) {
+		if (guard && (sigprocmask(SIG_SETMASK, &prev, NULL) < 0 ||
+			      prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0) < 0 || sd_child_identity(&r->sd) < 0))
+			_exit(SBX_EXIT_INTERNAL);
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != init)
 			_exit(SBX_EXIT_INTERNAL);
 		close(f->status_w);
@@ -223,6 +287,8 @@ static __attribute__((noreturn)) void child_direct(struct run *r, const struct c
 	/* The init of the run: hold nothing the stage's peer must see closed, reap, report. */
 	close(f->ctl_c);
 	close(f->rep_c);
+	if (guard)
+		guard_loop(sup, s, f->status_w);
 	for (;;) {
 		int st;
 		pid_t p = waitpid(-1, &st, 0);
@@ -573,6 +639,14 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 			}
 			r->lc.env = &env;
 			cf.envp = env.v;
+		}
+		bool accepted = false;
+		if (pid < 0 && !r->o.disabled && sd_root_executor(&r->sd, &accepted) && !accepted) {
+			/* never silently the host's uid 0 */
+			sbx_msg("refused: %s; the executor would run as the host's uid 0 (grant CAP_SETUID and "
+				"CAP_SETGID, or accept it with SBXSUP_ALLOW_ROOT_EXECUTOR=1)", r->sd.identity);
+			run_reason(r, SBX_REASON_IDENTITY, "no unprivileged identity: %s", r->sd.identity);
+			goto out;
 		}
 		if (pid < 0)
 			pid = cg_spawn(&r->cg, 0);

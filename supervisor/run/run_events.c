@@ -61,6 +61,8 @@ int run_emit_start(struct run *r)
 	char sensor[200];
 	sbx_sensor_level(&r->L, sensor, sizeof sensor);
 	audit_add_str(level, "sensor", sensor, sizeof sensor);
+	sbx_privguard_level(&r->L, sensor, sizeof sensor);
+	audit_add_str(level, "privilege", sensor, sizeof sensor);
 	sd_level(&r->sd, level, sbx_layer_on(&r->L, layer_bwrap.id), r->o.disabled);
 	run_shadow_level(r, level);
 	cJSON_AddStringToObject(ev, "autonomy", autonomy_name(r->m->autonomy));
@@ -143,8 +145,9 @@ bool run_executor_root(const struct run *r)
 }
 
 /* Print one line per missing required layer, and one for an executor that is or would be host
- * uid 0 (whatever is required; with SBXSUP_SANDBOX=0 only under --require identity); true when the
- * run must be refused (reason: layer_required, or identity). */
+ * uid 0 (whatever is required; accepted by SBXSUP_SANDBOX=0 or SBXSUP_ALLOW_ROOT_EXECUTOR=1 unless
+ * --require identity); true when the run must be refused (reason: layer_required, or
+ * identity_unavailable). */
 bool run_require_missing(struct run *r)
 {
 	unsigned miss = r->L.require & ~r->L.active & SBX_L_ALL;
@@ -152,16 +155,17 @@ bool run_require_missing(struct run *r)
 		if ((miss >> l) & 1u)
 			sbx_msg("required layer '%s' is not active: %s (refusing to run)", sbx_layer_name(l),
 				r->L.why[l][0] ? r->L.why[l] : "unavailable");
-	/* never host root: only SBXSUP_SANDBOX=0 runs the executor as root, and not under --require
-	 * identity */
-	if ((!r->o.disabled || (r->L.require & SBX_REQ_IDENTITY)) && run_executor_root(r)) {
+	/* never host root: only an explicit SBXSUP_SANDBOX=0 or SBXSUP_ALLOW_ROOT_EXECUTOR=1 runs the
+	 * executor as root, and not under --require identity */
+	bool accepted = r->o.disabled || sd_root_accepted();
+	if ((!accepted || (r->L.require & SBX_REQ_IDENTITY)) && run_executor_root(r)) {
 		const char *why = r->o.disabled ? "SBXSUP_SANDBOX=0" : r->sd.identity[0] ? r->sd.identity
 				  : r->sd.why[0] ? r->sd.why : "no unprivileged identity could be set up";
 		if (r->L.require & SBX_REQ_IDENTITY)
 			sbx_msg("required: identity: the executor would run as host uid 0 (%s) (refusing to run)", why);
 		else
-			sbx_msg("the executor would run as host uid 0 (%s): refusing to run (SBXSUP_SANDBOX=0 is "
-				"the one way to run it as root)", why);
+			sbx_msg("the executor would run as host uid 0 (%s): refusing to run (accept it with "
+				"SBXSUP_ALLOW_ROOT_EXECUTOR=1)", why);
 		if (!miss)
 			run_reason(r, SBX_REASON_IDENTITY, "the executor would run as host uid 0 (%s)", why);
 		return true;
@@ -218,8 +222,16 @@ void run_warn_off(const struct run *r)
 				size_t n = strlen(act);
 				snprintf(act + n, sizeof act - n, "%s%s", n ? "," : "", sbx_layer_name(k));
 			}
+		/* the fallback may have made namespaces of its own: say which, not "no namespaces" */
+		char lost[400];
+		if (r->att.pidns && r->sd.ns[0] && strcmp(r->sd.ns, "none"))
+			snprintf(lost, sizeof lost, "the fallback's own namespaces: %s; no private mount tree: the "
+				 "executor sees the host's filesystem%s (only the other layers stand in the way)",
+				 r->sd.ns, strstr(r->sd.ns, "net") ? "" : " and network");
+		else
+			snprintf(lost, sizeof lost, "%s", o->lost);
 		sbx_msg("warning: running without %s (%s); active layers: %s; %s", o->name, r->L.why[l],
-			act[0] ? act : "none", o->lost);
+			act[0] ? act : "none", lost);
 	}
 }
 

@@ -1,5 +1,6 @@
 /* sandbox_direct.c — see sandbox_direct.h. */
 #include "sandbox_direct.h"
+#include "caps.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,7 +28,6 @@
 #include <cjson/cJSON.h>
 
 #include "bwrap_layer.h"
-#include "caps.h"
 #include "msg.h"
 #include "env.h"
 #include "manifest.h"
@@ -160,7 +160,7 @@ int sd_probe(struct sd_plan *p, bool no_net, bool real_home, const char *workspa
 			return -1;
 		/* lending the executor another identity (the maps of a user namespace, setresuid) takes
 		 * both; a root without them (a container's dropped set) would leave it uid 0 */
-		if (!sbx_caps_have(CAP_SETUID) || !sbx_caps_have(CAP_SETGID)) {
+		if ((!sbx_caps_effective(CAP_SETUID) || !sbx_caps_effective(CAP_SETGID)) && !sd_root_accepted()) {
 			snprintf(p->why, sizeof p->why, "uid 0 without CAP_SETUID/CAP_SETGID: the executor cannot "
 				 "be given an unprivileged host identity (uid %u)", (unsigned)p->host_uid);
 			return -1;
@@ -261,7 +261,7 @@ static int userns_fd(uid_t in_u, uid_t out_u, gid_t in_g, gid_t out_g, bool deny
 		char x;
 		close(sp[1]);
 		if (unshare(CLONE_NEWUSER) < 0)
-			_exit(1);
+			_exit(errno > 0 && errno < 256 ? errno : 1); /* why, for the warning */
 		(void)!read(sp[0], &x, 1); /* hold the namespace until the parent has its fd */
 		_exit(0);
 	}
@@ -280,6 +280,7 @@ static int userns_fd(uid_t in_u, uid_t out_u, gid_t in_g, gid_t out_g, bool deny
 		int st;
 		if (waitpid(c, &st, WNOHANG) == c) {
 			c = -1;
+			errno = WIFEXITED(st) && WEXITSTATUS(st) ? WEXITSTATUS(st) : ECHILD;
 			break;
 		}
 		usleep(500);
@@ -403,6 +404,40 @@ static void ns_text(struct sd_plan *p)
 			l += (size_t)snprintf(p->ns + l, sizeof p->ns - l, "%s%s", l ? "," : "", t[i].n);
 	if (!l)
 		snprintf(p->ns, sizeof p->ns, "none");
+}
+
+bool sd_root_accepted(void)
+{
+	const char *a = getenv("SBXSUP_ALLOW_ROOT_EXECUTOR");
+	return a && !strcmp(a, "1");
+}
+
+/* No namespace at all could be made (a container's default seccomp profile and capabilities): as
+ * root the executor still becomes the unprivileged host identity, switched to in the exec stage
+ * (setresuid needs CAP_SETUID/CAP_SETGID, which a container's default set holds); without them
+ * it would stay uid 0, which the caller refuses unless accepted (sd_root_executor). */
+static void fallback_identity(struct sd_plan *p)
+{
+	p->setid = p->root && sbx_caps_effective(CAP_SETUID) && sbx_caps_effective(CAP_SETGID);
+	p->keep_bset = p->setid && !sbx_caps_effective(CAP_SETPCAP);
+	if (p->setid)
+		snprintf(p->identity, sizeof p->identity, "uid %u gid %u (no namespace could be made: "
+			 "setresuid; bounding set %s)", (unsigned)p->host_uid, (unsigned)p->host_gid,
+			 p->keep_bset ? "kept (no CAP_SETPCAP), no_new_privs" : "emptied");
+	else if (p->root)
+		snprintf(p->identity, sizeof p->identity, "uid 0 (no namespace could be made; no CAP_SETUID/"
+			 "CAP_SETGID to switch to uid %u)", (unsigned)p->host_uid);
+	else
+		snprintf(p->identity, sizeof p->identity, "uid %u (no namespace could be made)",
+			 (unsigned)getuid());
+}
+
+bool sd_root_executor(struct sd_plan *p, bool *accepted)
+{
+	if (!p->identity[0]) /* the set-up failed before sd_spawn: decide the fallback's identity now */
+		fallback_identity(p);
+	*accepted = sd_root_accepted();
+	return p->root && !p->userns && !p->setid;
 }
 
 /* Root, parent, before spawning (both modes): each writable granted dir as a detached idmapped
@@ -580,7 +615,7 @@ pid_t sd_spawn(struct sd_plan *p, struct cg_run *cg)
 	unsigned long base = CLONE_NEWPID;
 	if (p->mnt)
 		base |= CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | (p->netns ? CLONE_NEWNET : 0);
-	p->userns = p->setid = false;
+	p->userns = p->setid = p->keep_bset = false;
 	if (writable_mounts(p) < 0)
 		return -1;
 
@@ -631,8 +666,12 @@ pid_t sd_spawn(struct sd_plan *p, struct cg_run *cg)
 		close_writable(p);
 	if (pid < 0) {
 		p->flags = 0;
-		snprintf(p->identity, sizeof p->identity, "uid %u (no namespace could be made)",
-			 (unsigned)getuid());
+		fallback_identity(p);
+		if (p->setid && p->nwr) { /* say it in run.start too: the workspace is writable by modes only */
+			size_t l = strlen(p->identity);
+			snprintf(p->identity + l, sizeof p->identity - l, "; workspace: %s; writable dirs idmapped: "
+				 "0 of %zu", p->how, p->nwr);
+		}
 		ns_text(p);
 		return -1;
 	}
@@ -875,15 +914,28 @@ int sd_child_setup(const struct sd_plan *p)
 		    setresgid(p->in_gid, p->in_gid, p->in_gid) < 0 || setresuid(p->in_uid, p->in_uid, p->in_uid) < 0)
 			return fail("set the identity in the user namespace");
 	} else if (p->setid) {
-		if (drop_bounding_set() < 0)
-			return fail("empty the bounding set");
-		if (setgroups(0, NULL) < 0 || setresgid(p->host_gid, p->host_gid, p->host_gid) < 0 ||
-		    setresuid(p->host_uid, p->host_uid, p->host_uid) < 0)
-			return fail("become the unprivileged identity");
+		return sd_child_identity(p);
 	}
 	/* A change of credentials clears the parent-death signal (lifetime.h): arm it again. If the
 	 * supervisor died in between, the stage never gets its "go" and the command never starts. */
-	if ((p->userns || p->setid) && prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+	if (p->userns && prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		return fail("PR_SET_PDEATHSIG");
+	return 0;
+}
+
+int sd_child_identity(const struct sd_plan *p)
+{
+	if (!p->setid)
+		return 0;
+	if (!p->keep_bset && drop_bounding_set() < 0)
+		return fail("empty the bounding set");
+	if (setgroups(0, NULL) < 0 || setresgid(p->host_gid, p->host_gid, p->host_gid) < 0 ||
+	    setresuid(p->host_uid, p->host_uid, p->host_uid) < 0)
+		return fail("become the unprivileged identity");
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return fail("PR_SET_NO_NEW_PRIVS");
+	/* the change of credentials cleared the parent-death signal: arm it again */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		return fail("PR_SET_PDEATHSIG");
 	return 0;
 }

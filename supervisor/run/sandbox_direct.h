@@ -66,6 +66,7 @@ struct sd_plan {
 	bool mnt;                  /* a mount namespace is possible (decides the policy's tmp path) */
 	bool userns, setid;        /* chosen at spawn: own user ns / setresuid fallback */
 	bool no_userns;            /* SBXSUP_USERNS=0: never try a user namespace */
+	bool keep_bset;            /* setid without CAP_SETPCAP: bounding set kept (no_new_privs) */
 	bool netns;                /* wanted: no network granted */
 	bool real_home;            /* the manifest grants writing the real home */
 	unsigned long flags;       /* clone flags actually used */
@@ -152,6 +153,22 @@ void sd_bwrap_done(struct sd_plan *p);
 /* Child (the run's init, before forking the stage): mounts, loopback, identity. Returns 0, or -1
  * with errno and a message on stderr. */
 int sd_child_setup(const struct sd_plan *p);
+
+/* The setresuid switch alone (p->setid): bounding set emptied (when CAP_SETPCAP is held),
+ * no supplementary groups, host_gid/host_uid, no_new_privs, PR_SET_PDEATHSIG re-armed. Used by
+ * sd_child_setup and, when no namespace could be made at all, by the exec stage itself (the run's
+ * init stays the invoker's identity, out of the executor's reach). 0 or -1 (errno, message). */
+int sd_child_identity(const struct sd_plan *p);
+
+/* After sd_spawn (or the set-up before it) returned -1: true when the executor would keep the host's uid 0 (root, and no
+ * CAP_SETUID/CAP_SETGID to switch); *accepted when the operator accepted that explicitly
+ * (SBXSUP_ALLOW_ROOT_EXECUTOR=1). */
+bool sd_root_executor(struct sd_plan *p, bool *accepted);
+
+/* SBXSUP_ALLOW_ROOT_EXECUTOR=1: the operator accepts a uid-0 executor where no unprivileged identity
+ * can be lent (else such a run is refused, reason identity_unavailable; --require identity refuses
+ * it anyway). */
+bool sd_root_accepted(void);
 
 /* HOME (and TMPDIR) of the executor for this mode: sets them in env unless real_home.
  * tmp_in_sandbox is the run's tmp path as the executor sees it ("/tmp" in bwrap mode). */

@@ -184,6 +184,7 @@ int stage_exec(const struct stage_args *a)
 {
 	char st[CTL_MAX - 16] = "", why[512], buf[900], path[4096];
 	int listener = -1;
+	bool guarded = false; /* a filter carrying the privilege guard is installed */
 
 	if (a->stderr_fd >= 0 && a->stderr_fd != 2) {
 		if (dup2(a->stderr_fd, 2) < 0)
@@ -250,6 +251,7 @@ int stage_exec(const struct stage_args *a)
 			add(st, sizeof st, "seccomp_why", why[0] ? why : "install failed");
 			listener = -1;
 		} else {
+			guarded = true;
 			add(st, sizeof st, "seccomp", "on");
 			/* short: run.start.level holds 96 bytes */
 			snprintf(buf, sizeof buf, "%s%s%s%s%s",
@@ -278,8 +280,23 @@ int stage_exec(const struct stage_args *a)
 							  : why[0] ? why : "install failed");
 			listener = -1;
 		} else {
+			guarded = true;
 			add(st, sizeof st, "sensor", "on");
 		}
+	}
+	/* The privilege guard (contract version 3) in every mode that sandboxes: the layer's and the
+	 * sensor's filters carry it (notified: refused and reported by the supervisor); without
+	 * either, a filter of its own (notified too where the kernel can; errno only else). Last
+	 * before "ready", as the others. Nothing the command leaves behind can gain privilege. */
+	if (!a->keep_caps && !guarded) {
+		why[0] = 0;
+		if (sbx_privguard_install(&listener, why, sizeof why) < 0) {
+			sbx_msg("%s", why[0] ? why : "privilege guard: install failed");
+			return SBX_EXIT_INTERNAL;
+		}
+		add(st, sizeof st, "privguard", listener >= 0 ? "notify" : "errno");
+	} else if (!a->keep_caps) {
+		add(st, sizeof st, "privguard", listener >= 0 ? "notify" : "errno");
 	}
 	/* the supervisor tells the caller (result record) that sbxsup, not the command, said 126/127 */
 	if (resolve_err)

@@ -17,6 +17,7 @@
 #include "probes_layer.h"
 #include "result.h"
 #include "serve_child.h"
+#include "serve_peer.h"
 #include "serve_sock.h"
 
 struct call {
@@ -216,14 +217,10 @@ static void accept_one(struct server *s)
 	int conn = accept4(s->sock.fd, NULL, NULL, SOCK_CLOEXEC);
 	if (conn < 0)
 		return;
-	uid_t uid = 0;
-	pid_t pid = 0;
-	int ok = serve_peer_ok(conn, &uid, &pid);
-	if (ok != 1) {
-		char msg[160];
-		snprintf(msg, sizeof msg, "peer uid %u is not the server's uid %u", (unsigned)uid, (unsigned)geteuid());
-		sbx_msg("serve: refused a connection: %s", ok < 0 ? "no peer credentials" : msg);
-		refuse_close(conn, SBX_REASON_SERVER_REFUSED, ok < 0 ? "no peer credentials" : msg);
+	char msg[700];
+	if (serve_peer_check(conn, msg, sizeof msg) != 1) {
+		sbx_msg("serve: refused a connection: %s", msg);
+		refuse_close(conn, SBX_REASON_SERVER_REFUSED, msg);
 		return;
 	}
 	s->served++;

@@ -132,14 +132,3 @@ void serve_unlisten(struct serve_sock *s)
 		close(s->fd);
 	s->fd = -1;
 }
-
-int serve_peer_ok(int conn, uid_t *uid, pid_t *pid)
-{
-	struct ucred cr;
-	socklen_t len = sizeof cr;
-	if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 || len != sizeof cr)
-		return -1;
-	*uid = cr.uid;
-	*pid = cr.pid;
-	return cr.uid == geteuid() ? 1 : 0;
-}

@@ -7,8 +7,7 @@
  * (a stale one, then unlinked); the socket is bound under umask 0177 and fchmod'ed 0600 before
  * listen(2), and checked (lstat: a socket, mode 0600, ours) after. serve_unlisten() closes it and
  * removes the name only while it is still the socket we bound (same device and inode).
- * serve_peer_ok() is the peer-credential check: the connecting process must have the server's
- * own effective uid (SO_PEERCRED).
+ * Who may call is serve_peer.h's.
  * Ownership: the caller owns the returned descriptor and struct serve_sock.
  */
 #ifndef SBX_SERVE_SOCK_H
@@ -27,7 +26,5 @@ struct serve_sock {
 
 int serve_listen(const char *path, struct serve_sock *s, char *why, size_t whylen);
 void serve_unlisten(struct serve_sock *s);
-/* 1 when the peer of `conn` may call (same euid as ours), 0 not (*uid, *pid say who), -1 unknown. */
-int serve_peer_ok(int conn, uid_t *uid, pid_t *pid);
 
 #endif

@@ -9,7 +9,9 @@
  * answers 'T' (taken) or 'F' (refused as malformed: already replied). A call whose options (minus --tag and --result), command name,
  * environment, working directory and manifest file are those of the template is released into
  * the parked sandbox: its stdio on 0-2, its argv and tag to the run, which writes run.start then;
- * any other call ends the parked sandbox (nothing audited, its cgroups and directories removed)
+ * a call with --result FILE (or a descriptor on a named file), which the run must check against its
+ * policy before anything runs, and any other call end the parked sandbox (nothing audited, its
+ * cgroups and directories removed)
  * and runs cold here, and becomes the template. A parked sandbox is never given a second call.
  * EOF on the channel or SIGTERM ends the parked sandbox and the child.
  */
@@ -45,8 +47,7 @@ struct warm {
 	struct serve_call *c;          /* the call that arrived */
 	struct serve_call_info ci;
 	bool hooked, called, pending, stop;
-	int result_fd;                 /* the call's --result N descriptor, or its FILE opened, -1 */
-	bool result_opened;            /* result_fd is the FILE (closed after the record) */
+	int result_fd;                 /* the call's --result N descriptor (a pipe or an unnamed file), -1 */
 	int fails;                     /* parked sandboxes in a row that ended without a call */
 	int rec;                       /* the record's memfd of the current run */
 	bool answered;
@@ -81,7 +82,6 @@ static void drop_call(struct warm *w)
 		}
 	}
 	w->result_fd = -1;
-	w->result_opened = false;
 	info_free(&w->ci);
 }
 
@@ -159,11 +159,19 @@ static bool matches(struct warm *w)
 			return false;
 		rn = atoi(w->ci.result);
 	}
+	/* --result FILE, or a descriptor on a named file: cold, where the run checks it against its
+	 * policy before anything runs (result.h result_check) */
+	if (w->ci.result && rn < 0)
+		return false;
 	bool rn_passed = false;
 	for (unsigned i = 0; i < rq->nfds; i++) {
 		if (i != rq->cwd_index && rq->target[i] > 2 && rq->target[i] != rn)
 			return false;
-		rn_passed = rn_passed || (i != rq->cwd_index && rq->target[i] == rn);
+		if (i != rq->cwd_index && rq->target[i] == rn) {
+			if (result_named(w->c->fds[i]))
+				return false;
+			rn_passed = true;
+		}
 	}
 	/* --result N names a descriptor the call passed, never one of this process (cold: EBADF) */
 	return rn < 0 || rn_passed;
@@ -204,20 +212,9 @@ static int warm_wait(void *arg, const int watch[2], char ***cmd, const char **ta
 					sigismember(&pend, SIGINT) || sigismember(&pend, SIGHUP)));
 		return -1;
 	}
-	char err[300];
 	if (!matches(w)) {
 		w->pending = true;
 		return -1;
-	}
-	/* --result FILE: opened before the run, as for a cold call; when it cannot be, the call runs
-	 * cold, which says why and refuses, as a direct run would */
-	if (w->ci.result && strspn(w->ci.result, "0123456789") != strlen(w->ci.result)) {
-		if (result_open(w->ci.result, &w->result_fd, err, sizeof err) < 0) {
-			w->result_fd = -1;
-			w->pending = true;
-			return -1;
-		}
-		w->result_opened = true;
 	}
 	if (place(w) < 0) { /* (dup2 onto 0-2 failed: nothing else to do) */
 		serve_refuse(w->c->conn, SBX_REASON_INTERNAL, "cannot place the call's descriptors");
@@ -242,9 +239,6 @@ static void client_result(struct warm *w, int rec)
 	if (k > 0 && write(fd, buf, (size_t)k) != k)
 		sbx_msg("warning: cannot write the result record: %s", strerror(errno));
 	free(buf);
-	if (w->result_opened)
-		result_close(&w->result_fd);
-	w->result_opened = false;
 }
 
 /* run.h struct run_warm: the call is over, its record written: answer it before the clean-up. */

@@ -16,6 +16,7 @@
 struct cctx {
 	int ws, upper;
 	int64_t t0;
+	unsigned allow;
 	unsigned tmpn;
 	struct shadow_commit_out *out;
 };
@@ -88,6 +89,8 @@ static void note(struct cctx *c, const struct cs_entry *e, const char *reason)
 	cJSON_AddStringToObject(o, "path", e->path);
 	cJSON_AddStringToObject(o, "kind", cs_kind_name(e->kind));
 	cJSON_AddStringToObject(o, "type", cs_type_name(e->type));
+	char m[8];
+	cJSON_AddStringToObject(o, "mode", shadow_mode_str(e->mode, m, sizeof m));
 	if (e->from)
 		cJSON_AddStringToObject(o, "from", e->from);
 	if (reason) {
@@ -217,18 +220,42 @@ static const char *apply_mode(const struct cs_entry *e, int pfd, const char *bas
 	return rc < 0 ? buf : NULL;
 }
 
-static const char *apply(struct cctx *c, const struct cs_entry *e, char *buf, size_t len)
+const char *shadow_mode_str(mode_t m, char *buf, size_t len)
 {
+	snprintf(buf, len, "%04o", (unsigned)(m & 07777));
+	return buf;
+}
+
+const char *shadow_commit_refusal(const struct cs_entry *e, unsigned allow, char *buf, size_t len)
+{
+	if (e->kind == CS_DELETED)
+		return NULL;
 	if (e->type == CS_T_SYMLINK)
-		return "a symlink: not committed (commit never creates symlinks)";
+		return "a symlink: not committed (commit never creates symlinks, inside the workspace or out of it)";
 	if (e->type == CS_T_SPECIAL) {
 		snprintf(buf, len, "%s: not committed (commit never creates devices, fifos or sockets)",
 			 e->why[0] ? e->why : "not a regular file or directory");
 		return buf;
 	}
-	if (e->kind != CS_DELETED && (e->mode & (S_ISUID | S_ISGID)))
-		return "a setuid/setgid file: not committed (commit never creates setuid or setgid bits)";
-	const char *base, *why;
+	if (e->mode & (S_ISUID | S_ISGID)) {
+		snprintf(buf, len, "%s (mode %04o): not committed (commit never creates setuid or setgid bits)",
+			 e->mode & S_ISUID ? "setuid" : "setgid", (unsigned)(e->mode & 07777));
+		return buf;
+	}
+	bool was_ww = e->kind != CS_CREATED && e->real.exists && (e->old_mode & S_IWOTH);
+	if ((e->mode & S_IWOTH) && !was_ww && !(allow & SHADOW_ALLOW_WORLD_WRITABLE)) {
+		snprintf(buf, len, "world-writable (mode %04o): not committed (commit --allow-world-writable "
+			 "allows it)", (unsigned)(e->mode & 07777));
+		return buf;
+	}
+	return NULL;
+}
+
+static const char *apply(struct cctx *c, const struct cs_entry *e, char *buf, size_t len)
+{
+	const char *base, *why = shadow_commit_refusal(e, c->allow, buf, len);
+	if (why)
+		return why;
 	int pfd = open_parent(c->ws, e->path, &base);
 	if (pfd < 0) {
 		snprintf(buf, len, "its directory cannot be reached in the workspace without a symlink: %s",
@@ -309,14 +336,14 @@ static int pass(const struct changeset *cs, size_t i)
 }
 
 int shadow_commit(int ws_fd, int upper_fd, const struct changeset *cs, const bool *sel, int64_t t0_ns,
-		  bool *committed, struct shadow_commit_out *out)
+		  unsigned allow, bool *committed, struct shadow_commit_out *out)
 {
 	memset(out, 0, sizeof *out);
 	out->done = cJSON_CreateArray();
 	out->refused = cJSON_CreateArray();
 	if (!out->done || !out->refused)
 		return -1;
-	struct cctx c = {.ws = ws_fd, .upper = upper_fd, .t0 = t0_ns, .out = out};
+	struct cctx c = {.ws = ws_fd, .upper = upper_fd, .t0 = t0_ns, .allow = allow, .out = out};
 	for (int p = 0; p < 3; p++) {
 		for (size_t k = 0; k < cs->n; k++) {
 			size_t i = p == 2 ? cs->n - 1 - k : k; /* deletions: children (longer paths) first */

@@ -10,9 +10,14 @@
  * An entry is refused, with a reason, when: its real file changed after the run started (its
  * identity — dev, inode, size, mtime, ctime — differs from the listing, its ctime is after the
  * run's start, it appeared or disappeared); it is a symlink, a fifo, a socket, a device, or a type
- * change (commit never creates them); its mode has the setuid or setgid bit; its stored content no
- * longer matches the set's hash. Permission bits are kept (mode & 0777, directories & 01777). As
- * root, a replaced file keeps its owner and a new one gets its directory's owner.
+ * change (commit never creates them, whatever a symlink points at: inside the workspace or out of
+ * it); its mode has the setuid or setgid bit; its mode makes it world-writable (o+w) where the real
+ * file was not — unless the caller allows that (SHADOW_ALLOW_WORLD_WRITABLE, `commit
+ * --allow-world-writable`, recorded in the audit); its stored content no longer matches the set's
+ * hash. shadow_commit_refusal() is the part of these checks that needs only the entry (type and
+ * mode), so that `shadow diff` shows what commit will refuse. Permission bits are kept (mode &
+ * 0777, directories & 01777). As root, a replaced file keeps its owner and a new one gets its
+ * directory's owner.
  * Order: created directories (parents first), then files, modes and renames, then deletions
  * (children first; a directory is removed only when empty).
  * Ownership: the caller owns every descriptor and the change set; the result arrays are the
@@ -27,15 +32,24 @@
 
 #include "changeset.h"
 
+/* What the caller allows beyond the defaults (never setuid/setgid, devices, fifos, sockets,
+ * symlinks). */
+enum { SHADOW_ALLOW_WORLD_WRITABLE = 1u };
+
 struct shadow_commit_out {
-	cJSON *done;                 /* [{path, kind, type[, from]}] */
-	cJSON *refused;              /* [{path, kind, type, reason}] */
+	cJSON *done;                 /* [{path, kind, type, mode[, from]}] */
+	cJSON *refused;              /* [{path, kind, type, mode[, from], reason}] */
 	size_t ndone, nrefused;
 };
 
 /* sel[i]: entry i is to be applied; committed[i] is set for each entry applied. t0_ns: the run's
  * start (CLOCK_REALTIME_COARSE, ns). Returns 0 (see out for refusals) or -1 (memory). */
 int shadow_commit(int ws_fd, int upper_fd, const struct changeset *cs, const bool *sel, int64_t t0_ns,
-		  bool *committed, struct shadow_commit_out *out);
+		  unsigned allow, bool *committed, struct shadow_commit_out *out);
+/* Why commit refuses the entry whatever the real workspace holds (its type, its mode), or NULL.
+ * The reason is static or written into buf. */
+const char *shadow_commit_refusal(const struct cs_entry *e, unsigned allow, char *buf, size_t len);
+/* "0644" — the mode an entry would get (perm bits with setuid/setgid/sticky), in buf. */
+const char *shadow_mode_str(mode_t m, char *buf, size_t len);
 
 #endif

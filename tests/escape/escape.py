@@ -28,6 +28,11 @@ Expectations live in each attack's header comment:
                                      cannot read: mode 0600 in a 0700 dir, via SBXSUP_PRELOAD_LIB)
   // refusal: REASON                (exit 125 with "REASON" said on stderr is a refusal, not an
                                      error: the command never ran; the mode's layer check is skipped)
+  // setup: setuid-files            (the runner puts premade-suid (04755) and premade-sgid (02644,
+                                     no group-exec) into the workspace before the run)
+Privilege evidence (every attack): after the run nothing in the workspace may be setuid or setgid
+(a premade file only as the runner left it: content unchanged, or its bit dropped by the kernel on
+the write), a character or block device, or carry a security.capability attribute.
 
 Every cell says which layer BLOCKED the attack and which REPORTED it, both read from the run's
 audit stream (event, src, sensor, errno) and its run.start layers. A blocked cell with no event, in
@@ -151,7 +156,7 @@ PROFILES = {
     },
 }
 
-HDR_RE = re.compile(r'^\s*(?://|#)\s*(profile|manifest|build|limits|as-user|preload|refusal|silent-ok(?:-[a-z-]+)?|expect-[a-z-]+)'
+HDR_RE = re.compile(r'^\s*(?://|#)\s*(profile|manifest|build|limits|as-user|preload|refusal|setup|silent-ok(?:-[a-z-]+)?|expect-[a-z-]+)'
                     r'\s*:\s*(.*?)\s*$')
 ROOT_RUN = os.geteuid() == 0
 USER_OFF = ['netfilter', 'probes']   # need root (BPF): never active for a normal user
@@ -197,6 +202,7 @@ class Attack:
         self.preload = ''
         self.refusal = ''
         self.silent_ok = {}          # mode ('' = every mode) -> reason
+        self.setup = ''              # 'setuid-files': premade setuid/setgid files in the workspace
         over, over_user = {}, {}
         with open(path, encoding='utf-8') as f:
             head = f.read(8192)
@@ -216,6 +222,8 @@ class Attack:
                 self.static = v == 'static'
             elif k == 'limits':
                 self.limits = json.loads(v)
+            elif k == 'setup':
+                self.setup = v.strip()
             elif k == 'as-user':
                 self.as_user = v.strip().lower() in ('yes', 'true', '1')
             elif k == 'preload':
@@ -605,8 +613,57 @@ def read_events(path):
     return evs, bad
 
 
+PREMADE = {'premade-suid': 0o4755, 'premade-sgid': 0o2644}
+PREMADE_TEXT = 'premade original\n'
+
+
+def setup_premade(env):
+    for name, mode in PREMADE.items():
+        p = os.path.join(env.ws, name)
+        with open(p, 'w') as f:
+            f.write(PREMADE_TEXT)
+        os.chmod(p, mode)
+
+
+def privilege_evidence(env):
+    """What in the workspace could gain privilege: setuid/setgid entries (a premade file only as
+    the runner left it, or with its bit dropped), device nodes, file capabilities."""
+    import stat as st_
+    out = []
+    for dp, dns, fs in os.walk(env.ws):
+        for fn in dns + fs:
+            fp = os.path.join(dp, fn)
+            rel = os.path.relpath(fp, env.ws)
+            try:
+                st = os.lstat(fp)
+            except OSError:
+                continue
+            m = st.st_mode
+            if st_.S_ISCHR(m) or st_.S_ISBLK(m):
+                out.append('device node in the workspace (%s)' % rel)
+            if m & (st_.S_ISUID | st_.S_ISGID):
+                pre = PREMADE.get(rel)
+                same = False
+                if pre is not None and st_.S_ISREG(m):
+                    try:
+                        same = open(fp).read() == PREMADE_TEXT and st_.S_IMODE(m) == pre
+                    except OSError:
+                        pass
+                if not same:
+                    out.append('setuid/setgid entry in the workspace (%s, mode %o, owner %d)'
+                               % (rel, st_.S_IMODE(m), st.st_uid))
+            try:
+                if 'security.capability' in os.listxattr(fp, follow_symlinks=False):
+                    out.append('file capability in the workspace (%s)' % rel)
+            except OSError:
+                pass
+    return out
+
+
 def run_one(env, sbxsup, attack, mode, idx):
     env.reset()
+    if attack.setup == 'setuid-files':
+        setup_premade(env)
     before = env.snapshot()
     victim_pid = env.victim.pid
     marker = 'SBXESC_MARK_%s_%d' % (secrets.token_hex(4), idx)
@@ -671,6 +728,7 @@ def run_one(env, sbxsup, attack, mode, idx):
         evidence.append('~/.ssh changed')
     if os.path.lexists(env.syswrite):
         evidence.append('file planted in /etc')
+    evidence += privilege_evidence(env)
     if after['hits'] != before['hits']:
         evidence.append('listener reached (%d)' % (after['hits'] - before['hits']))
     if env.victim.pid != victim_pid or not env.victim_alive():

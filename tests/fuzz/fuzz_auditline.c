@@ -79,7 +79,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int64_t us;
 	(void)audit_parse_time(line, size, &us);
 	char *pr = fz_strndup(data, size);
-	audit_printable(pr);
+	audit_printable(pr, size + 1);
+	pr = audit_printable_take(pr);
 	free(pr);
 	free(line);
 

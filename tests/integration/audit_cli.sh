@@ -302,7 +302,7 @@ done
 # tail: plain on a pipe (no escape byte at all, even from the hostile comm), colours only when asked
 out=$("$S" audit tail -n all "$CLEAN")
 col=$("$S" audit tail -n all --color always "$CLEAN")
-if [ "$(wc -l <<<"$out")" = 22 ] && ! grep -q $'\x1b' <<<"$out" && grep -q 'sh?\[31m' <<<"$out" \
+if [ "$(wc -l <<<"$out")" = 22 ] && ! grep -q $'\x1b' <<<"$out" && grep -q 'sh\\033\[31m' <<<"$out" \
    && grep -q $'^\x1b\[1;31m.*critical .*evil-tool.*/etc/shadow' <<<"$col" \
    && [ "$(grep -c $'\x1b\[' <<<"$col")" = "$(grep -c ' \(critical\|high\|medium\|low\|info\) ' <<<"$out")" ] \
    && [ "$("$S" audit tail "$CLEAN" | wc -l)" = 10 ] && [ "$("$S" audit tail -n 3 "$CLEAN" | tail -n 1 | awk '{print $5}')" = run.end ]; then
@@ -324,3 +324,22 @@ if command -v script >/dev/null; then
 else
 	t_skip audit_tail_follow_tty_colour "needs script(1) for a pseudo-terminal"
 fi
+
+# ---- names that try to forge the review (issue 30): a real run is refused opening files whose names
+# hold ESC, CR, a newline that starts a fake line, a bidi override and invalid UTF-8; summary, tail
+# and the HTML report show them escaped (\033, \r, \n, \u202e; the stream already carries U+FFFD for
+# the invalid byte), never the raw bytes -----------------------------------------------------------
+HA=$T_TMP/hostile-names.jsonl; rm -f "$HA"
+HD=/var/tmp/sbxsup-names-$$; mkdir -p "$HD"; t_on_exit "rm -rf '$HD'"
+mkdir -p "$T_TMP/hw"; (cd "$T_TMP/hw" && "$S" run -a "$HA" -- sh -c '
+	for n in "esc\033[2J\033[Hx" "cr\rsummary: clean" "nl\n!!! 0 BREACH(ES)" "bidi\342\200\256gpj.sh" "bad\377x"; do
+		cat "'"$HD"'/$(printf "$n")" 2>/dev/null; done; true' >/dev/null 2>&1)
+hs=$("$S" audit summary "$HA" 2>&1); ht=$("$S" audit tail -n all "$HA" 2>&1)
+"$S" audit report --html "$T_TMP/names.html" "$HA" >/dev/null 2>&1; hh=$(cat "$T_TMP/names.html" 2>/dev/null)
+raw_ok() { ! grep -q $'[\x1b\r]' <<<"$1" && ! grep -q $'\xe2\x80\xae' <<<"$1" && ! grep -q '^!!! 0 BREACH' <<<"$1"; }
+if audit_has "$HA" preload.deny "path~$HD/esc" && raw_ok "$hs" && raw_ok "$ht" && raw_ok "$hh" &&
+   grep -qF 'esc\033[2J\033[Hx' <<<"$hs" && grep -qF 'cr\rsummary: clean' <<<"$hs" && grep -qF 'nl\n!!! 0 BREACH(ES)' <<<"$hs" &&
+   grep -qF 'bidi\u202egpj.sh' <<<"$hs" && grep -qF "path=\"$HD/nl\\n!!! 0 BREACH(ES)\"" <<<"$ht" &&
+   grep -qF 'esc\033[2J\033[Hx' <<<"$hh" && grep -qF 'bidi\u202egpj.sh' <<<"$hh"; then
+	t_pass audit_hostile_names_escaped
+else t_fail audit_hostile_names_escaped "$(audit_explain "$HA" preload.deny "path~$HD/esc") summary=$(cat -v <<<"$hs" | grep -i "$HD" | head -5) tail=$(cat -v <<<"$ht" | grep "$HD" | head -3)"; fi

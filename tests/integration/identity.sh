@@ -7,8 +7,8 @@
 # names that identity; bwrap stays when the workspace, sbxsup or a read grant lie below a root-only
 # directory; a grant that cannot be idmapped stays unwritable. Bad input: an identity sbxsup cannot
 # lend (SBXSUP_USER naming no user or uid 0, no CAP_SETUID, nobody unmapped) refuses with 125
-# (reason identity) and never runs the command; --require identity also refuses SBXSUP_SANDBOX=0
-# as root. As root, then again as a throwaway user (sbxu_ident, removed after), whose runs keep
+# (reason identity_unavailable) and never runs the command; --require identity also refuses
+# SBXSUP_SANDBOX=0 as root. As root, then again as a throwaway user (sbxu_ident, removed after), whose runs keep
 # their own identity.
 . "$(dirname "$0")/../lib.sh"
 
@@ -165,12 +165,12 @@ if [ "$ME" = 0 ]; then
 		t_pass identity_sbxsup_user
 	else t_fail identity_sbxsup_user "$(cat "$T_TMP/peer.user" 2>/dev/null) $out"; fi
 
-	# (e) bad input: one line, 125, reason identity; nothing ran
+	# (e) bad input: one line, 125, reason identity_unavailable; nothing ran
 	for bad in nosuchuser-$$ 0 root; do
 		rm -f "$T_TMP/ran" "$T_TMP/res.json"
 		err=$(cd "$ws" && SBXSUP_USER=$bad "$SBXSUP" run --result "$T_TMP/res.json" -- touch "$T_TMP/ran" 2>&1 >/dev/null); rc=$?
 		if [ $rc -eq 125 ] && [ "$(wc -l <<<"$err")" = 1 ] && grep -q "SBXSUP_USER=$bad" <<<"$err" && [ ! -e "$T_TMP/ran" ] \
-		   && grep -q '"code":"identity"' "$T_TMP/res.json"; then
+		   && grep -q '"code":"identity_unavailable"' "$T_TMP/res.json"; then
 			t_pass "identity_bad_user_refused_$bad"
 		else t_fail "identity_bad_user_refused_$bad" "rc=$rc err=$err result=$(cat "$T_TMP/res.json" 2>/dev/null)"; fi
 	done
@@ -178,7 +178,7 @@ if [ "$ME" = 0 ]; then
 	rm -f "$T_TMP/ran" "$T_TMP/res.json"
 	err=$(cd "$ws" && setpriv --bounding-set=-setuid,-setgid -- "$SBXSUP" run --result "$T_TMP/res.json" -- touch "$T_TMP/ran" 2>&1 >/dev/null); rc=$?
 	if [ $rc -eq 125 ] && [ "$(wc -l <<<"$err")" = 1 ] && grep -q "CAP_SETUID" <<<"$err" && [ ! -e "$T_TMP/ran" ] \
-	   && grep -q '"code":"identity"' "$T_TMP/res.json"; then
+	   && grep -q '"code":"identity_unavailable"' "$T_TMP/res.json"; then
 		t_pass identity_no_cap_setuid_refused
 	else t_fail identity_no_cap_setuid_refused "rc=$rc err=$err"; fi
 	# a root that cannot lend the identity after all (a user namespace mapping only root onto root:
@@ -188,14 +188,14 @@ if [ "$ME" = 0 ]; then
 		err=$(cd "$ws" && timeout 60 unshare --user --map-root-user "$SBXSUP" run --layers "${mode#*:}" \
 			--result "$T_TMP/res.json" -- touch "$T_TMP/ran" 2>&1); rc=$?
 		if [ $rc -eq 125 ] && [ ! -e "$T_TMP/ran" ] && grep -qE "host uid 0|host identity" <<<"$err" \
-		   && grep -q '"code":"identity"' "$T_TMP/res.json"; then
+		   && grep -q '"code":"identity_unavailable"' "$T_TMP/res.json"; then
 			t_pass "identity_${n}_root_executor_refused"
 		else t_fail "identity_${n}_root_executor_refused" "rc=$rc ran=$([ -e "$T_TMP/ran" ] && echo yes) err=$err"; fi
 	done
 	# --require identity: refuses SBXSUP_SANDBOX=0 as root (the executor would be uid 0), runs otherwise
 	rm -f "$T_TMP/ran"
 	err=$(cd "$ws" && SBXSUP_SANDBOX=0 "$SBXSUP" run --require identity -a "$A.req0" --result "$T_TMP/res.json" -- touch "$T_TMP/ran" 2>&1); rc=$?
-	if [ $rc -eq 125 ] && [ ! -e "$T_TMP/ran" ] && grep -q "identity" <<<"$err" && grep -q '"code":"identity"' "$T_TMP/res.json" \
+	if [ $rc -eq 125 ] && [ ! -e "$T_TMP/ran" ] && grep -q "identity" <<<"$err" && grep -q '"code":"identity_unavailable"' "$T_TMP/res.json" \
 	   && audit_has "$A.req0" run.end exit=125; then
 		t_pass identity_require_refuses_root
 	else t_fail identity_require_refuses_root "rc=$rc err=$err"; fi

@@ -7,7 +7,8 @@
 # run id = the audit stream's) and a read of a denied secret fails (the secret is not in the output:
 # evidence on the host side) with verdict "contained" and the deny event in the audit stream; the
 # client's own descriptors are the command's stdin/stdout; a missing helper binary is a call error
-# (nothing runs); a bad manifest comes back as a code and its problems. Runs as whoever runs it (root and a normal
+# (nothing runs); a bad manifest comes back as a code and its problems; a result destination in the
+# workspace is refused (result_destination) as on the command line. Runs as whoever runs it (root and a normal
 # user see different layers; the assertions hold in both).
 . "$(dirname "$0")/../lib.sh"
 
@@ -95,3 +96,13 @@ out=$(cd "$W" && env LD_LIBRARY_PATH="$L" SBXSUP_BIN="$D/usr/bin/sbxsup" "$T_TMP
 if [ $rc -eq 125 ] && grep -q "manifest refused (bad manifest)" <<<"$out" && grep -q "bad.json: capabilities\[0\]" <<<"$out"; then
 	t_pass lib_bad_manifest
 else t_fail lib_bad_manifest "rc=$rc out=$out"; fi
+
+# the result destination through the library follows the command line's rule: inside the workspace
+# the run is refused (result_destination), the command never runs, the file holds the refusal
+rm -f "$W/made-by-lib"
+out=$(cd "$W" && env -u SBXSUP_PRELOAD_LIB -u SBXSUP_BIN LD_LIBRARY_PATH="$L" "$T_TMP/sbx_client" --result "$W/r.json" \
+	"$M" "$W" "$T_TMP/a5.jsonl" sh -c "echo forged > $W/r.json; touch $W/made-by-lib" 2>&1); rc=$?
+if [ $rc -eq 125 ] && [ ! -e "$W/made-by-lib" ] && grep -q '"code":"result_destination"' <<<"$out" \
+   && grep -q '"code":"result_destination"' "$W/r.json" && ! grep -q forged "$W/r.json"; then
+	t_pass lib_result_in_workspace_refused
+else t_fail lib_result_in_workspace_refused "rc=$rc out=$out file=$(cat "$W/r.json" 2>&1)"; fi

@@ -115,6 +115,25 @@ if need_root run_sigkill_no_survivor_unprivileged && need_cmd run_sigkill_no_sur
 	fi
 fi
 
+# 7b. the same with no namespace at all (SBXSUP_USERNS=0 as a normal user: the no-namespace fallback
+# a container's default profile forces): the run's init is a subreaper that outlives sbxsup and
+# kills what is left, the setsid daemons included.
+if need_root run_sigkill_no_survivor_no_namespace && need_cmd run_sigkill_no_survivor_no_namespace setpriv; then
+	tag=$RANDOM$$; t_on_exit "cleanup_tag $tag"
+	rm -f "$NRA/audit-nons.jsonl"
+	(cd "$NR" && exec setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$NRH" SBXSUP_USERNS=0 \
+		"$SBXSUP" run --layers preload,seccomp,landlock,limits -a "$NRA/audit-nons.jsonl" -- sh ./spawn.sh $tag) 2>"$T_TMP/nons.err" &
+	sup=$!
+	if ! wait_file "$NR/started.$tag"; then t_fail run_sigkill_no_survivor_no_namespace "executor never started: $(tail -2 "$T_TMP/nons.err")"; kill -9 $sup
+	else
+		n_before=$(survivors $tag)
+		kill -KILL $sup; wait $sup 2>/dev/null
+		if [ "$n_before" -ge 4 ] && gone $tag && audit_has "$NRA/audit-nons.jsonl" run.start uid=65534 layers.bwrap=false level.ns=none; then
+			t_pass run_sigkill_no_survivor_no_namespace
+		else t_fail run_sigkill_no_survivor_no_namespace "before=$n_before after=$(survivors $tag) $(audit_explain "$NRA/audit-nons.jsonl" run.start level.ns=none | head -3)"; fi
+	fi
+fi
+
 # 8. a supervisor killed between the network layer's cgroup v2 probe (mkdir, rmdir) leaves an empty
 # "sbxsup-probe-PID" directory; the next run removes it when that PID is gone (and only then).
 if need_root run_stale_probe_cgroup_swept; then

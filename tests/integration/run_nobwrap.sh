@@ -65,11 +65,14 @@ check_mode() {
 		t_pass "nobwrap_meta_unchanged_$n"
 	else t_fail "nobwrap_meta_unchanged_$n" "mode=$(stat -c %a "$VD/victim") xattrs=$(xattrs "$VD/victim") out=$out"; fi
 	# ... and seccomp's metadata rule said so, for each raw call (the preload never sees a static
-	# binary; the probes, when on, do not see a call seccomp refused)
+	# binary; the probes, when on, do not see a call seccomp refused); a setuid mode is the
+	# privilege guard's refusal (access privilege), asked first
 	local c miss=
 	for c in fchmod fchown fsetxattr fchmodat; do
 		audit_has "$a" kernel.violation sensor=seccomp-notify "syscall=$c" access=write outcome=contained \
-			"path=$VD/victim" || miss="$miss $c"
+			"path=$VD/victim" ||
+		audit_has "$a" kernel.violation sensor=seccomp-notify "syscall=$c" access=privilege outcome=contained \
+			"rule=privilege: setuid bit" "path=$VD/victim" || miss="$miss $c"
 	done
 	if [ -z "$miss" ]; then t_pass "nobwrap_meta_reported_$n"
 	else t_fail "nobwrap_meta_reported_$n" "no kernel.violation (sensor seccomp-notify) for:$miss"; fi

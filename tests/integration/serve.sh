@@ -98,14 +98,21 @@ grep -q "^one" <<<"$out" && why="$why call 2 reads call 1's file;"
 if [ -z "$why" ]; then t_pass serve_isolation_tmp_home_env; else t_fail serve_isolation_tmp_home_env "$why"; fi
 
 # 6. no descriptor of the server reaches the executor: the executor's fds vs the server's (/proc)
-SPID=$(pgrep -f "serve --socket $S" | head -1)
-srv_fds=$(for f in /proc/$SPID/fd/*; do readlink "$f"; done 2>/dev/null | grep -v -e '^/dev/null$' -e '^/dev/pts' | sort -u)
-exe_fds=$(cd "$WS" && "$SBXSUP" run --server "$S" --layers auto,-preload -- \
-	sh -c 'for f in /proc/$$/fd/*; do readlink "$f"; done' </dev/null 2>/dev/null | sort -u)
-nexe=$(wc -l <<<"$exe_fds")
-common=$(comm -12 <(echo "$srv_fds") <(echo "$exe_fds"))
-if [ -n "$srv_fds" ] && [ -z "$common" ] && [ "$nexe" -ge 3 ] && [ "$nexe" -le 4 ]; then t_pass serve_no_server_fd_in_executor
-else t_fail serve_no_server_fd_in_executor "shared: $common; executor: $(tr '\n' ' ' <<<"$exe_fds")"; fi
+#    (a server without the preload, whose descriptors would be counted: a call cannot remove it)
+S6=$SD/s6; p6=$SPID
+if start_server "$S6" "$T_TMP/s6.log" --layers auto,-preload; then
+	srv_fds=$(for f in /proc/$SPID/fd/*; do readlink "$f"; done 2>/dev/null | grep -v -e '^/dev/null$' -e '^/dev/pts' | sort -u)
+	exe_fds=$(cd "$WS" && "$SBXSUP" run --server "$S6" -- \
+		sh -c 'for f in /proc/$$/fd/*; do readlink "$f"; done' </dev/null 2>/dev/null | sort -u)
+	stop_server $SPID
+	nexe=$(wc -l <<<"$exe_fds")
+	common=$(comm -12 <(echo "$srv_fds") <(echo "$exe_fds"))
+	if [ -n "$srv_fds" ] && [ -z "$common" ] && [ "$nexe" -ge 3 ] && [ "$nexe" -le 4 ]; then t_pass serve_no_server_fd_in_executor
+	else t_fail serve_no_server_fd_in_executor "shared: $common; executor: $(tr '\n' ' ' <<<"$exe_fds")"; fi
+else
+	t_fail serve_no_server_fd_in_executor "the server did not start: $(cat "$T_TMP/s6.log")"
+fi
+SPID=$p6
 
 # 7. malformed requests are refused with a reply, and the server keeps serving
 mal=$(python3 - "$S" <<'PY'
@@ -160,6 +167,120 @@ if need_root serve_peer_other_uid && need_cmd serve_peer_other_uid setpriv; then
 	kill -TERM $np; wait $np
 	{ [ $rc -eq 125 ] && ! grep -q ran-as-root <<<"$out" && grep -q 'peer uid 0 is not' "$T_TMP/nobody.log"; } || why="$why nobody server: rc=$rc out=$out log=$(cat "$T_TMP/nobody.log");"
 	if [ -z "$why" ]; then t_pass serve_peer_other_uid; else t_fail serve_peer_other_uid "$why"; fi
+fi
+
+# 10b. a run never reaches the server's power (issue: a root server whose socket lies in a run's
+#      workspace ran `SBXSUP_SANDBOX=0 cat SECRET` for the executor, unsandboxed):
+#  - a socket inside a grant of the server's own manifest is refused (125, nothing bound);
+#  - a peer that is a process of a run is refused, whatever its uid (its cgroup; another user
+#    namespace); evidence: the secret's bytes are not printed, the call's command never ran (its
+#    marker is absent on the host), the server said why on stderr;
+#  - a call never lowers the server's layers (SBXSUP_SANDBOX=0, --layers -X, --sensor off);
+#  - a call's --result inside the workspace is refused as a direct run's is.
+SECRET=$T_TMP/serve-secret; echo "SERVE-SECRET-$$" > "$SECRET"; chmod 600 "$SECRET"
+HMD=$T_TMP/hostmark; mkdir -m 700 "$HMD"
+out=$(cd "$WS" && timeout 10 "$SBXSUP" serve --socket "$WS/s" 2>&1); rc=$?
+out2=$(cd "$T_TMP" && timeout 10 "$SBXSUP" serve -w "$WS" --socket "$WS/s2" 2>&1); rc2=$?
+if [ $rc -eq 125 ] && [ $rc2 -eq 125 ] && [ ! -e "$WS/s" ] && [ ! -e "$WS/s2" ] && grep -q 'refused: a run could write' <<<"$out" \
+   && [ "$(wc -l <<<"$out")" = 1 ] && grep -q 'refused: a run could write' <<<"$out2"; then t_pass serve_refuses_socket_in_grant
+else t_fail serve_refuses_socket_in_grant "rc=$rc out=$out; rc2=$rc2 out2=$out2"; fi
+
+RW=$T_TMP/runws; mkdir -p "$RW/sock"; chmod 700 "$RW/sock"; mkdir -p "$T_TMP/srvws"
+SX=$RW/sock/s; sx=
+if (cd "$T_TMP/srvws" && start_server "$SX" "$T_TMP/sx.log"); then sx=$(pgrep -f "serve --socket $SX" | head -1); fi
+# the executor's client: the sbxsup binary it can run (bound at /run/sbxsup inside bwrap, else itself)
+ATTACK='X=/run/sbxsup/sbxsup; [ -x "$X" ] || X='"$SBXSUP"'; SBXSUP_SANDBOX=0 "$X" run --server ./sock/s -w '"$RW"' -- sh -c "cat '"$SECRET"'; touch '"$HMD"'/ran.$M"'
+for mode in full nobwrap preload; do
+	case $mode in
+	full) L=;;
+	nobwrap) L="--layers preload,seccomp,landlock,netfilter,probes,limits";;
+	preload) L="--layers preload,probes,limits";;
+	esac
+	if [ -z "$sx" ]; then t_fail "serve_refuses_run_peer_$mode" "the server did not start: $(cat "$T_TMP/sx.log")"; continue; fi
+	before=$(grep -c 'refused a connection' "$T_TMP/sx.log")
+	# shellcheck disable=SC2086
+	out=$(cd "$RW" && M=$mode timeout 60 "$SBXSUP" run $L -m "$T_TMP/pass.json" -- sh -c "M=$mode; $ATTACK" 2>&1)
+	after=$(grep -c 'refused a connection' "$T_TMP/sx.log")
+	why=
+	grep -q "SERVE-SECRET-$$" <<<"$out" && why="$why the secret was printed;"
+	[ -e "$HMD/ran.$mode" ] && why="$why the server ran the call;"
+	if [ $mode = full ]; then
+		# root's executor maps to uid 0 inside bwrap: only its cgroup tells it from the caller
+		grep -q 'refused a connection: pid [0-9]* is a process of a run (cgroup [^ ]*sbxsup-' "$T_TMP/sx.log" || why="$why no cgroup refusal in the server's log;"
+		grep -q 'the server refused the call: pid' <<<"$out" || why="$why the client was not told: $out;"
+	fi
+	# every mode: refused by the server (its log) or unable to reach it at all
+	[ "$after" -gt "$before" ] || grep -q 'cannot connect\|Permission denied' <<<"$out" || why="$why neither refused nor unreachable: $out;"
+	if [ -z "$why" ]; then t_pass "serve_refuses_run_peer_$mode"; else t_fail "serve_refuses_run_peer_$mode" "$why"; fi
+done
+kill -0 "$sx" 2>/dev/null && stop_server "$sx"
+
+# a call that would lower the server's layers: refused, nothing run, the reason in its record
+why=
+for n in 1 2 3; do
+	case $n in
+	1) pre=SBXSUP_SANDBOX=0; opt=;;
+	2) pre=; opt="--layers auto,-seccomp";;
+	3) pre=; opt="--sensor off";;
+	esac
+	how="$pre$opt"
+	# shellcheck disable=SC2086
+	out=$(cd "$WS" && env $pre "$SBXSUP" run --server "$S" --result "$T_TMP/low.$n" $opt -- sh -c "touch $HMD/low.$n; cat $SECRET" 2>&1); rc=$?
+	[ $rc -eq 125 ] || why="$why [$how] rc=$rc;"
+	[ -e "$HMD/low.$n" ] && why="$why [$how] the call ran;"
+	grep -q "SERVE-SECRET-$$" <<<"$out" && why="$why [$how] the secret was printed;"
+	[ "$(rec "$T_TMP/low.$n" 'r["reason"]["code"]' 2>&1)" = server_refused ] || why="$why [$how] record: $(cat "$T_TMP/low.$n" 2>&1);"
+	grep -q "never lowers the server's layers" <<<"$out" || why="$why [$how] no reason on stderr: $out;"
+done
+# a server started without the layers accepts what it was started with
+SO=$SD/soff
+if SBXSUP_SANDBOX=0 start_server "$SO" "$T_TMP/soff.log"; then
+	po=$SPID
+	(cd "$WS" && SBXSUP_SANDBOX=0 "$SBXSUP" run --server "$SO" -- sh -c "touch $HMD/off.ok") >/dev/null 2>&1 || why="$why the unsandboxed server refused an unsandboxed call;"
+	[ -e "$HMD/off.ok" ] || why="$why the unsandboxed server did not run the call;"
+	stop_server $po
+else why="$why the unsandboxed server did not start;"; fi
+SPID=$(pgrep -f "serve --socket $S" | head -1)
+if [ -z "$why" ]; then t_pass serve_call_never_lowers_layers; else t_fail serve_call_never_lowers_layers "$why"; fi
+
+# a call's --result inside the workspace: refused (twice: such a call never takes a pre-created sandbox)
+why=
+for n in 1 2; do
+	rm -f "$WS/r.json"
+	out=$(cd "$WS" && "$SBXSUP" run --server "$S" --result r.json -- sh -c "touch $WS/served-ran.$n" 2>&1); rc=$?
+	[ $rc -eq 125 ] || why="$why call $n rc=$rc;"
+	[ -e "$WS/served-ran.$n" ] && why="$why call $n ran;"
+	[ "$(rec "$WS/r.json" 'r["reason"]["code"]' 2>&1)" = result_destination ] || why="$why call $n record: $(cat "$WS/r.json" 2>&1);"
+done
+if [ -z "$why" ]; then t_pass serve_result_in_workspace_refused; else t_fail serve_result_in_workspace_refused "$why"; fi
+
+# as an unprivileged user: its own server, its socket in its run's workspace, the executor calls it
+if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null; then
+	U=sbxu_serve
+	if useradd -m "$U" 2>/dev/null; then
+		t_on_exit "userdel -r $U 2>/dev/null"
+		out=$(cd / && runuser -u "$U" -- env SBXSUP="$SBXSUP" PATH="$PATH" HOME="/home/$U" bash -c '
+			cd && mkdir -p ws srv && mkdir -m 700 ws/sock hm && echo "USER-SECRET-$$" > sec && chmod 600 sec
+			(cd srv && exec "$SBXSUP" serve --socket "$HOME/ws/sock/s" > ../serve.log 2>&1) & sp=$!
+			for i in $(seq 1 100); do [ -S ws/sock/s ] && break; sleep 0.05; done
+			cd ws && timeout 60 "$SBXSUP" run -- sh -c "SBXSUP_SANDBOX=0 /run/sbxsup/sbxsup run --server ./sock/s -w $HOME/ws -- sh -c \"cat $HOME/sec; touch $HOME/hm/ran\"" 2>&1
+			SBXSUP_SANDBOX=0 "$SBXSUP" run --server ./sock/s -- sh -c "touch $HOME/hm/lowered" >/dev/null 2>&1; echo "LOWER-RC: $?"
+			timeout 10 "$SBXSUP" serve --socket "$HOME/ws/s2" >/dev/null 2>&1; echo "SOCK-RC: $? $([ -e s2 ] && echo bound)"
+			kill -TERM $sp; wait $sp
+			echo "LOG: $(cat ../serve.log)"; [ -e "$HOME/hm/ran" ] && echo CALL-RAN; [ -e "$HOME/hm/lowered" ] && echo LOWERED-RAN
+			echo "SECRET-IS: USER-SECRET-$$"' 2>&1)
+		sec=$(sed -n 's/^SECRET-IS: //p' <<<"$out")
+		why=
+		[ -n "$sec" ] && [ "$(grep -c "$sec" <<<"$out")" = 1 ] || why="$why the secret was printed;"
+		grep -q CALL-RAN <<<"$out" && why="$why the server ran the call;"
+		grep -q 'refused a connection: pid [0-9]* is \(in another user namespace\|a process of a run\)' <<<"$out" || why="$why no refusal in the server's log;"
+		if [ -z "$why" ]; then t_pass unpriv_serve_refuses_run_peer; else t_fail unpriv_serve_refuses_run_peer "$why out=$out"; fi
+		if grep -q '^LOWER-RC: 125$' <<<"$out" && ! grep -q LOWERED-RAN <<<"$out"; then t_pass unpriv_serve_call_never_lowers_layers
+		else t_fail unpriv_serve_call_never_lowers_layers "$out"; fi
+		if grep -q '^SOCK-RC: 125 $' <<<"$out"; then t_pass unpriv_serve_refuses_socket_in_grant
+		else t_fail unpriv_serve_refuses_socket_in_grant "$out"; fi
+		userdel -r "$U" 2>/dev/null
+	else t_skip unpriv_serve_refuses_run_peer "cannot create user $U"; fi
 fi
 
 # 11. SIGTERM: a live run ends (run.end written, nothing left), the socket goes, exit 0

@@ -88,9 +88,15 @@ static void test_empty_and_errors(void **state)
 static void test_printable(void **state)
 {
 	(void)state;
-	char s[] = "a\x1b[31m\n\xc2\x9b" "b\xc3\xa9";
-	audit_printable(s);
-	assert_string_equal(s, "a?[31m???b\xc3\xa9");
+	char s[64] = "a\x1b[31m\n\xc2\x9b" "b\xc3\xa9";
+	audit_printable(s, sizeof s);   /* the one quoting style, without the quotes */
+	assert_string_equal(s, "a\\033[31m\\n\\u009bb\xc3\xa9");
+	char small[8] = "\x1b\x1b\x1b";
+	audit_printable(small, sizeof small);   /* cut at an escape boundary */
+	assert_string_equal(small, "\\033");
+	char *t = audit_printable_take(strdup("x\xe2\x80\xaey"));
+	assert_string_equal(t, "x\\u202ey");
+	free(t);
 }
 
 int main(void)

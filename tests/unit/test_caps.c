@@ -199,6 +199,27 @@ static void test_unprivileged_setuid(void **state)
 	assert_int_equal(ku_wait(pid), 0);
 }
 
+/* sbx_caps_effective: what the no-namespace fallback asks before switching identity. Root holds
+ * CAP_SETUID; after setresuid to 65534 (no keep-caps) nothing is effective any more. */
+static void test_effective(void **state)
+{
+	(void)state;
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		fails = 0;
+		EXPECT("root: CAP_SETUID effective", sbx_caps_effective(CAP_SETUID));
+		EXPECT("root: CAP_SETPCAP effective", sbx_caps_effective(CAP_SETPCAP));
+		EXPECT("out of range: false", !sbx_caps_effective(-1) && !sbx_caps_effective(64));
+		if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0)
+			_exit(90);
+		EXPECT("uid 65534: CAP_SETUID gone", !sbx_caps_effective(CAP_SETUID));
+		EXPECT("uid 65534: CAP_SETGID gone", !sbx_caps_effective(CAP_SETGID));
+		_exit(fails);
+	}
+	assert_int_equal(ku_wait(pid), 0);
+}
+
 int main(void)
 {
 	if (geteuid() != 0) { /* the fixture is a setuid-root copy of id(1); the tests drop root */
@@ -209,6 +230,7 @@ int main(void)
 		cmocka_unit_test(test_last),
 		cmocka_unit_test(test_drop_root),
 		cmocka_unit_test(test_unprivileged_setuid),
+		cmocka_unit_test(test_effective),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

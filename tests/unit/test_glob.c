@@ -87,10 +87,22 @@ static const struct grow glob_table[] = {
 	{ "/**/a/b", "/a/a/a/b", true },
 	{ "/**/a/**/b", "/a/x/a/y/b", true },
 	{ "/a/*a*a*a*b", "/a/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", false },
-	/* no character classes, no escapes */
+	/* no character classes; a backslash makes the next byte literal */
 	{ "/a/[b]", "/a/[b]", true },
 	{ "/a/[b]", "/a/b", false },
-	{ "/a/\\*", "/a/\\x", true },
+	{ "/a/\\*", "/a/\\x", false },
+	{ "/a/\\*", "/a/*", true },
+	{ "/a/\\*", "/a/x", false },
+	{ "/\\*\\*/x", "/**/x", true },
+	{ "/\\*\\*/x", "/usr/x", false },
+	{ "/\\*\\*/x", "/x", false },
+	{ "/a/b\\?", "/a/b?", true },
+	{ "/a/b\\?", "/a/bc", false },
+	{ "/a/\\\\", "/a/\\", true },
+	{ "/a/x\\", "/a/x\\", true },            /* a trailing backslash matches itself */
+	{ "/a/*\\*", "/a/abc*", true },
+	{ "/a/*\\*", "/a/abc", false },
+	{ "/a/\\x", "/a/x", true },                /* an escaped ordinary byte is that byte */
 };
 
 static void test_glob_table(void **state)
@@ -273,7 +285,37 @@ static void test_literal_prefix(void **state)
 	assert_true(pol_glob_has_magic("/a/*"));
 	assert_true(pol_glob_has_magic("/a/?"));
 	assert_false(pol_glob_has_magic("/a/[b]"));
+	assert_true(pol_glob_has_magic("/a/\\*"));
+	assert_int_equal(pol_glob_literal_prefix("/w/a\\*b/c"), 2);  /* an escaped name is not a directory path */
 	assert_false(pol_glob_has_magic(NULL));
+}
+
+/* A name from the executor, escaped, matches exactly itself (learn's proposals, issue 30). */
+static void test_escape_literal(void **state)
+{
+	(void)state;
+	static const char *const names[] = {
+		"/**/x", "/w/*", "/w/?", "/w/[a]", "/w/a\\b", "/w/\\*", "/w/**", "/w/a*b?c\\", "/w/plain",
+	};
+	static const char *const others[] = {
+		"/usr/x", "/x", "/w/a", "/w/b", "/w/ab", "/w/a\\", "/w/abbc", "/w/*/x", "/etc/cron.d",
+	};
+	char g[256];
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		assert_int_equal(pol_glob_escape(names[i], g, sizeof g), 0);
+		if (!pol_glob_match(g, names[i]))
+			print_error("%s -> %s does not match itself\n", names[i], g);
+		assert_true(pol_glob_match(g, names[i]));
+		for (size_t k = 0; k < sizeof others / sizeof others[0]; k++)
+			if (strcmp(others[k], names[i]) != 0) {
+				if (pol_glob_match(g, others[k]))
+					print_error("%s matches %s\n", g, others[k]);
+				assert_false(pol_glob_match(g, others[k]));
+			}
+	}
+	assert_int_equal(pol_glob_escape("/a*", g, 4), -1);    /* does not fit */
+	assert_int_equal(pol_glob_escape("/a*", g, 5), 0);
+	assert_string_equal(g, "/a\\*");
 }
 
 struct nrow { const char *cwd, *path, *want; };
@@ -337,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_glob_hostile),
 		cmocka_unit_test(test_glob_vs_reference),
 		cmocka_unit_test(test_literal_prefix),
+		cmocka_unit_test(test_escape_literal),
 		cmocka_unit_test(test_normalize),
 		cmocka_unit_test(test_normalize_errors),
 	};

@@ -1004,6 +1004,42 @@ static void test_sealed_memfd(void **state)
 	free(b.blob);
 }
 
+/* The privilege predicate (contract version 3): what no layer lets the executor create. */
+static void test_privilege(void **state)
+{
+	(void)state;
+	/* chmod family: the bits themselves */
+	assert_string_equal(pol_priv_mode(POL_PRIV_CHMOD, 0, 04755), POL_PRIV_SETUID);
+	assert_string_equal(pol_priv_mode(POL_PRIV_CHMOD, 0, 02755), POL_PRIV_SETGID);
+	assert_string_equal(pol_priv_mode(POL_PRIV_CHMOD, 0, 06755), POL_PRIV_SETUID);
+	assert_null(pol_priv_mode(POL_PRIV_CHMOD, 0, 01777)); /* sticky: no privilege */
+	assert_null(pol_priv_mode(POL_PRIV_CHMOD, 0, 0755));
+	/* open/creat: only when a file is created */
+	assert_string_equal(pol_priv_mode(POL_PRIV_CREATE, O_CREAT | O_WRONLY, 06755), POL_PRIV_SETUID);
+	assert_string_equal(pol_priv_mode(POL_PRIV_CREATE, O_TMPFILE | O_RDWR, 02700), POL_PRIV_SETGID);
+	assert_string_equal(pol_priv_mode(POL_PRIV_CREATE, 020000000 | O_RDWR, 04700), POL_PRIV_SETUID);
+	assert_null(pol_priv_mode(POL_PRIV_CREATE, O_RDONLY, 06755)); /* no file made: mode unused */
+	assert_null(pol_priv_mode(POL_PRIV_CREATE, O_CREAT | O_WRONLY, 0644));
+	/* mknod: devices whatever their mode, setuid/setgid regular files, harmless FIFOs */
+	assert_string_equal(pol_priv_mode(POL_PRIV_MKNOD, 0, S_IFCHR | 0600), POL_PRIV_DEVICE);
+	assert_string_equal(pol_priv_mode(POL_PRIV_MKNOD, 0, S_IFBLK | 0600), POL_PRIV_DEVICE);
+	assert_string_equal(pol_priv_mode(POL_PRIV_MKNOD, 0, S_IFREG | 04755), POL_PRIV_SETUID);
+	assert_string_equal(pol_priv_mode(POL_PRIV_MKNOD, 0, 02755), POL_PRIV_SETGID); /* type 0: regular */
+	assert_null(pol_priv_mode(POL_PRIV_MKNOD, 0, S_IFIFO | 0644));
+	assert_null(pol_priv_mode(POL_PRIV_MKNOD, 0, S_IFSOCK | 0644));
+	assert_null(pol_priv_mode(POL_PRIV_MKNOD, 0, S_IFREG | 0644));
+	/* xattrs */
+	assert_string_equal(pol_priv_xattr("security.capability", 0), POL_PRIV_FCAPS);
+	assert_string_equal(pol_priv_xattr("security.selinux", 0), POL_PRIV_SECATTR);
+	assert_null(pol_priv_xattr("user.x", 04755));
+	assert_null(pol_priv_xattr("security", 0));
+	assert_null(pol_priv_xattr(NULL, 0));
+	assert_null(pol_priv_xattr("system.posix_acl_access", 0644));
+	assert_null(pol_priv_xattr("system.posix_acl_default", 02755));
+	assert_string_equal(pol_priv_xattr("system.posix_acl_access", S_IFREG | 02644), POL_PRIV_SETGID);
+	assert_string_equal(pol_priv_xattr("system.posix_acl_access", S_IFREG | 04644), POL_PRIV_SETUID);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1023,6 +1059,7 @@ int main(void)
 		cmocka_unit_test(test_open_corrupt),
 		cmocka_unit_test(test_scaling),
 		cmocka_unit_test(test_sealed_memfd),
+		cmocka_unit_test(test_privilege),
 	};
 	return cmocka_run_group_tests(tests, setup_resolv, teardown_resolv);
 }

@@ -965,6 +965,37 @@ static void test_decode_decisions(void **state)
 	assert_true(v->contained);
 	assert_int_equal(v->err, EACCES);
 
+	/* the privilege guard's predicate: a setuid mode in the workspace (allowed for writing) is
+	 * still a violation, critical by its rule; a plain mode is not */
+	char wsreq[sizeof(ev->req)];
+	snprintf(wsreq, sizeof(wsreq), "%s/plant", E.ws);
+	snprintf(ev->req, sizeof(ev->req), "%s", wsreq);
+	ev->sc = PR_SC_FCHMODAT;
+	ev->aflags = 04755;
+	ev->ret = -EPERM;
+	assert_int_equal(pr_decide(E.p, ev, v), 1);
+	assert_string_equal(v->rule, POL_PRIV_SETUID);
+	assert_string_equal(v->access, "privilege");
+	assert_true(v->contained);
+	ev->aflags = 0755;
+	ev->ret = 0;
+	assert_int_equal(pr_decide(E.p, ev, v), 0);
+	ev->sc = PR_SC_OPENAT;                        /* the creation mode rides in bits 32..47 */
+	ev->aflags = (O_WRONLY | O_CREAT) | (06755ull << 32);
+	ev->ret = 0;
+	assert_int_equal(pr_decide(E.p, ev, v), 1);
+	assert_string_equal(v->rule, POL_PRIV_SETUID);
+	assert_string_equal(pr_outcome(v), "breach");
+	ev->aflags = (O_WRONLY | O_CREAT) | (0644ull << 32);
+	assert_int_equal(pr_decide(E.p, ev, v), 0);
+	ev->sc = PR_SC_MKNODAT;
+	ev->aflags = 020600;                          /* S_IFCHR */
+	ev->ret = -EPERM;
+	assert_int_equal(pr_decide(E.p, ev, v), 1);
+	assert_string_equal(v->rule, POL_PRIV_DEVICE);
+	snprintf(ev->req, sizeof(ev->req), "/usr/lib/x");
+	ev->ret = 0;
+
 	ev->sc = PR_SC_EXECVE;                        /* exec of a memfd: escape class */
 	ev->path_kind = PR_PK_FULL;
 	put_comps(ev, (const char *const[]){ "memfd:x" }, 1);

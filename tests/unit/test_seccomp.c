@@ -15,6 +15,10 @@
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <netinet/in.h>
 #include <linux/netlink.h>
 
@@ -560,6 +564,90 @@ static void test_report_only(void **state)
 	rmdir(ws);
 }
 
+/* The privilege guard's own filter (sbx_privguard_install, the stage's when neither the layer's nor
+ * the sensor's is installed): setuid/setgid modes, devices, user namespaces and openat2 refused,
+ * everything else as without it; the refusals reported as critical kernel.violation. */
+static void test_privguard(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/sbx-test-privguard-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char f[128], d[128], n[128];
+	snprintf(f, sizeof f, "%s/f", dir);
+	snprintf(d, sizeof d, "%s/d", dir);
+	snprintf(n, sizeof n, "%s/n", dir);
+	snprintf(g_audit, sizeof g_audit, "/tmp/sbx-test-seccomp-XXXXXX");
+	int tfd = mkstemp(g_audit);
+	assert_true(tfd >= 0);
+	close(tfd);
+	unlink(g_audit);
+	char err[256];
+	struct audit a;
+	assert_int_equal(audit_open(&a, g_audit, "test-seccomp", err, sizeof err), 0);
+	int sp[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(sp[0]);
+		int listener = -1;
+		char why[256] = "";
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || sbx_privguard_install(&listener, why, sizeof why) < 0) {
+			fprintf(stderr, "# child: install: %s\n", why);
+			_exit(101);
+		}
+		if (listener < 0 || ku_send_fd(sp[1], listener) < 0)
+			_exit(102);
+		close(listener);
+		fails = 0;
+		int fd = open(f, O_RDWR | O_CREAT, 0755);
+		EXPECT_OK("create 0755", fd);
+		EXPECT_ERR("chmod 4755", chmod(f, 04755), EPERM);
+		EXPECT_ERR("fchmod 2755", fchmod(fd, 02755), EPERM);
+		EXPECT_ERR("fchmodat2 6755", syscall(452, AT_FDCWD, f, 06755, 0), EPERM);
+		EXPECT_ERR("wide mode", syscall(SYS_fchmodat, AT_FDCWD, f, 0x100004755L), EPERM);
+		EXPECT_OK("chmod 1777 (sticky)", chmod(f, 01777));
+		EXPECT_OK("chmod 0700", chmod(f, 0700));
+		EXPECT_ERR("open O_CREAT 6755", open(n, O_WRONLY | O_CREAT, 06755), EPERM);
+		EXPECT_ERR("open O_TMPFILE 4755", open(dir, O_TMPFILE | O_RDWR, 04755), EPERM);
+		EXPECT_ERR("creat 2755", creat(n, 02755), EPERM);
+		EXPECT_OK("open without O_CREAT ignores the mode", open(f, O_RDONLY, 06755));
+		EXPECT_ERR("mknod S_IFREG|4755", mknod(n, S_IFREG | 04755, 0), EPERM);
+		EXPECT_ERR("mknod char", mknod(n, S_IFCHR | 0600, makedev(1, 3)), EPERM);
+		EXPECT_ERR("mknod block", mknod(n, S_IFBLK | 0600, makedev(7, 0)), EPERM);
+		EXPECT_OK("mkfifo", mknod(n, S_IFIFO | 0600, 0));
+		EXPECT_OK("mkdir 2775 (masked)", mkdir(d, 02775));
+		EXPECT_ERR("openat2", syscall(437, AT_FDCWD, f, &(uint64_t[3]){O_RDONLY, 0, 0}, 24), ENOSYS);
+		EXPECT_ERR("clone3", syscall(__NR_clone3, NULL, 0), ENOSYS);
+		EXPECT_ERR("io_uring_setup", syscall(__NR_io_uring_setup, 1, NULL), ENOSYS);
+		EXPECT_ERR("unshare(CLONE_NEWUSER)", unshare(CLONE_NEWUSER), EPERM);
+		EXPECT_ERR("setxattr security.capability", setxattr(f, "security.capability", "\1\0\0\2", 4, 0), EPERM);
+		EXPECT_OK("setxattr user.x", setxattr(f, "user.x", "1", 1, 0) == 0 || errno == EOPNOTSUPP ? 0 : -1);
+		_exit(fails);
+	}
+	close(sp[1]);
+	int listener = ku_recv_fd(sp[0]);
+	close(sp[0]);
+	assert_true(listener >= 0);
+	struct sbx_seccomp_state sst;
+	sbx_seccomp_state_init(&sst, NULL, false);
+	sst.report_only = sst.ctx.report_only = sst.guard_only = true;
+	assert_int_equal(serve_state(pid, listener, &a, &sst), 0);
+	audit_close(&a);
+	assert_true(ku_line_has(g_audit, "\"event\":\"kernel.violation\"", "\"syscall\":\"chmod\"",
+				"\"rule\":\"privilege: setuid bit\"", "\"outcome\":\"contained\"",
+				"\"sev\":\"critical\"", NULL));
+	assert_true(ku_line_has(g_audit, "\"syscall\":\"mknodat\"", "\"rule\":\"privilege: device node\"", NULL));
+	assert_true(ku_line_has(g_audit, "\"rule\":\"privilege: file capability\"", NULL));
+	assert_true(ku_line_has(g_audit, "\"syscall\":\"unshare\"", "\"rule\":\"escape-class syscall\"", NULL));
+	unlink(g_audit);
+	g_audit[0] = 0;
+	unlink(n);
+	unlink(f);
+	rmdir(d);
+	rmdir(dir);
+}
+
 static void test_plan(void **state)
 {
 	(void)state;
@@ -584,6 +672,7 @@ int main(void)
 		cmocka_unit_test(test_errno_only),
 		cmocka_unit_test(test_exec_gate),
 		cmocka_unit_test(test_report_only),
+		cmocka_unit_test(test_privguard),
 		cmocka_unit_test(test_plan),
 	};
 	return cmocka_run_group_tests(tests, NULL, teardown);

@@ -40,6 +40,8 @@ static void check(const struct ex *x)
 static const struct ex examples[] = {
 	{"breach", SBX_SEV_CRITICAL, KV("\"syscall\":\"openat\",\"path\":\"/tmp/x\",\"access\":\"read\",\"rule\":\"default: not granted\",\"outcome\":\"breach\"")},
 	{"breach", SBX_SEV_CRITICAL, KV("\"syscall\":\"connect\",\"path\":\"/var/run/nscd/socket\",\"access\":\"connect\",\"rule\":\"default: not granted\",\"outcome\":\"breach\"")},
+	{"privilege", SBX_SEV_CRITICAL, KV("\"syscall\":\"fchmodat\",\"path\":\"/w/x\",\"access\":\"privilege\",\"rule\":\"privilege: setuid bit\",\"outcome\":\"contained\"")},
+	{"privilege", SBX_SEV_CRITICAL, PD("\"op\":\"setxattr\",\"path\":\"/w/x\",\"access\":\"privilege\",\"rule\":\"privilege: file capability\"")},
 	{"benign-loopback-bind-probe", SBX_SEV_INFO, PD("\"op\":\"bind\",\"addr\":\"::1\",\"port\":0,\"access\":\"connect\",\"rule\":\"network: no capability\"")},
 	{"network-peer", SBX_SEV_HIGH, PD("\"op\":\"bind\",\"addr\":\"::1\",\"port\":8080,\"access\":\"connect\",\"rule\":\"network: no capability\"")},
 	{"network-peer", SBX_SEV_HIGH, PD("\"op\":\"bind\",\"addr\":\"0.0.0.0\",\"port\":0,\"access\":\"connect\",\"rule\":\"network: no capability\"")},
@@ -95,6 +97,7 @@ static void run_id(const char *id)
 
 #define T(name, id) static void test_##name(void **s) { (void)s; run_id(id); }
 T(breach, "breach")
+T(privilege, "privilege")
 T(secret_metadata, "secret-metadata")
 T(benign_loopback_bind_probe, "benign-loopback-bind-probe")
 T(secret_rule, "secret-rule")
@@ -165,7 +168,7 @@ static void test_names_round_trip(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_breach), cmocka_unit_test(test_secret_metadata), cmocka_unit_test(test_benign_loopback_bind_probe), cmocka_unit_test(test_secret_rule),
+		cmocka_unit_test(test_breach), cmocka_unit_test(test_privilege), cmocka_unit_test(test_secret_metadata), cmocka_unit_test(test_benign_loopback_bind_probe), cmocka_unit_test(test_secret_rule),
 		cmocka_unit_test(test_manifest_deny), cmocka_unit_test(test_secret_path),
 		cmocka_unit_test(test_unverifiable), cmocka_unit_test(test_benign_nscd_socket),
 		cmocka_unit_test(test_benign_userdb_socket), cmocka_unit_test(test_benign_uuidd_socket),

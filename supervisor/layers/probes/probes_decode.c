@@ -203,6 +203,24 @@ static unsigned path_access(const struct pr_event *ev)
 	}
 }
 
+/* The privilege rule (policy.h pol_priv_mode) of a record whose mode BPF copied (files.bpf.h
+ * files_enter), or NULL. */
+static const char *priv_rule(const struct pr_event *ev)
+{
+	uint32_t m = (uint32_t)(ev->aflags >> 32) & 0xffff;
+	switch (ev->sc) {
+	case PR_SC_OPEN: case PR_SC_OPENAT: case PR_SC_OPENAT2:
+		return pol_priv_mode(POL_PRIV_CREATE, (uint32_t)ev->aflags, m);
+	case PR_SC_CREAT:
+		return pol_priv_mode(POL_PRIV_CREATE, O_CREAT, m);
+	case PR_SC_CHMOD: case PR_SC_FCHMOD: case PR_SC_FCHMODAT: case PR_SC_FCHMODAT2:
+		return pol_priv_mode(POL_PRIV_CHMOD, 0, (uint32_t)ev->aflags & 0xffff);
+	case PR_SC_MKNOD: case PR_SC_MKNODAT:
+		return pol_priv_mode(POL_PRIV_MKNOD, 0, (uint32_t)ev->aflags & 0xffff);
+	}
+	return NULL;
+}
+
 static const char *access_name(unsigned a)
 {
 	return a == POL_WRITE ? "write" : a == POL_EXEC ? "exec" : "read";
@@ -404,6 +422,13 @@ int pr_decide(const struct policy *p, const struct pr_event *ev, struct pr_view 
 	if (why || pr_event_path(ev, v->path, sizeof(v->path)) != 0) {
 		snprintf(v->path, sizeof(v->path), "%s", v->requested);
 		return undecidable(v, why ? why : PR_RULE_UNASSEMBLED);
+	}
+	const char *priv = priv_rule(ev);
+	if (priv) { /* the privilege guard: wherever the object is (the same predicate as every layer) */
+		v->access = "privilege";
+		v->rule = priv;
+		v->violation = true;
+		return 1;
 	}
 	if (acc == POL_EXEC && strncmp(v->path, "/memfd:", 7) == 0) {
 		v->is_escape = true;

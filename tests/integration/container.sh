@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# container.sh — sbxsup inside real containers (issues 26 and 32): podman with the runc runtime, a
+# local image made from the host's files (tests/container/image.sh), the build tree mounted
+# read-only at its own path. Per seccomp profile and container user (root, and 1000:1000):
+#   - podman's own default profile (it lets a user namespace be made),
+#   - a Docker-like default (namespaces refused without CAP_SYS_ADMIN: clone with CLONE_NEW* flags,
+#     unshare, setns, mount, pivot_root, clone3 -> ENOSYS), derived here from podman's profile —
+#     no namespace can be made, the no-namespace fallback runs,
+#   - the documented profile, deploy/seccomp-sbxsup.json, with its capabilities (docs/deployment.md).
+# Asserted, with host-side evidence and the audit event:
+#   identity:  the executor is not uid 0 (the owner on the host of a file it wrote; run.start's
+#              level.identity),
+#   setuid:    a setuid plant in the workspace (cp /bin/id x; chmod 4755 x, and the raw syscall
+#              from a static binary) leaves no setuid bit on the host; a critical event names it,
+#   secret:    a file outside the grants (mode 0644, mounted into the container) is not read; the
+#              audit reports the denial,
+#   orphan:    a double-forked setsid grandchild does not survive a SIGKILL of sbxsup (checked inside
+#              the container, after the kill),
+#   warnings:  they name the namespaces that exist and never blame the kernel's sysctl there,
+#   refusal:   root without CAP_SETUID/CAP_SETGID and no namespace: 125 unless accepted; `status`,
+#   escape:    the corpus's as-user attacks, no-bwrap mode, as uid 1000 (default, Docker-like).
+# SKIPs with a reason where podman or runc is absent or cannot start a container (rootless podman
+# without subordinate ids, ...). Bounded: the image is built once per host state (a few seconds),
+# each container run is under a timeout.
+. "$(dirname "$0")/../lib.sh"
+
+PODMAN=(podman --runtime runc)
+RUNOPTS=(--rm --network none --ulimit nofile=1024:1024 --ulimit nproc=1024:1024)
+B_ABS=$(readlink -f "$(dirname "$SBXSUP")")
+if ! command -v podman >/dev/null 2>&1 || ! command -v runc >/dev/null 2>&1; then
+	t_skip container "needs podman and runc (make test-deps installs them)"; exit 0
+fi
+if [ "$(id -u)" != 0 ] && { ! grep -q "^$(id -un):" /etc/subuid 2>/dev/null || ! command -v newuidmap >/dev/null; }; then
+	t_skip container "rootless podman needs newuidmap (uidmap) and a subordinate uid range for $(id -un) in /etc/subuid"; exit 0
+fi
+t0=$(date +%s.%N)
+if ! IMG=$(SBX_PODMAN="${PODMAN[*]}" bash "$SBX_ROOT/tests/container/image.sh" "$B_ABS" 2>"$T_TMP/img.err"); then
+	t_skip container "cannot build the local test image: $(tail -1 "$T_TMP/img.err")"; exit 0
+fi
+t1=$(date +%s.%N)
+echo "# image $IMG ready in $(awk -v a="$t0" -v b="$t1" "BEGIN { printf \"%.1f\", b - a }")s"
+if ! out=$(timeout 60 "${PODMAN[@]}" run "${RUNOPTS[@]}" "$IMG" true 2>&1); then
+	t_skip container "podman cannot start a container here: $(tail -1 <<<"$out")"; exit 0
+fi
+
+# The Docker-like default: podman's profile, with what Docker allows only with CAP_SYS_ADMIN moved
+# behind that capability (clone without namespace flags stays allowed).
+DL=$T_TMP/seccomp-dockerlike.json
+python3 - /usr/share/containers/seccomp.json "$DL" <<'PY' || { t_skip container "no podman default seccomp profile to derive from"; exit 0; }
+import json, sys
+p = json.load(open(sys.argv[1]))
+ns = {'unshare', 'setns', 'mount', 'umount', 'umount2', 'pivot_root', 'clone3', 'fsopen', 'fsconfig',
+      'fsmount', 'fspick', 'open_tree', 'move_mount', 'mount_setattr'}
+out = []
+for s in p['syscalls']:
+    s = dict(s)
+    if s['action'] == 'SCMP_ACT_ALLOW' and not s.get('includes') and not s.get('args'):
+        s['names'] = [n for n in s['names'] if n not in ns and n != 'clone']
+    out.append(s)
+sa = {'caps': ['CAP_SYS_ADMIN']}
+out.append({'names': sorted(ns | {'clone'}), 'action': 'SCMP_ACT_ALLOW', 'includes': sa})
+out.append({'names': ['clone'], 'action': 'SCMP_ACT_ALLOW', 'excludes': sa,
+            'args': [{'index': 0, 'value': 0x7E020000, 'valueTwo': 0, 'op': 'SCMP_CMP_MASKED_EQ'}]})
+out.append({'names': ['clone3'], 'action': 'SCMP_ACT_ERRNO', 'errnoRet': 38, 'excludes': sa})
+p['syscalls'] = out
+p['defaultErrnoRet'] = 1  # Docker refuses with EPERM (podman's default says ENOSYS)
+p.pop('defaultErrno', None)
+json.dump(p, open(sys.argv[2], 'w'))
+PY
+
+SECRET=$T_TMP/secret; mkdir -p "$SECRET"; echo "CONTAINER-SECRET-$$" > "$SECRET/key"; chmod 644 "$SECRET/key"
+META=$SBX_PROGS/nb_meta_static
+
+# crit FILE NAME: a critical event naming the workspace file NAME (as /ws/NAME, or NAME alone when
+# the event gives the path as the executor wrote it)
+crit() { python3 - "$1" "$2" <<'PY'
+import json, re, sys
+name = sys.argv[2].rsplit('/', 1)[-1]
+pat = re.compile(r'(/ws/|")' + re.escape(name) + r'"')
+for l in open(sys.argv[1]):
+    try: o = json.loads(l)
+    except ValueError: continue
+    if o.get('severity') == 'critical' and pat.search(l): sys.exit(0)
+sys.exit(1)
+PY
+}
+# denied FILE SUBSTR: an event reporting a refused access that mentions SUBSTR
+denied() { python3 - "$1" "$2" <<'PY'
+import json, sys
+for l in open(sys.argv[1]):
+    try: o = json.loads(l)
+    except ValueError: continue
+    if sys.argv[2] in l and o.get('event') not in ('run.start', 'run.end'): sys.exit(0)
+sys.exit(1)
+PY
+}
+ident() { python3 - "$1" <<'PY'
+import json, sys
+for l in open(sys.argv[1]):
+    try: o = json.loads(l)
+    except ValueError: continue
+    if o.get('event') == 'run.start': print(o.get('level', {}).get('identity', '')); break
+PY
+}
+
+# one_case NAME USER SECOPT... : the four checks in one container
+one_case() {
+	local n=$1 user=$2; shift 2
+	local ws=$T_TMP/ws-$n au=$T_TMP/au-$n
+	mkdir -p "$ws" "$au"; chmod 777 "$ws" "$au"
+	cp "$META" "$ws/meta"; chmod 755 "$ws/meta"
+	local script='
+S='"$SBXSUP"'
+$S run -a /au/attack.jsonl -- sh -c "id -u > uid.txt; cp /bin/id x; chmod 4755 x; cp /bin/id y; ./meta y >meta.out 2>&1; cat /secret/key > leak.txt 2>&1" >/au/attack.out 2>&1
+echo "attack-rc=$?"
+$S run -a /au/orphan.jsonl -- sh -c "setsid sh -c \"sleep 1001 & sleep 1002\" </dev/null >/dev/null 2>&1 & sleep 1003" >/au/orphan.out 2>&1 &
+sup=$!
+i=0; while [ $i -lt 50 ] && ! ps -eo args | grep -q "^sleep 1001"; do sleep 0.1; i=$((i+1)); done
+echo "before=$(ps -eo args | grep -c "^sleep 100[123]")"
+kill -9 $sup; wait $sup 2>/dev/null
+i=0; while [ $i -lt 50 ] && ps -eo args | grep -q "^sleep 100[123]"; do sleep 0.1; i=$((i+1)); done
+echo "after=$(ps -eo args | grep -c "^sleep 100[123]")"
+'
+	local out rc
+	out=$(timeout 120 "${PODMAN[@]}" run "${RUNOPTS[@]}" --user "$user" "$@" \
+		-v "$B_ABS:$B_ABS:ro" -v "$ws:/ws" -v "$au:/au" -v "$SECRET:/secret:ro" -w /ws "$IMG" sh -c "$script" 2>&1); rc=$?
+	[ -n "${SBX_CONTAINER_DEBUG:-}" ] && { echo "$out" | sed 's/^/# /'; sed 's/^/# /' "$au/attack.out"; }
+	local a=$au/attack.jsonl id; id=$(ident "$a" 2>/dev/null)
+	if [ $rc -ne 0 ] || [ ! -s "$a" ]; then
+		t_fail "container_run_$n" "rc=$rc $(tail -3 <<<"$out") $(tail -3 "$au/attack.out" 2>/dev/null)"; return
+	fi
+	# (a) the executor is not uid 0: the owner, on the host, of the file it wrote
+	local owner; owner=$(stat -c %u "$ws/uid.txt" 2>/dev/null)
+	if [ -n "$owner" ] && [ "$owner" != 0 ] && [ "$(cat "$ws/uid.txt")" != 0 ] && [ -n "$id" ] && [[ "$id" != "uid 0 "* ]]; then
+		t_pass "container_identity_$n"
+	else t_fail "container_identity_$n" "host owner of uid.txt=${owner:-none} inside=$(cat "$ws/uid.txt" 2>/dev/null) identity=$id"; fi
+	# (b) no setuid bit on the host, by chmod(1) or the raw syscall; a critical event names each
+	local mx my; mx=$(stat -c %a "$ws/x" 2>/dev/null || echo absent); my=$(stat -c %a "$ws/y" 2>/dev/null || echo absent)
+	if [[ "$mx" != [4-7]??? ]] && [[ "$my" != [4-7]??? ]] && [[ "$mx" != [2367]??? ]] \
+	   && crit "$a" /ws/x && crit "$a" /ws/y; then
+		t_pass "container_setuid_plant_$n"
+	else t_fail "container_setuid_plant_$n" "host modes x=$mx y=$my; critical event for x: $(crit "$a" /ws/x && echo yes || echo no), y: $(crit "$a" /ws/y && echo yes || echo no)"; fi
+	# (c) the secret outside the grants: not read; the denial reported
+	if ! grep -q "CONTAINER-SECRET" "$ws/leak.txt" 2>/dev/null && denied "$a" /secret/key; then
+		t_pass "container_secret_$n"
+	else t_fail "container_secret_$n" "leak: $(head -c 80 "$ws/leak.txt" 2>/dev/null); denial event: $(denied "$a" /secret/key && echo yes || echo no)"; fi
+	# warnings say which namespaces exist, and never blame the kernel's sysctl in a container
+	local ns; ns=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    o=json.loads(l)
+    if o.get("event")=="run.start": print(o.get("level",{}).get("ns","none")); break' "$a" 2>/dev/null)
+	if ! grep -q "kernel does not allow non-privileged user namespaces" "$au/attack.out" \
+	   && { [ "${ns:-none}" = none ] || ! grep -q "no private mount tree or namespaces" "$au/attack.out"; }; then
+		t_pass "container_warnings_$n"
+	else t_fail "container_warnings_$n" "ns=$ns; $(grep -m1 'running without bwrap' "$au/attack.out")"; fi
+	# (d) no orphan after the SIGKILL of sbxsup
+	local before after; before=$(sed -n 's/^before=//p' <<<"$out"); after=$(sed -n 's/^after=//p' <<<"$out")
+	if [ "${before:-0}" -ge 3 ] && [ "$after" = 0 ]; then t_pass "container_no_orphan_$n"
+	else t_fail "container_no_orphan_$n" "sleeps before the kill: ${before:-?} after: ${after:-?}"; fi
+}
+
+# As root without CAP_SETUID/CAP_SETGID and no namespace: refused (125, one line), unless accepted;
+# `status` says it is in a container and what is withheld.
+refusal() {
+	local n=dockerlike_nosetuid out
+	out=$(timeout 60 "${PODMAN[@]}" run "${RUNOPTS[@]}" --user 0 --security-opt "seccomp=$DL" --cap-drop SETUID,SETGID \
+		-v "$B_ABS:$B_ABS:ro" -w /root "$IMG" sh -c '
+S='"$SBXSUP"'
+$S run -- id -u >/tmp/o 2>/tmp/e; echo "rc=$?"; grep -c "^sbxsup: refused: " /tmp/e | sed "s/^/lines=/"; cat /tmp/o | sed "s/^/out=/"
+SBXSUP_ALLOW_ROOT_EXECUTOR=1 $S run -- id -u 2>/dev/null | sed "s/^/accepted=/"
+$S run --require all -a /tmp/ra.jsonl -- true 2>/tmp/re; echo "reqrc=$?"
+grep -q "required layer .bwrap. is not active" /tmp/re && echo req-names-bwrap
+grep -q "kernel does not allow" /tmp/re && echo req-blames-kernel
+grep -q "\"bwrap\":false" /tmp/ra.jsonl && echo req-start-bwrap-false
+$S status --json 2>/dev/null | grep -q "\"detected\":[[:space:]]*\"podman" && echo json-container
+$S status 2>&1' 2>&1)
+	if grep -q '^rc=125$' <<<"$out" && grep -q '^lines=1$' <<<"$out" && ! grep -q '^out=' <<<"$out" \
+	   && grep -q '^accepted=0$' <<<"$out"; then t_pass "container_identity_refused_$n"
+	else t_fail "container_identity_refused_$n" "$(tr '\n' ' ' <<<"$out" | head -c 400)"; fi
+	if grep -q '^reqrc=125$' <<<"$out" && grep -q '^req-names-bwrap$' <<<"$out" && grep -q '^req-start-bwrap-false$' <<<"$out" \
+	   && ! grep -q '^req-blames-kernel$' <<<"$out"; then t_pass "container_require_all_names_bwrap_$n"
+	else t_fail "container_require_all_names_bwrap_$n" "$(grep '^req' <<<"$out" | tr '\n' ' ')"; fi
+	if grep -q 'in a container (podman' <<<"$out" && grep -q 'user namespaces refused' <<<"$out" \
+	   && grep -q '^json-container$' <<<"$out" \
+	   && grep -q 'CAP_SETUID missing' <<<"$out"; then t_pass "container_status_$n"
+	else t_fail "container_status_$n" "$(grep -A8 'in a container' <<<"$out" | tr '\n' ' ')"; fi
+}
+
+ts=$(date +%s)
+refusal
+one_case default_root 0
+one_case default_user 1000:1000
+one_case dockerlike_root 0 --security-opt "seccomp=$DL"
+one_case dockerlike_user 1000:1000 --security-opt "seccomp=$DL"
+# The documented settings (docs/deployment.md): the shipped profile, the capabilities, /proc
+# unmasked: bwrap and the probes come up (netfilter also needs a cgroup v2 host).
+# shellcheck disable=SC2054 # the capability list is one comma-separated argument
+DOC=(--security-opt "seccomp=$SBX_ROOT/deploy/seccomp-sbxsup.json" --security-opt unmask=ALL
+     --cap-add SYS_ADMIN,BPF,PERFMON,NET_ADMIN)
+one_case documented_root 0 "${DOC[@]}"
+one_case documented_user 1000:1000 "${DOC[@]}"
+if audit_has "$T_TMP/au-documented_root/attack.jsonl" run.start layers.bwrap=true layers.seccomp=true layers.landlock=true; then
+	t_pass container_documented_profile_bwrap
+else t_fail container_documented_profile_bwrap "$(grep -o '"layers":{[^}]*}' "$T_TMP/au-documented_root/attack.jsonl" 2>/dev/null)"; fi
+if audit_has "$T_TMP/au-documented_user/attack.jsonl" run.start layers.bwrap=true layers.seccomp=true layers.landlock=true; then
+	t_pass container_documented_profile_bwrap_user
+else t_fail container_documented_profile_bwrap_user "$(grep -o '"layers":{[^}]*}' "$T_TMP/au-documented_user/attack.jsonl" 2>/dev/null)"; fi
+# The escape corpus's core in the container, as uid 1000 with the runtime's default and the
+# Docker-like profile, no-bwrap mode (the mode a container's defaults leave): the attacks marked
+# as-user (they need neither BPF nor root-owned canaries), compiled here on the host; the source
+# tree and python3's standard library are mounted read-only. Lines are renamed container_escape_*.
+if python3 - "$SBX_ROOT" "$B_ABS/escape/bin" <<'PY' >"$T_TMP/escbuild.out" 2>&1
+import os, sys
+sys.path.insert(0, os.path.join(sys.argv[1], 'tests', 'escape'))
+import escape as e
+atts = [e.Attack(os.path.join(dp, f)) for dp, _, fs in os.walk(e.ATTACKS) for f in fs if f.endswith('.c')]
+errs = e.build([a for a in atts if a.as_user], sys.argv[2])
+sys.exit(1 if errs else 0)
+PY
+then
+	pylib=$(/usr/bin/python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')
+	for prof in default dockerlike; do
+		sec=(); [ $prof = dockerlike ] && sec=(--security-opt "seccomp=$DL")
+		timeout 300 "${PODMAN[@]}" run "${RUNOPTS[@]}" --user 1000:1000 "${sec[@]}" \
+			-v "$SBX_ROOT:$SBX_ROOT:ro" -v "$B_ABS:$B_ABS:ro" -v "$pylib:$pylib:ro" -w "$SBX_ROOT" \
+			-e B="$B_ABS" -e SBXSUP="$SBXSUP" -e HOME=/home/user "$IMG" \
+			python3 tests/escape/escape.py --mode no-bwrap 2>&1 \
+			| grep -E '^(PASS|FAIL|SKIP): escape/' | sed -E "s#^(PASS|FAIL|SKIP): escape/#\1: container_escape_${prof}_user/#"
+	done
+else
+	t_fail container_escape "the attacks did not compile: $(tail -2 "$T_TMP/escbuild.out")"
+fi
+echo "# container cases took $(( $(date +%s) - ts ))s"
