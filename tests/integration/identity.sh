@@ -187,8 +187,9 @@ if [ "$ME" = 0 ]; then
 		n=${mode%%:*}; rm -f "$T_TMP/ran" "$T_TMP/res.json"
 		err=$(cd "$ws" && timeout 60 unshare --user --map-root-user "$SBXSUP" run --layers "${mode#*:}" \
 			--result "$T_TMP/res.json" -- touch "$T_TMP/ran" 2>&1); rc=$?
-		if [ $rc -eq 125 ] && [ ! -e "$T_TMP/ran" ] && grep -qE "host uid 0|host identity" <<<"$err" \
-		   && grep -q '"code":"identity_unavailable"' "$T_TMP/res.json"; then
+		# (refused before the start, or the switch to that identity fails in the set-up: never run)
+		if [ $rc -eq 125 ] && [ ! -e "$T_TMP/ran" ] && grep -qE "host uid 0|host identity|unprivileged identity" <<<"$err" \
+		   && grep -qE '"code":"(identity_unavailable|setup_failed)"' "$T_TMP/res.json"; then
 			t_pass "identity_${n}_root_executor_refused"
 		else t_fail "identity_${n}_root_executor_refused" "rc=$rc ran=$([ -e "$T_TMP/ran" ] && echo yes) err=$err"; fi
 	done
