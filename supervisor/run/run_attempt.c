@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -127,6 +128,38 @@ static int child_stdio(const struct run *r, bool with_stderr)
 	return 0;
 }
 
+/* bwrap joining a user namespace (--userns) switches to the sandbox uid in its sandbox's init, which
+ * then outlives bwrap's own death (bwrap 0.8): a SIGKILL of sbxsup would leave the run behind where
+ * no cgroup can end it. So bwrap runs as the init of a pid namespace of ours, bound to this child by
+ * PDEATHSIG: when this child dies (sbxsup's death, life_child_setup), bwrap dies and the kernel ends
+ * everything in that namespace. This child then only relays bwrap's exit status. Returns in the
+ * process that execs bwrap; never in this one. */
+static void bwrap_as_init(void)
+{
+	if (unshare(CLONE_NEWPID) < 0)
+		return; /* (refused, e.g. by a container's seccomp profile: bwrap's own binding only) */
+	pid_t b = fork();
+	if (b < 0) {
+		dprintf(2, "child setup failed: fork: %s", strerror(errno));
+		_exit(SBX_EXIT_INTERNAL);
+	}
+	if (b == 0) {
+		/* the namespace's own procfs, in this child's private mount namespace: bwrap reads its
+		 * children's /proc/PID by the pids it sees */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 ||
+		    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+			_exit(SBX_EXIT_INTERNAL);
+		return;
+	}
+	/* nothing of the run stays open here (EOF on the control socket and bwrap's stderr is bwrap's) */
+	(void)syscall(SYS_close_range, 0u, ~0u, 0u);
+	int st;
+	while (waitpid(b, &st, 0) < 0)
+		if (errno != EINTR)
+			_exit(SBX_EXIT_INTERNAL);
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+}
+
 static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct child_fds *f)
 {
 	char **argv = f->argv;
@@ -183,6 +216,8 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 	keep_fd(r->att.stderr_copy);
 	if (child_stdio(r, false) < 0 || dup2(f->err_w, 2) < 0)
 		_exit(SBX_EXIT_INTERNAL);
+	if (r->lc.own_userns)
+		bwrap_as_init();
 	execv(argv[0], argv);
 	dprintf(2, "exec %s: %s", argv[0], strerror(errno));
 	_exit(SBX_EXIT_INTERNAL);

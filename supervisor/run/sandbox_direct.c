@@ -158,13 +158,6 @@ int sd_probe(struct sd_plan *p, bool no_net, bool real_home, const char *workspa
 	if (p->root) {
 		if (host_identity(p) < 0)
 			return -1;
-		/* lending the executor another identity (the maps of a user namespace, setresuid) takes
-		 * both; a root without them (a container's dropped set) would leave it uid 0 */
-		if ((!sbx_caps_effective(CAP_SETUID) || !sbx_caps_effective(CAP_SETGID)) && !sd_root_accepted()) {
-			snprintf(p->why, sizeof p->why, "uid 0 without CAP_SETUID/CAP_SETGID: the executor cannot "
-				 "be given an unprivileged host identity (uid %u)", (unsigned)p->host_uid);
-			return -1;
-		}
 		p->mnt = true; /* CLONE_NEWNS needs only CAP_SYS_ADMIN */
 	} else {
 		p->host_uid = getuid();
@@ -648,9 +641,10 @@ pid_t sd_spawn(struct sd_plan *p, struct cg_run *cg)
 	}
 	close(sp[0]);
 	close(sp[1]);
-	if (pid < 0 && p->root) {
+	if (pid < 0 && p->root && sbx_caps_effective(CAP_SETUID) && sbx_caps_effective(CAP_SETGID)) {
 		/* The kernel refused a user namespace: root still makes the others, the init then
-		 * becomes the unprivileged host identity. */
+		 * becomes the unprivileged host identity (without CAP_SETUID/CAP_SETGID it could not:
+		 * the caller refuses that run, sd_root_executor). */
 		pid = cg_spawn(cg, base);
 		if (pid == 0) {
 			p->setid = true;

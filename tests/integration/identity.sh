@@ -177,7 +177,7 @@ if [ "$ME" = 0 ]; then
 	# root without CAP_SETUID/CAP_SETGID (a container's dropped set): refused, never run as root
 	rm -f "$T_TMP/ran" "$T_TMP/res.json"
 	err=$(cd "$ws" && setpriv --bounding-set=-setuid,-setgid -- "$SBXSUP" run --result "$T_TMP/res.json" -- touch "$T_TMP/ran" 2>&1 >/dev/null); rc=$?
-	if [ $rc -eq 125 ] && [ "$(wc -l <<<"$err")" = 1 ] && grep -q "CAP_SETUID" <<<"$err" && [ ! -e "$T_TMP/ran" ] \
+	if [ $rc -eq 125 ] && [ "$(grep -c refused <<<"$err")" = 1 ] && grep -q "CAP_SETUID" <<<"$err" && [ ! -e "$T_TMP/ran" ] \
 	   && grep -q '"code":"identity_unavailable"' "$T_TMP/res.json"; then
 		t_pass identity_no_cap_setuid_refused
 	else t_fail identity_no_cap_setuid_refused "rc=$rc err=$err"; fi
