@@ -310,7 +310,7 @@ install: $(SBXSUP) $(PRELOAD_SO) $(LIB_SO)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR_SO)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 	  -e 's|@VERSION@|$(VERSION)|' supervisor/lib/sbxsup.pc.in > $(DESTDIR)$(PCDIR)/sbxsup.pc
 	chmod 0644 $(DESTDIR)$(PCDIR)/sbxsup.pc
-	@# the unprivileged identity a root sbxsup lends the executor without bwrap (sandbox_direct.h)
+	@# the unprivileged identity a root sbxsup lends the executor in every mode (sandbox_direct.h)
 	-@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && ! getent passwd sbxsup >/dev/null; then \
 		useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
 			--user-group sbxsup && echo "created system user sbxsup"; fi

@@ -4,13 +4,15 @@
  * sandbox running `true` (status may start processes, `run` never does so on its good path);
  * seccomp, Landlock, netfilter, probes load and discard; limits reports which cgroup hierarchies we
  * can write — and every unavailable layer gets its reason and a remediation hint. JSON keys: bwrap_available,
- * bwrap_path, disabled_via_env, active (list of usable layers), layers {name: {available, level,
+ * bwrap_path, disabled_via_env, identity {ok, text} (the host identity runs would lend the executor,
+ * or why a run would be refused), active (list of usable layers), layers {name: {available, level,
  * why, remediation}}, container (null outside one; else {detected, missing: [lines]}). Inside a
  * container (container_env.h) it also says what the container withholds and which setting gives it.
  * Exit 0 (the report itself is the result).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +27,37 @@
 #include "cmd.h"
 #include "layer.h"
 #include "run_args.h"
+#include "sandbox_direct.h"
 
 static int print_status(const struct layer_probe *st, const char *bwrap, bool json);
+
+/* Which host identity runs would get (sandbox_direct.h sd_probe: SBXSUP_USER, the system user
+ * sbxsup, nobody; a normal user's own). False when a run would be refused (reason identity_unavailable). */
+static bool identity_status(char *out, size_t len)
+{
+	struct sd_plan *p = calloc(1, sizeof *p);
+	if (!p) {
+		snprintf(out, len, "out of memory");
+		return false;
+	}
+	bool ok = sd_probe(p, true, false, NULL) == 0;
+	if (!ok) {
+		snprintf(out, len, "%s: runs are refused (exit 125, reason identity_unavailable)", p->why);
+	} else if (p->root) {
+		struct passwd *pw = getpwuid(p->host_uid);
+		const char *name = pw ? pw->pw_name : "?";
+		snprintf(out, len, "the executor runs as host uid %u gid %u (%s)%s", (unsigned)p->host_uid,
+			 (unsigned)p->host_gid, name,
+			 getenv("SBXSUP_USER") && *getenv("SBXSUP_USER") ? ", SBXSUP_USER"
+			 : strcmp(name, "sbxsup") ? ", shared with that user's other processes: `make install` "
+						    "creates the dedicated system user sbxsup" : "");
+	} else {
+		snprintf(out, len, "the executor runs as your own uid %u gid %u", (unsigned)p->host_uid,
+			 (unsigned)p->host_gid);
+	}
+	free(p);
+	return ok;
+}
 
 static const char usage[] =
 	"usage: sbxsup status [--json]\n"
@@ -89,6 +120,8 @@ static void print_line(const char *line, void *ctx)
 static int print_status(const struct layer_probe *st, const char *bwrap, bool json)
 {
 	bool disabled = run_env_false(getenv("SBXSUP_SANDBOX"));
+	char ident[400];
+	bool ident_ok = identity_status(ident, sizeof ident);
 	char cwhat[200];
 	bool in_container = container_detect(cwhat, sizeof cwhat);
 
@@ -102,6 +135,9 @@ static int print_status(const struct layer_probe *st, const char *bwrap, bool js
 		else
 			cJSON_AddNullToObject(o, "bwrap_path");
 		cJSON_AddBoolToObject(o, "disabled_via_env", disabled);
+		cJSON *id = cJSON_AddObjectToObject(o, "identity");
+		cJSON_AddBoolToObject(id, "ok", ident_ok);
+		cJSON_AddStringToObject(id, "text", ident);
 		cJSON *act = cJSON_AddArrayToObject(o, "active");
 		cJSON *layers = cJSON_AddObjectToObject(o, "layers");
 		for (int l = 0; l < SBX_L__N; l++) {
@@ -145,6 +181,7 @@ static int print_status(const struct layer_probe *st, const char *bwrap, bool js
 		if (st[l].remedy[0])
 			printf("  %-10s      fix: %s\n", "", st[l].remedy);
 	}
+	printf("  %-10s %-4s %s\n", "identity", ident_ok ? "yes" : "NO", ident);
 	if (in_container) {
 		printf("  in a container (%s); it withholds:\n", cwhat);
 		if (!container_missing(print_line, NULL))

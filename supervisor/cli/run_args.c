@@ -29,7 +29,8 @@ static const char usage[] =
 	"      --layers LIST        layers to use, comma-separated (preload,bwrap,seccomp,landlock,\n"
 	"                           netfilter,probes,limits), default \"auto\" (all available);\n"
 	"                           -NAME removes one, +NAME adds one: --layers auto,-probes\n"
-	"      --require LIST       exit 125 unless every listed layer is active; \"all\" = every layer\n"
+	"      --require LIST       exit 125 unless every listed layer is active; \"all\" = every layer;\n"
+	"                           \"identity\": also refuse SBXSUP_SANDBOX=0 as root (executor uid 0)\n"
 	"      --timeout SECONDS    wall-clock limit, fractions allowed (1.5); overrides limits.wall_s\n"
 	"      --dry-run            print the plan as JSON, run nothing\n"
 	"      --result FD|FILE     write the result record (one JSON object: run id, verdict, exit,\n"
@@ -45,7 +46,9 @@ static const char usage[] =
 	"      --shadow             shadow workspace: the command's writes land in a per-run overlay kept\n"
 	"                           outside its reach; review and apply them with sbxsup shadow diff|commit\n"
 	"Environment: SBXSUP_SANDBOX=0 (no layer; recorded; refused under --require),\n"
-	"SBXSUP_REQUIRE=LIST, SBXSUP_AUDIT=DEST.\n"
+	"SBXSUP_REQUIRE=LIST, SBXSUP_AUDIT=DEST; as root, SBXSUP_USER=NAME|UID[:GID] (the executor's host\n"
+	"identity; default: user sbxsup, else nobody; one sbxsup cannot use: 125, identity_unavailable;\n"
+	"SBXSUP_ALLOW_ROOT_EXECUTOR=1 accepts a uid-0 executor where none can be lent).\n"
 	"Exit: the command's status; 128+N on signal N; 124 timeout; 125 sbxsup failure;\n"
 	"126 not executable; 127 not found.\n";
 
@@ -172,7 +175,9 @@ int run_args_parse(int argc, char **argv, struct run_opts *o)
 		return -1;
 	}
 	o->cmd = argv + optind;
-	if (cli_layers(layers, &o->want, err, sizeof err) < 0) {
+	if (cli_layers(layers, &o->want, err, sizeof err) < 0 ||
+	    ((o->want & ~SBX_L_ALL) && snprintf(err, sizeof err, "'identity' is not a layer (--require identity: "
+						 "refuse even SBXSUP_SANDBOX=0 as root)"))) {
 		sbx_msg("run: --layers: %s", err);
 		return -1;
 	}

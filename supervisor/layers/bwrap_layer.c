@@ -106,6 +106,18 @@ static bool in_tree(const struct pol_dir *trees, size_t nt, const struct pol_dir
 	return false;
 }
 
+/* A granted path bwrap could not look up as the executor's host identity, and not staged. */
+static bool unreachable(const struct bwrap_in *in, const char *path)
+{
+	for (size_t i = 0; in->stage_dir && i < in->nstaged; i++)
+		if (!strcmp(in->staged[i], path))
+			return false;
+	for (size_t i = 0; in->unreachable && i < in->unreachable->n; i++)
+		if (!strcmp(in->unreachable->v[i], path))
+			return true;
+	return false;
+}
+
 int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *out, char *err,
 	       size_t errlen)
 {
@@ -138,6 +150,8 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 		struct stat st;
 		if (lstat(d.path, &st) < 0 || (whole && !S_ISDIR(st.st_mode)))
 			continue; /* SPEC: a hint whose directory does not exist is skipped by bwrap */
+		if (unreachable(in, d.path))
+			continue; /* the executor's host identity could not read it on the host either */
 		struct item *x = &it[n];
 		x->path = d.path;
 		x->src = whole && in->etc_view && under(SBX_LDSO_PRELOAD, d.path) ? in->etc_view : NULL;
@@ -177,8 +191,14 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 	qsort(it, n, sizeof *it, item_cmp);
 
 	int rc = 0;
-	rc |= strv_addv(out, in->bwrap, "--unshare-user", "--unshare-ipc", "--unshare-uts",
-			"--unshare-pid", "--unshare-cgroup-try", NULL);
+	rc |= strv_add(out, in->bwrap);
+	if (in->userns) { /* the caller's namespace: the executor is never the caller's uid 0 */
+		rc |= strv_add(out, "--userns");
+		rc |= in->userns_fd >= 0 ? strv_addf(out, "%d", in->userns_fd) : strv_add(out, LAYER_FD_PLACEHOLDER);
+	} else {
+		rc |= strv_add(out, "--unshare-user");
+	}
+	rc |= strv_addv(out, "--unshare-ipc", "--unshare-uts", "--unshare-pid", "--unshare-cgroup-try", NULL);
 	if (!in->share_net)
 		rc |= strv_add(out, "--unshare-net");
 	rc |= strv_addv(out, "--die-with-parent", "--new-session", NULL);
@@ -194,7 +214,16 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 		const struct item *x = &it[i];
 		switch (x->kind) {
 		case IT_RO: rc |= strv_addv(out, "--ro-bind", x->src ? x->src : x->path, x->path, NULL); break;
-		case IT_RW: rc |= strv_addv(out, "--bind", x->src ? x->src : x->path, x->path, NULL); break;
+		case IT_RW: {
+			size_t k = in->stage_dir ? 0 : in->nstaged;
+			while (k < in->nstaged && strcmp(in->staged[k], x->path))
+				k++;
+			rc |= strv_add(out, "--bind");
+			rc |= k < in->nstaged ? strv_addf(out, "%s/w%zu", in->stage_dir, k)
+					      : strv_add(out, x->src ? x->src : x->path);
+			rc |= strv_add(out, x->path);
+			break;
+		}
 		case IT_TMPFS: rc |= strv_addv(out, "--tmpfs", x->path, NULL); break;
 		case IT_PROC: rc |= strv_addv(out, "--proc", x->path, NULL); break;
 		case IT_DEV: rc |= strv_addv(out, "--dev", x->path, NULL); break;
@@ -224,11 +253,17 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 	if (in->home_dir) /* the private HOME, in the tmpfs /tmp */
 		rc |= strv_addv(out, "--perms", "0700", "--dir", in->home_dir, NULL);
 	rc |= strv_addv(out, "--perms", "0755", "--tmpfs", SBX_RUN_DIR, NULL);
-	rc |= strv_addv(out, "--ro-bind", in->self_exe, SBX_RUN_SBXSUP, NULL);
+	/* (as root from the stage dir: bwrap could not look them up below a 0700 directory) */
+	rc |= strv_add(out, "--ro-bind");
+	rc |= in->stage_dir ? strv_addf(out, "%s/" SBX_STAGE_SBXSUP, in->stage_dir) : strv_add(out, in->self_exe);
+	rc |= strv_add(out, SBX_RUN_SBXSUP);
 	if (in->report_sock)
 		rc |= strv_addv(out, "--ro-bind", in->report_sock, SBX_RUN_REPORT, NULL);
 	if (in->preload_lib) {
-		rc |= strv_addv(out, "--ro-bind", in->preload_lib, SBX_RUN_PRELOAD, NULL);
+		rc |= strv_add(out, "--ro-bind");
+		rc |= in->stage_dir ? strv_addf(out, "%s/" SBX_STAGE_PRELOAD, in->stage_dir)
+				    : strv_add(out, in->preload_lib);
+		rc |= strv_add(out, SBX_RUN_PRELOAD);
 		if (!in->etc_view) {
 			rc |= strv_add(out, "--ro-bind-data");
 			if (in->ldso_fd >= 0)
@@ -385,6 +420,9 @@ static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size
 		.uid = c->uid, .gid = c->gid, .home_dir = c->home_dir,
 		.etc_view = preload ? c->etc_view : NULL, .etc_lower = preload ? c->etc_lower : NULL,
 		.fixed = preload && c->fixed_channel, .policy_fd = c->fds.policy,
+		.userns = c->own_userns, .userns_fd = c->fds.userns,
+		.stage_dir = c->stage_dir, .staged = c->staged, .nstaged = c->nstaged,
+		.unreachable = c->unreachable,
 	};
 	if (bwrap_argv(c->pol, &bi, argv, err, errlen) < 0)
 		return -1;
@@ -393,6 +431,10 @@ static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size
 	rc |= strv_add(argv, "--stderr-fd");
 	rc |= c->fds.stderr_copy >= 0 ? strv_addf(argv, "%d", c->fds.stderr_copy)
 				      : strv_add(argv, LAYER_FD_PLACEHOLDER);
+	if (c->own_userns) { /* bwrap leaves --userns's descriptor open: the stage closes it */
+		rc |= strv_add(argv, "--close-fd");
+		rc |= c->fds.userns >= 0 ? strv_addf(argv, "%d", c->fds.userns) : strv_add(argv, LAYER_FD_PLACEHOLDER);
+	}
 	rc |= layers_stage_flags(c->L, argv);
 	rc |= strv_add(argv, "--");
 	for (size_t i = 0; c->cmd && c->cmd[i]; i++)

@@ -14,7 +14,9 @@
  * the environment, `--chdir` the workspace, sbxsup and the preload library bound read-only under
  * /run/sbxsup, the run's report socket at /run/sbxsup/report, `/etc/ld.so.preload` as
  * `--ro-bind-data` (or, with etc_view, /etc bound from the view the child mounted before bwrap),
- * `--uid`/`--gid` and a private HOME (`--dir`) when given. /run/sbxsup is a
+ * `--uid`/`--gid` and a private HOME (`--dir`) when given; as root, `--userns FD` (the run's own user
+ * namespace mapping the executor onto an unprivileged host identity) and the write grants bound
+ * from their staged idmapped mounts (stage_dir). /run/sbxsup is a
  * tmpfs of its own; with the preload's fixed channel the sealed policy is `--ro-bind-data` at
  * /run/sbxsup/policy. Last, /run/sbxsup and the sandbox's root tmpfs (the scaffolding bwrap makes
  * for the binds: /, /etc, /run...) are remounted read-only, so no process of the run can rename
@@ -39,6 +41,11 @@
 /* The sealed policy inside the sandbox (fixed channel: preload/pl.h SBX_PL_POLICY_FIXED, same text). */
 #define SBX_RUN_POLICY   SBX_RUN_DIR "/policy"
 
+/* bwrap as root (bwrap_in.stage_dir): sbxsup and the preload library as the child stages them there
+ * (bwrap looks its sources up as the executor's host identity, which may not reach their paths) */
+#define SBX_STAGE_SBXSUP  "sbxsup"
+#define SBX_STAGE_PRELOAD "libsbxpreload.so"
+
 /* Find an executable `bwrap` on $PATH. Returns 0 (path set) or -1 (why set). */
 int bwrap_find(char *path, size_t pathlen, char *why, size_t whylen);
 
@@ -59,6 +66,15 @@ struct bwrap_in {
 	const char *etc_lower;     /* its layer holding ld.so.preload and the secrets' whiteouts */
 	bool fixed;                /* the preload's fixed channel: the policy bound at SBX_RUN_POLICY */
 	int policy_fd;             /* the sealed policy for --ro-bind-data, or -1 ("<fd>") */
+	bool userns;               /* --userns FD (a namespace the caller made) instead of --unshare-user */
+	int userns_fd;             /* its descriptor, or -1 ("<fd>") */
+	const char *stage_dir;     /* non-NULL: a write grant (--bind) whose path is staged[i] is bound from
+				    * stage_dir/w<i> (its idmapped mount, put there before bwrap runs), and
+				    * sbxsup and the preload from stage_dir/SBX_STAGE_* */
+	const char *const *staged;
+	size_t nstaged;
+	const struct strv *unreachable; /* granted paths bwrap (as the executor's host identity) cannot
+					 * look up: left out unless staged (NULL: none) */
 };
 
 /* argv up to and including the "--" before the stage; the caller appends the stage argv.

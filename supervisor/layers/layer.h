@@ -59,6 +59,7 @@ struct layer_fds {
 	int stderr_copy;           /* the caller's real stderr, for the stage */
 	int ldso;                  /* memfd holding /etc/ld.so.preload's text (preload + bwrap) */
 	int policy;                /* the sealed policy memfd, bound at /run/sbxsup/policy (fixed channel) */
+	int userns;                /* root: the user namespace the wrapper joins (own_userns), or -1 */
 };
 
 /* What a layer sees of the run. Filled by the run (plan, set-up, attempt); never owned by a layer. */
@@ -81,6 +82,14 @@ struct layer_ctx {
 				    * in the environment, no descriptor passed (preload/pl.h) */
 	unsigned uid, gid;         /* the executor's non-zero ids inside its namespace (sandbox_direct.h) */
 	const char *home_dir;      /* the private HOME to make inside the wrapper, NULL: the real one */
+	/* root: the wrapper joins a user namespace of the run's (fds.userns) mapping uid/gid to an
+	 * unprivileged host identity, and binds the write grants staged[i] from stage_dir/w<i>
+	 * (sandbox_direct.h sd_bwrap_child), where the child put their idmapped mounts */
+	bool own_userns;
+	const char *stage_dir;
+	const char *const *staged;
+	size_t nstaged;
+	const struct strv *unreachable; /* root: granted paths that identity cannot look up: not bound */
 	struct layer_fds fds;
 };
 

@@ -42,12 +42,12 @@ int sbx_layer_parse(const char *list, unsigned *mask, char *err, size_t errlen)
 		for (i = 0; i < SBX_L__N; i++)
 			if (strlen(sbx_layer_ops[i]->name) == n && !strncmp(p, sbx_layer_ops[i]->name, n))
 				break;
-		if (i == SBX_L__N) {
+		if (i == SBX_L__N && !(n == 8 && !strncmp(p, "identity", 8))) {
 			snprintf(err, errlen, "unknown layer '%.*s' (layers: preload, bwrap, seccomp, landlock, "
-				 "netfilter, probes, limits, or auto/all/none)", (int)n, p);
+				 "netfilter, probes, limits, or auto/all/none; --require also takes identity)", (int)n, p);
 			return -1;
 		}
-		*mask |= 1u << i;
+		*mask |= 1u << i; /* (i == SBX_L__N: SBX_REQ_IDENTITY) */
 		p += n;
 		if (*p == ',')
 			p++;

@@ -18,6 +18,8 @@ enum sbx_layer {
 	SBX_L_LIMITS, SBX_L__N
 };
 #define SBX_L_ALL ((1u << SBX_L__N) - 1u)
+/* Not a layer: in a --require mask only ("identity"), the executor is never host uid 0. */
+#define SBX_REQ_IDENTITY (1u << SBX_L__N)
 
 struct sbx_layers {
 	unsigned want;                 /* bit per layer: requested (--layers, default auto = all) */
@@ -36,7 +38,9 @@ struct sbx_layers {
 };
 
 const char *sbx_layer_name(enum sbx_layer l);       /* "preload", "bwrap", ... */
-/* Parse "auto", "all", "none" or a comma list of names into a mask. Returns 0 or -1 (err set). */
+/* Parse "auto", "all", "none" or a comma list of names into a mask ("identity" is SBX_REQ_IDENTITY,
+ * which only a --require list may hold: the caller refuses it in a --layers list; "all" is the
+ * layers only). Returns 0 or -1 (err set). */
 int sbx_layer_parse(const char *list, unsigned *mask, char *err, size_t errlen);
 /* A layer list as bwrap/systemd-run users expect (`--layers`, `--require`, the library's
  * sbx_opts_set_layers): names, "auto", "all", "none", comma-separated, "+name"/"-name" add to or

@@ -282,7 +282,8 @@ static int set_layers(struct sbx_opts *o, const char *list, bool require, struct
 	const char *l = list ? list : require ? "none" : "auto";
 	unsigned m = 0;
 	char e[256] = "";
-	if (!*l || sbx_layer_list_parse(l, &m, e, sizeof e) < 0)
+	if (!*l || sbx_layer_list_parse(l, &m, e, sizeof e) < 0 ||
+	    (!require && (m & ~SBX_L_ALL) && snprintf(e, sizeof e, "'identity' is not a layer (a require name)")))
 		return fail(err, SBX_E_LAYERS, "%s: %s", require ? "require" : "layers", e[0] ? e : "empty layer list");
 	if (require && !strcmp(l, "auto"))
 		m = 0; /* "auto" means "whatever is available": nothing is required (as --require auto) */
@@ -520,7 +521,8 @@ static int reason_error(const char *rec_json, int code_if_unknown, struct sbx_er
 	const char *code = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(reason, "code"));
 	const char *msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(reason, "message"));
 	int c = code && !strcmp(code, "bad_manifest") ? SBX_E_MANIFEST
-		: code && !strcmp(code, "layer_required") ? SBX_E_REFUSED : code_if_unknown;
+		: code && (!strcmp(code, "layer_required") || !strcmp(code, "identity_unavailable")) ? SBX_E_REFUSED
+											  : code_if_unknown;
 	fail(err, c, "%s%s%s", code ? code : "failed", msg ? ": " : "", msg ? msg : "");
 	cJSON_Delete(rec);
 	return c;

@@ -85,7 +85,8 @@ enum sbx_errcode {
 	SBX_E_LAYERS = -4,   /* a layer list names no layer (sbx_opts_set_layers / _require) */
 	SBX_E_BUSY = -5,     /* another sbx_plan/sbx_run is in progress in this process */
 	SBX_E_HELPER = -6,   /* the helper sbxsup binary is not found or not executable */
-	SBX_E_REFUSED = -7,  /* sbx_plan: the plan was built but a required layer is not active */
+	SBX_E_REFUSED = -7,  /* sbx_plan: the plan was built but a required layer is not active (or no
+	                      * unprivileged identity for the executor: reason identity_unavailable) */
 	SBX_E_SYSTEM = -8,   /* a system call failed (message says which) */
 };
 

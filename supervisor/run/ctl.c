@@ -39,7 +39,7 @@ int ctl_send_ready(int fd, const char *status, int passfd)
 	return r == n ? 0 : -1;
 }
 
-int ctl_recv_ready(int fd, char *status, size_t len, int *passfd, pid_t *pid)
+int ctl_recv_ready(int fd, char *status, size_t len, int *passfd, pid_t *pid, uid_t *uid)
 {
 	char buf[CTL_MAX + 1];
 	struct iovec iov = {buf, CTL_MAX};
@@ -51,6 +51,7 @@ int ctl_recv_ready(int fd, char *status, size_t len, int *passfd, pid_t *pid)
 			    .msg_controllen = sizeof c.b};
 	*passfd = -1;
 	*pid = 0;
+	*uid = (uid_t)-1;
 	ssize_t n;
 	do
 		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
@@ -74,6 +75,7 @@ int ctl_recv_ready(int fd, char *status, size_t len, int *passfd, pid_t *pid)
 			struct ucred uc;
 			memcpy(&uc, CMSG_DATA(cm), sizeof uc);
 			*pid = uc.pid;
+			*uid = uc.uid;
 		}
 	}
 	if (n == 0 && *passfd < 0)

@@ -20,9 +20,10 @@
 #define CTL_MAX 2048
 
 int ctl_send_ready(int fd, const char *status, int passfd);
-/* Returns 1 (ready received; *passfd = attached fd or -1; *pid from SCM_CREDENTIALS or 0),
- * 0 on EOF (the stage died before being ready), -1 on error or a malformed message. */
-int ctl_recv_ready(int fd, char *status, size_t len, int *passfd, pid_t *pid);
+/* Returns 1 (ready received; *passfd = attached fd or -1; *pid and *uid from SCM_CREDENTIALS, as
+ * the receiver's namespaces see them, or 0 and (uid_t)-1), 0 on EOF (the stage died before being
+ * ready), -1 on error or a malformed message. */
+int ctl_recv_ready(int fd, char *status, size_t len, int *passfd, pid_t *pid, uid_t *uid);
 int ctl_send_go(int fd);
 /* Returns 0 when "go" arrived, -1 otherwise. */
 int ctl_wait_go(int fd);

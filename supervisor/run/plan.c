@@ -28,15 +28,17 @@ static int pick_name(char *out, size_t outlen)
 	return 0;
 }
 
-int plan_names(struct run_plan *p, bool want_report, bool direct)
+int plan_names(struct run_plan *p, bool want_report, bool want_stage, bool direct)
 {
-	if (want_report && !p->repdir[0]) {
-		if (pick_name(p->repdir, sizeof p->repdir) < 0)
-			return -1;
+	if ((want_report || want_stage) && !p->repdir[0] && pick_name(p->repdir, sizeof p->repdir) < 0)
+		return -1;
+	if (!want_report && !want_stage)
+		p->repdir[0] = 0; /* no preload, or its socket could not be made */
+	p->repsock[0] = p->stagedir[0] = 0;
+	if (want_report)
 		snprintf(p->repsock, sizeof p->repsock, "%s/report", p->repdir);
-	} else if (!want_report) {
-		p->repdir[0] = p->repsock[0] = 0; /* no preload, or its socket could not be made */
-	}
+	if (want_stage)
+		snprintf(p->stagedir, sizeof p->stagedir, "%s/stage", p->repdir);
 	if (direct && !p->tmpdir[0] && pick_name(p->tmpdir, sizeof p->tmpdir) < 0)
 		return -1;
 	return 0;

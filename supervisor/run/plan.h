@@ -37,13 +37,16 @@ struct run_plan {
 				    * holding ld.so.preload, and repdir + "/etcview", where the child
 				    * mounts the view bwrap binds at /etc; both "" when not viewed so */
 	char etcview[96];
+	char stagedir[96];         /* bwrap as root: repdir + "/stage", where the child stages the write
+				    * grants' idmapped mounts (sandbox_direct.h sd_bwrap_child); "" none */
 	struct strv env;           /* the executor's environment, before the attempt's variables */
 	struct strv dropped;       /* secret-shaped names dropped from it */
 };
 
-/* Names for the dirs the set-up will create: the report socket's (want_report) and, direct mode,
- * the private tmp dir ("/tmp/sbxsup-<pid>-<6 random>"). Existing names are kept. 0 or -1. */
-int plan_names(struct run_plan *p, bool want_report, bool direct);
+/* Names for the dirs the set-up will create: the report socket's dir (want_report: with the
+ * socket; want_stage: with the stage dir, bwrap as root) and, direct mode, the private tmp dir
+ * ("/tmp/sbxsup-<pid>-<6 random>"). Existing names are kept. 0 or -1. */
+int plan_names(struct run_plan *p, bool want_report, bool want_stage, bool direct);
 /* Compile the policy for p->wrapped. 0, or -1 (err). */
 int plan_policy(struct run_plan *p, const struct manifest *m, const struct detect *d, char *err,
 		size_t errlen);

@@ -99,6 +99,48 @@ static void plan_to_ctx(struct run *r)
 			      sbx_layer_on(&r->L, layer_preload.id) && (r->plan.wrapped || r->plan.tmp_ns);
 	sd_inside_ids(&r->sd, &r->lc.uid, &r->lc.gid);
 	r->lc.home_dir = r->sd.real_home || r->o.disabled ? NULL : "/tmp/" SD_HOME_NAME;
+	/* bwrap as root: its own user namespace, the write grants bound from their staged idmapped
+	 * mounts (sandbox_direct.h sd_bwrap_prepare / sd_bwrap_child) */
+	r->lc.own_userns = r->plan.wrapped && !r->o.disabled && r->sd.root;
+	r->lc.stage_dir = r->lc.own_userns && r->plan.stagedir[0] ? r->plan.stagedir : NULL;
+	for (size_t i = 0; i < r->sd.nwr; i++)
+		r->staged[i] = r->sd.wr[i];
+	r->lc.staged = r->staged;
+	r->lc.nstaged = r->lc.own_userns ? r->sd.nwr : 0;
+	r->lc.unreachable = r->lc.own_userns ? &r->unreach : NULL;
+}
+
+/* Root: the directories granted for writing (the workspace first), which get idmapped mounts
+ * (sd_writable). Beyond SD_MAX_EXPOSE the rest stay as they are (direct mode refuses then). With
+ * bwrap, also the granted paths its unprivileged identity cannot look up (sd_unreachable). */
+static void plan_writable(struct run *r, bool wrapped)
+{
+	struct sd_plan *p = &r->sd;
+	p->nwr = 0;
+	strv_free(&r->unreach);
+	if (r->o.disabled || !p->root)
+		return;
+	size_t nd = pol_dir_count(r->plan.pol), n = 0;
+	const char **paths = wrapped ? calloc(nd + 1, sizeof *paths) : NULL;
+	bool *bad = wrapped ? calloc(nd + 1, sizeof *bad) : NULL;
+	for (size_t i = 0; paths && bad && i < nd; i++) {
+		struct pol_dir d;
+		if (pol_dir_get(r->plan.pol, i, &d) == 0 && d.path && d.path[0] == '/')
+			paths[n++] = d.path;
+	}
+	if (paths && bad && sd_unreachable(p, paths, n, bad) == 0)
+		for (size_t i = 0; i < n; i++)
+			if (bad[i])
+				(void)strv_add(&r->unreach, paths[i]);
+	free(paths);
+	free(bad);
+	(void)sd_writable(p, r->m->workspace);
+	for (size_t i = 0; i < nd; i++) {
+		struct pol_dir d;
+		if (pol_dir_get(r->plan.pol, i, &d) == 0 && d.path && (d.access & POL_WRITE) &&
+		    strcmp(d.path, r->plan.tmpdir))
+			(void)sd_writable(p, d.path);
+	}
 }
 
 /* Names, policy, environment for the mode; pure. */
@@ -109,12 +151,15 @@ static int replan(struct run *r, bool wrapped)
 	r->plan.wrapped = wrapped;
 	r->plan.cmd = r->o.cmd[0];
 	bool report = active && !r->rep_failed && sbx_layer_on(&r->L, layer_preload.id);
-	if (plan_names(&r->plan, report, active && !wrapped) < 0) {
+	bool stage = active && wrapped && !r->rep_failed && geteuid() == 0;
+	if (plan_names(&r->plan, report, stage, active && !wrapped) < 0) {
 		sbx_msg("cannot choose the run's private directory names: %s", strerror(errno));
 		return -1;
 	}
 	if (active && sd_probe(&r->sd, !r->m->net_granted, sd_manifest_grants_home(r->m), r->m->workspace) < 0) {
-		sbx_msg("%s", r->sd.why);
+		/* an identity sbxsup cannot lend the executor: never run it as root instead */
+		sbx_msg("%s (refusing to run)", r->sd.why);
+		run_reason(r, SBX_REASON_IDENTITY, "%s", r->sd.why);
 		return -1;
 	}
 	r->plan.tmp_ns = !wrapped && r->sd.mnt; /* "/tmp": the run's own, in its mount namespace */
@@ -130,6 +175,7 @@ static int replan(struct run *r, bool wrapped)
 		sbx_msg("%s%s", strncmp(err, "compiled", 8) ? "cannot compile the policy: " : "", err);
 		return -1;
 	}
+	plan_writable(r, wrapped);
 	if (plan_env(&r->plan, r->m, environ, r->o.disabled) < 0 ||
 	    (active && sd_env(&r->sd, &r->plan.env, wrapped ? "/tmp" : sd_tmp_path(&r->sd, r->plan.tmpdir)) < 0)) {
 		sbx_msg("out of memory building the environment");
@@ -446,6 +492,7 @@ static void run_free(struct run *r)
 	if (r->audit_ok)
 		audit_close(&r->a);
 	plan_free(&r->plan);
+	strv_free(&r->unreach);
 	cJSON_Delete(r->shadow_sum);
 	if (r->m)
 		manifest_free(r->m);
@@ -461,7 +508,8 @@ int run_execute(struct run_opts *o, int parsed)
 	}
 	r->pol_fd = r->sfd = r->tfd = r->repsrv = r->result_fd = -1;
 	r->lc.cg.v2_fd = -1;
-	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1};
+	r->sd.userns_fd = -1;
+	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1, .userns = -1};
 	cg_init(&r->cg);
 	janitor_init(&r->jan);
 	r->o = *o;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -127,6 +128,38 @@ static int child_stdio(const struct run *r, bool with_stderr)
 	return 0;
 }
 
+/* bwrap joining a user namespace (--userns) switches to the sandbox uid in its sandbox's init, which
+ * then outlives bwrap's own death (bwrap 0.8): a SIGKILL of sbxsup would leave the run behind where
+ * no cgroup can end it. So bwrap runs as the init of a pid namespace of ours, bound to this child by
+ * PDEATHSIG: when this child dies (sbxsup's death, life_child_setup), bwrap dies and the kernel ends
+ * everything in that namespace. This child then only relays bwrap's exit status. Returns in the
+ * process that execs bwrap; never in this one. */
+static void bwrap_as_init(void)
+{
+	if (unshare(CLONE_NEWPID) < 0)
+		return; /* (refused, e.g. by a container's seccomp profile: bwrap's own binding only) */
+	pid_t b = fork();
+	if (b < 0) {
+		dprintf(2, "child setup failed: fork: %s", strerror(errno));
+		_exit(SBX_EXIT_INTERNAL);
+	}
+	if (b == 0) {
+		/* the namespace's own procfs, in this child's private mount namespace: bwrap reads its
+		 * children's /proc/PID by the pids it sees */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 ||
+		    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+			_exit(SBX_EXIT_INTERNAL);
+		return;
+	}
+	/* nothing of the run stays open here (EOF on the control socket and bwrap's stderr is bwrap's) */
+	(void)syscall(SYS_close_range, 0u, ~0u, 0u);
+	int st;
+	while (waitpid(b, &st, 0) < 0)
+		if (errno != EINTR)
+			_exit(SBX_EXIT_INTERNAL);
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+}
+
 static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct child_fds *f)
 {
 	char **argv = f->argv;
@@ -137,14 +170,22 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 	}
 	/* --shadow's overlay over the workspace and the /etc view (bwrap_etc.h), in a mount namespace of
 	 * this child only, which bwrap then binds from */
-	if (r->sp.on || r->lc.etc_view) {
+	if (r->sp.on || r->lc.etc_view || r->lc.own_userns) {
 		const char *what = "";
 		if (sbx_mntns_private(&what) < 0) {
 			dprintf(f->err_w, "child setup failed: %s: %s", what, strerror(errno));
 			_exit(SBX_EXIT_INTERNAL);
 		}
 	}
-	if (r->sp.on && shadow_mount_at(&r->sp, geteuid() != 0) < 0)
+	/* (root, the workspace staged: the overlay is its staged mount, sd_bwrap_child) */
+	bool ws_staged = false;
+	for (size_t i = 0; r->lc.stage_dir && i < r->lc.nstaged; i++)
+		ws_staged |= !strcmp(r->lc.staged[i], r->sp.workspace);
+	if (r->sp.on && !ws_staged && shadow_mount_at(&r->sp, geteuid() != 0) < 0)
+		_exit(SBX_EXIT_INTERNAL);
+	/* root: the write grants' idmapped mounts where bwrap binds them from, no supplementary groups */
+	if (r->lc.own_userns && sd_bwrap_child(&r->sd, r->lc.stage_dir, r->d.self,
+						 sbx_layer_on(&r->L, layer_preload.id) ? r->d.preload : NULL) < 0)
 		_exit(SBX_EXIT_INTERNAL);
 	if (r->lc.etc_view && bwrap_etc_mount(r->plan.pol, r->plan.etclow, r->lc.etc_view, SBX_RUN_PRELOAD) < 0) {
 		dprintf(f->err_w, "child setup failed: the /etc view (an overlay adding ld.so.preload) could "
@@ -171,9 +212,12 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 	}
 	keep_fd(f->ctl_c);
 	keep_fd(f->ldso);
+	keep_fd(r->sd.userns_fd); /* bwrap joins it (--userns) and closes it */
 	keep_fd(r->att.stderr_copy);
 	if (child_stdio(r, false) < 0 || dup2(f->err_w, 2) < 0)
 		_exit(SBX_EXIT_INTERNAL);
+	if (r->lc.own_userns)
+		bwrap_as_init();
 	execv(argv[0], argv);
 	dprintf(2, "exec %s: %s", argv[0], strerror(errno));
 	_exit(SBX_EXIT_INTERNAL);
@@ -301,7 +345,7 @@ static void on_ready(struct run *r)
 	char st[CTL_MAX];
 	int lfd = -1;
 	pid_t pid = 0;
-	int got = ctl_recv_ready(t->ctl, st, sizeof st, &lfd, &pid);
+	int got = ctl_recv_ready(t->ctl, st, sizeof st, &lfd, &pid, &t->stage_uid);
 	if (got <= 0) {
 		close_fd(&t->ctl); /* EOF: the stage died before being ready */
 		return;
@@ -487,7 +531,7 @@ static pid_t direct_spawn(struct run *r, struct strv *env)
 	struct sd_plan *p = &r->sd;
 	const struct policy *pol = r->plan.pol;
 	p->netns = pol_net_mode(pol) == POL_NET_NONE;
-	p->nexpose = p->nwr = 0;
+	p->nexpose = 0; /* (the writable dirs: planned, run.c plan_writable; none beyond the limit here) */
 	p->shadow = r->sp.on ? &r->sp : NULL;
 	if (!getcwd(p->cwd, sizeof p->cwd))
 		p->cwd[0] = 0;
@@ -527,6 +571,7 @@ static void attempt_init(struct attempt *t, bool wrapped)
 	memset(t, 0, sizeof *t);
 	t->wrapped = wrapped;
 	t->child = -1;
+	t->stage_uid = (uid_t)-1;
 	t->ctl = t->rep = t->status_rd = t->err_rd = t->alive_w = t->stderr_copy = -1;
 	t->rx.fd = t->rx.addr_fd = -1;
 }
@@ -573,13 +618,27 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 			sbx_msg("pipe: %s", strerror(errno));
 			goto out;
 		}
+		/* the executor's identity (root: a user namespace onto an unprivileged host identity, the
+		 * write grants' idmapped mounts; sandbox_direct.h) */
+		r->sd.shadow = r->sp.on ? &r->sp : NULL;
+		if (!r->o.disabled && sd_bwrap_prepare(&r->sd, r->plan.repdir, r->plan.repsock) < 0) {
+			/* as a bwrap set-up failure: the run goes on without bwrap (where the executor
+			 * still never runs as host root) unless bwrap is required */
+			t->wrap_err_len = (size_t)snprintf(t->wrap_err, sizeof t->wrap_err, "the executor's host "
+							   "identity (uid %u): %s", (unsigned)r->sd.host_uid, r->sd.why);
+			if (t->wrap_err_len >= sizeof t->wrap_err)
+				t->wrap_err_len = sizeof t->wrap_err - 1;
+			res = ATT_SETUP_FAILED;
+			goto out;
+		}
 		/* ld.so.preload's text for --ro-bind-data, unless the /etc view holds the file */
 		if (sbx_layer_on(&r->L, layer_preload.id) && !r->lc.etc_view && (ldso = ldso_memfd()) < 0) {
 			sbx_msg("memfd: %s", strerror(errno));
 			goto out;
 		}
 		r->lc.fds = (struct layer_fds){.ctl = ctlp[1], .stderr_copy = t->stderr_copy, .ldso = ldso,
-					       .policy = r->lc.fixed_channel ? r->pol_fd : -1};
+					       .policy = r->lc.fixed_channel ? r->pol_fd : -1,
+					       .userns = r->sd.userns_fd};
 		if (w->wrap(&r->lc, &argv, err, sizeof err) < 0) {
 			sbx_msg("%s", err);
 			goto out;
@@ -639,6 +698,8 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 		child_direct(r, &cf);
 	}
 	t->child = pid;
+	if (w)
+		sd_bwrap_done(&r->sd); /* the child holds them now */
 	close_fd(&alive[0]);
 	close_fd(&ctlp[1]);
 	close_fd(&repp[1]);
@@ -686,8 +747,10 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 		res = ATT_DONE;
 out:
 	layers_stop(&r->lrt, true); /* what lived for this attempt only (seccomp's listener) */
+	if (w)
+		sd_bwrap_done(&r->sd);
 	r->lc.env = &r->plan.env;
-	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1};
+	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1, .userns = -1};
 	close_fd(&ctlp[0]);
 	close_fd(&ctlp[1]);
 	close_fd(&repp[0]);

@@ -119,14 +119,57 @@ int run_emit_end(struct run *r, int code, int sig)
 
 /* ---- layer bookkeeping ----------------------------------------------------------------------- */
 
-/* Print one line per missing required layer; true when something required is missing. */
-bool run_require_missing(const struct run *r)
+/* The executor's host uid is 0 (or would be): once the stage is ready, its uid as its "ready"
+ * carried it and any of its uids in /proc/PID/status (both as sbxsup's namespaces see them, outside
+ * the run's); before, SBXSUP_SANDBOX=0 as root (the one mode that runs it as the invoker). */
+bool run_executor_root(const struct run *r)
 {
-	unsigned miss = r->L.require & ~r->L.active;
+	if (r->att.ready && r->att.stage_pid > 0) {
+		char path[64], line[256];
+		snprintf(path, sizeof path, "/proc/%d/status", (int)r->att.stage_pid);
+		FILE *f = fopen(path, "re");
+		/* unreadable (a nested run whose procfs Landlock narrows): the credentials alone; neither
+		 * known: assume the worst */
+		bool root = r->att.stage_uid == 0 || (!f && r->att.stage_uid == (uid_t)-1);
+		unsigned u[4];
+		while (f && fgets(line, sizeof line, f))
+			if (sscanf(line, "Uid: %u %u %u %u", &u[0], &u[1], &u[2], &u[3]) == 4) {
+				root |= !u[0] || !u[1] || !u[2] || !u[3];
+				break;
+			}
+		if (f)
+			fclose(f);
+		return root;
+	}
+	return r->o.disabled && geteuid() == 0;
+}
+
+/* Print one line per missing required layer, and one for an executor that is or would be host
+ * uid 0 (whatever is required; accepted by SBXSUP_SANDBOX=0 or SBXSUP_ALLOW_ROOT_EXECUTOR=1 unless
+ * --require identity); true when the run must be refused (reason: layer_required, or
+ * identity_unavailable). */
+bool run_require_missing(struct run *r)
+{
+	unsigned miss = r->L.require & ~r->L.active & SBX_L_ALL;
 	for (int l = 0; l < SBX_L__N; l++)
 		if ((miss >> l) & 1u)
 			sbx_msg("required layer '%s' is not active: %s (refusing to run)", sbx_layer_name(l),
 				r->L.why[l][0] ? r->L.why[l] : "unavailable");
+	/* never host root: only an explicit SBXSUP_SANDBOX=0 or SBXSUP_ALLOW_ROOT_EXECUTOR=1 runs the
+	 * executor as root, and not under --require identity */
+	bool accepted = r->o.disabled || sd_root_accepted();
+	if ((!accepted || (r->L.require & SBX_REQ_IDENTITY)) && run_executor_root(r)) {
+		const char *why = r->o.disabled ? "SBXSUP_SANDBOX=0" : r->sd.identity[0] ? r->sd.identity
+				  : r->sd.why[0] ? r->sd.why : "no unprivileged identity could be set up";
+		if (r->L.require & SBX_REQ_IDENTITY)
+			sbx_msg("required: identity: the executor would run as host uid 0 (%s) (refusing to run)", why);
+		else
+			sbx_msg("the executor would run as host uid 0 (%s): refusing to run (accept it with "
+				"SBXSUP_ALLOW_ROOT_EXECUTOR=1)", why);
+		if (!miss)
+			run_reason(r, SBX_REASON_IDENTITY, "the executor would run as host uid 0 (%s)", why);
+		return true;
+	}
 	return miss != 0;
 }
 

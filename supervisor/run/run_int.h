@@ -40,6 +40,7 @@ enum attempt_result { ATT_DONE = 0, ATT_SETUP_FAILED = 1, ATT_FAIL = 2 };
 struct attempt {
 	bool wrapped;              /* in bwrap (else the stage runs in the forked child) */
 	pid_t child, stage_pid;
+	uid_t stage_uid;           /* the stage's uid from its "ready" (SCM_CREDENTIALS), (uid_t)-1 */
 	bool ready;                /* the stage said "ready" */
 	bool child_done, pidns, have_stage_status;
 	int child_status, stage_status;
@@ -84,6 +85,8 @@ struct run {
 	bool audit_failed;
 	struct attempt att;        /* the current (last) attempt */
 	struct sd_plan sd;         /* identity / namespaces / HOME (sandbox_direct.h) */
+	const char *staged[SD_MAX_EXPOSE]; /* bwrap as root: sd.wr[] as lc.staged */
+	struct strv unreach;       /* bwrap as root: granted paths its identity cannot look up */
 	struct shadow_plan sp;     /* --shadow (run_shadow.c) */
 	int64_t shadow_t0;         /* the run's start for commit's conflict check (ns, realtime) */
 	cJSON *shadow_sum;         /* the change set's summary for run.end and the result record, owned */
@@ -101,7 +104,8 @@ void run_setup_undo(struct run *r);       /* everything the set-up made, removed
 int run_emit_start(struct run *r);                 /* run.start, then one env.drop per dropped name */
 int run_emit_end(struct run *r, int code, int sig);
 int run_limit_events(struct run *r, int sig);      /* limit.hit for what ended or refused something */
-bool run_require_missing(const struct run *r);     /* prints one line per missing required layer */
+bool run_require_missing(struct run *r);           /* prints one line per missing required layer */
+bool run_executor_root(const struct run *r);      /* the executor's host uid is (would be) 0 */
 void run_warn_off(const struct run *r);            /* one stderr warning per layer that is off */
 /* The stage found that the command cannot load the preload (on before "ready", off now): a layer
  * that was selected and found must act, so the run refuses (true: exit 125, reason

@@ -84,13 +84,18 @@ static int make_private_dir(const char *dir, char *made, size_t madelen, struct 
 static void setup_report(struct run *r)
 {
 	struct run_plan *p = &r->plan;
-	if (!p->repdir[0] || r->repsrv >= 0 || !sbx_layer_on(&r->L, layer_preload.id))
+	bool report = p->repsock[0] && sbx_layer_on(&r->L, layer_preload.id);
+	if (!p->repdir[0] || r->repsrv >= 0 || (!report && !p->stagedir[0]))
 		return;
-	if (make_private_dir(p->repdir, r->made_rep, sizeof r->made_rep, &r->jan, &r->swept) < 0) {
-		sbx_msg("warning: cannot create the report socket's dir: %s (denials after a raw close of "
-			"every fd will not be reported)", strerror(errno));
+	if (strcmp(r->made_rep, p->repdir) &&
+	    make_private_dir(p->repdir, r->made_rep, sizeof r->made_rep, &r->jan, &r->swept) < 0) {
+		sbx_msg("warning: cannot create the run's private dir: %s (%s)", strerror(errno),
+			report ? "denials after a raw close of every fd will not be reported"
+			       : "the write grants are not idmapped");
 		goto failed;
 	}
+	if (!report)
+		return;
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	snprintf(a.sun_path, sizeof a.sun_path, "%s", p->repsock);
 	int one = 1, rcv = 1 << 20;
@@ -108,7 +113,8 @@ static void setup_report(struct run *r)
 	return;
 failed:
 	r->rep_failed = true;
-	p->repdir[0] = p->repsock[0] = 0;
+	p->repdir[0] = p->repsock[0] = p->stagedir[0] = 0;
+	r->lc.stage_dir = NULL;
 }
 
 int run_setup_dirs(struct run *r)
@@ -124,6 +130,13 @@ int run_setup_dirs(struct run *r)
 				p->repdir, strerror(errno));
 		p->etclow[0] = p->etcview[0] = 0;
 		r->lc.etc_view = r->lc.etc_lower = NULL;
+	}
+	/* bwrap as root: where the child stages the write grants' idmapped mounts (sd_bwrap_child) */
+	if (p->stagedir[0] && (!p->repdir[0] || (mkdir(p->stagedir, 0700) < 0 && errno != EEXIST))) {
+		sbx_msg("warning: cannot prepare %s: %s (the write grants are not idmapped)", p->stagedir,
+			strerror(errno));
+		p->stagedir[0] = 0;
+		r->lc.stage_dir = NULL;
 	}
 	const char *tmp = r->plan.tmpdir;
 	if (tmp[0] && strcmp(tmp, r->made_tmp)) {

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <linux/capability.h>
 #include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
@@ -22,11 +23,11 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <linux/capability.h>
 #include <linux/mount.h>
 
 #include <cjson/cJSON.h>
 
+#include "bwrap_layer.h"
 #include "msg.h"
 #include "env.h"
 #include "manifest.h"
@@ -35,6 +36,8 @@
 #ifndef MOUNT_ATTR_IDMAP
 #define MOUNT_ATTR_IDMAP 0x00100000
 #endif
+
+static int fail(const char *what);
 
 /* ---- identities -------------------------------------------------------------------------------- */
 
@@ -137,6 +140,7 @@ int sd_probe(struct sd_plan *p, bool no_net, bool real_home, const char *workspa
 	if (p->probed)
 		return 0;
 	memset(p, 0, sizeof *p);
+	p->userns_fd = -1;
 	p->root = geteuid() == 0;
 	p->netns = no_net;
 	p->real_home = real_home;
@@ -173,9 +177,9 @@ int sd_prepare_dirs(struct sd_plan *p, const char *tmp_host, const char *repdir,
 {
 	char home[128];
 	/* the report socket (ours): the executor's identity may connect, not list or add entries */
-	if (p->root && repdir && *repdir && repsock && *repsock &&
-	    (chmod(repdir, 0711) < 0 || lchown(repsock, p->host_uid, p->host_gid) < 0)) {
-		snprintf(p->why, sizeof p->why, "report socket %s: %s", repsock, strerror(errno));
+	if (p->root && repdir && *repdir &&
+	    (chmod(repdir, 0711) < 0 || (repsock && *repsock && lchown(repsock, p->host_uid, p->host_gid) < 0))) {
+		snprintf(p->why, sizeof p->why, "report socket %s: %s", repsock ? repsock : repdir, strerror(errno));
 		return -1;
 	}
 	snprintf(p->tmp_host, sizeof p->tmp_host, "%s", tmp_host ? tmp_host : "");
@@ -233,8 +237,9 @@ static void reap_killed(pid_t c)
 		;
 }
 
-/* A user namespace fd whose map turns the workspace owner's on-disk ids into host_uid/gid. */
-static int idmap_userns(const struct sd_plan *p, uid_t owner, gid_t group)
+/* A user namespace fd whose only map is in_u -> out_u, in_g -> out_g (made by a short-lived child,
+ * which holds it until the maps are written and the namespace is open here). */
+static int userns_fd(uid_t in_u, uid_t out_u, gid_t in_g, gid_t out_g, bool deny_setgroups)
 {
 	int sp[2];
 	if (pipe2(sp, O_CLOEXEC) < 0)
@@ -261,7 +266,7 @@ static int idmap_userns(const struct sd_plan *p, uid_t owner, gid_t group)
 		struct stat a, b;
 		snprintf(path, sizeof path, "/proc/%d/ns/user", (int)c);
 		if (stat(path, &a) == 0 && stat("/proc/self/ns/user", &b) == 0 && a.st_ino != b.st_ino) {
-			if (write_maps(c, owner, p->host_uid, group, p->host_gid, false) == 0)
+			if (write_maps(c, in_u, out_u, in_g, out_g, deny_setgroups) == 0)
 				fd = open(path, O_RDONLY | O_CLOEXEC);
 			break;
 		}
@@ -293,7 +298,7 @@ static int idmapped_dir(struct sd_plan *p, const char *path, char *how, size_t h
 		snprintf(how, howlen, "owned by the executor's uid");
 		return -1;
 	}
-	int us = idmap_userns(p, st.st_uid, st.st_gid);
+	int us = userns_fd(st.st_uid, p->host_uid, st.st_gid, p->host_gid, false);
 	if (us < 0) {
 		snprintf(how, howlen, "no idmap user namespace: %s", strerror(errno));
 		return -1;
@@ -394,6 +399,12 @@ static void ns_text(struct sd_plan *p)
 		snprintf(p->ns, sizeof p->ns, "none");
 }
 
+bool sd_root_accepted(void)
+{
+	const char *a = getenv("SBXSUP_ALLOW_ROOT_EXECUTOR");
+	return a && !strcmp(a, "1");
+}
+
 /* No namespace at all could be made (a container's default seccomp profile and capabilities): as
  * root the executor still becomes the unprivileged host identity, switched to in the exec stage
  * (setresuid needs CAP_SETUID/CAP_SETGID, which a container's default set holds); without them
@@ -418,33 +429,187 @@ bool sd_root_executor(struct sd_plan *p, bool *accepted)
 {
 	if (!p->identity[0]) /* the set-up failed before sd_spawn: decide the fallback's identity now */
 		fallback_identity(p);
-	const char *a = getenv("SBXSUP_ALLOW_ROOT_EXECUTOR");
-	*accepted = a && !strcmp(a, "1");
+	*accepted = sd_root_accepted();
 	return p->root && !p->userns && !p->setid;
 }
 
-pid_t sd_spawn(struct sd_plan *p, struct cg_run *cg)
+/* Root, parent, before spawning (both modes): each writable granted dir as a detached idmapped
+ * mount (p->wr_fd), warned about once when it cannot be one; then --shadow's overlay replaces the
+ * workspace's. p->how (the workspace's, else the first) and p->nid say what applied. */
+static int writable_mounts(struct sd_plan *p)
 {
-	char how[200] = "";
-	unsigned long base = CLONE_NEWPID;
-	if (p->mnt)
-		base |= CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | (p->netns ? CLONE_NEWNET : 0);
-	p->userns = p->setid = p->keep_bset = false;
-	size_t nid = 0;
+	p->how[0] = 0;
+	p->nid = 0;
 	for (size_t i = 0; p->root && i < p->nwr; i++) {
 		char h[200] = "";
 		if (p->wr_fd[i] < 0)
 			p->wr_fd[i] = idmapped_dir(p, p->wr[i], h, sizeof h);
 		if (p->wr_fd[i] >= 0)
-			nid++;
+			p->nid++;
 		else if (strcmp(h, "owned by the executor's uid"))
 			sbx_msg("warning: %s: %s: it is writable to the executor (host uid %u) only where its "
 				"modes allow", p->wr[i], h, (unsigned)p->host_uid);
-		if (!strcmp(p->wr[i], p->ws_path) || !how[0])
-			snprintf(how, sizeof how, "%s", h);
+		if (!strcmp(p->wr[i], p->ws_path) || !p->how[0])
+			snprintf(p->how, sizeof p->how, "%s", h);
 	}
+	return p->root && p->shadow ? shadow_root_overlay(p) : 0;
+}
 
-	if (p->root && p->shadow && shadow_root_overlay(p) < 0)
+static void close_writable(struct sd_plan *p)
+{
+	for (size_t i = 0; i < p->nwr; i++)
+		if (p->wr_fd[i] >= 0) {
+			close(p->wr_fd[i]);
+			p->wr_fd[i] = -1;
+		}
+}
+
+/* run.start.level.identity, one formatter for every mode. */
+static void identity_text(struct sd_plan *p, bool bwrap)
+{
+	if (bwrap || p->userns)
+		snprintf(p->identity, sizeof p->identity, "userns uid %u gid %u -> host uid %u gid %u%s",
+			 (unsigned)p->in_uid, (unsigned)p->in_gid, (unsigned)p->host_uid, (unsigned)p->host_gid,
+			 bwrap ? " (bwrap)" : "");
+	else
+		snprintf(p->identity, sizeof p->identity, "uid %u gid %u (no user namespace)",
+			 (unsigned)p->host_uid, (unsigned)p->host_gid);
+	if (p->root && p->nwr && p->how[0]) { /* (not before the mounts were tried: a refusal) */
+		size_t l = strlen(p->identity);
+		snprintf(p->identity + l, sizeof p->identity - l, "; workspace: %s; writable dirs idmapped: %zu of %zu",
+			 p->how, p->nid, p->nwr);
+	}
+}
+
+int sd_bwrap_prepare(struct sd_plan *p, const char *repdir, const char *repsock)
+{
+	p->userns_fd = -1;
+	if (p->root) {
+		if (sd_prepare_dirs(p, NULL, repdir, repsock) < 0 || writable_mounts(p) < 0)
+			goto fail;
+		/* the executor's ids inside -> the unprivileged host identity; no setgroups inside */
+		p->userns_fd = userns_fd(p->in_uid, p->host_uid, p->in_gid, p->host_gid, true);
+		if (p->userns_fd < 0) {
+			snprintf(p->why, sizeof p->why, "a user namespace for bwrap (uid %u -> host uid %u): %s",
+				 (unsigned)p->in_uid, (unsigned)p->host_uid, strerror(errno));
+			goto fail;
+		}
+	}
+	identity_text(p, true);
+	return 0;
+fail:
+	close_writable(p);
+	return -1;
+}
+
+/* A file bound (read-only) at stage_dir/name, on an empty file made there as its mount point. */
+static int stage_file(const char *stage_dir, const char *name, const char *src)
+{
+	char at[160];
+	snprintf(at, sizeof at, "%s/%s", stage_dir, name);
+	int fd = open(at, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444);
+	if (fd < 0)
+		return fail(at);
+	close(fd);
+	if (mount(src, at, NULL, MS_BIND, NULL) < 0 ||
+	    mount(NULL, at, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) < 0)
+		return fail(src);
+	return 0;
+}
+
+int sd_bwrap_child(const struct sd_plan *p, const char *stage_dir, const char *self, const char *preload)
+{
+	if (!p->root)
+		return 0;
+	/* root's supplementary groups never reach the executor */
+	if (setgroups(0, NULL) < 0)
+		return fail("drop the supplementary groups");
+	if (!stage_dir || !*stage_dir) /* nothing staged: bwrap binds the paths themselves */
+		return 0;
+	if (mount("tmpfs", stage_dir, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0711,size=64k") < 0)
+		return fail(stage_dir);
+	if ((self && stage_file(stage_dir, SBX_STAGE_SBXSUP, self) < 0) ||
+	    (preload && stage_file(stage_dir, SBX_STAGE_PRELOAD, preload) < 0))
+		return -1;
+	for (size_t i = 0; i < p->nwr; i++) {
+		char at[160];
+		snprintf(at, sizeof at, "%s/w%zu", stage_dir, i);
+		if (mkdir(at, 0700) < 0)
+			return fail(at);
+		if (p->wr_fd[i] >= 0) {
+			if (syscall(SYS_move_mount, p->wr_fd[i], "", AT_FDCWD, at, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+				return fail(p->wr[i]);
+		} else if (mount(p->wr[i], at, NULL, MS_BIND | MS_REC, NULL) < 0 ||
+			   mount(NULL, at, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV, NULL) < 0) {
+			return fail(p->wr[i]); /* not idmapped: the grant as it is (never root: the userns) */
+		}
+	}
+	return 0;
+}
+
+int sd_unreachable(const struct sd_plan *p, const char *const *paths, size_t n, bool *bad)
+{
+	memset(bad, 0, n);
+	if (!p->root || !n)
+		return 0;
+	int pp[2];
+	if (pipe2(pp, O_CLOEXEC) < 0)
+		return -1;
+	pid_t c = fork();
+	if (c < 0) {
+		close(pp[0]);
+		close(pp[1]);
+		return -1;
+	}
+	if (c == 0) { /* the host identity, as bwrap will be once it joined the run's namespace */
+		close(pp[0]);
+		if (setgroups(0, NULL) < 0 || setresgid(p->host_gid, p->host_gid, p->host_gid) < 0 ||
+		    setresuid(p->host_uid, p->host_uid, p->host_uid) < 0)
+			_exit(1);
+		for (size_t i = 0; i < n; i++) {
+			int fd = open(paths[i], O_PATH | O_CLOEXEC);
+			char b = fd < 0 && errno == EACCES;
+			if (fd >= 0)
+				close(fd);
+			if (write(pp[1], &b, 1) != 1)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(pp[1]);
+	size_t got = 0;
+	ssize_t k;
+	while (got < n && (k = read(pp[0], (char *)bad + got, n - got)) != 0) {
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			break;
+		got += (size_t)k;
+	}
+	close(pp[0]);
+	int st;
+	while (waitpid(c, &st, 0) < 0 && errno == EINTR)
+		;
+	for (size_t i = got; i < n; i++)
+		bad[i] = false;
+	return got == n ? 0 : -1;
+}
+
+void sd_bwrap_done(struct sd_plan *p)
+{
+	close_writable(p);
+	if (p->userns_fd >= 0)
+		close(p->userns_fd);
+	p->userns_fd = -1;
+}
+
+pid_t sd_spawn(struct sd_plan *p, struct cg_run *cg)
+{
+	unsigned long base = CLONE_NEWPID;
+	if (p->mnt)
+		base |= CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | (p->netns ? CLONE_NEWNET : 0);
+	p->userns = p->setid = p->keep_bset = false;
+	if (writable_mounts(p) < 0)
 		return -1;
 
 	int sp[2];
@@ -476,9 +641,10 @@ pid_t sd_spawn(struct sd_plan *p, struct cg_run *cg)
 	}
 	close(sp[0]);
 	close(sp[1]);
-	if (pid < 0 && p->root) {
+	if (pid < 0 && p->root && sbx_caps_effective(CAP_SETUID) && sbx_caps_effective(CAP_SETGID)) {
 		/* The kernel refused a user namespace: root still makes the others, the init then
-		 * becomes the unprivileged host identity. */
+		 * becomes the unprivileged host identity (without CAP_SETUID/CAP_SETGID it could not:
+		 * the caller refuses that run, sd_root_executor). */
 		pid = cg_spawn(cg, base);
 		if (pid == 0) {
 			p->setid = true;
@@ -490,34 +656,21 @@ pid_t sd_spawn(struct sd_plan *p, struct cg_run *cg)
 			p->flags = base;
 		}
 	}
-	for (size_t i = 0; i < p->nwr && pid != 0; i++)
-		if (p->wr_fd[i] >= 0) {
-			close(p->wr_fd[i]);
-			p->wr_fd[i] = -1;
-		}
+	if (pid != 0)
+		close_writable(p);
 	if (pid < 0) {
 		p->flags = 0;
 		fallback_identity(p);
 		if (p->setid && p->nwr) { /* say it in run.start too: the workspace is writable by modes only */
 			size_t l = strlen(p->identity);
 			snprintf(p->identity + l, sizeof p->identity - l, "; workspace: %s; writable dirs idmapped: "
-				 "0 of %zu", how, p->nwr);
+				 "0 of %zu", p->how, p->nwr);
 		}
 		ns_text(p);
 		return -1;
 	}
 	ns_text(p);
-	if (p->userns)
-		snprintf(p->identity, sizeof p->identity, "userns uid %u gid %u -> host uid %u gid %u",
-			 (unsigned)p->in_uid, (unsigned)p->in_gid, (unsigned)p->host_uid, (unsigned)p->host_gid);
-	else
-		snprintf(p->identity, sizeof p->identity, "uid %u gid %u (no user namespace)",
-			 (unsigned)p->host_uid, (unsigned)p->host_gid);
-	if (p->root && p->nwr) {
-		size_t l = strlen(p->identity);
-		snprintf(p->identity + l, sizeof p->identity - l, "; workspace: %s; writable dirs idmapped: %zu of %zu",
-			 how, nid, p->nwr);
-	}
+	identity_text(p, false);
 	return pid;
 }
 
@@ -751,7 +904,8 @@ int sd_child_setup(const struct sd_plan *p)
 	if (p->flags & CLONE_NEWNET)
 		loopback_up();
 	if (p->userns) {
-		if (setresgid(p->in_gid, p->in_gid, p->in_gid) < 0 || setresuid(p->in_uid, p->in_uid, p->in_uid) < 0)
+		if ((p->root && setgroups(0, NULL) < 0) || /* root's supplementary groups stay behind */
+		    setresgid(p->in_gid, p->in_gid, p->in_gid) < 0 || setresuid(p->in_uid, p->in_uid, p->in_uid) < 0)
 			return fail("set the identity in the user namespace");
 	} else if (p->setid) {
 		return sd_child_identity(p);
@@ -786,8 +940,7 @@ void sd_level(struct sd_plan *p, void *level_obj, bool bwrap_mode, bool disabled
 	if (disabled || !level)
 		return;
 	if (bwrap_mode) {
-		snprintf(p->identity, sizeof p->identity, "userns uid %u gid %u (bwrap)", (unsigned)p->in_uid,
-			 (unsigned)p->in_gid);
+		identity_text(p, true);
 		snprintf(p->ns, sizeof p->ns, "pid,user,ipc,uts,mnt,cgroup%s", p->netns ? ",net" : "");
 	} else if (!p->identity[0]) {
 		snprintf(p->identity, sizeof p->identity, "uid %u (no namespace)", (unsigned)getuid());

@@ -1,5 +1,11 @@
-/* sandbox_direct.h — the executor's identity and namespaces when bwrap is not used (direct mode),
- * and the per-run HOME of every mode.
+/* sandbox_direct.h — the executor's identity in every mode, its namespaces when bwrap is not used
+ * (direct mode), and the per-run HOME of every mode.
+ *
+ * Promise (every mode, SPEC v3 "The executor is never host root"): as root the executor's host
+ * identity is host_uid/host_gid below, never 0 (a root without CAP_SETUID/CAP_SETGID, or an
+ * SBXSUP_USER naming no user or uid 0, is refused by sd_probe); in bwrap mode bwrap joins a user
+ * namespace made here (sd_bwrap_prepare: in_uid -> host_uid) and binds each write grant from its
+ * idmapped mount staged by its child (sd_bwrap_child); root's supplementary groups never reach it.
  *
  * Promise (direct mode, SPEC v2 "The fallback is still a sandbox", "An ordinary world"):
  * - The executor never runs as the host's uid 0. As root: in a user namespace of its own, uid/gid
@@ -28,7 +34,9 @@
  *   clone, upper/work: idmapped clones of the store's directories, root <-> host_uid) and moved in
  *   like an idmapped dir; as a normal user the run's init mounts it (userxattr) in its own user +
  *   mount namespaces. Without a mount namespace there is no shadow (the run refuses it, run_shadow.c).
- * - What applied is said in run.start.level: "identity" (e.g. "userns uid 1000 -> host uid 65534"),
+ * - What applied is said in run.start.level (one formatter for both modes): "identity" (e.g.
+ *   "userns uid 1000 gid 1000 -> host uid 65534 gid 65534[ (bwrap)]; workspace: ...; writable dirs
+ *   idmapped: N of M"),
  *   "ns" (e.g. "pid,user,ipc,uts,mnt,net"), "home".
  *
  * Ownership: struct sd_plan is plain data owned by the caller (struct run); wr_fd[] (detached
@@ -73,6 +81,9 @@ struct sd_plan {
 	char expose[SD_MAX_EXPOSE][1024]; /* host paths under /tmp bound again over the private /tmp */
 	bool expose_rw[SD_MAX_EXPOSE], expose_file[SD_MAX_EXPOSE];
 	size_t nexpose;
+	char how[200];             /* root: the workspace's write grant ("idmapped mount (...)", or why not) */
+	size_t nid;                /* root: how many of wr[] are idmapped */
+	int userns_fd;             /* root, bwrap mode: the user namespace bwrap joins (--userns), or -1 */
 	char identity[320], ns[64], home[200], why[256];
 	struct sd_fixed fixed;     /* the preload's /run/sbxsup and /etc/ld.so.preload (sd_fixed.h) */
 	const struct shadow_plan *shadow; /* --shadow: the overlay replaces the workspace, or NULL */
@@ -114,6 +125,31 @@ int sd_expose_cmd(struct sd_plan *p, const char *cmd);
  * policy does not grant. */
 int sd_filter_path(const struct sd_plan *p, struct strv *env);
 
+/* bwrap mode, parent, before spawning (after sd_writable for each write grant bwrap binds): as
+ * root, what sd_prepare_dirs does for the report socket (repdir 0711, the socket the executor's),
+ * each writable dir as a detached idmapped mount (--shadow: the overlay of sd_spawn), and
+ * p->userns_fd, a user namespace mapping only in_uid/in_gid to host_uid/host_gid (setgroups
+ * denied) for bwrap's --userns. run.start.level.identity is set for either invoker. 0, or -1 (why;
+ * nothing left open). */
+int sd_bwrap_prepare(struct sd_plan *p, const char *repdir, const char *repsock);
+
+/* bwrap mode, the child before exec of bwrap, in its private mount namespace (root; else a
+ * no-op): drop the supplementary groups; mount a small tmpfs at stage_dir and put write grant i at
+ * stage_dir/w<i> (its idmapped mount, else a nosuid,nodev bind of the path itself), and sbxsup
+ * (self) and the preload library (NULL: none) read-only at stage_dir/SBX_STAGE_*, where bwrap binds
+ * them from (bwrap_layer.h `stage_dir`): bwrap looks its sources up as the executor's host identity,
+ * which may not reach their own paths. 0, or -1 (errno, a message). */
+int sd_bwrap_child(const struct sd_plan *p, const char *stage_dir, const char *self, const char *preload);
+
+/* Root: bad[i] = the host identity cannot look paths[i] up (EACCES on the way; one short-lived
+ * child as that identity). bwrap, joined to the run's user namespace, looks its bind sources up as
+ * that identity: such a read grant is left out (the executor could not read it on the host
+ * either) rather than failing bwrap's set-up. 0, or -1 (bad[] only partly known, the rest false). */
+int sd_unreachable(const struct sd_plan *p, const char *const *paths, size_t n, bool *bad);
+
+/* bwrap mode, parent, after spawning: close what sd_bwrap_prepare opened. */
+void sd_bwrap_done(struct sd_plan *p);
+
 /* Child (the run's init, before forking the stage): mounts, loopback, identity. Returns 0, or -1
  * with errno and a message on stderr. */
 int sd_child_setup(const struct sd_plan *p);
@@ -128,6 +164,11 @@ int sd_child_identity(const struct sd_plan *p);
  * CAP_SETUID/CAP_SETGID to switch); *accepted when the operator accepted that explicitly
  * (SBXSUP_ALLOW_ROOT_EXECUTOR=1). */
 bool sd_root_executor(struct sd_plan *p, bool *accepted);
+
+/* SBXSUP_ALLOW_ROOT_EXECUTOR=1: the operator accepts a uid-0 executor where no unprivileged identity
+ * can be lent (else such a run is refused, reason identity_unavailable; --require identity refuses
+ * it anyway). */
+bool sd_root_accepted(void);
 
 /* HOME (and TMPDIR) of the executor for this mode: sets them in env unless real_home.
  * tmp_in_sandbox is the run's tmp path as the executor sees it ("/tmp" in bwrap mode). */

@@ -399,6 +399,11 @@ int cmd_stage(int argc, char **argv)
 			a.ctl_fd = parse_fd(argv[++i]);
 		} else if (!strcmp(argv[i], "--stderr-fd") && i + 1 < argc) {
 			a.stderr_fd = parse_fd(argv[++i]);
+		} else if (!strcmp(argv[i], "--close-fd") && i + 1 < argc) {
+			/* what bwrap used and left open (the user namespace of --userns): never the command's */
+			int fd = parse_fd(argv[++i]);
+			if (fd > 2)
+				close(fd);
 		} else if (stage_flag_parse(argv[i], &a)) {
 			continue;
 		} else {

@@ -52,7 +52,8 @@ else t_fail run_plan_dry_run_creates_nothing "planned: ${dirs:-none}; created:$m
 spid=$!
 for _ in $(seq 100); do [ -e "$WS/ready" ] && break; sleep 0.05; done
 bw=""
-for c in $(pgrep -P "$spid"); do
+# (bwrap is sbxsup's child, or as root its grandchild: the init of the run's pid namespace)
+for c in $(pgrep -P "$spid") $(for k in $(pgrep -P "$spid"); do pgrep -P "$k"; done); do
 	if [ "$(tr '\0' '\n' <"/proc/$c/cmdline" 2>/dev/null | head -1)" = "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bwrap"]["path"])' "$T_TMP/plan1.json")" ]; then
 		bw=$c
 	fi

@@ -205,9 +205,10 @@ for mode in full nobwrap preload; do
 	grep -q "SERVE-SECRET-$$" <<<"$out" && why="$why the secret was printed;"
 	[ -e "$HMD/ran.$mode" ] && why="$why the server ran the call;"
 	if [ $mode = full ]; then
-		# root's executor maps to uid 0 inside bwrap: only its cgroup tells it from the caller
-		grep -q 'refused a connection: pid [0-9]* is a process of a run (cgroup [^ ]*sbxsup-' "$T_TMP/sx.log" || why="$why no cgroup refusal in the server's log;"
-		grep -q 'the server refused the call: pid' <<<"$out" || why="$why the client was not told: $out;"
+		# the executor is never the server's uid (issue 26: not host root): refused by its uid,
+		# else by its cgroup; the client is told either way
+		grep -qE 'refused a connection: (pid [0-9]* is a process of a run \(cgroup [^ ]*sbxsup-|peer uid [1-9][0-9]* is not the server.s uid 0)' "$T_TMP/sx.log" || why="$why no uid or cgroup refusal in the server's log;"
+		grep -qE 'the server refused the call: (pid|peer uid)' <<<"$out" || why="$why the client was not told: $out;"
 	fi
 	# every mode: refused by the server (its log) or unable to reach it at all
 	[ "$after" -gt "$before" ] || grep -q 'cannot connect\|Permission denied' <<<"$out" || why="$why neither refused nor unreachable: $out;"

@@ -242,6 +242,21 @@ static void t_bwrap_argv(void **state)
 	assert_int_equal(bwrap_argv(p, &in, &argv, err, sizeof err), 0);
 	assert_true(find(&argv, "--unshare-net", NULL) < 0);
 	strv_free(&argv);
+	/* as root: the run's user namespace, the workspace bound from its staged idmapped mount, a
+	 * granted path the host identity cannot reach left out */
+	const char *staged[] = {m->workspace};
+	struct strv unreach = {0};
+	strv_add(&unreach, "/usr");
+	in.userns = true, in.userns_fd = 7, in.stage_dir = "/run/x/stage", in.staged = staged, in.nstaged = 1;
+	in.unreachable = &unreach;
+	assert_int_equal(bwrap_argv(p, &in, &argv, err, sizeof err), 0);
+	assert_true(find(&argv, "--userns", "7") > 0);
+	assert_true(find(&argv, "--unshare-user", NULL) < 0);
+	ssize_t sb = find(&argv, "--bind", "/run/x/stage/w0");
+	assert_true(sb > 0 && !strcmp(argv.v[sb + 2], m->workspace));
+	assert_true(find(&argv, "--ro-bind", "/usr") < 0);
+	strv_free(&argv);
+	strv_free(&unreach);
 	strv_free(&env);
 	free(blob);
 	manifest_free(m);
@@ -270,6 +285,14 @@ static void t_layer_table(void **state)
 		assert_int_equal(mask, 1u << l);
 	}
 	assert_int_equal(wrappers, 1);
+	/* "identity" is no layer: a --require name only, outside the layers' mask */
+	unsigned mask = 0;
+	char err[256];
+	assert_int_equal(sbx_layer_list_parse("bwrap,identity", &mask, err, sizeof err), 0);
+	assert_int_equal(mask, (1u << SBX_L_BWRAP) | SBX_REQ_IDENTITY);
+	assert_int_equal(mask & SBX_L_ALL, 1u << SBX_L_BWRAP);
+	assert_int_equal(sbx_layer_list_parse("all", &mask, err, sizeof err), 0);
+	assert_int_equal(mask, SBX_L_ALL);
 }
 
 /* The attempt's environment: the plan's, then the run's variables (placeholders before the
