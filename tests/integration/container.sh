@@ -108,6 +108,9 @@ one_case() {
 	local n=$1 user=$2; shift 2
 	local ws=$T_TMP/ws-$n au=$T_TMP/au-$n
 	mkdir -p "$ws" "$au"; chmod 777 "$ws" "$au"
+	# a workspace a normal user owns: with an idmapped grant the executor's files are its owner's,
+	# never root's; without one they are the executor's own (never 0 either way)
+	chown 1000:1000 "$ws"
 	cp "$META" "$ws/meta"; chmod 755 "$ws/meta"
 	local script='
 S='"$SBXSUP"'
