@@ -119,7 +119,110 @@ int bwrap_etc_overlay(const char *lower, const char *at)
 	return mount("overlay", at, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, opt);
 }
 
-int bwrap_etc_mount(const struct policy *p, const char *lower, const char *view, const char *preload)
+/* Field `n` (0-based) of a colon-separated line: start in *f, length returned; -1 when absent. */
+static long field(const char *line, int n, const char **f)
+{
+	for (; n > 0; n--) {
+		line = strchr(line, ':');
+		if (!line)
+			return -1;
+		line++;
+	}
+	*f = line;
+	return (long)strcspn(line, ":\n");
+}
+
+static bool field_is(const char *line, int n, const char *want)
+{
+	const char *f;
+	long l = field(line, n, &f);
+	return l >= 0 && (size_t)l == strlen(want) && !strncmp(f, want, (size_t)l);
+}
+
+/* A group line with `name` left out of its member list (field 3). */
+static void put_group(FILE *out, const char *line, const char *name)
+{
+	const char *m;
+	long l = field(line, 3, &m);
+	if (l < 0 || !name[0]) {
+		fputs(line, out);
+		return;
+	}
+	fwrite(line, 1, (size_t)(m - line), out);
+	const char *end = m + l;
+	bool first = true;
+	while (m < end) {
+		size_t k = strcspn(m, ",:\n");
+		if (m + k > end)
+			k = (size_t)(end - m);
+		if (k && !(k == strlen(name) && !strncmp(m, name, k))) {
+			fprintf(out, "%s%.*s", first ? "" : ",", (int)k, m);
+			first = false;
+		}
+		m += k + (m + k < end);
+	}
+	fputs(end, out);
+}
+
+/* Copy `src` to `dst` (0644) leaving out the lines whose field `idf` is `id` or whose name is
+ * SBX_EXEC_USER, then `add`; *name gets the first left-out name (the host user of that id). */
+static int filter_db(const char *src, const char *dst, unsigned id, const char *add, char *name,
+		     size_t namelen, const char *strip)
+{
+	char ids[16];
+	snprintf(ids, sizeof ids, "%u", id);
+	int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	FILE *out = fdopen(fd, "w");
+	if (!out) {
+		close(fd);
+		return -1;
+	}
+	FILE *in = fopen(src, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	while (in && getline(&line, &cap, in) > 0) {
+		if (field_is(line, 2, ids) || field_is(line, 0, SBX_EXEC_USER)) {
+			const char *f;
+			long l = field(line, 0, &f);
+			if (name && !name[0] && field_is(line, 2, ids) && l > 0 && (size_t)l < namelen)
+				snprintf(name, namelen, "%.*s", (int)l, f);
+			continue;
+		}
+		if (strip)
+			put_group(out, line, strip);
+		else
+			fputs(line, out);
+	}
+	free(line);
+	if (in)
+		fclose(in);
+	fputs(add, out);
+	int rc = fflush(out) == 0 && fchmod(fd, 0644) == 0 ? 0 : -1;
+	int e = errno;
+	if (fclose(out) != 0 && rc == 0)
+		return -1;
+	return rc < 0 ? (errno = e, -1) : 0;
+}
+
+int bwrap_etc_identity(const char *dir, const struct etc_identity *id)
+{
+	char p[PATH_MAX], add[PATH_MAX + 128], host[256] = "";
+	snprintf(add, sizeof add, "%s:x:%u:%u:sbxsup executor:%s:/bin/sh\n", SBX_EXEC_USER,
+		 (unsigned)id->uid, (unsigned)id->gid, id->home && id->home[0] ? id->home : "/");
+	if (snprintf(p, sizeof p, "%s/passwd", dir) >= (int)sizeof p ||
+	    filter_db("/etc/passwd", p, (unsigned)id->uid, add, host, sizeof host, NULL) < 0)
+		return -1;
+	snprintf(add, sizeof add, "%s:x:%u:\n", SBX_EXEC_USER, (unsigned)id->gid);
+	if (snprintf(p, sizeof p, "%s/group", dir) >= (int)sizeof p ||
+	    filter_db("/etc/group", p, (unsigned)id->gid, add, NULL, 0, host) < 0)
+		return -1;
+	return 0;
+}
+
+int bwrap_etc_mount(const struct policy *p, const char *lower, const char *view, const char *preload,
+		    const struct etc_identity *id)
 {
 	char f[PATH_MAX];
 	if (snprintf(f, sizeof f, "%s/ld.so.preload", lower) >= (int)sizeof f)
@@ -136,6 +239,8 @@ int bwrap_etc_mount(const struct policy *p, const char *lower, const char *view,
 	close(fd);
 	if (rc < 0)
 		return errno = e, -1;
+	if (id && bwrap_etc_identity(lower, id) < 0)
+		return -1;
 	size_t nm = pol_mask_count(p);
 	for (size_t i = 0; i < nm; i++) {
 		struct pol_dir d;

@@ -31,6 +31,13 @@
  *   bwrap_etc_mount() whiteouts every mask whose directory exists).
  * - bwrap_etc_mount(): in the forked child, inside its private mount namespace: the tmpfs, `lower`
  *   (a path inside `view`) and the overlay at `view`, as above. 0 or -1 with errno.
+ * - bwrap_etc_identity(): writes `dir`/passwd and `dir`/group: the host's files without the
+ *   entries of the executor's uid/gid or of the name SBX_EXEC_USER, and without the name of the
+ *   host user of that uid in any group's member list, plus SBX_EXEC_USER's own entries (uid, gid
+ *   inside the run, `home` as its home, /bin/sh). So whoami, id and getent name the executor
+ *   "sbxsup" and getpwuid() gives the run's HOME, never a host user's name or home. bwrap_etc_mount
+ *   puts them in the view's lower layer; direct mode binds them over /etc/passwd and /etc/group
+ *   (sd_fixed_identity). 0, or -1 with errno.
  * - bwrap_etc_overlay(): the bare overlay lowerdir=`lower`:/etc at `at` (read-only, nosuid,
  *   nodev); for direct mode's /etc (sd_fixed.c), whose lower holds only ld.so.preload.
  */
@@ -38,12 +45,20 @@
 #define SBX_BWRAP_ETC_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include "policy.h"
+
+#define SBX_EXEC_USER "sbxsup"  /* the executor's user and group name inside every run */
+
+/* Who the executor is inside the run, for its passwd and group entries. */
+struct etc_identity { uid_t uid; gid_t gid; const char *home; };
 
 bool bwrap_etc_wanted(const char *lower);
 int bwrap_etc_make(const char *view);
 bool bwrap_etc_hides(const char *path);
-int bwrap_etc_mount(const struct policy *p, const char *lower, const char *view, const char *preload);
+int bwrap_etc_mount(const struct policy *p, const char *lower, const char *view, const char *preload,
+		    const struct etc_identity *id);
+int bwrap_etc_identity(const char *dir, const struct etc_identity *id);
 int bwrap_etc_overlay(const char *lower, const char *at);
 
 #endif

@@ -146,7 +146,9 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 	}
 	if (r->sp.on && shadow_mount_at(&r->sp, geteuid() != 0) < 0)
 		_exit(SBX_EXIT_INTERNAL);
-	if (r->lc.etc_view && bwrap_etc_mount(r->plan.pol, r->plan.etclow, r->lc.etc_view, SBX_RUN_PRELOAD) < 0) {
+	struct etc_identity id = {.uid = r->lc.uid, .gid = r->lc.gid,
+				  .home = r->lc.home_dir ? r->lc.home_dir : pol_home(r->plan.pol)};
+	if (r->lc.etc_view && bwrap_etc_mount(r->plan.pol, r->plan.etclow, r->lc.etc_view, SBX_RUN_PRELOAD, &id) < 0) {
 		dprintf(f->err_w, "child setup failed: the /etc view (an overlay adding ld.so.preload) could "
 			"not be mounted: %s (SBXSUP_ETC_OVERLAY=0 binds /etc entry by entry instead)", strerror(errno));
 		_exit(SBX_EXIT_INTERNAL);
@@ -510,6 +512,8 @@ static pid_t direct_spawn(struct run *r, struct strv *env)
 		sbx_msg("run setup: %s", p->why[0] ? p->why : "too many granted paths under /tmp");
 		return -1;
 	}
+	snprintf(p->exec_home, sizeof p->exec_home, "%s",
+		 r->lc.home_dir ? r->lc.home_dir : pol_home(pol));
 	p->fixed = (struct sd_fixed){.on = r->lc.fixed_channel && p->mnt, .blob = r->plan.blob,
 				     .bloblen = r->plan.bloblen, .report_sock = r->plan.repsock,
 				     .preload_lib = r->d.preload};

@@ -27,6 +27,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "bwrap_etc.h"
 #include "msg.h"
 #include "env.h"
 #include "manifest.h"
@@ -739,6 +740,13 @@ int sd_child_setup(const struct sd_plan *p)
 			(void)setfsuid(p->in_uid);
 		}
 		if (sd_fixed_setup(&p->fixed) < 0)
+			return -1;
+		if (p->userns) {
+			(void)setfsgid(p->in_gid);
+			(void)setfsuid(p->in_uid);
+		}
+		struct etc_identity id = {.uid = p->in_uid, .gid = p->in_gid, .home = p->exec_home};
+		if (sd_fixed_identity(&id) < 0)
 			return -1;
 	}
 	if (p->shadow && !(p->flags & CLONE_NEWNS)) {

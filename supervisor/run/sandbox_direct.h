@@ -13,7 +13,8 @@
  *   mount, and net when the policy grants no network (loopback brought up). In the mount
  *   namespace (propagation private): the run's private tmp dir bound at /tmp, a fresh tmpfs at
  *   /dev/shm, a procfs of the run's pid namespace at /proc, and (preload on) the preload's
- *   read-only /run/sbxsup and /etc/ld.so.preload as bwrap gives them (sd_fixed.h).
+ *   read-only /run/sbxsup and /etc/ld.so.preload as bwrap gives them (sd_fixed.h), and /etc/passwd
+ *   and /etc/group naming the executor "sbxsup" with exec_home as its home (sd_fixed_identity).
  * - The workspace (and every other directory granted for writing) stays writable without touching
  *   the user's files: as root it is re-mounted in the run's mount namespace through an idmapped
  *   mount (the directory's on-disk owner <-> host_uid); nothing is chmod/chown'ed in the user's
@@ -74,6 +75,7 @@ struct sd_plan {
 	bool expose_rw[SD_MAX_EXPOSE], expose_file[SD_MAX_EXPOSE];
 	size_t nexpose;
 	char identity[320], ns[64], home[200], why[256];
+	char exec_home[1024];      /* HOME as the executor sees it: its passwd entry's home */
 	struct sd_fixed fixed;     /* the preload's /run/sbxsup and /etc/ld.so.preload (sd_fixed.h) */
 	const struct shadow_plan *shadow; /* --shadow: the overlay replaces the workspace, or NULL */
 };
