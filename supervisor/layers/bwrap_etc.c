@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -164,19 +165,19 @@ static void put_group(FILE *out, const char *line, const char *name)
 	fputs(end, out);
 }
 
-/* Copy `src` to `dst` (0644) leaving out the lines whose field `idf` is `id` or whose name is
- * SBX_EXEC_USER, then `add`; *name gets the first left-out name (the host user of that id). */
-static int filter_db(const char *src, const char *dst, unsigned id, const char *add, char *name,
+/* Copy `src` to `fd` leaving out the lines whose id field (2) is `id` or whose name is
+ * SBX_EXEC_USER, then `add`; *name gets the first left-out name (the host user of that id). Group
+ * files (`strip` non-NULL): `strip` left out of every member list. fd stays open. */
+static int filter_db(const char *src, int fd, unsigned id, const char *add, char *name,
 		     size_t namelen, const char *strip)
 {
 	char ids[16];
 	snprintf(ids, sizeof ids, "%u", id);
-	int fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -1;
-	FILE *out = fdopen(fd, "w");
+	int dfd = dup(fd);
+	FILE *out = dfd >= 0 ? fdopen(dfd, "w") : NULL;
 	if (!out) {
-		close(fd);
+		if (dfd >= 0)
+			close(dfd);
 		return -1;
 	}
 	FILE *in = fopen(src, "re");
@@ -199,30 +200,61 @@ static int filter_db(const char *src, const char *dst, unsigned id, const char *
 	if (in)
 		fclose(in);
 	fputs(add, out);
-	int rc = fflush(out) == 0 && fchmod(fd, 0644) == 0 ? 0 : -1;
+	int rc = fflush(out) == 0 ? 0 : -1;
 	int e = errno;
 	if (fclose(out) != 0 && rc == 0)
 		return -1;
 	return rc < 0 ? (errno = e, -1) : 0;
 }
 
-int bwrap_etc_identity(const char *dir, const struct etc_identity *id)
+int bwrap_etc_identity_fds(const struct etc_identity *id, int pw_fd, int gr_fd)
 {
-	char p[PATH_MAX], add[PATH_MAX + 128], host[256] = "";
+	char add[PATH_MAX + 128], host[256] = "";
 	snprintf(add, sizeof add, "%s:x:%u:%u:sbxsup executor:%s:/bin/sh\n", SBX_EXEC_USER,
 		 (unsigned)id->uid, (unsigned)id->gid, id->home && id->home[0] ? id->home : "/");
-	if (snprintf(p, sizeof p, "%s/passwd", dir) >= (int)sizeof p ||
-	    filter_db("/etc/passwd", p, (unsigned)id->uid, add, host, sizeof host, NULL) < 0)
+	if (filter_db("/etc/passwd", pw_fd, (unsigned)id->uid, add, host, sizeof host, NULL) < 0)
 		return -1;
 	snprintf(add, sizeof add, "%s:x:%u:\n", SBX_EXEC_USER, (unsigned)id->gid);
-	if (snprintf(p, sizeof p, "%s/group", dir) >= (int)sizeof p ||
-	    filter_db("/etc/group", p, (unsigned)id->gid, add, NULL, 0, host) < 0)
-		return -1;
-	return 0;
+	return filter_db("/etc/group", gr_fd, (unsigned)id->gid, add, NULL, 0, host);
 }
 
-int bwrap_etc_mount(const struct policy *p, const char *lower, const char *view, const char *preload,
-		    const struct etc_identity *id)
+int bwrap_etc_identity(const char *dir, const struct etc_identity *id)
+{
+	char p[PATH_MAX], g[PATH_MAX];
+	if (snprintf(p, sizeof p, "%s/passwd", dir) >= (int)sizeof p ||
+	    snprintf(g, sizeof g, "%s/group", dir) >= (int)sizeof g)
+		return errno = ENAMETOOLONG, -1;
+	int pfd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int gfd = open(g, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int rc = pfd >= 0 && gfd >= 0 && fchmod(pfd, 0644) == 0 && fchmod(gfd, 0644) == 0 &&
+		 bwrap_etc_identity_fds(id, pfd, gfd) == 0 ? 0 : -1;
+	int e = errno;
+	if (pfd >= 0)
+		close(pfd);
+	if (gfd >= 0)
+		close(gfd);
+	errno = e;
+	return rc;
+}
+
+int bwrap_etc_identity_memfds(const struct etc_identity *id, int *pw_fd, int *gr_fd)
+{
+	*pw_fd = memfd_create("sbxsup-passwd", MFD_CLOEXEC);
+	*gr_fd = memfd_create("sbxsup-group", MFD_CLOEXEC);
+	if (*pw_fd >= 0 && *gr_fd >= 0 && bwrap_etc_identity_fds(id, *pw_fd, *gr_fd) == 0 &&
+	    lseek(*pw_fd, 0, SEEK_SET) == 0 && lseek(*gr_fd, 0, SEEK_SET) == 0)
+		return 0;
+	int e = errno;
+	if (*pw_fd >= 0)
+		close(*pw_fd);
+	if (*gr_fd >= 0)
+		close(*gr_fd);
+	*pw_fd = *gr_fd = -1;
+	errno = e;
+	return -1;
+}
+
+int bwrap_etc_mount(const struct policy *p, const char *lower, const char *view, const char *preload)
 {
 	char f[PATH_MAX];
 	if (snprintf(f, sizeof f, "%s/ld.so.preload", lower) >= (int)sizeof f)
@@ -239,8 +271,6 @@ int bwrap_etc_mount(const struct policy *p, const char *lower, const char *view,
 	close(fd);
 	if (rc < 0)
 		return errno = e, -1;
-	if (id && bwrap_etc_identity(lower, id) < 0)
-		return -1;
 	size_t nm = pol_mask_count(p);
 	for (size_t i = 0; i < nm; i++) {
 		struct pol_dir d;

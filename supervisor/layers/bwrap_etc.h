@@ -35,9 +35,12 @@
  *   entries of the executor's uid/gid or of the name SBX_EXEC_USER, and without the name of the
  *   host user of that uid in any group's member list, plus SBX_EXEC_USER's own entries (uid, gid
  *   inside the run, `home` as its home, /bin/sh). So whoami, id and getent name the executor
- *   "sbxsup" and getpwuid() gives the run's HOME, never a host user's name or home. bwrap_etc_mount
- *   puts them in the view's lower layer; direct mode binds them over /etc/passwd and /etc/group
- *   (sd_fixed_identity). 0, or -1 with errno.
+ *   "sbxsup" and getpwuid() gives the run's HOME, never a host user's name or home.
+ *   bwrap_etc_identity_fds() writes the same to two open descriptors, bwrap_etc_identity_memfds()
+ *   to two new memfds (close-on-exec, offset 0) that bwrap binds with --ro-bind-data at
+ *   /etc/passwd and /etc/group (bwrap_layer.h etc_identity), whatever /etc is made of (the view or
+ *   per-entry binds); direct mode binds the files over /etc/passwd and /etc/group
+ *   (sd_fixed_identity). 0, or -1 with errno (memfds: none left open).
  * - bwrap_etc_overlay(): the bare overlay lowerdir=`lower`:/etc at `at` (read-only, nosuid,
  *   nodev); for direct mode's /etc (sd_fixed.c), whose lower holds only ld.so.preload.
  */
@@ -56,9 +59,10 @@ struct etc_identity { uid_t uid; gid_t gid; const char *home; };
 bool bwrap_etc_wanted(const char *lower);
 int bwrap_etc_make(const char *view);
 bool bwrap_etc_hides(const char *path);
-int bwrap_etc_mount(const struct policy *p, const char *lower, const char *view, const char *preload,
-		    const struct etc_identity *id);
+int bwrap_etc_mount(const struct policy *p, const char *lower, const char *view, const char *preload);
 int bwrap_etc_identity(const char *dir, const struct etc_identity *id);
+int bwrap_etc_identity_fds(const struct etc_identity *id, int pw_fd, int gr_fd);
+int bwrap_etc_identity_memfds(const struct etc_identity *id, int *pw_fd, int *gr_fd);
 int bwrap_etc_overlay(const char *lower, const char *at);
 
 #endif

@@ -59,6 +59,9 @@ struct bwrap_in {
 	const char *etc_lower;     /* its layer holding ld.so.preload and the secrets' whiteouts */
 	bool fixed;                /* the preload's fixed channel: the policy bound at SBX_RUN_POLICY */
 	int policy_fd;             /* the sealed policy for --ro-bind-data, or -1 ("<fd>") */
+	bool etc_identity;         /* the executor's passwd and group (bwrap_etc.h) --ro-bind-data at
+				    * /etc/passwd and /etc/group from passwd_fd, group_fd (-1: "<fd>") */
+	int passwd_fd, group_fd;
 };
 
 /* argv up to and including the "--" before the stage; the caller appends the stage argv.

@@ -461,7 +461,8 @@ int run_execute(struct run_opts *o, int parsed)
 	}
 	r->pol_fd = r->sfd = r->tfd = r->repsrv = r->result_fd = -1;
 	r->lc.cg.v2_fd = -1;
-	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1};
+	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1,
+				       .passwd = -1, .group = -1};
 	cg_init(&r->cg);
 	janitor_init(&r->jan);
 	r->o = *o;

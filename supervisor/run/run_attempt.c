@@ -86,7 +86,7 @@ static void keep_fd(int fd)
 }
 
 struct child_fds {
-	int alive_r, ctl_c, rep_c, status_w, err_w, ldso;
+	int alive_r, ctl_c, rep_c, status_w, err_w, ldso, passwd, group;
 	char **argv;               /* wrapped: the bwrap argv to exec */
 	char **envp;               /* direct: the command's environment */
 	char **stage_flags;        /* direct: the layers the stage applies (as `__stage` takes them) */
@@ -146,9 +146,7 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 	}
 	if (r->sp.on && shadow_mount_at(&r->sp, geteuid() != 0) < 0)
 		_exit(SBX_EXIT_INTERNAL);
-	struct etc_identity id = {.uid = r->lc.uid, .gid = r->lc.gid,
-				  .home = r->lc.home_dir ? r->lc.home_dir : pol_home(r->plan.pol)};
-	if (r->lc.etc_view && bwrap_etc_mount(r->plan.pol, r->plan.etclow, r->lc.etc_view, SBX_RUN_PRELOAD, &id) < 0) {
+	if (r->lc.etc_view && bwrap_etc_mount(r->plan.pol, r->plan.etclow, r->lc.etc_view, SBX_RUN_PRELOAD) < 0) {
 		dprintf(f->err_w, "child setup failed: the /etc view (an overlay adding ld.so.preload) could "
 			"not be mounted: %s (SBXSUP_ETC_OVERLAY=0 binds /etc entry by entry instead)", strerror(errno));
 		_exit(SBX_EXIT_INTERNAL);
@@ -173,6 +171,8 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 	}
 	keep_fd(f->ctl_c);
 	keep_fd(f->ldso);
+	keep_fd(f->passwd);
+	keep_fd(f->group);
 	keep_fd(r->att.stderr_copy);
 	if (child_stdio(r, false) < 0 || dup2(f->err_w, 2) < 0)
 		_exit(SBX_EXIT_INTERNAL);
@@ -540,7 +540,7 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 	struct attempt *t = &r->att;
 	enum attempt_result res = ATT_FAIL;
 	int ctlp[2] = {-1, -1}, repp[2] = {-1, -1}, alive[2] = {-1, -1}, stp[2] = {-1, -1},
-	    errp[2] = {-1, -1}, ldso = -1;
+	    errp[2] = {-1, -1}, ldso = -1, pwfd = -1, grfd = -1;
 	struct strv env = {0}, argv = {0}, flags = {0};
 	const struct layer_ops *w = wrapped ? layers_wrapper(&r->L) : NULL;
 	attempt_init(t, w != NULL);
@@ -582,8 +582,16 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 			sbx_msg("memfd: %s", strerror(errno));
 			goto out;
 		}
+		/* the executor's own passwd and group entries (bwrap_etc.h), bound over the host's */
+		struct etc_identity id = {.uid = r->lc.uid, .gid = r->lc.gid,
+					  .home = r->lc.home_dir ? r->lc.home_dir : pol_home(r->plan.pol)};
+		if (bwrap_etc_identity_memfds(&id, &pwfd, &grfd) < 0) {
+			sbx_msg("the executor's passwd and group entries: %s", strerror(errno));
+			goto out;
+		}
 		r->lc.fds = (struct layer_fds){.ctl = ctlp[1], .stderr_copy = t->stderr_copy, .ldso = ldso,
-					       .policy = r->lc.fixed_channel ? r->pol_fd : -1};
+					       .policy = r->lc.fixed_channel ? r->pol_fd : -1,
+					       .passwd = pwfd, .group = grfd};
 		if (w->wrap(&r->lc, &argv, err, sizeof err) < 0) {
 			sbx_msg("%s", err);
 			goto out;
@@ -594,7 +602,7 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 	}
 
 	struct child_fds cf = {.alive_r = alive[0], .ctl_c = ctlp[1], .rep_c = repp[1],
-			       .status_w = stp[1], .err_w = errp[1], .ldso = ldso,
+			       .status_w = stp[1], .err_w = errp[1], .ldso = ldso, .passwd = pwfd, .group = grfd,
 			       .argv = argv.v, .envp = env.v, .stage_flags = flags.v};
 	pid_t pid;
 	if (w) {
@@ -649,6 +657,8 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 	close_fd(&stp[1]);
 	close_fd(&errp[1]);
 	close_fd(&ldso);
+	close_fd(&pwfd);
+	close_fd(&grfd);
 	close_fd(&t->stderr_copy);
 	t->ctl = take_fd(&ctlp[0]);
 	t->rep = take_fd(&repp[0]);
@@ -691,7 +701,10 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 out:
 	layers_stop(&r->lrt, true); /* what lived for this attempt only (seccomp's listener) */
 	r->lc.env = &r->plan.env;
-	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1};
+	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1,
+				       .passwd = -1, .group = -1};
+	close_fd(&pwfd);
+	close_fd(&grfd);
 	close_fd(&ctlp[0]);
 	close_fd(&ctlp[1]);
 	close_fd(&repp[0]);
