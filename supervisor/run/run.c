@@ -118,6 +118,7 @@ static int replan(struct run *r, bool wrapped)
 		return -1;
 	}
 	r->plan.tmp_ns = !wrapped && r->sd.mnt; /* "/tmp": the run's own, in its mount namespace */
+	r->plan.no_pidns = false;  /* (set by the attempt when no namespace could be made after all) */
 	r->plan.etclow[0] = r->plan.etcview[0] = 0;
 	if (wrapped && r->plan.repdir[0]) {
 		/* the view's lower layer lives in the child's tmpfs at the view (bwrap_etc.h) */

@@ -479,6 +479,26 @@ static int ldso_memfd(void)
 	return fd;
 }
 
+/* Direct mode where the run will see the host's /proc after all (no namespace could be made, or a
+ * procfs of its own cannot be mounted over a host /proc with mounts below it: a container's masked
+ * /proc): its other pids are not the run's, so the policy must not grant their listing files
+ * (builtin:proc-pidns). The policy is compiled again without them, sealed again, and the layers
+ * follow it (as after a retry without bwrap); nothing has started yet. 0, or -1 with a message. */
+static int policy_without_pidns(struct run *r)
+{
+	char err[512] = "";
+	r->plan.no_pidns = true;
+	if (plan_policy(&r->plan, r->m, &r->d, err, sizeof err) < 0) {
+		sbx_msg("cannot compile the policy: %s", err);
+		return -1;
+	}
+	if (run_setup_policy_fd(r) < 0)
+		return -1;
+	r->lc.pol = r->plan.pol;
+	layers_replan(&r->lc, &r->lrt);
+	return run_require_missing(r) ? -1 : 0;
+}
+
 /* Direct mode: the run's init in namespaces of its own (sandbox_direct.h): its death (SIGKILL of
  * sbxsup -> PDEATHSIG) takes the whole run with it, it never holds the host's uid 0, and it sees
  * a private /tmp, /dev/shm and /proc. Returns like fork() (the child also drops the PATH entries
@@ -487,7 +507,10 @@ static int ldso_memfd(void)
 static pid_t direct_spawn(struct run *r, struct strv *env)
 {
 	struct sd_plan *p = &r->sd;
+	if (pol_own_pidns(r->plan.pol) && sd_proc_overmounted() && policy_without_pidns(r) < 0)
+		return -1;
 	const struct policy *pol = r->plan.pol;
+	p->proc_own = pol_own_pidns(pol); /* the run's init must then mount its own /proc, or fail */
 	p->netns = pol_net_mode(pol) == POL_NET_NONE;
 	p->nexpose = p->nwr = 0;
 	p->shadow = r->sp.on ? &r->sp : NULL;
@@ -616,6 +639,8 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 			run_reason(r, SBX_REASON_SHADOW_UNAVAILABLE, "--shadow: no mount namespace for the overlay");
 			goto out;
 		}
+		if (pid < 0 && !r->o.disabled && pol_own_pidns(r->plan.pol) && policy_without_pidns(r) < 0)
+			goto out;
 		if (pid < 0 && r->lc.fixed_channel) {
 			/* no mount namespace after all: the environment is the preload's channel */
 			r->lc.fixed_channel = false;

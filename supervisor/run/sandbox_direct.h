@@ -76,6 +76,8 @@ struct sd_plan {
 	size_t nexpose;
 	char identity[320], ns[64], home[200], why[256];
 	char exec_home[1024];      /* HOME as the executor sees it: its passwd entry's home */
+	bool proc_own;             /* the policy grants the run's processes' listing files (it has its
+				    * own pid namespace's /proc): the init fails unless it mounts one */
 	struct sd_fixed fixed;     /* the preload's /run/sbxsup and /etc/ld.so.preload (sd_fixed.h) */
 	const struct shadow_plan *shadow; /* --shadow: the overlay replaces the workspace, or NULL */
 };
@@ -115,6 +117,10 @@ int sd_expose_cmd(struct sd_plan *p, const char *cmd);
  * exposed) are dropped (the default PATH when none is left), as env_filter_path drops entries the
  * policy does not grant. */
 int sd_filter_path(const struct sd_plan *p, struct strv *env);
+
+/* Something is mounted below the host's /proc (a container's masked /proc; the kernel's own
+ * /proc/sys/fs/binfmt_misc aside): a user namespace may then not mount a procfs of its own. */
+bool sd_proc_overmounted(void);
 
 /* Child (the run's init, before forking the stage): mounts, loopback, identity. Returns 0, or -1
  * with errno and a message on stderr. */
