@@ -14,7 +14,8 @@
  * the environment, `--chdir` the workspace, sbxsup and the preload library bound read-only under
  * /run/sbxsup, the run's report socket at /run/sbxsup/report, `/etc/ld.so.preload` as
  * `--ro-bind-data` (or, with etc_view, /etc bound from the view the child mounted before bwrap),
- * `--uid`/`--gid` and a private HOME (`--dir`) when given. /run/sbxsup is a
+ * `--uid`/`--gid` and a private HOME (`--dir`) when given, the executor's own /etc/passwd and
+ * /etc/group as `--ro-bind-data` (etc_identity; bwrap_etc.h). /run/sbxsup is a
  * tmpfs of its own; with the preload's fixed channel the sealed policy is `--ro-bind-data` at
  * /run/sbxsup/policy. Last, /run/sbxsup and the sandbox's root tmpfs (the scaffolding bwrap makes
  * for the binds: /, /etc, /run...) are remounted read-only, so no process of the run can rename
