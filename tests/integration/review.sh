@@ -99,9 +99,13 @@ fi
 if [ -z "$CHROME" ] && [ "$(id -u)" != 0 ]; then
 	# a tool of the test, not of sbxsup: a normal user's host may lack it (as root, e.g. on CI, where
 	# `make test-deps` installs it, its absence is a failure)
-	t_skip review_report_first_screen "chromium not installed (apt-get install -y --no-install-recommends chromium)"
+	for t in review_report_first_screen review_report_filter_in_browser review_report_100k_under_2s; do
+		t_skip "$t" "chromium not installed (apt-get install -y --no-install-recommends chromium)"
+	done
 elif [ -z "$CHROME" ]; then
-	t_fail review_report_first_screen "chromium not installed (make test-deps, or apt-get install -y --no-install-recommends chromium)"
+	for t in review_report_first_screen review_report_filter_in_browser review_report_100k_under_2s; do
+		t_fail "$t" "chromium not installed (make test-deps, or apt-get install -y --no-install-recommends chromium)"
+	done
 else
 	chrome --screenshot="$T_TMP/first.png" "file://$T_TMP/report.html"
 	chrome --dump-dom "file://$T_TMP/report.html" > "$T_TMP/dom.html"
