@@ -46,12 +46,12 @@ static const char *const dev_paths[] = {
 static const char *const proc_globs[] = { "/proc/self/**", "/proc/thread-self/**", "/proc/*", NULL };
 /* With a pid namespace of its own (pol_build_opts.own_pidns) every /proc/<pid> is one of the run's
  * processes: listing /proc and the files ps, top and pgrep read, per process and per thread. Their
- * magic links and descriptors (root, cwd, exe, fd/, map_files/), memory (mem, maps, pagemap, ...)
- * and the rest stay refused. environ: what the run's own processes were given (the executor's
- * filtered environment and what the run added); the kernel still refuses it for a process that is
- * not ptrace-readable (the run's non-dumpable init). "ctty" does not exist in Linux; procps asks. */
+ * magic links and descriptors (root, cwd, exe, fd/, map_files/), memory (mem, maps, pagemap, ...),
+ * environ (another process's environment is a secret's usual hiding place: reading it stays an
+ * attempt the audit reports; ps reads it and goes on without it) and the rest stay refused.
+ * "ctty" does not exist in Linux; procps asks. */
 static const char *const pidns_files[] = {
-	"stat", "statm", "status", "cmdline", "comm", "environ", "cgroup", "ctty", "wchan",
+	"stat", "statm", "status", "cmdline", "comm", "cgroup", "ctty", "wchan",
 	"oom_score", "oom_score_adj", NULL,
 };
 /* Read-only kernel facts that libc and language runtimes read on their own (sysconf, malloc,

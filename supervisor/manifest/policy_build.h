@@ -17,7 +17,7 @@
  *   grant read+write: builtin:workspace, builtin:tmp, builtin:dev (/dev/null and friends)
  *   grant read: builtin:proc (/proc/self/ **, /proc/thread-self/ **, /proc/ *), builtin:sys
  *   grant read, own_pidns only: builtin:proc-pidns (/proc listed; /proc/ * /{stat,statm,status,
- *     cmdline,comm,environ,cgroup,wchan,oom_score,...} and the same under /proc/ * /task/ *)
+ *     cmdline,comm,cgroup,wchan,oom_score,...} and the same under /proc/ * /task/ *; never environ)
  *   hard deny: builtin:secret (/etc's secrets: shadow, gshadow, sudoers*, ssh host private keys,
  *     ssl/private, keytabs, stored network/VPN credentials ... — etc_secrets[] in policy_build.c;
  *     ~/.ssh ~/.gnupg ~/.aws ~/.config/gcloud ~/.netrc ~/.docker/config.json)

@@ -322,7 +322,8 @@ static void test_proc(void **state)
 	expect_path(p, "/proc/1/stat", R, A, "builtin:proc-pidns: /proc/*/stat");
 	expect_path(p, "/proc/42/status", R, A, "builtin:proc-pidns: /proc/*/status");
 	expect_path(p, "/proc/42/cmdline", R, A, "builtin:proc-pidns: /proc/*/cmdline");
-	expect_path(p, "/proc/42/environ", R, A, "builtin:proc-pidns: /proc/*/environ");
+	expect_path(p, "/proc/42/environ", R, D, "default: not granted");
+	expect_path(p, "/proc/42/task/43/environ", R, D, "default: not granted");
 	expect_path(p, "/proc/42/task", R, A, "builtin:proc-pidns: /proc/*/task");
 	expect_path(p, "/proc/42/task/43", R, A, "builtin:proc-pidns: /proc/*/task/*");
 	expect_path(p, "/proc/42/task/43/stat", R, A, "builtin:proc-pidns: /proc/*/task/*/stat");
