@@ -165,21 +165,14 @@ static void put_group(FILE *out, const char *line, const char *name)
 	fputs(end, out);
 }
 
-/* Copy `src` to `fd` leaving out the lines whose id field (2) is `id` or whose name is
+/* Copy `src` to `out` leaving out the lines whose id field (2) is `id` or whose name is
  * SBX_EXEC_USER, then `add`; *name gets the first left-out name (the host user of that id). Group
- * files (`strip` non-NULL): `strip` left out of every member list. fd stays open. */
-static int filter_db(const char *src, int fd, unsigned id, const char *add, char *name,
-		     size_t namelen, const char *strip)
+ * files (`strip` non-NULL): `strip` left out of every member list. */
+static void filter_db(const char *src, FILE *out, unsigned id, const char *add, char *name,
+		      size_t namelen, const char *strip)
 {
 	char ids[16];
 	snprintf(ids, sizeof ids, "%u", id);
-	int dfd = dup(fd);
-	FILE *out = dfd >= 0 ? fdopen(dfd, "w") : NULL;
-	if (!out) {
-		if (dfd >= 0)
-			close(dfd);
-		return -1;
-	}
 	FILE *in = fopen(src, "re");
 	char *line = NULL;
 	size_t cap = 0;
@@ -200,56 +193,77 @@ static int filter_db(const char *src, int fd, unsigned id, const char *add, char
 	if (in)
 		fclose(in);
 	fputs(add, out);
-	int rc = fflush(out) == 0 ? 0 : -1;
-	int e = errno;
-	if (fclose(out) != 0 && rc == 0)
-		return -1;
-	return rc < 0 ? (errno = e, -1) : 0;
 }
 
-int bwrap_etc_identity_fds(const struct etc_identity *id, int pw_fd, int gr_fd)
+int bwrap_etc_identity_text(const struct etc_identity *id, struct etc_identity_text *t)
 {
 	char add[PATH_MAX + 128], host[256] = "";
+	*t = (struct etc_identity_text){0};
+	FILE *pw = open_memstream(&t->passwd, &t->passwd_len);
+	if (!pw)
+		return -1;
 	snprintf(add, sizeof add, "%s:x:%u:%u:sbxsup executor:%s:/bin/sh\n", SBX_EXEC_USER,
 		 (unsigned)id->uid, (unsigned)id->gid, id->home && id->home[0] ? id->home : "/");
-	if (filter_db("/etc/passwd", pw_fd, (unsigned)id->uid, add, host, sizeof host, NULL) < 0)
+	filter_db("/etc/passwd", pw, (unsigned)id->uid, add, host, sizeof host, NULL);
+	int rc = fclose(pw);
+	FILE *gr = rc == 0 ? open_memstream(&t->group, &t->group_len) : NULL;
+	if (gr) {
+		snprintf(add, sizeof add, "%s:x:%u:\n", SBX_EXEC_USER, (unsigned)id->gid);
+		filter_db("/etc/group", gr, (unsigned)id->gid, add, NULL, 0, host);
+		rc = fclose(gr);
+	}
+	if (rc != 0 || !gr) {
+		bwrap_etc_identity_free(t);
 		return -1;
-	snprintf(add, sizeof add, "%s:x:%u:\n", SBX_EXEC_USER, (unsigned)id->gid);
-	return filter_db("/etc/group", gr_fd, (unsigned)id->gid, add, NULL, 0, host);
+	}
+	return 0;
 }
 
-int bwrap_etc_identity(const char *dir, const struct etc_identity *id)
+void bwrap_etc_identity_free(struct etc_identity_text *t)
 {
-	char p[PATH_MAX], g[PATH_MAX];
-	if (snprintf(p, sizeof p, "%s/passwd", dir) >= (int)sizeof p ||
-	    snprintf(g, sizeof g, "%s/group", dir) >= (int)sizeof g)
-		return errno = ENAMETOOLONG, -1;
-	int pfd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	int gfd = open(g, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	int rc = pfd >= 0 && gfd >= 0 && fchmod(pfd, 0644) == 0 && fchmod(gfd, 0644) == 0 &&
-		 bwrap_etc_identity_fds(id, pfd, gfd) == 0 ? 0 : -1;
-	int e = errno;
-	if (pfd >= 0)
-		close(pfd);
-	if (gfd >= 0)
-		close(gfd);
-	errno = e;
-	return rc;
+	free(t->passwd);
+	free(t->group);
+	*t = (struct etc_identity_text){0};
+}
+
+static int memfd_with(const char *name, const char *data, size_t len)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	for (size_t off = 0; off < len;) {
+		ssize_t n = write(fd, data + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = errno;
+			close(fd);
+			return errno = n < 0 ? e : EIO, -1;
+		}
+		off += (size_t)n;
+	}
+	if (lseek(fd, 0, SEEK_SET) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 int bwrap_etc_identity_memfds(const struct etc_identity *id, int *pw_fd, int *gr_fd)
 {
-	*pw_fd = memfd_create("sbxsup-passwd", MFD_CLOEXEC);
-	*gr_fd = memfd_create("sbxsup-group", MFD_CLOEXEC);
-	if (*pw_fd >= 0 && *gr_fd >= 0 && bwrap_etc_identity_fds(id, *pw_fd, *gr_fd) == 0 &&
-	    lseek(*pw_fd, 0, SEEK_SET) == 0 && lseek(*gr_fd, 0, SEEK_SET) == 0)
-		return 0;
+	struct etc_identity_text t;
+	*pw_fd = *gr_fd = -1;
+	if (bwrap_etc_identity_text(id, &t) < 0)
+		return -1;
+	*pw_fd = memfd_with("sbxsup-passwd", t.passwd, t.passwd_len);
+	*gr_fd = *pw_fd >= 0 ? memfd_with("sbxsup-group", t.group, t.group_len) : -1;
 	int e = errno;
+	bwrap_etc_identity_free(&t);
+	if (*gr_fd >= 0)
+		return 0;
 	if (*pw_fd >= 0)
 		close(*pw_fd);
-	if (*gr_fd >= 0)
-		close(*gr_fd);
-	*pw_fd = *gr_fd = -1;
+	*pw_fd = -1;
 	errno = e;
 	return -1;
 }

@@ -535,15 +535,22 @@ static pid_t direct_spawn(struct run *r, struct strv *env)
 		sbx_msg("run setup: %s", p->why[0] ? p->why : "too many granted paths under /tmp");
 		return -1;
 	}
-	snprintf(p->exec_home, sizeof p->exec_home, "%s",
-		 r->lc.home_dir ? r->lc.home_dir : pol_home(pol));
+	struct etc_identity id = {.uid = p->in_uid, .gid = p->in_gid,
+				  .home = r->lc.home_dir ? r->lc.home_dir : pol_home(pol)};
+	bwrap_etc_identity_free(&p->etc_id);
+	if (bwrap_etc_identity_text(&id, &p->etc_id) < 0) {
+		sbx_msg("run setup: the executor's passwd and group entries: %s", strerror(errno));
+		return -1;
+	}
 	p->fixed = (struct sd_fixed){.on = r->lc.fixed_channel && p->mnt, .blob = r->plan.blob,
 				     .bloblen = r->plan.bloblen, .report_sock = r->plan.repsock,
 				     .preload_lib = r->d.preload};
 	sd_fixed_open_lib(&p->fixed); /* the library, reachable whatever its directories' modes */
 	pid_t pid = sd_spawn(p, &r->cg);
-	if (pid != 0)
+	if (pid != 0) {
 		sd_fixed_close_lib(&p->fixed);
+		bwrap_etc_identity_free(&p->etc_id); /* the child has its copy */
+	}
 	if (pid == 0 && sd_filter_path(p, env) < 0) /* the stage's PATH, in the child */
 		_exit(SBX_EXIT_INTERNAL);
 	return pid;

@@ -765,8 +765,7 @@ int sd_child_setup(const struct sd_plan *p)
 			(void)setfsgid(p->in_gid);
 			(void)setfsuid(p->in_uid);
 		}
-		struct etc_identity id = {.uid = p->in_uid, .gid = p->in_gid, .home = p->exec_home};
-		if (sd_fixed_identity(&id) < 0)
+		if (sd_fixed_identity(&p->etc_id) < 0)
 			return -1;
 	}
 	if (p->shadow && !(p->flags & CLONE_NEWNS)) {

@@ -44,6 +44,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "bwrap_etc.h"
 #include "cgroup.h"
 #include "sd_fixed.h"
 #include "shadow_mount.h"
@@ -75,7 +76,8 @@ struct sd_plan {
 	bool expose_rw[SD_MAX_EXPOSE], expose_file[SD_MAX_EXPOSE];
 	size_t nexpose;
 	char identity[320], ns[64], home[200], why[256];
-	char exec_home[1024];      /* HOME as the executor sees it: its passwd entry's home */
+	struct etc_identity_text etc_id; /* the executor's /etc/passwd and /etc/group (made in the
+				    * parent before sd_spawn, freed by the caller after it) */
 	bool proc_own;             /* the policy grants the run's processes' listing files (it has its
 				    * own pid namespace's /proc): the init fails unless it mounts one */
 	struct sd_fixed fixed;     /* the preload's /run/sbxsup and /etc/ld.so.preload (sd_fixed.h) */
