@@ -14,7 +14,7 @@
  *   namespace (propagation private): the run's private tmp dir bound at /tmp, a fresh tmpfs at
  *   /dev/shm, a procfs of the run's pid namespace at /proc, and (preload on) the preload's
  *   read-only /run/sbxsup and /etc/ld.so.preload as bwrap gives them (sd_fixed.h), and /etc/passwd
- *   and /etc/group naming the executor "sbxsup" with exec_home as its home (sd_fixed_identity).
+ *   and /etc/group naming the executor "sbxsup" with its HOME as its home (etc_id, sd_fixed_identity).
  * - The workspace (and every other directory granted for writing) stays writable without touching
  *   the user's files: as root it is re-mounted in the run's mount namespace through an idmapped
  *   mount (the directory's on-disk owner <-> host_uid); nothing is chmod/chown'ed in the user's
