@@ -17,7 +17,8 @@ AU=$T_TMP/audit; mkdir -p "$AU"
 # events FILE MAXSEV : the security events of a stream above MAXSEV (one line each: sev rule path)
 events() {
 	python3 - "$1" "$2" <<'PY'
-import json, sys
+import json, signal, sys
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)   # a reader that stops early (grep -q)
 SEC = {"preload.deny", "kernel.violation", "seccomp.deny", "landlock.deny", "netfilter.deny"}
 ORDER = ["info", "low", "medium", "high", "critical"]
 top = ORDER.index(sys.argv[2])
