@@ -38,10 +38,11 @@ VERSION  := 0.1.0
 # `make test-deps` / .ci/run, never by the demo.
 DEB_PKGS := build-essential libseccomp-dev libbpf-dev libcjson-dev libcmocka-dev libsodium-dev \
             clang libclang-rt-dev llvm bpftool libelf-dev zlib1g-dev pkg-config bubblewrap python3 file iproute2
-# The compatibility suite (tests/integration/compat.sh) runs git, tar, python3 -m venv and a slice of
+# The compatibility suites (tests/integration/compat.sh, compat_tools.sh) run git, tar, ps/top/pgrep
+# (procps), sqlite3, curl, python3 -m venv and a slice of
 # CPython's own regression tests (the Debian package is named after the default python3's version).
 PY_TESTSUITE  = libpython$(shell /usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)-testsuite
-DEB_TEST_PKGS = chromium curl strace git tar python3-venv $(PY_TESTSUITE)
+DEB_TEST_PKGS = chromium curl strace git tar python3-venv procps sqlite3 $(PY_TESTSUITE)
 APT_INSTALL := DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends
 
 SAN      ?=

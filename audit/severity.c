@@ -78,6 +78,8 @@ static const struct entry table[] = {
 		       "/var/run/systemd/userdb/*"), LOOK, NULL, NULL, 0, NULL, 0},
 	{"benign-uuidd-socket", SBX_SEV_INFO, "libuuid asks uuidd for a time-based UUID",
 	 NULL, NULL, L("/run/uuidd/request", "/var/run/uuidd/request"), LOOK, NULL, NULL, 0, NULL, 0},
+	{"benign-utmp", SBX_SEV_INFO, "libc reads the login records (utmp: top, w, uptime count users)",
+	 NULL, NULL, L("/var/run/utmp", "/run/utmp", "/var/log/wtmp"), L("read"), NULL, NULL, 0, NULL, 0},
 	{"benign-user-site", SBX_SEV_INFO, "Python looks for user site-packages under ~/.local",
 	 NULL, NULL, L("*/.local/lib/python*"), L("read"), NULL, NULL, 0, NULL, 0},
 	{"benign-locale", SBX_SEV_INFO, "libc/gettext look up locale and message catalogues",

@@ -1,7 +1,8 @@
 /* probes.h — the records shared by bpf/probes.bpf.c and the supervisor (supervisor/probes_*.c).
  *
  * Promise: one record per observed candidate syscall argument — struct pr_event cut after the used
- * part of path[] (offsetof(path) + path_len bytes; user space copies it into a zeroed struct) (a path, an address, or
+ * part of path[] (offsetof(path) + path_len bytes; user space copies it into a zeroed struct), or
+ * whole when it carries a long requested string (PR_EVF_REQ_LONG) (a path, an address, or
  * an escape-class call), written into the run's ring buffer at syscall exit. The kernel side only
  * collects facts (numbers, the string as given, dentry names, the copied sockaddr, the return
  * value); every policy decision is taken in user space with the compiled policy, except the
@@ -33,6 +34,8 @@
 #define PR_PATH_BUF    4352      /* PR_PATH_OFF_MASK + 1 + PR_NAME_MAX: PATH_MAX of names */
 #define PR_PATH_OFF_MASK 4095
 #define PR_EXE_MAX     64
+#define PR_REQ_MAX     4096      /* PATH_MAX: a requested string longer than PR_NAME_MAX - 1 bytes is
+				  * read again in full at exit (req_long, PR_EVF_REQ_LONG) */
 
 /* Internal syscall ids (architecture independent). Keep in step with pr_sc_name(). */
 enum pr_sc {
@@ -91,6 +94,8 @@ enum pr_sensor {
 #define PR_EVF_ABSTRACT 0x80u /* AF_UNIX: an abstract name (req = "@" + raw bytes); else a path */
 #define PR_EVF_DETACHED 0x100u /* the walk ended outside the task's root (see "Path encoding") */
 #define PR_EVF_PSEUDO  0x200u  /* the walked object has no path: a kernel-made name (d_dname) */
+#define PR_EVF_REQ_LONG 0x400u /* with REQ_TRUNC: req_long holds the whole requested string, read
+				* again at exit (user space checks it begins with req, read at enter) */
 
 /* First and last ids of the classes (keep in step with enum pr_sc). */
 #define PR_SC_SIG_FIRST PR_SC_KILL
@@ -131,6 +136,8 @@ struct pr_event {
 	char exe[PR_EXE_MAX];        /* basename of the task's exe (dentry name) */
 	char req[PR_NAME_MAX];       /* the string as given */
 	char path[PR_PATH_BUF];
+	char req_long[PR_REQ_MAX];   /* PR_EVF_REQ_LONG only: the whole string (a record that has it is
+				      * sent whole, sizeof(struct pr_event); others are cut after path) */
 };
 
 /* Per-thread argument stash, kept from sys_enter to sys_exit. */

@@ -240,7 +240,8 @@ const struct policy *pol_open(const void *blob, size_t len, const char **why)
 		*why = "total size larger than the blob";
 		return NULL;
 	}
-	if ((h->flags & ~(uint32_t)(POL_F_CODE_EXEC | POL_F_ABSTRACT_INSIDE)) != 0 || h->net_mode > POL_NET_ANY ||
+	if ((h->flags & ~(uint32_t)(POL_F_CODE_EXEC | POL_F_ABSTRACT_INSIDE | POL_F_OWN_PIDNS)) != 0 ||
+	    h->net_mode > POL_NET_ANY ||
 	    h->reserved[0] != 0 || h->reserved[1] != 0) {
 		*why = "flags or network mode out of range";
 		return NULL;
@@ -788,6 +789,11 @@ bool pol_code_exec(const struct policy *p)
 bool pol_abstract_inside(const struct policy *p)
 {
 	return p != NULL && (p->h.flags & POL_F_ABSTRACT_INSIDE) != 0;
+}
+
+bool pol_own_pidns(const struct policy *p)
+{
+	return p != NULL && (p->h.flags & POL_F_OWN_PIDNS) != 0;
 }
 
 enum pol_net_mode pol_net_mode(const struct policy *p)

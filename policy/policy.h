@@ -137,6 +137,11 @@ bool pol_code_exec(const struct policy *p);
  * made it): abstract AF_UNIX names stay inside the run, so binding and connecting them is allowed
  * (issue 17). False: only with an unrestricted network. */
 bool pol_abstract_inside(const struct policy *p);
+/* The run's /proc belongs to a pid namespace of its own (bwrap, or the direct sandbox with its
+ * mount namespace): every /proc/<pid> there is one of the run's processes, so the policy grants
+ * reading their process-listing files (builtin:proc-pidns, policy_build.h) — ps, top, pgrep work.
+ * False (no pid namespace, the host's pids): only the process's own /proc/self. */
+bool pol_own_pidns(const struct policy *p);
 /* The identity of sbxsup's own binary (st_dev, st_ino) as the supervisor recorded it: the preload
  * stays passive only in a "__stage" process whose /proc/self/exe is that file (a program merely
  * named "sbxsup" is not the stage). False when none was recorded. */

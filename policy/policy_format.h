@@ -36,6 +36,8 @@ enum pol_hdr_flags {
 	POL_F_CODE_EXEC = 1u,
 	POL_F_ABSTRACT_INSIDE = 2u,  /* the run has a network namespace of its own: abstract unix
 				      * socket names cannot reach or squat the host's (pol_abstract_inside) */
+	POL_F_OWN_PIDNS = 4u,        /* the run's /proc is the procfs of a pid namespace of its own:
+				      * every /proc/<pid> in it is one of the run's processes (pol_own_pidns) */
 };
 enum pol_rule_flags {
 	POL_RF_SUBTREE = 1u,  /* literal rule: the path and everything below */
@@ -105,6 +107,8 @@ int pol_writer_meta(struct pol_writer *w, const char *name, const char *workspac
 void pol_writer_stage(struct pol_writer *w, uint64_t dev, uint64_t ino);
 /* After pol_writer_meta: mark the policy POL_F_ABSTRACT_INSIDE. */
 void pol_writer_abstract_inside(struct pol_writer *w, bool on);
+/* After pol_writer_meta: mark the policy POL_F_OWN_PIDNS. */
+void pol_writer_own_pidns(struct pol_writer *w, bool on);
 /* Adds a path rule. `glob` is absolute (a leading "**" component makes it floating); a glob
  * without magic characters is a subtree rule. Returns the rule index in *idx (may be NULL). */
 int pol_writer_rule(struct pol_writer *w, enum pol_rule_kind kind, unsigned access,

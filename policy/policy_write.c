@@ -136,6 +136,14 @@ void pol_writer_abstract_inside(struct pol_writer *w, bool on)
 		w->flags &= ~(uint32_t)POL_F_ABSTRACT_INSIDE;
 }
 
+void pol_writer_own_pidns(struct pol_writer *w, bool on)
+{
+	if (on)
+		w->flags |= POL_F_OWN_PIDNS;
+	else
+		w->flags &= ~(uint32_t)POL_F_OWN_PIDNS;
+}
+
 void pol_writer_stage(struct pol_writer *w, uint64_t dev, uint64_t ino)
 {
 	w->stage_dev = dev;

@@ -182,8 +182,18 @@ static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u
 	bool req_ok = s->req_ok[i & 1] != 0;
 	if (req_ok) {
 		bpf_probe_read_kernel(ev->req, sizeof(ev->req), s->req[i & 1]);
-		if (s->req_ok[i & 1] >= PR_NAME_MAX)
+		if (s->req_ok[i & 1] >= PR_NAME_MAX) {
+			/* longer than the stash holds: the whole string (up to PATH_MAX), read again
+			 * now; user space decides on it only when it begins with what enter read */
 			ev->flags |= PR_EVF_REQ_TRUNC;
+			int p = i ? l.p1 : l.p0;
+			if (p >= 0 && p < 6) {
+				long r = bpf_probe_read_user_str(ev->req_long, PR_REQ_MAX,
+								 (const void *)argn(s, p));
+				if (r > 0 && r < PR_REQ_MAX)
+					ev->flags |= PR_EVF_REQ_LONG;
+			}
+		}
 	} else {
 		ev->flags |= PR_EVF_NOPATH;
 	}

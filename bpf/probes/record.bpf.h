@@ -104,11 +104,8 @@ struct dk_ctx {
 	__u64 h;
 };
 
-static long dk_step(__u32 i, void *arg)
+static __always_inline long dk_word(struct dk_ctx *c, __u64 w)
 {
-	struct dk_ctx *c = arg;
-	__u64 w;
-	__builtin_memcpy(&w, &c->req[(i & (PR_NAME_MAX / 8 - 1)) * 8], 8);
 	__u64 z = (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
 	if (z) {                                    /* the word holding the NUL: bytes after it are stale */
 		__u64 low = z & -z;                 /* bit 7 of the first zero byte (little endian) */
@@ -117,6 +114,22 @@ static long dk_step(__u32 i, void *arg)
 	}
 	c->h = mix(c->h, w);
 	return 0;
+}
+
+static long dk_step(__u32 i, void *arg)
+{
+	struct dk_ctx *c = arg;
+	__u64 w;
+	__builtin_memcpy(&w, &c->req[(i & (PR_NAME_MAX / 8 - 1)) * 8], 8);
+	return dk_word(c, w);
+}
+
+static long dk_step_long(__u32 i, void *arg)
+{
+	struct dk_ctx *c = arg;
+	__u64 w;
+	__builtin_memcpy(&w, &c->req[(i & (PR_REQ_MAX / 8 - 1)) * 8], 8);
+	return dk_word(c, w);
 }
 
 /* Everything pr_decide() looks at, hashed (the path by the walked object's identity). */
@@ -137,6 +150,10 @@ static __always_inline __u64 decision_key(const struct pr_event *ev)
 	h = mix(h, ev->nspid | (__u64)ev->nstgid << 32);  /* /proc/<own pid> is rewritten per task */
 	struct dk_ctx c = { .req = ev->req, .h = h };
 	bpf_loop(PR_NAME_MAX / 8, dk_step, &c, 0);
+	if (ev->flags & PR_EVF_REQ_LONG) {          /* the whole string decides, not its head */
+		c.req = ev->req_long;
+		bpf_loop(PR_REQ_MAX / 8, dk_step_long, &c, 0);
+	}
 	return c.h;
 }
 
@@ -184,7 +201,7 @@ __noinline int pr_ev_send(__u32 slot)
 		return 0;
 	struct pr_event *ev = &o->ev;
 	__u64 sz = __builtin_offsetof(struct pr_event, path) + (__u64)ev->path_len;
-	if (sz > sizeof(*ev))
+	if (sz > sizeof(*ev) || (ev->flags & PR_EVF_REQ_LONG))
 		sz = sizeof(*ev);
 	/* a lost process record only costs the full `exe` of later events: not counted as lost */
 	if (bpf_ringbuf_output(rb, ev, sz, 0) != 0 && ev->sc < PR_SC__MAX)

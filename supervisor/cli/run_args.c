@@ -15,6 +15,7 @@
 #include "cli_opt.h"
 #include "cmd.h"
 #include "layers.h"
+#include "manifest.h"
 #include "policy.h"
 
 static const char usage[] =
@@ -22,7 +23,8 @@ static const char usage[] =
 	"\n"
 	"Run COMMAND (an executor) behind the layers derived from its manifest.\n"
 	"  -m, --manifest FILE      executor manifest (default: the built-in default manifest)\n"
-	"  -w, --workspace DIR      writable working directory (default: the current directory)\n"
+	"  -w, --workspace DIR      writable working directory (default: the current directory; /, /tmp,\n"
+	"                           /var/tmp, /dev/shm: an empty temporary one instead, with a note)\n"
 	"  -a, --audit DEST         audit stream: file path (appended, 0600; refused inside anything the\n"
 	"                           executor can write) or \"fd:N\" (N > 2); default $SBXSUP_AUDIT, else none\n"
 	"      --audit-budget MB    audit bytes per source class (preload / kernel), default 4; 0 = unbounded\n"
@@ -193,19 +195,25 @@ int run_args_parse(int argc, char **argv, struct run_opts *o)
 
 int run_args_workspace(struct run_opts *o)
 {
-	char cwd[PATH_MAX];
-	if (o->workspace || o->dry_run || !getcwd(cwd, sizeof cwd) || strcmp(cwd, "/"))
+	char cwd[PATH_MAX], abs[PATH_MAX];
+	const char *ws = o->workspace;
+	if (o->dry_run || (!ws && !getcwd(cwd, sizeof cwd)))
 		return 0;
+	if (!ws)
+		ws = cwd;
+	const char *never = realpath(ws, abs) ? mf_workspace_never(abs) : NULL;
+	if (!never)
+		return 0; /* (a workspace that does not resolve is refused with the manifest's message) */
 	snprintf(o->ws_tmp, sizeof o->ws_tmp, "/tmp/sbxsup-ws.XXXXXX");
 	if (!mkdtemp(o->ws_tmp)) {
-		sbx_msg("run: the current directory is / and a temporary workspace cannot be made: %s "
-			"(give -w DIR)", strerror(errno));
+		sbx_msg("run: %s is never a workspace (%s) and a temporary workspace cannot be made: %s "
+			"(give -w DIR)", abs, never, strerror(errno));
 		o->ws_tmp[0] = '\0';
 		return -1;
 	}
 	o->workspace = o->ws_tmp;
-	sbx_msg("warning: the current directory is /, never a workspace: running in the empty temporary "
-		"workspace %s, removed afterwards (give -w DIR to choose one)", o->ws_tmp);
+	sbx_msg("note: %s is never a workspace (%s): running in the empty temporary workspace %s, "
+		"removed afterwards (give -w DIR to choose one)", abs, never, o->ws_tmp);
 	return 0;
 }
 

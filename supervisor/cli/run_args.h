@@ -14,9 +14,10 @@
 
 
 int run_args_parse(int argc, char **argv, struct run_opts *o);
-/* Run from "/" without -w: "/" is never a workspace, so an empty temporary one is made (with a
- * warning) and o->workspace points to it; run_args_release() removes it after the run. Returns
- * 0, or -1 with a message. Nothing happens in any other case or under --dry-run. */
+/* A workspace (-w, else the current directory) that is never one (mf_workspace_never: "/", /tmp,
+ * /var/tmp, /dev/shm): an empty temporary one is made (with a note on stderr) and o->workspace
+ * points to it; run_args_release() removes it after the run. Returns 0, or -1 with a message.
+ * Nothing happens in any other case or under --dry-run. */
 int run_args_workspace(struct run_opts *o);
 void run_args_release(struct run_opts *o);
 /* True when s is 0/off/no/false (case-insensitive). */

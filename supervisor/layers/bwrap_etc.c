@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -117,6 +118,154 @@ int bwrap_etc_overlay(const char *lower, const char *at)
 	if (snprintf(opt, sizeof opt, "lowerdir=%s:/etc", lower) >= (int)sizeof opt)
 		return errno = ENAMETOOLONG, -1;
 	return mount("overlay", at, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, opt);
+}
+
+/* Field `n` (0-based) of a colon-separated line: start in *f, length returned; -1 when absent. */
+static long field(const char *line, int n, const char **f)
+{
+	for (; n > 0; n--) {
+		line = strchr(line, ':');
+		if (!line)
+			return -1;
+		line++;
+	}
+	*f = line;
+	return (long)strcspn(line, ":\n");
+}
+
+static bool field_is(const char *line, int n, const char *want)
+{
+	const char *f;
+	long l = field(line, n, &f);
+	return l >= 0 && (size_t)l == strlen(want) && !strncmp(f, want, (size_t)l);
+}
+
+/* A group line with `name` left out of its member list (field 3). */
+static void put_group(FILE *out, const char *line, const char *name)
+{
+	const char *m;
+	long l = field(line, 3, &m);
+	if (l < 0 || !name[0]) {
+		fputs(line, out);
+		return;
+	}
+	fwrite(line, 1, (size_t)(m - line), out);
+	const char *end = m + l;
+	bool first = true;
+	while (m < end) {
+		size_t k = strcspn(m, ",:\n");
+		if (m + k > end)
+			k = (size_t)(end - m);
+		if (k && !(k == strlen(name) && !strncmp(m, name, k))) {
+			fprintf(out, "%s%.*s", first ? "" : ",", (int)k, m);
+			first = false;
+		}
+		m += k + (m + k < end);
+	}
+	fputs(end, out);
+}
+
+/* Copy `src` to `out` leaving out the lines whose id field (2) is `id` or whose name is
+ * SBX_EXEC_USER, then `add`; *name gets the first left-out name (the host user of that id). Group
+ * files (`strip` non-NULL): `strip` left out of every member list. */
+static void filter_db(const char *src, FILE *out, unsigned id, const char *add, char *name,
+		      size_t namelen, const char *strip)
+{
+	char ids[16];
+	snprintf(ids, sizeof ids, "%u", id);
+	FILE *in = fopen(src, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	while (in && getline(&line, &cap, in) > 0) {
+		if (field_is(line, 2, ids) || field_is(line, 0, SBX_EXEC_USER)) {
+			const char *f;
+			long l = field(line, 0, &f);
+			if (name && !name[0] && field_is(line, 2, ids) && l > 0 && (size_t)l < namelen)
+				snprintf(name, namelen, "%.*s", (int)l, f);
+			continue;
+		}
+		if (strip)
+			put_group(out, line, strip);
+		else
+			fputs(line, out);
+	}
+	free(line);
+	if (in)
+		fclose(in);
+	fputs(add, out);
+}
+
+int bwrap_etc_identity_text(const struct etc_identity *id, struct etc_identity_text *t)
+{
+	char add[PATH_MAX + 128], host[256] = "";
+	*t = (struct etc_identity_text){0};
+	FILE *pw = open_memstream(&t->passwd, &t->passwd_len);
+	if (!pw)
+		return -1;
+	snprintf(add, sizeof add, "%s:x:%u:%u:sbxsup executor:%s:/bin/sh\n", SBX_EXEC_USER,
+		 (unsigned)id->uid, (unsigned)id->gid, id->home && id->home[0] ? id->home : "/");
+	filter_db("/etc/passwd", pw, (unsigned)id->uid, add, host, sizeof host, NULL);
+	int rc = fclose(pw);
+	FILE *gr = rc == 0 ? open_memstream(&t->group, &t->group_len) : NULL;
+	if (gr) {
+		snprintf(add, sizeof add, "%s:x:%u:\n", SBX_EXEC_USER, (unsigned)id->gid);
+		filter_db("/etc/group", gr, (unsigned)id->gid, add, NULL, 0, host);
+		rc = fclose(gr);
+	}
+	if (rc != 0 || !gr) {
+		bwrap_etc_identity_free(t);
+		return -1;
+	}
+	return 0;
+}
+
+void bwrap_etc_identity_free(struct etc_identity_text *t)
+{
+	free(t->passwd);
+	free(t->group);
+	*t = (struct etc_identity_text){0};
+}
+
+static int memfd_with(const char *name, const char *data, size_t len)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	for (size_t off = 0; off < len;) {
+		ssize_t n = write(fd, data + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = errno;
+			close(fd);
+			return errno = n < 0 ? e : EIO, -1;
+		}
+		off += (size_t)n;
+	}
+	if (lseek(fd, 0, SEEK_SET) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int bwrap_etc_identity_memfds(const struct etc_identity *id, int *pw_fd, int *gr_fd)
+{
+	struct etc_identity_text t;
+	*pw_fd = *gr_fd = -1;
+	if (bwrap_etc_identity_text(id, &t) < 0)
+		return -1;
+	*pw_fd = memfd_with("sbxsup-passwd", t.passwd, t.passwd_len);
+	*gr_fd = *pw_fd >= 0 ? memfd_with("sbxsup-group", t.group, t.group_len) : -1;
+	int e = errno;
+	bwrap_etc_identity_free(&t);
+	if (*gr_fd >= 0)
+		return 0;
+	if (*pw_fd >= 0)
+		close(*pw_fd);
+	*pw_fd = -1;
+	errno = e;
+	return -1;
 }
 
 int bwrap_etc_mount(const struct policy *p, const char *lower, const char *view, const char *preload)

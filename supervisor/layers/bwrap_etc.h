@@ -31,6 +31,18 @@
  *   bwrap_etc_mount() whiteouts every mask whose directory exists).
  * - bwrap_etc_mount(): in the forked child, inside its private mount namespace: the tmpfs, `lower`
  *   (a path inside `view`) and the overlay at `view`, as above. 0 or -1 with errno.
+ * - bwrap_etc_identity_text(): the text of the run's /etc/passwd and /etc/group (malloc'd, the
+ *   caller frees them with bwrap_etc_identity_free): the host's files without the
+ *   entries of the executor's uid/gid or of the name SBX_EXEC_USER, and without the name of the
+ *   host user of that uid in any group's member list, plus SBX_EXEC_USER's own entries (uid, gid
+ *   inside the run, `home` as its home, /bin/sh). So whoami, id and getent name the executor
+ *   "sbxsup" and getpwuid() gives the run's HOME, never a host user's name or home.
+ *   bwrap_etc_identity_memfds() puts them in two new memfds (close-on-exec, offset 0) that bwrap
+ *   binds with --ro-bind-data at /etc/passwd and /etc/group (bwrap_layer.h etc_identity), whatever
+ *   /etc is made of (the view or per-entry binds); direct mode's init binds them over /etc/passwd
+ *   and /etc/group (sd_fixed_identity: the text is made before, in the supervisor, so the init
+ *   needs one descriptor at a time whatever RLIMIT_NOFILE says). 0, or -1 with errno (memfds: none
+ *   left open).
  * - bwrap_etc_overlay(): the bare overlay lowerdir=`lower`:/etc at `at` (read-only, nosuid,
  *   nodev); for direct mode's /etc (sd_fixed.c), whose lower holds only ld.so.preload.
  */
@@ -38,12 +50,22 @@
 #define SBX_BWRAP_ETC_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include "policy.h"
+
+#define SBX_EXEC_USER "sbxsup"  /* the executor's user and group name inside every run */
+
+/* Who the executor is inside the run, for its passwd and group entries. */
+struct etc_identity { uid_t uid; gid_t gid; const char *home; };
 
 bool bwrap_etc_wanted(const char *lower);
 int bwrap_etc_make(const char *view);
 bool bwrap_etc_hides(const char *path);
 int bwrap_etc_mount(const struct policy *p, const char *lower, const char *view, const char *preload);
+struct etc_identity_text { char *passwd, *group; size_t passwd_len, group_len; };
+int bwrap_etc_identity_text(const struct etc_identity *id, struct etc_identity_text *t);
+void bwrap_etc_identity_free(struct etc_identity_text *t);
+int bwrap_etc_identity_memfds(const struct etc_identity *id, int *pw_fd, int *gr_fd);
 int bwrap_etc_overlay(const char *lower, const char *at);
 
 #endif

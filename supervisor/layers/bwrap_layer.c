@@ -281,6 +281,15 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 			rc |= strv_add(out, SBX_RUN_POLICY);
 		}
 	}
+	if (in->etc_identity) { /* over the host's (or the view's) files: the executor's own entries */
+		const struct { int fd; const char *at; } db[] = {{in->passwd_fd, "/etc/passwd"},
+								 {in->group_fd, "/etc/group"}};
+		for (size_t i = 0; i < 2; i++) {
+			rc |= strv_add(out, "--ro-bind-data");
+			rc |= db[i].fd >= 0 ? strv_addf(out, "%d", db[i].fd) : strv_add(out, LAYER_FD_PLACEHOLDER);
+			rc |= strv_add(out, db[i].at);
+		}
+	}
 	/* nothing of the scaffolding can be renamed or replaced from inside */
 	rc |= strv_addv(out, "--remount-ro", SBX_RUN_DIR, "--remount-ro", "/", NULL);
 	rc |= strv_add(out, "--clearenv");
@@ -423,6 +432,7 @@ static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size
 		.userns = c->own_userns, .userns_fd = c->fds.userns,
 		.stage_dir = c->stage_dir, .staged = c->staged, .nstaged = c->nstaged,
 		.unreachable = c->unreachable,
+		.etc_identity = true, .passwd_fd = c->fds.passwd, .group_fd = c->fds.group,
 	};
 	if (bwrap_argv(c->pol, &bi, argv, err, errlen) < 0)
 		return -1;

@@ -16,7 +16,8 @@
  * `--ro-bind-data` (or, with etc_view, /etc bound from the view the child mounted before bwrap),
  * `--uid`/`--gid` and a private HOME (`--dir`) when given; as root, `--userns FD` (the run's own user
  * namespace mapping the executor onto an unprivileged host identity) and the write grants bound
- * from their staged idmapped mounts (stage_dir). /run/sbxsup is a
+ * from their staged idmapped mounts (stage_dir); the executor's own /etc/passwd and /etc/group as
+ * `--ro-bind-data` (etc_identity; bwrap_etc.h). /run/sbxsup is a
  * tmpfs of its own; with the preload's fixed channel the sealed policy is `--ro-bind-data` at
  * /run/sbxsup/policy. Last, /run/sbxsup and the sandbox's root tmpfs (the scaffolding bwrap makes
  * for the binds: /, /etc, /run...) are remounted read-only, so no process of the run can rename
@@ -75,6 +76,9 @@ struct bwrap_in {
 	size_t nstaged;
 	const struct strv *unreachable; /* granted paths bwrap (as the executor's host identity) cannot
 					 * look up: left out unless staged (NULL: none) */
+	bool etc_identity;         /* the executor's passwd and group (bwrap_etc.h) --ro-bind-data at
+				    * /etc/passwd and /etc/group from passwd_fd, group_fd (-1: "<fd>") */
+	int passwd_fd, group_fd;
 };
 
 /* argv up to and including the "--" before the stage; the caller appends the stage argv.

@@ -947,7 +947,11 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 		}
 		if (d == 0)
 			goto cont;
-		if (d == 1)
+		if (d == 3) { /* an errno, not a refusal (seccomp_notify.h): nothing to report */
+			err = rep.err;
+			rep.violation = false;
+			a = NULL;
+		} else if (d == 1)
 			err = rep.err;
 		else
 			rep.violation = false, rep.what[0] = 0, rep.path[0] = 0, rep.addr[0] = 0, rep.rule[0] = 0;

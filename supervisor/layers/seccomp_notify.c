@@ -774,6 +774,49 @@ bool sbx_sn_is_meta(const char *sys)
 	return false;
 }
 
+/* Is `id` mapped in the user namespace of `pid` (/proc/<pid>/uid_map or gid_map)? Unreadable:
+ * true (the kernel decides). */
+static bool id_mapped(pid_t pid, const char *map, uint32_t id)
+{
+	char p[64], buf[1024];
+	snprintf(p, sizeof p, "/proc/%d/%s", (int)pid, map);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = 0;
+	for (char *l = buf; *l;) {
+		unsigned long in, out, cnt;
+		if (sscanf(l, "%lu %lu %lu", &in, &out, &cnt) == 3 && id >= in && id - in < cnt)
+			return true;
+		char *nl = strchr(l, '\n');
+		if (!nl)
+			break;
+		l = nl + 1;
+	}
+	return false;
+}
+
+/* chown family to an id the run's user namespace does not map: the kernel answers EINVAL, where a
+ * process without CAP_CHOWN (the executor, always) gets EPERM; answer that. 3 (EPERM, nothing to
+ * report: the policy allowed the call), or 0. */
+static int chown_unmapped(pid_t pid, const char *sys, const uint64_t args[6], struct sbx_sn_report *rep)
+{
+	int ui = !strcmp(sys, "fchownat") ? 2 : (!strcmp(sys, "chown") || !strcmp(sys, "lchown") ||
+						 !strcmp(sys, "fchown")) ? 1 : -1;
+	if (ui < 0)
+		return 0;
+	uint32_t u = (uint32_t)args[ui], g = (uint32_t)args[ui + 1];
+	if ((u == (uint32_t)-1 || id_mapped(pid, "uid_map", u)) &&
+	    (g == (uint32_t)-1 || id_mapped(pid, "gid_map", g)))
+		return 0;
+	rep->err = EPERM;
+	return 3;
+}
+
 static int decide_meta(const struct sbx_sn_ctx *c, pid_t pid, const char *sys, const uint64_t args[6],
 		       struct sbx_sn_report *rep)
 {
@@ -1019,8 +1062,12 @@ int sbx_sn_decide(const struct sbx_sn_ctx *c, int listener, uint64_t id, pid_t p
 		rc = decide_path(c, pid, AT_FDCWD, args[0], 0, true, rep);
 	else if (!strcmp(sys, "execveat"))
 		rc = decide_path(c, pid, (int)args[0], args[1], 0, true, rep);
-	else if (sbx_sn_is_meta(sys))
+	else if (sbx_sn_is_meta(sys)) {
 		rc = decide_meta(c, pid, sys, args, rep);
+		if (rc == 0 && !c->report_only && (rc = chown_unmapped(pid, sys, args, rep)) == 3 &&
+		    seccomp_notify_id_valid(listener, id) != 0)
+			rc = 0; /* the task left the call: what /proc said may be another's */
+	}
 	else if (c->report_only && (!strcmp(sys, "kill") || !strcmp(sys, "tkill") || !strcmp(sys, "rt_sigqueueinfo")))
 		rc = decide_signal(pid, (long)(int32_t)args[0], (int)args[1], rep);
 	else if (c->report_only && (!strcmp(sys, "tgkill") || !strcmp(sys, "rt_tgsigqueueinfo")))

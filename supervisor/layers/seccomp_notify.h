@@ -98,7 +98,10 @@ int sbx_sn_privilege(int listener, uint64_t id, pid_t pid, const char *sys, cons
 
 /* One notified call: nr name, args, pid (the supervisor's view). id/listener are used to check
  * that the pid still belongs to the notified task after reading /proc. Returns 0 continue, 1
- * refuse (rep filled, rep->err set), 2 not a call of this module. */
+ * refuse (rep filled, rep->err set), 2 not a call of this module, 3 answer rep->err without a
+ * report (not a policy refusal: errno fidelity — chown to an id the run's user namespace does not
+ * map gets EPERM, as for any process without CAP_CHOWN, where the kernel would say EINVAL; never
+ * from the report-only sensor). */
 int sbx_sn_decide(const struct sbx_sn_ctx *c, int listener, uint64_t id, pid_t pid, const char *sys,
 		  const uint64_t args[6], struct sbx_sn_report *rep);
 

@@ -886,21 +886,25 @@ int mf_ctx_init(struct mf_ctx *ctx, const char *workspace, char *err, size_t err
 		snprintf(err, errlen, "workspace %s: not a directory", ctx->workspace_buf);
 		return -1;
 	}
-	if (!strcmp(ctx->workspace_buf, "/")) {
-		snprintf(err, errlen, "workspace is / (the whole file system would be writable); run from a "
-			 "project directory or give -w DIR");
-		return -1;
-	}
-	/* /tmp and /dev/shm are the sandbox's own private, empty directories: a workspace there would be
-	 * hidden by them (bwrap) or shared with every other run and user of the host */
-	if (!strcmp(ctx->workspace_buf, "/tmp") || !strcmp(ctx->workspace_buf, "/dev/shm") ||
-	    !strcmp(ctx->workspace_buf, "/var/tmp")) {
-		snprintf(err, errlen, "workspace is %s itself (every run gets a private one); run from a directory "
-			 "below it or give -w DIR", ctx->workspace_buf);
+	const char *never = mf_workspace_never(ctx->workspace_buf);
+	if (never) {
+		snprintf(err, errlen, "workspace is %s (%s); run from a project directory or give -w DIR",
+			 ctx->workspace_buf, never);
 		return -1;
 	}
 	ctx->workspace = ctx->workspace_buf;
 	return 0;
+}
+
+const char *mf_workspace_never(const char *abs)
+{
+	if (!abs || !strcmp(abs, "/"))
+		return "the whole file system would be writable";
+	/* the sandbox's own private, empty directories: a workspace there would be hidden by them
+	 * (bwrap) or shared with every other run and user of the host */
+	if (!strcmp(abs, "/tmp") || !strcmp(abs, "/dev/shm") || !strcmp(abs, "/var/tmp"))
+		return "every run gets a private one of its own";
+	return NULL;
 }
 
 static void free_hints(struct mf_hint *h, size_t n)

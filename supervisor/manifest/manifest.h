@@ -115,6 +115,12 @@ int manifest_load_default(const struct mf_ctx *ctx, struct manifest **out, struc
  * paths are made absolute and resolved (realpath) when they exist; the workspace must be an existing
  * directory other than "/" (which would make the whole file system writable). -1 with err set. */
 int mf_ctx_init(struct mf_ctx *ctx, const char *workspace, char *err, size_t errlen);
+
+/* A directory that is never a workspace (absolute, resolved): "/" (the whole file system would be
+ * writable), and /tmp, /var/tmp, /dev/shm themselves (every run gets a private one, which would
+ * hide or share it). Returns a short reason, or NULL. `sbxsup run` runs in a temporary workspace
+ * instead (run_args_workspace); mf_ctx_init refuses them. */
+const char *mf_workspace_never(const char *abs);
 void manifest_free(struct manifest *m);
 void mf_errors_free(struct mf_errors *e);
 

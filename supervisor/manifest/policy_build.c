@@ -44,6 +44,16 @@ static const char *const dev_paths[] = {
 	NULL,
 };
 static const char *const proc_globs[] = { "/proc/self/**", "/proc/thread-self/**", "/proc/*", NULL };
+/* With a pid namespace of its own (pol_build_opts.own_pidns) every /proc/<pid> is one of the run's
+ * processes: listing /proc and the files ps, top and pgrep read, per process and per thread. Their
+ * magic links and descriptors (root, cwd, exe, fd/, map_files/), memory (mem, maps, pagemap, ...),
+ * environ (another process's environment is a secret's usual hiding place: reading it stays an
+ * attempt the audit reports; ps reads it and goes on without it) and the rest stay refused.
+ * "ctty" does not exist in Linux; procps asks. */
+static const char *const pidns_files[] = {
+	"stat", "statm", "status", "cmdline", "comm", "cgroup", "ctty", "wchan",
+	"oom_score", "oom_score_adj", NULL,
+};
 /* Read-only kernel facts that libc and language runtimes read on their own (sysconf, malloc,
  * libcap, uuid): without them every run would log harmless libc-internal "violations". */
 static const char *const runtime_paths[] = {
@@ -51,7 +61,7 @@ static const char *const runtime_paths[] = {
 	"/proc/sys/kernel/pid_max", "/proc/sys/kernel/cap_last_cap", "/proc/sys/kernel/random",
 	"/proc/sys/kernel/overflowuid", "/proc/sys/kernel/overflowgid", /* bwrap (sbxsup in sbxsup) */
 	"/proc/sys/vm/overcommit_memory", "/sys/kernel/mm/transparent_hugepage",
-	"/sys/devices/system/cpu", NULL,
+	"/sys/devices/system/cpu", "/sys/devices/system/node", /* procps: NUMA nodes */ NULL,
 };
 /* System-wide secrets under /etc (the one built-in list; `explain` shows it): hard-deny globs, and
  * how bwrap masks them — `mask` names literal paths masked when they exist; `expand` asks for the
@@ -170,6 +180,27 @@ static int pb_builtin(struct pb *b, enum pol_rule_kind kind, unsigned access, un
 	char text[PB_PATH_MAX + 64];
 	snprintf(text, sizeof text, "builtin:%s: %s", tag, shown ? shown : path);
 	return pb_rule(b, kind, access, dir_access, path, text, NULL);
+}
+
+/* builtin:proc-pidns (pidns_files[]): /proc listed, and for every /proc/<pid> and its threads the
+ * listing files. Globs, one component each: "/proc/ *" + "/stat" matches a pid directory, self and
+ * thread-self (granted anyway) and no other procfs file of that name. */
+static int pb_pidns(struct pb *b)
+{
+	if (pb_builtin(b, POL_R_GRANT, POL_READ | POL_W_EXACT, 0, "proc-pidns", "/proc", NULL) < 0 ||
+	    pb_builtin(b, POL_R_GRANT, POL_READ, 0, "proc-pidns", "/proc/*/task", NULL) < 0 ||
+	    pb_builtin(b, POL_R_GRANT, POL_READ, 0, "proc-pidns", "/proc/*/task/*", NULL) < 0)
+		return -1;
+	for (size_t i = 0; pidns_files[i]; i++) {
+		char g[64];
+		snprintf(g, sizeof g, "/proc/*/%s", pidns_files[i]);
+		if (pb_builtin(b, POL_R_GRANT, POL_READ, 0, "proc-pidns", g, NULL) < 0)
+			return -1;
+		snprintf(g, sizeof g, "/proc/*/task/*/%s", pidns_files[i]);
+		if (pb_builtin(b, POL_R_GRANT, POL_READ, 0, "proc-pidns", g, NULL) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* Readable dirs get exec in the dir table under code:exec. */
@@ -347,6 +378,8 @@ static int pb_grants(struct pb *b, const struct pol_build_opts *o)
 	for (size_t i = 0; runtime_paths[i]; i++)
 		if (pb_builtin(b, POL_R_GRANT, POL_READ, POL_READ, "runtime", runtime_paths[i], NULL) < 0)
 			return -1;
+	if (o->own_pidns && pb_pidns(b) < 0)
+		return -1;
 
 	const struct { const struct mf_hint *h; size_t n; unsigned access; } sets[] = {
 		{ m->writes, m->nwrites, rw }, { m->reads, m->nreads, POL_READ },
@@ -642,6 +675,7 @@ int pol_build(const struct manifest *m, const struct pol_build_opts *o, void **b
 	if (o->stage_exe != NULL && stat(o->stage_exe, &sst) == 0)
 		pol_writer_stage(b.w, (uint64_t)sst.st_dev, (uint64_t)sst.st_ino);
 	pol_writer_abstract_inside(b.w, o->own_netns && mode == POL_NET_NONE);
+	pol_writer_own_pidns(b.w, o->own_pidns);
 	if (pb_grants(&b, o) < 0 || pb_denies(&b) < 0)
 		goto out;
 	if (mode == POL_NET_LIST && pb_net(&b, o) < 0)

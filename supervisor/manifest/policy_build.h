@@ -16,6 +16,8 @@
  *   grant write of one file (no dir-table entry): builtin:report (opts->extra_write)
  *   grant read+write: builtin:workspace, builtin:tmp, builtin:dev (/dev/null and friends)
  *   grant read: builtin:proc (/proc/self/ **, /proc/thread-self/ **, /proc/ *), builtin:sys
+ *   grant read, own_pidns only: builtin:proc-pidns (/proc listed; /proc/ * /{stat,statm,status,
+ *     cmdline,comm,cgroup,wchan,oom_score,...} and the same under /proc/ * /task/ *; never environ)
  *   hard deny: builtin:secret (/etc's secrets: shadow, gshadow, sudoers*, ssh host private keys,
  *     ssl/private, keytabs, stored network/VPN credentials ... — etc_secrets[] in policy_build.c;
  *     ~/.ssh ~/.gnupg ~/.aws ~/.config/gcloud ~/.netrc ~/.docker/config.json)
@@ -52,6 +54,9 @@ struct pol_build_opts {
 				    * Landlock, so on the host's "/" it is not given) */
 	bool own_netns;            /* the run gets a network namespace of its own (no network granted
 				    * and bwrap, or direct mode with namespaces): POL_F_ABSTRACT_INSIDE */
+	bool own_pidns;            /* the run's /proc is the procfs of its own pid namespace (bwrap, or
+				    * direct mode with a mount namespace): POL_F_OWN_PIDNS and the
+				    * builtin:proc-pidns grants (ps, top, pgrep) */
 	const char *command;       /* absolute path of the command named after "--" (NULL: none):
 				    * read+exec of that one file even without code:exec, rule
 				    * "builtin:command: PATH" (and its symlink-resolved path) */

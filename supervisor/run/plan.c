@@ -84,7 +84,9 @@ int plan_policy(struct run_plan *p, const struct manifest *m, const struct detec
 				    .extra_write = wextra, .tmp_dir = tmp, .command = cmdpath,
 				    .private_root = p->wrapped, .stage_exe = d->self[0] ? d->self : NULL,
 				    /* bwrap --unshare-net, or direct mode's netns beside its mount ns */
-				    .own_netns = p->wrapped || p->tmp_ns};
+				    .own_netns = p->wrapped || p->tmp_ns,
+				    /* bwrap --unshare-pid --proc, or direct mode's procfs of its pid ns */
+				    .own_pidns = p->wrapped || (p->tmp_ns && !p->no_pidns)};
 	if (pol_build(m, &bo, &p->blob, &p->bloblen, err, errlen) < 0) {
 		if (!err[0])
 			snprintf(err, errlen, "cannot compile the policy: unknown error");

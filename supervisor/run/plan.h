@@ -31,6 +31,8 @@ struct run_plan {
 	const struct policy *pol;  /* view of blob */
 	char tmpdir[80];           /* direct mode: the private tmp dir to create, "" when none */
 	bool tmp_ns;               /* direct mode: tmpdir is bound at /tmp in the run's mount ns */
+	bool no_pidns;             /* direct mode: the run's namespaces could not be made after all (it
+				    * sees the host's /proc): no builtin:proc-pidns, whatever tmp_ns says */
 	char repdir[80];           /* the report socket's private dir (0700) to create, "" when none */
 	char repsock[108];         /* repdir + "/report", "" when none */
 	char etclow[96];           /* bwrap + preload, the /etc view (bwrap_etc.h): repdir + "/etclow",

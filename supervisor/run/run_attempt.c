@@ -87,7 +87,7 @@ static void keep_fd(int fd)
 }
 
 struct child_fds {
-	int alive_r, ctl_c, rep_c, status_w, err_w, ldso;
+	int alive_r, ctl_c, rep_c, status_w, err_w, ldso, passwd, group;
 	char **argv;               /* wrapped: the bwrap argv to exec */
 	char **envp;               /* direct: the command's environment */
 	char **stage_flags;        /* direct: the layers the stage applies (as `__stage` takes them) */
@@ -213,6 +213,8 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 	keep_fd(f->ctl_c);
 	keep_fd(f->ldso);
 	keep_fd(r->sd.userns_fd); /* bwrap joins it (--userns) and closes it */
+	keep_fd(f->passwd);
+	keep_fd(f->group);
 	keep_fd(r->att.stderr_copy);
 	if (child_stdio(r, false) < 0 || dup2(f->err_w, 2) < 0)
 		_exit(SBX_EXIT_INTERNAL);
@@ -521,6 +523,26 @@ static int ldso_memfd(void)
 	return fd;
 }
 
+/* Direct mode where the run will see the host's /proc after all (no namespace could be made, or a
+ * procfs of its own cannot be mounted over a host /proc with mounts below it: a container's masked
+ * /proc): its other pids are not the run's, so the policy must not grant their listing files
+ * (builtin:proc-pidns). The policy is compiled again without them, sealed again, and the layers
+ * follow it (as after a retry without bwrap); nothing has started yet. 0, or -1 with a message. */
+static int policy_without_pidns(struct run *r)
+{
+	char err[512] = "";
+	r->plan.no_pidns = true;
+	if (plan_policy(&r->plan, r->m, &r->d, err, sizeof err) < 0) {
+		sbx_msg("cannot compile the policy: %s", err);
+		return -1;
+	}
+	if (run_setup_policy_fd(r) < 0)
+		return -1;
+	r->lc.pol = r->plan.pol;
+	layers_replan(&r->lc, &r->lrt);
+	return run_require_missing(r) ? -1 : 0;
+}
+
 /* Direct mode: the run's init in namespaces of its own (sandbox_direct.h): its death (SIGKILL of
  * sbxsup -> PDEATHSIG) takes the whole run with it, it never holds the host's uid 0, and it sees
  * a private /tmp, /dev/shm and /proc. Returns like fork() (the child also drops the PATH entries
@@ -529,7 +551,10 @@ static int ldso_memfd(void)
 static pid_t direct_spawn(struct run *r, struct strv *env)
 {
 	struct sd_plan *p = &r->sd;
+	if (pol_own_pidns(r->plan.pol) && sd_proc_overmounted() && policy_without_pidns(r) < 0)
+		return -1;
 	const struct policy *pol = r->plan.pol;
+	p->proc_own = pol_own_pidns(pol); /* the run's init must then mount its own /proc, or fail */
 	p->netns = pol_net_mode(pol) == POL_NET_NONE;
 	p->nexpose = 0; /* (the writable dirs: planned, run.c plan_writable; none beyond the limit here) */
 	p->shadow = r->sp.on ? &r->sp : NULL;
@@ -554,13 +579,22 @@ static pid_t direct_spawn(struct run *r, struct strv *env)
 		sbx_msg("run setup: %s", p->why[0] ? p->why : "too many granted paths under /tmp");
 		return -1;
 	}
+	struct etc_identity id = {.uid = p->in_uid, .gid = p->in_gid,
+				  .home = r->lc.home_dir ? r->lc.home_dir : pol_home(pol)};
+	bwrap_etc_identity_free(&p->etc_id);
+	if (bwrap_etc_identity_text(&id, &p->etc_id) < 0) {
+		sbx_msg("run setup: the executor's passwd and group entries: %s", strerror(errno));
+		return -1;
+	}
 	p->fixed = (struct sd_fixed){.on = r->lc.fixed_channel && p->mnt, .blob = r->plan.blob,
 				     .bloblen = r->plan.bloblen, .report_sock = r->plan.repsock,
 				     .preload_lib = r->d.preload};
 	sd_fixed_open_lib(&p->fixed); /* the library, reachable whatever its directories' modes */
 	pid_t pid = sd_spawn(p, &r->cg);
-	if (pid != 0)
+	if (pid != 0) {
 		sd_fixed_close_lib(&p->fixed);
+		bwrap_etc_identity_free(&p->etc_id); /* the child has its copy */
+	}
 	if (pid == 0 && sd_filter_path(p, env) < 0) /* the stage's PATH, in the child */
 		_exit(SBX_EXIT_INTERNAL);
 	return pid;
@@ -581,7 +615,7 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 	struct attempt *t = &r->att;
 	enum attempt_result res = ATT_FAIL;
 	int ctlp[2] = {-1, -1}, repp[2] = {-1, -1}, alive[2] = {-1, -1}, stp[2] = {-1, -1},
-	    errp[2] = {-1, -1}, ldso = -1;
+	    errp[2] = {-1, -1}, ldso = -1, pwfd = -1, grfd = -1;
 	struct strv env = {0}, argv = {0}, flags = {0};
 	const struct layer_ops *w = wrapped ? layers_wrapper(&r->L) : NULL;
 	attempt_init(t, w != NULL);
@@ -636,9 +670,16 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 			sbx_msg("memfd: %s", strerror(errno));
 			goto out;
 		}
+		/* the executor's own passwd and group entries (bwrap_etc.h), bound over the host's */
+		struct etc_identity id = {.uid = r->lc.uid, .gid = r->lc.gid,
+					  .home = r->lc.home_dir ? r->lc.home_dir : pol_home(r->plan.pol)};
+		if (bwrap_etc_identity_memfds(&id, &pwfd, &grfd) < 0) {
+			sbx_msg("the executor's passwd and group entries: %s", strerror(errno));
+			goto out;
+		}
 		r->lc.fds = (struct layer_fds){.ctl = ctlp[1], .stderr_copy = t->stderr_copy, .ldso = ldso,
 					       .policy = r->lc.fixed_channel ? r->pol_fd : -1,
-					       .userns = r->sd.userns_fd};
+					       .userns = r->sd.userns_fd, .passwd = pwfd, .group = grfd};
 		if (w->wrap(&r->lc, &argv, err, sizeof err) < 0) {
 			sbx_msg("%s", err);
 			goto out;
@@ -649,7 +690,7 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 	}
 
 	struct child_fds cf = {.alive_r = alive[0], .ctl_c = ctlp[1], .rep_c = repp[1],
-			       .status_w = stp[1], .err_w = errp[1], .ldso = ldso,
+			       .status_w = stp[1], .err_w = errp[1], .ldso = ldso, .passwd = pwfd, .group = grfd,
 			       .argv = argv.v, .envp = env.v, .stage_flags = flags.v};
 	pid_t pid;
 	if (w) {
@@ -663,6 +704,8 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 			run_reason(r, SBX_REASON_SHADOW_UNAVAILABLE, "--shadow: no mount namespace for the overlay");
 			goto out;
 		}
+		if (pid < 0 && !r->o.disabled && pol_own_pidns(r->plan.pol) && policy_without_pidns(r) < 0)
+			goto out;
 		if (pid < 0 && r->lc.fixed_channel) {
 			/* no mount namespace after all: the environment is the preload's channel */
 			r->lc.fixed_channel = false;
@@ -706,6 +749,8 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 	close_fd(&stp[1]);
 	close_fd(&errp[1]);
 	close_fd(&ldso);
+	close_fd(&pwfd);
+	close_fd(&grfd);
 	close_fd(&t->stderr_copy);
 	t->ctl = take_fd(&ctlp[0]);
 	t->rep = take_fd(&repp[0]);
@@ -750,7 +795,10 @@ out:
 	if (w)
 		sd_bwrap_done(&r->sd);
 	r->lc.env = &r->plan.env;
-	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1, .userns = -1};
+	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1, .userns = -1,
+				       .passwd = -1, .group = -1};
+	close_fd(&pwfd);
+	close_fd(&grfd);
 	close_fd(&ctlp[0]);
 	close_fd(&ctlp[1]);
 	close_fd(&repp[0]);

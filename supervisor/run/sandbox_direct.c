@@ -28,6 +28,7 @@
 #include <cjson/cJSON.h>
 
 #include "bwrap_layer.h"
+#include "bwrap_etc.h"
 #include "msg.h"
 #include "env.h"
 #include "manifest.h"
@@ -852,6 +853,24 @@ static int private_tmp(const struct sd_plan *p)
 	return 0;
 }
 
+bool sd_proc_overmounted(void)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return true; /* cannot tell */
+	char *line = NULL;
+	size_t cap = 0;
+	bool any = false;
+	while (!any && getline(&line, &cap, f) > 0) {
+		char mp[4096];
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) == 1)
+			any = !strncmp(mp, "/proc/", 6) && strcmp(mp, "/proc/sys/fs/binfmt_misc");
+	}
+	free(line);
+	fclose(f);
+	return any;
+}
+
 int sd_child_setup(const struct sd_plan *p)
 {
 	if (p->flags & CLONE_NEWNS) {
@@ -879,8 +898,10 @@ int sd_child_setup(const struct sd_plan *p)
 					    MOVE_MOUNT_F_EMPTY_PATH) < 0)
 					return fail(p->wr[i]);
 			}
-		/* the pid namespace's own procfs; refused (e.g. a masked host /proc): keep the host's */
-		(void)mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+		/* the pid namespace's own procfs; refused (e.g. a masked host /proc): keep the host's,
+		 * unless the policy lists the run's processes (proc_own): it would list the host's */
+		if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0 && p->proc_own)
+			return fail("mount the run's own /proc (the policy grants listing its processes)");
 		/* re-enter the cwd through the new mounts (else the workspace) */
 		if (p->cwd[0] && chdir(p->cwd) < 0 && chdir(p->ws_path) < 0)
 			return fail("chdir");
@@ -892,6 +913,12 @@ int sd_child_setup(const struct sd_plan *p)
 			(void)setfsuid(p->in_uid);
 		}
 		if (sd_fixed_setup(&p->fixed) < 0)
+			return -1;
+		if (p->userns) {
+			(void)setfsgid(p->in_gid);
+			(void)setfsuid(p->in_uid);
+		}
+		if (sd_fixed_identity(&p->etc_id) < 0)
 			return -1;
 	}
 	if (p->shadow && !(p->flags & CLONE_NEWNS)) {

@@ -19,7 +19,8 @@
  *   mount, and net when the policy grants no network (loopback brought up). In the mount
  *   namespace (propagation private): the run's private tmp dir bound at /tmp, a fresh tmpfs at
  *   /dev/shm, a procfs of the run's pid namespace at /proc, and (preload on) the preload's
- *   read-only /run/sbxsup and /etc/ld.so.preload as bwrap gives them (sd_fixed.h).
+ *   read-only /run/sbxsup and /etc/ld.so.preload as bwrap gives them (sd_fixed.h), and /etc/passwd
+ *   and /etc/group naming the executor "sbxsup" with its HOME as its home (etc_id, sd_fixed_identity).
  * - The workspace (and every other directory granted for writing) stays writable without touching
  *   the user's files: as root it is re-mounted in the run's mount namespace through an idmapped
  *   mount (the directory's on-disk owner <-> host_uid); nothing is chmod/chown'ed in the user's
@@ -51,6 +52,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "bwrap_etc.h"
 #include "cgroup.h"
 #include "sd_fixed.h"
 #include "shadow_mount.h"
@@ -85,6 +87,10 @@ struct sd_plan {
 	size_t nid;                /* root: how many of wr[] are idmapped */
 	int userns_fd;             /* root, bwrap mode: the user namespace bwrap joins (--userns), or -1 */
 	char identity[320], ns[64], home[200], why[256];
+	struct etc_identity_text etc_id; /* the executor's /etc/passwd and /etc/group (made in the
+				    * parent before sd_spawn, freed by the caller after it) */
+	bool proc_own;             /* the policy grants the run's processes' listing files (it has its
+				    * own pid namespace's /proc): the init fails unless it mounts one */
 	struct sd_fixed fixed;     /* the preload's /run/sbxsup and /etc/ld.so.preload (sd_fixed.h) */
 	const struct shadow_plan *shadow; /* --shadow: the overlay replaces the workspace, or NULL */
 };
@@ -149,6 +155,9 @@ int sd_unreachable(const struct sd_plan *p, const char *const *paths, size_t n, 
 
 /* bwrap mode, parent, after spawning: close what sd_bwrap_prepare opened. */
 void sd_bwrap_done(struct sd_plan *p);
+/* Something is mounted below the host's /proc (a container's masked /proc; the kernel's own
+ * /proc/sys/fs/binfmt_misc aside): a user namespace may then not mount a procfs of its own. */
+bool sd_proc_overmounted(void);
 
 /* Child (the run's init, before forking the stage): mounts, loopback, identity. Returns 0, or -1
  * with errno and a message on stderr. */

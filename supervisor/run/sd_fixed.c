@@ -226,6 +226,31 @@ void sd_fixed_close_lib(struct sd_fixed *f)
 	f->lib_fd = -1;
 }
 
+int sd_fixed_identity(const struct etc_identity_text *t)
+{
+	const struct { const char *name; const char *data; size_t len; } dbs[] = {
+		{"passwd", t->passwd, t->passwd_len}, {"group", t->group, t->group_len}};
+	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755") < 0)
+		return fail("tmpfs over", "/tmp");
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < sizeof dbs / sizeof dbs[0]; i++) {
+		char from[64], to[64];
+		snprintf(from, sizeof from, "/tmp/%s", dbs[i].name);
+		snprintf(to, sizeof to, "/etc/%s", dbs[i].name);
+		if (!is_file(to))
+			continue; /* nothing to show it over: the host has no such file */
+		if (write_file(from, dbs[i].data ? dbs[i].data : "", dbs[i].len, 0644) < 0)
+			rc = fail("write", to);
+		else if (mount(from, to, NULL, MS_BIND, NULL) < 0 || ro_remount(to, MS_BIND) < 0)
+			rc = fail("bind", to);
+	}
+	int e = errno;
+	if (umount2("/tmp", MNT_DETACH) < 0 && rc == 0)
+		return fail("detach the tmpfs over", "/tmp");
+	errno = e;
+	return rc;
+}
+
 int sd_fixed_setup(const struct sd_fixed *f)
 {
 	if (!f->on)

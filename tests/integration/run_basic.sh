@@ -152,10 +152,14 @@ if [ $rc -ne 0 ] && ! grep -qE "TOPSECRET-$$|PEMKEY-$$" <<<"$out" && [ ! -e "$WS
 	t_pass run_bwrap_masks_deny
 else t_fail run_bwrap_masks_deny "rc=$rc out=$out"; fi
 
-# 14. a workspace that is /tmp (or /dev/shm, /var/tmp) itself is refused with a message: every run has
-# a private /tmp, which would hide it (bwrap) — nothing runs.
+# 14. a workspace that is /tmp (or /dev/shm, /var/tmp, /) itself is never used: every run has a private
+# /tmp, which would hide it (bwrap). The run goes on in an empty temporary workspace, with a note on
+# stderr, removed afterwards; nothing lands in the host's /tmp. (tests/integration/compat_tools.sh
+# checks each of them, from the current directory and with -w.)
 rm -f /tmp/sbxsup-ws-tmp-marker-$$
-out=$(cd /tmp && "$SBXSUP" run -- sh -c "touch /tmp/sbxsup-ws-tmp-marker-$$" 2>&1); rc=$?
-if [ $rc -eq 125 ] && grep -q 'workspace is /tmp itself' <<<"$out" && [ ! -e /tmp/sbxsup-ws-tmp-marker-$$ ]; then
-	t_pass run_workspace_tmp_refused
-else t_fail run_workspace_tmp_refused "rc=$rc out=$out"; rm -f /tmp/sbxsup-ws-tmp-marker-$$; fi
+out=$(cd /tmp && "$SBXSUP" run -- sh -c "touch sbxsup-ws-tmp-marker-$$ && pwd" 2>&1); rc=$?
+twd=$(grep -m1 '^/tmp/sbxsup-ws\.' <<<"$out")
+if [ $rc -eq 0 ] && grep -q 'note: /tmp is never a workspace' <<<"$out" && [ -n "$twd" ] && [ ! -e "$twd" ] \
+   && [ ! -e /tmp/sbxsup-ws-tmp-marker-$$ ]; then
+	t_pass run_workspace_tmp_temporary
+else t_fail run_workspace_tmp_temporary "rc=$rc out=$out"; rm -f /tmp/sbxsup-ws-tmp-marker-$$; fi

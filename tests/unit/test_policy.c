@@ -305,6 +305,39 @@ static void test_proc(void **state)
 		    "builtin:runtime: /proc/sys/kernel/ngroups_max");
 	expect_path(p, "/proc/sys/kernel/ngroups_max", W, D, "default: not granted");
 	expect_path(p, "/sys/kernel/debug", R, D, "default: not granted");
+	/* no pid namespace of its own: another process's listing files and /proc itself stay refused */
+	assert_false(pol_own_pidns(p));
+	expect_path(p, "/proc", R, D, "default: not granted");
+	expect_path(p, "/proc/1/stat", R, D, "default: not granted");
+	expect_path(p, "/proc/1/cmdline", R, D, "default: not granted");
+	free(b.blob);
+
+	/* the run's own pid namespace: ps, top and pgrep read these; the rest stays refused */
+	struct pol_build_opts o = {.own_pidns = true};
+	b = build(&m, &o);
+	p = b.p;
+	assert_true(pol_own_pidns(p));
+	expect_path(p, "/proc", R, A, "builtin:proc-pidns: /proc");
+	expect_path(p, "/proc", W, D, "default: not granted");
+	expect_path(p, "/proc/1/stat", R, A, "builtin:proc-pidns: /proc/*/stat");
+	expect_path(p, "/proc/42/status", R, A, "builtin:proc-pidns: /proc/*/status");
+	expect_path(p, "/proc/42/cmdline", R, A, "builtin:proc-pidns: /proc/*/cmdline");
+	expect_path(p, "/proc/42/environ", R, D, "default: not granted");
+	expect_path(p, "/proc/42/task/43/environ", R, D, "default: not granted");
+	expect_path(p, "/proc/42/task", R, A, "builtin:proc-pidns: /proc/*/task");
+	expect_path(p, "/proc/42/task/43", R, A, "builtin:proc-pidns: /proc/*/task/*");
+	expect_path(p, "/proc/42/task/43/stat", R, A, "builtin:proc-pidns: /proc/*/task/*/stat");
+	expect_path(p, "/proc/42/stat", W, D, "default: not granted");
+	expect_path(p, "/proc/1/root", R, D, "default: not granted");
+	expect_path(p, "/proc/1/root/etc/passwd", R, D, "default: not granted");
+	expect_path(p, "/proc/1/cwd", R, D, "default: not granted");
+	expect_path(p, "/proc/1/exe", R, D, "default: not granted");
+	expect_path(p, "/proc/1/fd/3", R, D, "default: not granted");
+	expect_path(p, "/proc/1/mem", R, D, "default: not granted");
+	expect_path(p, "/proc/1/maps", R, D, "default: not granted");
+	expect_path(p, "/proc/1/task/2/mem", R, D, "default: not granted");
+	expect_path(p, "/proc/sys/kernel/hostname", R, D, "default: not granted");
+	expect_path(p, "/home/u/.ssh/id_rsa", R, D, "builtin:secret: ~/.ssh");
 	free(b.blob);
 }
 

@@ -1088,6 +1088,42 @@ static void test_decode_decisions(void **state)
 	assert_int_equal(pr_decide(E.p, ev, v), 1);
 	assert_string_equal(v->path, "/etc/shadow");
 
+	/* a requested string longer than the enter copy: decided on the whole string read again at
+	 * exit (PR_EVF_REQ_LONG) when it begins with the enter copy; else undecidable */
+	memset(ev, 0, sizeof(*ev));
+	ev->sc = PR_SC_MKDIR;
+	ev->path_kind = PR_PK_NONE;
+	ev->ret = 0;
+	{
+		char longp[3000];
+		int n = snprintf(longp, sizeof longp, "%s", E.ws);
+		while (n < 2900)
+			n += snprintf(longp + n, sizeof longp - (size_t)n, "/%s", "dddddddddddddddddddd");
+		snprintf(ev->req_long, sizeof(ev->req_long), "%s", longp);
+		memcpy(ev->req, longp, sizeof(ev->req) - 1);
+		ev->req[sizeof(ev->req) - 1] = 0;
+		ev->flags = PR_EVF_REQ_TRUNC;               /* no second read: undecidable */
+		assert_int_equal(pr_decide(E.p, ev, v), 1);
+		assert_string_equal(v->rule, PR_RULE_LONG);
+		ev->flags = PR_EVF_REQ_TRUNC | PR_EVF_REQ_LONG; /* in the workspace: allowed */
+		assert_int_equal(pr_decide(E.p, ev, v), 0);
+		/* the tail climbs out of the workspace: decided on the whole string, a violation */
+		snprintf(longp + n, sizeof longp - (size_t)n, "%s", "/../../../../../../../../../../../../../..");
+		size_t k = strlen(longp);
+		for (int up = 0; up < 200 && k + 4 < sizeof longp; up++, k += 3)
+			memcpy(longp + k, "/..", 4);
+		snprintf(longp + k, sizeof longp - k, "%s", "/etc/evil");
+		snprintf(ev->req_long, sizeof(ev->req_long), "%s", longp);
+		assert_int_equal(pr_decide(E.p, ev, v), 1);
+		assert_string_equal(v->path, "/etc/evil");
+		assert_false(v->undecidable);
+		/* changed between enter and exit (another thread rewrote it): undecidable */
+		ev->req_long[5] ^= 1;
+		assert_int_equal(pr_decide(E.p, ev, v), 1);
+		assert_string_equal(v->rule, PR_RULE_LONG);
+		assert_true(v->undecidable);
+	}
+
 	/* a relative string whose directory was not walked: undecidable, not "/" + string */
 	memset(ev, 0, sizeof(*ev));
 	ev->sc = PR_SC_RENAMEAT;

@@ -59,6 +59,8 @@ static const struct ex examples[] = {
 	{"benign-nscd-socket", SBX_SEV_INFO, PD("\"op\":\"connect\",\"path\":\"/run/nscd/socket\",\"access\":\"connect\",\"rule\":\"default: not granted\"")},
 	{"benign-userdb-socket", SBX_SEV_INFO, PD("\"op\":\"connect\",\"path\":\"/run/systemd/userdb/io.systemd.DynamicUser\",\"access\":\"connect\",\"rule\":\"default: not granted\"")},
 	{"benign-uuidd-socket", SBX_SEV_INFO, PD("\"op\":\"connect\",\"path\":\"/run/uuidd/request\",\"access\":\"connect\",\"rule\":\"default: not granted\"")},
+	{"benign-utmp", SBX_SEV_INFO, KV("\"syscall\":\"openat\",\"path\":\"/var/run/utmp\",\"access\":\"read\",\"rule\":\"default: not granted\",\"outcome\":\"contained\"")},
+	{"write", SBX_SEV_HIGH, PD("\"op\":\"open\",\"path\":\"/run/utmp\",\"access\":\"write\",\"rule\":\"default: not granted\"")},
 	{"benign-user-site", SBX_SEV_INFO, PD("\"op\":\"stat\",\"path\":\"/root/.local/lib/python3.11/site-packages\",\"access\":\"read\",\"rule\":\"builtin:home-blanket: /root\"")},
 	{"benign-locale", SBX_SEV_INFO, PD("\"op\":\"open\",\"path\":\"/usr/lib/locale/C.utf8/LC_CTYPE\",\"access\":\"read\",\"rule\":\"default: not granted\"")},
 	{"benign-git-config", SBX_SEV_INFO, PD("\"op\":\"access\",\"path\":\"/root/.gitconfig\",\"access\":\"read\",\"rule\":\"builtin:home-blanket: /root\"")},
@@ -107,6 +109,7 @@ T(unverifiable, "unverifiable")
 T(benign_nscd_socket, "benign-nscd-socket")
 T(benign_userdb_socket, "benign-userdb-socket")
 T(benign_uuidd_socket, "benign-uuidd-socket")
+T(benign_utmp, "benign-utmp")
 T(benign_user_site, "benign-user-site")
 T(benign_locale, "benign-locale")
 T(benign_git_config, "benign-git-config")
@@ -172,7 +175,8 @@ int main(void)
 		cmocka_unit_test(test_manifest_deny), cmocka_unit_test(test_secret_path),
 		cmocka_unit_test(test_unverifiable), cmocka_unit_test(test_benign_nscd_socket),
 		cmocka_unit_test(test_benign_userdb_socket), cmocka_unit_test(test_benign_uuidd_socket),
-		cmocka_unit_test(test_benign_user_site), cmocka_unit_test(test_benign_locale),
+		cmocka_unit_test(test_benign_utmp), cmocka_unit_test(test_benign_user_site),
+		cmocka_unit_test(test_benign_locale),
 		cmocka_unit_test(test_benign_git_config), cmocka_unit_test(test_escape_syscall),
 		cmocka_unit_test(test_seccomp), cmocka_unit_test(test_signal_outside),
 		cmocka_unit_test(test_exec), cmocka_unit_test(test_write),

@@ -149,10 +149,28 @@ static void proc_self_root(char *path, size_t len)
 	snprintf(path, len, "%s", rest);
 }
 
+/* A requested string longer than the stash's copy came again in full at exit (PR_EVF_REQ_LONG):
+ * it is the string the call named when it begins with what was read at enter. */
+static bool req_long_ok(const struct pr_event *ev)
+{
+	return (ev->flags & PR_EVF_REQ_TRUNC) && (ev->flags & PR_EVF_REQ_LONG) &&
+	       strnlen(ev->req_long, sizeof(ev->req_long)) < sizeof(ev->req_long) &&
+	       strncmp(ev->req_long, ev->req, sizeof(ev->req) - 1) == 0;
+}
+
+/* The requested string: the whole one where it came (req_long_ok), else what enter read. */
+static void copy_req(const struct pr_event *ev, char *dst, size_t dstlen)
+{
+	if (req_long_ok(ev))
+		copy_str(dst, dstlen, ev->req_long, sizeof(ev->req_long));
+	else
+		copy_str(dst, dstlen, ev->req, sizeof(ev->req));
+}
+
 int pr_event_path(const struct pr_event *ev, char *out, size_t outlen)
 {
-	char req[PR_NAME_MAX + 1], base[4096];
-	copy_str(req, sizeof(req), ev->req, sizeof(ev->req));
+	char req[PR_REQ_MAX + 1], base[4096];
+	copy_req(ev, req, sizeof(req));
 	int rc;
 	switch (ev->path_kind) {
 	case PR_PK_FULL:
@@ -272,8 +290,8 @@ static const char *undecidable_path(const struct pr_event *ev)
 		return PR_RULE_DEEP;
 	if (ev->path_kind == PR_PK_FULL)
 		return NULL;
-	if (ev->flags & PR_EVF_REQ_TRUNC)
-		return PR_RULE_LONG;
+	if ((ev->flags & PR_EVF_REQ_TRUNC) && !req_long_ok(ev))
+		return PR_RULE_LONG;        /* longer than PATH_MAX, or changed between enter and exit */
 	if (ev->path_kind == PR_PK_BASE && (ev->flags & PR_EVF_DETACHED) && !no_path_object(ev))
 		return PR_RULE_DETACHED;
 	if (ev->path_kind == PR_PK_NONE && ev->req[0] != '/')
@@ -415,7 +433,7 @@ int pr_decide(const struct policy *p, const struct pr_event *ev, struct pr_view 
 		return 0;                   /* a pipe, socket, namespace... (/dev/stdin, /proc/self/fd/N,
 					     * /proc/self/ns/x) has no path: no file rule applies, as in
 					     * the preload; relative to one, the kernel resolves nothing */
-	copy_str(v->requested, sizeof(v->requested), ev->req, sizeof(ev->req));
+	copy_req(ev, v->requested, sizeof(v->requested));
 	unsigned acc = path_access(ev);
 	v->access = access_name(acc);
 	const char *why = undecidable_path(ev);

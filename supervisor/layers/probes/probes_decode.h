@@ -29,8 +29,11 @@
  *   - escape class (ptrace, mount family, pivot_root, unshare with namespace flags, setns, bpf,
  *     io_uring_setup/enter, io_uring operations, exec of a memfd): always a violation, rule
  *     "escape-class syscall".
+ *   - a requested string longer than the enter copy (PR_NAME_MAX - 1 bytes) is decided on the whole
+ *     string the BPF side read again at exit (up to PATH_MAX, PR_EVF_REQ_LONG), when it begins
+ *     with the enter copy.
  *   - what the probes cannot decide — a path deeper than the walk bound (PATH_MAX of names), a
- *     requested string longer than the copy bound, a path argument unreadable although the call did
+ *     requested string longer than PATH_MAX or changed between enter and exit, a path argument unreadable although the call did
  *     not fail with EFAULT, a relative path whose directory is not found or lies outside the task's
  *     tree — is reported with outcome "undecidable" (errno added when the call failed) and a rule
  *     saying why: never silently allowed, never called a breach.
@@ -79,8 +82,9 @@ struct pr_view {
 	const char *outcome;        /* NULL, or the outcome to write instead (a report-only sensor:
 				     * "attempted" — the call went on to the kernel, result unseen) */
 	int err;                    /* errno when contained */
-	char path[4096];            /* absolute (path syscalls) */
-	char requested[PR_NAME_MAX + 1];
+	char path[8192];            /* absolute (path syscalls): a cwd of up to PATH_MAX joined with a
+				     * requested string of up to PATH_MAX */
+	char requested[PR_REQ_MAX + 1];
 	char addr[64];              /* textual (network syscalls) */
 	uint16_t port;
 	int io_op;                  /* io_uring opcode, -1 otherwise */
