@@ -748,7 +748,7 @@ static int expose_add(struct sd_plan *p, const char *path, bool rw, bool file)
 int sd_writable(struct sd_plan *p, const char *path)
 {
 	struct stat st;
-	if (!p->root || !path || path[0] != '/' || !path[1] || !strcmp(path, "/tmp") ||
+	if (!path || path[0] != '/' || !path[1] || !strcmp(path, "/tmp") ||
 	    covers("/dev", path) || covers("/proc", path) || covers("/sys", path) ||
 	    stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
 		return 0;
@@ -813,6 +813,17 @@ static int make_file(const char *path)
 		return -1;
 	close(fd);
 	return 0;
+}
+
+/* A write grant that is not an idmapped mount (a normal user's, or one the kernel would not
+ * idmap) bound over itself nosuid,nodev, like the idmapped ones: nothing in it is setuid or a
+ * device inside the run. mount_setattr adds only these two flags (locked ones stay). */
+static int nosuid_bind(const char *path)
+{
+	struct mount_attr a = {.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
+	if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) < 0)
+		return -1;
+	return (int)syscall(SYS_mount_setattr, AT_FDCWD, path, AT_RECURSIVE, &a, sizeof a);
 }
 
 /* The private /tmp hides the host's: what the run needs from there (the workspace, granted dirs,
@@ -891,8 +902,11 @@ int sd_child_setup(const struct sd_plan *p)
 				if (strlen(p->wr[i]) != len)
 					continue;
 				left--;
-				if (p->wr_fd[i] < 0)
+				if (p->wr_fd[i] < 0) { /* not idmapped (a normal user, or refused) */
+					if (nosuid_bind(p->wr[i]) < 0)
+						return fail(p->wr[i]);
 					continue;
+				}
 				if ((under_tmp(p->wr[i]) && mkdirs(p->wr[i]) < 0) ||
 				    syscall(SYS_move_mount, p->wr_fd[i], "", AT_FDCWD, p->wr[i],
 					    MOVE_MOUNT_F_EMPTY_PATH) < 0)

@@ -119,7 +119,8 @@ pid_t sd_spawn(struct sd_plan *p, struct cg_run *cg);
  * files: ignored. 0 or -1 (too many). Nothing else of the host's /tmp is visible (as in bwrap). */
 int sd_expose(struct sd_plan *p, const char *path, bool rw);
 
-/* Parent (root): a directory granted for writing (the workspace first), to be idmapped. Paths
+/* Parent: a directory granted for writing (the workspace first): as root idmapped, else (and where
+ * the idmap is refused) bound over itself nosuid,nodev in the run's mount namespace. Paths
  * that are not directories, /tmp itself, /dev, /proc, /sys: ignored. 0 or -1 (too many). */
 int sd_writable(struct sd_plan *p, const char *path);
 
