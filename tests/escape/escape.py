@@ -899,6 +899,8 @@ def judge(attack, mode, r):
     if kind == 'blocked':
         if r['escaped']:
             return 'FAIL', '%s; events seen: %s' % (what, seen)
+        if not got and os.environ.get('SBX_ESCAPE_IN_CONTAINER') == '1' and 'container' in attack.silent_ok:
+            return 'PASS', ''  # the runtime's own profile refused it first (silent-ok-container)
         if not got:
             return 'FAIL', '%s but no expected event (want %s; seen %s)' % (what, want, seen)
         return 'PASS', ''

@@ -84,6 +84,10 @@ for l in open(sys.argv[1]):
 sys.exit(1)
 PY
 }
+# crit_nameless FILE SYSCALL: a critical event for SYSCALL that names no object. Container root
+# without CAP_SYS_PTRACE, once the executor is another uid, cannot read its memory or descriptors:
+# the call is refused and reported, its object unnamed (README Known gaps).
+crit_nameless() { grep '"sev":"critical"' "$1" | grep -F "\"syscall\":\"$2\"" | grep -qv '"path":'; }
 # denied FILE SUBSTR: an event reporting a refused access that mentions SUBSTR
 denied() { python3 - "$1" "$2" <<'PY'
 import json, sys
@@ -140,9 +144,9 @@ echo "after=$(ps -eo args | grep -c "^sleep 100[123]")"
 	# (b) no setuid bit on the host, by chmod(1) or the raw syscall; a critical event names each
 	local mx my; mx=$(stat -c %a "$ws/x" 2>/dev/null || echo absent); my=$(stat -c %a "$ws/y" 2>/dev/null || echo absent)
 	if [[ "$mx" != [4-7]??? ]] && [[ "$my" != [4-7]??? ]] && [[ "$mx" != [2367]??? ]] \
-	   && crit "$a" /ws/x && crit "$a" /ws/y; then
+	   && crit "$a" /ws/x && { crit "$a" /ws/y || crit_nameless "$a" fchmod; }; then
 		t_pass "container_setuid_plant_$n"
-	else t_fail "container_setuid_plant_$n" "host modes x=$mx y=$my; critical event for x: $(crit "$a" /ws/x && echo yes || echo no), y: $(crit "$a" /ws/y && echo yes || echo no)"; fi
+	else t_fail "container_setuid_plant_$n" "host modes x=$mx y=$my; critical event for x: $(crit "$a" /ws/x && echo yes || echo no), y: $(crit "$a" /ws/y && echo yes || echo no); critical: $(grep '"sev":"critical"' "$a" | grep -oE '"(syscall|op|path|requested)":"[^"]*"' | tr '\n' ' ' | head -c 600)"; fi
 	# (c) the secret outside the grants: not read; the denial reported
 	if ! grep -q "CONTAINER-SECRET" "$ws/leak.txt" 2>/dev/null && denied "$a" /secret/key; then
 		t_pass "container_secret_$n"
