@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <stdlib.h>
+#include <string.h>
 #include <stdio.h>
 #include <sys/mount.h>
 #include <unistd.h>
@@ -39,4 +41,25 @@ int sbx_mntns_private(const char **what)
 		return -1;
 	}
 	return 0;
+}
+
+bool sbx_mounted_below(const char *dir, bool at_too, const char *except)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return true;
+	size_t n = strlen(dir);
+	char *line = NULL;
+	size_t cap = 0;
+	bool any = false;
+	while (!any && getline(&line, &cap, f) > 0) {
+		char mp[4096];
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1 || strncmp(mp, dir, n) ||
+		    (except && !strcmp(mp, except)))
+			continue;
+		any = mp[n] == '/' ? mp[n + 1] != 0 : (!mp[n] && at_too);
+	}
+	free(line);
+	fclose(f);
+	return any;
 }

@@ -10,6 +10,13 @@
 #ifndef SBX_MNTNS_H
 #define SBX_MNTNS_H
 
+#include <stdbool.h>
+
 int sbx_mntns_private(const char **what);
+
+/* Is anything mounted strictly below dir (and, with at_too, at dir itself) in the caller's mount
+ * namespace (field 5 of /proc/self/mountinfo), other than the mount point `except` (NULL: none)?
+ * true when it cannot tell (mountinfo unreadable): callers treat "maybe" as "yes". */
+bool sbx_mounted_below(const char *dir, bool at_too, const char *except);
 
 #endif

@@ -1,5 +1,6 @@
 /* bwrap_etc.c — see bwrap_etc.h. */
 #include "bwrap_etc.h"
+#include "mntns.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,20 +37,7 @@ static bool fs_known(const char *type)
 /* Is anything mounted at or below /etc (field 5 of /proc/self/mountinfo)? */
 static bool etc_has_mounts(void)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return true; /* cannot tell: do not hide what might be there */
-	char *line = NULL;
-	size_t cap = 0;
-	bool any = false;
-	while (!any && getline(&line, &cap, f) > 0) {
-		char mp[4096];
-		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) == 1)
-			any = !strcmp(mp, "/etc") || !strncmp(mp, "/etc/", 5);
-	}
-	free(line);
-	fclose(f);
-	return any;
+	return sbx_mounted_below("/etc", true, NULL);
 }
 
 bool bwrap_etc_wanted(const char *lower)

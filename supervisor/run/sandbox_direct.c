@@ -29,6 +29,7 @@
 
 #include "bwrap_layer.h"
 #include "bwrap_etc.h"
+#include "mntns.h"
 #include "msg.h"
 #include "env.h"
 #include "manifest.h"
@@ -866,20 +867,7 @@ static int private_tmp(const struct sd_plan *p)
 
 bool sd_proc_overmounted(void)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return true; /* cannot tell */
-	char *line = NULL;
-	size_t cap = 0;
-	bool any = false;
-	while (!any && getline(&line, &cap, f) > 0) {
-		char mp[4096];
-		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) == 1)
-			any = !strncmp(mp, "/proc/", 6) && strcmp(mp, "/proc/sys/fs/binfmt_misc");
-	}
-	free(line);
-	fclose(f);
-	return any;
+	return sbx_mounted_below("/proc", false, "/proc/sys/fs/binfmt_misc");
 }
 
 int sd_child_setup(const struct sd_plan *p)
