@@ -3,8 +3,12 @@
  * Promise: sbx_msg() writes "sbxsup: " + the message + "\n" with one write on the calling thread's
  * message descriptor: stderr (2) unless sbx_msg_set_fd() chose another for this thread (the library,
  * supervisor/lib/sbxsup.h, points it at its caller's descriptor for one run; a child forked during
- * that run inherits the choice, an exec does not matter: it is a descriptor number); the SBX_EXIT_* codes are the SPEC's (124 timeout, 125 sbxsup's own failure, 126 not
- * executable, 127 not found). Every module that speaks includes this, never the CLI's headers.
+ * that run inherits the choice, an exec does not matter: it is a descriptor number); the SBX_EXIT_*
+ * codes are the SPEC's (124 timeout, 125 sbxsup's own failure, 126 not executable, 127 not found).
+ * The message holds no control byte: a name in it is quoted by the caller (sbx_q, quote.h); what a
+ * caller left unquoted (a module's error text) is escaped as sbx_escape_json does, so no newline,
+ * ESC, CR or bidi control reaches the terminal. Every module that speaks includes this, never the
+ * CLI's headers.
  */
 #ifndef SBX_MSG_H
 #define SBX_MSG_H

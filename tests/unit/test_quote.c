@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
+#include "msg.h"
 #include "quote.h"
 
 static void eq_quote(const char *in, const char *want)
@@ -67,6 +69,24 @@ static void t_escape_and_fit(void **st)
 		assert_true((unsigned char)*p >= 0x20 && *p != 0x7f);
 }
 
+/* sbx_msg: a quoted name stays as sbx_q made it; a control byte left in the text is escaped; one line */
+static void t_msg_one_line(void **state)
+{
+	(void)state;
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	int old = sbx_msg_set_fd(p[1]);
+	char q[SBX_Q_MAX];
+	sbx_msg("%s: not found (%s)", sbx_q("./x\033[2Jy\rz\nw", q, sizeof q), "why \033]0;t\a\nsbxsup: ok");
+	sbx_msg_set_fd(old);
+	close(p[1]);
+	char got[512] = "";
+	ssize_t n = read(p[0], got, sizeof got - 1);
+	close(p[0]);
+	assert_true(n > 0);
+	assert_string_equal(got, "sbxsup: \"./x\\033[2Jy\\rz\\nw\": not found (why \\033]0;t\\a\\nsbxsup: ok)\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -74,6 +94,7 @@ int main(void)
 		cmocka_unit_test(t_controls),
 		cmocka_unit_test(t_bad_utf8_and_bidi),
 		cmocka_unit_test(t_escape_and_fit),
+		cmocka_unit_test(t_msg_one_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
