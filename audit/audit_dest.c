@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "quote.h"
+
 __attribute__((format(printf, 3, 4)))
 static int refuse(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -94,16 +96,17 @@ static int load_key(struct audit *a, const struct audit_run_cfg *c, char *err, s
 		return refuse(err, errlen, "%s", msg);
 	snprintf(kpath, sizeof kpath, "%s/%s", dir, AUDIT_KEY_FILE);
 	if (c->pol) {
-		char which[PATH_MAX];
+		char which[PATH_MAX], qk[SBX_Q_MAX], qw[SBX_Q_MAX];
+		sbx_q(kpath, qk, sizeof qk);
 		/* readable, or in a writable directory (a path-based deny of the key is no help there:
 		 * the executor renames a parent and reads it under another name) */
 		const char *rule = dest_grant(c->pol, kpath, POL_READ, false, which, sizeof which);
 		if (rule)
 			return refuse(err, errlen, "refused: the executor could read the audit key %s (%s)",
-				      kpath, rule);
+				      qk, rule);
 		if ((rule = dest_grant(c->pol, kpath, POL_WRITE, c->private_tmp, which, sizeof which)))
 			return refuse(err, errlen, "refused: the executor could read the audit key %s (it "
-				      "could move it: %s is writable, %s)", kpath, which, rule);
+				      "could move it: %s is writable, %s)", qk, sbx_q(which, qw, sizeof qw), rule);
 	}
 	if (audit_key_host(&k, true, NULL, 0, msg, sizeof msg) < 0)
 		return refuse(err, errlen, "%s", msg);

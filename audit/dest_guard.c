@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "quote.h"
+
 /* The grant that lets the executor do `access` on abs or (POL_WRITE) any ancestor of it, or NULL. */
 static const char *granted(const struct policy *pol, const char *abs, unsigned access, bool private_tmp,
 			   char *which, size_t wlen)
@@ -83,8 +85,9 @@ int dest_refuse_writable(const struct policy *pol, const char *path, bool privat
 	const char *rule = dest_grant(pol, path, POL_WRITE, private_tmp, which, sizeof which);
 	if (!rule)
 		return 0;
+	char q[SBX_Q_MAX];
 	snprintf(err, errlen, "refused: the executor can write %s (%s), so it could replace or forge %s; put "
-		 "it outside every writable grant (e.g. not in the workspace)", which, rule, what);
+		 "it outside every writable grant (e.g. not in the workspace)", sbx_q(which, q, sizeof q), rule, what);
 	return -1;
 }
 

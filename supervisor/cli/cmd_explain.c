@@ -335,13 +335,14 @@ int cmd_explain(int argc, char **argv)
 	}
 	struct mf_errors e = {0};
 	struct manifest *m = NULL;
-	const char *shown = file ? file : "(built-in default)";
+	char qf[SBX_Q_MAX];
+	const char *shown = file ? sbx_q(file, qf, sizeof qf) : "(built-in default)";
 	int rc = file ? manifest_load(file, &ctx, &m, &e) : manifest_load_default(&ctx, &m, &e);
 	if (rc < 0) {
 		for (size_t i = 0; i < e.n; i++)
-			fprintf(stderr, "sbxsup: %s: %s\n", shown, e.msg[i]);
+			sbx_msg("%s: %s", shown, e.msg[i]);
 		if (e.ndropped)
-			fprintf(stderr, "sbxsup: %s: ... and %zu more problem(s) not listed\n", shown, e.ndropped);
+			sbx_msg("%s: ... and %zu more problem(s) not listed", shown, e.ndropped);
 		mf_errors_free(&e);
 		return SBX_EXIT_INTERNAL;
 	}

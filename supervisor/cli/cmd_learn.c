@@ -175,14 +175,17 @@ static int round_run(const struct learn_opts *o, const char *self, const char *t
 	snprintf(src, sizeof src, "%s/.", l->real_ws);
 	char *cp[] = {"/bin/cp", "-a", "--reflink=auto", src, copy, NULL};
 	if (mkdir(copy, 0755) < 0 || spawn_wait(cp, -1, -1, &st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
-		sbx_msg("learn: cannot copy the workspace %s to %s", l->real_ws, copy);
+		char q1[SBX_Q_MAX], q2[SBX_Q_MAX];
+		sbx_msg("learn: cannot copy the workspace %s to %s", sbx_q(l->real_ws, q1, sizeof q1),
+			sbx_q(copy, q2, sizeof q2));
 		return -1;
 	}
 	char *txt = cJSON_Print(cand);
 	FILE *f = txt ? fopen(mpath, "we") : NULL;
 	if (!f || fputs(txt, f) < 0 || fclose(f) != 0) {
 		free(txt);
-		sbx_msg("learn: cannot write %s", mpath);
+		char q[SBX_Q_MAX];
+		sbx_msg("learn: cannot write %s", sbx_q(mpath, q, sizeof q));
 		return -1;
 	}
 	free(txt);
@@ -265,8 +268,9 @@ int cmd_learn(int argc, char **argv)
 	struct manifest *m = NULL;
 	struct mf_errors e = {0};
 	if ((o.base ? manifest_load(o.base, &ctx, &m, &e) : manifest_load_default(&ctx, &m, &e)) < 0) {
+		char q[SBX_Q_MAX];
 		for (size_t i = 0; i < e.n; i++)
-			sbx_msg("learn: %s: %s", o.base, e.msg[i]);
+			sbx_msg("learn: %s: %s", o.base ? sbx_q(o.base, q, sizeof q) : "(built-in default)", e.msg[i]);
 		mf_errors_free(&e);
 		return SBX_EXIT_INTERNAL;
 	}
@@ -348,7 +352,9 @@ int cmd_learn(int argc, char **argv)
 	char *txt = cJSON_Print(cand);
 	FILE *out = o.output ? fopen(o.output, "we") : stdout;
 	if (!txt || !out || fprintf(out, "%s\n", txt) < 0 || (o.output && fclose(out) != 0)) {
-		sbx_msg("learn: cannot write the manifest%s%s", o.output ? " to " : "", o.output ? o.output : "");
+		char q[SBX_Q_MAX];
+		sbx_msg("learn: cannot write the manifest%s%s", o.output ? " to " : "",
+			o.output ? sbx_q(o.output, q, sizeof q) : "");
 		free(txt);
 		goto out;
 	}

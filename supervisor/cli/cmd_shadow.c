@@ -436,9 +436,10 @@ static int audit_commit(struct srun *s, const char *dest, char **paths, int npat
 	const char *ex = mstr(s->meta, "executor");
 	struct audit_run_cfg ac = {.dest = dest, .executor = ex && *ex ? ex : "shadow", .pol = NULL};
 	if (audit_run_open(&a, &ac, err, sizeof err) < 0) {
-		char qd[SBX_Q_MAX];
-		sbx_msg("shadow commit: audit stream %s: %s (the commit is done; it is recorded in %s/%s only)",
-			sbx_q(dest, qd, sizeof qd), err, s->dir, SHADOW_COMMITTED);
+		char qd[SBX_Q_MAX], qs[SBX_Q_MAX], at[sizeof s->dir + 64];
+		snprintf(at, sizeof at, "%s/%s", s->dir, SHADOW_COMMITTED);
+		sbx_msg("shadow commit: audit stream %s: %s (the commit is done; it is recorded in %s only)",
+			sbx_q(dest, qd, sizeof qd), err, sbx_q(at, qs, sizeof qs));
 		return -1;
 	}
 	int rc = 0;
@@ -604,9 +605,11 @@ static int do_commit(int argc, char **argv)
 				cJSON_AddItemToArray(s.committed_list, cJSON_CreateString(k));
 			free(k);
 		}
+	char at[sizeof s.dir + 64], qa[SBX_Q_MAX];
+	snprintf(at, sizeof at, "%s/%s", s.dir, SHADOW_COMMITTED);
 	if (out.ndone && shadow_write_json(s.dfd, SHADOW_COMMITTED, s.committed_list) < 0)
-		sbx_msg("warning: shadow commit: %s/%s: %s (a second commit would report these as conflicts)", s.dir,
-			SHADOW_COMMITTED, strerror(errno));
+		sbx_msg("warning: shadow commit: %s: %s (a second commit would report these as conflicts)",
+			sbx_q(at, qa, sizeof qa), strerror(errno));
 	const cJSON *it;
 	static char qp[SBX_Q_MAX];
 	cJSON_ArrayForEach(it, out.done)
@@ -622,7 +625,7 @@ static int do_commit(int argc, char **argv)
 		(void)audit_commit(&s, dest, paths, npaths, allow, &out, code, &t0);
 	else
 		sbx_msg("warning: shadow commit: run %s had no audit stream and no -a DEST was given: this commit "
-			"is recorded only in %s/%s", s.run, s.dir, SHADOW_COMMITTED);
+			"is recorded only in %s", s.run, sbx_q(at, qa, sizeof qa));
 done:
 	if (wfd >= 0)
 		close(wfd);

@@ -33,9 +33,9 @@ static const char validate_usage[] =
 static void print_errors(const char *file, const struct mf_errors *e)
 {
 	for (size_t i = 0; i < e->n; i++)
-		fprintf(stderr, "sbxsup: %s: %s\n", file, e->msg[i]);
+		sbx_msg("%s: %s", file, e->msg[i]);
 	if (e->ndropped)
-		fprintf(stderr, "sbxsup: %s: ... and %zu more problem(s) not listed\n", file, e->ndropped);
+		sbx_msg("%s: ... and %zu more problem(s) not listed", file, e->ndropped);
 }
 
 int cmd_validate(int argc, char **argv)
@@ -89,20 +89,22 @@ int cmd_validate(int argc, char **argv)
 	struct mf_errors e = {0};
 	struct manifest *m = NULL;
 	int rc = manifest_load(file, &ctx, &m, &e);
+	char qf[SBX_Q_MAX];
+	sbx_q(file, qf, sizeof qf);
 	for (size_t i = 0; i < e.nwarn; i++)
-		fprintf(stderr, "sbxsup: %s: warning: %s\n", file, e.warn[i]);
+		sbx_msg("%s: warning: %s", qf, e.warn[i]);
 	if (rc < 0) {
-		print_errors(file, &e);
+		print_errors(qf, &e);
 		mf_errors_free(&e);
 		return SBX_EXIT_INTERNAL;
 	}
 	int ret = 0;
 	if (pol_check(m, ctx.uid, err, sizeof err) < 0) {
 		sbx_escape_fit(err, sizeof err); /* it may quote a glob: someone's names */
-		fprintf(stderr, "sbxsup: %s: %s\n", file, err);
+		sbx_msg("%s: %s", qf, err);
 		ret = SBX_EXIT_INTERNAL;
 	} else {
-		printf("sbxsup: %s: ok\n", file);
+		printf("sbxsup: %s: ok\n", qf);
 		if (fflush(stdout) != 0)
 			ret = SBX_EXIT_INTERNAL;
 	}

@@ -17,6 +17,7 @@
 #include "layers.h"
 #include "manifest.h"
 #include "policy.h"
+#include "quote.h"
 
 static const char usage[] =
 	"usage: sbxsup run [-m MANIFEST] [options] -- COMMAND [ARG...]\n"
@@ -206,14 +207,17 @@ int run_args_workspace(struct run_opts *o)
 		return 0; /* (a workspace that does not resolve is refused with the manifest's message) */
 	snprintf(o->ws_tmp, sizeof o->ws_tmp, "/tmp/sbxsup-ws.XXXXXX");
 	if (!mkdtemp(o->ws_tmp)) {
+		char q[SBX_Q_MAX];
 		sbx_msg("run: %s is never a workspace (%s) and a temporary workspace cannot be made: %s "
-			"(give -w DIR)", abs, never, strerror(errno));
+			"(give -w DIR)", sbx_q(abs, q, sizeof q), never, strerror(errno));
 		o->ws_tmp[0] = '\0';
 		return -1;
 	}
 	o->workspace = o->ws_tmp;
+	char q1[SBX_Q_MAX], q2[SBX_Q_MAX];
 	sbx_msg("note: %s is never a workspace (%s): running in the empty temporary workspace %s, "
-		"removed afterwards (give -w DIR to choose one)", abs, never, o->ws_tmp);
+		"removed afterwards (give -w DIR to choose one)", sbx_q(abs, q1, sizeof q1), never,
+		sbx_q(o->ws_tmp, q2, sizeof q2));
 	return 0;
 }
 

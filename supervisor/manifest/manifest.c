@@ -20,6 +20,7 @@
 
 #include "manifest_int.h"
 #include "syspaths.h"
+#include "quote.h"
 
 const char manifest_default_json[] =
 	"{\"sbxsup\":1,\"name\":\"default\",\"autonomy\":\"supervised\",\"capabilities\":[\"code:exec\"]}";
@@ -838,7 +839,9 @@ static int settle(const char *in, char *out, size_t outlen, bool must_exist, cha
 	char *rp = realpath(lex, NULL);
 	if (!rp) {
 		if (must_exist) {
-			snprintf(err, el, "%s %s: %s", what, lex, strerror(errno));
+			int e = errno;
+			char q[SBX_Q_MAX];
+			snprintf(err, el, "%s %s: %s", what, sbx_q(lex, q, sizeof q), strerror(e));
 			return -1;
 		}
 		if (strlen(lex) >= outlen) {
@@ -883,13 +886,15 @@ int mf_ctx_init(struct mf_ctx *ctx, const char *workspace, char *err, size_t err
 		return -1;
 	struct stat st;
 	if (stat(ctx->workspace_buf, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "workspace %s: not a directory", ctx->workspace_buf);
+		char q[SBX_Q_MAX];
+		snprintf(err, errlen, "workspace %s: not a directory", sbx_q(ctx->workspace_buf, q, sizeof q));
 		return -1;
 	}
 	const char *never = mf_workspace_never(ctx->workspace_buf);
 	if (never) {
+		char q[SBX_Q_MAX];
 		snprintf(err, errlen, "workspace is %s (%s); run from a project directory or give -w DIR",
-			 ctx->workspace_buf, never);
+			 sbx_q(ctx->workspace_buf, q, sizeof q), never);
 		return -1;
 	}
 	ctx->workspace = ctx->workspace_buf;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "dest_guard.h"
+#include "quote.h"
 #include "result.h"
 #include "severity.h"
 
@@ -44,14 +45,14 @@ int result_open(const char *dest, int *fd, char *err, size_t errlen)
 	/* the audit destination's rules (dest_guard.h): never a symlink, never a wait on a FIFO or a
 	 * device, a regular file of ours; emptied only once it is known to be one */
 	struct stat st;
-	char why[256];
+	char why[256], q[SBX_Q_MAX];
 	*fd = dest_open(dest, 0, &st, why, sizeof why);
 	if (*fd < 0) {
-		snprintf(err, errlen, "--result %s: %s", dest, why);
+		snprintf(err, errlen, "--result %s: %s", sbx_q(dest, q, sizeof q), why);
 		return -1;
 	}
 	if (ftruncate(*fd, 0) < 0) {
-		snprintf(err, errlen, "--result %s: %s", dest, strerror(errno));
+		snprintf(err, errlen, "--result %s: %s", sbx_q(dest, q, sizeof q), strerror(errno));
 		result_close(fd);
 		return -1;
 	}
@@ -66,12 +67,12 @@ bool result_named(int fd)
 
 int result_check(const char *dest, int fd, const struct policy *pol, bool private_tmp, char *err, size_t errlen)
 {
-	char why[PATH_MAX + 300];
+	char why[PATH_MAX + 300], q[SBX_Q_MAX];
 	if (!dest || !pol)
 		return 0;
 	bool number = strspn(dest, "0123456789") == strlen(dest);
 	if (!number && dest_refuse_writable(pol, dest, private_tmp, "the result record", why, sizeof why) < 0) {
-		snprintf(err, errlen, "--result %s: %s", dest, why);
+		snprintf(err, errlen, "--result %s: %s", sbx_q(dest, q, sizeof q), why);
 		return -1;
 	}
 	/* the file the descriptor names (a descriptor number, or the FILE through a directory symlink) */
@@ -81,7 +82,7 @@ int result_check(const char *dest, int fd, const struct policy *pol, bool privat
 	if (result_named(fd) && (k = readlink(link, path, sizeof path - 1)) > 0 && path[0] == '/') {
 		path[k] = '\0';
 		if (dest_refuse_writable(pol, path, private_tmp, "the result record", why, sizeof why) < 0) {
-			snprintf(err, errlen, "--result %s: %s", dest, why);
+			snprintf(err, errlen, "--result %s: %s", sbx_q(dest, q, sizeof q), why);
 			return -1;
 		}
 	}

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "msg.h"
+#include "quote.h"
 #include "lifetime.h"
 #include "bwrap_etc.h"
 #include "container_env.h"
@@ -51,10 +52,12 @@ static int load_manifest(struct run *r)
 			       : manifest_load_default(&ctx, &r->m, &errs);
 	if (rc < 0 || !r->m) {
 		const char *src = r->o.manifest ? r->o.manifest : "(built-in default)";
+		char q[SBX_Q_MAX];
+		const char *qsrc = r->o.manifest ? sbx_q(src, q, sizeof q) : src;
 		for (size_t i = 0; i < errs.n; i++)
-			sbx_msg("%s: %s", src, errs.msg[i]);
+			sbx_msg("%s: %s", qsrc, errs.msg[i]);
 		if (!errs.n)
-			sbx_msg("%s: cannot load the manifest", src);
+			sbx_msg("%s: cannot load the manifest", qsrc);
 		run_reason(r, SBX_REASON_BAD_MANIFEST, "%s: %s", src, errs.n ? errs.msg[0] : "cannot load the manifest");
 		mf_errors_free(&errs);
 		return -1;
@@ -244,8 +247,9 @@ static int open_audit(struct run *r)
 		.budget_mb = r->o.audit_budget_mb >= 0 ? r->o.audit_budget_mb
 			     : r->m->limits.audit_mb >= 0 ? r->m->limits.audit_mb : AUDIT_DEFAULT_BUDGET_MB};
 	if (audit_run_open(&r->a, &ac, err, sizeof err) < 0) {
-		sbx_msg("audit stream %s: %s (fail closed: nothing runs)", r->o.audit ? r->o.audit : "(none)",
-			err[0] ? err : "cannot open");
+		char q[SBX_Q_MAX];
+		sbx_msg("audit stream %s: %s (fail closed: nothing runs)",
+			r->o.audit ? sbx_q(r->o.audit, q, sizeof q) : "(none)", err[0] ? err : "cannot open");
 		/* refused by what it is (where the executor could write it, a symlink, stderr, ...), or unwritable */
 		bool dest = r->o.audit && (!strcmp(r->o.audit, "-") || errno == ELOOP || strstr(err, "refus") ||
 					   strstr(err, "executor") || strstr(err, "owned") || strstr(err, "regular"));
@@ -286,7 +290,8 @@ static int check_result(struct run *r)
 	/* the audit file by the same rule (checked when it was opened; again after a re-plan) */
 	if (r->audit_ok && r->a.path &&
 	    dest_refuse_writable(pol, r->a.path, ptmp, "the audit stream", err, sizeof err) < 0) {
-		sbx_msg("audit stream %s: %s (fail closed: nothing runs)", r->a.path, err);
+		char q[SBX_Q_MAX];
+		sbx_msg("audit stream %s: %s (fail closed: nothing runs)", sbx_q(r->a.path, q, sizeof q), err);
 		run_reason(r, SBX_REASON_AUDIT_DESTINATION, "audit stream %s: %s", r->a.path, err);
 		return -1;
 	}

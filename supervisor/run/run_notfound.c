@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "msg.h"
+#include "quote.h"
 #include "policy.h"
 #include "run_int.h"
 
@@ -28,9 +29,10 @@ void run_cmd_not_found(const struct policy *p, const char *cmd)
 		return; /* does not exist here either: "not found" is right */
 	struct stat st;
 	const char *why = stat(abs, &st) == 0 && !S_ISDIR(st.st_mode) ? hidden_why(p, abs) : NULL;
+	char q[SBX_Q_MAX];
 	if (why)
 		sbx_msg("%s exists but is not visible in the sandbox (%s): add it to the manifest or run it "
-			"from the workspace", cmd, why);
+			"from the workspace", sbx_q(cmd, q, sizeof q), why);
 	free(abs);
 }
 

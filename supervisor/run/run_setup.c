@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "msg.h"
+#include "quote.h"
 #include "policy_build.h"
 #include "run_int.h"
 #include "bwrap_etc.h"
@@ -26,8 +27,9 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 {
 	(void)st;
 	(void)ftw;
+	char q[SBX_Q_MAX];
 	if ((flag == FTW_DP ? rmdir(path) : unlink(path)) < 0)
-		sbx_msg("warning: cannot remove %s: %s", path, strerror(errno));
+		sbx_msg("warning: cannot remove %s: %s", sbx_q(path, q, sizeof q), strerror(errno));
 	return 0;
 }
 
@@ -102,8 +104,9 @@ static void setup_report(struct run *r)
 	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one) < 0 ||
 	    bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || chmod(p->repsock, 0600) < 0) {
+		char q[SBX_Q_MAX];
 		sbx_msg("warning: cannot bind the report socket %s: %s (denials after a raw close of "
-			"every fd will not be reported)", p->repsock, strerror(errno));
+			"every fd will not be reported)", sbx_q(p->repsock, q, sizeof q), strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		goto failed;
@@ -125,16 +128,18 @@ int run_setup_dirs(struct run *r)
 	 * the same view */
 	struct run_plan *p = &r->plan;
 	if (p->etcview[0] && (!p->repdir[0] || bwrap_etc_make(p->etcview) < 0)) {
+		char q[SBX_Q_MAX];
 		if (p->repdir[0])
 			sbx_msg("warning: cannot prepare the /etc view in %s: %s (/etc is bound entry by entry)",
-				p->repdir, strerror(errno));
+				sbx_q(p->repdir, q, sizeof q), strerror(errno));
 		p->etclow[0] = p->etcview[0] = 0;
 		r->lc.etc_view = r->lc.etc_lower = NULL;
 	}
 	/* bwrap as root: where the child stages the write grants' idmapped mounts (sd_bwrap_child) */
 	if (p->stagedir[0] && (!p->repdir[0] || (mkdir(p->stagedir, 0700) < 0 && errno != EEXIST))) {
-		sbx_msg("warning: cannot prepare %s: %s (the write grants are not idmapped)", p->stagedir,
-			strerror(errno));
+		char q[SBX_Q_MAX];
+		sbx_msg("warning: cannot prepare %s: %s (the write grants are not idmapped)",
+			sbx_q(p->stagedir, q, sizeof q), strerror(errno));
 		p->stagedir[0] = 0;
 		r->lc.stage_dir = NULL;
 	}

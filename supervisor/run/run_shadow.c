@@ -12,6 +12,7 @@
 
 #include "changeset.h"
 #include "msg.h"
+#include "quote.h"
 #include "run_int.h"
 #include "shadow_copy.h"
 #include "shadow_store.h"
@@ -227,8 +228,9 @@ int run_shadow_end(struct run *r)
 		close(lfd);
 	if (dfd >= 0)
 		close(dfd);
+	char q[SBX_Q_MAX];
 	if (rc < 0)
 		sbx_msg("warning: --shadow: the change set of run %s could not be listed: %s (the changes stay in %s)",
-			r->a.run, err, sp->store);
+			r->a.run, err, sbx_q(sp->store, q, sizeof q));
 	return rc;
 }

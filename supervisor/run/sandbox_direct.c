@@ -31,6 +31,7 @@
 #include "bwrap_etc.h"
 #include "mntns.h"
 #include "msg.h"
+#include "quote.h"
 #include "env.h"
 #include "manifest.h"
 #include "smallfile.h"
@@ -443,14 +444,14 @@ static int writable_mounts(struct sd_plan *p)
 	p->how[0] = 0;
 	p->nid = 0;
 	for (size_t i = 0; p->root && i < p->nwr; i++) {
-		char h[200] = "";
+		char h[200] = "", q[SBX_Q_MAX];
 		if (p->wr_fd[i] < 0)
 			p->wr_fd[i] = idmapped_dir(p, p->wr[i], h, sizeof h);
 		if (p->wr_fd[i] >= 0)
 			p->nid++;
 		else if (strcmp(h, "owned by the executor's uid"))
 			sbx_msg("warning: %s: %s: it is writable to the executor (host uid %u) only where its "
-				"modes allow", p->wr[i], h, (unsigned)p->host_uid);
+				"modes allow", sbx_q(p->wr[i], q, sizeof q), h, (unsigned)p->host_uid);
 		if (!strcmp(p->wr[i], p->ws_path) || !p->how[0])
 			snprintf(p->how, sizeof p->how, "%s", h);
 	}

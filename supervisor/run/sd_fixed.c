@@ -43,11 +43,13 @@
 #include "bwrap_etc.h"
 #include "bwrap_layer.h"
 #include "msg.h"
+#include "quote.h"
 
 static int fail(const char *what, const char *path)
 {
 	int e = errno;
-	sbx_msg("run setup: %s %s: %s", what, path, strerror(e));
+	char q[SBX_Q_MAX];
+	sbx_msg("run setup: %s %s: %s", what, sbx_q(path, q, sizeof q), strerror(e));
 	errno = e;
 	return -1;
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "msg.h"
+#include "quote.h"
 #include "ctl.h"
 #include "caps.h"
 #include "landlock_layer.h"
@@ -143,11 +144,12 @@ static int preload_loadable(char **envp, char *why, size_t whylen)
 
 static int exec_failed(const char *cmd, int e)
 {
+	char q[SBX_Q_MAX];
 	if (e == ENOENT || e == ENOTDIR) {
-		sbx_msg("%s: not found", cmd);
+		sbx_msg("%s: not found", sbx_q(cmd, q, sizeof q));
 		return SBX_EXIT_NOTFOUND;
 	}
-	sbx_msg("%s: %s", cmd, e == EACCES ? "permission denied" : strerror(e));
+	sbx_msg("%s: %s", sbx_q(cmd, q, sizeof q), e == EACCES ? "permission denied" : strerror(e));
 	return SBX_EXIT_NOEXEC;
 }
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "msg.h"
+#include "quote.h"
 #include "probes_layer.h"
 #include "result.h"
 #include "serve_child.h"
@@ -315,8 +316,9 @@ int serve_main(const struct serve_cfg *cfg)
 		return SBX_EXIT_INTERNAL;
 	}
 	probes_hold(s);
+	char q[SBX_Q_MAX];
 	if (!cfg->quiet)
-		sbx_msg("serve: listening on %s (pid %d)", cfg->socket, (int)getpid());
+		sbx_msg("serve: listening on %s (pid %d)", sbx_q(cfg->socket, q, sizeof q), (int)getpid());
 	bool stop = false;
 	while (!stop) {
 		struct pollfd p[2 + 2 * SERVE_MAX_LIVE];

@@ -84,3 +84,26 @@ cp "$OUT/x.sh" ./x.sh
 out=$("$SBXSUP" run -mm.json -- ./x.sh 2>&1); rc=$?
 if [ $rc -eq 0 ] && [ -e ran ]; then t_pass cli_command_in_workspace_runs
 else t_fail cli_command_in_workspace_runs "rc=$rc out=$out"; fi
+
+# a command or workspace name holding ESC, CR and a newline cannot forge sbxsup's messages: stderr
+# holds no raw ESC or CR, every line is one of sbxsup's ("sbxsup: ..."), the name shown quoted
+# with its bytes escaped (common/quote.h)
+EVIL=$(printf 'x\033[2Jy\rz\nw')
+EVIL_SHOWN='x\\033\[2Jy\\rz\\nw"'
+clean_stderr() { # FILE: no ESC/CR byte, each line starts "sbxsup: ", the escaped name is there
+	! LC_ALL=C grep -q "$(printf '[\033\r]')" "$1" && [ -s "$1" ] && ! grep -qv '^sbxsup: ' "$1" \
+		&& grep -q "$EVIL_SHOWN" "$1"
+}
+"$SBXSUP" run -mm.json -- "./$EVIL" 2>"$T_TMP/evil1" >/dev/null; rc=$?
+if [ $rc -eq 127 ] && clean_stderr "$T_TMP/evil1" && grep -q "^sbxsup: \"./$EVIL_SHOWN: not found" "$T_TMP/evil1"; then
+	t_pass cli_hostile_command_name_quoted
+else t_fail cli_hostile_command_name_quoted "rc=$rc err=$(od -c "$T_TMP/evil1" | head -5)"; fi
+"$SBXSUP" run -mm.json -w "$T_TMP/$EVIL" -- true 2>"$T_TMP/evil2" >/dev/null; rc=$?
+if [ $rc -eq 125 ] && clean_stderr "$T_TMP/evil2"; then t_pass cli_hostile_missing_workspace_name_quoted
+else t_fail cli_hostile_missing_workspace_name_quoted "rc=$rc err=$(od -c "$T_TMP/evil2" | head -5)"; fi
+mkdir -p "$T_TMP/$EVIL"; cp m.json "$T_TMP/$EVIL/"
+for L in auto auto,-bwrap; do
+	"$SBXSUP" run -m "$T_TMP/$EVIL/m.json" --layers $L -w "$T_TMP/$EVIL" -- "./$EVIL" 2>"$T_TMP/evil3" >/dev/null; rc=$?
+	if [ $rc -eq 127 ] && clean_stderr "$T_TMP/evil3"; then t_pass "cli_hostile_workspace_name_quoted_${L//[,-]/_}"
+	else t_fail "cli_hostile_workspace_name_quoted_${L//[,-]/_}" "rc=$rc err=$(od -c "$T_TMP/evil3" | head -8)"; fi
+done

@@ -160,7 +160,7 @@ for w in / /tmp; do
 		if [ $how = cwd ]; then out=$(cd "$w" && timeout 60 "$SBXSUP" run -- sh -c 'pwd; touch marker' 2>&1); rc=$?
 		else out=$(cd "$T_TMP" && timeout 60 "$SBXSUP" run -w "$w" -- sh -c 'pwd; touch marker' 2>&1); rc=$?; fi
 		twd=$(grep -m1 '^/tmp/sbxsup-ws\.' <<<"$out")
-		if [ $rc -eq 0 ] && grep -q "note: $w is never a workspace" <<<"$out" && [ -n "$twd" ] && [ ! -e "$twd" ] \
+		if [ $rc -eq 0 ] && grep -q "note: \"$w\" is never a workspace" <<<"$out" && [ -n "$twd" ] && [ ! -e "$twd" ] \
 		   && [ ! -e "$w/marker" ]; then t_pass "compat_tools_workspace${n#ws}"
 		else t_fail "compat_tools_workspace${n#ws}" "rc=$rc out=$(tail -c 400 <<<"$out")"; fi
 	done

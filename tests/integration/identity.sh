@@ -147,7 +147,7 @@ if [ "$ME" = 0 ]; then
 		for mode in $MODES; do
 			n=${mode%%:*}
 			out=$(cd "$RW" && timeout 60 "$SBXSUP" run --layers "${mode#*:}" -a "$A.ram.$n" -- sh -c 'echo x > "$PWD/f" || echo denied' 2>&1)
-			if [ ! -e "$RW/f" ] && grep -q '^denied' <<<"$out" && [ "$(grep -c "warning: $RW: idmapped mount refused" <<<"$out")" = 1 ] \
+			if [ ! -e "$RW/f" ] && grep -q '^denied' <<<"$out" && [ "$(grep -c "warning: \"$RW\": idmapped mount refused" <<<"$out")" = 1 ] \
 			   && audit_has "$A.ram.$n" run.start "level.identity~idmapped mount refused" "level.identity~idmapped: 0 of 1"; then
 				t_pass "identity_${n}_no_idmap_fallback"
 			else t_fail "identity_${n}_no_idmap_fallback" "$(ls -ln "$RW") $out $(level "$A.ram.$n" identity)"; fi

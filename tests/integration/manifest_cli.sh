@@ -18,7 +18,7 @@ done
 # malformed JSON: exit 125, line and column
 printf '{"sbxsup": 1,\n "name": "x",\n}\n' >bad_syntax.json
 out=$("$SBXSUP" validate -m bad_syntax.json 2>&1); rc=$?
-if [ $rc -eq 125 ] && grep -q "^sbxsup: bad_syntax.json: line 3, column 1: " <<<"$out"; then
+if [ $rc -eq 125 ] && grep -q "^sbxsup: \"bad_syntax.json\": line 3, column 1: " <<<"$out"; then
 	t_pass validate_syntax_line_column
 else t_fail validate_syntax_line_column "rc=$rc $out"; fi
 
@@ -32,9 +32,9 @@ out=$("$SBXSUP" validate -m bad_sem.json 2>&1); rc=$?
 ok=1
 for p in "extra: unknown field" "name: " "autonomy: " "capabilities\[0\]: unknown mode" \
 	 "capabilities\[1\].hosts\[0\]: " "limits.wall_s: "; do
-	grep -q "^sbxsup: bad_sem.json: $p" <<<"$out" || { ok=0; echo "missing: $p"; }
+	grep -q "^sbxsup: \"bad_sem.json\": $p" <<<"$out" || { ok=0; echo "missing: $p"; }
 done
-[ "$(grep -c '^sbxsup: bad_sem.json: ' <<<"$out")" -eq 6 ] || ok=0
+[ "$(grep -c '^sbxsup: "bad_sem.json": ' <<<"$out")" -eq 6 ] || ok=0
 if [ $rc -eq 125 ] && [ $ok = 1 ]; then t_pass validate_all_problems_with_paths
 else t_fail validate_all_problems_with_paths "rc=$rc $out"; fi
 

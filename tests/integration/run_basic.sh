@@ -56,7 +56,7 @@ else t_fail run_write_outside_denied "rc=$rc rc2=$rc2"; fi
 printf 'echo hi\n' > "$WS/noexec.sh"; chmod 644 "$WS/noexec.sh"
 (cd "$WS" && "$SBXSUP" run -- ./noexec.sh 2>"$T_TMP/e126"); r126=$?
 if [ $r0 -eq 0 ] && [ $r3 -eq 3 ] && [ $rs -eq 143 ] && [ $r127 -eq 127 ] && [ $r126 -eq 126 ] \
-   && grep -q 'sbxsup: /no/such/command: not found' "$T_TMP/e127" && grep -q 'permission denied' "$T_TMP/e126" \
+   && grep -q 'sbxsup: "/no/such/command": not found' "$T_TMP/e127" && grep -q 'permission denied' "$T_TMP/e126" \
    && audit_has "$A.4" run.end exit=143 signal=15; then
 	t_pass run_exit_statuses
 else t_fail run_exit_statuses "0:$r0 3:$r3 sig:$rs 127:$r127 126:$r126"; fi
@@ -159,7 +159,7 @@ else t_fail run_bwrap_masks_deny "rc=$rc out=$out"; fi
 rm -f /tmp/sbxsup-ws-tmp-marker-$$
 out=$(cd /tmp && "$SBXSUP" run -- sh -c "touch sbxsup-ws-tmp-marker-$$ && pwd" 2>&1); rc=$?
 twd=$(grep -m1 '^/tmp/sbxsup-ws\.' <<<"$out")
-if [ $rc -eq 0 ] && grep -q 'note: /tmp is never a workspace' <<<"$out" && [ -n "$twd" ] && [ ! -e "$twd" ] \
+if [ $rc -eq 0 ] && grep -q 'note: "/tmp" is never a workspace' <<<"$out" && [ -n "$twd" ] && [ ! -e "$twd" ] \
    && [ ! -e /tmp/sbxsup-ws-tmp-marker-$$ ]; then
 	t_pass run_workspace_tmp_temporary
 else t_fail run_workspace_tmp_temporary "rc=$rc out=$out"; rm -f /tmp/sbxsup-ws-tmp-marker-$$; fi

@@ -918,12 +918,12 @@ static void t_ctx_init(void **st)
 	assert_true(c.home[0] == '/');
 	/* the run's own private dirs: a workspace there would be hidden or shared */
 	assert_int_equal(mf_ctx_init(&c, "/tmp", err, sizeof err), -1);
-	assert_non_null(strstr(err, "workspace is /tmp (every run gets a private one"));
+	assert_non_null(strstr(err, "workspace is \"/tmp\" (every run gets a private one"));
 	assert_int_equal(mf_ctx_init(&c, "/dev/shm", err, sizeof err), -1);
 	assert_int_equal(mf_ctx_init(&c, "/nonexistent/sbxsup-ws", err, sizeof err), -1);
 	assert_non_null(strstr(err, "workspace"));
 	assert_int_equal(mf_ctx_init(&c, "/", err, sizeof err), -1);
-	assert_non_null(strstr(err, "workspace is /"));
+	assert_non_null(strstr(err, "workspace is \"/\""));
 	assert_int_equal(mf_ctx_init(&c, "/var/./x/..", err, sizeof err), 0);
 	assert_string_equal(c.workspace, "/var");
 }
