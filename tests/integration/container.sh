@@ -223,8 +223,8 @@ else t_fail container_documented_profile_bwrap_user "$(grep -o '"layers":{[^}]*}
 #   as uid 1000 and as root with the runtime's default and the Docker-like profile: no-bwrap mode
 #   (the mode a container's defaults leave); as root with the documented settings: full mode when
 #   bwrap came up there (container_documented_profile_bwrap), else no-bwrap.
-ESC_FAMILIES="secrets writes metadata privilege processes"
-if python3 - "$SBX_ROOT" "$B_ABS/escape/bin" $ESC_FAMILIES <<'PY' >"$T_TMP/escsel" 2>"$T_TMP/escbuild.out"
+ESC_FAMILIES=(secrets writes metadata privilege processes)
+if python3 - "$SBX_ROOT" "$B_ABS/escape/bin" "${ESC_FAMILIES[@]}" <<'PY' >"$T_TMP/escsel" 2>"$T_TMP/escbuild.out"
 import os, sys
 sys.path.insert(0, os.path.join(sys.argv[1], 'tests', 'escape'))
 import escape as e
