@@ -27,6 +27,9 @@ Expectations live in each attack's header comment:
   // silent-ok-container: REASON    (the same, only when SBX_ESCAPE_IN_CONTAINER=1: the container
                                      runtime's own seccomp profile refuses the call before sbxsup's
                                      filter is asked — its errno outranks user notification)
+  // silent-ok-container-root: REASON  (the same, only in a container and when the runner is root:
+                                     what container root lacks there — the probes, or read access
+                                     to the executor's memory — leaves the refusal unreported)
   // preload: unreadable            (root only: the run's library is a copy the executor's identity
                                      cannot read: mode 0600 in a 0700 dir, via SBXSUP_PRELOAD_LIB)
   // refusal: REASON                (exit 125 with "REASON" said on stderr is a refusal, not an
@@ -44,6 +47,11 @@ finding (FAIL line, matrix generation fails) unless the attack declares silent-o
 
 As a normal user (no BPF): only attacks with `as-user: yes` run; netfilter and probes are not
 expected active in any mode and their single-layer modes are skipped.
+
+In a container (SBX_ESCAPE_IN_CONTAINER=1), as any user: a mode's layers are asserted only as far as
+`sbxsup status --json` says they are available there (a container's profile may withhold BPF, a
+writable cgroup or namespaces); single-layer modes of an unavailable layer are skipped, said once.
+Outside a container nothing is relaxed.
 """
 import argparse
 import fnmatch
@@ -163,6 +171,25 @@ HDR_RE = re.compile(r'^\s*(?://|#)\s*(profile|manifest|build|limits|as-user|prel
                     r'\s*:\s*(.*?)\s*$')
 ROOT_RUN = os.geteuid() == 0
 USER_OFF = ['netfilter', 'probes']   # need root (BPF): never active for a normal user
+IN_CONTAINER = os.environ.get('SBX_ESCAPE_IN_CONTAINER') == '1'
+
+
+def layers_off(sbxsup):
+    """The layers no mode can be expected to have in this run: netfilter and probes for a normal
+    user; in a container (SBX_ESCAPE_IN_CONTAINER=1) also those `sbxsup status --json` says are not
+    available there. -> (list, {layer: why})"""
+    off = {} if ROOT_RUN else {l: 'needs root (BPF)' for l in USER_OFF}
+    if IN_CONTAINER:
+        r = subprocess.run([sbxsup, 'status', '--json'], capture_output=True, text=True, timeout=60)
+        try:
+            st = json.loads(r.stdout)
+        except ValueError:
+            raise RuntimeError('sbxsup status --json gave no JSON (exit %d): %s' % (r.returncode, r.stderr[-200:]))
+        for l in ALL_LAYERS:
+            info = (st.get('layers') or {}).get(l) or {}
+            if l not in off and info.get('available') is not True:
+                off[l] = 'not available in this container (%s)' % (info.get('why') or 'status --json')
+    return [l for l in ALL_LAYERS if l in off], off
 
 
 def parse_expect(text):
@@ -248,7 +275,7 @@ class Attack:
         if not ROOT_RUN:
             spec.update(over_user)
         for m in list(self.silent_ok) + list(over_user):
-            if m and m not in MODES and m != 'container':
+            if m and m not in MODES and m not in ('container', 'container-root'):
                 raise ValueError('%s: unknown mode %r' % (path, m))
         self.expect = {}
         for mode, text in spec.items():
@@ -420,6 +447,10 @@ class Env:
         for p in (self.sshdir, self.outside, self.ws, self.audit, self.mdir, self.rodir):
             os.makedirs(p, exist_ok=True)
         os.chmod(self.sshdir, 0o700)
+        if IN_CONTAINER and ROOT_RUN:
+            # container root without CAP_SYS_ADMIN gets no idmapped workspace: the executor (another
+            # uid) writes it only where its modes allow (docs/deployment.md)
+            os.chmod(self.ws, 0o777)
         with open(self.ssh, 'w') as f:
             f.write('-----BEGIN OPENSSH PRIVATE KEY-----\n%s\n-----END OPENSSH PRIVATE KEY-----\n'
                     % self.canary)
@@ -663,7 +694,8 @@ def privilege_evidence(env):
     return out
 
 
-def run_one(env, sbxsup, attack, mode, idx):
+def run_one(env, sbxsup, attack, mode, idx, off=()):
+    """One attack in one mode; `off`: layers the mode is not expected to have here (layers_off)."""
     env.reset()
     if attack.setup == 'setuid-files':
         setup_premade(env)
@@ -757,8 +789,7 @@ def run_one(env, sbxsup, attack, mode, idx):
     if not error and not refused and isinstance(layers, dict):
         # the mode must really be what it claims: every layer it asks for is active
         want = ALL_LAYERS if not MODES[mode] else MODES[mode][1].split(',')
-        if not ROOT_RUN:
-            want = [l for l in want if l not in USER_OFF]
+        want = [l for l in want if l not in off]
         if attack.static:
             # a static initial command cannot load the preload: sbxsup rightly records it off
             want = [l for l in want if l != 'preload']
@@ -866,6 +897,12 @@ def reporters(attack, r):
     return out
 
 
+def container_ok(attack):
+    """A blocked cell without its event is declared acceptable in this container run."""
+    return IN_CONTAINER and ('container' in attack.silent_ok or
+                             (ROOT_RUN and 'container-root' in attack.silent_ok))
+
+
 def silent(attack, mode, r):
     """'' or why this cell is blocked but silent."""
     if r is None or r['error'] or r['escaped'] or r['sec']:
@@ -875,7 +912,7 @@ def silent(attack, mode, r):
         return ''
     if mode in attack.silent_ok or '' in attack.silent_ok:
         return ''
-    if os.environ.get('SBX_ESCAPE_IN_CONTAINER') == '1' and 'container' in attack.silent_ok:
+    if container_ok(attack):
         return ''
     return 'blocked but silent (%s active)' % ', '.join(rep_)
 
@@ -899,8 +936,8 @@ def judge(attack, mode, r):
     if kind == 'blocked':
         if r['escaped']:
             return 'FAIL', '%s; events seen: %s' % (what, seen)
-        if not got and os.environ.get('SBX_ESCAPE_IN_CONTAINER') == '1' and 'container' in attack.silent_ok:
-            return 'PASS', ''  # the runtime's own profile refused it first (silent-ok-container)
+        if not got and container_ok(attack):
+            return 'PASS', ''  # declared: silent-ok-container[-root]
         if not got:
             return 'FAIL', '%s but no expected event (want %s; seen %s)' % (what, want, seen)
         return 'PASS', ''
@@ -1047,13 +1084,17 @@ def main():
         if nroot:
             print('SKIP: escape: %d attacks need root (BPF, root-owned canaries); running the %d marked as-user'
                   % (nroot, len(attacks)))
-        for m in USER_OFF:
-            if m in modes:
-                print('SKIP: escape: mode %s needs root (BPF)' % m)
-        modes = [m for m in modes if m not in USER_OFF]
     if not os.access(sbxsup, os.X_OK):
         print('FAIL: escape: %s not built' % sbxsup)
         return 1
+    off, off_why = layers_off(sbxsup)
+    if IN_CONTAINER:
+        print('# escape: in a container, layers not expected: %s'
+              % ('; '.join('%s: %s' % (l, off_why[l]) for l in off) or 'none'), flush=True)
+    for m in off:
+        if m in modes:
+            print('SKIP: escape: mode %s %s' % (m, off_why[m]))
+    modes = [m for m in modes if m not in off]
     errs = build(attacks, bindir)
     for a, e in errs:
         print('FAIL: escape/build/%s: %s' % (a.name, e.splitlines()[0] if e else 'compile failed'))
@@ -1066,8 +1107,7 @@ def main():
             ms = modes or list(MODES)
         else:
             ms = modes or ALWAYS + [m for m in MODES if m not in ALWAYS and m in a.expect]
-        if not ROOT_RUN:
-            ms = [m for m in ms if m not in USER_OFF]
+        ms = [m for m in ms if m not in off]
         for m in ms:
             plan.append((a, m))
     results, asserted, layers_by_mode = {}, {}, {}
@@ -1084,7 +1124,7 @@ def main():
         a, m = plan[i]
         name = 'escape/%s/%s' % (m, a.name)
         try:
-            r = run_one(env, sbxsup, a, m, i)
+            r = run_one(env, sbxsup, a, m, i, off)
             st, msg = judge(a, m, r)
         except Exception:
             tb = traceback.format_exc()

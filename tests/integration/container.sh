@@ -18,7 +18,8 @@
 #              the container, after the kill),
 #   warnings:  they name the namespaces that exist and never blame the kernel's sysctl there,
 #   refusal:   root without CAP_SETUID/CAP_SETGID and no namespace: 125 unless accepted; `status`,
-#   escape:    the corpus's as-user attacks, no-bwrap mode, as uid 1000 (default, Docker-like).
+#   escape:    the corpus's core (below), as uid 1000 and as root (default, Docker-like; as root also
+#              the documented settings).
 # SKIPs with a reason where podman or runc is absent or cannot start a container (rootless podman
 # without subordinate ids, ...). Bounded: the image is built once per host state (a few seconds),
 # each container run is under a timeout.
@@ -212,27 +213,49 @@ else t_fail container_documented_profile_bwrap "$(grep -o '"layers":{[^}]*}' "$T
 if audit_has "$T_TMP/au-documented_user/attack.jsonl" run.start layers.bwrap=true layers.seccomp=true layers.landlock=true; then
 	t_pass container_documented_profile_bwrap_user
 else t_fail container_documented_profile_bwrap_user "$(grep -o '"layers":{[^}]*}' "$T_TMP/au-documented_user/attack.jsonl" 2>/dev/null)"; fi
-# The escape corpus's core in the container, as uid 1000 with the runtime's default and the
-# Docker-like profile, no-bwrap mode (the mode a container's defaults leave): the attacks marked
-# as-user (they need neither BPF nor root-owned canaries), compiled here on the host; the source
-# tree and python3's standard library are mounted read-only. Lines are renamed container_escape_*.
-if python3 - "$SBX_ROOT" "$B_ABS/escape/bin" <<'PY' >"$T_TMP/escbuild.out" 2>&1
+# The escape corpus's core in the container (lines renamed container_escape_<profile>_<user>/*),
+# compiled here on the host; the source tree and python3's standard library are mounted read-only.
+# The runner, told it is in a container (SBX_ESCAPE_IN_CONTAINER=1), expects of each mode only the
+# layers `sbxsup status --json` says are available there, and as root makes its workspace writable
+# by modes (no idmapped mount without CAP_SYS_ADMIN).
+#   core: the attacks marked as-user (they need neither BPF nor root-owned canaries) and, run as
+#   root only, the families below;
+#   as uid 1000 and as root with the runtime's default and the Docker-like profile: no-bwrap mode
+#   (the mode a container's defaults leave); as root with the documented settings: full mode when
+#   bwrap came up there (container_documented_profile_bwrap), else no-bwrap.
+ESC_FAMILIES=(secrets writes metadata privilege processes)
+if python3 - "$SBX_ROOT" "$B_ABS/escape/bin" "${ESC_FAMILIES[@]}" <<'PY' >"$T_TMP/escsel" 2>"$T_TMP/escbuild.out"
 import os, sys
 sys.path.insert(0, os.path.join(sys.argv[1], 'tests', 'escape'))
 import escape as e
 atts = [e.Attack(os.path.join(dp, f)) for dp, _, fs in os.walk(e.ATTACKS) for f in fs if f.endswith('.c')]
-errs = e.build([a for a in atts if a.as_user], sys.argv[2])
+sel = sorted((a for a in atts if a.as_user or a.family in sys.argv[3:]), key=lambda a: a.name)
+errs = e.build(sel, sys.argv[2])
+for a, err in errs:
+    print('%s: %s' % (a.name, err), file=sys.stderr)
+print(' '.join('--only ' + a.name for a in sel))
 sys.exit(1 if errs else 0)
 PY
 then
 	pylib=$(/usr/bin/python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')
-	for prof in default dockerlike; do
-		sec=(); [ $prof = dockerlike ] && sec=(--security-opt "seccomp=$DL")
-		timeout 300 "${PODMAN[@]}" run "${RUNOPTS[@]}" --user 1000:1000 "${sec[@]}" \
+	read -r -a only <"$T_TMP/escsel"
+	docmode=no-bwrap
+	audit_has "$T_TMP/au-documented_root/attack.jsonl" run.start layers.bwrap=true 2>/dev/null && docmode=full
+	for c in default:user dockerlike:user default:root dockerlike:root documented:root; do
+		prof=${c%:*} who=${c#*:} mode=no-bwrap sec=() u=1000:1000
+		[ "$who" = root ] && u=0
+		[ "$prof" = dockerlike ] && sec=(--security-opt "seccomp=$DL")
+		[ "$prof" = documented ] && sec=("${DOC[@]}") mode=$docmode
+		t=$(date +%s)
+		timeout 300 "${PODMAN[@]}" run "${RUNOPTS[@]}" --user "$u" "${sec[@]}" \
 			-v "$SBX_ROOT:$SBX_ROOT:ro" -v "$B_ABS:$B_ABS:ro" -v "$pylib:$pylib:ro" -w "$SBX_ROOT" \
 			-e B="$B_ABS" -e SBXSUP="$SBXSUP" -e HOME=/home/user -e SBX_ESCAPE_IN_CONTAINER=1 "$IMG" \
-			python3 tests/escape/escape.py --mode no-bwrap 2>&1 \
-			| grep -E '^(PASS|FAIL|SKIP): escape/' | sed -E "s#^(PASS|FAIL|SKIP): escape/#\1: container_escape_${prof}_user/#"
+			python3 tests/escape/escape.py --mode "$mode" "${only[@]}" >"$T_TMP/esc-$prof-$who.out" 2>&1
+		echo "# escape, $prof profile as $who ($mode): $(grep -c '^PASS: escape/' "$T_TMP/esc-$prof-$who.out") passed in $(( $(date +%s) - t ))s"
+		grep -E '^((PASS|FAIL|SKIP): escape/|FAIL: escape: )' "$T_TMP/esc-$prof-$who.out" \
+			| sed -E "s#^(PASS|FAIL|SKIP): escape([/:])#\1: container_escape_${prof}_${who}\2#"
+		grep -q '^\(PASS\|FAIL\): escape/' "$T_TMP/esc-$prof-$who.out" \
+			|| t_fail "container_escape_${prof}_${who}" "no result: $(tail -2 "$T_TMP/esc-$prof-$who.out" | tr '\n' ' ')"
 	done
 else
 	t_fail container_escape "the attacks did not compile: $(tail -2 "$T_TMP/escbuild.out")"

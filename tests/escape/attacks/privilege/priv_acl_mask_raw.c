@@ -1,6 +1,7 @@
 /* Contract v3: the ACL mask trick. A POSIX access ACL (group r-x, mask rwx) on the host's setgid, not group-executable file in the workspace (premade-sgid, 02644) would give it group-exec and keep S_ISGID for a member of its group: refused (EPERM), reported; and an ACL through fsetxattr on the setuid one (static binary).
 // manifest: base
 // profile: fs-raw
+// silent-ok-container-root: container root where no namespace could be made (Docker-like profile): without CAP_SYS_PTRACE the supervisor cannot read the memory of an executor of another uid (README Known gaps), lets the call go on, and the kernel (the identity, Landlock) refuses it unreported
 // build: static
 // setup: setuid-files
 // as-user: yes
