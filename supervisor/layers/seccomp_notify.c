@@ -845,6 +845,23 @@ static int decide_meta(const struct sbx_sn_ctx *c, pid_t pid, const char *sys, c
 	}
 	if (m->path >= 0 && m->fd < 0 && !paddr)
 		return 2; /* a path call without a path: EFAULT from the kernel */
+	/* A watch names its object in memory the supervisor may be unable to read (a root sbxsup in a
+	 * container without CAP_SYS_PTRACE, the executor switched to another uid): no other layer
+	 * stands behind a watch (Landlock has no right for it, DAC allows any readable file), so an
+	 * object that cannot be read is refused, not left to the kernel. Other calls keep going to
+	 * the kernel there: Landlock and the file modes stand behind them. */
+	if (m->read && paddr && !c->report_only) {
+		char b;
+		if (read_mem(pid, paddr, &b, 1) < 0 && errno != EFAULT) {
+			rep->err = EACCES;
+			rep->violation = true;
+			rep->access = "read";
+			rep->port = -1;
+			snprintf(rep->rule, sizeof rep->rule, "undecidable: the caller's memory cannot be read (%s)",
+				 strerror(errno));
+			return 1;
+		}
+	}
 	if (m->fd >= 0 && m->path >= 0 && !paddr && strcmp(sys, "utimensat") && strcmp(sys, "fanotify_mark"))
 		return 2;
 	/* link/linkat: the existing object (a link makes it reachable under a new name with that
