@@ -1095,7 +1095,7 @@ static void test_decode_decisions(void **state)
 	ev->path_kind = PR_PK_NONE;
 	ev->ret = 0;
 	{
-		char longp[3000];
+		char longp[4096]; /* room for the climb below whatever the workspace path */
 		int n = snprintf(longp, sizeof longp, "%s", E.ws);
 		while (n < 2900)
 			n += snprintf(longp + n, sizeof longp - (size_t)n, "/%s", "dddddddddddddddddddd");
