@@ -473,6 +473,43 @@ static int set_seq(struct audit *a, cJSON *ev)
 	return 0;
 }
 
+/* The invisible characters that reorder or break what a terminal shows (quote.h's list: C1
+ * controls, the bidirectional controls, U+2028/U+2029) written as \uXXXX escapes, so that `cat`
+ * of the stream, `audit filter` and any JSON tool show them escaped; JSON decodes them to the same
+ * string. cJSON's output holds them only inside strings. Returns a malloc'd copy, or NULL. */
+static char *escape_invisible(const char *txt)
+{
+	size_t n = strlen(txt), extra = 0;
+	for (size_t i = 0; i + 1 < n; i++)
+		if ((unsigned char)txt[i] == 0xC2 || (unsigned char)txt[i] == 0xD8 || (unsigned char)txt[i] == 0xE2)
+			extra += 6;
+	char *out = malloc(n + extra + 1);
+	if (!out)
+		return NULL;
+	size_t o = 0;
+	for (size_t i = 0; i < n;) {
+		const unsigned char *u = (const unsigned char *)txt + i;
+		unsigned cp = 0, len = 0;
+		if (u[0] == 0xC2 && i + 1 < n && u[1] >= 0x80 && u[1] <= 0x9F)
+			cp = u[1], len = 2;                                   /* C1 controls */
+		else if (u[0] == 0xD8 && i + 1 < n && u[1] == 0x9C)
+			cp = 0x061C, len = 2;                                 /* ARABIC LETTER MARK */
+		else if (u[0] == 0xE2 && i + 2 < n && (u[1] == 0x80 || u[1] == 0x81)) {
+			unsigned c = 0x2000 | ((unsigned)(u[1] & 0x3F) << 6) | (u[2] & 0x3F);
+			if (c == 0x200E || c == 0x200F || (c >= 0x2028 && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069))
+				cp = c, len = 3;
+		}
+		if (len) {
+			o += (size_t)sprintf(out + o, "\\u%04x", cp);
+			i += len;
+		} else {
+			out[o++] = txt[i++];
+		}
+	}
+	out[o] = 0;
+	return out;
+}
+
 int audit_write_event(struct audit *a, cJSON *ev, size_t *bytes)
 {
 	if (!ev) {
@@ -492,6 +529,10 @@ int audit_write_event(struct audit *a, cJSON *ev, size_t *bytes)
 		free(txt);
 		txt = cJSON_PrintUnformatted(ev);
 		if (!txt)
+			goto out;
+		char *vis = escape_invisible(txt);
+		free(txt);
+		if (!(txt = vis))
 			goto out;
 		size_t n = strlen(txt);
 		size_t total = n + PREV_MEMBER_LEN + HASH_SUFFIX_LEN + 1 - 1 /* the '}' replaced */;

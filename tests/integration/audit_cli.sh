@@ -343,3 +343,12 @@ if audit_has "$HA" preload.deny "path~$HD/esc" && raw_ok "$hs" && raw_ok "$ht" &
    grep -qF 'esc\033[2J\033[Hx' <<<"$hh" && grep -qF 'bidi\u202egpj.sh' <<<"$hh"; then
 	t_pass audit_hostile_names_escaped
 else t_fail audit_hostile_names_escaped "$(audit_explain "$HA" preload.deny "path~$HD/esc") summary=$(cat -v <<<"$hs" | grep -i "$HD" | head -5) tail=$(cat -v <<<"$ht" | grep "$HD" | head -3)"; fi
+
+# ... and the stream itself (what `cat`, `audit filter` and any JSON tool print) carries the bidi
+# override as \u202e, never the raw character; the line still verifies (the MAC covers the bytes
+# as written) and `audit filter` prints it unchanged
+hf=$("$S" audit filter --event preload.deny "$HA" 2>&1)
+if ! grep -q $'\xe2\x80\xae' "$HA" && grep -qF 'bidi\u202egpj.sh' "$HA" && grep -qF 'bidi\u202egpj.sh' <<<"$hf" &&
+   ! grep -q $'\xe2\x80\xae' <<<"$hf" && "$S" audit verify "$HA" >/dev/null 2>&1; then
+	t_pass audit_stream_bidi_escaped
+else t_fail audit_stream_bidi_escaped "raw=$(grep -c $'\xe2\x80\xae' "$HA") $(grep -o 'bidi[^"]*' "$HA" | head -2 | cat -v)"; fi
