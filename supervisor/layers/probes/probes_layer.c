@@ -809,8 +809,25 @@ void sbx_probes_set_policy(struct sbx_probes *pr, const struct policy *p)
 
 /* ---- the layer entry (layer.h) ----------------------------------------------------------------- */
 
+/* The kernel's tracepoints give pids as the host's pid namespace numbers them; the probes arm the
+ * run by the pid sbxsup sees. In a pid namespace of its own (a container) the two differ and the
+ * probes would watch nothing while reporting themselves on: not available there. The initial pid
+ * namespace has the fixed inode number PROC_PID_INIT_INO. */
+static bool host_pidns(void)
+{
+	struct stat st;
+	return stat("/proc/self/ns/pid", &st) == 0 && st.st_ino == 0xEFFFFFFCu;
+}
+
 static void pr_probe(enum layer_depth depth, struct detect *d, struct layer_probe *out)
 {
+	if (!host_pidns()) {
+		snprintf(out->why, sizeof out->why, "sbxsup runs in a pid namespace of its own (a container): "
+			 "the probes see the host's pids and would not see the run");
+		snprintf(out->remedy, sizeof out->remedy, "run the container in the host's pid namespace "
+			 "(--pid=host; Kubernetes hostPID: true), with CAP_BPF and CAP_PERFMON");
+		return;
+	}
 	int rc = depth == LAYER_FUNCTIONAL
 		? sbx_probes_probe_full(out->level, sizeof out->level, out->why, sizeof out->why)
 		: sbx_probes_probe(out->level, sizeof out->level, out->why, sizeof out->why);
