@@ -980,7 +980,7 @@ int sbx_sn_privilege(int listener, uint64_t id, pid_t pid, const char *sys, cons
 	rep->access = "privilege";
 	snprintf(rep->rule, sizeof rep->rule, "%s", rule);
 	if (name)
-		snprintf(rep->what, sizeof rep->what, "%s", nbuf);
+		snprintf(rep->what, sizeof rep->what, "%.*s", (int)sizeof rep->what - 1, nbuf);
 	fill_proc(pid, rep);
 	return 1;
 }
