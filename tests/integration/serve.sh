@@ -207,8 +207,9 @@ for mode in full nobwrap preload; do
 	if [ $mode = full ]; then
 		# the executor is never the server's uid (issue 26: not host root): refused by its uid,
 		# else by its cgroup; the client is told either way
-		grep -qE 'refused a connection: (pid [0-9]* is a process of a run \(cgroup [^ ]*sbxsup-|peer uid [1-9][0-9]* is not the server.s uid 0)' "$T_TMP/sx.log" || why="$why no uid or cgroup refusal in the server's log;"
-		grep -qE 'the server refused the call: (pid|peer uid)' <<<"$out" || why="$why the client was not told: $out;"
+		# (as a normal user: by its user namespace or its pid namespace)
+		grep -qE 'refused a connection: (pid [0-9]* is a process of a run \(cgroup [^ ]*sbxsup-|peer uid [1-9][0-9]* is not the server.s uid 0|pid [0-9]* is in another user namespace|the peer.s pid is not visible here)' "$T_TMP/sx.log" || why="$why no uid, cgroup or namespace refusal in the server's log;"
+		grep -qE 'the server refused the call: (pid|peer uid|the peer)' <<<"$out" || why="$why the client was not told: $out;"
 	fi
 	# every mode: refused by the server (its log) or unable to reach it at all
 	[ "$after" -gt "$before" ] || grep -q 'cannot connect\|Permission denied' <<<"$out" || why="$why neither refused nor unreachable: $out;"
