@@ -197,33 +197,47 @@ static cJSON *cap_of(const struct learn_item *it)
 	return c;
 }
 
-/* Would `manifest` (as JSON) allow the item's access? 1 yes, 0 no (why set), -1 error (why set). */
-static int allows(const cJSON *manifest, const struct learn_item *it, const struct mf_ctx *ctx,
-		  char *why, size_t wl)
+/* `manifest` (as JSON) parsed and compiled as a run would (no name resolution); with `check`,
+ * also refused as `validate` refuses (pol_check). Returns the policy, which lives in *blob (the
+ * caller frees it), or NULL with err set: a parse error as `bad` followed by the parser's first
+ * message (else `none`). */
+static const struct policy *compile_json(const cJSON *manifest, const struct mf_ctx *ctx, const char *label,
+					 bool check, const char *bad, const char *none, void **blob,
+					 char *err, size_t errlen)
 {
 	char *txt = cJSON_PrintUnformatted(manifest);
 	struct manifest *m = NULL;
 	struct mf_errors e = {0};
-	void *blob = NULL;
 	size_t len = 0;
 	const char *pwhy = NULL;
-	int rc = -1;
+	const struct policy *p = NULL;
+	*blob = NULL;
 	if (!txt) {
-		snprintf(why, wl, "out of memory");
-		return -1;
-	}
-	if (manifest_parse(txt, strlen(txt), "learned manifest", ctx, &m, &e) < 0) {
-		snprintf(why, wl, "%s", e.n ? e.msg[0] : "invalid manifest");
-		goto out;
+		snprintf(err, errlen, "out of memory");
+		return NULL;
 	}
 	struct pol_build_opts bo = {.resolve = false, .uid = ctx->uid};
-	if (pol_build(m, &bo, &blob, &len, why, wl) < 0)
+	if (manifest_parse(txt, strlen(txt), label, ctx, &m, &e) < 0)
+		snprintf(err, errlen, "%s%s", bad, e.n ? e.msg[0] : none);
+	else if ((!check || pol_check(m, ctx->uid, err, errlen) == 0) &&
+		 pol_build(m, &bo, blob, &len, err, errlen) == 0 && !(p = pol_open(*blob, len, &pwhy)))
+		snprintf(err, errlen, "%s", pwhy ? pwhy : "policy");
+	free(txt);
+	manifest_free(m);
+	mf_errors_free(&e);
+	return p;
+}
+
+/* Would `manifest` (as JSON) allow the item's access? 1 yes, 0 no (why set), -1 error (why set). */
+static int allows(const cJSON *manifest, const struct learn_item *it, const struct mf_ctx *ctx,
+		  char *why, size_t wl)
+{
+	void *blob = NULL;
+	int rc = -1;
+	const struct policy *p = compile_json(manifest, ctx, "learned manifest", false, "", "invalid manifest",
+					      &blob, why, wl);
+	if (!p)
 		goto out;
-	const struct policy *p = pol_open(blob, len, &pwhy);
-	if (!p) {
-		snprintf(why, wl, "%s", pwhy ? pwhy : "policy");
-		goto out;
-	}
 	struct pol_decision d = {0};
 	int v = POL_ALLOW;
 	if (it->kind == LEARN_EXEC) {
@@ -263,10 +277,7 @@ static int allows(const cJSON *manifest, const struct learn_item *it, const stru
 		rc = 0;
 	}
 out:
-	free(txt);
 	free(blob);
-	manifest_free(m);
-	mf_errors_free(&e);
 	return rc;
 }
 
@@ -336,30 +347,12 @@ int learn_apply(struct learn *l, cJSON *manifest, cJSON *next, const struct mf_c
 
 int learn_check(struct learn *l, const cJSON *manifest, const struct mf_ctx *ctx, char *err, size_t errlen)
 {
-	char *txt = cJSON_PrintUnformatted(manifest);
-	struct manifest *m = NULL;
-	struct mf_errors e = {0};
 	void *blob = NULL;
-	size_t len = 0;
-	const char *pwhy = NULL;
-	const struct policy *p = NULL;
 	int rc = -1;
-	if (!txt) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	if (manifest_parse(txt, strlen(txt), "proposed manifest", ctx, &m, &e) < 0) {
-		snprintf(err, errlen, "the proposed manifest is invalid: %s", e.n ? e.msg[0] : "?");
+	const struct policy *p = compile_json(manifest, ctx, "proposed manifest", true,
+					      "the proposed manifest is invalid: ", "?", &blob, err, errlen);
+	if (!p)
 		goto out;
-	}
-	if (pol_check(m, ctx->uid, err, errlen) < 0)
-		goto out;
-	struct pol_build_opts bo = {.resolve = false, .uid = ctx->uid};
-	if (pol_build(m, &bo, &blob, &len, err, errlen) < 0 || !(p = pol_open(blob, len, &pwhy))) {
-		if (pwhy)
-			snprintf(err, errlen, "%s", pwhy);
-		goto out;
-	}
 	for (size_t i = 0; i < l->n; i++) {
 		struct learn_item *it = &l->v[i];
 		if (!it->applied || !it->path || (it->kind != LEARN_READ && it->kind != LEARN_WRITE))
@@ -382,10 +375,7 @@ int learn_check(struct learn *l, const cJSON *manifest, const struct mf_ctx *ctx
 	}
 	rc = 0;
 out:
-	free(txt);
 	free(blob);
-	manifest_free(m);
-	mf_errors_free(&e);
 	return rc;
 }
 
