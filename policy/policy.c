@@ -716,6 +716,16 @@ int pol_net_addr(const struct policy *p, int family, const void *addr, uint16_t 
 	return finish(out, POL_DENY, POL_RULE_DEFAULT, examined);
 }
 
+bool pol_host_match(const char *pattern, const char *name, size_t len)
+{
+	if (pattern == NULL || name == NULL)
+		return false;
+	size_t pl = strlen(pattern);
+	if (pl > 2 && pattern[0] == '*' && pattern[1] == '.')
+		return len > pl - 1 && strncasecmp(name + len - (pl - 1), pattern + 1, pl - 1) == 0;
+	return pl == len && strncasecmp(pattern, name, len) == 0;
+}
+
 int pol_net_name(const struct policy *p, const char *name, uint16_t port, struct pol_decision *out)
 {
 	int v = net_mode_decision(p, out);
@@ -748,7 +758,7 @@ int pol_net_name(const struct policy *p, const char *name, uint16_t port, struct
 		if (!n->is_name)
 			continue;
 		const char *rn = str_at(p, n->name);
-		if (strlen(rn) == len && strncasecmp(rn, buf, len) == 0 && port_match(n->port, port))
+		if (pol_host_match(rn, buf, len) && port_match(n->port, port))
 			return finish(out, POL_ALLOW, n->rule, examined);
 	}
 	return finish(out, POL_DENY, POL_RULE_DEFAULT, examined);

@@ -7,17 +7,6 @@
 #include <strings.h>
 #include <sys/socket.h>
 
-bool gw_name_match(const char *pattern, const char *name)
-{
-	if (!pattern || !name)
-		return false;
-	if (pattern[0] == '*' && pattern[1] == '.') {
-		size_t pl = strlen(pattern + 1), nl = strlen(name); /* ".example.com" */
-		return nl > pl && strcmp(name + nl - pl, pattern + 1) == 0;
-	}
-	return strcmp(pattern, name) == 0;
-}
-
 int gw_name_norm(const char *in, size_t n, char *out)
 {
 	if (n > 0 && in[n - 1] == '.')

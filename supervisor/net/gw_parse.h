@@ -22,9 +22,7 @@
 
 enum gw_res { GW_BAD = -1, GW_MORE = 0, GW_OK = 1, GW_NONAME = 2 };
 
-/* "*.example.com" matches one or more labels under example.com (not example.com itself); any
- * other pattern matches itself. Both lower-case, no trailing dot (as grants and parsed names are). */
-bool gw_name_match(const char *pattern, const char *name);
+/* Grant names are matched with pol_host_match (policy.h): one wildcard rule for every layer. */
 /* Copy a host name from the wire into out[GW_NAME_MAX]: lower-cased, trailing dot removed, labels
  * 1..63 of [A-Za-z0-9_-], total <= 253. -1 when it is not such a name (an IP literal is not). */
 int gw_name_norm(const char *in, size_t n, char *out);
