@@ -26,6 +26,13 @@ void mf_host_clear(struct mf_host *h)
 	free(h->text);
 	free(h->name);
 	free(h->jpath);
+	free(h->mode);
+	for (size_t i = 0; i < h->nmethods; i++)
+		free(h->methods[i]);
+	free(h->methods);
+	for (size_t i = 0; i < h->npaths; i++)
+		free(h->paths[i]);
+	free(h->paths);
 	memset(h, 0, sizeof *h);
 }
 
