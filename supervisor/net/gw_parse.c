@@ -337,6 +337,7 @@ int gw_dns_parse(const uint8_t *b, size_t n, struct gw_dns_q *q)
 	if ((q->flags & 0x7800) != 0 || be16(b + 4) != 1)
 		return GW_NONAME;
 	size_t off = 12, tl = 0, wl = 0;
+	bool plain = true; /* no byte in a label that a host name cannot hold as it is */
 	char wire[256];
 	for (;;) {
 		if (off >= n)
@@ -360,14 +361,12 @@ int gw_dns_parse(const uint8_t *b, size_t n, struct gw_dns_q *q)
 			else
 				q->text[tl++] = (char)c;
 			if (c == '.')
-				wl = 256; /* a dot inside a label: never a host name */
+				plain = false; /* a dot inside a label: never a host name */
 		}
 		if (tl + 1 >= sizeof q->text)
 			return GW_NONAME;
 		q->text[tl++] = '.';
 		off += l;
-		if (wl > 255)
-			wl = 255;
 	}
 	if (tl == 0)
 		q->text[tl++] = '.';
@@ -379,7 +378,7 @@ int gw_dns_parse(const uint8_t *b, size_t n, struct gw_dns_q *q)
 	q->qtype = (uint16_t)be16(b + off);
 	q->qclass = (uint16_t)be16(b + off + 2);
 	q->qend = off + 4;
-	if (wl > 0 && wl < 255 && gw_name_norm(wire, wl, q->name) < 0)
+	if (!plain || wl == 0 || gw_name_norm(wire, wl, q->name) < 0)
 		q->name[0] = '\0';
 	return GW_OK;
 }
