@@ -894,7 +894,7 @@ static void serve_conn(struct gw *g, size_t i, short crev, short urev, long now)
 	}
 }
 
-static int run(struct gw *g)
+static int serve_loop(struct gw *g)
 {
 	sigset_t ss;
 	sigemptyset(&ss);
@@ -1010,7 +1010,13 @@ int sbx_gw_main(int argc, char **argv)
 		(void)setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	lockdown();
-	int rc = run(g);
+	/* tell the spawner the gateway is up (gateway.c waits for this byte) */
+	long rfd = argc > 2 ? strtol(argv[2], &end, 10) : -1;
+	if (rfd >= 3 && rfd <= INT_MAX) {
+		(void)!write((int)rfd, "R", 1);
+		close((int)rfd);
+	}
+	int rc = serve_loop(g);
 	gw_names_free(&g->names);
 	return rc;
 }
