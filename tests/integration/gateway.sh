@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# gateway.sh — the network gateway (supervisor/net/gateway.h) end to end, as root and as a normal
+# user: $B/tests/test_gateway makes its own network namespace (unshare -n as root; a user namespace
+# with it as a normal user), hands the listeners to a gateway started with a test hosts file
+# (SBXSUP_GW_HOSTS) mapping names to 127.0.0.x servers in the host's namespace, and checks each
+# case by what the servers saw and by the audit events (net.flow, net.deny, dns.deny). One line per
+# case: gw_<case> (root) and gw_unpriv_<case> (a throwaway user). Traffic goes only to loopback.
+. "$(dirname "$0")/../lib.sh"
+B=${B:-build}
+TG=$SBX_ROOT/$B/tests/test_gateway
+[ -x "$TG" ] || { t_skip gateway "test_gateway not built (make $B/tests/test_gateway)"; exit 0; }
+
+# run_tg PREFIX [runuser args...]: one line per cmocka case
+run_tg() {
+	local prefix=$1; shift
+	local out rc
+	out=$(cd "$T_TMP" && timeout 300 "$@" env SBXSUP="$GWSUP" "$GWTG" 2>&1); rc=$?
+	if grep -q '# SKIP: ' <<<"$out"; then
+		t_skip "${prefix}gateway" "$(grep -m1 -o '# SKIP: .*' <<<"$out" | cut -c9-)"
+		return
+	fi
+	local n=0
+	while IFS= read -r l; do
+		case $l in
+		"[       OK ] "*) t_pass "${prefix}${l#\[       OK \] t_}"; n=$((n + 1)) ;;
+		"[  FAILED  ] t_"*) t_fail "${prefix}${l#\[  FAILED  \] t_}" "$(grep -B3 -F "$l" <<<"$out" | grep -m1 ERROR)"; n=$((n + 1)) ;;
+		esac
+	done < <(awk '!seen[$0]++' <<<"$out")
+	[ $n -gt 0 ] || t_fail "${prefix}gateway" "rc=$rc: $(tail -5 <<<"$out")"
+}
+
+# The binaries where any user can run them (the checkout may be under a 0700 home).
+cp "$TG" "$T_TMP/test_gateway" && cp "$SBXSUP" "$T_TMP/sbxsup" && chmod 755 "$T_TMP/test_gateway" "$T_TMP/sbxsup"
+GWTG=$T_TMP/test_gateway GWSUP=$T_TMP/sbxsup
+run_tg gw_
+
+if [ "$(id -u)" = 0 ]; then
+	U=sbxu_gateway
+	if command -v useradd >/dev/null && useradd -m "$U" 2>/dev/null; then
+		t_on_exit "userdel -r $U 2>/dev/null"
+		run_tg gw_unpriv_ runuser -u "$U" --
+	else t_skip gw_unpriv_gateway "cannot create user $U"; fi
+fi
