@@ -37,6 +37,7 @@
 #include "audit.h"
 #include "fdpass.h"
 #include "gateway.h"
+#include "gw_ns.h"
 #include "gw_parse.h"
 #include "manifest.h"
 #include "tls_hello.h"
@@ -149,18 +150,6 @@ static struct audit au;
 static char dir[64], hosts[128], auditf[128];
 static uint16_t P_TLS, P_HTTP, P_RAW;
 static const char *skip_why;
-
-static int lo_up(void)
-{
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	struct ifreq ifr = {0};
-	snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
-	int r = ioctl(s, SIOCGIFFLAGS, &ifr);
-	ifr.ifr_flags |= IFF_UP;
-	r = r < 0 ? r : ioctl(s, SIOCSIFFLAGS, &ifr);
-	close(s);
-	return r;
-}
 
 static int tcp_to(const char *addr, uint16_t port)
 {
@@ -300,44 +289,19 @@ static void child_cmd(const char *cmd, char *ans, size_t cap)
 	}
 }
 
-static int port_listener(uint16_t port)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	int one = 1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
-	if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(fd, 128) < 0)
-		return -1;
-	return fd;
-}
-
 static void child_main(int sock, bool userns)
 {
-	if (unshare(userns ? CLONE_NEWUSER | CLONE_NEWNET : CLONE_NEWNET) < 0 || lo_up() < 0) {
+	int fds[4] = {-1, -1, -1, -1};
+	if (gwns_enter(userns) == 0) {
+		fds[0] = gwns_listener(P_TLS, false);
+		fds[1] = gwns_listener(P_HTTP, false);
+		fds[2] = gwns_listener(P_RAW, false);
+		fds[3] = gwns_listener(0, true);
+	}
+	if (fds[0] < 0 || fds[1] < 0 || fds[2] < 0 || fds[3] < 0 || gwns_send_fds(sock, fds, 4) < 0) {
 		(void)!write(sock, "x", 1);
 		_exit(1);
 	}
-	int fds[4];
-	fds[0] = port_listener(P_TLS);
-	fds[1] = port_listener(P_HTTP);
-	fds[2] = port_listener(P_RAW);
-	fds[3] = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(53)};
-	if (fds[0] < 0 || fds[1] < 0 || fds[2] < 0 || bind(fds[3], (struct sockaddr *)&sa, sizeof sa) < 0) {
-		(void)!write(sock, "x", 1);
-		_exit(1);
-	}
-	char c = 'k';
-	struct iovec iov = {&c, 1};
-	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof fds)]; } cb;
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cb.b, .msg_controllen = sizeof cb.b};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof fds);
-	memcpy(CMSG_DATA(cm), fds, sizeof fds);
-	if (sendmsg(sock, &mh, 0) < 0)
-		_exit(1);
 	for (int i = 0; i < 4; i++)
 		close(fds[i]);
 	char cmd[512], ans[4096];
