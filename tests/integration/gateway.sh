@@ -14,7 +14,9 @@ TG=$SBX_ROOT/$B/tests/test_gateway
 run_tg() {
 	local prefix=$1; shift
 	local out rc
-	out=$(cd "$T_TMP" && timeout 300 "$@" env SBXSUP="$GWSUP" "$GWTG" 2>&1); rc=$?
+	mkdir -p "$T_TMP/$prefix" && chmod 1777 "$T_TMP/$prefix" # the user writes the stream there
+	local keep=$T_TMP/$prefix/audit.jsonl
+	out=$(cd "$T_TMP" && timeout 300 "$@" env SBXSUP="$GWSUP" SBX_GW_AUDIT_COPY="$keep" "$GWTG" 2>&1); rc=$?
 	if grep -q '# SKIP: ' <<<"$out"; then
 		t_skip "${prefix}gateway" "$(grep -m1 -o '# SKIP: .*' <<<"$out" | cut -c9-)"
 		return
@@ -27,6 +29,17 @@ run_tg() {
 		esac
 	done < <(awk '!seen[$0]++' <<<"$out")
 	[ $n -gt 0 ] || t_fail "${prefix}gateway" "rc=$rc: $(tail -5 <<<"$out")"
+	# the stream the gateway's records became: valid against the schema, and reviewed as "talked to"
+	local why
+	if ! why=$(python3 "$SBX_ROOT/tests/lib/audit_schema.py" "$keep" 2>&1); then
+		t_fail "${prefix}schema" "$why"
+	else t_pass "${prefix}schema"; fi
+	out=$("$SBXSUP" audit summary "$keep" 2>&1)
+	if grep -q 'talked to: 5 host(s)' <<<"$out" && grep -q '^      api.example.test:[0-9]*  1 connection(s), [1-9][0-9]* B out, 7 B in' <<<"$out" \
+		&& grep -q 'net.deny name-not-granted 127.0.0.5:[0-9]* (sent other.example.test)' <<<"$out" \
+		&& grep -q 'dns.deny  evil.example.test' <<<"$out"; then
+		t_pass "${prefix}summary_talked_to"
+	else t_fail "${prefix}summary_talked_to" "$out"; fi
 }
 
 # The binaries where any user can run them (the checkout may be under a 0700 home).

@@ -9,7 +9,7 @@
  *   - the gateway is spawned with SBXSUP_GW_HOSTS mapping test names to those addresses (the
  *     test-only resolver), grants from a real manifest, its records drained into a real audit file.
  * Skipped (with the reason) only where no network namespace can be made. SBXSUP names the sbxsup
- * binary the gateway runs as (default build/sbxsup). */
+ * binary the gateway runs as (default build/sbxsup); SBX_GW_AUDIT_COPY=FILE keeps the audit stream. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -470,6 +470,9 @@ static int teardown(void **st)
 		sbx_gw_drain(gw_report, &au, NULL);
 		audit_close(&au);
 	}
+	const char *keep = getenv("SBX_GW_AUDIT_COPY"); /* gateway.sh checks the stream afterwards */
+	if (keep && *keep && rename(auditf, keep) < 0)
+		fprintf(stderr, "# cannot keep the audit file as %s\n", keep);
 	if (getenv("SBX_GW_KEEP") == NULL) {
 		unlink(hosts);
 		unlink(auditf);
