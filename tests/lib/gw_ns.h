@@ -16,11 +16,33 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* unshare the network namespace (and the user namespace when `userns`), then lo up. 0 or -1. */
+static inline int gwns_write(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	int r = fputs(text, f) < 0 ? -1 : 0;
+	return fclose(f) < 0 ? -1 : r;
+}
+
+/* unshare the network namespace (and the user namespace when `userns`: the caller becomes its
+ * root, uid and gid mapped to its own, so namespace tools such as iptables run), then lo up. */
 static inline int gwns_enter(bool userns)
 {
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
 	if (unshare(userns ? CLONE_NEWUSER | CLONE_NEWNET : CLONE_NEWNET) < 0)
 		return -1;
+	if (userns) {
+		char m[64];
+		snprintf(m, sizeof m, "0 %u 1\n", (unsigned)uid);
+		if (gwns_write("/proc/self/uid_map", m) < 0)
+			return -1;
+		(void)gwns_write("/proc/self/setgroups", "deny");
+		snprintf(m, sizeof m, "0 %u 1\n", (unsigned)gid);
+		if (gwns_write("/proc/self/gid_map", m) < 0)
+			return -1;
+	}
 	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	struct ifreq ifr;
 	memset(&ifr, 0, sizeof ifr);

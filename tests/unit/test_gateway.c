@@ -148,7 +148,10 @@ static pid_t ns_pid, gw_pid;
 static int gw_report = -1;
 static struct audit au;
 static char dir[64], hosts[128], auditf[128];
-static uint16_t P_TLS, P_HTTP, P_RAW;
+static uint16_t P_TLS, P_HTTP, P_RAW, P_RED;
+static uint16_t ns_proxy_port, ns_redir_port; /* in the child: its proxy and REDIRECT listeners */
+static bool have_redirect;                    /* the child's namespace REDIRECTs to the tcp_fd listener */
+#define NFDS 7
 static const char *skip_why;
 
 static int tcp_to(const char *addr, uint16_t port)
@@ -284,25 +287,128 @@ static void child_cmd(const char *cmd, char *ans, size_t cap)
 			}
 			off += 12 + rdl;
 		}
+	} else if (sscanf(cmd, "ptls %255s %u %63s", b, &port, c) == 3) {
+		/* through the HTTP proxy: CONNECT, then a ClientHello naming c */
+		int fd = tcp_to("127.0.0.1", ns_proxy_port);
+		if (fd < 0) {
+			snprintf(ans, cap, "noconnect");
+			return;
+		}
+		char req[512], head[1024];
+		int n = snprintf(req, sizeof req, "CONNECT %s:%u HTTP/1.1\r\nHost: %s:%u\r\n\r\n", b, port, b, port);
+		(void)!write(fd, req, (size_t)n);
+		size_t hl = 0;
+		while (hl < sizeof head - 1 && !(hl >= 4 && !memcmp(head + hl - 4, "\r\n\r\n", 4))) {
+			ssize_t r = recv(fd, head + hl, 1, 0);
+			if (r <= 0)
+				break;
+			hl++;
+		}
+		head[hl] = '\0';
+		head[strcspn(head, "\r")] = '\0';
+		char rest[512] = "";
+		if (!strncmp(head, "HTTP/1.1 200", 12)) {
+			uint8_t ch[1024];
+			size_t cl = tls_hello(ch, c, 0);
+			(void)!write(fd, ch, cl);
+			read_all(fd, rest, sizeof rest);
+		}
+		snprintf(ans, cap, "%s|%s", head, rest);
+		close(fd);
+	} else if (sscanf(cmd, "pget %255s %255s", b, d) == 2) {
+		/* through the HTTP proxy: an absolute-URI request */
+		int fd = tcp_to("127.0.0.1", ns_proxy_port);
+		if (fd < 0) {
+			snprintf(ans, cap, "noconnect");
+			return;
+		}
+		char req[1024];
+		int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", b, d);
+		(void)!write(fd, req, (size_t)n);
+		read_all(fd, ans, cap);
+		ans[strcspn(ans, "\r")] = '\0';
+		close(fd);
+	} else if (sscanf(cmd, "dnstcp %255s %u", b, &port) == 2) {
+		int fd = tcp_to("127.0.0.53", 53);
+		if (fd < 0) {
+			snprintf(ans, cap, "noconnect");
+			return;
+		}
+		uint8_t q[300] = {0, 0, 0x43, 0x43, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0};
+		size_t n = 14;
+		for (char *lab = strtok(b, "."); lab; lab = strtok(NULL, ".")) {
+			q[n++] = (uint8_t)strlen(lab);
+			memcpy(q + n, lab, strlen(lab));
+			n += strlen(lab);
+		}
+		q[n++] = 0;
+		q[n++] = 0; q[n++] = (uint8_t)port; q[n++] = 0; q[n++] = 1;
+		q[0] = (uint8_t)((n - 2) >> 8);
+		q[1] = (uint8_t)(n - 2);
+		(void)!write(fd, q, n);
+		uint8_t r[600];
+		size_t rl = 0;
+		for (ssize_t k; rl < sizeof r && (k = recv(fd, r + rl, sizeof r - rl, 0)) > 0;)
+			rl += (size_t)k;
+		close(fd);
+		if (rl < 2 + 12) {
+			snprintf(ans, cap, "noanswer");
+			return;
+		}
+		unsigned an = (unsigned)r[2 + 6] << 8 | r[2 + 7];
+		int o = snprintf(ans, cap, "rcode=%d", r[2 + 3] & 0xf);
+		size_t off = n; /* length prefix + header + question, echoed */
+		for (unsigned i = 0; i < an && off + 12 <= rl; i++) {
+			unsigned rdl = (unsigned)r[off + 10] << 8 | r[off + 11];
+			if (rdl == 4 && off + 16 <= rl) {
+				char t[32];
+				inet_ntop(AF_INET, r + off + 12, t, sizeof t);
+				o += snprintf(ans + o, cap - (size_t)o, " %s", t);
+			}
+			off += 12 + rdl;
+		}
 	} else {
 		snprintf(ans, cap, "?");
 	}
 }
 
+static uint16_t port_of(int fd)
+{
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof sa;
+	return getsockname(fd, (struct sockaddr *)&sa, &sl) == 0 ? ntohs(sa.sin_port) : 0;
+}
+
 static void child_main(int sock, bool userns)
 {
-	int fds[4] = {-1, -1, -1, -1};
+	int fds[NFDS] = {-1, -1, -1, -1, -1, -1, -1};
 	if (gwns_enter(userns) == 0) {
 		fds[0] = gwns_listener(P_TLS, false);
 		fds[1] = gwns_listener(P_HTTP, false);
 		fds[2] = gwns_listener(P_RAW, false);
-		fds[3] = gwns_listener(0, true);
+		fds[3] = gwns_listener(0, true);   /* DNS, UDP 53 */
+		fds[4] = gwns_listener(0, false);  /* the HTTP proxy */
+		fds[5] = gwns_listener(53, false); /* DNS over TCP */
+		fds[6] = gwns_listener(0, false);  /* where the REDIRECT rule sends */
 	}
-	if (fds[0] < 0 || fds[1] < 0 || fds[2] < 0 || fds[3] < 0 || gwns_send_fds(sock, fds, 4) < 0) {
-		(void)!write(sock, "x", 1);
+	for (int i = 0; i < NFDS; i++)
+		if (fds[i] < 0) {
+			(void)!write(sock, "x", 1);
+			_exit(1);
+		}
+	ns_proxy_port = port_of(fds[4]);
+	ns_redir_port = port_of(fds[6]);
+	/* nftables/iptables REDIRECT of one destination to the transparent listener (SO_ORIGINAL_DST) */
+	char rule[256];
+	snprintf(rule, sizeof rule, "PATH=$PATH:/usr/sbin:/sbin iptables -w -t nat -A OUTPUT -p tcp -d 127.0.0.5 "
+		 "--dport %u -j REDIRECT --to-ports %u >/dev/null 2>&1", P_RED, ns_redir_port);
+	int sr = system(rule);
+	char redir = sr == 0 ? 'r' : 'n';
+	if (getenv("SBX_GW_DEBUG"))
+		fprintf(stderr, "# iptables: status %d\n", sr);
+	if (gwns_send_fds(sock, fds, NFDS) < 0 || write(sock, &redir, 1) != 1)
 		_exit(1);
-	}
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < NFDS; i++)
 		close(fds[i]);
 	char cmd[512], ans[4096];
 	for (;;) {
@@ -378,6 +484,7 @@ static int setup(void **st)
 	start_server("127.0.0.5", 0, &P_HTTP);
 	start_server("127.0.0.8", 0, &P_RAW);
 	start_server("127.0.0.5", P_RAW, NULL);
+	start_server("127.0.0.5", 0, &P_RED);
 	write_hosts("127.0.0.5 api.example.test 30\n127.0.0.5 web.example.test 30\n"
 		    "127.0.0.7 a.wild.test 30\n127.0.0.5 rot.example.test 1\n127.0.0.5 other.example.test 30\n");
 	setenv("SBXSUP_GW_HOSTS", hosts, 1);
@@ -385,25 +492,27 @@ static int setup(void **st)
 	int sp[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
 		return -1;
-	int fds[4], nfds = 0;
+	int fds[NFDS], nfds = 0;
 	char b[8];
-	for (int attempt = 0; attempt < 2 && nfds != 4; attempt++) {
+	for (int attempt = 0; attempt < 2 && nfds != NFDS; attempt++) {
 		bool userns = attempt == 1 || geteuid() != 0;
 		ns_pid = fork();
 		if (ns_pid == 0) {
 			close(sp[0]);
 			child_main(sp[1], userns);
 		}
-		ssize_t n = sbx_recv_fds(sp[0], b, sizeof b, fds, 4, &nfds, NULL);
-		if (n == 1 && nfds == 4)
+		ssize_t n = sbx_recv_fds(sp[0], b, sizeof b, fds, NFDS, &nfds, NULL);
+		if (n == 1 && nfds == NFDS) {
+			have_redirect = read(sp[0], b, 1) == 1 && b[0] == 'r';
 			break;
+		}
 		waitpid(ns_pid, NULL, 0);
 		nfds = 0;
 		if (geteuid() != 0)
 			break;
 	}
 	close(sp[1]);
-	if (nfds != 4) {
+	if (nfds != NFDS) {
 		skip_why = "no network namespace can be made here (unshare CLONE_NEWNET, with or without a user namespace)";
 		return 0;
 	}
@@ -412,10 +521,10 @@ static int setup(void **st)
 	char manifest[2048], err[256];
 	snprintf(manifest, sizeof manifest,
 		 "{\"sbxsup\":1,\"name\":\"gw\",\"capabilities\":["
-		 "{\"cap\":\"network:https\",\"hosts\":[\"api.example.test:%u\",\"*.wild.test:%u\",\"rot.example.test:%u\"]},"
+		 "{\"cap\":\"network:https\",\"hosts\":[\"api.example.test:%u\",\"*.wild.test:%u\",\"rot.example.test:%u\",\"api.example.test:%u\"]},"
 		 "{\"cap\":\"network:http\",\"hosts\":[{\"host\":\"web.example.test:%u\",\"methods\":[\"GET\"],\"paths\":[\"/v1/\"]}]},"
 		 "{\"cap\":\"network:tcp\",\"hosts\":[\"127.0.0.8:%u\"]}]}",
-		 P_TLS, P_TLS, P_TLS, P_HTTP, P_RAW);
+		 P_TLS, P_TLS, P_TLS, P_RED, P_HTTP, P_RAW);
 	struct mf_ctx ctx = {.home = dir, .workspace = dir, .uid = getuid()};
 	struct manifest *m = NULL;
 	struct mf_errors e = {0};
@@ -435,7 +544,10 @@ static int setup(void **st)
 		return -1;
 	const char *exe = getenv("SBXSUP");
 	spec.exe = exe && *exe ? exe : "build/sbxsup";
-	spec.dst_mode = SBX_GW_DST_SOCKNAME;
+	spec.dst_mode = SBX_GW_DST_ORIGDST; /* tcp_fd: behind the REDIRECT rule */
+	spec.tcp_fd = fds[6];
+	spec.proxy_fd = fds[4];
+	spec.dns_tcp_fd = fds[5];
 	spec.port_fds[0] = fds[0];
 	spec.port_fds[1] = fds[1];
 	spec.port_fds[2] = fds[2];
@@ -447,7 +559,7 @@ static int setup(void **st)
 		return -1;
 	}
 	sbx_gw_spec_free(&spec);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < NFDS; i++)
 		close(fds[i]);
 	close(rp[1]);
 	gw_report = rp[0];
@@ -637,12 +749,85 @@ static void t_flows(void **st)
 			      "\"proto\":\"tcp\"", "\"bytes_in\":7", "\"duration_ms\":", NULL));
 }
 
+static void t_proxy(void **st)
+{
+	(void)st;
+	NEED_NS();
+	char a[4096], cmd[160];
+	snprintf(cmd, sizeof cmd, "ptls api.example.test %u api.example.test", P_TLS);
+	ask(cmd, a, sizeof a);
+	assert_string_equal(a, "HTTP/1.1 200 Connection established|SRV-OK\n");
+	char sni[GW_NAME_MAX];
+	const struct seen *s = seen_last("127.0.0.5");
+	assert_int_equal(gw_tls_sni((const uint8_t *)s->first, s->len, sni), GW_OK);
+	assert_string_equal(sni, "api.example.test");
+	size_t before = seen_count();
+	/* a CONNECT to a name not granted, and a granted CONNECT carrying another SNI */
+	snprintf(cmd, sizeof cmd, "ptls evil.example.test %u x", P_TLS);
+	ask(cmd, a, sizeof a);
+	assert_string_equal(a, "HTTP/1.1 403 Forbidden|");
+	snprintf(cmd, sizeof cmd, "ptls api.example.test %u other.example.test", P_TLS);
+	ask(cmd, a, sizeof a);
+	assert_true(!strcmp(a, "HTTP/1.1 200 Connection established|reset") ||
+		    !strcmp(a, "HTTP/1.1 200 Connection established|eof"));
+	usleep(200 * 1000);
+	assert_int_equal(seen_count(), before);
+	assert_true(audit_has("\"event\":\"net.deny\"", "\"peer\":\"evil.example.test\"", "\"reason\":\"name-not-granted\"", NULL));
+	/* an absolute-URI request: Host and the HTTP rules as for a transparent one */
+	snprintf(cmd, sizeof cmd, "pget http://web.example.test:%u/v1/x web.example.test:%u", P_HTTP, P_HTTP);
+	ask(cmd, a, sizeof a);
+	assert_string_equal(a, "HTTP/1.1 200 OK");
+	s = seen_last("127.0.0.5");
+	assert_non_null(memmem(s->first, s->len, "GET http://web.example.test", 27));
+	snprintf(cmd, sizeof cmd, "pget http://web.example.test:%u/admin web.example.test:%u", P_HTTP, P_HTTP);
+	ask(cmd, a, sizeof a);
+	assert_string_equal(a, "HTTP/1.1 403 Forbidden");
+}
+
+static void t_dns_tcp(void **st)
+{
+	(void)st;
+	NEED_NS();
+	char a[512];
+	ask("dnstcp api.example.test 1", a, sizeof a);
+	assert_string_equal(a, "rcode=0 127.0.0.5");
+	ask("dnstcp tcp.evil.example.test 1", a, sizeof a);
+	assert_string_equal(a, "rcode=5");
+	assert_true(audit_has("\"event\":\"dns.deny\"", "\"name\":\"tcp.evil.example.test\"", NULL));
+}
+
+/* The transparent listener behind an nftables/iptables REDIRECT: SO_ORIGINAL_DST. */
+static void t_redirect(void **st)
+{
+	(void)st;
+	NEED_NS();
+	if (!have_redirect) {
+		fprintf(stderr, "# SKIP: iptables cannot add a REDIRECT rule in the test's namespace\n");
+		skip();
+	}
+	char a[4096], cmd[128];
+	size_t before = seen_count();
+	snprintf(cmd, sizeof cmd, "tls 127.0.0.5 %u api.example.test", P_RED);
+	ask(cmd, a, sizeof a);
+	assert_string_equal(a, "SRV-OK\n");
+	assert_int_equal(seen_count(), before + 1);
+	snprintf(cmd, sizeof cmd, "tls 127.0.0.5 %u other.example.test", P_RED);
+	ask(cmd, a, sizeof a);
+	assert_true(!strcmp(a, "reset") || !strcmp(a, "eof"));
+	usleep(200 * 1000);
+	assert_int_equal(seen_count(), before + 1);
+	char port[32];
+	snprintf(port, sizeof port, "\"port\":%u", P_RED);
+	assert_true(audit_has("\"event\":\"net.flow\"", "\"host\":\"api.example.test\"", port, NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_dns_granted), cmocka_unit_test(t_dns_deny),   cmocka_unit_test(t_tls_sni),
 		cmocka_unit_test(t_http_host),   cmocka_unit_test(t_wildcard),   cmocka_unit_test(t_answer_changes),
-		cmocka_unit_test(t_raw_tcp),     cmocka_unit_test(t_flows),
+		cmocka_unit_test(t_raw_tcp),     cmocka_unit_test(t_proxy),      cmocka_unit_test(t_dns_tcp),
+		cmocka_unit_test(t_redirect),    cmocka_unit_test(t_flows),
 	};
 	signal(SIGPIPE, SIG_IGN);
 	return cmocka_run_group_tests(tests, setup, teardown);
