@@ -7,7 +7,8 @@
  * closed), GW_PEEK_MAX bytes and GW_PEEK_MS milliseconds to carry a name, GW_CONNECT_MS to reach
  * the host. Relaying moves bytes with splice(2) through a pipe per direction (no copy through this
  * process). After reading its configuration it sets no_new_privs, gives up root (nobody) when it
- * has it, and loads a seccomp filter refusing exec, ptrace, mounts and namespaces.
+ * has it, makes itself not dumpable (no ptrace, no /proc/PID/mem for a process of the same uid) and
+ * loads a seccomp filter refusing exec, ptrace, mounts and namespaces.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -583,7 +584,7 @@ static int dir_init(struct gw *g, struct dir *d, int from, int to)
 /* Move what can move. -1: the connection is over (an error on either side). */
 static int dir_step(struct gw *g, struct dir *d)
 {
-	for (int round = 0; round < 4; round++) {
+	for (int round = 0; round < 16; round++) {
 		bool moved = false;
 		if (!d->eof && d->inpipe < g->pipe_cap) {
 			ssize_t n = splice(d->from, NULL, d->pipe[1], NULL, g->pipe_cap - d->inpipe,
@@ -799,6 +800,9 @@ static void lockdown(void)
 		    setresuid(65534, 65534, 65534) < 0)
 			_exit(126);
 	}
+	/* not dumpable: no process of the same uid (the executor may run as nobody too) can ptrace it
+	 * or read its memory through /proc and borrow its host-side network */
+	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
 	if (!f)
 		return;
