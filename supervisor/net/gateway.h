@@ -78,7 +78,8 @@ struct sbx_gw_grant {
 };
 
 struct sbx_gw_spec {
-	const char *exe;           /* sbxsup binary to exec; NULL = /proc/self/exe */
+	const char *exe;           /* sbxsup binary to exec; NULL = /proc/self/exe, right only inside the
+				    * sbxsup binary: pass run_opts.helper (the library's callers) */
 	bool net_any;              /* unrestricted grant: any TCP, any name resolved; still recorded */
 	struct sbx_gw_grant *grants; size_t ngrants;
 	enum sbx_gw_dst dst_mode;  /* how tcp_fd learns the original destination */
