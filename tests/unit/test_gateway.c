@@ -416,6 +416,15 @@ static void child_main(int sock, bool userns)
 		if (n <= 0)
 			_exit(0);
 		cmd[n] = '\0';
+		unsigned lp;
+		if (sscanf(cmd, "listen %u", &lp) == 1) { /* one more listener for another gateway */
+			int lfd = gwns_listener((uint16_t)lp, false);
+			if (lfd < 0 || gwns_send_fds(sock, &lfd, 1) < 0)
+				(void)!send(sock, "x", 1, 0);
+			if (lfd >= 0)
+				close(lfd);
+			continue;
+		}
 		child_cmd(cmd, ans, sizeof ans);
 		(void)!send(sock, ans, strlen(ans), 0);
 	}
@@ -821,13 +830,87 @@ static void t_redirect(void **st)
 	assert_true(audit_has("\"event\":\"net.flow\"", "\"host\":\"api.example.test\"", port, NULL));
 }
 
+/* An unrestricted grant (net_any: autonomy full, or a network capability without hosts): every
+ * TCP connection goes to its destination, named or not, and is still recorded. A second gateway. */
+static void t_net_any(void **st)
+{
+	(void)st;
+	NEED_NS();
+	uint16_t pany = 0;
+	start_server("127.0.0.11", 0, &pany);
+	char cmd[128], a[4096], err[256], b[8];
+	snprintf(cmd, sizeof cmd, "listen %u", pany);
+	assert_true(send(ns_cmd, cmd, strlen(cmd), 0) > 0);
+	int lfd = -1, nfd = 0;
+	assert_int_equal(sbx_recv_fds(ns_cmd, b, sizeof b, &lfd, 1, &nfd, NULL), 1);
+	assert_int_equal(nfd, 1);
+	int rp[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, rp), 0);
+	struct sbx_gw_spec spec;
+	sbx_gw_spec_init(&spec);
+	const char *exe = getenv("SBXSUP");
+	spec.exe = exe && *exe ? exe : "build/sbxsup";
+	spec.net_any = true;
+	spec.port_fds[0] = lfd;
+	spec.nport_fds = 1;
+	spec.report_fd = rp[1];
+	pid_t pid;
+	assert_int_equal(sbx_gw_spawn(&spec, &pid, err, sizeof err), 0);
+	close(lfd);
+	close(rp[1]);
+	snprintf(cmd, sizeof cmd, "raw 127.0.0.11 %u", pany);
+	ask(cmd, a, sizeof a);
+	assert_string_equal(a, "SRV-OK\n");
+	snprintf(cmd, sizeof cmd, "tls 127.0.0.11 %u anything.example.org", pany);
+	ask(cmd, a, sizeof a);
+	assert_string_equal(a, "SRV-OK\n");
+	const struct seen *s = seen_last("127.0.0.11");
+	char sni[GW_NAME_MAX];
+	assert_int_equal(gw_tls_sni((const uint8_t *)s->first, s->len, sni), GW_OK);
+	assert_string_equal(sni, "anything.example.org");
+	assert_true(WIFEXITED(sbx_gw_stop(pid, 2000)));
+	assert_int_equal(sbx_gw_drain(rp[0], &au, NULL), 0);
+	close(rp[0]);
+	char port[32];
+	snprintf(port, sizeof port, "\"port\":%u", pany);
+	assert_true(audit_has("\"event\":\"net.flow\"", "\"addr\":\"127.0.0.11\"", port, "\"bytes_out\":6", NULL));
+}
+
+/* A configuration the gateway refuses makes the spawn fail (the run then refuses to start). */
+static void t_spawn_fails(void **st)
+{
+	(void)st;
+	struct sbx_gw_spec spec;
+	sbx_gw_spec_init(&spec);
+	char err[256];
+	pid_t pid = 0;
+	int rp[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, rp), 0);
+	spec.report_fd = rp[1];
+	spec.exe = "/bin/false"; /* not a gateway: never says it is ready */
+	assert_int_equal(sbx_gw_spawn(&spec, &pid, err, sizeof err), -1);
+	assert_non_null(strstr(err, "gateway failed to start"));
+	struct sbx_gw_grant g = {.name = "bad name", .proto = SBX_GW_TCP};
+	const char *exe = getenv("SBXSUP");
+	spec.exe = exe && *exe ? exe : "build/sbxsup";
+	spec.grants = &g; /* a name that could split the configuration */
+	spec.ngrants = 1;
+	assert_int_equal(sbx_gw_spawn(&spec, &pid, err, sizeof err), -1);
+	spec.ngrants = 0;
+	spec.report_fd = -1;
+	assert_int_equal(sbx_gw_spawn(&spec, &pid, err, sizeof err), -1);
+	close(rp[0]);
+	close(rp[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_dns_granted), cmocka_unit_test(t_dns_deny),   cmocka_unit_test(t_tls_sni),
 		cmocka_unit_test(t_http_host),   cmocka_unit_test(t_wildcard),   cmocka_unit_test(t_answer_changes),
 		cmocka_unit_test(t_raw_tcp),     cmocka_unit_test(t_proxy),      cmocka_unit_test(t_dns_tcp),
-		cmocka_unit_test(t_redirect),    cmocka_unit_test(t_flows),
+		cmocka_unit_test(t_redirect),    cmocka_unit_test(t_net_any),    cmocka_unit_test(t_spawn_fails),
+		cmocka_unit_test(t_flows),
 	};
 	signal(SIGPIPE, SIG_IGN);
 	return cmocka_run_group_tests(tests, setup, teardown);
