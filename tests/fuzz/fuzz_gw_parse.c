@@ -29,7 +29,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!b)
 		abort();
 	memcpy(b, data + 1, n);
-	switch (data[0] % 5) {
+	switch (data[0] % 6) {
+	case 5: {
+		/* the request stream, fed in two pieces: never past what it was given, and a complete
+		 * head is always a step forward */
+		struct gw_http_stream hs = {0};
+		struct gw_http_req r;
+		size_t ok = 0, cut = n ? data[0] % (n + 1) : 0;
+		for (int phase = 0; phase < 2; phase++) {
+			size_t have = phase ? n : cut;
+			for (;;) {
+				int head;
+				size_t k = gw_http_stream_scan(&hs, b + ok, have - ok, &head, &r);
+				if (k > have - ok)
+					abort();
+				ok += k;
+				if (head != GW_OK)
+					break;
+				size_t h = gw_http_stream_head(&hs, &r);
+				if (h == 0 || h > have - ok)
+					abort();
+				ok += h;
+			}
+		}
+		break;
+	}
 	case 0: {
 		char sni[GW_NAME_MAX];
 		if (gw_tls_sni(b, n, sni) == GW_OK)

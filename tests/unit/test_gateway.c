@@ -71,6 +71,8 @@ static void *serve(void *arg)
 				n += (size_t)r;
 			if (n >= 4 && !memcmp(buf, "BULK", 4))
 				bulk = true;
+			else if (n >= 12 && !memcmp(buf, "GET /v1/pipe", 12))
+				continue; /* pipelined requests: read until the client is done */
 			else if (n >= 4 && memmem(buf, n, "\r\n\r\n", 4))
 				break;
 		}
@@ -314,6 +316,24 @@ static void child_cmd(const char *cmd, char *ans, size_t cap)
 			read_all(fd, rest, sizeof rest);
 		}
 		snprintf(ans, cap, "%s|%s", head, rest);
+		close(fd);
+	} else if (sscanf(cmd, "pipe %63s %u %255s %u", a, &port, b, &mb) == 4) {
+		/* two requests in one write: the second with Host b (mb = 1: the second inside the first's
+		 * body, framed by Content-Length) */
+		int fd = tcp_to(a, (uint16_t)port);
+		if (fd < 0) {
+			snprintf(ans, cap, "noconnect");
+			return;
+		}
+		char second[512], req[1024];
+		int sl = snprintf(second, sizeof second, "GET /v1/b HTTP/1.1\r\nHost: %s\r\n\r\n", b);
+		int n = mb ? snprintf(req, sizeof req, "GET /v1/pipe HTTP/1.1\r\nHost: web.example.test\r\n"
+					 "Content-Length: %d\r\n\r\n%s", sl, second)
+			   : snprintf(req, sizeof req, "GET /v1/pipe HTTP/1.1\r\nHost: web.example.test\r\n\r\n%s", second);
+		(void)!write(fd, req, (size_t)n);
+		shutdown(fd, SHUT_WR);
+		read_all(fd, ans, cap);
+		ans[strcspn(ans, "\r")] = '\0';
 		close(fd);
 	} else if (sscanf(cmd, "pget %255s %255s", b, d) == 2) {
 		/* through the HTTP proxy: an absolute-URI request */
@@ -686,6 +706,34 @@ static void t_http_host(void **st)
 	assert_true(audit_has("\"event\":\"net.deny\"", "\"peer\":\"web.example.test\"", "\"reason\":\"http-rule\"", NULL));
 }
 
+/* Every request of a plain-HTTP connection is checked, not only the first: no fronting by a second
+ * request on a kept-alive connection; a body that looks like a request is a body. */
+static void t_http_keepalive(void **st)
+{
+	(void)st;
+	NEED_NS();
+	char a[4096], cmd[160];
+	snprintf(cmd, sizeof cmd, "pipe 127.0.0.5 %u web.example.test 0", P_HTTP);
+	ask(cmd, a, sizeof a);
+	assert_string_equal(a, "HTTP/1.1 200 OK");
+	const struct seen *s = seen_last("127.0.0.5");
+	assert_non_null(memmem(s->first, s->len, "GET /v1/b HTTP/1.1\r\nHost: web.example.test", 42));
+
+	snprintf(cmd, sizeof cmd, "pipe 127.0.0.5 %u other.example.test 0", P_HTTP);
+	ask(cmd, a, sizeof a);
+	s = seen_last("127.0.0.5");
+	assert_non_null(memmem(s->first, s->len, "GET /v1/pipe", 12));
+	assert_null(memmem(s->first, s->len, "other.example.test", 18)); /* the second never left */
+	assert_true(audit_has("\"event\":\"net.deny\"", "\"host\":\"web.example.test\"", "\"peer\":\"other.example.test\"",
+			      "\"reason\":\"name-not-granted\"", NULL));
+
+	snprintf(cmd, sizeof cmd, "pipe 127.0.0.5 %u other.example.test 1", P_HTTP);
+	ask(cmd, a, sizeof a);
+	assert_string_equal(a, "HTTP/1.1 200 OK");
+	s = seen_last("127.0.0.5");
+	assert_non_null(memmem(s->first, s->len, "Host: other.example.test", 24)); /* as the first's body */
+}
+
 static void t_wildcard(void **st)
 {
 	(void)st;
@@ -907,7 +955,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_dns_granted), cmocka_unit_test(t_dns_deny),   cmocka_unit_test(t_tls_sni),
-		cmocka_unit_test(t_http_host),   cmocka_unit_test(t_wildcard),   cmocka_unit_test(t_answer_changes),
+		cmocka_unit_test(t_http_host),   cmocka_unit_test(t_http_keepalive), cmocka_unit_test(t_wildcard),   cmocka_unit_test(t_answer_changes),
 		cmocka_unit_test(t_raw_tcp),     cmocka_unit_test(t_proxy),      cmocka_unit_test(t_dns_tcp),
 		cmocka_unit_test(t_redirect),    cmocka_unit_test(t_net_any),    cmocka_unit_test(t_spawn_fails),
 		cmocka_unit_test(t_flows),

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -142,6 +143,73 @@ static void t_http(void **st)
 	assert_string_equal(r.host, "[::1]");
 }
 
+/* Body framing: one way only, as the server will read it. */
+static void t_http_framing(void **st)
+{
+	(void)st;
+	struct gw_http_req r;
+	assert_int_equal(hp("POST /v1 HTTP/1.1\r\nHost: a.example.com\r\nContent-Length: 12\r\n\r\n", &r), GW_OK);
+	assert_int_equal(r.content_length, 12);
+	assert_int_equal(hp("POST /v1 HTTP/1.1\r\nHost: a.example.com\r\nContent-Length: 12\r\nContent-Length: 12\r\n\r\n", &r), GW_OK);
+	assert_int_equal(hp("POST /v1 HTTP/1.1\r\nHost: a.example.com\r\nContent-Length: 12\r\nContent-Length: 13\r\n\r\n", &r), GW_BAD);
+	assert_int_equal(hp("POST /v1 HTTP/1.1\r\nHost: a.example.com\r\nContent-Length: +12\r\n\r\n", &r), GW_BAD);
+	assert_int_equal(hp("POST /v1 HTTP/1.1\r\nHost: a.example.com\r\nTransfer-Encoding: chunked\r\n\r\n", &r), GW_OK);
+	assert_true(r.chunked);
+	assert_int_equal(hp("POST /v1 HTTP/1.1\r\nHost: a.example.com\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n", &r), GW_BAD);
+	assert_int_equal(hp("POST /v1 HTTP/1.1\r\nHost: a.example.com\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", &r), GW_BAD);
+	assert_int_equal(hp("GET /ws HTTP/1.1\r\nHost: a.example.com\r\nUpgrade: websocket\r\n\r\n", &r), GW_OK);
+	assert_true(r.upgrade);
+}
+
+/* The request stream: heads stop the scan (to be checked), bodies pass as framed. */
+static void t_http_stream(void **st)
+{
+	(void)st;
+	const char *s = "POST /a HTTP/1.1\r\nHost: a.example.com\r\nContent-Length: 5\r\n\r\nhello"
+			"POST /b HTTP/1.1\r\nHost: a.example.com\r\nTransfer-Encoding: chunked\r\n\r\n"
+			"5;x=1\r\nGET /\r\n0\r\nT: 1\r\n\r\n"
+			"GET /c HTTP/1.1\r\nHost: b.example.com\r\n\r\n";
+	const uint8_t *b = (const uint8_t *)s;
+	size_t n = strlen(s), ok = 0;
+	struct gw_http_stream hs = {0};
+	struct gw_http_req r;
+	int head, heads = 0;
+	char hosts[3][GW_NAME_MAX];
+	for (int guard = 0; guard < 20 && ok < n; guard++) {
+		ok += gw_http_stream_scan(&hs, b + ok, n - ok, &head, &r);
+		if (head == GW_OK) {
+			snprintf(hosts[heads++], GW_NAME_MAX, "%s", r.host);
+			ok += gw_http_stream_head(&hs, &r);
+		} else {
+			assert_int_not_equal(head, GW_BAD);
+		}
+	}
+	assert_int_equal(ok, n);
+	assert_int_equal(heads, 3);
+	assert_string_equal(hosts[2], "b.example.com");
+	/* byte by byte, the same heads */
+	memset(&hs, 0, sizeof hs);
+	heads = 0;
+	ok = 0;
+	for (size_t have = 1; have <= n; have++) {
+		for (;;) {
+			ok += gw_http_stream_scan(&hs, b + ok, have - ok, &head, &r);
+			if (head != GW_OK)
+				break;
+			heads++;
+			ok += gw_http_stream_head(&hs, &r);
+		}
+		assert_int_not_equal(head, GW_BAD);
+	}
+	assert_int_equal(heads, 3);
+	assert_int_equal(ok, n);
+	/* a bad chunk size is not HTTP framing */
+	const char *bad = "zz\r\n";
+	struct gw_http_stream cs = {.st = GW_HS_CSIZE};
+	(void)gw_http_stream_scan(&cs, (const uint8_t *)bad, strlen(bad), &head, &r);
+	assert_int_equal(head, GW_BAD);
+}
+
 static void t_path_plain(void **st)
 {
 	(void)st;
@@ -247,7 +315,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_wildcard),  cmocka_unit_test(t_name_norm), cmocka_unit_test(t_tls_sni),
-		cmocka_unit_test(t_http),      cmocka_unit_test(t_path_plain), cmocka_unit_test(t_dns),
+		cmocka_unit_test(t_http),      cmocka_unit_test(t_http_framing), cmocka_unit_test(t_http_stream),
+		cmocka_unit_test(t_path_plain), cmocka_unit_test(t_dns),
 		cmocka_unit_test(t_net_record),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
