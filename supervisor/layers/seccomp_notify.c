@@ -618,8 +618,10 @@ static int decide_path(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uint64_
 	/* the kernel follows symlinks (O_NOFOLLOW: not the last one); an exec follows them all */
 	if (d.verdict == POL_ALLOW && c->pol && !magic_fd)
 		decide_resolved(c, pid, !exec && (flags & O_NOFOLLOW), acc, rep->path, sizeof rep->path, &d, true);
-	/* metadata (O_PATH) is refused only where a rule denies, as the preload does */
-	if (d.verdict == POL_ALLOW || (meta && d.rule == POL_RULE_DEFAULT))
+	/* metadata (O_PATH) is refused only where a rule denies, as the preload does; routed only for
+	 * the denies (files_deny_only), only a hard deny is refused (the rest is Landlock's, bwrap's) */
+	if (d.verdict == POL_ALLOW || (meta && d.rule == POL_RULE_DEFAULT) ||
+	    (c->files_deny_only && !pol_rule_hard_deny(c->pol, d.rule)))
 		return 0;
 	char res[4096];
 	bool exists = target_resolve(pid, rep->path, false, res, sizeof res) == 0 || errno != ENOENT;
@@ -661,7 +663,7 @@ static int target_fd_path(pid_t pid, int fd, char *out, size_t outlen)
  * nofollow). Returns 0 allowed, 1 denied (rep->path/requested/rule set), 2 undecidable (left to the
  * kernel: EFAULT, EBADF, not a path). */
 static int decide_meta_obj(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uint64_t paddr, bool empty_ok,
-			   bool nofollow, unsigned acc, struct sbx_sn_report *rep)
+			   bool nofollow, unsigned acc, bool hard_only, struct sbx_sn_report *rep)
 {
 	char req[4096] = "";
 	bool by_fd = !paddr, nofollow_fd = false;
@@ -700,7 +702,7 @@ static int decide_meta_obj(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uin
 		pol_path(c->pol, rep->path, acc, &d);
 	if (d.verdict == POL_ALLOW && !nofollow_fd)
 		decide_resolved(c, pid, nofollow, acc, rep->path, sizeof rep->path, &d, c->report_only);
-	if (d.verdict == POL_ALLOW)
+	if (d.verdict == POL_ALLOW || (hard_only && !pol_rule_hard_deny(c->pol, d.rule)))
 		return 0;
 	snprintf(rep->requested, sizeof rep->requested, "%s", req);
 	rule_text(c->pol, d.rule, rep);
@@ -761,6 +763,8 @@ static const struct meta_call meta_calls[] = {
 	{"rename", -1, 0, -1, true, false, EACCES, -1, 1},
 	{"renameat", 0, 1, -1, true, false, EACCES, 2, 3},
 	{"renameat2", 0, 1, -1, true, false, EACCES, 2, 3},
+#define FIRST_WRITE_CLASS 24 /* unlink .. renameat2: the W_FILES entries of seccomp_layer.c */
+#define N_WRITE_CLASS 11
 	MC("inotify_add_watch", -1, 1, -1, false, true, EACCES),
 	MC("fanotify_mark", 3, 4, -1, false, true, EACCES), /* path NULL: the dirfd itself */
 };
@@ -866,12 +870,15 @@ static int decide_meta(const struct sbx_sn_ctx *c, pid_t pid, const char *sys, c
 		return 2;
 	/* link/linkat: the existing object (a link makes it reachable under a new name with that
 	 * name's rights: it must be writable where it is) and the new name */
-	int r = decide_meta_obj(c, pid, dirfd, paddr, empty_ok, nofollow, acc, rep);
+	/* routed only for the denies (files_deny_only): the write class refuses hard denies alone */
+	bool hard_only = c->files_deny_only && m >= &meta_calls[FIRST_WRITE_CLASS] &&
+			 m < &meta_calls[FIRST_WRITE_CLASS + N_WRITE_CLASS];
+	int r = decide_meta_obj(c, pid, dirfd, paddr, empty_ok, nofollow, acc, hard_only, rep);
 	if (r == 0 && m->path2 >= 0) {
 		int d2 = m->fd2 >= 0 ? (int)args[(int)m->fd2] : AT_FDCWD;
 		if (!args[(int)m->path2])
 			return 2;
-		r = decide_meta_obj(c, pid, d2, args[(int)m->path2], false, true, POL_WRITE, rep);
+		r = decide_meta_obj(c, pid, d2, args[(int)m->path2], false, true, POL_WRITE, hard_only, rep);
 	}
 	if (r != 1)
 		return 0; /* allowed, or the kernel's own error */

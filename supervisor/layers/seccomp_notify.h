@@ -77,6 +77,16 @@ struct sbx_sn_ctx {
 				    * as the probes decide), metadata calls through dangling links, and
 				    * signals: kill/tkill/tgkill/rt_[tg]sigqueueinfo/pidfd_open naming a
 				    * process outside the run (rule "signal outside the run") */
+	bool files_deny_only;      /* the opens, execs and write class were routed only to hold the
+				    * manifest's denies (sbx_seccomp_opts.deny_files, not the reporter):
+				    * refused only where a hard deny decides (pol_rule_hard_deny), with
+				    * the reporter's event (critical: rule "deny[N]: ..."); everything else
+				    * continues to Landlock and bwrap. The decision is made by
+				    * decide_path/decide_meta_obj on the path read from the caller's memory
+				    * and on the object it resolves to in the target's root; a second
+				    * thread may rewrite the name after the check (docs/known-gaps.md):
+				    * the emulated open (the supervisor opening the object itself) is
+				    * where this decision moves. */
 };
 
 /* Whether `sys` is one of the metadata calls decided here (chmod/chown/xattr/utimes/mknod/link
