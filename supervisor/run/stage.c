@@ -202,7 +202,7 @@ int stage_exec(const struct stage_args *a)
 		if (!a->pol) {
 			add(st, sizeof st, "landlock", "off");
 			add(st, sizeof st, "landlock_why", "no compiled policy in the stage");
-		} else if (sbx_landlock_apply_net(a->pol, resolve_err ? NULL : path, a->netfilter, &r, why,
+		} else if (sbx_landlock_apply_stage(a->pol, resolve_err ? NULL : path, a->netfilter, !a->seccomp, &r, why,
 						  sizeof why) < 0) {
 			add(st, sizeof st, "landlock", "off");
 			add(st, sizeof st, "landlock_why", why[0] ? why : "apply failed");
