@@ -11,6 +11,7 @@
 
 #include "policy.h"
 #include "policy_format.h"
+#include "syspaths.h"
 
 #define DX_DEPTH 64
 
@@ -21,6 +22,7 @@ struct walk {
 	size_t budget;
 	struct dx_result *r;
 	bool failed;
+	bool floating;      /* the floating denies apply to this root (not a system tree) */
 };
 
 static bool is_under(const char *path, const char *dir)
@@ -31,13 +33,13 @@ static bool is_under(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == 0);
 }
 
-/* Can deny `g` match `dir` or something below it? A floating glob anywhere; else only when its
- * literal prefix lies below dir or dir below it. */
-static bool may_match_below(const char *g, const char *dir)
+/* Can deny `g` match `dir` or something below it? A floating glob anywhere (outside the system
+ * trees); else only when its literal prefix lies below dir or dir below it. */
+static bool may_match_below(const struct walk *k, const char *g, const char *dir)
 {
 	size_t n = pol_glob_literal_prefix(g);
 	if (n == 0)
-		return true;
+		return k->floating;
 	char lit[PATH_MAX];
 	if (n >= sizeof lit)
 		return true;
@@ -61,6 +63,8 @@ static long match(const struct walk *k, const char *path, bool isdir)
 {
 	for (size_t i = 0; i < k->nd; i++) {
 		const char *g = k->d[i].glob;
+		if (!k->floating && pol_glob_literal_prefix(g) == 0)
+			continue;
 		if (pol_glob_match(g, path))
 			return (long)k->d[i].rule;
 		size_t gl = strlen(g);
@@ -85,7 +89,7 @@ static void walk_dir(struct walk *k, char *path, size_t len, int depth)
 	}
 	bool any = false;
 	for (size_t i = 0; i < k->nd && !any; i++)
-		any = may_match_below(k->d[i].glob, path);
+		any = may_match_below(k, k->d[i].glob, path);
 	if (!any)
 		return;
 	DIR *dir = opendir(path);
@@ -128,9 +132,11 @@ static void walk_dir(struct walk *k, char *path, size_t len, int depth)
 	closedir(dir);
 }
 
+/* Never walked: kernel file systems, and "/tmp" itself — the run's /tmp is never the host's (a
+ * tmpfs in bwrap, the run's private directory bound there otherwise). */
 static bool skipped_root(const char *p)
 {
-	return is_under(p, "/proc") || is_under(p, "/sys") || is_under(p, "/dev");
+	return is_under(p, "/proc") || is_under(p, "/sys") || is_under(p, "/dev") || !strcmp(p, "/tmp");
 }
 
 int deny_expand(struct pol_writer *w, const struct dx_deny *d, size_t nd, const char *workspace,
@@ -157,7 +163,7 @@ int deny_expand(struct pol_writer *w, const struct dx_deny *d, size_t nd, const 
 			continue;
 		roots[nr++] = strdup(gp);
 	}
-	struct walk k = {.w = w, .d = d, .nd = nd, .budget = budget, .r = r};
+	struct walk k = {.w = w, .d = d, .nd = nd, .budget = budget, .r = r, .floating = true};
 	char path[PATH_MAX];
 	for (size_t i = 0; i < nr && !k.failed && !r->truncated; i++) {
 		if (!roots[i]) {
@@ -170,6 +176,11 @@ int deny_expand(struct pol_writer *w, const struct dx_deny *d, size_t nd, const 
 		struct stat st;
 		if (done || strlen(roots[i]) >= sizeof path || lstat(roots[i], &st) < 0)
 			continue;
+		/* a floating deny is not looked for in the system trees (/usr, /etc, ...: read-only,
+		 * root's, and large): the seccomp layer's decision holds matches there */
+		k.floating = true;
+		for (size_t j = 0; never_writable(j) && k.floating; j++)
+			k.floating = !path_under(roots[i], never_writable(j));
 		long rule = match(&k, roots[i], S_ISDIR(st.st_mode));
 		if (rule >= 0 || !S_ISDIR(st.st_mode)) { /* a granted path that a deny names */
 			if (rule >= 0 && pol_writer_mask(w, roots[i], (uint32_t)rule) < 0)

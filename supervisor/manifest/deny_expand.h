@@ -5,8 +5,10 @@
  *
  * Promise: deny_expand() walks the writer's directory table (entries with read or write access;
  * never /proc, /sys, /dev; a directory below another walked one only once; the workspace first)
- * and, for every deny glob that can match there — a floating one ("**" "/.env") everywhere, one
- * with a literal prefix only on the way to or below that prefix — adds each existing match as a
+ * and, for every deny glob that can match there — a floating one ("**" "/.env") everywhere but in
+ * the never-writable system trees (syspaths.h never_writable: /usr, /etc, ...: read-only, root's
+ * and large; the seccomp layer's decision holds matches there), one with a literal prefix only on
+ * the way to or below that prefix — adds each existing match as a
  * mask (pol_writer_mask, with the deny's rule). A matching directory is masked whole, not entered.
  * Symbolic links are not followed (a link is decided by its own name; the seccomp layer decides
  * what it resolves to). Bounded: at most `budget` directory entries are looked at and at most
