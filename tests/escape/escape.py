@@ -1053,6 +1053,16 @@ def write_matrix(path, attacks, modes, results, asserted, layers_by_mode, sbxsup
              '(a finding), no mark = not asserted in that mode ("not covered by this layer" when the attack '
              'got through). Modes: `full` = default layers; `preload-only` = `--layers preload,probes`; '
              '`no-bwrap` = `--layers preload,seccomp,landlock,netfilter,probes`; the others = that layer alone.',
+             '',
+             'The `deny` family (a manifest `deny`, floating `**/.env` or nested under a read grant) is decided '
+             'per cell as docs/layers.md ("A manifest deny, layer by layer") says: through libc the preload; '
+             'below libc, with seccomp on (`full`, `no-bwrap`, `seccomp`), the seccomp layer\'s deny decision '
+             '(`kernel.violation` `sensor: seccomp-notify` `contained`, rule `deny[N]`, critical) — the only '
+             'layer that holds a match created during the run; `bwrap` alone: the mask bwrap put over each '
+             'match that existed at start (the read returns nothing; the report-only sensor reports it); '
+             '`landlock` alone: the grant entered entry by entry around each match that existed at start '
+             '(EACCES; the sensor reports it); `preload-only` and `probes`: nothing below libc stops it, the '
+             'probes report it; io_uring is refused whole by seccomp.',
              '', '## Layers active per mode (from run.start)', '', '| mode | active layers |', '|---|---|']
     for m in modes:
         l = layers_by_mode.get(m)
