@@ -1103,7 +1103,8 @@ static void sc_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 	s->gate.guard_only = s->gate.report_only && strcmp(c->L->sensor, "on") != 0;
 	/* the layer's filter without the reporter routes file calls only for the manifest's denies
 	 * (stage.c deny_files): only a hard deny is refused */
-	s->gate.ctx.files_deny_only = !s->gate.report_only && !report_files_wanted(c->L);
+	s->gate.ctx.files_deny_only = !s->gate.report_only && !report_files_wanted(c->L) && c->pol &&
+				      pol_manifest_deny(c->pol, 0, NULL);
 	*st = s;
 }
 

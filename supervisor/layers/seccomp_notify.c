@@ -592,8 +592,10 @@ static void decide_resolved(const struct sbx_sn_ctx *c, pid_t pid, bool nofollow
 
 /* ---- the file / exec reporter -------------------------------------------------------------- */
 
+/* whole: the call is refused whatever it names (openat2: its mode is in memory), so what it names
+ * is decided and reported in full even when the file calls are routed only for the denies. */
 static int decide_path(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uint64_t paddr, uint64_t flags,
-		       bool exec, struct sbx_sn_report *rep)
+		       bool exec, bool whole, struct sbx_sn_report *rep)
 {
 	char req[4096];
 	if (read_str(pid, paddr, req, sizeof req) < 0)
@@ -621,7 +623,7 @@ static int decide_path(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uint64_
 	/* metadata (O_PATH) is refused only where a rule denies, as the preload does; routed only for
 	 * the denies (files_deny_only), only a hard deny is refused (the rest is Landlock's, bwrap's) */
 	if (d.verdict == POL_ALLOW || (meta && d.rule == POL_RULE_DEFAULT) ||
-	    (c->files_deny_only && !pol_rule_hard_deny(c->pol, d.rule)))
+	    (c->files_deny_only && !whole && !pol_rule_hard_deny(c->pol, d.rule)))
 		return 0;
 	char res[4096];
 	bool exists = target_resolve(pid, rep->path, false, res, sizeof res) == 0 || errno != ENOENT;
@@ -1072,20 +1074,20 @@ int sbx_sn_decide(const struct sbx_sn_ctx *c, int listener, uint64_t id, pid_t p
 	else if (!strcmp(sys, "sendto"))
 		rc = args[4] ? decide_sockaddr(c, pid, false, args[4], args[5], rep) : 0;
 	else if (!strcmp(sys, "open"))
-		rc = decide_path(c, pid, AT_FDCWD, args[0], args[1], false, rep);
+		rc = decide_path(c, pid, AT_FDCWD, args[0], args[1], false, false, rep);
 	else if (!strcmp(sys, "creat"))
-		rc = decide_path(c, pid, AT_FDCWD, args[0], O_CREAT | O_WRONLY | O_TRUNC, false, rep);
+		rc = decide_path(c, pid, AT_FDCWD, args[0], O_CREAT | O_WRONLY | O_TRUNC, false, false, rep);
 	else if (!strcmp(sys, "openat"))
-		rc = decide_path(c, pid, (int)args[0], args[1], args[2], false, rep);
+		rc = decide_path(c, pid, (int)args[0], args[1], args[2], false, false, rep);
 	else if (!strcmp(sys, "openat2")) {
 		uint64_t fl = 0;
 		if (read_mem(pid, args[2], &fl, sizeof fl) != (ssize_t)sizeof fl)
 			return 0;
-		rc = decide_path(c, pid, (int)args[0], args[1], fl, false, rep);
+		rc = decide_path(c, pid, (int)args[0], args[1], fl, false, true, rep);
 	} else if (!strcmp(sys, "execve"))
-		rc = decide_path(c, pid, AT_FDCWD, args[0], 0, true, rep);
+		rc = decide_path(c, pid, AT_FDCWD, args[0], 0, true, false, rep);
 	else if (!strcmp(sys, "execveat"))
-		rc = decide_path(c, pid, (int)args[0], args[1], 0, true, rep);
+		rc = decide_path(c, pid, (int)args[0], args[1], 0, true, false, rep);
 	else if (sbx_sn_is_meta(sys)) {
 		rc = decide_meta(c, pid, sys, args, rep);
 		if (rc == 0 && !c->report_only && (rc = chown_unmapped(pid, sys, args, rep)) == 3 &&
