@@ -83,6 +83,19 @@ struct sbx_sn_ctx {
  * families, inotify_add_watch, fanotify_mark). */
 bool sbx_sn_is_meta(const char *sys);
 
+/* Shared with seccomp_emulate.c (one copy of each idea): a NUL-terminated string from the
+ * target's memory (its length, or -1: unreadable or not shorter than len); /proc/<the target's own
+ * pid>/... rewritten to /proc/self/... as the preload and the probes write it; the target's thread
+ * id as it sees it (its own pid namespace; 0 unknown). */
+ssize_t sbx_sn_read_str(pid_t pid, uint64_t addr, char *buf, size_t len);
+void sbx_sn_proc_self_rewrite(pid_t pid, char *path, size_t len);
+long sbx_sn_ns_pid(pid_t pid);
+/* connect/bind's decision on an address already copied from the target (len bytes of *ss):
+ * 0 allowed (or not decided here), 1 refused (rep filled, rep->err). */
+struct sockaddr_storage;
+int sbx_sn_decide_addr(const struct sbx_sn_ctx *c, pid_t pid, bool bind, const struct sockaddr_storage *ss,
+		       uint64_t len, struct sbx_sn_report *rep);
+
 /* comm and exe of `pid` into rep (a report of a call decided without sbx_sn_decide's refusal). */
 void sbx_sn_fill_proc(pid_t pid, struct sbx_sn_report *rep);
 

@@ -1,0 +1,800 @@
+/* seccomp_emulate.c — notified calls performed on the target's behalf (see seccomp_emulate.h). */
+#include "seccomp_emulate.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+#include <utime.h>
+
+#define SE_O_TMPFILE_BIT 020000000 /* the kernel's __O_TMPFILE bit alone */
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+/* ---- the one table ---------------------------------------------------------------------------- */
+
+static bool in(const char *sys, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(sys, *list))
+			return true;
+	return false;
+}
+
+static const char *const open_calls[] = {"open", "openat", "creat", NULL};
+static const char *const net_calls[] = {"connect", "bind", NULL};
+/* Landlock has no right for these: only bwrap (the object outside the grants is not in the
+ * target's view; read grants are read-only binds) stands behind them */
+static const char *const meta_emulated[] = {"chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "lchown",
+					     "fchown", "fchownat", "utime", "utimes", "futimesat", "utimensat",
+					     "inotify_add_watch", NULL};
+static const char *const meta_refused[] = {"setxattr", "lsetxattr", "fsetxattr", "setxattrat", "removexattr",
+					    "lremovexattr", "fremovexattr", "removexattrat", "fanotify_mark",
+					    NULL};
+/* Landlock has a right for these (MAKE_*, REMOVE_*, REFER, TRUNCATE, EXECUTE) */
+static const char *const ll_covered[] = {"mknod", "mknodat", "link", "linkat", "unlink", "unlinkat", "rmdir",
+					  "mkdir", "mkdirat", "truncate", "symlink", "symlinkat", "rename",
+					  "renameat", "renameat2", "execve", "execveat", NULL};
+
+enum sbx_sn_route sbx_sn_route(const struct sbx_sn_walls *w, const char *sys)
+{
+	if (in(sys, net_calls))
+		return SBX_SN_EMULATE; /* no layer decides a unix path by its name; the family is in
+					* memory too (a flip to AF_UNIX after an AF_INET check) */
+	if (in(sys, open_calls))
+		return w->landlock || w->bwrap ? SBX_SN_CONTINUE : SBX_SN_EMULATE;
+	if (in(sys, meta_emulated))
+		return w->bwrap ? SBX_SN_CONTINUE : SBX_SN_EMULATE;
+	if (in(sys, meta_refused))
+		return w->bwrap ? SBX_SN_CONTINUE : SBX_SN_REFUSE;
+	if (in(sys, ll_covered)) {
+		if (w->landlock || w->bwrap)
+			return SBX_SN_CONTINUE;
+		/* an exec cannot be performed for the target; the exec gate (no code:exec) refuses
+		 * every later exec, and with code:exec the policy grants execution */
+		return !strncmp(sys, "exec", 4) ? SBX_SN_CONTINUE : SBX_SN_REFUSE;
+	}
+	return SBX_SN_CONTINUE; /* registers only (socket, rlimits), or decided elsewhere (sendto,
+				 * openat2: refused by the layer) */
+}
+
+/* ---- the target's identity, taken by one thread ------------------------------------------------ */
+
+struct se_creds {
+	uid_t euid, fsuid;
+	gid_t egid, fsgid;
+	int ngroups;
+	gid_t groups[256];
+	mode_t umask;
+};
+
+static int status_ids(const char *st, const char *key, unsigned long v[4])
+{
+	const char *l = strstr(st, key);
+	if (!l)
+		return -1;
+	return sscanf(l + strlen(key), "%lu %lu %lu %lu", &v[0], &v[1], &v[2], &v[3]) == 4 ? 0 : -1;
+}
+
+static int target_creds(pid_t pid, struct se_creds *t)
+{
+	char p[64], st[8192];
+	snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, st, sizeof st - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	st[n] = 0;
+	unsigned long u[4], g[4];
+	if (status_ids(st, "\nUid:", u) || status_ids(st, "\nGid:", g))
+		return -1;
+	t->euid = (uid_t)u[1];
+	t->fsuid = (uid_t)u[3];
+	t->egid = (gid_t)g[1];
+	t->fsgid = (gid_t)g[3];
+	t->ngroups = 0;
+	const char *gl = strstr(st, "\nGroups:");
+	if (gl) {
+		gl += 8;
+		const char *e = gl + strcspn(gl, "\n");
+		while (gl < e && t->ngroups < (int)(sizeof t->groups / sizeof t->groups[0])) {
+			char *end;
+			unsigned long x = strtoul(gl, &end, 10);
+			if (end == gl)
+				break;
+			t->groups[t->ngroups++] = (gid_t)x;
+			gl = end;
+		}
+	}
+	const char *um = strstr(st, "\nUmask:");
+	t->umask = um ? (mode_t)strtoul(um + 7, NULL, 8) & 0777 : 022;
+	return 0;
+}
+
+struct se_saved {
+	bool switched;
+	uid_t euid, fsuid;
+	gid_t egid, fsgid;
+	int ngroups;
+	gid_t groups[256];
+	struct __user_cap_header_struct h;
+	struct __user_cap_data_struct caps[2];
+};
+
+static long cap_eff(void)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[2];
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	return (long)(d[0].effective | d[1].effective);
+}
+
+/* Back to the supervisor's own identity; a failure aborts (this thread must never go on as the
+ * target). */
+static void as_self(struct se_saved *s)
+{
+	if (!s->switched)
+		return;
+	if (syscall(SYS_setresuid, -1, s->euid, -1) || syscall(SYS_setresgid, -1, s->egid, -1) ||
+	    syscall(SYS_setgroups, (size_t)s->ngroups, s->groups))
+		abort();
+	syscall(SYS_setfsuid, s->fsuid);
+	syscall(SYS_setfsgid, s->fsgid);
+	if (syscall(SYS_capset, &s->h, s->caps) || geteuid() != s->euid)
+		abort();
+	s->switched = false;
+}
+
+/* The calling thread takes the target's identity (raw per-thread calls). 0, or -1 (EPERM: cannot
+ * be done faithfully here). */
+static int as_target(const struct se_creds *t, struct se_saved *s)
+{
+	memset(s, 0, sizeof *s);
+	s->switched = false;
+	uid_t my_fsuid = (uid_t)syscall(SYS_setfsuid, -1);
+	gid_t my_fsgid = (gid_t)syscall(SYS_setfsgid, -1);
+	if (t->euid == 0 || t->fsuid == 0) {
+		errno = EPERM; /* the executor is never host root (sandbox_direct.h): never act as it */
+		return -1;
+	}
+	if (geteuid() != 0) {
+		/* not root: act as ourselves only if that is who the target is */
+		if (t->euid == geteuid() && t->fsuid == my_fsuid && t->egid == getegid() && t->fsgid == my_fsgid &&
+		    cap_eff() == 0)
+			return 0;
+		errno = EPERM;
+		return -1;
+	}
+	s->euid = geteuid();
+	s->fsuid = my_fsuid;
+	s->egid = getegid();
+	s->fsgid = my_fsgid;
+	s->ngroups = getgroups(256, s->groups);
+	s->h.version = _LINUX_CAPABILITY_VERSION_3;
+	if (s->ngroups < 0 || syscall(SYS_capget, &s->h, s->caps))
+		return -1;
+	s->switched = true;
+	if (syscall(SYS_setgroups, (size_t)t->ngroups, t->groups) || syscall(SYS_setresgid, -1, t->egid, -1))
+		goto back;
+	syscall(SYS_setfsgid, t->fsgid);
+	if (syscall(SYS_setresuid, -1, t->euid, -1))
+		goto back;
+	syscall(SYS_setfsuid, t->fsuid);
+	/* euid 0 -> non-zero clears the effective set; SECBIT_NO_SETUID_FIXUP would keep it: check */
+	if ((uid_t)syscall(SYS_setfsuid, -1) != t->fsuid || (gid_t)syscall(SYS_setfsgid, -1) != t->fsgid ||
+	    cap_eff() != 0)
+		goto back;
+	return 0;
+back:;
+	int e = errno ? errno : EPERM;
+	as_self(s);
+	errno = e;
+	return -1;
+}
+
+/* ---- answering ------------------------------------------------------------------------------- */
+
+static void answer(int listener, uint64_t id, long val, int err)
+{
+	struct seccomp_notif_resp r = {.id = id, .val = err ? 0 : val, .error = err ? -err : 0, .flags = 0};
+	(void)ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &r); /* ENOENT: the task left the call */
+}
+
+/* Install `fd` in the target as the call's result (closes fd). */
+static void answer_fd(int listener, uint64_t id, int fd, bool cloexec)
+{
+	struct seccomp_notif_addfd a = {.id = id, .flags = SECCOMP_ADDFD_FLAG_SEND, .srcfd = (uint32_t)fd,
+					.newfd = 0, .newfd_flags = cloexec ? O_CLOEXEC : 0};
+	int r = ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
+	int e = errno;
+	close(fd);
+	if (r < 0 && e != ENOENT)
+		answer(listener, id, 0, e); /* EMFILE, ...: the call fails as the kernel's would */
+}
+
+static int fd_path(int fd, char *out, size_t outlen)
+{
+	char p[40];
+	snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(p, out, outlen - 1);
+	if (n <= 0)
+		return -1;
+	out[n] = 0;
+	size_t dl = strlen(" (deleted)");
+	if ((size_t)n > dl && !strcmp(out + n - dl, " (deleted)"))
+		out[n - dl] = 0;
+	return 0;
+}
+
+/* A refusal of the object actually reached (`real`; `requested` as copied). */
+static int refuse(const struct sbx_sn_ctx *c, pid_t pid, const char *access, const char *real, const char *requested,
+		  uint32_t rule, int err, struct sbx_sn_report *rep)
+{
+	memset(rep, 0, sizeof *rep);
+	rep->port = -1;
+	rep->violation = true;
+	rep->access = access;
+	rep->err = err;
+	snprintf(rep->path, sizeof rep->path, "%s", real);
+	snprintf(rep->requested, sizeof rep->requested, "%s", requested);
+	snprintf(rep->rule, sizeof rep->rule, "%s", c->pol ? pol_rule_text(c->pol, rule) : "no policy (fail closed)");
+	sbx_sn_fill_proc(pid, rep);
+	return 1;
+}
+
+static int undecidable(pid_t pid, const char *access, const char *requested, int e, struct sbx_sn_report *rep)
+{
+	memset(rep, 0, sizeof *rep);
+	rep->port = -1;
+	rep->violation = true;
+	rep->access = access;
+	rep->err = EPERM;
+	snprintf(rep->requested, sizeof rep->requested, "%s", requested);
+	snprintf(rep->path, sizeof rep->path, "%s", requested);
+	snprintf(rep->rule, sizeof rep->rule, "undecidable: cannot act as the caller (%s)", strerror(e));
+	sbx_sn_fill_proc(pid, rep);
+	return 1;
+}
+
+/* The policy on the object reached: path of `fd` (or `real` when given), /proc/<own pid> as
+ * /proc/self. A descriptor that is not a file of a file system (pipe, socket, anon inode, memfd)
+ * has nothing of the host to protect. 0 allowed, 1 denied (*rule). */
+static int decide_obj(const struct sbx_sn_ctx *c, pid_t pid, int fd, unsigned acc, bool meta, char *real,
+		      size_t reallen, uint32_t *rule)
+{
+	if (fd >= 0 && fd_path(fd, real, reallen) < 0) {
+		snprintf(real, reallen, "?");
+		*rule = POL_RULE_DEFAULT;
+		return 1;
+	}
+	if (real[0] != '/' || !strncmp(real, "/memfd:", 7))
+		return 0;
+	sbx_sn_proc_self_rewrite(pid, real, reallen);
+	struct pol_decision d = {.verdict = POL_DENY, .rule = POL_RULE_DEFAULT};
+	if (c->pol)
+		pol_path(c->pol, real, acc, &d);
+	*rule = d.rule;
+	if (d.verdict == POL_ALLOW || (meta && d.rule == POL_RULE_DEFAULT && c->pol))
+		return 0;
+	return 1;
+}
+
+/* ---- resolving in the target's view ----------------------------------------------------------- */
+
+static int pidfd_of(pid_t pid)
+{
+	int p = (int)syscall(SYS_pidfd_open, pid, PIDFD_THREAD);
+	if (p < 0)
+		p = (int)syscall(SYS_pidfd_open, pid, 0);
+	return p;
+}
+
+/* The target's descriptor `tfd` as one of ours (pidfd_getfd), or -1 with errno. */
+static int take_fd(pid_t pid, int tfd)
+{
+	int p = pidfd_of(pid);
+	if (p < 0)
+		return -1;
+	int fd = (int)syscall(SYS_pidfd_getfd, p, tfd, 0);
+	int e = errno;
+	close(p);
+	errno = e;
+	if (fd >= 0)
+		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+	return fd;
+}
+
+/* `path` names one of the target's own descriptors through a magic link: /dev/std{in,out,err},
+ * /dev/fd/N, /proc/self/fd/N, /proc/thread-self/fd/N, /proc/<its pid>/fd/N. Its number, or -1. */
+static int own_fd_name(pid_t pid, const char *path)
+{
+	if (!strcmp(path, "/dev/stdin"))
+		return 0;
+	if (!strcmp(path, "/dev/stdout"))
+		return 1;
+	if (!strcmp(path, "/dev/stderr"))
+		return 2;
+	char buf[4096];
+	snprintf(buf, sizeof buf, "%s", path);
+	sbx_sn_proc_self_rewrite(pid, buf, sizeof buf);
+	const char *n = NULL;
+	if (!strncmp(buf, "/dev/fd/", 8))
+		n = buf + 8;
+	else if (!strncmp(buf, "/proc/self/fd/", 14))
+		n = buf + 14;
+	else if (!strncmp(buf, "/proc/thread-self/fd/", 21))
+		n = buf + 21;
+	if (!n || *n < '0' || *n > '9')
+		return -1;
+	char *end;
+	long v = strtol(n, &end, 10);
+	return *end || v > 1 << 20 ? -1 : (int)v;
+}
+
+/* Where `path` starts in the target's view: its root (absolute: *resolve gets RESOLVE_IN_ROOT),
+ * its cwd, or its dirfd. An O_PATH fd, or -1 with errno. `path` may be rewritten (/proc/self ->
+ * /proc/<its own pid>, which the target's procfs knows). */
+static int target_base(pid_t pid, int dirfd, char *path, size_t len, uint64_t *resolve)
+{
+	char p[64];
+	if (path[0] == '/') {
+		*resolve |= RESOLVE_IN_ROOT;
+		const char *rest = NULL;
+		if (!strncmp(path, "/proc/self", 10) && (path[10] == '/' || !path[10]))
+			rest = path + 10;
+		else if (!strncmp(path, "/proc/thread-self", 17) && (path[17] == '/' || !path[17]))
+			rest = path + 17;
+		long nsp = rest ? sbx_sn_ns_pid(pid) : 0;
+		if (rest && nsp > 0) {
+			char t[4096];
+			int n = snprintf(t, sizeof t, "/proc/%ld%s", nsp, rest);
+			if (n > 0 && (size_t)n < len && (size_t)n < sizeof t)
+				memcpy(path, t, (size_t)n + 1);
+		}
+		snprintf(p, sizeof p, "/proc/%d/root", (int)pid);
+		return open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (dirfd == AT_FDCWD) {
+		snprintf(p, sizeof p, "/proc/%d/cwd", (int)pid);
+		return open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+	return take_fd(pid, dirfd);
+}
+
+static int o2(int dfd, const char *path, uint64_t flags, uint64_t mode, uint64_t resolve)
+{
+	struct open_how how = {.flags = flags, .mode = mode, .resolve = resolve};
+	return (int)syscall(SYS_openat2, dfd, path, &how, sizeof how);
+}
+
+/* ---- blocking calls: a detached thread acting as the target ------------------------------------ */
+
+enum job_op { JOB_REOPEN, JOB_CONNECT };
+struct job {
+	enum job_op op;
+	int listener;
+	uint64_t id;
+	struct se_creds cr;
+	int fd;                   /* REOPEN: the O_PATH object; CONNECT: the target's socket */
+	uint64_t flags;           /* REOPEN */
+	struct sockaddr_storage ss; /* CONNECT */
+	socklen_t sslen;
+	int holdfd;               /* CONNECT: an O_PATH fd named by ss (a unix path), or -1 */
+};
+
+static void *job_run(void *arg)
+{
+	struct job *j = arg;
+	struct se_saved sv;
+	if (as_target(&j->cr, &sv) < 0) {
+		answer(j->listener, j->id, 0, EPERM);
+	} else if (j->op == JOB_REOPEN) {
+		char p[40];
+		snprintf(p, sizeof p, "/proc/self/fd/%d", j->fd);
+		int fd = open(p, (int)((j->flags & ~(uint64_t)(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_CLOEXEC));
+		if (fd < 0)
+			answer(j->listener, j->id, 0, errno);
+		else
+			answer_fd(j->listener, j->id, fd, j->flags & O_CLOEXEC);
+	} else {
+		int r = connect(j->fd, (struct sockaddr *)&j->ss, j->sslen);
+		answer(j->listener, j->id, 0, r < 0 ? errno : 0);
+	}
+	/* this thread never switches back: it ends here */
+	close(j->fd);
+	if (j->op == JOB_CONNECT && j->holdfd >= 0)
+		close(j->holdfd);
+	free(j);
+	return NULL;
+}
+
+/* Hand `j` to a detached thread (it answers). 0, or -1 (j freed, fds closed, answered EAGAIN). */
+static int job_start(struct job *j)
+{
+	pthread_attr_t at;
+	pthread_t t;
+	int rc = pthread_attr_init(&at);
+	if (!rc)
+		rc = pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	if (!rc)
+		rc = pthread_attr_setstacksize(&at, 64 * 1024);
+	if (!rc)
+		rc = pthread_create(&t, &at, job_run, j);
+	pthread_attr_destroy(&at);
+	if (rc) {
+		answer(j->listener, j->id, 0, EAGAIN);
+		close(j->fd);
+		if (j->op == JOB_CONNECT && j->holdfd >= 0)
+			close(j->holdfd);
+		free(j);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- open ---------------------------------------------------------------------------------- */
+
+int sbx_sn_emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const char *sys,
+			const uint64_t args[6], struct sbx_sn_report *rep)
+{
+	int dirfd = AT_FDCWD;
+	uint64_t paddr, flags, mode;
+	if (!strcmp(sys, "open")) {
+		paddr = args[0], flags = args[1], mode = args[2];
+	} else if (!strcmp(sys, "creat")) {
+		paddr = args[0], flags = O_CREAT | O_WRONLY | O_TRUNC, mode = args[1];
+	} else if (!strcmp(sys, "openat")) {
+		dirfd = (int)args[0], paddr = args[1], flags = args[2], mode = args[3];
+	} else {
+		return 2;
+	}
+	flags &= 0xffffffffu;
+	mode &= 07777;
+	char req[4096], path[4096];
+	if (sbx_sn_read_str(pid, paddr, req, sizeof req) < 0) {
+		answer(listener, req_id, 0, paddr ? ENAMETOOLONG : EFAULT);
+		return 0;
+	}
+	if (!req[0]) {
+		answer(listener, req_id, 0, ENOENT);
+		return 0;
+	}
+	snprintf(path, sizeof path, "%s", req);
+	bool meta = (flags & O_PATH) != 0;
+	unsigned acc = POL_READ;
+	if (!meta && ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC | O_APPEND | SE_O_TMPFILE_BIT))))
+		acc = POL_WRITE;
+	struct se_creds cr;
+	if (target_creds(pid, &cr) < 0) {
+		answer(listener, req_id, 0, ESRCH);
+		return 0;
+	}
+	char real[4096];
+	uint32_t rule;
+	int obj = -1, parent = -1, fd = -1, e = 0;
+	const char *base = NULL;
+	struct se_saved sv;
+
+	int own = req[0] == '/' ? own_fd_name(pid, req) : -1;
+	if (own >= 0) {
+		/* one of the target's descriptors: that object, reopened */
+		obj = take_fd(pid, own);
+		if (obj < 0) {
+			answer(listener, req_id, 0, errno == EBADF ? ENOENT : errno);
+			return 0;
+		}
+	} else {
+		uint64_t resolve = RESOLVE_NO_MAGICLINKS;
+		int b = target_base(pid, dirfd, path, sizeof path, &resolve);
+		if (b < 0) {
+			answer(listener, req_id, 0, dirfd != AT_FDCWD && req[0] != '/' ? EBADF : ENOENT);
+			return 0;
+		}
+		if (as_target(&cr, &sv) < 0) {
+			e = errno;
+			close(b);
+			return undecidable(pid, acc == POL_WRITE ? "write" : "read", req, e, rep);
+		}
+		obj = o2(b, path, O_PATH | O_CLOEXEC | (flags & (O_NOFOLLOW | O_DIRECTORY)), 0, resolve);
+		e = errno;
+		if (obj < 0 && e == ENOENT && (flags & O_CREAT)) {
+			/* a new name: its directory, and the name in it */
+			char *sl = strrchr(path, '/');
+			base = sl ? sl + 1 : path;
+			if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
+				e = EISDIR;
+			} else {
+				if (sl == path)
+					parent = o2(b, "/", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
+				else if (sl) {
+					*sl = 0;
+					parent = o2(b, path, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
+					*sl = '/';
+				} else
+					parent = o2(b, ".", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
+				e = parent < 0 ? errno : 0;
+			}
+		}
+		as_self(&sv);
+		close(b);
+		if (obj < 0 && parent < 0) {
+			answer(listener, req_id, 0, e);
+			return 0;
+		}
+	}
+	/* the policy, on the object reached (a new name: its directory's real path + the name) */
+	int denied;
+	if (obj >= 0) {
+		denied = decide_obj(c, pid, obj, acc, meta, real, sizeof real, &rule);
+	} else {
+		if (fd_path(parent, real, sizeof real) < 0 || strlen(real) + strlen(base) + 2 > sizeof real)
+			snprintf(real, sizeof real, "?");
+		else
+			snprintf(real + strlen(real), sizeof real - strlen(real), "%s%s",
+				 strcmp(real, "/") ? "/" : "", base);
+		denied = decide_obj(c, pid, -1, POL_WRITE, false, real, sizeof real, &rule);
+	}
+	if (denied) {
+		if (obj >= 0)
+			close(obj);
+		if (parent >= 0)
+			close(parent);
+		if (seccomp_notify_id_valid(listener, req_id) != 0)
+			return 0;
+		return refuse(c, pid, acc == POL_WRITE ? "write" : "read", real, req, rule, EACCES, rep);
+	}
+	if (seccomp_notify_id_valid(listener, req_id) != 0)
+		goto done;
+	if (obj >= 0) {
+		struct stat st;
+		if (fstat(obj, &st) < 0) {
+			answer(listener, req_id, 0, errno);
+			goto done;
+		}
+		if (meta) {
+			answer_fd(listener, req_id, obj, flags & O_CLOEXEC);
+			return 0;
+		}
+		if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL)) {
+			answer(listener, req_id, 0, EEXIST);
+			goto done;
+		}
+		if (S_ISLNK(st.st_mode)) { /* O_NOFOLLOW on a final symlink */
+			answer(listener, req_id, 0, ELOOP);
+			goto done;
+		}
+		if (S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK)) {
+			/* blocks until the other end comes: a thread of its own */
+			struct job *j = calloc(1, sizeof *j);
+			if (!j) {
+				answer(listener, req_id, 0, ENOMEM);
+				goto done;
+			}
+			*j = (struct job){.op = JOB_REOPEN, .listener = listener, .id = req_id, .cr = cr, .fd = obj,
+					  .flags = flags, .holdfd = -1};
+			job_start(j);
+			return 0;
+		}
+		char p[40];
+		snprintf(p, sizeof p, "/proc/self/fd/%d", obj);
+		if (as_target(&cr, &sv) < 0) {
+			answer(listener, req_id, 0, EPERM);
+			goto done;
+		}
+		fd = open(p, (int)((flags & ~(uint64_t)(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_CLOEXEC));
+		e = errno;
+		as_self(&sv);
+	} else {
+		if (as_target(&cr, &sv) < 0) {
+			answer(listener, req_id, 0, EPERM);
+			goto done;
+		}
+		/* the target's umask, not ours (umask is per process: the supervisor is the only
+		 * thread that creates files) */
+		mode_t old = umask(0);
+		fd = o2(parent, base, flags | O_CLOEXEC, mode & ~(uint64_t)cr.umask,
+			RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+		e = errno;
+		umask(old);
+		as_self(&sv);
+	}
+	if (fd < 0)
+		answer(listener, req_id, 0, e);
+	else
+		answer_fd(listener, req_id, fd, flags & O_CLOEXEC);
+done:
+	if (obj >= 0)
+		close(obj);
+	if (parent >= 0)
+		close(parent);
+	return 0;
+}
+
+/* ---- connect / bind --------------------------------------------------------------------------- */
+
+static int emulate_net(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, bool bind_,
+		       const uint64_t args[6], struct sbx_sn_report *rep)
+{
+	struct sockaddr_storage ss;
+	memset(&ss, 0, sizeof ss);
+	socklen_t len = (socklen_t)(args[2] > sizeof ss ? sizeof ss + 1 : args[2]);
+	if (len > sizeof ss) {
+		answer(listener, req_id, 0, EINVAL);
+		return 0;
+	}
+	struct iovec l = {.iov_base = &ss, .iov_len = len}, r = {.iov_base = (void *)(uintptr_t)args[1], .iov_len = len};
+	if (len && process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)len) {
+		answer(listener, req_id, 0, EFAULT);
+		return 0;
+	}
+	struct se_creds cr;
+	if (target_creds(pid, &cr) < 0) {
+		answer(listener, req_id, 0, ESRCH);
+		return 0;
+	}
+	int sock = take_fd(pid, (int)args[0]);
+	if (sock < 0) {
+		answer(listener, req_id, 0, errno == EBADF ? EBADF : ENOTSOCK);
+		return 0;
+	}
+	int hold = -1;
+	const char *access = bind_ ? "bind" : "connect";
+	size_t off = offsetof(struct sockaddr_un, sun_path);
+	struct sockaddr_un *sun = (struct sockaddr_un *)&ss;
+	if (ss.ss_family == AF_UNIX && len > off && sun->sun_path[0]) {
+		/* a named unix socket: resolved here, by the target, decided on what is reached */
+		char req[sizeof sun->sun_path + 1], path[4096], real[4096];
+		size_t n = len - off;
+		memcpy(req, sun->sun_path, n);
+		req[n] = 0;
+		snprintf(path, sizeof path, "%s", req);
+		uint64_t resolve = RESOLVE_NO_MAGICLINKS;
+		int b = target_base(pid, AT_FDCWD, path, sizeof path, &resolve);
+		struct se_saved sv;
+		if (b < 0) {
+			close(sock);
+			answer(listener, req_id, 0, ENOENT);
+			return 0;
+		}
+		if (as_target(&cr, &sv) < 0) {
+			int e = errno;
+			close(b);
+			close(sock);
+			return undecidable(pid, access, req, e, rep);
+		}
+		const char *base = NULL;
+		if (bind_) {
+			char *sl = strrchr(path, '/');
+			base = sl ? sl + 1 : path;
+			if (sl == path)
+				hold = o2(b, "/", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
+			else if (sl) {
+				*sl = 0;
+				hold = o2(b, path, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
+				*sl = '/';
+			} else
+				hold = o2(b, ".", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
+		} else {
+			hold = o2(b, path, O_PATH | O_CLOEXEC, 0, resolve);
+		}
+		int e = errno;
+		as_self(&sv);
+		close(b);
+		if (hold < 0) {
+			close(sock);
+			answer(listener, req_id, 0, e);
+			return 0;
+		}
+		uint32_t rule;
+		int denied;
+		if (bind_) {
+			if (fd_path(hold, real, sizeof real) < 0)
+				snprintf(real, sizeof real, "?");
+			else if (strlen(real) + strlen(base) + 2 < sizeof real)
+				snprintf(real + strlen(real), sizeof real - strlen(real), "%s%s", strcmp(real, "/") ? "/" : "",
+					 base);
+			denied = decide_obj(c, pid, -1, POL_WRITE, false, real, sizeof real, &rule);
+		} else {
+			denied = decide_obj(c, pid, hold, POL_WRITE, false, real, sizeof real, &rule);
+		}
+		if (denied) {
+			close(hold);
+			close(sock);
+			if (seccomp_notify_id_valid(listener, req_id) != 0)
+				return 0;
+			refuse(c, pid, access, real, req, rule, bind_ ? EACCES : EPERM, rep);
+			return 1;
+		}
+		/* the object reached, named by our descriptor (short enough for sun_path) */
+		memset(sun->sun_path, 0, sizeof sun->sun_path);
+		int k = bind_ ? snprintf(sun->sun_path, sizeof sun->sun_path, "/proc/self/fd/%d/%s", hold, base)
+			      : snprintf(sun->sun_path, sizeof sun->sun_path, "/proc/self/fd/%d", hold);
+		if (k < 0 || (size_t)k >= sizeof sun->sun_path) {
+			close(hold);
+			close(sock);
+			answer(listener, req_id, 0, ENAMETOOLONG);
+			return 0;
+		}
+		len = (socklen_t)(off + (size_t)k + 1);
+	}
+	if (!(ss.ss_family == AF_UNIX && len > off && sun->sun_path[0])) {
+		/* every other address (IP peers and local addresses, abstract and unnamed unix): decided
+		 * again on this copy, the one used below */
+		if (sbx_sn_decide_addr(c, pid, bind_, &ss, len, rep) == 1) {
+			close(sock);
+			if (seccomp_notify_id_valid(listener, req_id) != 0)
+				return 0;
+			rep->violation = false; /* a seccomp.deny, as sbx_sn_decide's own */
+			sbx_sn_fill_proc(pid, rep);
+			return 1;
+		}
+	}
+	if (seccomp_notify_id_valid(listener, req_id) != 0) {
+		if (hold >= 0)
+			close(hold);
+		close(sock);
+		return 0;
+	}
+	if (bind_) {
+		struct se_saved sv;
+		if (as_target(&cr, &sv) < 0) {
+			answer(listener, req_id, 0, EPERM);
+		} else {
+			mode_t old = umask(cr.umask);
+			int rr = bind(sock, (struct sockaddr *)&ss, len);
+			int e = errno;
+			umask(old);
+			as_self(&sv);
+			answer(listener, req_id, 0, rr < 0 ? e : 0);
+		}
+		if (hold >= 0)
+			close(hold);
+		close(sock);
+		return 0;
+	}
+	struct job *j = calloc(1, sizeof *j);
+	if (!j) {
+		if (hold >= 0)
+			close(hold);
+		close(sock);
+		answer(listener, req_id, 0, ENOMEM);
+		return 0;
+	}
+	*j = (struct job){.op = JOB_CONNECT, .listener = listener, .id = req_id, .cr = cr, .fd = sock, .sslen = len,
+			  .holdfd = hold};
+	memcpy(&j->ss, &ss, sizeof ss);
+	job_start(j);
+	return 0;
+}
+
+int sbx_sn_emulate(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const char *sys,
+		   const uint64_t args[6], struct sbx_sn_report *rep)
+{
+	if (in(sys, open_calls))
+		return sbx_sn_emulate_open(c, listener, req_id, pid, sys, args, rep);
+	if (in(sys, net_calls))
+		return emulate_net(c, listener, req_id, pid, !strcmp(sys, "bind"), args, rep);
+	return 2;
+}
