@@ -70,7 +70,7 @@ enum sbx_sn_route sbx_sn_route(const struct sbx_sn_walls *w, const char *sys)
 			return SBX_SN_CONTINUE;
 		/* an exec cannot be performed for the target; the exec gate (no code:exec) refuses
 		 * every later exec, and with code:exec the policy grants execution */
-		return !strncmp(sys, "exec", 4) ? SBX_SN_CONTINUE : SBX_SN_REFUSE;
+		return !strncmp(sys, "exec", 4) ? SBX_SN_CONTINUE : SBX_SN_EMULATE;
 	}
 	return SBX_SN_CONTINUE; /* registers only (socket, rlimits), or decided elsewhere (sendto,
 				 * openat2: refused by the layer) */
@@ -789,6 +789,406 @@ static int emulate_net(const struct sbx_sn_ctx *c, int listener, uint64_t req_id
 	return 0;
 }
 
+/* ---- metadata: modes, owners, times, watches --------------------------------------------------- */
+
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+
+/* The object a metadata call names, as an O_PATH descriptor reached by the target: `paddr` (0:
+ * none: the descriptor `dirfd` itself) relative to `dirfd`; "" with empty_ok: the descriptor.
+ * 0 (*obj set, req = the name as copied), or an errno for the target. */
+static int meta_obj(pid_t pid, const struct se_creds *cr, int dirfd, uint64_t paddr, bool empty_ok, bool nofollow,
+		    char *req, size_t reqlen, int *obj)
+{
+	*obj = -1;
+	req[0] = 0;
+	if (paddr && sbx_sn_read_str(pid, paddr, req, reqlen) < 0)
+		return EFAULT;
+	if (paddr && !req[0] && !empty_ok)
+		return ENOENT;
+	int own = req[0] == '/' ? own_fd_name(pid, req) : -1;
+	if (!req[0] || own >= 0) {
+		if (!req[0])
+			snprintf(req, reqlen, "fd %d", dirfd);
+		int tfd = own >= 0 ? own : dirfd;
+		if (tfd == AT_FDCWD) {
+			char p[64];
+			snprintf(p, 64, "/proc/%d/cwd", (int)pid);
+			*obj = open(p, O_PATH | O_CLOEXEC);
+		} else {
+			*obj = take_fd(pid, tfd);
+		}
+		return *obj < 0 ? (errno ? errno : EBADF) : 0;
+	}
+	char path[4096];
+	snprintf(path, sizeof path, "%s", req);
+	uint64_t resolve = RESOLVE_NO_MAGICLINKS;
+	int b = target_base(pid, dirfd, path, sizeof path, &resolve);
+	if (b < 0)
+		return req[0] != '/' && dirfd != AT_FDCWD ? EBADF : ENOENT;
+	struct se_saved sv;
+	if (as_target(cr, &sv) < 0) {
+		int e = errno;
+		close(b);
+		return -e; /* negative: cannot act as the target */
+	}
+	*obj = o2(b, path, O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0), 0, resolve);
+	int e = errno;
+	as_self(&sv);
+	close(b);
+	return *obj < 0 ? e : 0;
+}
+
+static int copy_times(pid_t pid, const char *sys, uint64_t addr, struct timespec ts[2], bool *null)
+{
+	*null = !addr;
+	if (!addr)
+		return 0;
+	struct iovec l, r = {.iov_base = (void *)(uintptr_t)addr};
+	if (!strcmp(sys, "utime")) {
+		struct utimbuf u;
+		l = (struct iovec){&u, sizeof u};
+		r.iov_len = sizeof u;
+		if (process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof u)
+			return EFAULT;
+		ts[0] = (struct timespec){u.actime, 0};
+		ts[1] = (struct timespec){u.modtime, 0};
+	} else if (!strcmp(sys, "utimensat")) {
+		l = (struct iovec){ts, 2 * sizeof *ts};
+		r.iov_len = 2 * sizeof *ts;
+		if (process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)(2 * sizeof *ts))
+			return EFAULT;
+	} else {
+		struct timeval tv[2];
+		l = (struct iovec){tv, sizeof tv};
+		r.iov_len = sizeof tv;
+		if (process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof tv)
+			return EFAULT;
+		for (int i = 0; i < 2; i++) {
+			if (tv[i].tv_usec < 0 || tv[i].tv_usec >= 1000000)
+				return EINVAL;
+			ts[i] = (struct timespec){tv[i].tv_sec, tv[i].tv_usec * 1000};
+		}
+	}
+	return 0;
+}
+
+static int emulate_meta(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const char *sys,
+			const uint64_t args[6], struct sbx_sn_report *rep)
+{
+	enum { M_MODE, M_OWNER, M_TIMES, M_WATCH } kind;
+	int dirfd = AT_FDCWD;
+	uint64_t paddr = 0, fl = 0;
+	bool nofollow = false, fd_only = false;
+	uint32_t mode = 0, uid = 0, gid = 0, mask = 0;
+	uint64_t taddr = 0;
+	int ifd = -1;
+	if (!strcmp(sys, "chmod"))
+		kind = M_MODE, paddr = args[0], mode = (uint32_t)args[1];
+	else if (!strcmp(sys, "fchmod"))
+		kind = M_MODE, dirfd = (int)args[0], fd_only = true, mode = (uint32_t)args[1];
+	else if (!strcmp(sys, "fchmodat"))
+		kind = M_MODE, dirfd = (int)args[0], paddr = args[1], mode = (uint32_t)args[2];
+	else if (!strcmp(sys, "fchmodat2"))
+		kind = M_MODE, dirfd = (int)args[0], paddr = args[1], mode = (uint32_t)args[2], fl = args[3];
+	else if (!strcmp(sys, "chown") || !strcmp(sys, "lchown"))
+		kind = M_OWNER, paddr = args[0], uid = (uint32_t)args[1], gid = (uint32_t)args[2],
+		nofollow = sys[0] == 'l';
+	else if (!strcmp(sys, "fchown"))
+		kind = M_OWNER, dirfd = (int)args[0], fd_only = true, uid = (uint32_t)args[1], gid = (uint32_t)args[2];
+	else if (!strcmp(sys, "fchownat"))
+		kind = M_OWNER, dirfd = (int)args[0], paddr = args[1], uid = (uint32_t)args[2], gid = (uint32_t)args[3],
+		fl = args[4];
+	else if (!strcmp(sys, "utime") || !strcmp(sys, "utimes"))
+		kind = M_TIMES, paddr = args[0], taddr = args[1];
+	else if (!strcmp(sys, "futimesat"))
+		kind = M_TIMES, dirfd = (int)args[0], paddr = args[1], taddr = args[2];
+	else if (!strcmp(sys, "utimensat"))
+		kind = M_TIMES, dirfd = (int)args[0], paddr = args[1], taddr = args[2], fl = args[3],
+		fd_only = !args[1];
+	else if (!strcmp(sys, "inotify_add_watch"))
+		kind = M_WATCH, ifd = (int)args[0], paddr = args[1], mask = (uint32_t)args[2],
+		nofollow = (mask & IN_DONT_FOLLOW) != 0;
+	else
+		return 2;
+	if (fl & AT_SYMLINK_NOFOLLOW)
+		nofollow = true;
+	if (fl & ~(uint64_t)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)) {
+		answer(listener, req_id, 0, EINVAL);
+		return 0;
+	}
+	if (!fd_only && !paddr) {
+		answer(listener, req_id, 0, EFAULT);
+		return 0;
+	}
+	struct timespec ts[2];
+	bool tnull = true;
+	if (kind == M_TIMES) {
+		int te = copy_times(pid, sys, taddr, ts, &tnull);
+		if (te) {
+			answer(listener, req_id, 0, te);
+			return 0;
+		}
+	}
+	struct se_creds cr;
+	if (target_creds(pid, &cr) < 0) {
+		answer(listener, req_id, 0, ESRCH);
+		return 0;
+	}
+	char req[4096], real[4096];
+	int obj;
+	int e = meta_obj(pid, &cr, dirfd, fd_only ? 0 : paddr, (fl & AT_EMPTY_PATH) != 0, nofollow, req, sizeof req, &obj);
+	const char *access = kind == M_WATCH ? "read" : "write";
+	if (e < 0)
+		return undecidable(pid, access, req, -e, rep);
+	if (e) {
+		answer(listener, req_id, 0, e);
+		return 0;
+	}
+	uint32_t rule;
+	if (decide_obj(c, pid, obj, kind == M_WATCH ? POL_READ : POL_WRITE, false, real, sizeof real, &rule)) {
+		close(obj);
+		if (seccomp_notify_id_valid(listener, req_id) != 0)
+			return 0;
+		return refuse(c, pid, access, real, req, rule, kind == M_WATCH ? EACCES : EPERM, rep);
+	}
+	int wfd = -1;
+	if (kind == M_WATCH && (wfd = take_fd(pid, ifd)) < 0) {
+		answer(listener, req_id, 0, EBADF);
+		close(obj);
+		return 0;
+	}
+	struct se_saved sv;
+	long rv = -1;
+	if (seccomp_notify_id_valid(listener, req_id) != 0) {
+		e = ENOENT;
+	} else if (as_target(&cr, &sv) < 0) {
+		e = EPERM;
+	} else {
+		char p[40];
+		snprintf(p, sizeof p, "/proc/self/fd/%d", obj);
+		switch (kind) {
+		case M_MODE:
+			rv = syscall(SYS_fchmodat2, obj, "", mode & 07777, AT_EMPTY_PATH);
+			break;
+		case M_OWNER:
+			rv = fchownat(obj, "", uid, gid, AT_EMPTY_PATH);
+			break;
+		case M_TIMES:
+			rv = utimensat(obj, "", tnull ? NULL : ts, AT_EMPTY_PATH);
+			break;
+		case M_WATCH:
+			rv = inotify_add_watch(wfd, p, mask);
+			break;
+		}
+		e = errno;
+		as_self(&sv);
+		answer(listener, req_id, rv, rv < 0 ? e : 0);
+	}
+	if (wfd >= 0)
+		close(wfd);
+	close(obj);
+	return 0;
+}
+
+/* ---- the write class without Landlock: new names, removals, links, renames, truncate ----------- */
+
+/* The directory a path's last name is in, reached by the target (O_PATH), and that name: `req`
+ * copied from paddr, trailing slashes dropped. 0 (*pfd, base set), an errno for the target, or a
+ * negative errno: cannot act as the target. */
+static int parent_obj(pid_t pid, const struct se_creds *cr, int dirfd, uint64_t paddr, char *req, size_t reqlen,
+		      int *pfd, char *base, size_t baselen)
+{
+	*pfd = -1;
+	if (!paddr || sbx_sn_read_str(pid, paddr, req, reqlen) < 0)
+		return EFAULT;
+	if (!req[0])
+		return ENOENT;
+	char path[4096];
+	snprintf(path, sizeof path, "%s", req);
+	size_t n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		path[--n] = 0;
+	char *sl = strrchr(path, '/');
+	const char *b = sl ? sl + 1 : path;
+	if (!*b || !strcmp(b, ".") || !strcmp(b, ".."))
+		return !*b ? EBUSY : EINVAL;
+	snprintf(base, baselen, "%s", b);
+	const char *dir = ".";
+	if (sl == path)
+		dir = "/";
+	else if (sl) {
+		*sl = 0;
+		dir = path;
+	}
+	char dbuf[4096];
+	snprintf(dbuf, sizeof dbuf, "%s", dir);
+	uint64_t resolve = RESOLVE_NO_MAGICLINKS;
+	int bfd = target_base(pid, req[0] == '/' ? AT_FDCWD : dirfd, dbuf, sizeof dbuf, &resolve);
+	if (bfd < 0)
+		return req[0] != '/' && dirfd != AT_FDCWD ? EBADF : ENOENT;
+	struct se_saved sv;
+	if (as_target(cr, &sv) < 0) {
+		int e = errno;
+		close(bfd);
+		return -e;
+	}
+	*pfd = o2(bfd, dbuf, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
+	int e = errno;
+	as_self(&sv);
+	close(bfd);
+	return *pfd < 0 ? e : 0;
+}
+
+/* "<real path of pfd>/<base>" into out. */
+static void join_real(int pfd, const char *base, char *out, size_t outlen)
+{
+	if (fd_path(pfd, out, outlen) < 0 || strlen(out) + strlen(base) + 2 > outlen) {
+		snprintf(out, outlen, "?");
+		return;
+	}
+	snprintf(out + strlen(out), outlen - strlen(out), "%s%s", strcmp(out, "/") ? "/" : "", base);
+}
+
+static int emulate_names(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const char *sys,
+			 const uint64_t args[6], struct sbx_sn_report *rep)
+{
+	/* the name (and for link/rename the second one): dirfd / path argument indexes */
+	int d1 = -1, p1 = 0, d2 = -1, p2 = -1;
+	bool obj1 = false; /* link/truncate: the first name is an existing object, not a new name */
+	if (!strcmp(sys, "unlink") || !strcmp(sys, "rmdir") || !strcmp(sys, "mkdir") || !strcmp(sys, "mknod"))
+		p1 = 0;
+	else if (!strcmp(sys, "unlinkat") || !strcmp(sys, "mkdirat") || !strcmp(sys, "mknodat"))
+		d1 = 0, p1 = 1;
+	else if (!strcmp(sys, "symlink"))
+		p1 = 1;
+	else if (!strcmp(sys, "symlinkat"))
+		d1 = 1, p1 = 2;
+	else if (!strcmp(sys, "truncate"))
+		p1 = 0, obj1 = true;
+	else if (!strcmp(sys, "link"))
+		p1 = 0, p2 = 1, obj1 = true;
+	else if (!strcmp(sys, "linkat"))
+		d1 = 0, p1 = 1, d2 = 2, p2 = 3, obj1 = true;
+	else if (!strcmp(sys, "rename"))
+		p1 = 0, p2 = 1;
+	else if (!strcmp(sys, "renameat") || !strcmp(sys, "renameat2"))
+		d1 = 0, p1 = 1, d2 = 2, p2 = 3;
+	else
+		return 2;
+	struct se_creds cr;
+	if (target_creds(pid, &cr) < 0) {
+		answer(listener, req_id, 0, ESRCH);
+		return 0;
+	}
+	char req1[4096], req2[4096] = "", base1[256] = "", base2[256] = "", real[4096], lnk[4096] = "";
+	int f1 = -1, f2 = -1, e;
+	int dirfd1 = d1 >= 0 ? (int)args[d1] : AT_FDCWD, dirfd2 = d2 >= 0 ? (int)args[d2] : AT_FDCWD;
+	if (!strncmp(sys, "symlink", 7) && sbx_sn_read_str(pid, args[0], lnk, sizeof lnk) < 0) {
+		answer(listener, req_id, 0, EFAULT);
+		return 0;
+	}
+	if (obj1) {
+		uint64_t fl = !strcmp(sys, "linkat") ? args[4] : 0;
+		bool follow = !strcmp(sys, "truncate") || (fl & AT_SYMLINK_FOLLOW);
+		e = meta_obj(pid, &cr, dirfd1, args[p1], (fl & AT_EMPTY_PATH) != 0, !follow, req1, sizeof req1, &f1);
+	} else {
+		e = parent_obj(pid, &cr, dirfd1, args[p1], req1, sizeof req1, &f1, base1, sizeof base1);
+	}
+	if (!e && p2 >= 0)
+		e = parent_obj(pid, &cr, dirfd2, args[p2], req2, sizeof req2, &f2, base2, sizeof base2);
+	if (e) {
+		if (f1 >= 0)
+			close(f1);
+		if (e < 0)
+			return undecidable(pid, "write", req1, -e, rep);
+		answer(listener, req_id, 0, e);
+		return 0;
+	}
+	/* the policy: every name written (a link's existing object too: writable where it is) */
+	uint32_t rule;
+	int denied;
+	const char *requested = req1;
+	if (obj1) {
+		denied = decide_obj(c, pid, f1, POL_WRITE, false, real, sizeof real, &rule);
+	} else {
+		join_real(f1, base1, real, sizeof real);
+		denied = decide_obj(c, pid, -1, POL_WRITE, false, real, sizeof real, &rule);
+	}
+	if (!denied && f2 >= 0) {
+		join_real(f2, base2, real, sizeof real);
+		denied = decide_obj(c, pid, -1, POL_WRITE, false, real, sizeof real, &rule);
+		requested = req2;
+	}
+	if (denied) {
+		close(f1);
+		if (f2 >= 0)
+			close(f2);
+		if (seccomp_notify_id_valid(listener, req_id) != 0)
+			return 0;
+		return refuse(c, pid, "write", real, requested, rule, EACCES, rep);
+	}
+	struct se_saved sv;
+	if (seccomp_notify_id_valid(listener, req_id) != 0) {
+		/* gone */
+	} else if (as_target(&cr, &sv) < 0) {
+		answer(listener, req_id, 0, EPERM);
+	} else {
+		long rv = -1;
+		mode_t old = umask(cr.umask);
+		char p[40];
+		snprintf(p, sizeof p, "/proc/self/fd/%d", f1);
+		struct stat st;
+		if (!strcmp(sys, "unlink"))
+			rv = unlinkat(f1, base1, 0);
+		else if (!strcmp(sys, "unlinkat"))
+			rv = unlinkat(f1, base1, (int)(args[2] & AT_REMOVEDIR));
+		else if (!strcmp(sys, "rmdir"))
+			rv = unlinkat(f1, base1, AT_REMOVEDIR);
+		else if (!strcmp(sys, "mkdir"))
+			rv = mkdirat(f1, base1, (mode_t)args[1]);
+		else if (!strcmp(sys, "mkdirat"))
+			rv = mkdirat(f1, base1, (mode_t)args[2]);
+		else if (!strcmp(sys, "mknod"))
+			rv = mknodat(f1, base1, (mode_t)args[1], (dev_t)args[2]);
+		else if (!strcmp(sys, "mknodat"))
+			rv = mknodat(f1, base1, (mode_t)args[2], (dev_t)args[3]);
+		else if (!strncmp(sys, "symlink", 7))
+			rv = symlinkat(lnk, f1, base1);
+		else if (!strcmp(sys, "truncate")) {
+			if (fstat(f1, &st) < 0)
+				rv = -1;
+			else if (S_ISDIR(st.st_mode))
+				errno = EISDIR;
+			else if (!S_ISREG(st.st_mode))
+				errno = EINVAL;
+			else {
+				int w = open(p, O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+				if (w >= 0) {
+					rv = ftruncate(w, (off_t)args[1]);
+					int k = errno;
+					close(w);
+					errno = k;
+				}
+			}
+		} else if (!strncmp(sys, "link", 4))
+			rv = linkat(AT_FDCWD, p, f2, base2, AT_SYMLINK_FOLLOW);
+		else if (!strcmp(sys, "renameat2"))
+			rv = syscall(SYS_renameat2, f1, base1, f2, base2, (unsigned)args[4]);
+		else
+			rv = renameat(f1, base1, f2, base2);
+		e = errno;
+		umask(old);
+		as_self(&sv);
+		answer(listener, req_id, 0, rv < 0 ? e : 0);
+	}
+	close(f1);
+	if (f2 >= 0)
+		close(f2);
+	return 0;
+}
+
 int sbx_sn_emulate(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const char *sys,
 		   const uint64_t args[6], struct sbx_sn_report *rep)
 {
@@ -796,5 +1196,9 @@ int sbx_sn_emulate(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pi
 		return sbx_sn_emulate_open(c, listener, req_id, pid, sys, args, rep);
 	if (in(sys, net_calls))
 		return emulate_net(c, listener, req_id, pid, !strcmp(sys, "bind"), args, rep);
+	if (in(sys, meta_emulated))
+		return emulate_meta(c, listener, req_id, pid, sys, args, rep);
+	if (in(sys, ll_covered) && strncmp(sys, "exec", 4))
+		return emulate_names(c, listener, req_id, pid, sys, args, rep);
 	return 2;
 }
