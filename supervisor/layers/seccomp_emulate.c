@@ -273,7 +273,7 @@ static int undecidable(pid_t pid, const char *access, const char *requested, int
 	rep->err = EPERM;
 	snprintf(rep->requested, sizeof rep->requested, "%s", requested);
 	snprintf(rep->path, sizeof rep->path, "%s", requested);
-	snprintf(rep->rule, sizeof rep->rule, "undecidable: cannot act as the caller (%s)", strerror(e));
+	snprintf(rep->rule, sizeof rep->rule, "undecidable: the call cannot be performed for the caller (%s)", strerror(e));
 	sbx_sn_fill_proc(pid, rep);
 	return 1;
 }
@@ -474,7 +474,9 @@ int sbx_sn_emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 	mode &= 07777;
 	char req[4096], path[4096];
 	if (sbx_sn_read_str(pid, paddr, req, sizeof req) < 0) {
-		answer(listener, req_id, 0, paddr ? ENAMETOOLONG : EFAULT);
+		if (paddr && (errno == EPERM || errno == EACCES))
+			return undecidable(pid, "read", "?", errno, rep); /* nothing else stands behind */
+		answer(listener, req_id, 0, !paddr || errno == EFAULT ? EFAULT : ENAMETOOLONG);
 		return 0;
 	}
 	if (!req[0]) {
@@ -646,6 +648,8 @@ static int emulate_net(const struct sbx_sn_ctx *c, int listener, uint64_t req_id
 	}
 	struct iovec l = {.iov_base = &ss, .iov_len = len}, r = {.iov_base = (void *)(uintptr_t)args[1], .iov_len = len};
 	if (len && process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)len) {
+		if (errno == EPERM || errno == EACCES)
+			return undecidable(pid, bind_ ? "bind" : "connect", "?", errno, rep);
 		answer(listener, req_id, 0, EFAULT);
 		return 0;
 	}
@@ -655,6 +659,8 @@ static int emulate_net(const struct sbx_sn_ctx *c, int listener, uint64_t req_id
 		return 0;
 	}
 	int sock = take_fd(pid, (int)args[0]);
+	if (sock < 0 && (errno == EPERM || errno == EACCES))
+		return undecidable(pid, bind_ ? "bind" : "connect", "?", errno, rep);
 	if (sock < 0) {
 		answer(listener, req_id, 0, errno == EBADF ? EBADF : ENOTSOCK);
 		return 0;
@@ -803,8 +809,10 @@ static int meta_obj(pid_t pid, const struct se_creds *cr, int dirfd, uint64_t pa
 {
 	*obj = -1;
 	req[0] = 0;
-	if (paddr && sbx_sn_read_str(pid, paddr, req, reqlen) < 0)
-		return EFAULT;
+	if (paddr && sbx_sn_read_str(pid, paddr, req, reqlen) < 0) {
+		snprintf(req, reqlen, "?");
+		return errno == EPERM || errno == EACCES ? -errno : EFAULT;
+	}
 	if (paddr && !req[0] && !empty_ok)
 		return ENOENT;
 	int own = req[0] == '/' ? own_fd_name(pid, req) : -1;
@@ -819,6 +827,8 @@ static int meta_obj(pid_t pid, const struct se_creds *cr, int dirfd, uint64_t pa
 		} else {
 			*obj = take_fd(pid, tfd);
 		}
+		if (*obj < 0 && (errno == EPERM || errno == EACCES))
+			return -errno;
 		return *obj < 0 ? (errno ? errno : EBADF) : 0;
 	}
 	char path[4096];
@@ -1001,8 +1011,12 @@ static int parent_obj(pid_t pid, const struct se_creds *cr, int dirfd, uint64_t 
 		      int *pfd, char *base, size_t baselen)
 {
 	*pfd = -1;
-	if (!paddr || sbx_sn_read_str(pid, paddr, req, reqlen) < 0)
+	if (!paddr)
 		return EFAULT;
+	if (sbx_sn_read_str(pid, paddr, req, reqlen) < 0) {
+		snprintf(req, reqlen, "?");
+		return errno == EPERM || errno == EACCES ? -errno : EFAULT;
+	}
 	if (!req[0])
 		return ENOENT;
 	char path[4096];
@@ -1014,6 +1028,8 @@ static int parent_obj(pid_t pid, const struct se_creds *cr, int dirfd, uint64_t 
 	const char *b = sl ? sl + 1 : path;
 	if (!*b || !strcmp(b, ".") || !strcmp(b, ".."))
 		return !*b ? EBUSY : EINVAL;
+	if (strlen(b) >= baselen)
+		return ENAMETOOLONG;
 	snprintf(base, baselen, "%s", b);
 	const char *dir = ".";
 	if (sl == path)
