@@ -32,11 +32,14 @@
  *   does not mount the home), each link is followed by its text, as the kernel would follow it on
  *   the host, so the attempt is still decided on what it names (opens/execs: answered ENOENT, the
  *   kernel's own answer; metadata calls: only for the report-only sensor).
- * Memory arguments are read with process_vm_readv after the call was made, and the kernel reads
- * them again when the call continues: a second thread of the target can change them in between
- * (time-of-check/time-of-use). So a "continue" is never the only defence for memory arguments —
- * Landlock, bwrap, netfilter and DAC stay behind it — and refusals are what this module adds:
- * the attempt is refused and reported. Register arguments (socket, rlimit resource) have no race.
+ * Memory arguments are read with process_vm_readv after the call was made, and the kernel would
+ * read them again if the call continued: a second thread of the target can change them in between
+ * (time-of-check/time-of-use). So what this module decides is final only as a refusal; an allowed
+ * call whose arguments are in memory is answered "continue" only where bwrap or Landlock stops the
+ * same object independently — everywhere else the caller (seccomp_layer.c) has it performed by
+ * seccomp_emulate.c on the object the supervisor decided, or refused (seccomp_emulate.h
+ * sbx_sn_route: the one table, per call and per mode). A continue is never the only defence.
+ * Register arguments (socket, rlimit resource) have no race.
  * Memory / fds: the caller owns the request; nothing here allocates beyond the call.
  */
 #ifndef SBX_SECCOMP_NOTIFY_H
