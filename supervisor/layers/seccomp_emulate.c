@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <linux/limits.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
@@ -20,6 +21,7 @@
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 #include <utime.h>
@@ -45,10 +47,9 @@ static const char *const net_calls[] = {"connect", "bind", NULL};
  * target's view; read grants are read-only binds) stands behind them */
 static const char *const meta_emulated[] = {"chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "lchown",
 					     "fchown", "fchownat", "utime", "utimes", "futimesat", "utimensat",
-					     "inotify_add_watch", NULL};
-static const char *const meta_refused[] = {"setxattr", "lsetxattr", "fsetxattr", "setxattrat", "removexattr",
-					    "lremovexattr", "fremovexattr", "removexattrat", "fanotify_mark",
-					    NULL};
+					     "inotify_add_watch", "setxattr", "lsetxattr", "fsetxattr", "removexattr",
+					     "lremovexattr", "fremovexattr", NULL};
+static const char *const meta_refused[] = {"setxattrat", "removexattrat", "fanotify_mark", NULL};
 /* Landlock has a right for these (MAKE_*, REMOVE_*, REFER, TRUNCATE, EXECUTE) */
 static const char *const ll_covered[] = {"mknod", "mknodat", "link", "linkat", "unlink", "unlinkat", "rmdir",
 					  "mkdir", "mkdirat", "truncate", "symlink", "symlinkat", "rename",
@@ -389,6 +390,19 @@ static int o2(int dfd, const char *path, uint64_t flags, uint64_t mode, uint64_t
 	return (int)syscall(SYS_openat2, dfd, path, &how, sizeof how);
 }
 
+/* Reopen the O_PATH object `obj` with the caller's flags (raw openat2: no fortify check on a
+ * mode-less O_TMPFILE). O_TMPFILE makes a new file in the directory `obj`; mode as given (already
+ * masked by the caller's umask). A fd, or -1 with errno. */
+static int reopen(int obj, uint64_t flags, uint64_t mode)
+{
+	uint64_t f = (flags & ~(uint64_t)(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_CLOEXEC;
+	if ((flags & SE_O_TMPFILE_BIT) == SE_O_TMPFILE_BIT)
+		return o2(obj, ".", flags | O_CLOEXEC, mode, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+	char p[40];
+	snprintf(p, sizeof p, "/proc/self/fd/%d", obj);
+	return o2(AT_FDCWD, p, f, 0, 0);
+}
+
 /* ---- blocking calls: a detached thread acting as the target ------------------------------------ */
 
 enum job_op { JOB_REOPEN, JOB_CONNECT };
@@ -411,9 +425,7 @@ static void *job_run(void *arg)
 	if (as_target(&j->cr, &sv) < 0) {
 		answer(j->listener, j->id, 0, EPERM);
 	} else if (j->op == JOB_REOPEN) {
-		char p[40];
-		snprintf(p, sizeof p, "/proc/self/fd/%d", j->fd);
-		int fd = open(p, (int)((j->flags & ~(uint64_t)(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_CLOEXEC));
+		int fd = reopen(j->fd, j->flags, 0);
 		if (fd < 0)
 			answer(j->listener, j->id, 0, errno);
 		else
@@ -470,8 +482,15 @@ int sbx_sn_emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 	} else {
 		return 2;
 	}
-	flags &= 0xffffffffu;
+	/* the flags open(2) knows (openat2 refuses unknown bits, open ignores them) */
+	flags &= (uint64_t)(O_ACCMODE | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_APPEND | O_NONBLOCK | O_DSYNC |
+			    FASYNC | O_DIRECT | O_LARGEFILE | O_DIRECTORY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC |
+			    O_SYNC | O_PATH | SE_O_TMPFILE_BIT);
 	mode &= 07777;
+	if (flags & O_PATH)
+		return 3; /* an O_PATH descriptor gives no access by itself (SECCOMP_IOCTL_NOTIF_ADDFD cannot
+			   * install one either): every use of it (reopen through /proc/self/fd, a dirfd, a
+			   * link) is a call decided again on the object. The flags are a register. */
 	char req[4096], path[4096];
 	if (sbx_sn_read_str(pid, paddr, req, sizeof req) < 0) {
 		if (paddr && (errno == EPERM || errno == EACCES))
@@ -599,14 +618,14 @@ int sbx_sn_emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 			job_start(j);
 			return 0;
 		}
-		char p[40];
-		snprintf(p, sizeof p, "/proc/self/fd/%d", obj);
 		if (as_target(&cr, &sv) < 0) {
 			answer(listener, req_id, 0, EPERM);
 			goto done;
 		}
-		fd = open(p, (int)((flags & ~(uint64_t)(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_CLOEXEC));
+		mode_t old = umask(0);
+		fd = reopen(obj, flags, mode & ~(uint64_t)cr.umask);
 		e = errno;
+		umask(old);
 		as_self(&sv);
 	} else {
 		if (as_target(&cr, &sv) < 0) {
@@ -884,10 +903,11 @@ static int copy_times(pid_t pid, const char *sys, uint64_t addr, struct timespec
 	return 0;
 }
 
-static int emulate_meta(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const char *sys,
-			const uint64_t args[6], struct sbx_sn_report *rep)
+/* xval: XATTR_SIZE_MAX bytes for an attribute's value (NULL for the other calls) */
+static int emulate_meta_in(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const char *sys,
+			   const uint64_t args[6], struct sbx_sn_report *rep, char *xval)
 {
-	enum { M_MODE, M_OWNER, M_TIMES, M_WATCH } kind;
+	enum { M_MODE, M_OWNER, M_TIMES, M_WATCH, M_XSET, M_XREMOVE } kind;
 	int dirfd = AT_FDCWD;
 	uint64_t paddr = 0, fl = 0;
 	bool nofollow = false, fd_only = false;
@@ -920,8 +940,39 @@ static int emulate_meta(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 	else if (!strcmp(sys, "inotify_add_watch"))
 		kind = M_WATCH, ifd = (int)args[0], paddr = args[1], mask = (uint32_t)args[2],
 		nofollow = (mask & IN_DONT_FOLLOW) != 0;
+	else if (!strcmp(sys, "setxattr") || !strcmp(sys, "lsetxattr") || !strcmp(sys, "fsetxattr"))
+		kind = M_XSET, paddr = sys[0] == 'f' ? 0 : args[0], dirfd = sys[0] == 'f' ? (int)args[0] : AT_FDCWD,
+		fd_only = sys[0] == 'f', nofollow = sys[0] == 'l';
+	else if (!strcmp(sys, "removexattr") || !strcmp(sys, "lremovexattr") || !strcmp(sys, "fremovexattr"))
+		kind = M_XREMOVE, paddr = sys[0] == 'f' ? 0 : args[0], dirfd = sys[0] == 'f' ? (int)args[0] : AT_FDCWD,
+		fd_only = sys[0] == 'f', nofollow = sys[0] == 'l';
 	else
 		return 2;
+	/* an attribute's name and value: copied once, the privilege guard asked again on the copy */
+	char xname[256] = "";
+	size_t xlen = 0;
+	if (kind == M_XSET || kind == M_XREMOVE) {
+		if (sbx_sn_read_str(pid, args[1], xname, sizeof xname) < 0) {
+			answer(listener, req_id, 0, errno == EFAULT ? EFAULT : ERANGE);
+			return 0;
+		}
+		if (kind == M_XSET) {
+			xlen = (size_t)args[3];
+			if (xlen > XATTR_SIZE_MAX) {
+				answer(listener, req_id, 0, E2BIG);
+				return 0;
+			}
+			if (!xval) {
+				answer(listener, req_id, 0, ENOMEM);
+				return 0;
+			}
+			struct iovec xl = {xval, xlen}, xr = {(void *)(uintptr_t)args[2], xlen};
+			if (xlen && process_vm_readv(pid, &xl, 1, &xr, 1, 0) != (ssize_t)xlen) {
+				answer(listener, req_id, 0, EFAULT);
+				return 0;
+			}
+		}
+	}
 	if (fl & AT_SYMLINK_NOFOLLOW)
 		nofollow = true;
 	if (fl & ~(uint64_t)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)) {
@@ -963,6 +1014,26 @@ static int emulate_meta(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 			return 0;
 		return refuse(c, pid, access, real, req, rule, kind == M_WATCH ? EACCES : EPERM, rep);
 	}
+	struct stat ost;
+	if (kind == M_XSET && fstat(obj, &ost) == 0) {
+		const char *prule = pol_priv_xattr(xname, (uint32_t)ost.st_mode);
+		if (prule) {
+			close(obj);
+			if (seccomp_notify_id_valid(listener, req_id) != 0)
+				return 0;
+			memset(rep, 0, sizeof *rep);
+			rep->port = -1;
+			rep->violation = true;
+			rep->access = "privilege";
+			rep->err = EPERM;
+			snprintf(rep->what, sizeof rep->what, "%s", xname);
+			snprintf(rep->path, sizeof rep->path, "%s", real);
+			snprintf(rep->requested, sizeof rep->requested, "%s", req);
+			snprintf(rep->rule, sizeof rep->rule, "%s", prule);
+			sbx_sn_fill_proc(pid, rep);
+			return 1;
+		}
+	}
 	int wfd = -1;
 	if (kind == M_WATCH && (wfd = take_fd(pid, ifd)) < 0) {
 		answer(listener, req_id, 0, EBADF);
@@ -991,6 +1062,16 @@ static int emulate_meta(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 		case M_WATCH:
 			rv = inotify_add_watch(wfd, p, mask);
 			break;
+		case M_XSET:
+		case M_XREMOVE:
+			if (fd_only) /* the caller's own descriptor: the kernel's answer for it (EBADF on O_PATH) */
+				rv = kind == M_XSET ? fsetxattr(obj, xname, xval, xlen, (int)args[4]) : fremovexattr(obj, xname);
+			else if (nofollow && fstat(obj, &ost) == 0 && S_ISLNK(ost.st_mode))
+				rv = -1, errno = EPERM; /* attributes of a symlink itself: user.* is refused by the
+							 * kernel, the rest needs a capability the caller lacks */
+			else
+				rv = kind == M_XSET ? setxattr(p, xname, xval, xlen, (int)args[4]) : removexattr(p, xname);
+			break;
 		}
 		e = errno;
 		as_self(&sv);
@@ -1000,6 +1081,15 @@ static int emulate_meta(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 		close(wfd);
 	close(obj);
 	return 0;
+}
+
+static int emulate_meta(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const char *sys,
+			const uint64_t args[6], struct sbx_sn_report *rep)
+{
+	char *xval = strstr(sys, "xattr") ? malloc(XATTR_SIZE_MAX) : NULL;
+	int r = emulate_meta_in(c, listener, req_id, pid, sys, args, rep, xval);
+	free(xval);
+	return r;
 }
 
 /* ---- the write class without Landlock: new names, removals, links, renames, truncate ----------- */

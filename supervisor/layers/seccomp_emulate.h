@@ -76,7 +76,9 @@ enum sbx_sn_route sbx_sn_route(const struct sbx_sn_walls *w, const char *sys);
  *      kernel.violation: path = the object reached, requested = the name as copied, access,
  *      rule, err) — the caller answers rep->err and reports,
  *   2  not a call emulated here — the caller decides what to do (never continue where
- *      sbx_sn_route says emulate).
+ *      sbx_sn_route says emulate),
+ *   3  continue: nothing to race (an O_PATH open: the descriptor gives no access by itself and
+ *      cannot be installed with ADDFD; every use of it is a call decided again).
  * The target's memory is read once; nothing read from /proc is trusted unless the notification
  * is still valid afterwards. Thread-safe with respect to other notifications (no shared state). */
 int sbx_sn_emulate(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const char *sys,

@@ -838,6 +838,8 @@ static int route_allowed(int listener, const struct sbx_seccomp_state *st, const
 	if (how == SBX_SN_EMULATE) {
 		int e = sbx_sn_emulate(&st->ctx, listener, req->id, (pid_t)req->pid, sys,
 				       (const uint64_t *)req->data.args, rep);
+		if (e == 3)
+			return 2;
 		if (e != 2)
 			return e;
 	}
