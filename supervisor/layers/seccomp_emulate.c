@@ -435,6 +435,7 @@ static void *job_run(void *arg)
 		answer(j->listener, j->id, 0, r < 0 ? errno : 0);
 	}
 	/* this thread never switches back: it ends here */
+	close(j->listener);
 	close(j->fd);
 	if (j->op == JOB_CONNECT && j->holdfd >= 0)
 		close(j->holdfd);
@@ -447,6 +448,18 @@ static int job_start(struct job *j)
 {
 	pthread_attr_t at;
 	pthread_t t;
+	/* the thread answers on its own copy of the listener: the run may close its own meanwhile */
+	int own = fcntl(j->listener, F_DUPFD_CLOEXEC, 0);
+	if (own < 0) {
+		answer(j->listener, j->id, 0, EAGAIN);
+		close(j->fd);
+		if (j->op == JOB_CONNECT && j->holdfd >= 0)
+			close(j->holdfd);
+		free(j);
+		return -1;
+	}
+	int shared = j->listener;
+	j->listener = own;
 	int rc = pthread_attr_init(&at);
 	if (!rc)
 		rc = pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
@@ -456,7 +469,8 @@ static int job_start(struct job *j)
 		rc = pthread_create(&t, &at, job_run, j);
 	pthread_attr_destroy(&at);
 	if (rc) {
-		answer(j->listener, j->id, 0, EAGAIN);
+		answer(shared, j->id, 0, EAGAIN);
+		close(own);
 		close(j->fd);
 		if (j->op == JOB_CONNECT && j->holdfd >= 0)
 			close(j->holdfd);
