@@ -531,7 +531,10 @@ int sbx_sn_emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 	int obj = -1, parent = -1, fd = -1, e = 0;
 	const char *base = NULL;
 	struct se_saved sv;
+	memset(&sv, 0, sizeof sv);
 
+	/* one switch to the caller's identity for the whole call: resolving, deciding (pure) and
+	 * performing; back before any answer that reports */
 	int own = req[0] == '/' ? own_fd_name(pid, req) : -1;
 	if (own >= 0) {
 		/* one of the target's descriptors: that object, reopened */
@@ -539,6 +542,11 @@ int sbx_sn_emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 		if (obj < 0) {
 			answer(listener, req_id, 0, errno == EBADF ? ENOENT : errno);
 			return 0;
+		}
+		if (as_target(&cr, &sv) < 0) {
+			e = errno;
+			close(obj);
+			return undecidable(pid, acc == POL_WRITE ? "write" : "read", req, e, rep);
 		}
 	} else {
 		uint64_t resolve = RESOLVE_NO_MAGICLINKS;
@@ -572,9 +580,9 @@ int sbx_sn_emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 				e = parent < 0 ? errno : 0;
 			}
 		}
-		as_self(&sv);
 		close(b);
 		if (obj < 0 && parent < 0) {
+			as_self(&sv);
 			answer(listener, req_id, 0, e);
 			return 0;
 		}
@@ -592,6 +600,7 @@ int sbx_sn_emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 		denied = decide_obj(c, pid, -1, POL_WRITE, false, real, sizeof real, &rule);
 	}
 	if (denied) {
+		as_self(&sv);
 		if (obj >= 0)
 			close(obj);
 		if (parent >= 0)
@@ -608,10 +617,6 @@ int sbx_sn_emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 			answer(listener, req_id, 0, errno);
 			goto done;
 		}
-		if (meta) {
-			answer_fd(listener, req_id, obj, flags & O_CLOEXEC);
-			return 0;
-		}
 		if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL)) {
 			answer(listener, req_id, 0, EEXIST);
 			goto done;
@@ -622,6 +627,7 @@ int sbx_sn_emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 		}
 		if (S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK)) {
 			/* blocks until the other end comes: a thread of its own */
+			as_self(&sv);
 			struct job *j = calloc(1, sizeof *j);
 			if (!j) {
 				answer(listener, req_id, 0, ENOMEM);
@@ -632,20 +638,11 @@ int sbx_sn_emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 			job_start(j);
 			return 0;
 		}
-		if (as_target(&cr, &sv) < 0) {
-			answer(listener, req_id, 0, EPERM);
-			goto done;
-		}
 		mode_t old = umask(0);
 		fd = reopen(obj, flags, mode & ~(uint64_t)cr.umask);
 		e = errno;
 		umask(old);
-		as_self(&sv);
 	} else {
-		if (as_target(&cr, &sv) < 0) {
-			answer(listener, req_id, 0, EPERM);
-			goto done;
-		}
 		/* the target's umask, not ours (umask is per process: the supervisor is the only
 		 * thread that creates files) */
 		mode_t old = umask(0);
@@ -653,13 +650,14 @@ int sbx_sn_emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 			RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 		e = errno;
 		umask(old);
-		as_self(&sv);
 	}
+	as_self(&sv);
 	if (fd < 0)
 		answer(listener, req_id, 0, e);
 	else
 		answer_fd(listener, req_id, fd, flags & O_CLOEXEC);
 done:
+	as_self(&sv);
 	if (obj >= 0)
 		close(obj);
 	if (parent >= 0)
