@@ -12,7 +12,8 @@
 # no-namespace fallback, the notify decision the only wall), seccomp alone with the fallback's
 # namespaces, no-bwrap, full, --layers landlock (open only: Landlock has no right for the others
 # and no layer of that mode decides them), --layers bwrap. As root the executor is `nobody`
-# (SBXSUP_USER); as a normal user it is the user.
+# (SBXSUP_USER); as a normal user it is the user. As root the script runs again as a throwaway
+# user (sbxu_race, removed afterwards): seccomp alone, no-bwrap, full and bwrap as that user.
 . "$(dirname "$0")/../lib.sh"
 
 RF=$SBX_PROGS/race_flip_static
@@ -90,4 +91,18 @@ for op in connect chmod open; do
 done
 race "landlock" "landlock" open 0
 t_skip "race_emulate: landlock connect/chmod" "no layer of --layers landlock decides unix paths or modes (docs/known-gaps.md)"
+
+# As an unprivileged user: this script again, as that user (its own objects, its own listener).
+if [ $ROOT = 1 ] && [ -z "${SBX_RACE_INNER:-}" ]; then
+	U=sbxu_race
+	if command -v useradd >/dev/null && useradd -m "$U" 2>/dev/null; then
+		t_on_exit "userdel -r $U 2>/dev/null"
+		out=$(runuser -u "$U" -- env SBX_RACE_INNER=1 SBXSUP="$SBXSUP" SBX_ROOT="$SBX_ROOT" SBX_PROGS="$SBX_PROGS" \
+			HOME="/home/$U" PATH="$PATH" bash "$0" 2>&1)
+		while IFS= read -r l; do
+			case $l in PASS:*|FAIL:*|SKIP:*) echo "${l%%: *}: unpriv_${l#*: }";; esac
+		done <<<"$out"
+		grep -qE '^(PASS|FAIL)' <<<"$out" || t_fail "race_emulate: unprivileged" "no result: $(tail -3 <<<"$out" | tr '\n' ' ')"
+	else t_skip "race_emulate: unprivileged" "cannot create user $U"; fi
+fi
 exit 0
