@@ -80,8 +80,8 @@ enum sbx_sn_route sbx_sn_route(const struct sbx_sn_walls *w, const char *sys)
 /* ---- the target's identity, taken by one thread ------------------------------------------------ */
 
 struct se_creds {
-	uid_t euid, fsuid;
-	gid_t egid, fsgid;
+	uid_t ruid, euid, fsuid;
+	gid_t rgid, egid, fsgid;
 	int ngroups;
 	gid_t groups[256];
 	mode_t umask;
@@ -110,6 +110,8 @@ static int target_creds(pid_t pid, struct se_creds *t)
 	unsigned long u[4], g[4];
 	if (status_ids(st, "\nUid:", u) || status_ids(st, "\nGid:", g))
 		return -1;
+	t->ruid = (uid_t)u[0];
+	t->rgid = (gid_t)g[0];
 	t->euid = (uid_t)u[1];
 	t->fsuid = (uid_t)u[3];
 	t->egid = (gid_t)g[1];
@@ -135,8 +137,8 @@ static int target_creds(pid_t pid, struct se_creds *t)
 
 struct se_saved {
 	bool switched;
-	uid_t euid, fsuid;
-	gid_t egid, fsgid;
+	uid_t ruid, euid, fsuid;
+	gid_t rgid, egid, fsgid;
 	int ngroups;
 	gid_t groups[256];
 	struct __user_cap_header_struct h;
@@ -158,7 +160,7 @@ static void as_self(struct se_saved *s)
 {
 	if (!s->switched)
 		return;
-	if (syscall(SYS_setresuid, -1, s->euid, -1) || syscall(SYS_setresgid, -1, s->egid, -1) ||
+	if (syscall(SYS_setresuid, s->ruid, s->euid, -1) || syscall(SYS_setresgid, s->rgid, s->egid, -1) ||
 	    syscall(SYS_setgroups, (size_t)s->ngroups, s->groups))
 		abort();
 	syscall(SYS_setfsuid, s->fsuid);
@@ -168,9 +170,12 @@ static void as_self(struct se_saved *s)
 	s->switched = false;
 }
 
-/* The calling thread takes the target's identity (raw per-thread calls). 0, or -1 (EPERM: cannot
- * be done faithfully here). */
-static int as_target(const struct se_creds *t, struct se_saved *s)
+/* The calling thread takes the target's identity (raw per-thread calls): fs and effective ids,
+ * groups; with `real` also the real ids (what the kernel compares for access to another process's
+ * memory and descriptors: a root without CAP_SYS_PTRACE reaches the target only so; the saved ids
+ * stay the supervisor's, so the target can neither trace nor write to it meanwhile). 0, or -1
+ * (EPERM: cannot be done faithfully here). Already the target (nested): nothing to do. */
+static int as_target_real(const struct se_creds *t, struct se_saved *s, bool real)
 {
 	memset(s, 0, sizeof *s);
 	s->switched = false;
@@ -188,19 +193,22 @@ static int as_target(const struct se_creds *t, struct se_saved *s)
 		errno = EPERM;
 		return -1;
 	}
-	s->euid = geteuid();
+	uid_t su;
+	gid_t sg;
+	if (getresuid(&s->ruid, &s->euid, &su) || getresgid(&s->rgid, &s->egid, &sg))
+		return -1;
 	s->fsuid = my_fsuid;
-	s->egid = getegid();
 	s->fsgid = my_fsgid;
 	s->ngroups = getgroups(256, s->groups);
 	s->h.version = _LINUX_CAPABILITY_VERSION_3;
 	if (s->ngroups < 0 || syscall(SYS_capget, &s->h, s->caps))
 		return -1;
 	s->switched = true;
-	if (syscall(SYS_setgroups, (size_t)t->ngroups, t->groups) || syscall(SYS_setresgid, -1, t->egid, -1))
+	if (syscall(SYS_setgroups, (size_t)t->ngroups, t->groups) ||
+	    syscall(SYS_setresgid, real ? (long)t->rgid : -1L, t->egid, -1))
 		goto back;
 	syscall(SYS_setfsgid, t->fsgid);
-	if (syscall(SYS_setresuid, -1, t->euid, -1))
+	if (syscall(SYS_setresuid, real ? (long)t->ruid : -1L, t->euid, -1))
 		goto back;
 	syscall(SYS_setfsuid, t->fsuid);
 	/* euid 0 -> non-zero clears the effective set; SECBIT_NO_SETUID_FIXUP would keep it: check */
@@ -213,6 +221,11 @@ back:;
 	as_self(s);
 	errno = e;
 	return -1;
+}
+
+static int as_target(const struct se_creds *t, struct se_saved *s)
+{
+	return as_target_real(t, s, false);
 }
 
 /* ---- answering ------------------------------------------------------------------------------- */
@@ -265,8 +278,12 @@ static int refuse(const struct sbx_sn_ctx *c, pid_t pid, const char *access, con
 	return 1;
 }
 
+#define SE_AGAIN_AS_TARGET 10 /* internal: the target's memory or descriptors are out of the
+				* supervisor's own reach: the whole call again as the target */
 static int undecidable(pid_t pid, const char *access, const char *requested, int e, struct sbx_sn_report *rep)
 {
+	if (geteuid() == 0 && (e == EPERM || e == EACCES))
+		return SE_AGAIN_AS_TARGET;
 	memset(rep, 0, sizeof *rep);
 	rep->port = -1;
 	rep->violation = true;
@@ -482,7 +499,7 @@ static int job_start(struct job *j)
 
 /* ---- open ---------------------------------------------------------------------------------- */
 
-int sbx_sn_emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const char *sys,
+static int emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const char *sys,
 			const uint64_t args[6], struct sbx_sn_report *rep)
 {
 	int dirfd = AT_FDCWD;
@@ -539,6 +556,8 @@ int sbx_sn_emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 	if (own >= 0) {
 		/* one of the target's descriptors: that object, reopened */
 		obj = take_fd(pid, own);
+		if (obj < 0 && (errno == EPERM || errno == EACCES))
+			return undecidable(pid, acc == POL_WRITE ? "write" : "read", req, errno, rep);
 		if (obj < 0) {
 			answer(listener, req_id, 0, errno == EBADF ? ENOENT : errno);
 			return 0;
@@ -551,6 +570,8 @@ int sbx_sn_emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 	} else {
 		uint64_t resolve = RESOLVE_NO_MAGICLINKS;
 		int b = target_base(pid, dirfd, path, sizeof path, &resolve);
+		if (b < 0 && (errno == EPERM || errno == EACCES))
+			return undecidable(pid, acc == POL_WRITE ? "write" : "read", req, errno, rep);
 		if (b < 0) {
 			answer(listener, req_id, 0, dirfd != AT_FDCWD && req[0] != '/' ? EBADF : ENOENT);
 			return 0;
@@ -710,6 +731,11 @@ static int emulate_net(const struct sbx_sn_ctx *c, int listener, uint64_t req_id
 		uint64_t resolve = RESOLVE_NO_MAGICLINKS;
 		int b = target_base(pid, AT_FDCWD, path, sizeof path, &resolve);
 		struct se_saved sv;
+		if (b < 0 && (errno == EPERM || errno == EACCES)) {
+			int e = errno;
+			close(sock);
+			return undecidable(pid, access, req, e, rep);
+		}
 		if (b < 0) {
 			close(sock);
 			answer(listener, req_id, 0, ENOENT);
@@ -855,6 +881,8 @@ static int meta_obj(pid_t pid, const struct se_creds *cr, int dirfd, uint64_t pa
 			char p[64];
 			snprintf(p, 64, "/proc/%d/cwd", (int)pid);
 			*obj = open(p, O_PATH | O_CLOEXEC);
+			if (*obj < 0 && (errno == EPERM || errno == EACCES))
+				return -errno;
 		} else {
 			*obj = take_fd(pid, tfd);
 		}
@@ -866,6 +894,8 @@ static int meta_obj(pid_t pid, const struct se_creds *cr, int dirfd, uint64_t pa
 	snprintf(path, sizeof path, "%s", req);
 	uint64_t resolve = RESOLVE_NO_MAGICLINKS;
 	int b = target_base(pid, dirfd, path, sizeof path, &resolve);
+	if (b < 0 && (errno == EPERM || errno == EACCES))
+		return -errno;
 	if (b < 0)
 		return req[0] != '/' && dirfd != AT_FDCWD ? EBADF : ENOENT;
 	struct se_saved sv;
@@ -892,20 +922,20 @@ static int copy_times(pid_t pid, const char *sys, uint64_t addr, struct timespec
 		l = (struct iovec){&u, sizeof u};
 		r.iov_len = sizeof u;
 		if (process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof u)
-			return EFAULT;
+			return errno == EPERM || errno == EACCES ? -errno : EFAULT;
 		ts[0] = (struct timespec){u.actime, 0};
 		ts[1] = (struct timespec){u.modtime, 0};
 	} else if (!strcmp(sys, "utimensat")) {
 		l = (struct iovec){ts, 2 * sizeof *ts};
 		r.iov_len = 2 * sizeof *ts;
 		if (process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)(2 * sizeof *ts))
-			return EFAULT;
+			return errno == EPERM || errno == EACCES ? -errno : EFAULT;
 	} else {
 		struct timeval tv[2];
 		l = (struct iovec){tv, sizeof tv};
 		r.iov_len = sizeof tv;
 		if (process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof tv)
-			return EFAULT;
+			return errno == EPERM || errno == EACCES ? -errno : EFAULT;
 		for (int i = 0; i < 2; i++) {
 			if (tv[i].tv_usec < 0 || tv[i].tv_usec >= 1000000)
 				return EINVAL;
@@ -965,6 +995,8 @@ static int emulate_meta_in(const struct sbx_sn_ctx *c, int listener, uint64_t re
 	size_t xlen = 0;
 	if (kind == M_XSET || kind == M_XREMOVE) {
 		if (sbx_sn_read_str(pid, args[1], xname, sizeof xname) < 0) {
+			if (errno == EPERM || errno == EACCES)
+				return undecidable(pid, "write", "?", errno, rep);
 			answer(listener, req_id, 0, errno == EFAULT ? EFAULT : ERANGE);
 			return 0;
 		}
@@ -980,6 +1012,8 @@ static int emulate_meta_in(const struct sbx_sn_ctx *c, int listener, uint64_t re
 			}
 			struct iovec xl = {xval, xlen}, xr = {(void *)(uintptr_t)args[2], xlen};
 			if (xlen && process_vm_readv(pid, &xl, 1, &xr, 1, 0) != (ssize_t)xlen) {
+				if (errno == EPERM || errno == EACCES)
+					return undecidable(pid, "write", "?", errno, rep);
 				answer(listener, req_id, 0, EFAULT);
 				return 0;
 			}
@@ -999,6 +1033,8 @@ static int emulate_meta_in(const struct sbx_sn_ctx *c, int listener, uint64_t re
 	bool tnull = true;
 	if (kind == M_TIMES) {
 		int te = copy_times(pid, sys, taddr, ts, &tnull);
+		if (te < 0)
+			return undecidable(pid, "write", "?", -te, rep);
 		if (te) {
 			answer(listener, req_id, 0, te);
 			return 0;
@@ -1048,8 +1084,11 @@ static int emulate_meta_in(const struct sbx_sn_ctx *c, int listener, uint64_t re
 	}
 	int wfd = -1;
 	if (kind == M_WATCH && (wfd = take_fd(pid, ifd)) < 0) {
-		answer(listener, req_id, 0, EBADF);
+		int e2 = errno;
 		close(obj);
+		if (e2 == EPERM || e2 == EACCES)
+			return undecidable(pid, access, req, e2, rep);
+		answer(listener, req_id, 0, EBADF);
 		return 0;
 	}
 	struct se_saved sv;
@@ -1144,6 +1183,8 @@ static int parent_obj(pid_t pid, const struct se_creds *cr, int dirfd, uint64_t 
 	snprintf(dbuf, sizeof dbuf, "%s", dir);
 	uint64_t resolve = RESOLVE_NO_MAGICLINKS;
 	int bfd = target_base(pid, req[0] == '/' ? AT_FDCWD : dirfd, dbuf, sizeof dbuf, &resolve);
+	if (bfd < 0 && (errno == EPERM || errno == EACCES))
+		return -errno;
 	if (bfd < 0)
 		return req[0] != '/' && dirfd != AT_FDCWD ? EBADF : ENOENT;
 	struct se_saved sv;
@@ -1204,6 +1245,8 @@ static int emulate_names(const struct sbx_sn_ctx *c, int listener, uint64_t req_
 	int f1 = -1, f2 = -1, e;
 	int dirfd1 = d1 >= 0 ? (int)args[d1] : AT_FDCWD, dirfd2 = d2 >= 0 ? (int)args[d2] : AT_FDCWD;
 	if (!strncmp(sys, "symlink", 7) && sbx_sn_read_str(pid, args[0], lnk, sizeof lnk) < 0) {
+		if (errno == EPERM || errno == EACCES)
+			return undecidable(pid, "write", "?", errno, rep);
 		answer(listener, req_id, 0, EFAULT);
 		return 0;
 	}
@@ -1307,11 +1350,11 @@ static int emulate_names(const struct sbx_sn_ctx *c, int listener, uint64_t req_
 	return 0;
 }
 
-int sbx_sn_emulate(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const char *sys,
-		   const uint64_t args[6], struct sbx_sn_report *rep)
+static int emulate_once(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const char *sys,
+			const uint64_t args[6], struct sbx_sn_report *rep)
 {
 	if (in(sys, open_calls))
-		return sbx_sn_emulate_open(c, listener, req_id, pid, sys, args, rep);
+		return emulate_open(c, listener, req_id, pid, sys, args, rep);
 	if (in(sys, net_calls))
 		return emulate_net(c, listener, req_id, pid, !strcmp(sys, "bind"), args, rep);
 	if (in(sys, meta_emulated))
@@ -1319,4 +1362,53 @@ int sbx_sn_emulate(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pi
 	if (in(sys, ll_covered) && strncmp(sys, "exec", 4))
 		return emulate_names(c, listener, req_id, pid, sys, args, rep);
 	return 2;
+}
+
+/* The call; when the supervisor itself may not reach the target (root without CAP_SYS_PTRACE, a
+ * target of another uid: SE_AGAIN_AS_TARGET), once more with the calling thread as the target
+ * throughout, real ids included (as_target_real; the nested switches are then no-ops). */
+static int emulate_reach(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const char *sys,
+			 const uint64_t args[6], struct sbx_sn_report *rep, bool open_only)
+{
+	int r = open_only ? emulate_open(c, listener, req_id, pid, sys, args, rep)
+			  : emulate_once(c, listener, req_id, pid, sys, args, rep);
+	if (r != SE_AGAIN_AS_TARGET)
+		return r;
+	struct se_creds cr;
+	struct se_saved sv;
+	if (target_creds(pid, &cr) < 0) {
+		answer(listener, req_id, 0, ESRCH);
+		return 0;
+	}
+	if (as_target_real(&cr, &sv, true) < 0)
+		r = SE_AGAIN_AS_TARGET;
+	else {
+		r = open_only ? emulate_open(c, listener, req_id, pid, sys, args, rep)
+			      : emulate_once(c, listener, req_id, pid, sys, args, rep);
+		as_self(&sv);
+	}
+	if (r == SE_AGAIN_AS_TARGET) {
+		memset(rep, 0, sizeof *rep);
+		rep->port = -1;
+		rep->violation = true;
+		rep->access = strstr(sys, "open") || !strcmp(sys, "creat") ? "read" : "write";
+		rep->err = EPERM;
+		snprintf(rep->rule, sizeof rep->rule,
+			 "undecidable: the caller's memory and descriptors are out of reach (no CAP_SYS_PTRACE)");
+		sbx_sn_fill_proc(pid, rep);
+		r = 1;
+	}
+	return r;
+}
+
+int sbx_sn_emulate(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const char *sys,
+		   const uint64_t args[6], struct sbx_sn_report *rep)
+{
+	return emulate_reach(c, listener, req_id, pid, sys, args, rep, false);
+}
+
+int sbx_sn_emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const char *sys,
+			const uint64_t args[6], struct sbx_sn_report *rep)
+{
+	return emulate_reach(c, listener, req_id, pid, sys, args, rep, true);
 }

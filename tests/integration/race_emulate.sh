@@ -10,7 +10,7 @@
 # Each also asserts the audit event naming the forbidden object (kernel.violation / seccomp.deny)
 # where a reporting layer runs. Modes: seccomp alone without namespaces (SBXSUP_USERNS=0: the
 # no-namespace fallback, the notify decision the only wall), seccomp alone with the fallback's
-# namespaces, no-bwrap, full, --layers landlock (open only: Landlock has no right for the others
+# namespaces (as root also without CAP_SYS_PTRACE, as in a container), no-bwrap, full, --layers landlock (open only: Landlock has no right for the others
 # and no layer of that mode decides them), --layers bwrap. As root the executor is `nobody`
 # (SBXSUP_USER); as a normal user it is the user. As root the script runs again as a throwaway
 # user (sbxu_race, removed afterwards): seccomp alone, no-bwrap, full and bwrap as that user.
@@ -60,7 +60,7 @@ race() {
 	hits0=$(cat "$OUT/hits")
 	rm -f "$AUD"
 	local la=(); [ -n "$layers" ] && la=(--layers "$layers")
-	out=$(cd "$WS" && env "${USERENV[@]+"${USERENV[@]}"}" "$@" timeout 60 "$SBXSUP" run -m "$M" "${la[@]+"${la[@]}"}" \
+	out=$(cd "$WS" && "${PFX[@]+"${PFX[@]}"}" env "${USERENV[@]+"${USERENV[@]}"}" "$@" timeout 60 "$SBXSUP" run -m "$M" "${la[@]+"${la[@]}"}" \
 		-a "$AUD" -- "$OUT/rf" "$op" "$good" "$bad" 3000 5 2>"$T_TMP/err"); rc=$?
 	hits1=$(cat "$OUT/hits")
 	local tries; tries=$(grep -o 'tries=[0-9]* ok=[0-9]*' "$T_TMP/err")
@@ -78,8 +78,16 @@ race() {
 }
 
 NB="preload,seccomp,landlock,limits"; [ $ROOT = 1 ] && NB="$NB,probes"
+PFX=()
 for op in connect chmod open; do
-	[ $ROOT = 1 ] && race "seccomp-no-namespaces" "seccomp,limits" $op 1 SBXSUP_USERNS=0
+	if [ $ROOT = 1 ]; then
+		race "seccomp-no-namespaces" "seccomp,limits" $op 1 SBXSUP_USERNS=0
+		# a container's root without CAP_SYS_PTRACE (Docker's default): the supervisor reaches the
+		# executor's memory only as the executor
+		PFX=(setpriv --bounding-set=-sys_ptrace --inh-caps=-sys_ptrace --)
+		race "seccomp-no-namespaces-no-ptrace" "seccomp,limits" $op 1 SBXSUP_USERNS=0
+		PFX=()
+	fi
 	race "seccomp" "seccomp,limits" $op 1
 	race "no-bwrap" "$NB" $op 1
 	if bwrap --ro-bind / / true 2>/dev/null; then
