@@ -24,7 +24,9 @@
 #   BENCH_SERVE_GAP_MS  the spacing of the serve section's paced calls (default 500 ms; an agent's tool calls are seconds apart)
 #   BENCH_MIXED_ROUNDS  rounds of the mixed workload, probes off and on interleaved (default 5)
 #   BENCH_DENY_CALLS    opens per round of the deny section (default 20000: each is a supervisor round trip)
-#   BENCH_ONLY          comma-separated sections to run: startup,calls,scale,deny,probes,mixed,audit,memory,serve
+#   BENCH_EMU_CALLS     calls per figure of the emulate section, split over BENCH_ROUNDS rounds
+#                       (default 20000: every call is a round trip through the supervisor)
+#   BENCH_ONLY          comma-separated sections to run: startup,calls,scale,deny,probes,emulate,mixed,audit,memory,serve
 #   BENCH_RESULTS       where to write the JSON (default bench/results.json)
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -45,7 +47,8 @@ AUDIT_MB=${BENCH_AUDIT_MB:-1024}
 KRING_MAX=${BENCH_KRING_MAX:-1000000}
 PINNED=${BENCH_PINNED:-1}
 MIX_ROUNDS=${BENCH_MIXED_ROUNDS:-5}
-ONLY=${BENCH_ONLY:-startup,calls,scale,deny,probes,mixed,audit,memory,serve}
+ONLY=${BENCH_ONLY:-startup,calls,scale,deny,probes,emulate,mixed,audit,memory,serve}
+EPER=$(( ${BENCH_EMU_CALLS:-20000} / ROUNDS ))
 FILE=/usr/bin/true            # an always-readable file (builtin:system) for the open/stat loops
 T0=$(date +%s)
 
@@ -601,6 +604,33 @@ probes() {
 	fi
 }
 
+# ---- emulated calls (issue 27) ---------------------------------------------------------------------
+# The per-call cost of an open the supervisor performs for the executor (seccomp user notification,
+# resolved and opened in the supervisor, installed with SECCOMP_IOCTL_NOTIF_ADDFD) next to the
+# "continue" path (the same notification, decided, answered CONTINUE: Landlock stands behind it).
+# Both runs route every open to the supervisor (the file reporter: seccomp on, no preload, no probes).
+emulate() {
+	if ! have preload_calls; then
+		na emu.open.continue "helpers did not build"; na emu.open.emulated "helpers did not build"
+		return
+	fi
+	say "emulated calls: open+close loop, --layers seccomp,landlock,limits (continue) vs --layers seccomp,limits (emulated), interleaved"
+	local cont='' emu='' v w failed=''
+	for _ in $(seq "$ROUNDS"); do
+		v=$(cd "$WS" && one_round "$SBXSUP" run -w "$WS" --layers seccomp,landlock,limits -- "$BB/preload_calls" open 1 "$EPER" "$FILE") &&
+			[ -n "$v" ] || { failed="run --layers seccomp,landlock,limits failed"; break; }
+		w=$(cd "$WS" && one_round "$SBXSUP" run -w "$WS" --layers seccomp,limits -- "$BB/preload_calls" open 1 "$EPER" "$FILE") &&
+			[ -n "$w" ] || { failed="run --layers seccomp,limits failed"; break; }
+		cont=${cont:+$cont,}$v; emu=${emu:+$emu,}$w
+	done
+	if [ -n "$failed" ]; then
+		na emu.open.continue "$failed"; na emu.open.emulated "$failed"
+	else
+		recvals emu.open.continue "$cont" "sbxsup run --layers seccomp,landlock,limits: every open notified, decided, continued; $ROUNDS rounds x $EPER calls"
+		recvals emu.open.emulated "$emu" "sbxsup run --layers seccomp,limits: every open notified, performed by the supervisor as the executor, installed with ADDFD; $ROUNDS rounds x $EPER calls"
+	fi
+}
+
 # ---- mixed workload -------------------------------------------------------------------------------------
 # bench/mixed.sh (compile ~30 generated C files at -O0, import a slice of the Python standard library
 # in fresh interpreters, tar the tree) as the command of sbxsup run, without and with the probes,
@@ -843,6 +873,7 @@ want calls && calls
 want scale && scale
 want deny && have timeit && deny_bench
 want probes && probes
+want emulate && emulate
 want mixed && mixed
 want audit && audit
 want memory && memory

@@ -829,6 +829,37 @@ static int emit_contained(struct audit *a, const char *sys, uint32_t pid, const 
 	return pr_emit_violation(a, &v);
 }
 
+/* An allowed call (sbx_sn_decide said 0) by the one table: 0 performed here and answered, 1 refused
+ * (rep filled as a kernel.violation, rep->err), 2 continue (another layer stands behind it). */
+static int route_allowed(int listener, const struct sbx_seccomp_state *st, const struct seccomp_notif *req,
+			 const char *sys, struct sbx_sn_report *rep)
+{
+	enum sbx_sn_route how = sbx_sn_route(&st->walls, sys);
+	if (how == SBX_SN_CONTINUE)
+		return 2;
+	if (how == SBX_SN_EMULATE) {
+		int e = sbx_sn_emulate(&st->ctx, listener, req->id, (pid_t)req->pid, sys,
+				       (const uint64_t *)req->data.args, rep);
+		if (e == 3)
+			return 2;
+		if (e != 2)
+			return e;
+	}
+	/* refused: nothing would stand behind a continue and the call is not performed here */
+	char keep[4096];
+	snprintf(keep, sizeof keep, "%s", rep->path);
+	memset(rep, 0, sizeof *rep);
+	rep->port = -1;
+	rep->violation = true;
+	rep->access = "write";
+	rep->err = EPERM;
+	snprintf(rep->path, sizeof rep->path, "%s", keep);
+	snprintf(rep->requested, sizeof rep->requested, "%s", keep);
+	snprintf(rep->rule, sizeof rep->rule, "%s: no layer stands behind it in this mode", sys);
+	sbx_sn_fill_proc((pid_t)req->pid, rep);
+	return 1;
+}
+
 int sbx_seccomp_handle(int listener, struct audit *a)
 {
 	return sbx_seccomp_handle_state(listener, a, NULL);
@@ -946,6 +977,14 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 		if (d == 0 && is_openat2) { /* the guard: never continued (its mode is in memory) */
 			respond_err(listener, req, resp, ENOSYS);
 			goto out;
+		}
+		if (d == 0 && st) {
+			/* no "continue" that nothing else stands behind (seccomp_emulate.h) */
+			int e = route_allowed(listener, st, req, sys, &rep);
+			if (e == 0)
+				goto out; /* performed and answered */
+			if (e == 1)
+				d = 1;
 		}
 		if (d == 0)
 			goto cont;
@@ -1105,6 +1144,8 @@ static void sc_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 	 * (stage.c deny_files): only a hard deny is refused */
 	s->gate.ctx.files_deny_only = !s->gate.report_only && !report_files_wanted(c->L) && c->pol &&
 				      pol_manifest_deny(c->pol, 0, NULL);
+	s->gate.walls.bwrap = sbx_layer_on(c->L, layer_bwrap.id);
+	s->gate.walls.landlock = sbx_layer_on(c->L, layer_landlock.id);
 	*st = s;
 }
 

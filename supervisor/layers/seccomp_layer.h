@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 #include "audit.h"
 #include "seccomp_notify.h"
+#include "seccomp_emulate.h"
 
 /* Host check without side effects on this process. Returns 1 usable (level: "notify" or
  * "errno (unreported: <reason>)"), 0 unusable (why). */
@@ -86,6 +87,9 @@ struct sbx_seccomp_state {
 	bool guard_only;  /* the privilege guard's own filter (sbx_privguard_install): what the guard
 			   * does not refuse continues, unreported */
 	struct sbx_sn_ctx ctx; /* policy + netfilter for the argument decisions (seccomp_notify.h) */
+	struct sbx_sn_walls walls; /* what stands behind a "continue" (seccomp_emulate.h sbx_sn_route):
+				    * an allowed call the table routes to emulation is performed by the
+				    * supervisor, one it routes to refusal is refused */
 };
 /* The state for one run's filter: zeroed, the policy (may be NULL: argument decisions then fail
  * closed), whether netfilter enforces AF_INET/6 connects. */

@@ -185,6 +185,21 @@ void sbx_sn_fill_proc(pid_t pid, struct sbx_sn_report *rep)
 	fill_proc(pid, rep);
 }
 
+ssize_t sbx_sn_read_str(pid_t pid, uint64_t addr, char *buf, size_t len)
+{
+	return read_str(pid, addr, buf, len);
+}
+
+void sbx_sn_proc_self_rewrite(pid_t pid, char *path, size_t len)
+{
+	proc_self_rewrite(pid, path, len);
+}
+
+long sbx_sn_ns_pid(pid_t pid)
+{
+	return ns_pid(pid);
+}
+
 static void rule_text(const struct policy *pol, uint32_t rule, struct sbx_sn_report *rep)
 {
 	snprintf(rep->rule, sizeof rep->rule, "%s", pol ? pol_rule_text(pol, rule) : "no policy (fail closed)");
@@ -367,6 +382,15 @@ static int decide_sockaddr(const struct sbx_sn_ctx *c, pid_t pid, bool bind, uin
 		len = sizeof ss;
 	if (read_mem(pid, addr, &ss, len) != (ssize_t)len)
 		return 0; /* unreadable: EFAULT from the kernel */
+	return sbx_sn_decide_addr(c, pid, bind, &ss, len, rep);
+}
+
+int sbx_sn_decide_addr(const struct sbx_sn_ctx *c, pid_t pid, bool bind, const struct sockaddr_storage *ssp,
+		       uint64_t len, struct sbx_sn_report *rep)
+{
+	const struct sockaddr_storage ss = *ssp;
+	if (len < sizeof(sa_family_t))
+		return 0;
 	if (ss.ss_family == AF_UNIX)
 		return decide_unix(c, pid, bind, (const struct sockaddr_un *)&ss, len, rep);
 	if (ss.ss_family != AF_INET && ss.ss_family != AF_INET6)
