@@ -834,6 +834,16 @@ static int emit_contained(struct audit *a, const char *sys, uint32_t pid, const 
 static int route_allowed(int listener, const struct sbx_seccomp_state *st, const struct seccomp_notif *req,
 			 const char *sys, struct sbx_sn_report *rep)
 {
+	/* a manifest deny: an allowed open is performed here, decided on the object reached, so a name
+	 * rewritten after the check cannot reach a match (seccomp_notify.h files_deny_only) */
+	if (st->ctx.files_deny_only && (!strcmp(sys, "open") || !strcmp(sys, "openat") || !strcmp(sys, "creat"))) {
+		int e = sbx_sn_emulate_open(&st->ctx, listener, req->id, (pid_t)req->pid, sys,
+					    (const uint64_t *)req->data.args, rep);
+		if (e == 0 || e == 1)
+			return e;
+		if (e == 3)
+			return 2; /* O_PATH: nothing to race */
+	}
 	enum sbx_sn_route how = sbx_sn_route(&st->walls, sys);
 	if (how == SBX_SN_CONTINUE)
 		return 2;

@@ -84,12 +84,12 @@ struct sbx_sn_ctx {
 				    * manifest's denies (sbx_seccomp_opts.deny_files, not the reporter):
 				    * refused only where a hard deny decides (pol_rule_hard_deny), with
 				    * the reporter's event (critical: rule "deny[N]: ..."); everything else
-				    * continues to Landlock and bwrap. The decision is made by
-				    * decide_path/decide_meta_obj on the path read from the caller's memory
-				    * and on the object it resolves to in the target's root; a second
-				    * thread may rewrite the name after the check (docs/known-gaps.md):
-				    * the emulated open (the supervisor opening the object itself) is
-				    * where this decision moves. */
+				    * goes on to Landlock and bwrap. An allowed open is not continued but
+				    * performed by the supervisor (seccomp_emulate.h sbx_sn_emulate_open,
+				    * the same deny-only decision on the object actually reached), so a
+				    * second thread rewriting the name cannot reach a match; the write
+				    * class is decided on the name and the object it resolves to, and
+				    * continued or emulated as sbx_sn_route says. */
 };
 
 /* Whether `sys` is one of the metadata calls decided here (chmod/chown/xattr/utimes/mknod/link
