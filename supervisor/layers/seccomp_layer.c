@@ -836,7 +836,7 @@ static int route_allowed(int listener, const struct sbx_seccomp_state *st, const
 {
 	/* a manifest deny: an allowed open is performed here, decided on the object reached, so a name
 	 * rewritten after the check cannot reach a match (seccomp_notify.h files_deny_only) */
-	if (st->ctx.files_deny_only && (!strcmp(sys, "open") || !strcmp(sys, "openat") || !strcmp(sys, "creat"))) {
+	if (st->deny_opens && (!strcmp(sys, "open") || !strcmp(sys, "openat") || !strcmp(sys, "creat"))) {
 		int e = sbx_sn_emulate_open(&st->ctx, listener, req->id, (pid_t)req->pid, sys,
 					    (const uint64_t *)req->data.args, rep);
 		if (e == 0 || e == 1)
@@ -1152,8 +1152,8 @@ static void sc_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 	s->gate.guard_only = s->gate.report_only && strcmp(c->L->sensor, "on") != 0;
 	/* the layer's filter without the reporter routes file calls only for the manifest's denies
 	 * (stage.c deny_files): only a hard deny is refused */
-	s->gate.ctx.files_deny_only = !s->gate.report_only && !report_files_wanted(c->L) && c->pol &&
-				      pol_manifest_deny(c->pol, 0, NULL);
+	s->gate.deny_opens = !s->gate.report_only && c->pol && pol_manifest_deny(c->pol, 0, NULL);
+	s->gate.ctx.files_deny_only = s->gate.deny_opens && !report_files_wanted(c->L);
 	s->gate.walls.bwrap = sbx_layer_on(c->L, layer_bwrap.id);
 	s->gate.walls.landlock = sbx_layer_on(c->L, layer_landlock.id);
 	*st = s;

@@ -87,6 +87,8 @@ struct sbx_seccomp_state {
 	bool guard_only;  /* the privilege guard's own filter (sbx_privguard_install): what the guard
 			   * does not refuse continues, unreported */
 	struct sbx_sn_ctx ctx; /* policy + netfilter for the argument decisions (seccomp_notify.h) */
+	bool deny_opens;  /* the policy has a manifest deny: every allowed open is performed by the
+			   * supervisor on the object it decided (seccomp_emulate.h), never continued */
 	struct sbx_sn_walls walls; /* what stands behind a "continue" (seccomp_emulate.h sbx_sn_route):
 				    * an allowed call the table routes to emulation is performed by the
 				    * supervisor, one it routes to refusal is refused */

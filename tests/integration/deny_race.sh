@@ -6,7 +6,9 @@
 # granted file and app/.env while its other thread opens and reads it by raw system call, 3000 times
 # (or 5 s). Host evidence: the canary never comes out; the event: a kernel.violation naming
 # app/.env with the rule deny[0] (critical). Modes: no-bwrap, full, seccomp alone. As root the
-# executor is `nobody`; the script does not need a second user (the preload is not involved).
+# executor is `nobody`, and the script runs again as a throwaway user (sbxu_drace, removed after):
+# without the probes the seccomp file reporter decides, and its allowed opens are performed by
+# sbxsup as well.
 . "$(dirname "$0")/../lib.sh"
 
 RF=$SBX_PROGS/race_flip_static
@@ -47,4 +49,18 @@ race "no-bwrap" "$NB"
 race "seccomp" "seccomp,limits"
 if bwrap --ro-bind / / true 2>/dev/null; then race "full" ""
 else t_skip "deny_race: full" "bwrap cannot make its namespaces here"; fi
+
+# As an unprivileged user: this script again, as that user (its own files).
+if [ $ROOT = 1 ] && [ -z "${SBX_DRACE_INNER:-}" ]; then
+	U=sbxu_drace
+	if command -v useradd >/dev/null && useradd -m "$U" 2>/dev/null; then
+		t_on_exit "userdel -r $U 2>/dev/null"
+		out=$(runuser -u "$U" -- env SBX_DRACE_INNER=1 SBXSUP="$SBXSUP" SBX_ROOT="$SBX_ROOT" SBX_PROGS="$SBX_PROGS" \
+			HOME="/home/$U" PATH="$PATH" bash "$0" 2>&1)
+		while IFS= read -r l; do
+			case $l in PASS:*|FAIL:*|SKIP:*) echo "${l%%: *}: unpriv_${l#*: }";; esac
+		done <<<"$out"
+		grep -qE '^(PASS|FAIL)' <<<"$out" || t_fail "deny_race: unprivileged" "no result: $(tail -3 <<<"$out" | tr '\n' ' ')"
+	else t_skip "deny_race: unprivileged" "cannot create user $U"; fi
+fi
 exit 0
