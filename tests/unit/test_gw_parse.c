@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
+#include "gw_names.h"
 #include "gw_parse.h"
 #include "policy.h"
 #include "report.h"
@@ -311,13 +313,43 @@ static void t_net_record(void **st)
 	assert_int_equal(sbx_net_decode(buf, n, &r), -1);
 }
 
+/* Names in the host's /etc/hosts are answered from it (no DNS query leaves for them); the tests'
+ * hosts file replaces everything and carries TTLs. */
+static void t_resolve(void **st)
+{
+	(void)st;
+	struct gw_dns_addr a[GW_ADDRS_MAX];
+	size_t n = 0;
+	uint32_t ttl = 0;
+	assert_int_equal(gw_resolve(NULL, "localhost", a, &n, &ttl), 0);
+	bool v4 = false;
+	for (size_t i = 0; i < n; i++)
+		v4 |= a[i].family == AF_INET && a[i].addr[0] == 127;
+	assert_true(v4);
+	assert_int_equal(ttl, 60);
+	char path[] = "/tmp/sbxsup-gwhosts.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	const char *text = "# test\n127.0.0.9 api.example.test 7\n::1 api.example.test 3\n127.0.0.10 other.test\n";
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	assert_int_equal(gw_resolve(path, "API.example.test", a, &n, &ttl), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(ttl, 3);
+	assert_int_equal(a[0].family, AF_INET);
+	assert_int_equal(a[0].addr[3], 9);
+	assert_int_equal(gw_resolve(path, "missing.test", a, &n, &ttl), 0);
+	assert_int_equal(n, 0);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_wildcard),  cmocka_unit_test(t_name_norm), cmocka_unit_test(t_tls_sni),
 		cmocka_unit_test(t_http),      cmocka_unit_test(t_http_framing), cmocka_unit_test(t_http_stream),
 		cmocka_unit_test(t_path_plain), cmocka_unit_test(t_dns),
-		cmocka_unit_test(t_net_record),
+		cmocka_unit_test(t_net_record), cmocka_unit_test(t_resolve),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
