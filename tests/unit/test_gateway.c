@@ -94,21 +94,39 @@ static void *serve(void *arg)
 	}
 }
 
+/* addr:port as a socket address (IPv6 when addr holds ':'). Its length. */
+static socklen_t sa_of(const char *addr, uint16_t port, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof *ss);
+	if (strchr(addr, ':')) {
+		struct sockaddr_in6 *s6 = (void *)ss;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+		inet_pton(AF_INET6, addr, &s6->sin6_addr);
+		return sizeof *s6;
+	}
+	struct sockaddr_in *s4 = (void *)ss;
+	s4->sin_family = AF_INET;
+	s4->sin_port = htons(port);
+	inet_pton(AF_INET, addr, &s4->sin_addr);
+	return sizeof *s4;
+}
+
 static int listen_on(const char *addr, uint16_t port, uint16_t *got)
 {
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_storage ss;
+	socklen_t sl = sa_of(addr, port, &ss);
+	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	int one = 1;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
-	inet_pton(AF_INET, addr, &sa.sin_addr);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(fd, 64) < 0) {
+	if (bind(fd, (struct sockaddr *)&ss, sl) < 0 || listen(fd, 64) < 0) {
 		close(fd);
 		return -1;
 	}
-	socklen_t sl = sizeof sa;
-	getsockname(fd, (struct sockaddr *)&sa, &sl);
+	getsockname(fd, (struct sockaddr *)&ss, &sl);
 	if (got)
-		*got = ntohs(sa.sin_port);
+		*got = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+						     : ((struct sockaddr_in *)&ss)->sin_port);
 	return fd;
 }
 
@@ -150,20 +168,20 @@ static pid_t ns_pid, gw_pid;
 static int gw_report = -1;
 static struct audit au;
 static char dir[64], hosts[128], auditf[128];
-static uint16_t P_TLS, P_HTTP, P_RAW, P_RED;
+static uint16_t P_TLS, P_HTTP, P_RAW, P_RED, P_V6;
 static uint16_t ns_proxy_port, ns_redir_port; /* in the child: its proxy and REDIRECT listeners */
 static bool have_redirect;                    /* the child's namespace REDIRECTs to the tcp_fd listener */
-#define NFDS 7
+#define NFDS 8
 static const char *skip_why;
 
 static int tcp_to(const char *addr, uint16_t port)
 {
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
-	inet_pton(AF_INET, addr, &sa.sin_addr);
+	struct sockaddr_storage ss;
+	socklen_t sl = sa_of(addr, port, &ss);
+	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct timeval tv = {3, 0};
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+	if (connect(fd, (struct sockaddr *)&ss, sl) < 0) {
 		close(fd);
 		return -1;
 	}
@@ -401,7 +419,7 @@ static uint16_t port_of(int fd)
 
 static void child_main(int sock, bool userns)
 {
-	int fds[NFDS] = {-1, -1, -1, -1, -1, -1, -1};
+	int fds[NFDS] = {-1, -1, -1, -1, -1, -1, -1, -1};
 	if (gwns_enter(userns) == 0) {
 		fds[0] = gwns_listener(P_TLS, false);
 		fds[1] = gwns_listener(P_HTTP, false);
@@ -410,6 +428,7 @@ static void child_main(int sock, bool userns)
 		fds[4] = gwns_listener(0, false);  /* the HTTP proxy */
 		fds[5] = gwns_listener(53, false); /* DNS over TCP */
 		fds[6] = gwns_listener(0, false);  /* where the REDIRECT rule sends */
+		fds[7] = listen_on("::", P_V6, NULL); /* IPv6, any address */
 	}
 	for (int i = 0; i < NFDS; i++)
 		if (fds[i] < 0) {
@@ -514,8 +533,10 @@ static int setup(void **st)
 	start_server("127.0.0.8", 0, &P_RAW);
 	start_server("127.0.0.5", P_RAW, NULL);
 	start_server("127.0.0.5", 0, &P_RED);
+	start_server("::1", 0, &P_V6);
 	write_hosts("127.0.0.5 api.example.test 30\n127.0.0.5 web.example.test 30\n"
-		    "127.0.0.7 a.wild.test 30\n127.0.0.5 rot.example.test 1\n127.0.0.5 other.example.test 30\n");
+		    "127.0.0.7 a.wild.test 30\n127.0.0.5 rot.example.test 1\n127.0.0.5 other.example.test 30\n"
+		    "::1 api6.example.test 30\n");
 	setenv("SBXSUP_GW_HOSTS", hosts, 1);
 
 	int sp[2];
@@ -550,10 +571,10 @@ static int setup(void **st)
 	char manifest[2048], err[256];
 	snprintf(manifest, sizeof manifest,
 		 "{\"sbxsup\":1,\"name\":\"gw\",\"capabilities\":["
-		 "{\"cap\":\"network:https\",\"hosts\":[\"api.example.test:%u\",\"*.wild.test:%u\",\"rot.example.test:%u\",\"api.example.test:%u\"]},"
+		 "{\"cap\":\"network:https\",\"hosts\":[\"api.example.test:%u\",\"*.wild.test:%u\",\"rot.example.test:%u\",\"api.example.test:%u\",\"api6.example.test:%u\"]},"
 		 "{\"cap\":\"network:http\",\"hosts\":[{\"host\":\"web.example.test:%u\",\"methods\":[\"GET\"],\"paths\":[\"/v1/\"]}]},"
 		 "{\"cap\":\"network:tcp\",\"hosts\":[\"127.0.0.8:%u\"]}]}",
-		 P_TLS, P_TLS, P_TLS, P_RED, P_HTTP, P_RAW);
+		 P_TLS, P_TLS, P_TLS, P_RED, P_V6, P_HTTP, P_RAW);
 	struct mf_ctx ctx = {.home = dir, .workspace = dir, .uid = getuid()};
 	struct manifest *m = NULL;
 	struct mf_errors e = {0};
@@ -580,7 +601,8 @@ static int setup(void **st)
 	spec.port_fds[0] = fds[0];
 	spec.port_fds[1] = fds[1];
 	spec.port_fds[2] = fds[2];
-	spec.nport_fds = 3;
+	spec.port_fds[3] = fds[7];
+	spec.nport_fds = 4;
 	spec.dns_fd = fds[3];
 	spec.report_fd = rp[1];
 	if (sbx_gw_spawn(&spec, &gw_pid, err, sizeof err) < 0) {
@@ -759,7 +781,8 @@ static void t_answer_changes(void **st)
 	ask("dns rot.example.test 1", a, sizeof a);
 	assert_string_equal(a, "rcode=0 from=127.0.0.53 127.0.0.5");
 	write_hosts("127.0.0.5 api.example.test 30\n127.0.0.5 web.example.test 30\n"
-		    "127.0.0.7 a.wild.test 30\n127.0.0.6 rot.example.test 1\n127.0.0.5 other.example.test 30\n");
+		    "127.0.0.7 a.wild.test 30\n127.0.0.6 rot.example.test 1\n127.0.0.5 other.example.test 30\n"
+		    "::1 api6.example.test 30\n");
 	usleep(1300 * 1000); /* the answer's TTL (1 s) runs out */
 	ask("dns rot.example.test 1", a, sizeof a);
 	assert_string_equal(a, "rcode=0 from=127.0.0.53 127.0.0.6");
@@ -851,6 +874,32 @@ static void t_dns_tcp(void **st)
 	ask("dnstcp tcp.evil.example.test 1", a, sizeof a);
 	assert_string_equal(a, "rcode=5");
 	assert_true(audit_has("\"event\":\"dns.deny\"", "\"name\":\"tcp.evil.example.test\"", NULL));
+}
+
+/* IPv6 end to end: an AAAA answer, a connection to [::1] inside the run, the host's [::1]. */
+static void t_ipv6(void **st)
+{
+	(void)st;
+	NEED_NS();
+	char a[4096], cmd[128];
+	ask("dns api6.example.test 1", a, sizeof a);
+	assert_string_equal(a, "rcode=0 from=127.0.0.53"); /* no IPv4 address: an empty answer */
+	snprintf(cmd, sizeof cmd, "tls ::1 %u api6.example.test", P_V6);
+	ask(cmd, a, sizeof a);
+	assert_string_equal(a, "SRV-OK\n");
+	const struct seen *s = seen_last("::1");
+	assert_non_null(s);
+	char sni[GW_NAME_MAX];
+	assert_int_equal(gw_tls_sni((const uint8_t *)s->first, s->len, sni), GW_OK);
+	assert_string_equal(sni, "api6.example.test");
+	size_t before = seen_count();
+	snprintf(cmd, sizeof cmd, "tls ::1 %u other.example.test", P_V6);
+	ask(cmd, a, sizeof a);
+	assert_true(!strcmp(a, "reset") || !strcmp(a, "eof"));
+	usleep(200 * 1000);
+	assert_int_equal(seen_count(), before);
+	assert_true(audit_has("\"event\":\"net.flow\"", "\"host\":\"api6.example.test\"", "\"addr\":\"::1\"", NULL));
+	assert_true(audit_has("\"event\":\"net.deny\"", "\"addr\":\"::1\"", "\"peer\":\"other.example.test\"", NULL));
 }
 
 /* The transparent listener behind an nftables/iptables REDIRECT: SO_ORIGINAL_DST. */
@@ -957,7 +1006,7 @@ int main(void)
 		cmocka_unit_test(t_dns_granted), cmocka_unit_test(t_dns_deny),   cmocka_unit_test(t_tls_sni),
 		cmocka_unit_test(t_http_host),   cmocka_unit_test(t_http_keepalive), cmocka_unit_test(t_wildcard),   cmocka_unit_test(t_answer_changes),
 		cmocka_unit_test(t_raw_tcp),     cmocka_unit_test(t_proxy),      cmocka_unit_test(t_dns_tcp),
-		cmocka_unit_test(t_redirect),    cmocka_unit_test(t_net_any),    cmocka_unit_test(t_spawn_fails),
+		cmocka_unit_test(t_redirect),    cmocka_unit_test(t_ipv6),    cmocka_unit_test(t_net_any),    cmocka_unit_test(t_spawn_fails),
 		cmocka_unit_test(t_flows),
 	};
 	signal(SIGPIPE, SIG_IGN);
