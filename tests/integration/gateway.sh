@@ -36,7 +36,12 @@ run_tg() {
 	out=$("$SBXSUP" audit summary "$keep" 2>&1)
 	if grep -q 'talked to: [5-9] host(s)' <<<"$out" && grep -q '^      api.example.test:[0-9]*  [1-9] connection(s), [1-9][0-9]* B out, [1-9][0-9]* B in' <<<"$out" \
 		&& grep -q 'net.deny name-not-granted 127.0.0.5:[0-9]* (sent other.example.test)' <<<"$out" \
-		&& grep -q 'dns.deny  evil.example.test' <<<"$out"; then
+		&& "$SBXSUP" audit summary --json "$keep" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["runs"][0]
+assert any(f["event"] == "dns.deny" and f["subject"] == "evil.example.test" for f in r["findings"]), r["findings"]
+assert any(p["host"] == "api6.example.test" and p["bytes_in"] > 0 for p in r["talked_to"]), r["talked_to"]
+'; then
 		t_pass "${prefix}summary_talked_to"
 	else t_fail "${prefix}summary_talked_to" "$out"; fi
 }
