@@ -424,7 +424,7 @@ static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size
 		.bwrap = c->d->bwrap, .self_exe = c->d->self,
 		.preload_lib = preload ? c->d->preload : NULL,
 		.ldso_fd = c->fds.ldso, .workspace = c->workspace,
-		.share_net = pol_net_mode(c->pol) != POL_NET_NONE, .env = c->env,
+		.share_net = !pol_own_netns(c->pol), .env = c->env,
 		.report_sock = preload ? c->report_sock : NULL,
 		.uid = c->uid, .gid = c->gid, .home_dir = c->home_dir,
 		.etc_view = preload ? c->etc_view : NULL, .etc_lower = preload ? c->etc_lower : NULL,
@@ -488,7 +488,7 @@ static void bw_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 {
 	if (c->wrapped)
 		sbx_layer_set_on(c->L, layer_bwrap.id, "%s: user, pid, ipc, uts, cgroup%s namespaces",
-				 c->d->bwrap, pol_net_mode(c->pol) == POL_NET_NONE ? ", net" : "");
+				 c->d->bwrap, pol_own_netns(c->pol) ? ", net" : "");
 }
 
 const struct layer_ops layer_bwrap = {

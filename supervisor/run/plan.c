@@ -44,6 +44,13 @@ int plan_names(struct run_plan *p, bool want_report, bool want_stage, bool direc
 	return 0;
 }
 
+bool plan_own_netns(const struct run_plan *p, const struct manifest *m)
+{
+	if (!(p->wrapped || p->tmp_ns) || p->no_netns)
+		return false;
+	return !m->net_granted; /* a host list: through the gateway (docs/network.md) */
+}
+
 /* The policy for the mode: bwrap gives the sandbox a private /tmp; the direct mode gets the
  * private per-run dir as its tmp. The preload's own connect to the report socket is a write of it,
  * and the preload library and sbxsup are readable where the executor sees them (the host paths,
@@ -84,7 +91,7 @@ int plan_policy(struct run_plan *p, const struct manifest *m, const struct detec
 				    .extra_write = wextra, .tmp_dir = tmp, .command = cmdpath,
 				    .private_root = p->wrapped, .stage_exe = d->self[0] ? d->self : NULL,
 				    /* bwrap --unshare-net, or direct mode's netns beside its mount ns */
-				    .own_netns = p->wrapped || p->tmp_ns,
+				    .own_netns = plan_own_netns(p, m),
 				    /* bwrap --unshare-pid --proc, or direct mode's procfs of its pid ns */
 				    .own_pidns = p->wrapped || (p->tmp_ns && !p->no_pidns)};
 	if (pol_build(m, &bo, &p->blob, &p->bloblen, err, errlen) < 0) {

@@ -33,6 +33,8 @@ struct run_plan {
 	bool tmp_ns;               /* direct mode: tmpdir is bound at /tmp in the run's mount ns */
 	bool no_pidns;             /* direct mode: the run's namespaces could not be made after all (it
 				    * sees the host's /proc): no builtin:proc-pidns, whatever tmp_ns says */
+	bool no_netns;             /* direct mode: no network namespace could be made after all: the
+				    * host's loopback is not the run's (plan_own_netns false) */
 	char repdir[80];           /* the report socket's private dir (0700) to create, "" when none */
 	char repsock[108];         /* repdir + "/report", "" when none */
 	char etclow[96];           /* bwrap + preload, the /etc view (bwrap_etc.h): repdir + "/etclow",
@@ -49,6 +51,12 @@ struct run_plan {
  * socket; want_stage: with the stage dir, bwrap as root) and, direct mode, the private tmp dir
  * ("/tmp/sbxsup-<pid>-<6 random>"). Existing names are kept. 0 or -1. */
 int plan_names(struct run_plan *p, bool want_report, bool want_stage, bool direct);
+/* The one decision whether the run gets a network namespace of its own (docs/network.md): bwrap
+ * (bwrap_layer.h share_net), direct mode (sandbox_direct.h netns) and the policy's own-netns flag
+ * (pol_own_netns: loopback and abstract unix names belong to the run) all follow it. True with bwrap
+ * or direct mode's namespaces, unless no namespace could be made after all, for every network
+ * grant the gateway serves (none, a host list); an unrestricted network stays the host's. */
+bool plan_own_netns(const struct run_plan *p, const struct manifest *m);
 /* Compile the policy for p->wrapped. 0, or -1 (err). */
 int plan_policy(struct run_plan *p, const struct manifest *m, const struct detect *d, char *err,
 		size_t errlen);

@@ -167,6 +167,7 @@ static int replan(struct run *r, bool wrapped)
 	}
 	r->plan.tmp_ns = !wrapped && r->sd.mnt; /* "/tmp": the run's own, in its mount namespace */
 	r->plan.no_pidns = false;  /* (set by the attempt when no namespace could be made after all) */
+	r->plan.no_netns = false;
 	r->plan.etclow[0] = r->plan.etcview[0] = 0;
 	if (wrapped && r->plan.repdir[0]) {
 		/* the view's lower layer lives in the child's tmpfs at the view (bwrap_etc.h) */

@@ -555,7 +555,7 @@ static pid_t direct_spawn(struct run *r, struct strv *env)
 		return -1;
 	const struct policy *pol = r->plan.pol;
 	p->proc_own = pol_own_pidns(pol); /* the run's init must then mount its own /proc, or fail */
-	p->netns = pol_net_mode(pol) == POL_NET_NONE;
+	p->netns = pol_own_netns(pol); /* plan_own_netns decided it */
 	p->nexpose = 0; /* (the writable dirs: planned, run.c plan_writable; none beyond the limit here) */
 	p->shadow = r->sp.on ? &r->sp : NULL;
 	if (!getcwd(p->cwd, sizeof p->cwd))
@@ -704,8 +704,12 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 			run_reason(r, SBX_REASON_SHADOW_UNAVAILABLE, "--shadow: no mount namespace for the overlay");
 			goto out;
 		}
-		if (pid < 0 && !r->o.disabled && pol_own_pidns(r->plan.pol) && policy_without_pidns(r) < 0)
-			goto out;
+		if (pid < 0 && !r->o.disabled && (pol_own_pidns(r->plan.pol) || pol_own_netns(r->plan.pol))) {
+			/* no namespace after all: the host's /proc and the host's loopback */
+			r->plan.no_netns = true;
+			if (policy_without_pidns(r) < 0)
+				goto out;
+		}
 		if (pid < 0 && r->lc.fixed_channel) {
 			/* no mount namespace after all: the environment is the preload's channel */
 			r->lc.fixed_channel = false;

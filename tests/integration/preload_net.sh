@@ -76,17 +76,22 @@ if [ $rc -eq 6 ] && grep -q "gaierror True" <<<"$out2" &&
 	t_pass preload_net_resolve_denied
 else t_fail preload_net_resolve_denied "rc=$rc: $out / $out2"; fi
 
-# default manifest (no network): even the granted listener is refused; UDP sendto as well
+# default manifest (no network): the run has a network namespace of its own, so its loopback is
+# its own (the listener outside is not reached, nothing to report); any other peer is refused and
+# reported, UDP sendto as well
 out=$("$S" run --layers preload -w "$WS" -a "$T_TMP/nonet.audit" -- $PY -c "
 import socket
 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-try: u.sendto(b'x', ('127.0.0.1', 9)); print('sent')
+try: u.sendto(b'x', ('10.255.255.1', 9)); print('sent')
 except PermissionError: print('udp-refused')
 s = socket.socket()
+try: s.connect(('10.255.255.1', $PORT)); print('connected')
+except PermissionError: print('tcp-refused')
+s = socket.socket()
 try: s.connect(('127.0.0.1', $PORT)); print('connected')
-except PermissionError: print('tcp-refused')" 2>&1); rc=$?
-if grep -q udp-refused <<<"$out" && grep -q tcp-refused <<<"$out" &&
-   audit_has "$T_TMP/nonet.audit" preload.deny op=sendto addr=127.0.0.1 port=9 &&
-   audit_has "$T_TMP/nonet.audit" preload.deny op=connect addr=127.0.0.1 port="$PORT"; then
+except ConnectionRefusedError: print('lo-inside')" 2>&1); rc=$?
+if grep -q udp-refused <<<"$out" && grep -q tcp-refused <<<"$out" && grep -q lo-inside <<<"$out" &&
+   audit_has "$T_TMP/nonet.audit" preload.deny op=sendto addr=10.255.255.1 port=9 &&
+   audit_has "$T_TMP/nonet.audit" preload.deny op=connect addr=10.255.255.1 port="$PORT"; then
 	t_pass preload_net_none
 else t_fail preload_net_none "rc=$rc: $out"; fi
