@@ -56,7 +56,7 @@ ifeq ($(SAN),1)
   SANLD  := -fsanitize=address,undefined
 endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lresolv
 INC_DIRS := $(patsubst %/,%,$(sort $(dir $(shell find policy audit common supervisor -name '*.h'))))
 CPPFLAGS += -D_GNU_SOURCE -DSBXSUP_VERSION='"$(VERSION)"' -I. $(addprefix -I,$(INC_DIRS)) -I$(B)/bpf \
             -DSBXSUP_LIBDIR='"$(PREFIX)/lib/sbxsup"' -DSBXSUP_BINDIR='"$(PREFIX)/bin"'

@@ -738,6 +738,16 @@ static bool is_localhost(const char *name, size_t len)
 	       (len > 10 && !strncasecmp(name + len - 10, ".localhost", 10));
 }
 
+bool pol_host_match(const char *pattern, const char *name, size_t len)
+{
+	if (pattern == NULL || name == NULL)
+		return false;
+	size_t pl = strlen(pattern);
+	if (pl > 2 && pattern[0] == '*' && pattern[1] == '.')
+		return len > pl - 1 && strncasecmp(name + len - (pl - 1), pattern + 1, pl - 1) == 0;
+	return pl == len && strncasecmp(pattern, name, len) == 0;
+}
+
 int pol_net_name(const struct policy *p, const char *name, uint16_t port, struct pol_decision *out)
 {
 	size_t len = name != NULL ? strnlen(name, 256) : 0;
@@ -773,7 +783,7 @@ int pol_net_name(const struct policy *p, const char *name, uint16_t port, struct
 			continue;
 		const char *rn = str_at(p, n->name);
 		/* port 0: a lookup with no port (gethostbyname), the connect decides the port */
-		if (strlen(rn) == len && strncasecmp(rn, buf, len) == 0 && (port == 0 || port_match(n->port, port)))
+		if (pol_host_match(rn, buf, len) && (port == 0 || port_match(n->port, port)))
 			return finish(out, POL_ALLOW, n->rule, examined);
 	}
 	return finish(out, POL_DENY, POL_RULE_DEFAULT, examined);

@@ -190,6 +190,12 @@ struct pol_net {
 size_t pol_net_count(const struct policy *p);
 int pol_net_get(const struct policy *p, size_t i, struct pol_net *out);
 
+/* Host name grant match: "*.example.com" matches one or more labels under example.com (never
+ * example.com itself); any other pattern matches the name exactly. ASCII case-insensitive; `name`
+ * is name[0..len) without a trailing dot. The preload, the policy and the network gateway all
+ * decide names with it. */
+bool pol_host_match(const char *pattern, const char *name, size_t len);
+
 /* Glob matching on path components (glob.c): '*' matches within one component, '?' one character
  * other than '/', '**' (a whole component) any number of components including none, '\\' makes the
  * next byte literal. Both strings absolute or both relative. Returns true on match. No allocation,

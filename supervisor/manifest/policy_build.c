@@ -530,7 +530,7 @@ static int pb_net_entry(struct pb *b, int family, const uint8_t *addr, uint8_t p
 static int pb_resolve(struct pb *b, const struct mf_host *h, uint32_t rule, bool resolve)
 {
 	size_t added = 0;
-	if (resolve) {
+	if (resolve && h->name[0] != '*') { /* a wildcard names no address: the gateway resolves its names */
 		struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
 		struct addrinfo *res = NULL;
 		if (getaddrinfo(h->name, NULL, &hints, &res) == 0) {
