@@ -184,7 +184,9 @@ int sbx_gw_spawn(const struct sbx_gw_spec *spec, pid_t *pid, char *err, size_t e
 	int wr = f ? write_config(f, spec) : -1;
 	if (f)
 		fclose(f);
-	if (wr < 0 || fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
+	/* (the dup shares the offset: the gateway reads from the start) */
+	if (wr < 0 || fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0 ||
+	    lseek(mfd, 0, SEEK_SET) < 0) {
 		snprintf(err, errlen, "gateway: cannot write its configuration");
 		close(mfd);
 		errno = EIO;
