@@ -832,6 +832,11 @@ bool pol_own_netns(const struct policy *p)
 	return pol_abstract_inside(p);
 }
 
+bool pol_gateway(const struct policy *p)
+{
+	return pol_own_netns(p) && p->h.net_mode == POL_NET_LIST;
+}
+
 bool pol_own_pidns(const struct policy *p)
 {
 	return p != NULL && (p->h.flags & POL_F_OWN_PIDNS) != 0;

@@ -146,6 +146,9 @@ bool pol_abstract_inside(const struct policy *p);
  * them on every port whatever the network mode (rule POL_RULE_NET_OWN); the way out of that
  * namespace is the gateway (docs/network.md). */
 bool pol_own_netns(const struct policy *p);
+/* pol_own_netns and a host list (POL_NET_LIST): the gateway is the run's way out, its DNS stub the
+ * run's resolver (docs/network.md). */
+bool pol_gateway(const struct policy *p);
 /* The run's /proc belongs to a pid namespace of its own (bwrap, or the direct sandbox with its
  * mount namespace): every /proc/<pid> there is one of the run's processes, so the policy grants
  * reading their process-listing files (builtin:proc-pidns, policy_build.h) — ps, top, pgrep work.

@@ -283,8 +283,9 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 	}
 	if (in->etc_identity) { /* over the host's (or the view's) files: the executor's own entries */
 		const struct { int fd; const char *at; } db[] = {{in->passwd_fd, "/etc/passwd"},
-								 {in->group_fd, "/etc/group"}};
-		for (size_t i = 0; i < 2; i++) {
+								 {in->group_fd, "/etc/group"},
+								 {in->resolv_fd, "/etc/resolv.conf"}};
+		for (size_t i = 0; i < (in->resolv ? 3u : 2u); i++) {
 			rc |= strv_add(out, "--ro-bind-data");
 			rc |= db[i].fd >= 0 ? strv_addf(out, "%d", db[i].fd) : strv_add(out, LAYER_FD_PLACEHOLDER);
 			rc |= strv_add(out, db[i].at);
@@ -433,6 +434,7 @@ static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size
 		.stage_dir = c->stage_dir, .staged = c->staged, .nstaged = c->nstaged,
 		.unreachable = c->unreachable,
 		.etc_identity = true, .passwd_fd = c->fds.passwd, .group_fd = c->fds.group,
+		.resolv = pol_gateway(c->pol), .resolv_fd = c->fds.resolv,
 	};
 	if (bwrap_argv(c->pol, &bi, argv, err, errlen) < 0)
 		return -1;

@@ -48,7 +48,7 @@ bool plan_own_netns(const struct run_plan *p, const struct manifest *m)
 {
 	if (!(p->wrapped || p->tmp_ns) || p->no_netns)
 		return false;
-	return !m->net_granted; /* a host list: through the gateway (docs/network.md) */
+	return !m->net_granted; /* (a host list keeps the host's namespace until the gateway is wired) */
 }
 
 /* The policy for the mode: bwrap gives the sandbox a private /tmp; the direct mode gets the
@@ -104,6 +104,14 @@ int plan_policy(struct run_plan *p, const struct manifest *m, const struct detec
 		snprintf(err, errlen, "compiled policy is invalid: %s", why);
 		return -1;
 	}
+	p->proxy_port = 0;
+	for (uint16_t port = 3128; pol_gateway(p->pol) && !p->proxy_port && port < 3200; port++) {
+		bool granted = false;
+		for (size_t i = 0; i < m->nhosts; i++)
+			granted |= m->hosts[i].port == port;
+		if (!granted)
+			p->proxy_port = port;
+	}
 	return 0;
 }
 
@@ -142,6 +150,13 @@ int plan_attempt_env(const struct run_plan *p, const struct layer_ctx *c, int po
 		rc |= env_set(out, SBX_ENV_RUN, run ? run : LAYER_RUN_PLACEHOLDER);
 	}
 	rc |= layers_env(c, out);
+	if (pol_gateway(p->pol) && p->proxy_port) { /* the gateway's proxy, for tools that prefer one */
+		snprintf(v, sizeof v, "http://127.0.0.1:%u", p->proxy_port);
+		static const char *const names[] = {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"};
+		for (size_t i = 0; i < 4; i++)
+			rc |= env_set(out, names[i], v);
+		rc |= env_set(out, "NO_PROXY", "localhost,127.0.0.1,::1") | env_set(out, "no_proxy", "localhost,127.0.0.1,::1");
+	}
 #if defined(__SANITIZE_ADDRESS__)
 	/* ASan builds only: the instrumented stage starts behind /etc/ld.so.preload; it removes
 	 * these two before exec'ing the command. */

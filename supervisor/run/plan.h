@@ -43,6 +43,8 @@ struct run_plan {
 	char etcview[96];
 	char stagedir[96];         /* bwrap as root: repdir + "/stage", where the child stages the write
 				    * grants' idmapped mounts (sandbox_direct.h sd_bwrap_child); "" none */
+	uint16_t proxy_port;       /* pol_gateway: the gateway's HTTP proxy on the run's 127.0.0.1 (the
+				    * first of 3128.. that no grant names), 0 none */
 	struct strv env;           /* the executor's environment, before the attempt's variables */
 	struct strv dropped;       /* secret-shaped names dropped from it */
 };
@@ -63,7 +65,9 @@ int plan_policy(struct run_plan *p, const struct manifest *m, const struct detec
 /* The executor's environment (SBXSUP_SANDBOX=0: the caller's, unchanged). 0 or -1 (memory). */
 int plan_env(struct run_plan *p, const struct manifest *m, char *const *caller_env, bool disabled);
 /* The environment of one attempt: p->env, then SBXSUP_POLICY_FD / SBXSUP_REPORT_FD / SBXSUP_RUN
- * (fd < 0 and run NULL print placeholders), then each active layer's variables. With
+ * (fd < 0 and run NULL print placeholders), then each active layer's variables, then (pol_gateway)
+ * HTTP_PROXY, HTTPS_PROXY, http_proxy, https_proxy = http://127.0.0.1:proxy_port and NO_PROXY,
+ * no_proxy = localhost,127.0.0.1,::1. With
  * c->fixed_channel none of sbxsup's variables (the preload reads /run/sbxsup). 0 or -1. */
 int plan_attempt_env(const struct run_plan *p, const struct layer_ctx *c, int pol_fd, int rep_fd,
 		     const char *run, bool disabled, struct strv *out);

@@ -517,7 +517,7 @@ int run_execute(struct run_opts *o, int parsed)
 	r->lc.cg.v2_fd = -1;
 	r->sd.userns_fd = -1;
 	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1, .userns = -1,
-				       .passwd = -1, .group = -1};
+				       .passwd = -1, .group = -1, .resolv = -1};
 	cg_init(&r->cg);
 	janitor_init(&r->jan);
 	r->o = *o;
