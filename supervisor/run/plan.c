@@ -48,7 +48,7 @@ bool plan_own_netns(const struct run_plan *p, const struct manifest *m)
 {
 	if (!(p->wrapped || p->tmp_ns) || p->no_netns)
 		return false;
-	return !m->net_granted; /* (a host list keeps the host's namespace until the gateway is wired) */
+	return !m->net_granted || !m->net_any; /* a host list: through the gateway (docs/network.md) */
 }
 
 /* The policy for the mode: bwrap gives the sandbox a private /tmp; the direct mode gets the
