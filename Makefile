@@ -29,14 +29,14 @@ CLANG    ?= clang
 ifeq ($(origin BPFTOOL),undefined)
 BPFTOOL  := $(or $(shell command -v bpftool 2>/dev/null),$(firstword $(wildcard /usr/sbin/bpftool /sbin/bpftool)),bpftool)
 endif
-PKGS     := libseccomp libbpf libcjson libsodium
+PKGS     := libseccomp libbpf libcjson libsodium libmnl
 VERSION  := 0.1.0
 
 # Build and run dependencies (make deps; always --no-install-recommends). Test-only tools are not
 # here: DEB_TEST_PKGS (a browser for the HTML report tests, strace, curl, what the compatibility
 # suite runs, podman and runc for tests/integration/container.sh) are installed by
 # `make test-deps` / .ci/run, never by the demo.
-DEB_PKGS := build-essential libseccomp-dev libbpf-dev libcjson-dev libcmocka-dev libsodium-dev \
+DEB_PKGS := build-essential libseccomp-dev libbpf-dev libcjson-dev libcmocka-dev libsodium-dev libmnl-dev \
             clang libclang-rt-dev llvm bpftool libelf-dev zlib1g-dev pkg-config bubblewrap python3 file iproute2
 # The compatibility suites (tests/integration/compat.sh, compat_tools.sh) run git, tar, ps/top/pgrep
 # (procps), sqlite3, curl, python3 -m venv and a slice of
@@ -56,7 +56,7 @@ ifeq ($(SAN),1)
   SANLD  := -fsanitize=address,undefined
 endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lresolv
 INC_DIRS := $(patsubst %/,%,$(sort $(dir $(shell find policy audit common supervisor -name '*.h'))))
 CPPFLAGS += -D_GNU_SOURCE -DSBXSUP_VERSION='"$(VERSION)"' -I. $(addprefix -I,$(INC_DIRS)) -I$(B)/bpf \
             -DSBXSUP_LIBDIR='"$(PREFIX)/lib/sbxsup"' -DSBXSUP_BINDIR='"$(PREFIX)/bin"'
