@@ -57,6 +57,8 @@ enum pol_rule_kind { POL_R_GRANT = 0, POL_R_SOFT_DENY = 1, POL_R_HARD_DENY = 2, 
 #define POL_RULE_NET_ANY   0xfffffffeu /* network unrestricted (autonomy full / cap without hosts) */
 #define POL_RULE_NET_NONE  0xfffffffdu /* no network capability */
 #define POL_RULE_NO_EXEC   0xfffffffcu /* readable, but the manifest has no code:exec */
+#define POL_RULE_NET_OWN   0xfffffffbu /* loopback (or the any-address) of the run's own network
+					* namespace (pol_own_netns): inside the run, no grant needed */
 
 struct pol_decision {
 	int verdict;      /* POL_ALLOW or POL_DENY */
@@ -119,7 +121,9 @@ int pol_net_addr(const struct policy *p, int family, const void *addr, uint16_t 
 		 struct pol_decision *out);
 
 /* Decide a name resolution (port 0 = any port). Case-insensitive, trailing dot ignored. A name is
- * allowed when some rule names it (any port, or that port when one is given). */
+ * allowed when some rule names it (any port, or that port when one is given): a lookup without a
+ * port (gethostbyname) of a name granted on some port is allowed (the connect checks the port).
+ * With pol_own_netns, "localhost" (and "localhost.", "*.localhost") is the run's own loopback. */
 int pol_net_name(const struct policy *p, const char *name, uint16_t port, struct pol_decision *out);
 
 /* Human-readable rule: "deny[0]: ~/.ssh/ **" (the glob as written), "capabilities[1].hints[0]:
@@ -145,6 +149,14 @@ bool pol_code_exec(const struct policy *p);
  * made it): abstract AF_UNIX names stay inside the run, so binding and connecting them is allowed
  * (issue 17). False: only with an unrestricted network. */
 bool pol_abstract_inside(const struct policy *p);
+/* The run has a network namespace of its own (the same flag): its loopback addresses (127.0.0.0/8,
+ * ::1) and the any-address (0.0.0.0, ::, for a bind) belong to the run, so pol_net_addr allows
+ * them on every port whatever the network mode (rule POL_RULE_NET_OWN); the way out of that
+ * namespace is the gateway (docs/network.md). */
+bool pol_own_netns(const struct policy *p);
+/* pol_own_netns and a host list (POL_NET_LIST): the gateway is the run's way out, its DNS stub the
+ * run's resolver (docs/network.md). */
+bool pol_gateway(const struct policy *p);
 /* The run's /proc belongs to a pid namespace of its own (bwrap, or the direct sandbox with its
  * mount namespace): every /proc/<pid> there is one of the run's processes, so the policy grants
  * reading their process-listing files (builtin:proc-pidns, policy_build.h) — ps, top, pgrep work.

@@ -304,8 +304,9 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 	}
 	if (in->etc_identity) { /* over the host's (or the view's) files: the executor's own entries */
 		const struct { int fd; const char *at; } db[] = {{in->passwd_fd, "/etc/passwd"},
-								 {in->group_fd, "/etc/group"}};
-		for (size_t i = 0; i < 2; i++) {
+								 {in->group_fd, "/etc/group"},
+								 {in->resolv_fd, "/etc/resolv.conf"}};
+		for (size_t i = 0; i < (in->resolv ? 3u : 2u); i++) {
 			rc |= strv_add(out, "--ro-bind-data");
 			rc |= db[i].fd >= 0 ? strv_addf(out, "%d", db[i].fd) : strv_add(out, LAYER_FD_PLACEHOLDER);
 			rc |= strv_add(out, db[i].at);
@@ -445,7 +446,7 @@ static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size
 		.bwrap = c->d->bwrap, .self_exe = c->d->self,
 		.preload_lib = preload ? c->d->preload : NULL,
 		.ldso_fd = c->fds.ldso, .workspace = c->workspace,
-		.share_net = pol_net_mode(c->pol) != POL_NET_NONE, .env = c->env,
+		.share_net = !pol_own_netns(c->pol), .env = c->env,
 		.report_sock = preload ? c->report_sock : NULL,
 		.uid = c->uid, .gid = c->gid, .home_dir = c->home_dir,
 		.etc_view = preload ? c->etc_view : NULL, .etc_lower = preload ? c->etc_lower : NULL,
@@ -454,6 +455,7 @@ static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size
 		.stage_dir = c->stage_dir, .staged = c->staged, .nstaged = c->nstaged,
 		.unreachable = c->unreachable,
 		.etc_identity = true, .passwd_fd = c->fds.passwd, .group_fd = c->fds.group,
+		.resolv = pol_gateway(c->pol), .resolv_fd = c->fds.resolv,
 	};
 	if (bwrap_argv(c->pol, &bi, argv, err, errlen) < 0)
 		return -1;
@@ -509,7 +511,7 @@ static void bw_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 {
 	if (c->wrapped)
 		sbx_layer_set_on(c->L, layer_bwrap.id, "%s: user, pid, ipc, uts, cgroup%s namespaces",
-				 c->d->bwrap, pol_net_mode(c->pol) == POL_NET_NONE ? ", net" : "");
+				 c->d->bwrap, pol_own_netns(c->pol) ? ", net" : "");
 }
 
 const struct layer_ops layer_bwrap = {

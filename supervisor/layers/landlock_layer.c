@@ -186,10 +186,17 @@ static uint64_t entry_rights(unsigned access, bool is_dir, uint64_t handled)
 }
 
 /* The net decision (shared by apply and plan). Returns true when TCP is handled. */
-static bool net_handled(enum pol_net_mode mode, bool portless, bool netfilter, int abi, char *why,
-			size_t whylen)
+static bool net_handled(enum pol_net_mode mode, bool portless, bool netfilter, bool own_netns, int abi,
+			char *why, size_t whylen)
 {
 	why[0] = 0;
+	if (own_netns) {
+		/* Landlock has ports, not addresses: a rule could not let the run's own loopback through
+		 * on every port while refusing the same port elsewhere. The namespace has no way out but
+		 * the gateway (docs/network.md). */
+		snprintf(why, whylen, "the run's own network namespace (loopback is the run's; out only through the gateway)");
+		return false;
+	}
 	if (netfilter) {
 		/* issue 15: a silent layer must not pre-empt the reporting one. netfilter enforces the
 		 * hosts (address and port) and writes netfilter.deny; a Landlock port rule would refuse
@@ -459,7 +466,8 @@ int sbx_landlock_apply_spec(const struct sbx_landlock_spec *s, struct sbx_landlo
 
 	struct ll_ruleset_attr attr = {.handled_access_fs = fs_handled(abi)};
 	size_t attr_size = sizeof(uint64_t);
-	bool net = net_handled(s->net_mode, s->portless, s->netfilter, abi, r->net_why, sizeof r->net_why);
+	bool net = net_handled(s->net_mode, s->portless, s->netfilter, s->own_netns, abi, r->net_why,
+			       sizeof r->net_why);
 	if (abi >= 4) {
 		attr_size = 2 * sizeof(uint64_t);
 		if (net)
@@ -568,6 +576,7 @@ static int spec_from_policy(const struct policy *p, const char *cmd, bool carve_
 	s->dirs = cv->dirs;
 	s->ndirs = cv->ndirs;
 	s->net_mode = pol_net_mode(p);
+	s->own_netns = pol_own_netns(p);
 	k = 0;
 	size_t kb = 0;
 	static const uint8_t v6lo[16] = {[15] = 1};
@@ -710,7 +719,7 @@ cJSON *sbx_landlock_plan(const struct policy *p, int abi)
 				"its #! interpreter (one level, through env) as file rules: read_file+execute" :
 				"the command itself: read_file+execute (code:exec: executable directories above)");
 	char nwhy[160];
-	bool net = net_handled(s.net_mode, s.portless, false, abi, nwhy, sizeof nwhy);
+	bool net = net_handled(s.net_mode, s.portless, false, s.own_netns, abi, nwhy, sizeof nwhy);
 	cJSON *n = cJSON_AddObjectToObject(o, "net");
 	if (n) {
 		cJSON_AddBoolToObject(n, "handled", net);

@@ -96,6 +96,8 @@ struct sbx_landlock_spec {
 	const uint16_t *bind_ports; /* TCP ports of granted loopback hosts: BIND_TCP allowed there */
 	size_t nbind_ports;
 	bool netfilter;            /* netfilter enforces (and reports) the hosts: TCP not handled */
+	bool own_netns;            /* the run's own network namespace (pol_own_netns): its loopback is
+				    * the run's on every port, the way out is the gateway: TCP not handled */
 };
 int sbx_landlock_apply_spec(const struct sbx_landlock_spec *s, struct sbx_landlock_result *r,
 			    char *why, size_t whylen);

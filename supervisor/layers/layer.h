@@ -61,6 +61,7 @@ struct layer_fds {
 	int policy;                /* the sealed policy memfd, bound at /run/sbxsup/policy (fixed channel) */
 	int userns;                /* root: the user namespace the wrapper joins (own_userns), or -1 */
 	int passwd, group;         /* memfds of the executor's /etc/passwd and /etc/group (bwrap_etc.h) */
+	int resolv;                /* memfd of the run's /etc/resolv.conf (pol_gateway; bwrap_etc.h) */
 };
 
 /* What a layer sees of the run. Filled by the run (plan, set-up, attempt); never owned by a layer. */

@@ -425,7 +425,8 @@ int sbx_sn_decide_addr(const struct sbx_sn_ctx *c, pid_t pid, bool bind, const s
 	struct pol_decision d = {.verdict = POL_DENY, .rule = POL_RULE_DEFAULT};
 	if (c->pol)
 		pol_net_addr(c->pol, family, a, port, &d);
-	if (bind && d.verdict == POL_ALLOW && !is_loopback(family, a)) {
+	/* (the run's own network namespace: its any-address is inside the run too, POL_RULE_NET_OWN) */
+	if (bind && d.verdict == POL_ALLOW && d.rule != POL_RULE_NET_OWN && !is_loopback(family, a)) {
 		/* servers only on granted loopback addresses: a granted remote peer is not a local
 		 * address to serve on, and a wildcard bind would serve every interface */
 		d.verdict = POL_DENY;

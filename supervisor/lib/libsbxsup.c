@@ -521,7 +521,8 @@ static int reason_error(const char *rec_json, int code_if_unknown, struct sbx_er
 	const char *code = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(reason, "code"));
 	const char *msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(reason, "message"));
 	int c = code && !strcmp(code, "bad_manifest") ? SBX_E_MANIFEST
-		: code && (!strcmp(code, "layer_required") || !strcmp(code, "identity_unavailable")) ? SBX_E_REFUSED
+		: code && (!strcmp(code, "layer_required") || !strcmp(code, "identity_unavailable") ||
+			   !strcmp(code, "gateway_unavailable")) ? SBX_E_REFUSED
 											  : code_if_unknown;
 	fail(err, c, "%s%s%s", code ? code : "failed", msg ? ": " : "", msg ? msg : "");
 	cJSON_Delete(rec);

@@ -606,6 +606,38 @@ static int pb_dns(struct pb *b, const char *resolv_conf)
 	return 0;
 }
 
+/* The run's own network namespace (docs/network.md): every TCP connect on a granted port reaches
+ * the gateway, which decides by name (DNS answers it gave, TLS SNI, HTTP Host) and reports; so
+ * every layer lets any address through on a granted port ("builtin:gateway: *:PORT", 0.0.0.0/0 and
+ * ::/0), and the names the gateway answers may change during the run. Other ports stay refused
+ * and reported by the layers. DNS goes to the run's own stub (its loopback, pol_own_netns): no
+ * host resolver is granted. */
+static int pb_gateway(struct pb *b)
+{
+	static const uint8_t zero[16];
+	uint16_t seen[64];
+	size_t ns = 0;
+	for (size_t i = 0; i < b->m->nhosts; i++) {
+		uint16_t port = b->m->hosts[i].port;
+		size_t j;
+		for (j = 0; j < ns && seen[j] != port; j++)
+			;
+		if (!port || j < ns || ns == sizeof seen / sizeof seen[0])
+			continue;
+		seen[ns++] = port;
+		char text[64], shown[16];
+		uint32_t rule;
+		snprintf(shown, sizeof shown, "*:%u", port);
+		snprintf(text, sizeof text, "builtin:gateway: %s", shown);
+		if (pol_writer_net_rule(b->w, shown, text, &rule) < 0)
+			return pb_writer_failed(b);
+		if (pb_net_entry(b, AF_INET, zero, 0, port, NULL, rule) < 0 ||
+		    pb_net_entry(b, AF_INET6, zero, 0, port, NULL, rule) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int pb_net(struct pb *b, const struct pol_build_opts *o)
 {
 	const struct manifest *m = b->m;
@@ -642,6 +674,8 @@ static int pb_net(struct pb *b, const struct pol_build_opts *o)
 			return pb_fail(b, "%s: unknown host kind", text);
 		}
 	}
+	if (o->own_netns)
+		return pb_gateway(b);
 	if (any_name)
 		return pb_dns(b, o->resolv_conf ? o->resolv_conf : "/etc/resolv.conf");
 	return 0;
@@ -683,7 +717,7 @@ int pol_build(const struct manifest *m, const struct pol_build_opts *o, void **b
 	struct stat sst;
 	if (o->stage_exe != NULL && stat(o->stage_exe, &sst) == 0)
 		pol_writer_stage(b.w, (uint64_t)sst.st_dev, (uint64_t)sst.st_ino);
-	pol_writer_abstract_inside(b.w, o->own_netns && mode == POL_NET_NONE);
+	pol_writer_abstract_inside(b.w, o->own_netns && mode != POL_NET_ANY);
 	pol_writer_own_pidns(b.w, o->own_pidns);
 	if (o->deny_walk && m->ndenies &&
 	    (!(b.dx = calloc(m->ndenies, sizeof *b.dx)) || !(b.dx_globs = calloc(m->ndenies, sizeof *b.dx_globs)))) {

@@ -167,6 +167,7 @@ static int replan(struct run *r, bool wrapped)
 	}
 	r->plan.tmp_ns = !wrapped && r->sd.mnt; /* "/tmp": the run's own, in its mount namespace */
 	r->plan.no_pidns = false;  /* (set by the attempt when no namespace could be made after all) */
+	r->plan.no_netns = false;
 	r->plan.etclow[0] = r->plan.etcview[0] = 0;
 	if (wrapped && r->plan.repdir[0]) {
 		/* the view's lower layer lives in the child's tmpfs at the view (bwrap_etc.h) */
@@ -516,7 +517,7 @@ int run_execute(struct run_opts *o, int parsed)
 	r->lc.cg.v2_fd = -1;
 	r->sd.userns_fd = -1;
 	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1, .userns = -1,
-				       .passwd = -1, .group = -1};
+				       .passwd = -1, .group = -1, .resolv = -1};
 	cg_init(&r->cg);
 	janitor_init(&r->jan);
 	r->o = *o;

@@ -1,5 +1,6 @@
 /* sandbox_direct.c — see sandbox_direct.h. */
 #include "sandbox_direct.h"
+#include "netns.h"
 #include "caps.h"
 
 #include <errno.h>
@@ -687,20 +688,6 @@ static int fail(const char *what)
 	return -1;
 }
 
-static void loopback_up(void)
-{
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return;
-	struct ifreq ifr;
-	memset(&ifr, 0, sizeof ifr);
-	snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
-	if (ioctl(s, SIOCGIFFLAGS, &ifr) == 0) {
-		ifr.ifr_flags |= IFF_UP;
-		(void)ioctl(s, SIOCSIFFLAGS, &ifr);
-	}
-	close(s);
-}
 
 static int drop_bounding_set(void)
 {
@@ -932,7 +919,7 @@ int sd_child_setup(const struct sd_plan *p)
 		if (p->wr_fd[i] >= 0)
 			close(p->wr_fd[i]);
 	if (p->flags & CLONE_NEWNET)
-		loopback_up();
+		(void)sbx_netns_lo_up(); /* (the gateway's set-up does it again, sbx_netns_setup) */
 	if (p->userns) {
 		if ((p->root && setgroups(0, NULL) < 0) || /* root's supplementary groups stay behind */
 		    setresgid(p->in_gid, p->in_gid, p->in_gid) < 0 || setresuid(p->in_uid, p->in_uid, p->in_uid) < 0)

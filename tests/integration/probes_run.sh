@@ -81,9 +81,9 @@ if [ $RC -le 1 ] && audit_has "$A" kernel.violation syscall=openat path=/etc/gsh
 	t_pass probes_exec_preload_stripped
 else t_fail probes_exec_preload_stripped "$(why)"; fi
 
-# ---- raw connect to a non-granted loopback address (127.0.0.1:8080 is granted) -----------------------------
-prun preload,probes ./pr_attack connect 127.0.0.2 9
-if [ $RC -eq 1 ] && audit_has "$A" kernel.violation syscall=connect addr=127.0.0.2 port=9 access=connect \
+# ---- raw connect outside the run, to a port not granted (127.0.0.1:8080 is; the run's loopback is its own) -
+prun preload,probes ./pr_attack connect 10.255.255.1 9
+if [ $RC -eq 1 ] && audit_has "$A" kernel.violation syscall=connect addr=10.255.255.1 port=9 access=connect \
 	outcome=contained errno=111; then
 	t_pass probes_raw_connect_reported
 else t_fail probes_raw_connect_reported "$(why)"; fi
