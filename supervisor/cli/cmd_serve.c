@@ -1,5 +1,5 @@
 /* cmd_serve.c — `sbxsup serve --socket PATH [RUN OPTIONS]` and the client side of
- * `sbxsup run --server PATH` (serve/serve.h, docs/notes/serve.md).
+ * `sbxsup run --server PATH` (serve/serve.h, docs/serve.md).
  *
  * Promise: cmd_serve() validates its run options once (as `sbxsup run` would parse them), then
  * serves until SIGTERM/SIGINT (exit 0) or a set-up failure (125). Each call is parsed exactly as a

@@ -35,7 +35,7 @@
 #define SBX_REASON_PRELOAD_UNAVAILABLE "preload_unavailable" /* found, but the executor cannot load it */
 #define SBX_REASON_IDENTITY           "identity_unavailable" /* the executor would keep uid 0 */
 #define SBX_REASON_INTERNAL           "internal"
-/* sbxsup serve / run --server (docs/notes/serve.md) */
+/* sbxsup serve / run --server (docs/serve.md) */
 #define SBX_REASON_SERVER_REFUSED     "server_refused"     /* peer uid, busy, malformed request */
 #define SBX_REASON_SERVER_UNAVAILABLE "server_unavailable" /* the client could not reach the server */
 
