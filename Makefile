@@ -7,7 +7,8 @@
 #   common/*.c      small shared helpers                  -> $(B)/libcommon.a, sbxsup + tests
 #   supervisor/**.c the sbxsup CLI, by concern: cli/ (one cmd_*.c per command, the `audit`
 #                   review commands audit_*.c; cli/main.c holds main()), manifest/, run/, layers/
-#                   (probes/ below it), lib/, serve/, shadow/ -> $(B)/libsup.a
+#                   probes/ (the BPF probes engine and its layer entry), lib/, serve/, shadow/
+#                   -> $(B)/libsup.a
 #   Every folder holding a header is on the include path; no two sources share a basename
 #   (an archive keeps members by basename: a second run.o would silently replace the first).
 #   preload/*.c     libsbxpreload.so

@@ -5,7 +5,7 @@
  * library's options from them, runs (sbx_run; --dry-run: sbx_plan, printed on stdout) or, for bad
  * arguments, only reports (the result record the caller asked for says bad_arguments), removes the
  * temporary workspace, and returns the run's exit status. --help is exit 0. With --server the call
- * goes to `sbxsup serve` instead (run_via_server, cmd_serve.c), whose call child runs run_parsed():
+ * goes to `sbxsup serve` instead (run_via_server, run_server.c), whose call child runs run_parsed():
  * the same path. The helper binary is
  * this one (/proc/self/exe); messages stay on stderr.
  */
@@ -92,6 +92,6 @@ int cmd_run(int argc, char **argv)
 	if (pr > 0)
 		return 0; /* --help */
 	if (pr == 0 && ro.server)
-		return run_via_server(argc, argv, &ro); /* the server parses and runs it (cmd_serve.c) */
+		return run_via_server(argc, argv, &ro); /* the server parses and runs it (run_server.c) */
 	return run_parsed(&ro, pr);
 }

@@ -788,9 +788,9 @@ static void ll_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 		return;
 	char lv[sizeof c->L->level[0]], d[64];
 	snprintf(lv, sizeof lv, "%s", c->L->level[layer_landlock.id]);
-	bool rep = sbx_layer_on(c->L, layer_seccomp.id) && strstr(c->L->level[layer_seccomp.id], "reporter");
+	bool rep = sbx_layer_on(c->L, SBX_L_SECCOMP) && strstr(c->L->level[SBX_L_SECCOMP], "reporter");
 	sbx_layer_set_on(c->L, layer_landlock.id, "%s; denials: %s", lv,
-			 sbx_landlock_denials(atoi(lv + 4), sbx_layer_on(c->L, layer_probes.id), rep,
+			 sbx_landlock_denials(atoi(lv + 4), sbx_layer_on(c->L, SBX_L_PROBES), rep,
 					      sbx_layer_on(c->L, layer_preload.id), d, sizeof d));
 }
 

@@ -92,6 +92,9 @@ struct layer_ctx {
 	size_t nstaged;
 	const struct strv *unreachable; /* root: granted paths that identity cannot look up: not bound */
 	struct layer_fds fds;
+	/* The stage's layer flags (layers_stage_flags), set by the walkers that call wrap and plan
+	 * (layers_wrap, layers_plan) on their copy of the context; NULL elsewhere. */
+	const struct strv *stage_flags;
 };
 
 /* Placeholder printed for a descriptor (or run id) the plan cannot know before the attempt. */
@@ -161,6 +164,8 @@ void layers_plan(const struct layer_ctx *c, cJSON *o);
 int layers_env(const struct layer_ctx *c, struct strv *env);
 /* The active wrapper layer (bwrap), NULL when the stage runs directly. */
 const struct layer_ops *layers_wrapper(const struct sbx_layers *L);
+/* wrap() of the active wrapper layer, with the stage flags in its context. Returns 0, or -1 (err). */
+int layers_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size_t errlen);
 /* The stage flags of the active stage layers ("--landlock", "--seccomp"), in table order. */
 int layers_stage_flags(const struct sbx_layers *L, struct strv *out);
 bool layers_need_cgroup(const struct sbx_layers *L);

@@ -1096,7 +1096,7 @@ static void sc_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 
 bool sbx_seccomp_sensor_wanted(const struct sbx_layers *L)
 {
-	return !L->sensor_off && !sbx_layer_on(L, layer_seccomp.id) && !sbx_layer_on(L, layer_probes.id);
+	return !L->sensor_off && !sbx_layer_on(L, layer_seccomp.id) && !sbx_layer_on(L, SBX_L_PROBES);
 }
 
 int sbx_seccomp_stage_flags(const struct sbx_layers *L, struct strv *out)
@@ -1104,11 +1104,11 @@ int sbx_seccomp_stage_flags(const struct sbx_layers *L, struct strv *out)
 	int rc = 0;
 	bool sc = sbx_layer_on(L, layer_seccomp.id);
 	bool sensor = sbx_seccomp_sensor_wanted(L);
-	if (!sc && !sbx_layer_on(L, layer_landlock.id) && !sensor)
+	if (!sc && !sbx_layer_on(L, SBX_L_LANDLOCK) && !sensor)
 		return 0;
 	if (sbx_layer_on(L, layer_netfilter.id))
 		rc |= strv_add(out, "--netfilter");
-	if (sc && !sbx_layer_on(L, layer_probes.id) && !sbx_layer_on(L, layer_preload.id))
+	if (sc && !sbx_layer_on(L, SBX_L_PROBES) && !sbx_layer_on(L, SBX_L_PRELOAD))
 		rc |= strv_add(out, "--report-files");
 	if (sensor)
 		rc |= strv_add(out, "--sensor");

@@ -18,7 +18,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,17 +258,6 @@ static int open_audit(struct run *r)
 	}
 	r->audit_ok = true;
 	return 0;
-}
-
-void run_reason(struct run *r, const char *code, const char *fmt, ...)
-{
-	if (r->reason)
-		return;
-	r->reason = code;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(r->reason_msg, sizeof r->reason_msg, fmt, ap);
-	va_end(ap);
 }
 
 /* --result where the executor could replace it (result.h result_check; the plan's mode decides

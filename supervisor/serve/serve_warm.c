@@ -33,7 +33,7 @@
 #include "msg.h"
 #include "result.h"
 #include "run.h"
-#include "serve_child.h"
+#include "serve_warm.h"
 
 extern char **environ;
 
