@@ -469,10 +469,14 @@ static void write_result(struct run *r, int code)
 		.shadow = r->shadow_sum,
 	};
 	cJSON *rec = result_build(&in);
-	if (r->o.result_out && (!rec || !(*r->o.result_out = cJSON_PrintUnformatted(rec))))
-		sbx_msg("warning: cannot build the result record: out of memory");
 	if (r->result_fd >= 0 && (!rec || result_write(r->result_fd, rec) < 0))
 		sbx_msg("warning: cannot write the result record: %s", strerror(errno));
+	if (r->o.result_out && rec) { /* a struct until its holder prints it (lib: sbx_result_json) */
+		*r->o.result_out = rec;
+		rec = NULL;
+	} else if (r->o.result_out) {
+		sbx_msg("warning: cannot build the result record: out of memory");
+	}
 	cJSON_Delete(rec);
 	cJSON_Delete(events);
 	result_close(&r->result_fd);

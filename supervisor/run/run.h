@@ -17,6 +17,8 @@
 
 #include <stdbool.h>
 
+struct cJSON;
+
 /* A pre-created run (`sbxsup serve`, docs/serve.md): the run plans, sets up and starts its
  * sandbox for a command it knows only the name (cmd[0]) and environment of, and waits, once the
  * stage is ready and before anything is audited, for the call. wait() blocks until the call
@@ -57,7 +59,7 @@ struct run_opts {
 	const char *helper;       /* the sbxsup binary the sandbox execs as its stage; NULL: /proc/self/exe */
 	const int *stdio;         /* the executor's stdin/stdout/stderr (each > 2), NULL: sbxsup's 0/1/2 */
 	char **plan_out;          /* dry_run: the plan JSON is stored here (malloc) instead of printed */
-	char **result_out;        /* the result record (one line, no newline, malloc) is stored here */
+	struct cJSON **result_out; /* the result record is handed over here (the caller deletes it) */
 	const struct run_warm *warm; /* NULL: the command is known now (every caller but serve/) */
 };
 

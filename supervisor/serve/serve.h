@@ -44,7 +44,7 @@ struct serve_call_info {
 				 * (bad arguments, --help, --dry-run, -a fd:N, a run from "/") */
 	size_t keylen;
 	char **cmd;             /* the command and its arguments (into argv) */
-	const char *tag;        /* --tag, NULL */
+	const char *tag;        /* --tag, NULL (tag, result, manifest: in key's buffer, after keylen) */
 	const char *result;     /* the call's own --result FD|FILE, NULL */
 	const char *manifest;   /* -m FILE, NULL: the built-in default */
 	char **mem;             /* malloc'd: what cmd points into (free it, and key) */

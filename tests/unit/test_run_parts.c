@@ -25,6 +25,8 @@
 #include "policy.h"
 #include "policy_build.h"
 #include "run_args.h"
+#include "sbxsup.h"
+#include "sbxsup_int.h"
 #include "strv.h"
 
 /* main.c is not in libsup.a */
@@ -86,73 +88,76 @@ static void t_env_build(void **state)
 static void t_run_args(void **state)
 {
 	(void)state;
-	struct run_opts o;
+	struct sbx_opts *so = sbx_opts_new();
+	assert_non_null(so);
+	const struct run_opts *o = sbx_opts_run(so);
 	unsetenv("SBXSUP_REQUIRE");
 	unsetenv("SBXSUP_AUDIT");
 	unsetenv("SBXSUP_SANDBOX");
 	char *a1[] = {"run", "-m", "m.json", "--workspace=/w", "-a", "-", "--layers", "preload,bwrap",
 		      "--require", "bwrap", "--timeout", "5", "--dry-run", "--", "echo", "hi", NULL};
-	assert_int_equal(run_args_parse(16, a1, &o), 0);
-	assert_string_equal(o.manifest, "m.json");
-	assert_string_equal(o.workspace, "/w");
-	assert_string_equal(o.audit, "-");
-	assert_int_equal(o.want, (1u << SBX_L_PRELOAD) | (1u << SBX_L_BWRAP));
-	assert_int_equal(o.require, 1u << SBX_L_BWRAP);
-	assert_int_equal(o.timeout_ms, 5000);
-	assert_true(o.dry_run);
-	assert_string_equal(o.cmd[0], "echo");
+	assert_int_equal(run_args_parse(16, a1, so), 0);
+	assert_string_equal(o->manifest, "m.json");
+	assert_string_equal(o->workspace, "/w");
+	assert_string_equal(o->audit, "-");
+	assert_int_equal(o->want, (1u << SBX_L_PRELOAD) | (1u << SBX_L_BWRAP));
+	assert_int_equal(o->require, 1u << SBX_L_BWRAP);
+	assert_int_equal(o->timeout_ms, 5000);
+	assert_true(o->dry_run);
+	assert_string_equal(o->cmd[0], "echo");
 
 	char *a2[] = {"run", "--require", "all", "--", "true", NULL};
-	assert_int_equal(run_args_parse(5, a2, &o), 0);
-	assert_int_equal(o.require, SBX_L_ALL);
+	assert_int_equal(run_args_parse(5, a2, so), 0);
+	assert_int_equal(o->require, SBX_L_ALL);
 
 	/* conventions of bwrap/systemd-run (cli_opt.h): attached short values, fractional seconds,
 	 * layers subtracted/added */
 	char *a4[] = {"run", "-mm.json", "-w/w", "--timeout=1.5", "--layers", "auto,-probes,-netfilter", "--",
 		      "true", NULL};
-	assert_int_equal(run_args_parse(8, a4, &o), 0);
-	assert_string_equal(o.manifest, "m.json");
-	assert_string_equal(o.workspace, "/w");
-	assert_int_equal(o.timeout_ms, 1500);
-	assert_int_equal(o.want, SBX_L_ALL & ~((1u << SBX_L_PROBES) | (1u << SBX_L_NETFILTER)));
+	assert_int_equal(run_args_parse(8, a4, so), 0);
+	assert_string_equal(o->manifest, "m.json");
+	assert_string_equal(o->workspace, "/w");
+	assert_int_equal(o->timeout_ms, 1500);
+	assert_int_equal(o->want, SBX_L_ALL & ~((1u << SBX_L_PROBES) | (1u << SBX_L_NETFILTER)));
 	char *a5[] = {"run", "--layers", "-bwrap", "--timeout", "0.0001", "--", "true", NULL};
-	assert_int_equal(run_args_parse(7, a5, &o), 0);
-	assert_int_equal(o.want, SBX_L_ALL & ~(1u << SBX_L_BWRAP));
-	assert_int_equal(o.timeout_ms, 1);
+	assert_int_equal(run_args_parse(7, a5, so), 0);
+	assert_int_equal(o->want, SBX_L_ALL & ~(1u << SBX_L_BWRAP));
+	assert_int_equal(o->timeout_ms, 1);
 	char *a6[] = {"run", "--layers", "none,+preload,landlock", "--", "true", NULL};
-	assert_int_equal(run_args_parse(5, a6, &o), 0);
-	assert_int_equal(o.want, (1u << SBX_L_PRELOAD) | (1u << SBX_L_LANDLOCK));
+	assert_int_equal(run_args_parse(5, a6, so), 0);
+	assert_int_equal(o->want, (1u << SBX_L_PRELOAD) | (1u << SBX_L_LANDLOCK));
 	static const char *const bad_layers[] = {"auto,-auto", "auto,,bwrap", "auto,-", "+nope", "auto,-nope"};
 	for (size_t i = 0; i < sizeof bad_layers / sizeof bad_layers[0]; i++) {
 		char *b[] = {"run", "--layers", (char *)bad_layers[i], "--", "true", NULL};
-		assert_int_equal(run_args_parse(5, b, &o), -1);
+		assert_int_equal(run_args_parse(5, b, so), -1);
 	}
 	static const char *const bad_secs[] = {"1e3", "inf", "nan", ".5", "1.", "0", "0.0", "-1", "0x10", " 1", ""};
 	for (size_t i = 0; i < sizeof bad_secs / sizeof bad_secs[0]; i++) {
 		char *b[] = {"run", "--timeout", (char *)bad_secs[i], "--", "true", NULL};
-		assert_int_equal(run_args_parse(5, b, &o), -1);
+		assert_int_equal(run_args_parse(5, b, so), -1);
 	}
 	char *bad1[] = {"run", "--timeout", "-3", "--", "true", NULL};
 	char *bad2[] = {"run", "--layers", "nope", "--", "true", NULL};
 	char *bad3[] = {"run", "--", NULL};
 	char *bad4[] = {"run", "--frobnicate", "--", "true", NULL};
-	assert_int_equal(run_args_parse(5, bad1, &o), -1);
-	assert_int_equal(run_args_parse(5, bad2, &o), -1);
-	assert_int_equal(run_args_parse(2, bad3, &o), -1);
-	assert_int_equal(run_args_parse(4, bad4, &o), -1);
+	assert_int_equal(run_args_parse(5, bad1, so), -1);
+	assert_int_equal(run_args_parse(5, bad2, so), -1);
+	assert_int_equal(run_args_parse(2, bad3, so), -1);
+	assert_int_equal(run_args_parse(4, bad4, so), -1);
 
 	setenv("SBXSUP_SANDBOX", "FaLsE", 1);
 	setenv("SBXSUP_REQUIRE", "landlock", 1);
 	char *a3[] = {"run", "--", "true", NULL};
-	assert_int_equal(run_args_parse(3, a3, &o), 0);
-	assert_true(o.disabled);
-	assert_int_equal(o.require, 1u << SBX_L_LANDLOCK);
+	assert_int_equal(run_args_parse(3, a3, so), 0);
+	assert_true(o->disabled);
+	assert_int_equal(o->require, 1u << SBX_L_LANDLOCK);
 	char *bad5[] = {"run", "-m", "x.json", "true", NULL}; /* no "--" */
-	assert_int_equal(run_args_parse(4, bad5, &o), -1);
+	assert_int_equal(run_args_parse(4, bad5, so), -1);
 	unsetenv("SBXSUP_SANDBOX");
 	unsetenv("SBXSUP_REQUIRE");
 	assert_true(run_env_false("off") && run_env_false("NO") && run_env_false("0"));
 	assert_false(run_env_false("1") || run_env_false("yes") || run_env_false(NULL));
+	sbx_opts_free(so);
 }
 
 static void t_ctl_status(void **state)
