@@ -1086,7 +1086,7 @@ static void sc_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 		return;
 	}
 	s->listener = listener;
-	sbx_seccomp_state_init(&s->gate, c->pol, sbx_layer_on(c->L, layer_netfilter.id));
+	sbx_seccomp_state_init(&s->gate, c->pol, sbx_layer_on(c->L, SBX_L_NETFILTER));
 	/* a listener while the layer is off is the report-only sensor's (--sensor, stage.c) */
 	s->gate.report_only = s->gate.ctx.report_only = !sbx_layer_on(c->L, layer_seccomp.id);
 	/* neither the layer's nor the sensor's: the privilege guard's own filter (stage.c) */
@@ -1106,7 +1106,7 @@ int sbx_seccomp_stage_flags(const struct sbx_layers *L, struct strv *out)
 	bool sensor = sbx_seccomp_sensor_wanted(L);
 	if (!sc && !sbx_layer_on(L, SBX_L_LANDLOCK) && !sensor)
 		return 0;
-	if (sbx_layer_on(L, layer_netfilter.id))
+	if (sbx_layer_on(L, SBX_L_NETFILTER))
 		rc |= strv_add(out, "--netfilter");
 	if (sc && !sbx_layer_on(L, SBX_L_PROBES) && !sbx_layer_on(L, SBX_L_PRELOAD))
 		rc |= strv_add(out, "--report-files");
