@@ -121,6 +121,32 @@ const struct layer_ops *layers_wrapper(const struct sbx_layers *L)
 	return NULL;
 }
 
+unsigned layers_stage_flag(const char *flag)
+{
+	FOR_EACH_LAYER(l, o)
+		if (o->stage_flag && !strcmp(o->stage_flag, flag))
+			return 1u << l;
+	return 0;
+}
+
+bool layers_stage_wants_policy(const struct layer_stage *s)
+{
+	if (s->sensor) /* the seccomp entry's report-only mode decides on the policy */
+		return true;
+	FOR_EACH_LAYER(l, o)
+		if (o->stage_policy && ((s->on >> l) & 1u))
+			return true;
+	return false;
+}
+
+int layers_stage(struct layer_stage *s, enum layer_stage_when when)
+{
+	FOR_EACH_LAYER(l, o)
+		if (o->stage && o->stage_when == when && o->stage(s, (s->on >> l) & 1u) < 0)
+			return -1;
+	return 0;
+}
+
 int layers_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size_t errlen)
 {
 	const struct layer_ops *w = layers_wrapper(c->L);

@@ -335,13 +335,49 @@ static void t_on_ready(void **state)
 		assert_null(rt.st[l]); /* no listener: nothing started */
 }
 
+/* The stage side: a `__stage` flag is its entry's bit; the policy is read when a stage op needs it
+ * (Landlock, seccomp, the sensor mode); layers_stage runs each op of its phase and the status says
+ * what it found (here without installing anything: keep_caps, no layer but the preload's check). */
+static void t_stage(void **state)
+{
+	(void)state;
+	assert_int_equal(layers_stage_flag("--landlock"), 1u << SBX_L_LANDLOCK);
+	assert_int_equal(layers_stage_flag("--seccomp"), 1u << SBX_L_SECCOMP);
+	assert_int_equal(layers_stage_flag("--preload"), 1u << SBX_L_PRELOAD);
+	assert_int_equal(layers_stage_flag("--sensor"), 0); /* an option of the seccomp entry */
+	assert_int_equal(layers_stage_flag("--bwrap"), 0);
+	struct layer_stage w = {.on = 1u << SBX_L_PRELOAD};
+	assert_false(layers_stage_wants_policy(&w));
+	w.sensor = true;
+	assert_true(layers_stage_wants_policy(&w));
+	w = (struct layer_stage){.on = 1u << SBX_L_LANDLOCK};
+	assert_true(layers_stage_wants_policy(&w));
+	char st[512] = "";
+	char lib[300];
+	snprintf(lib, sizeof lib, "LD_PRELOAD=%s", access("/lib/x86_64-linux-gnu/libc.so.6", R_OK) == 0
+							 ? "/lib/x86_64-linux-gnu/libc.so.6" : "/bin/sh");
+	char *envp[] = {lib, NULL};
+	struct layer_stage ls = {.on = 1u << SBX_L_PRELOAD, .keep_caps = true, .envp = envp, .status = st,
+				 .status_len = sizeof st, .listener = -1};
+	assert_int_equal(layers_stage(&ls, LAYER_STAGE_BEFORE_CAPS), 0);
+	assert_string_equal(st, "");
+	assert_int_equal(layers_stage(&ls, LAYER_STAGE_AFTER_CAPS), 0);
+	assert_string_equal(st, "preload=on\n");
+	assert_int_equal(ls.listener, -1);
+	char *bad[] = {"LD_PRELOAD=/nonexistent/lib.so", NULL};
+	st[0] = 0;
+	ls.envp = bad;
+	assert_int_equal(layers_stage(&ls, LAYER_STAGE_AFTER_CAPS), 0);
+	assert_non_null(strstr(st, "preload=off\npreload_why=/nonexistent/lib.so: "));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_layer_table),    cmocka_unit_test(t_detect_disable),
 		cmocka_unit_test(t_admit),          cmocka_unit_test(t_stage_flags_wrapper_cgroup),
 		cmocka_unit_test(t_wrap_plan_env),  cmocka_unit_test(t_start_child_stop),
-		cmocka_unit_test(t_on_ready),
+		cmocka_unit_test(t_on_ready),       cmocka_unit_test(t_stage),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
