@@ -37,7 +37,8 @@
  * its own, or the target cannot be reached either way, the call is refused (EPERM, reported:
  * "undecidable").
  * Fidelity differences (documented in docs/layers.md): SO_PEERCRED of an emulated unix connect
- * names the supervisor's pid (uid/gid are the target's); an absolute symlink met below a relative
+ * names the run's connector (a process of the executor's identity), not the connecting thread's
+ * process; an absolute symlink met below a relative
  * path is followed in the supervisor's root; O_CREAT through a dangling final symlink and magic
  * links other than the target's own descriptors fail with ELOOP.
  *
@@ -51,6 +52,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "seccomp_notify.h"
+
+/* Per-run state of the emulation: the connector, a process with the executor's identity that makes
+ * the run's emulated connects (a connected unix socket names its connecting process to the
+ * listener: never the supervisor). Owned by the layer's per-listener state; made before the first
+ * notification, freed (the connector killed and reaped) with it. NULL from _new: memory. */
+struct sbx_sn_emu;
+struct sbx_sn_emu *sbx_sn_emu_new(void);
+void sbx_sn_emu_free(struct sbx_sn_emu *e);
 
 /* What stands behind a "continue" in this run (set from the run's layers). */
 struct sbx_sn_walls {

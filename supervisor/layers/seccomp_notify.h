@@ -80,6 +80,8 @@ struct sbx_sn_ctx {
 				    * as the probes decide), metadata calls through dangling links, and
 				    * signals: kill/tkill/tgkill/rt_[tg]sigqueueinfo/pidfd_open naming a
 				    * process outside the run (rule "signal outside the run") */
+	struct sbx_sn_emu *emu;    /* seccomp_emulate.h: the run's connector (NULL: connects cannot
+				    * be performed and are refused) */
 };
 
 /* Whether `sys` is one of the metadata calls decided here (chmod/chown/xattr/utimes/mknod/link
