@@ -1023,6 +1023,31 @@ static int emulate_net(const struct sbx_sn_ctx *c, int listener, uint64_t req_id
 		}
 		len = (socklen_t)(off + (size_t)k + 1);
 	}
+	if (ss.ss_family == AF_UNIX && len > off + 1 && !sun->sun_path[0] && c->pol && !pol_abstract_inside(c->pol) &&
+	    pol_net_mode(c->pol) != POL_NET_ANY) {
+		/* an abstract name in the host's network namespace: the policy refuses it unless the
+		 * network is unrestricted (docs/layers.md "Abstract unix sockets"). Performed here, the
+		 * connect would not meet Landlock's abstract-socket scoping (the connector is outside the
+		 * run's domain), so the policy is applied itself. */
+		close(sock);
+		if (seccomp_notify_id_valid(listener, req_id) != 0)
+			return 0;
+		memset(rep, 0, sizeof *rep);
+		rep->port = -1;
+		rep->access = access;
+		rep->err = EPERM;
+		size_t n = len - off - 1;
+		if (n > sizeof sun->sun_path - 1)
+			n = sizeof sun->sun_path - 1;
+		rep->path[0] = '@';
+		for (size_t i = 0; i < n && i + 2 < sizeof rep->path; i++)
+			rep->path[i + 1] = sun->sun_path[i + 1] >= 0x20 && sun->sun_path[i + 1] < 0x7f ? sun->sun_path[i + 1] : '?';
+		rep->path[n + 1] = 0;
+		snprintf(rep->requested, sizeof rep->requested, "%s", rep->path);
+		snprintf(rep->rule, sizeof rep->rule, "abstract unix socket");
+		sbx_sn_fill_proc(pid, rep);
+		return 1;
+	}
 	if (!(ss.ss_family == AF_UNIX && len > off && sun->sun_path[0])) {
 		/* every other address (IP peers and local addresses, abstract and unnamed unix): decided
 		 * again on this copy, the one used below */
