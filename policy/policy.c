@@ -772,6 +772,26 @@ const char *pol_rule_text(const struct policy *p, uint32_t rule)
 	return str_at(p, rule_at(p, rule)->text);
 }
 
+bool pol_rule_hard_deny(const struct policy *p, uint32_t rule)
+{
+	return p != NULL && rule < p->h.nrules && rule_at(p, rule)->kind == POL_R_HARD_DENY;
+}
+
+const char *pol_manifest_deny(const struct policy *p, size_t i, uint32_t *rule)
+{
+	for (uint32_t k = 0; p != NULL && k < p->h.nrules; k++) {
+		const struct pol_rule_rec *r = rule_at(p, k);
+		if (r->kind != POL_R_HARD_DENY || strncmp(str_at(p, r->text), "deny[", 5) != 0)
+			continue;
+		if (i-- == 0) {
+			if (rule)
+				*rule = k;
+			return str_at(p, r->glob);
+		}
+	}
+	return NULL;
+}
+
 bool pol_stage_exe(const struct policy *p, uint64_t *dev, uint64_t *ino)
 {
 	if (p == NULL || p->h.stage_ino == 0)

@@ -132,6 +132,14 @@ int pol_net_name(const struct policy *p, const char *name, uint16_t port, struct
  * Unknown index: "unknown rule". Never NULL. */
 const char *pol_rule_text(const struct policy *p, uint32_t rule);
 
+/* Whether `rule` is a hard deny (a manifest `deny` or a built-in secret): what the kernel layers'
+ * deny enforcement (seccomp_notify.h files_deny_only) refuses, and nothing else. */
+bool pol_rule_hard_deny(const struct policy *p, uint32_t rule);
+/* The i-th manifest `deny` (rule text "deny[N]: ..."): its absolute glob as the policy matches it
+ * ("/" "**" "/.env" for a floating one; the literal prefix is pol_glob_literal_prefix), its rule
+ * index in *rule (may be NULL). NULL past the end. Linear in the number of rules. */
+const char *pol_manifest_deny(const struct policy *p, size_t i, uint32_t *rule);
+
 bool pol_code_exec(const struct policy *p);
 /* The run has a network namespace of its own (no network granted, and bwrap or a mount namespace
  * made it): abstract AF_UNIX names stay inside the run, so binding and connecting them is allowed

@@ -118,6 +118,17 @@ static bool unreachable(const struct bwrap_in *in, const char *path)
 	return false;
 }
 
+/* Is `path` inside one of the directories masked so far (dirs[0..n))? That directory is an empty
+ * read-only tmpfs by then: nothing can be bound inside it, and nothing needs to be (the manifest's
+ * denies found by the start-up walk, deny_expand.h, may lie below a deny masked whole). */
+static bool under_dir_mask(const char *const *dirs, size_t n, const char *path)
+{
+	for (size_t j = 0; j < n; j++)
+		if (under(path, dirs[j]))
+			return true;
+	return false;
+}
+
 int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *out, char *err,
 	       size_t errlen)
 {
@@ -231,11 +242,18 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 		}
 	}
 	/* Masks, after every bind: only paths that exist and that some bind made visible. */
-	size_t nm = pol_mask_count(p);
+	size_t nm = pol_mask_count(p), ndm = 0;
+	const char **dmasks = calloc(nm + 1, sizeof *dmasks);
+	if (!dmasks) {
+		free_items(it, n);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	for (size_t i = 0; i < nm; i++) {
 		struct pol_dir d;
 		struct stat st;
-		if (pol_mask_get(p, i, &d) < 0 || !d.path || d.path[0] != '/' || lstat(d.path, &st) < 0)
+		if (pol_mask_get(p, i, &d) < 0 || !d.path || d.path[0] != '/' || lstat(d.path, &st) < 0 ||
+		    under_dir_mask(dmasks, ndm, d.path))
 			continue;
 		bool visible = false;
 		for (size_t j = 0; j < n; j++)
@@ -243,11 +261,14 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 				visible = true;
 		if (!visible || skip_dir(d.path) || (in->etc_view && bwrap_etc_hides(d.path)))
 			continue; /* the /etc view has no such entry at all (a whiteout) */
-		if (S_ISDIR(st.st_mode))
+		if (S_ISDIR(st.st_mode)) {
 			rc |= strv_addv(out, "--perms", "0000", "--tmpfs", d.path, "--remount-ro", d.path, NULL);
-		else
+			dmasks[ndm++] = d.path;
+		} else {
 			rc |= strv_addv(out, "--ro-bind", "/dev/null", d.path, NULL);
+		}
 	}
+	free(dmasks);
 	free_items(it, n);
 
 	if (in->home_dir) /* the private HOME, in the tmpfs /tmp */

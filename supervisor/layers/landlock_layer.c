@@ -13,6 +13,7 @@
 #include <sys/time.h>
 
 #include "elfcheck.h"
+#include "landlock_deny.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -177,6 +178,8 @@ static uint64_t entry_rights(unsigned access, bool is_dir, uint64_t handled)
 		a |= LL_FS_WRITE_SET;
 	if (access & POL_LIST) /* policy.h: names only (/etc entered entry by entry) */
 		a |= LL_FS_READ_DIR;
+	if (access & LL_POL_NAMES) /* landlock_deny.h: a write grant entered around a deny's match */
+		a |= LL_FS_WRITE_SET & ~(LL_FS_WRITE_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV);
 	if (!is_dir)
 		a &= LL_FS_FILE;
 	return a & handled;
@@ -533,10 +536,11 @@ fail:
 }
 
 /* Collect the policy's table into a spec. Returns 0, or -1 (why). Free with spec_free. */
-static int spec_from_policy(const struct policy *p, const char *cmd, struct sbx_landlock_spec *s,
-			    char *why, size_t whylen)
+static int spec_from_policy(const struct policy *p, const char *cmd, bool carve_writes,
+			    struct ll_carve *cv, struct sbx_landlock_spec *s, char *why, size_t whylen)
 {
 	memset(s, 0, sizeof *s);
+	memset(cv, 0, sizeof *cv);
 	size_t nd = pol_dir_count(p), nn = pol_net_count(p);
 	struct pol_dir *dirs = calloc(nd ? nd : 1, sizeof *dirs);
 	uint16_t *ports = calloc(nn ? nn : 1, sizeof *ports);
@@ -552,8 +556,17 @@ static int spec_from_policy(const struct policy *p, const char *cmd, struct sbx_
 	for (size_t i = 0; i < nd; i++)
 		if (pol_dir_get(p, i, &dirs[k]) == 0)
 			k++;
-	s->dirs = dirs;
-	s->ndirs = k;
+	/* the manifest's denies: grants holding a match entered entry by entry (landlock_deny.h) */
+	if (ll_deny_carve(p, dirs, k, carve_writes, cv) < 0) {
+		free(dirs);
+		free(ports);
+		free(bports);
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	free(dirs);
+	s->dirs = cv->dirs;
+	s->ndirs = cv->ndirs;
 	s->net_mode = pol_net_mode(p);
 	k = 0;
 	size_t kb = 0;
@@ -589,9 +602,9 @@ static int spec_from_policy(const struct policy *p, const char *cmd, struct sbx_
 	return 0;
 }
 
-static void spec_free(struct sbx_landlock_spec *s)
+static void spec_free(struct sbx_landlock_spec *s, struct ll_carve *cv)
 {
-	free((void *)s->dirs);
+	ll_deny_carve_free(cv);
 	free((void *)s->ports);
 	free((void *)s->bind_ports);
 }
@@ -605,13 +618,29 @@ int sbx_landlock_apply_cmd(const struct policy *p, const char *cmd, struct sbx_l
 int sbx_landlock_apply_net(const struct policy *p, const char *cmd, bool netfilter,
 			   struct sbx_landlock_result *r, char *why, size_t whylen)
 {
+	return sbx_landlock_apply_stage(p, cmd, netfilter, true, r, why, whylen);
+}
+
+int sbx_landlock_apply_stage(const struct policy *p, const char *cmd, bool netfilter, bool carve_writes,
+			     struct sbx_landlock_result *r, char *why, size_t whylen)
+{
 	struct sbx_landlock_spec s;
+	struct ll_carve cv;
 	memset(r, 0, sizeof *r);
-	if (spec_from_policy(p, cmd, &s, why, whylen) < 0)
+	if (spec_from_policy(p, cmd, carve_writes, &cv, &s, why, whylen) < 0)
 		return -1;
 	s.netfilter = netfilter;
 	int rc = sbx_landlock_apply_spec(&s, r, why, whylen);
-	spec_free(&s);
+	if (rc == 0 && (cv.carved || cv.note[0])) { /* the notes survive apply_spec's reset */
+		size_t l = strlen(r->notes);
+		if (cv.carved && l + 2 < sizeof r->notes)
+			l += (size_t)snprintf(r->notes + l, sizeof r->notes - l, "%sdeny: %u grant(s) entered entry by entry",
+					      l ? "; " : "", cv.carved);
+		if (cv.note[0] && l + 2 < sizeof r->notes)
+			snprintf(r->notes + l, sizeof r->notes - l, "%s%.*s", l ? "; " : "",
+				 (int)(sizeof r->notes - l - 3), cv.note);
+	}
+	spec_free(&s, &cv);
 	return rc;
 }
 
@@ -645,10 +674,14 @@ cJSON *sbx_landlock_plan(const struct policy *p, int abi)
 	uint64_t handled = fs_handled(abi);
 	cJSON_AddItemToObject(o, "handled_fs", rights_json(handled));
 	struct sbx_landlock_spec s;
-	if (spec_from_policy(p, NULL, &s, why, sizeof why) < 0) {
+	struct ll_carve cv;
+	/* as with the seccomp layer on (the default): write grants are not entered around a deny */
+	if (spec_from_policy(p, NULL, false, &cv, &s, why, sizeof why) < 0) {
 		cJSON_AddStringToObject(o, "error", why);
 		return o;
 	}
+	if (cv.note[0])
+		cJSON_AddStringToObject(o, "deny", cv.note);
 	bool cmd_only = !pol_code_exec(p); /* what sbx_landlock_apply_cmd does with a command */
 	cJSON *rules = cJSON_AddArrayToObject(o, "fs_rules");
 	for (size_t i = 0; rules && i < s.ndirs; i++) {
@@ -699,7 +732,7 @@ cJSON *sbx_landlock_plan(const struct policy *p, int abi)
 		cJSON_AddItemToArray(sc, cJSON_CreateString("abstract_unix_socket"));
 	}
 	cJSON_AddStringToObject(o, "restrict_flags", abi >= 7 ? "log_same_exec_off|log_new_exec_on" : "none");
-	spec_free(&s);
+	spec_free(&s, &cv);
 	return o;
 }
 

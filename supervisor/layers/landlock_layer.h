@@ -67,6 +67,12 @@ int sbx_landlock_apply_cmd(const struct policy *p, const char *cmd, struct sbx_l
  * netfilter the port rules are the backstop, plus BIND_TCP on the ports of granted loopback hosts. */
 int sbx_landlock_apply_net(const struct policy *p, const char *cmd, bool netfilter,
 			   struct sbx_landlock_result *r, char *why, size_t whylen);
+/* As _net, saying whether a write grant holding a manifest deny's match may be entered entry by
+ * entry around it (landlock_deny.h: carve_writes, true when no seccomp deny decision stands behind
+ * Landlock). _net = _stage(..., true). Read grants are always entered around a match; how is
+ * said in r->notes. */
+int sbx_landlock_apply_stage(const struct policy *p, const char *cmd, bool netfilter, bool carve_writes,
+			     struct sbx_landlock_result *r, char *why, size_t whylen);
 cJSON *sbx_landlock_plan(const struct policy *p, int abi);
 
 /* Which source puts Landlock's refusals in the stream (issue 15), for run.start.level.landlock:

@@ -841,6 +841,10 @@ static int emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 				 strcmp(real, "/") ? "/" : "", base);
 		denied = decide_obj(c, pid, -1, POL_WRITE, false, real, sizeof real, &rule);
 	}
+	/* routed only for the manifest's denies (seccomp_notify.h files_deny_only): only a hard deny
+	 * refuses; everything else is performed as the kernel would, Landlock and bwrap behind it */
+	if (denied && c->files_deny_only && !pol_rule_hard_deny(c->pol, rule))
+		denied = 0;
 	if (denied) {
 		as_self(&sv);
 		if (obj >= 0)

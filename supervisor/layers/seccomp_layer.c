@@ -68,10 +68,11 @@ enum sc_when {
 	W_SOCKET,          /* socket/socketpair: the family/type/protocol allowlist (pol_socket_ok) */
 	W_SETRLIMIT,       /* setrlimit(res, new): notify only (raising above the run's limit) */
 	W_PRLIMIT,         /* prlimit64(pid, res, new != NULL, ...): notify only */
-	W_EXEC_GATE,       /* execve/execveat, only with opts.deny_exec or opts.report_files (notify) */
+	W_EXEC_GATE,       /* execve/execveat, only with opts.deny_exec, report_files or deny_files (notify) */
 	W_NET,             /* connect/bind: opts.net_notify and user notification */
 	W_SENDTO,          /* sendto with a destination: opts.net_notify, netfilter off, notification */
-	W_FILES,           /* open/openat/openat2/creat: opts.report_files and user notification */
+	W_FILES,           /* open/openat/openat2/creat and the write class: opts.report_files or
+			    * opts.deny_files, and user notification */
 	W_META,            /* metadata changes and watches: opts.meta_notify and user notification */
 	W_SIGNAL,          /* kill/tkill/tgkill/rt_[tg]sigqueueinfo/pidfd_open naming a pid >= 0: the
 			    * report-only sensor only (signals outside the run, seccomp_notify.h) */
@@ -419,11 +420,12 @@ static bool rule_in_filter(const struct sc_rule *r, bool notify, const struct sb
 	if (o->report_only && (r->silent || !notify))
 		return false; /* the sensor never answers with an errno of its own */
 	/* what only the supervisor can decide is in the filter only with notification */
-	if (w == W_EXEC_GATE && !(notify && (o->deny_exec || o->report_files)))
+	bool files = o->report_files || o->deny_files;
+	if (w == W_EXEC_GATE && !(notify && (o->deny_exec || files)))
 		return false;
 	if ((w == W_SETRLIMIT || w == W_PRLIMIT) && !notify)
 		return false; /* errno only: the kernel (no CAP_SYS_RESOURCE after the caps drop) refuses raises */
-	if ((w == W_NET && !(notify && o->net_notify)) || (w == W_FILES && !(notify && o->report_files)))
+	if ((w == W_NET && !(notify && o->net_notify)) || (w == W_FILES && !(notify && files)))
 		return false;
 	if (w == W_SENDTO && !(notify && o->net_notify && !o->netfilter))
 		return false;
@@ -832,6 +834,16 @@ static int emit_contained(struct audit *a, const char *sys, uint32_t pid, const 
 static int route_allowed(int listener, const struct sbx_seccomp_state *st, const struct seccomp_notif *req,
 			 const char *sys, struct sbx_sn_report *rep)
 {
+	/* a manifest deny: an allowed open is performed here, decided on the object reached, so a name
+	 * rewritten after the check cannot reach a match (seccomp_notify.h files_deny_only) */
+	if (st->deny_opens && (!strcmp(sys, "open") || !strcmp(sys, "openat") || !strcmp(sys, "creat"))) {
+		int e = sbx_sn_emulate_open(&st->ctx, listener, req->id, (pid_t)req->pid, sys,
+					    (const uint64_t *)req->data.args, rep);
+		if (e == 0 || e == 1)
+			return e;
+		if (e == 3)
+			return 2; /* O_PATH: nothing to race */
+	}
 	enum sbx_sn_route how = sbx_sn_route(&st->walls, sys);
 	if (how == SBX_SN_CONTINUE)
 		return 2;
@@ -1115,6 +1127,14 @@ struct sc_rt {
 	struct sbx_seccomp_state gate;
 };
 
+/* The file/exec reporter ("--report-files"): the layer on, and neither the probes nor the preload
+ * to see the command's file calls. */
+static bool report_files_wanted(const struct sbx_layers *L)
+{
+	return sbx_layer_on(L, layer_seccomp.id) && !sbx_layer_on(L, layer_probes.id) &&
+	       !sbx_layer_on(L, layer_preload.id);
+}
+
 static void sc_on_ready(struct layer_ctx *c, void **st, const char *status, pid_t pid, int listener)
 {
 	if (listener < 0)
@@ -1131,6 +1151,10 @@ static void sc_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 	/* neither the layer's nor the sensor's: the privilege guard's own filter (stage.c) */
 	s->gate.guard_only = s->gate.report_only && strcmp(c->L->sensor, "on") != 0;
 	s->gate.ctx.emu = sbx_sn_emu_new(); /* NULL: emulated connects are refused (fail closed) */
+	/* the layer's filter without the reporter routes file calls only for the manifest's denies
+	 * (stage.c deny_files): only a hard deny is refused */
+	s->gate.deny_opens = !s->gate.report_only && c->pol && pol_manifest_deny(c->pol, 0, NULL);
+	s->gate.ctx.files_deny_only = s->gate.deny_opens && !report_files_wanted(c->L);
 	s->gate.walls.bwrap = sbx_layer_on(c->L, layer_bwrap.id);
 	s->gate.walls.landlock = sbx_layer_on(c->L, layer_landlock.id);
 	*st = s;
@@ -1150,7 +1174,7 @@ int sbx_seccomp_stage_flags(const struct sbx_layers *L, struct strv *out)
 		return 0;
 	if (sbx_layer_on(L, layer_netfilter.id))
 		rc |= strv_add(out, "--netfilter");
-	if (sc && !sbx_layer_on(L, layer_probes.id) && !sbx_layer_on(L, layer_preload.id))
+	if (report_files_wanted(L))
 		rc |= strv_add(out, "--report-files");
 	if (sensor)
 		rc |= strv_add(out, "--sensor");

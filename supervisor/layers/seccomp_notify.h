@@ -82,6 +82,16 @@ struct sbx_sn_ctx {
 				    * process outside the run (rule "signal outside the run") */
 	struct sbx_sn_emu *emu;    /* seccomp_emulate.h: the run's connector (NULL: connects cannot
 				    * be performed and are refused) */
+	bool files_deny_only;      /* the opens, execs and write class were routed only to hold the
+				    * manifest's denies (sbx_seccomp_opts.deny_files, not the reporter):
+				    * refused only where a hard deny decides (pol_rule_hard_deny), with
+				    * the reporter's event (critical: rule "deny[N]: ..."); everything else
+				    * goes on to Landlock and bwrap. An allowed open is not continued but
+				    * performed by the supervisor (seccomp_emulate.h sbx_sn_emulate_open,
+				    * the same deny-only decision on the object actually reached), so a
+				    * second thread rewriting the name cannot reach a match; the write
+				    * class is decided on the name and the object it resolves to, and
+				    * continued or emulated as sbx_sn_route says. */
 };
 
 /* Whether `sys` is one of the metadata calls decided here (chmod/chown/xattr/utimes/mknod/link

@@ -104,6 +104,9 @@ static const char *const home_secrets[] = {
 
 struct pb {
 	struct pol_writer *w;
+	struct dx_deny *dx;        /* the manifest's denies, for deny_expand (o->deny_walk) */
+	char **dx_globs;
+	size_t ndx;
 	const struct manifest *m;
 	bool code_exec;
 	char *err;
@@ -485,6 +488,12 @@ static int pb_denies(struct pb *b)
 		if (pb_rule(b, POL_R_HARD_DENY, 0, 0, src, text, &idx) < 0 ||
 		    pb_norm(b, text, src, norm) < 0 || pb_mask_for(b, norm, idx) < 0)
 			return -1;
+		if (b->dx && (b->dx_globs[b->ndx] = strdup(norm)) == NULL)
+			return pb_fail(b, "out of memory");
+		if (b->dx) {
+			b->dx[b->ndx].glob = b->dx_globs[b->ndx];
+			b->dx[b->ndx++].rule = idx;
+		}
 	}
 	if (pb_builtin(b, POL_R_SOFT_DENY, 0, 0, "home-blanket", "/root", NULL) < 0 ||
 	    pb_builtin(b, POL_R_SOFT_DENY, 0, 0, "home-blanket", "/home/*/**", "/home/*") < 0)
@@ -676,8 +685,17 @@ int pol_build(const struct manifest *m, const struct pol_build_opts *o, void **b
 		pol_writer_stage(b.w, (uint64_t)sst.st_dev, (uint64_t)sst.st_ino);
 	pol_writer_abstract_inside(b.w, o->own_netns && mode == POL_NET_NONE);
 	pol_writer_own_pidns(b.w, o->own_pidns);
+	if (o->deny_walk && m->ndenies &&
+	    (!(b.dx = calloc(m->ndenies, sizeof *b.dx)) || !(b.dx_globs = calloc(m->ndenies, sizeof *b.dx_globs)))) {
+		pb_fail(&b, "out of memory");
+		goto out;
+	}
 	if (pb_grants(&b, o) < 0 || pb_denies(&b) < 0)
 		goto out;
+	if (o->deny_walk && deny_expand(b.w, b.dx, b.ndx, ws, DX_BUDGET, o->deny_walk) < 0) {
+		pb_writer_failed(&b);
+		goto out;
+	}
 	if (mode == POL_NET_LIST && pb_net(&b, o) < 0)
 		goto out;
 	if (pol_writer_finish(b.w, blob, len, NULL, 0) < 0) {
@@ -686,6 +704,10 @@ int pol_build(const struct manifest *m, const struct pol_build_opts *o, void **b
 	}
 	rc = 0;
 out:
+	for (size_t i = 0; b.dx_globs && i < b.ndx; i++)
+		free(b.dx_globs[i]);
+	free(b.dx_globs);
+	free(b.dx);
 	pol_writer_free(b.w);
 	if (rc < 0)
 		errno = EINVAL;

@@ -33,6 +33,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "manifest.h"
+#include "deny_expand.h"
 
 struct pol_build_opts {
 	bool resolve;              /* resolve host names with getaddrinfo at build time */
@@ -57,6 +58,10 @@ struct pol_build_opts {
 	bool own_pidns;            /* the run's /proc is the procfs of its own pid namespace (bwrap, or
 				    * direct mode with a mount namespace): POL_F_OWN_PIDNS and the
 				    * builtin:proc-pidns grants (ps, top, pgrep) */
+	struct dx_result *deny_walk; /* non-NULL: the existing host files the manifest's denies match
+				      * inside the granted directories are added as masks, bounded
+				      * (deny_expand.h); what the walk did is written here. NULL (validate,
+				      * explain, learn): no walk, only the masks a deny names literally */
 	const char *command;       /* absolute path of the command named after "--" (NULL: none):
 				    * read+exec of that one file even without code:exec, rule
 				    * "builtin:command: PATH" (and its symlink-resolved path) */

@@ -12,6 +12,7 @@
 #include "bwrap_layer.h"
 #include "env.h"
 #include "policy_build.h"
+#include "msg.h"
 #include "report.h"
 
 static int pick_name(char *out, size_t outlen)
@@ -86,12 +87,16 @@ int plan_policy(struct run_plan *p, const struct manifest *m, const struct detec
 				    /* bwrap --unshare-net, or direct mode's netns beside its mount ns */
 				    .own_netns = p->wrapped || p->tmp_ns,
 				    /* bwrap --unshare-pid --proc, or direct mode's procfs of its pid ns */
-				    .own_pidns = p->wrapped || (p->tmp_ns && !p->no_pidns)};
+				    .own_pidns = p->wrapped || (p->tmp_ns && !p->no_pidns),
+				    /* the denies' existing matches, for bwrap's masks and Landlock */
+				    .deny_walk = &p->deny_walk};
 	if (pol_build(m, &bo, &p->blob, &p->bloblen, err, errlen) < 0) {
 		if (!err[0])
 			snprintf(err, errlen, "cannot compile the policy: unknown error");
 		return -1;
 	}
+	if (p->deny_walk.truncated)
+		sbx_msg("warning: deny: %s", p->deny_walk.note);
 	const char *why = "";
 	if (!(p->pol = pol_open(p->blob, p->bloblen, &why))) {
 		snprintf(err, errlen, "compiled policy is invalid: %s", why);

@@ -16,6 +16,7 @@
 #ifndef SBX_PLAN_H
 #define SBX_PLAN_H
 
+#include "deny_expand.h"
 #include <stdbool.h>
 #include <cjson/cJSON.h>
 #include "layer.h"
@@ -29,6 +30,7 @@ struct run_plan {
 	void *blob;                /* the compiled policy */
 	size_t bloblen;
 	const struct policy *pol;  /* view of blob */
+	struct dx_result deny_walk; /* the start-up walk for the manifest's denies (deny_expand.h) */
 	char tmpdir[80];           /* direct mode: the private tmp dir to create, "" when none */
 	bool tmp_ns;               /* direct mode: tmpdir is bound at /tmp in the run's mount ns */
 	bool no_pidns;             /* direct mode: the run's namespaces could not be made after all (it

@@ -202,7 +202,7 @@ int stage_exec(const struct stage_args *a)
 		if (!a->pol) {
 			add(st, sizeof st, "landlock", "off");
 			add(st, sizeof st, "landlock_why", "no compiled policy in the stage");
-		} else if (sbx_landlock_apply_net(a->pol, resolve_err ? NULL : path, a->netfilter, &r, why,
+		} else if (sbx_landlock_apply_stage(a->pol, resolve_err ? NULL : path, a->netfilter, !a->seccomp, &r, why,
 						  sizeof why) < 0) {
 			add(st, sizeof st, "landlock", "off");
 			add(st, sizeof st, "landlock_why", why[0] ? why : "apply failed");
@@ -247,7 +247,9 @@ int stage_exec(const struct stage_args *a)
 					      .netfilter = a->netfilter,
 					      /* metadata changes are writes (Landlock cannot say so) */
 					      .meta_notify = a->pol != NULL,
-					      .report_files = a->report_files && a->pol};
+					      .report_files = a->report_files && a->pol,
+					      /* a manifest deny is held below libc (seccomp_notify.h) */
+					      .deny_files = a->pol && pol_manifest_deny(a->pol, 0, NULL)};
 		if (sbx_seccomp_install_opts(&so, &listener, why, sizeof why) < 0) {
 			add(st, sizeof st, "seccomp", "off");
 			add(st, sizeof st, "seccomp_why", why[0] ? why : "install failed");
@@ -262,7 +264,8 @@ int stage_exec(const struct stage_args *a)
 				 so.exec_gated ? "; exec gate" : "",
 				 listener >= 0 && so.net_notify ? "; socket/rlimit/connect/bind args" : "",
 				 listener >= 0 && so.meta_notify ? "; metadata" : "",
-				 listener >= 0 && so.report_files ? "; file/exec reporter" : "");
+				 listener >= 0 && so.report_files ? "; file/exec reporter"
+				 : listener >= 0 && so.deny_files ? "; denies" : "");
 			add(st, sizeof st, "seccomp_level", buf);
 		}
 	}
