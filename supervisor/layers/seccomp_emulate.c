@@ -842,9 +842,16 @@ static int emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 		denied = decide_obj(c, pid, -1, POL_WRITE, false, real, sizeof real, &rule);
 	}
 	/* routed only for the manifest's denies (seccomp_notify.h files_deny_only): only a hard deny
-	 * refuses; everything else is performed as the kernel would, Landlock and bwrap behind it */
-	if (denied && c->files_deny_only && !pol_rule_hard_deny(c->pol, rule))
-		denied = 0;
+	 * refuses with a report. An object the policy does not grant is what Landlock and bwrap would
+	 * refuse — but an open performed here would not meet them (the supervisor is in neither), so
+	 * it is refused here as they would refuse it: EACCES, with no report of its own (the probes,
+	 * when on, see the executor's refused call as they see Landlock's). */
+	if (denied && c->files_deny_only && !pol_rule_hard_deny(c->pol, rule)) {
+		as_self(&sv);
+		if (seccomp_notify_id_valid(listener, req_id) == 0)
+			answer(listener, req_id, 0, EACCES);
+		goto done;
+	}
 	if (denied) {
 		as_self(&sv);
 		if (obj >= 0)
