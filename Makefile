@@ -3,10 +3,12 @@
 # Sources are picked up by directory, so adding a file never needs a Makefile edit:
 #   policy/*.c      libc-only policy core (glob, paths, compiled policy, report records)
 #                   -> $(B)/libpolicy.a, linked into sbxsup, libsbxpreload.so, tests, fuzzers
-#   audit/*.c       the audit stream: writer, reader, verify and the review commands (cJSON +
-#   common/*.c      libsodium); small shared helpers      -> $(B)/libcommon.a, sbxsup + tests
-#   supervisor/**.c the sbxsup CLI, by concern: cli/ (one cmd_*.c per command; cli/main.c holds
-#                   main()), manifest/, run/, layers/ (probes/ below it) -> $(B)/libsup.a
+#   audit/*.c       the audit stream: writer, reader, model, severity (cJSON + libsodium)
+#   common/*.c      small shared helpers                  -> $(B)/libcommon.a, sbxsup + tests
+#   supervisor/**.c the sbxsup CLI, by concern: cli/ (one cmd_*.c per command, the `audit`
+#                   review commands audit_*.c; cli/main.c holds main()), manifest/, run/, layers/
+#                   probes/ (the BPF probes engine and its layer entry), lib/, serve/, shadow/
+#                   -> $(B)/libsup.a
 #   Every folder holding a header is on the include path; no two sources share a basename
 #   (an archive keeps members by basename: a second run.o would silently replace the first).
 #   preload/*.c     libsbxpreload.so

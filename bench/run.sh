@@ -810,7 +810,7 @@ memory() {
 # ---- warm server: per-call latency through `sbxsup serve` ----------------------------------------
 # One long-lived client (bench/serve_calls) makes the calls, connecting once per call as a runtime
 # would; bare exec and firejail are timed by the same client in the same rounds (round-robin).
-# The server pre-creates the next call's sandbox after each call (docs/notes/serve.md): calls paced
+# The server pre-creates the next call's sandbox after each call (docs/serve.md): calls paced
 # like an agent's tool calls (BENCH_SERVE_GAP_MS apart) find it ready; back-to-back calls wait for
 # it. A --no-warm server gives the cold figure beside them.
 serve_bench() {

@@ -102,7 +102,7 @@ int pol_path(const struct policy *p, const char *path, unsigned access, struct p
 int pol_path_deep(const struct policy *p, const char *anc, const char *tail, unsigned access,
 		  struct pol_decision *out);
 
-/* For the probes' in-kernel decision (supervisor/layers/probes/probes_kdec.c): 1 when `access`
+/* For the probes' in-kernel decision (supervisor/probes/probes_kdec.c): 1 when `access`
  * (POL_READ or POL_WRITE) is allowed for `anc` itself and for every path below it whose last
  * component is not the NAME of a "**" "/NAME" deny (pol_leaf_names), else 0 — a deny for
  * part of the subtree, a deny glob that may match part of it, any other floating deny: not

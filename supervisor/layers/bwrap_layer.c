@@ -441,7 +441,7 @@ static void bw_probe(enum layer_depth depth, struct detect *d, struct layer_prob
 /* The one place the bwrap argv is made: the sandbox (bwrap_argv), then the stage and the command. */
 static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size_t errlen)
 {
-	bool preload = sbx_layer_on(c->L, layer_preload.id);
+	bool preload = sbx_layer_on(c->L, SBX_L_PRELOAD);
 	struct bwrap_in bi = {
 		.bwrap = c->d->bwrap, .self_exe = c->d->self,
 		.preload_lib = preload ? c->d->preload : NULL,
@@ -468,7 +468,8 @@ static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size
 		rc |= strv_add(argv, "--close-fd");
 		rc |= c->fds.userns >= 0 ? strv_addf(argv, "%d", c->fds.userns) : strv_add(argv, LAYER_FD_PLACEHOLDER);
 	}
-	rc |= layers_stage_flags(c->L, argv);
+	for (size_t i = 0; c->stage_flags && i < c->stage_flags->n; i++) /* layers_wrap / layers_plan */
+		rc |= strv_add(argv, c->stage_flags->v[i]);
 	rc |= strv_add(argv, "--");
 	for (size_t i = 0; c->cmd && c->cmd[i]; i++)
 		rc |= strv_add(argv, c->cmd[i]);
@@ -495,7 +496,7 @@ static cJSON *bw_plan(const struct layer_ctx *c)
 		cJSON *a = cJSON_AddArrayToObject(bw, "argv");
 		for (size_t i = 0; a && i < argv.n; i++)
 			cJSON_AddItemToArray(a, cJSON_CreateString(argv.v[i]));
-		if (sbx_layer_on(c->L, layer_preload.id)) {
+		if (sbx_layer_on(c->L, SBX_L_PRELOAD)) {
 			cJSON_AddStringToObject(bw, "ld_so_preload", SBX_RUN_PRELOAD);
 			/* /etc/ld.so.preload from the /etc view (overlay mounted before bwrap) or a bind */
 			cJSON_AddStringToObject(bw, "etc_view", c->etc_view ? c->etc_view : "binds");

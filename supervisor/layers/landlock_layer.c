@@ -830,10 +830,39 @@ static void ll_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 		return;
 	char lv[sizeof c->L->level[0]], d[64];
 	snprintf(lv, sizeof lv, "%s", c->L->level[layer_landlock.id]);
-	bool rep = sbx_layer_on(c->L, layer_seccomp.id) && strstr(c->L->level[layer_seccomp.id], "reporter");
+	bool rep = sbx_layer_on(c->L, SBX_L_SECCOMP) && strstr(c->L->level[SBX_L_SECCOMP], "reporter");
 	sbx_layer_set_on(c->L, layer_landlock.id, "%s; denials: %s", lv,
-			 sbx_landlock_denials(atoi(lv + 4), sbx_layer_on(c->L, layer_probes.id), rep,
+			 sbx_landlock_denials(atoi(lv + 4), sbx_layer_on(c->L, SBX_L_PROBES), rep,
 					      sbx_layer_on(c->L, layer_preload.id), d, sizeof d));
+}
+
+/* the Landlock entry's stage op (layer.h `stage`): inside the sandbox, before the
+ * capability drop, the ruleset of the compiled policy is applied to the stage and so to the command
+ * (landlock_layer.h sbx_landlock_apply_stage); the status says on with its ABI level, or off and why.
+ */
+int sbx_landlock_stage(struct layer_stage *s, bool on)
+{
+	if (!on)
+		return 0;
+	struct sbx_landlock_result r;
+	char why[512] = "", buf[900];
+	memset(&r, 0, sizeof r);
+	if (!s->pol) {
+		layer_stage_add(s, "landlock", "off");
+		layer_stage_add(s, "landlock_why", "no compiled policy in the stage");
+	} else if (sbx_landlock_apply_stage(s->pol, s->cmd_path, s->netfilter,
+					    /* write grants carved around a deny's match when no seccomp
+					     * deny decision stands behind Landlock */
+					    !((s->on >> SBX_L_SECCOMP) & 1u), &r, why, sizeof why) < 0) {
+		layer_stage_add(s, "landlock", "off");
+		layer_stage_add(s, "landlock_why", why[0] ? why : "apply failed");
+	} else {
+		layer_stage_add(s, "landlock", "on");
+		snprintf(buf, sizeof buf, "abi %d%s%s%s%s", r.abi, r.degraded[0] ? "; " : "", r.degraded,
+			 !r.net && r.net_why[0] ? "; tcp: " : "", !r.net ? r.net_why : "");
+		layer_stage_add(s, "landlock_level", buf);
+	}
+	return 0;
 }
 
 const struct layer_ops layer_landlock = {
@@ -842,6 +871,9 @@ const struct layer_ops layer_landlock = {
 	.lost = "no kernel fs allowlist: reads and writes outside the grants are stopped only by the "
 		"preload and bwrap",
 	.stage_flag = "--landlock",
+	.stage = sbx_landlock_stage,
+	.stage_when = LAYER_STAGE_BEFORE_CAPS,
+	.stage_policy = true,
 	.probe = ll_probe,
 	.plan = ll_plan,
 	.on_ready = ll_on_ready,

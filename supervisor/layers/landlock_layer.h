@@ -102,4 +102,8 @@ struct sbx_landlock_spec {
 int sbx_landlock_apply_spec(const struct sbx_landlock_spec *s, struct sbx_landlock_result *r,
 			    char *why, size_t whylen);
 
+/* The entry's stage op (layer.h): applies the ruleset in the exec stage. */
+struct layer_stage;
+int sbx_landlock_stage(struct layer_stage *s, bool on);
+
 #endif

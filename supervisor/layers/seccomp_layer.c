@@ -26,6 +26,7 @@
 #include "seccomp_notify.h"
 #include "probes_decode.h"
 #include "layer.h"
+#include "msg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1145,11 +1146,12 @@ static void sc_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 		return;
 	}
 	s->listener = listener;
-	sbx_seccomp_state_init(&s->gate, c->pol, sbx_layer_on(c->L, layer_netfilter.id));
+	sbx_seccomp_state_init(&s->gate, c->pol, sbx_layer_on(c->L, SBX_L_NETFILTER));
 	/* a listener while the layer is off is the report-only sensor's (--sensor, stage.c) */
 	s->gate.report_only = s->gate.ctx.report_only = !sbx_layer_on(c->L, layer_seccomp.id);
 	/* neither the layer's nor the sensor's: the privilege guard's own filter (stage.c) */
 	s->gate.guard_only = s->gate.report_only && strcmp(c->L->sensor, "on") != 0;
+	s->gate.ctx.emu = sbx_sn_emu_new(); /* NULL: emulated connects are refused (fail closed) */
 	/* the layer's filter without the reporter routes file calls only for the manifest's denies
 	 * (stage.c deny_files): only a hard deny is refused */
 	s->gate.deny_opens = !s->gate.report_only && c->pol && pol_manifest_deny(c->pol, 0, NULL);
@@ -1161,7 +1163,7 @@ static void sc_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 
 bool sbx_seccomp_sensor_wanted(const struct sbx_layers *L)
 {
-	return !L->sensor_off && !sbx_layer_on(L, layer_seccomp.id) && !sbx_layer_on(L, layer_probes.id);
+	return !L->sensor_off && !sbx_layer_on(L, layer_seccomp.id) && !sbx_layer_on(L, SBX_L_PROBES);
 }
 
 int sbx_seccomp_stage_flags(const struct sbx_layers *L, struct strv *out)
@@ -1169,9 +1171,9 @@ int sbx_seccomp_stage_flags(const struct sbx_layers *L, struct strv *out)
 	int rc = 0;
 	bool sc = sbx_layer_on(L, layer_seccomp.id);
 	bool sensor = sbx_seccomp_sensor_wanted(L);
-	if (!sc && !sbx_layer_on(L, layer_landlock.id) && !sensor)
+	if (!sc && !sbx_layer_on(L, SBX_L_LANDLOCK) && !sensor)
 		return 0;
-	if (sbx_layer_on(L, layer_netfilter.id))
+	if (sbx_layer_on(L, SBX_L_NETFILTER))
 		rc |= strv_add(out, "--netfilter");
 	if (report_files_wanted(L))
 		rc |= strv_add(out, "--report-files");
@@ -1204,9 +1206,93 @@ static int sc_drain(void *st, struct audit *a, bool final)
 static void sc_stop(void *st)
 {
 	struct sc_rt *s = st;
+	sbx_sn_emu_free(s->gate.ctx.emu);
 	if (s->listener >= 0)
 		close(s->listener);
 	free(s);
+}
+
+/* the seccomp entry's stage op (layer.h `stage`), last before "ready" (nothing
+ * after an install may make a call the filter notifies). One entry, three modes:
+ *   - the layer (`--seccomp`): the filter of the compiled policy; status seccomp=on with its level;
+ *   - the report-only sensor (`--sensor`, the layer and the probes off): a filter whose every rule
+ *     is user notification, every call continues; status sensor=on|off;
+ *   - neither installed: the privilege guard's own filter (notified where the kernel can, errno
+ *     only else), in every mode that sandboxes (not SBXSUP_SANDBOX=0).
+ * The layer's and the sensor's filters carry the guard; status privguard=notify|errno. The
+ * listener, when one was made, is handed to the supervisor with "ready" (s->listener).
+ */
+int sbx_seccomp_stage(struct layer_stage *s, bool on)
+{
+	char why[512], buf[900];
+	bool guarded = false; /* a filter carrying the privilege guard is installed */
+	if (on) {
+		why[0] = 0;
+		/* no code:exec (or no policy to say otherwise): the exec gate lets only the command's
+		 * own exec through and refuses (and reports) every later one */
+		struct sbx_seccomp_opts so = {.deny_exec = !s->pol || !pol_code_exec(s->pol),
+					      /* named unix sockets, loopback binds, peers without netfilter */
+					      .net_notify = s->pol != NULL,
+					      .netfilter = s->netfilter,
+					      /* metadata changes are writes (Landlock cannot say so) */
+					      .meta_notify = s->pol != NULL,
+					      .report_files = s->report_files && s->pol,
+					      /* a manifest deny is held below libc (seccomp_notify.h) */
+					      .deny_files = s->pol && pol_manifest_deny(s->pol, 0, NULL)};
+		if (sbx_seccomp_install_opts(&so, &s->listener, why, sizeof why) < 0) {
+			layer_stage_add(s, "seccomp", "off");
+			layer_stage_add(s, "seccomp_why", why[0] ? why : "install failed");
+			s->listener = -1;
+		} else {
+			guarded = true;
+			layer_stage_add(s, "seccomp", "on");
+			/* short: run.start.level holds 96 bytes */
+			snprintf(buf, sizeof buf, "%s%s%s%s%s",
+				 so.notify_busy ? "errno (outer sandbox holds the listener: unreported)"
+				 : s->listener < 0 ? "errno (no user notification: denials unreported)" : "notify",
+				 so.exec_gated ? "; exec gate" : "",
+				 s->listener >= 0 && so.net_notify ? "; socket/rlimit/connect/bind args" : "",
+				 s->listener >= 0 && so.meta_notify ? "; metadata" : "",
+				 s->listener >= 0 && so.report_files ? "; file/exec reporter"
+				 : s->listener >= 0 && so.deny_files ? "; denies" : "");
+			layer_stage_add(s, "seccomp_level", buf);
+		}
+	}
+	/* The report-only sensor (layer seccomp off, probes off): what the silent layers refuse is
+	 * still seen and written by the supervisor; nothing is refused here (every call continues). */
+	if (!on && s->sensor) {
+		why[0] = 0;
+		struct sbx_seccomp_opts so = {.report_only = true, .deny_exec = !s->pol || !pol_code_exec(s->pol),
+					      .net_notify = true, .netfilter = s->netfilter,
+					      .meta_notify = true, .report_files = true};
+		if (!s->pol) {
+			layer_stage_add(s, "sensor", "off");
+			layer_stage_add(s, "sensor_why", "no compiled policy in the stage");
+		} else if (sbx_seccomp_install_opts(&so, &s->listener, why, sizeof why) < 0) {
+			layer_stage_add(s, "sensor", "off");
+			layer_stage_add(s, "sensor_why", so.notify_busy ? "an outer sandbox holds the listener"
+								: why[0] ? why : "install failed");
+			s->listener = -1;
+		} else {
+			guarded = true;
+			layer_stage_add(s, "sensor", "on");
+		}
+	}
+	/* The privilege guard (contract version 3) in every mode that sandboxes: the layer's and the
+	 * sensor's filters carry it (notified: refused and reported by the supervisor); without
+	 * either, a filter of its own (notified too where the kernel can; errno only else). Nothing
+	 * the command leaves behind can gain privilege. */
+	if (s->keep_caps)
+		return 0;
+	if (!guarded) {
+		why[0] = 0;
+		if (sbx_privguard_install(&s->listener, why, sizeof why) < 0) {
+			sbx_msg("%s", why[0] ? why : "privilege guard: install failed");
+			return -1;
+		}
+	}
+	layer_stage_add(s, "privguard", s->listener >= 0 ? "notify" : "errno");
+	return 0;
 }
 
 const struct layer_ops layer_seccomp = {
@@ -1215,6 +1301,9 @@ const struct layer_ops layer_seccomp = {
 	.lost = "no syscall filter: dangerous syscalls (ptrace, mount, bpf, unshare, raw sockets, ...) "
 		"reach the kernel",
 	.stage_flag = "--seccomp",
+	.stage = sbx_seccomp_stage, /* also the sensor and the privilege guard alone */
+	.stage_when = LAYER_STAGE_AFTER_CAPS,
+	.stage_policy = true,
 	.per_attempt = true,
 	.probe = sc_probe,
 	.plan = sc_plan,

@@ -127,4 +127,9 @@ int sbx_privguard_install(int *listener, char *why, size_t whylen);
 /* For --dry-run: the rules as JSON ({"deny":[{"syscall":..,"errno":..,"when":..}],...}). */
 cJSON *sbx_seccomp_plan(void);
 
+/* The entry's stage op (layer.h): the layer, the report-only sensor or the privilege guard
+ * alone . */
+struct layer_stage;
+int sbx_seccomp_stage(struct layer_stage *s, bool on);
+
 #endif

@@ -581,7 +581,7 @@ static void parse_limits(struct ps *s, const cJSON *lim)
 static const char *const top_keys[] = {"sbxsup", "name", "autonomy", "code_path",
 				       "capabilities", "deny", "env", "limits", "workspace"};
 
-/* "workspace": {"mode": "direct" | "shadow"} (docs/notes/shadow.md) */
+/* "workspace": {"mode": "direct" | "shadow"} (docs/shadow.md) */
 static void parse_workspace(struct ps *s, const cJSON *w)
 {
 	char qs[128];

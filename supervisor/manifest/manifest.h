@@ -83,7 +83,7 @@ struct manifest {
 	char *workspace;           /* absolute */
 	char *home;                /* invoking user's home */
 	bool is_default;
-	bool shadow;               /* "workspace": {"mode": "shadow"} (docs/notes/shadow.md) */
+	bool shadow;               /* "workspace": {"mode": "shadow"} (docs/shadow.md) */
 };
 
 struct mf_ctx {

@@ -42,7 +42,7 @@
  *   host side to an address it resolved itself for that name (the client's destination when it is
  *   one of them). Other TCP only to an IP literal / CIDR grant (or net_any). Every request of a
  *   plain-HTTP connection is checked (same host, HTTP rules: methods, path prefixes; 403 or the end of
- *   the connection + net.deny reason "http-rule"/"name-not-granted"). Design: docs/notes/gateway.md.
+ *   the connection + net.deny reason "http-rule"/"name-not-granted"). Design: docs/gateway.md.
  * - Test hook (tests only): SBXSUP_GW_HOSTS=FILE in the gateway's environment replaces host-side
  *   resolution by FILE, lines "ADDRESS NAME [TTL]" (TTL seconds, default 1), re-read whenever an
  *   answer expires; tests map names to 127.0.0.x servers. Never set it in production.

@@ -18,7 +18,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,17 +261,6 @@ static int open_audit(struct run *r)
 	return 0;
 }
 
-void run_reason(struct run *r, const char *code, const char *fmt, ...)
-{
-	if (r->reason)
-		return;
-	r->reason = code;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(r->reason_msg, sizeof r->reason_msg, fmt, ap);
-	va_end(ap);
-}
-
 /* --result where the executor could replace it (result.h result_check; the plan's mode decides
  * whether /tmp is its own): -1 with the reason set. The serve child's copy of the call's own
  * --result (o.result_extra) is checked the same way. */
@@ -482,10 +470,14 @@ static void write_result(struct run *r, int code)
 		.shadow = r->shadow_sum,
 	};
 	cJSON *rec = result_build(&in);
-	if (r->o.result_out && (!rec || !(*r->o.result_out = cJSON_PrintUnformatted(rec))))
-		sbx_msg("warning: cannot build the result record: out of memory");
 	if (r->result_fd >= 0 && (!rec || result_write(r->result_fd, rec) < 0))
 		sbx_msg("warning: cannot write the result record: %s", strerror(errno));
+	if (r->o.result_out && rec) { /* a struct until its holder prints it (lib: sbx_result_json) */
+		*r->o.result_out = rec;
+		rec = NULL;
+	} else if (r->o.result_out) {
+		sbx_msg("warning: cannot build the result record: out of memory");
+	}
 	cJSON_Delete(rec);
 	cJSON_Delete(events);
 	result_close(&r->result_fd);

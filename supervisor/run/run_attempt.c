@@ -699,7 +699,7 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 					       .policy = r->lc.fixed_channel ? r->pol_fd : -1,
 					       .userns = r->sd.userns_fd, .passwd = pwfd, .group = grfd,
 					       .resolv = rsfd};
-		if (w->wrap(&r->lc, &argv, err, sizeof err) < 0) {
+		if (layers_wrap(&r->lc, &argv, err, sizeof err) < 0) {
 			sbx_msg("%s", err);
 			goto out;
 		}

@@ -136,7 +136,7 @@ void run_warn_off(const struct run *r);            /* one stderr warning per lay
  * layers.preload false with that why). Whoever wants to run without it leaves it out (--layers). */
 bool run_preload_refused(struct run *r, bool was_on);
 
-/* run.c: remember why sbxsup refused or failed (the first reason wins) for the result record. */
+/* run_reason.c: remember why sbxsup refused or failed (the first reason wins) for the result record. */
 void run_reason(struct run *r, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* run_shadow.c: the shadow workspace. plan: pure (-1: refused, reason set); setup: the store

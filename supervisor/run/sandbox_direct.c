@@ -987,35 +987,17 @@ int sd_expose_cmd(struct sd_plan *p, const char *cmd)
 	return expose_add(p, f, false, true);
 }
 
+/* A PATH entry the run can see: not under the host's /tmp, or exposed again in the run's own. */
+static bool run_sees_dir(const char *dir, const void *arg)
+{
+	return strlen(dir) < 1024 && (!under_tmp(dir) || exposed(arg, dir));
+}
+
 int sd_filter_path(const struct sd_plan *p, struct strv *env)
 {
-	const char *path = strv_getenv(env, "PATH");
-	if (!path || !(p->flags & CLONE_NEWNS) || !p->tmp_host[0])
+	if (!strv_getenv(env, "PATH") || !(p->flags & CLONE_NEWNS) || !p->tmp_host[0])
 		return 0;
-	size_t len = strlen(path);
-	char *out = calloc(1, len + 1), d[1024];
-	if (!out)
-		return -1;
-	size_t ol = 0;
-	for (const char *s = path; *s;) {
-		size_t n = strcspn(s, ":");
-		if (n && n < sizeof d) {
-			memcpy(d, s, n);
-			d[n] = 0;
-			if (!under_tmp(d) || exposed(p, d)) {
-				if (ol)
-					out[ol++] = ':';
-				memcpy(out + ol, d, n);
-				ol += n;
-			}
-		}
-		s += n;
-		if (*s == ':')
-			s++;
-	}
-	int rc = env_set(env, "PATH", ol ? out : SBX_DEFAULT_PATH);
-	free(out);
-	return rc;
+	return env_path_keep(env, run_sees_dir, p);
 }
 
 bool sd_mount_point(const char *path)

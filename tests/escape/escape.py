@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""escape.py — the escape-corpus runner (called by tests/escape/run.sh; see docs/notes/escape.md).
+"""escape.py — the escape-corpus runner (called by tests/escape/run.sh; see docs/escape-matrix.md and docs/testing.md).
 
 Promise: every attack under tests/escape/attacks/<family>/<name>.c is compiled into $B/escape/bin,
 run with `sbxsup run` in each mode against canaries this runner creates (a temp HOME with a

@@ -27,7 +27,6 @@
 #include "audit_read.h"
 #include "msg.h"
 
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
@@ -131,15 +130,14 @@ static int sev_cond(const char *v, bool *plus)
 	return sbx_sev_parse(name);
 }
 
-static bool sev_match(const struct cond *c, const char *line, size_t len, const char *event)
+/* The severity is read from the spans the line check recorded (audit_model.h am_line_sev): each
+ * line is parsed once. *scratch holds the decoded members (freed by the caller). */
+static bool sev_match(const struct cond *c, const struct audit_line *al, size_t len, const char *event,
+		      char **scratch, size_t *cap)
 {
 	if (!sbx_sev_is_security_event(event))
 		return false;
-	cJSON *ev = cJSON_ParseWithLength(line, len);
-	if (!ev)
-		return false;
-	int s = (int)am_event_sev(ev, NULL);
-	cJSON_Delete(ev);
+	int s = (int)am_line_sev(al, len, scratch, cap, NULL);
 	for (size_t i = 0; i < c->n; i++) {
 		bool plus;
 		int want = sev_cond(c->v[i], &plus);
@@ -149,7 +147,7 @@ static bool sev_match(const struct cond *c, const char *line, size_t len, const 
 	return false;
 }
 
-static bool match(const struct filter *f, const struct audit_line *al, const char *line, size_t len)
+static bool match(const struct filter *f, const struct audit_line *al, size_t len, char **scratch, size_t *cap)
 {
 	char event[64], executor[80];
 	jl_str(&al->event, event, sizeof event);
@@ -201,7 +199,7 @@ static bool match(const struct filter *f, const struct audit_line *al, const cha
 		return false;
 	if (f->comm.n && !field_match(&f->comm, al, "comm"))
 		return false;
-	if (f->sev.n && !sev_match(&f->sev, line, len, event))
+	if (f->sev.n && !sev_match(&f->sev, al, len, event, scratch, cap))
 		return false;
 	return true;
 }
@@ -301,6 +299,8 @@ int audit_filter_main(int argc, char **argv)
 	volatile sig_atomic_t *stop = follow ? audit_stop_install() : NULL;
 	int rc = 0;
 	uint64_t damaged = 0;
+	char *scratch = NULL; /* decoded members of the line being matched (--severity) */
+	size_t scratch_cap = 0;
 	for (int i = optind; i < argc; i++) {
 		struct audit_reader r;
 		char err[512];
@@ -320,11 +320,12 @@ int audit_filter_main(int argc, char **argv)
 				damaged++;
 				continue;
 			}
-			if (!match(&f, &al, line, len))
+			if (!match(&f, &al, len, &scratch, &scratch_cap))
 				continue;
 			if (fwrite(line, 1, len + 1, stdout) != len + 1) { /* the '\n' follows the line */
 				sbx_msg("audit filter: write error: %s", strerror(errno));
 				audit_reader_close(&r);
+				free(scratch);
 				return SBX_EXIT_INTERNAL;
 			}
 		}
@@ -338,6 +339,7 @@ int audit_filter_main(int argc, char **argv)
 		sbx_msg("audit filter: write error: %s", strerror(errno));
 		rc = SBX_EXIT_INTERNAL;
 	}
+	free(scratch);
 	if (damaged)
 		sbx_msg("audit filter: %llu damaged line(s) skipped (run `sbxsup audit verify`)",
 			(unsigned long long)damaged);
