@@ -172,6 +172,12 @@ int audit_set_flow(struct audit *a, long budget_mb)
 	return a->flow ? 0 : -1;
 }
 
+void audit_set_urgent_cap(struct audit *a, uint64_t cap)
+{
+	if (a->flow)
+		audit_flow_set_cap(a->flow, cap);
+}
+
 int audit_tick(struct audit *a)
 {
 	return a->flow && a->fd >= 0 && !a->failed ? audit_flow_tick(a) : 0;
