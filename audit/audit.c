@@ -430,6 +430,12 @@ int audit_emit(struct audit *a, cJSON *ev)
 	bool is_end = strcmp(name, "run.end") == 0, is_start = strcmp(name, "run.start") == 0;
 	enum sbx_sev sev = sbx_sev_classify(ev);
 	if (sev != SBX_SEV_NONE) {
+		/* a stamp the emitter set (a raced name: critical) raises the table's severity, as
+		 * the readers do (audit_model.c with_stamp) */
+		const cJSON *st = cJSON_GetObjectItemCaseSensitive(ev, "sev");
+		int stamped = cJSON_IsString(st) ? sbx_sev_parse(st->valuestring) : -1;
+		if (stamped > (int)sev)
+			sev = (enum sbx_sev)stamped;
 		a->sev_count[sev]++;
 		const cJSON *oc = cJSON_GetObjectItemCaseSensitive(ev, "outcome");
 		if (cJSON_IsString(oc) && !strcmp(oc->valuestring, "breach"))

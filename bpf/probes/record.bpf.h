@@ -154,6 +154,10 @@ static __always_inline __u64 decision_key(const struct pr_event *ev)
 		c.req = ev->req_long;
 		bpf_loop(PR_REQ_MAX / 8, dk_step_long, &c, 0);
 	}
+	if (ev->flags & PR_EVF_RACED) {             /* the kernel's name too */
+		c.req = ev->kname;
+		bpf_loop(PR_NAME_MAX / 8, dk_step, &c, 0);
+	}
 	return c.h;
 }
 
@@ -201,7 +205,7 @@ __noinline int pr_ev_send(__u32 slot)
 		return 0;
 	struct pr_event *ev = &o->ev;
 	__u64 sz = __builtin_offsetof(struct pr_event, path) + (__u64)ev->path_len;
-	if (sz > sizeof(*ev) || (ev->flags & PR_EVF_REQ_LONG))
+	if (sz > sizeof(*ev) || (ev->flags & (PR_EVF_REQ_LONG | PR_EVF_RACED)))
 		sz = sizeof(*ev);
 	/* a lost process record only costs the full `exe` of later events: not counted as lost */
 	if (bpf_ringbuf_output(rb, ev, sz, 0) != 0 && ev->sc < PR_SC__MAX)

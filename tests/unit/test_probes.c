@@ -484,13 +484,37 @@ static void test_io_uring_escape(void **state)
 	assert_string_equal(sget(o, "access"), "escape");
 	cJSON_Delete(v);
 
-	/* an open that never is a syscall: seen at io_uring_submit_req */
+	/* an open that never is a syscall: seen at io_uring_submit_req, named as its openat twin
+	 * (the kernel's copy of the name, taken at submit) */
 	char *a2[] = { p, "uring-open", "/etc/shadow", NULL };
 	assert_int_equal(run_attack(E.pr, NULL, NULL, a2), 0);
 	v = new_violations();
 	o = must_find(v, "io_uring_submit_req", "op", "openat");
 	assert_string_equal(sget(o, "sensor"), "tp_btf:io_uring_submit_req");
+	assert_string_equal(sget(o, "path"), "/etc/shadow");
+	assert_string_equal(sget(o, "access"), "read");
+	assert_true(strstr(sget(o, "rule"), "shadow") || strstr(sget(o, "rule"), "secret"));
+	cJSON_Delete(v);
+
+	/* openat + read through the ring: both ops name the file (the read: its fd's file) */
+	char *a3[] = { p, "uring-read", "/etc/shadow", NULL };
+	assert_int_equal(run_attack(E.pr, NULL, NULL, a3), 0);
+	v = new_violations();
+	o = must_find(v, "io_uring_submit_req", "op", "openat");
+	assert_string_equal(sget(o, "path"), "/etc/shadow");
+	o = must_find(v, "io_uring_submit_req", "op", "read");
+	assert_string_equal(sget(o, "path"), "/etc/shadow");
+	assert_string_equal(sget(o, "access"), "read");
+	assert_true(strstr(sget(o, "rule"), "shadow") || strstr(sget(o, "rule"), "secret"));
+	cJSON_Delete(v);
+
+	/* an allowed file through the ring: still reported (escape class), with its path */
+	char *a4[] = { p, "uring-open", "/etc/hostname", NULL };
+	run_attack(E.pr, NULL, NULL, a4);
+	v = new_violations();
+	o = must_find(v, "io_uring_submit_req", "op", "openat");
 	assert_string_equal(sget(o, "rule"), PR_RULE_ESCAPE);
+	assert_string_equal(sget(o, "path"), "/etc/hostname");
 	cJSON_Delete(v);
 }
 
