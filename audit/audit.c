@@ -236,7 +236,7 @@ cJSON *audit_add_str(cJSON *obj, const char *key, const char *s, size_t maxlen)
 	return it;
 }
 
-static void count_event(struct audit *a, const char *name)
+static void count_event(struct audit *a, const char *name, uint64_t weight)
 {
 	size_t i;
 	for (i = 0; i < a->nkinds; i++)
@@ -252,7 +252,7 @@ static void count_event(struct audit *a, const char *name)
 			a->nkinds++;
 		}
 	}
-	a->count[i]++;
+	a->count[i] += weight;
 }
 
 cJSON *audit_counts(const struct audit *a)
@@ -426,7 +426,10 @@ int audit_emit(struct audit *a, cJSON *ev)
 	}
 	cJSON *evname = cJSON_GetObjectItemCaseSensitive(ev, "event");
 	const char *name = cJSON_IsString(evname) ? evname->valuestring : "unknown";
-	count_event(a, name);
+	/* a sensor's summary (the probes' ring overflow) stands for `count` events */
+	const cJSON *cnt = cJSON_GetObjectItemCaseSensitive(ev, "count");
+	uint64_t weight = cJSON_IsNumber(cnt) && cnt->valuedouble >= 1 ? (uint64_t)cnt->valuedouble : 1;
+	count_event(a, name, weight);
 	bool is_end = strcmp(name, "run.end") == 0, is_start = strcmp(name, "run.start") == 0;
 	enum sbx_sev sev = sbx_sev_classify(ev);
 	if (sev != SBX_SEV_NONE) {
@@ -436,10 +439,10 @@ int audit_emit(struct audit *a, cJSON *ev)
 		int stamped = cJSON_IsString(st) ? sbx_sev_parse(st->valuestring) : -1;
 		if (stamped > (int)sev)
 			sev = (enum sbx_sev)stamped;
-		a->sev_count[sev]++;
+		a->sev_count[sev] += weight;
 		const cJSON *oc = cJSON_GetObjectItemCaseSensitive(ev, "outcome");
 		if (cJSON_IsString(oc) && !strcmp(oc->valuestring, "breach"))
-			a->breaches++;
+			a->breaches += weight;
 		if (!cJSON_GetObjectItemCaseSensitive(ev, "sev") &&
 		    !cJSON_AddStringToObject(ev, "sev", sbx_sev_name(sev))) {
 			cJSON_Delete(ev);

@@ -49,6 +49,7 @@ struct flow_item {
 	char last_ts[32];
 	int sev;
 	bool urgent;              /* high, critical or breach: never budgeted */
+	bool merged;              /* pend: more than one event coalesced into it */
 };
 
 struct audit_flow {
@@ -70,7 +71,7 @@ struct audit_flow {
 	unsigned char (*over_key[2])[16];
 };
 
-static const char *const KEY_FIELDS[] = {"event", "src", "comm", "exe", "op", "syscall", "path",
+static const char *const KEY_FIELDS[] = {"event", "src", "comm", "exe", "op", "syscall", "path", "path_raced",
 					 "host", "addr", "port", "proto", "access", "rule", "outcome",
 					 "errno", "action", "sensor",
 					 /* kernel: seccomp.deny's socket family/type/protocol and rlimit asked */
@@ -150,11 +151,24 @@ static long ms_since(const struct timespec *t0)
 	return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
 }
 
-/* count, first_ts, last_ts on an event that stands for `count` occurrences. */
+/* How many occurrences an event stands for: its own `count` (a sensor's summary, e.g. the probes'
+ * ring overflow), else 1. */
+static uint64_t weight_of(const cJSON *ev)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(ev, "count");
+	return cJSON_IsNumber(c) && c->valuedouble >= 1 ? (uint64_t)c->valuedouble : 1;
+}
+
+/* count, first_ts, last_ts on an event that stands for `count` occurrences (replacing what a
+ * sensor's summary carried: its count is part of it->count). */
 static int add_counts(cJSON *ev, const struct flow_item *it)
 {
 	char first[32];
-	snprintf(first, sizeof first, "%s", ts_of(ev));
+	const cJSON *ft = cJSON_GetObjectItemCaseSensitive(ev, "first_ts");
+	snprintf(first, sizeof first, "%s", cJSON_IsString(ft) ? ft->valuestring : ts_of(ev));
+	cJSON_DeleteItemFromObjectCaseSensitive(ev, "count");
+	cJSON_DeleteItemFromObjectCaseSensitive(ev, "first_ts");
+	cJSON_DeleteItemFromObjectCaseSensitive(ev, "last_ts");
 	if (!cJSON_AddNumberToObject(ev, "count", (double)it->count) ||
 	    !cJSON_AddStringToObject(ev, "first_ts", first) ||
 	    !cJSON_AddStringToObject(ev, "last_ts", it->last_ts[0] ? it->last_ts : first))
@@ -187,7 +201,7 @@ int audit_flow_flush(struct audit *a)
 	cJSON *ev = f->pend.ev;
 	f->pend.ev = NULL;
 	int cls = f->pend_cls;
-	if (f->pend.count > 1 && add_counts(ev, &f->pend) < 0) {
+	if (f->pend.merged && add_counts(ev, &f->pend) < 0) {
 		cJSON_Delete(ev);
 		a->failed = true;
 		return -1;
@@ -216,7 +230,7 @@ static int summarise(struct audit_flow *f, int cls, cJSON *ev, const unsigned ch
 	struct flow_item *tab = f->sum[cls];
 	for (size_t i = 0; i < f->nsum[cls]; i++)
 		if (memcmp(tab[i].key, key, 16) == 0) {
-			tab[i].count++;
+			tab[i].count += weight_of(ev);
 			snprintf(tab[i].last_ts, sizeof tab[i].last_ts, "%s", ts_of(ev));
 			cJSON_Delete(ev);
 			return 0;
@@ -228,7 +242,7 @@ static int summarise(struct audit_flow *f, int cls, cJSON *ev, const unsigned ch
 			if (tab[i].sev < tab[low].sev)
 				low = i;
 		if (tab[low].sev >= sev) {
-			f->unsummarised[cls]++;
+			f->unsummarised[cls] += weight_of(ev);
 			cJSON_Delete(ev);
 			return 0;
 		}
@@ -238,7 +252,7 @@ static int summarise(struct audit_flow *f, int cls, cJSON *ev, const unsigned ch
 	} else {
 		f->nsum[cls]++;
 	}
-	tab[slot] = (struct flow_item){.ev = ev, .count = 1, .sev = sev};
+	tab[slot] = (struct flow_item){.ev = ev, .count = weight_of(ev), .sev = sev};
 	memcpy(tab[slot].key, key, 16);
 	snprintf(tab[slot].last_ts, sizeof tab[slot].last_ts, "%s", ts_of(ev));
 	return 0;
@@ -308,7 +322,7 @@ static int write_urgent_hit(struct audit *a, int cls, bool summary)
 static int over_cap(struct audit *a, int cls, cJSON *ev)
 {
 	struct audit_flow *f = a->flow;
-	f->over[cls]++;
+	f->over[cls] += weight_of(ev);
 	char obj[1024];
 	object_of(ev, obj, sizeof obj);
 	cJSON_Delete(ev);
@@ -353,7 +367,8 @@ int audit_flow_security(struct audit *a, cJSON *ev, int sev)
 	bool urgent = is_urgent(ev, sev);
 	if (f->pend.ev && memcmp(f->pend.key, key, 16) == 0 &&
 	    ms_since(&f->pend_since) < AUDIT_COALESCE_MS) {
-		f->pend.count++;
+		f->pend.count += weight_of(ev);
+		f->pend.merged = true;
 		f->coalesced++;
 		snprintf(f->pend.last_ts, sizeof f->pend.last_ts, "%s", ts_of(ev));
 		cJSON_Delete(ev);
@@ -367,7 +382,8 @@ int audit_flow_security(struct audit *a, cJSON *ev, int sev)
 		return over_cap(a, cls, ev);
 	if (!urgent && f->exhausted[cls])
 		return summarise(f, cls, ev, key, sev);
-	f->pend = (struct flow_item){.ev = ev, .count = 1, .sev = sev, .urgent = urgent};
+	f->pend = (struct flow_item){.ev = ev, .count = weight_of(ev), .sev = sev, .urgent = urgent,
+				     .merged = false};
 	memcpy(f->pend.key, key, 16);
 	f->pend_cls = cls;
 	clock_gettime(CLOCK_MONOTONIC, &f->pend_since);
@@ -401,7 +417,8 @@ int audit_flow_end(struct audit *a, cJSON *run_end)
 			struct flow_item *it = &f->sum[c][i];
 			cJSON *ev = it->ev;
 			it->ev = NULL;
-			if (add_counts(ev, it) < 0 || !cJSON_AddTrueToObject(ev, "summary")) {
+			if (add_counts(ev, it) < 0 || (!cJSON_GetObjectItemCaseSensitive(ev, "summary") &&
+							!cJSON_AddTrueToObject(ev, "summary"))) {
 				cJSON_Delete(ev);
 				a->failed = true;
 				return -1;

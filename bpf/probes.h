@@ -28,7 +28,10 @@
 #define SBX_BPF_PROBES_H
 
 #define PR_SLOTS       64        /* concurrent runs sharing one pinned program set */
-#define PR_RB_SIZE     (1u << 20) /* mapped twice by the consumer: counts 2 MiB in its RSS */
+#define PR_RB_SIZE     (8u << 20) /* per run: ~16 000 records of a flood (a record is ~500 bytes);
+				   * mapped twice by the consumer (its RSS grows as the ring fills) */
+#define PR_RB_RESERVE  (PR_RB_SIZE / 4) /* the last quarter: only records of calls that did not
+				   * fail (breach candidates) and process records (record.bpf.h) */
 #define PR_MAX_DEPTH   2048      /* walk steps (bpf_loop; a walk stops at the root, so only real depth costs) */
 #define PR_NAME_MAX    256       /* one dentry name incl. NUL, and one requested string */
 #define PR_PATH_BUF    4352      /* PR_PATH_OFF_MASK + 1 + PR_NAME_MAX: PATH_MAX of names */
