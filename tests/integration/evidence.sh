@@ -88,6 +88,7 @@ else:
 print('; '.join(why))
 PY
 )
+	audit_has "$a" run.end || why="$why; a line does not match docs/audit-schema.json or no run.end"
 	if [ -z "$why" ] && grep -q "^decoys $N failed $N" <<<"$out"; then t_pass "$name"
 	else t_fail "$name" "$why out=$(head -c 300 <<<"$out")"; fi
 }
@@ -157,6 +158,10 @@ if raced == 0 and mode == 'preload-only':   # the other modes race less often (s
 print('; '.join(why))
 PY
 )
+	audit_has "$A" run.end || why="$why; a line does not match docs/audit-schema.json or no run.end"
+	if [ "$m" = preload-only ] && ! audit_has "$A" kernel.violation raced=true path_raced? sev=critical; then
+		why="$why; no critical raced line with path_raced"
+	fi
 	# the host side: where a layer stands in front of the secret, its bytes never reach the attack
 	if { [ "$m" = full ] || [ "$m" = bwrap ]; } && [ "${sopen:-1}" != 0 ]; then why="$why; the secret was opened $sopen times"; fi
 	if [ -z "$why" ]; then t_pass "evidence_race/$m"
