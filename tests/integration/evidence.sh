@@ -102,6 +102,29 @@ for m in full no-bwrap preload-only; do
 	check_flood "evidence_flood_kernel/$m" "$A" "$R" kernel.violation "$out"
 done
 
+# audit verify counts what the lines name against run.end: the real attempt removed from a stream
+# re-chained without a key (so the chain itself holds) is a problem
+A=$T_TMP/aud/flood-raw.preload-only.log
+python3 - "$A" "$D/sec/s/key" "$A.cut" <<'PY'
+import hashlib, json, sys
+prev, out = '0' * 64, []
+for l in open(sys.argv[1]).read().splitlines():
+    o = json.loads(l)
+    if o.get('path') == sys.argv[2]:
+        continue
+    o.pop('hash'); o.pop('prev'); o.pop('key', None)
+    o['prev'] = prev
+    pre = json.dumps(o, separators=(',', ':'), ensure_ascii=False)[:-1]
+    h = hashlib.sha256(pre.encode()).hexdigest()
+    out.append(pre + ',"hash":"%s"}' % h); prev = h
+open(sys.argv[3], 'w').write('\n'.join(out) + '\n')
+PY
+vout=$("$S" audit verify "$A" 2>&1); vrc=$?
+cout=$("$S" audit verify "$A.cut" 2>&1); crc=$?
+if [ $vrc = 0 ] && [ $crc = 1 ] && grep -q 'high/critical event' <<<"$cout" && grep -q 'breach' <<<"$cout"; then
+	t_pass evidence_verify_counts
+else t_fail evidence_verify_counts "intact rc=$vrc cut rc=$crc: $(head -c 400 <<<"$vout$cout")"; fi
+
 # ---- buried: preload-side decoys, as root and as a normal user ------------------------------------
 for m in full no-bwrap preload-only; do
 	A=$T_TMP/aud/flood-libc.$m.log; R=$T_TMP/aud/flood-libc.$m.json
@@ -125,13 +148,15 @@ else t_skip evidence_flood_user "cannot create user $U"; fi
 # ---- raced: every attempt the kernel made on the secret is in the stream -------------------------
 MODE[landlock]="--layers landlock,probes"
 MODE[bwrap]="--layers bwrap,probes"
-for m in full no-bwrap preload-only landlock bwrap; do
-	A=$T_TMP/aud/race.$m.log
+# race_once MODE: one attack run; sets WHY (empty: every attempt named) and RACED (raced lines)
+race_once() {
+	local m=$1 A=$T_TMP/aud/race.$1.log out
+	rm -f "$A"
 	out=$(cd "$T_TMP/ws" && "$S" run -m "$MF" -a "$A" ${MODE[$m]} -- "$EV" race "$D/sec/s/key" "$D/sec/a/key" 1500 2>&1)
 	read -r _ opens _ sopen _ sfail _ other < <(grep '^opens ' <<<"$out")
-	why=$(python3 - "$A" "$D/sec/s/key" "$D/sec/a/key" "${sopen:-x}" "${sfail:-x}" "$m" <<'PY' || echo "the check failed"
+	WHY=$(python3 - "$A" "$D/sec/s/key" "$D/sec/a/key" "${sopen:-x}" "${sfail:-x}" <<'PY' || echo "the check failed"
 import json, sys
-a, sec, oth, mode = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[6]
+a, sec, oth = sys.argv[1], sys.argv[2], sys.argv[3]
 try:
     want = int(sys.argv[4]) + int(sys.argv[5])
 except ValueError:
@@ -153,19 +178,27 @@ for l in open(a):
 why = bad[:3]
 if used != want:
     why.append('the kernel used the secret %d times, the stream names %d' % (want, used))
-if raced == 0 and mode == 'preload-only':   # the other modes race less often (slower opens)
-    why.append('no raced line')
 print('; '.join(why))
 PY
 )
-	audit_has "$A" run.end || why="$why; a line does not match docs/audit-schema.json or no run.end"
-	if [ "$m" = preload-only ] && ! audit_has "$A" kernel.violation raced=true path_raced? sev=critical; then
-		why="$why; no critical raced line with path_raced"
-	fi
+	audit_has "$A" run.end || WHY="$WHY; a line does not match docs/audit-schema.json or no run.end"
+	RACED=0
+	audit_has "$A" kernel.violation raced=true path_raced? sev=critical && RACED=1
 	# the host side: where a layer stands in front of the secret, its bytes never reach the attack
-	if { [ "$m" = full ] || [ "$m" = bwrap ]; } && [ "${sopen:-1}" != 0 ]; then why="$why; the secret was opened $sopen times"; fi
-	if [ -z "$why" ]; then t_pass "evidence_race/$m"
-	else t_fail "evidence_race/$m" "$why: $(head -c 300 <<<"$out")"; fi
+	if { [ "$m" = full ] || [ "$m" = bwrap ]; } && [ "${sopen:-1}" != 0 ]; then WHY="$WHY; the secret was opened $sopen times"; fi
+	[ -z "$WHY" ] || WHY="$WHY: $(head -c 300 <<<"$out")"
+}
+for m in full no-bwrap preload-only landlock bwrap; do
+	race_once "$m"
+	# preload-only (the fastest opens) must show raced lines; on a loaded host the two threads may not
+	# overlap in one run: up to three runs
+	for try in 2 3; do
+		[ "$m" = preload-only ] && [ -z "$WHY" ] && [ $RACED = 0 ] || break
+		race_once "$m"
+	done
+	[ "$m" = preload-only ] && [ -z "$WHY" ] && [ $RACED = 0 ] && WHY="no critical raced line with path_raced in 3 runs"
+	if [ -z "$WHY" ]; then t_pass "evidence_race/$m"
+	else t_fail "evidence_race/$m" "$WHY"; fi
 done
 
 # ---- nameless: io_uring in preload-only mode -------------------------------------------------------
