@@ -131,6 +131,10 @@ int pol_net_name(const struct policy *p, const char *name, uint16_t port, struct
  * "no code:exec capability", "network: unrestricted", "network: no capability".
  * Unknown index: "unknown rule". Never NULL. */
 const char *pol_rule_text(const struct policy *p, uint32_t rule);
+/* Is a refusal by `rule` evidence that must never be buried (critical: a never-readable secret or a
+ * manifest deny — a hard deny — or a privilege rule)? The preload gives such records precedence
+ * when its report queue is full. */
+bool pol_rule_urgent(const struct policy *p, uint32_t rule);
 
 bool pol_code_exec(const struct policy *p);
 /* The run has a network namespace of its own (no network granted, and bwrap or a mount namespace
