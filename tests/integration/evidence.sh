@@ -4,7 +4,8 @@
 #     the denied secret. Every decoy and the real attempt are lines of their own (no summary, no
 #     `unsummarised`); run.end, the result record and `audit summary` agree on the verdict and the
 #     critical count. Kernel-side decoys (raw openat: the probes) as root in full, no-bwrap and
-#     preload-only mode; preload-side decoys (libc open) as root and as a normal user.
+#     preload-only mode; preload-side decoys (libc open) as root and as a normal user (full, no-bwrap,
+#     preload-only). audit verify finds a stream re-chained without the real attempt.
 #   - raced: two threads flip one byte of a path between a harmless granted name and the secret's
 #     while the other opens it with raw openat for a bounded time. On the attack side every open
 #     the kernel made on the secret is counted (the fd's inode is the secret's, or the open failed:
@@ -135,8 +136,8 @@ done
 U=sbxu_evidence
 if command -v useradd >/dev/null && useradd -m "$U" 2>/dev/null; then
 	t_on_exit "userdel -r $U 2>/dev/null"
-	declare -A UMODE=([no-bwrap]="--layers preload,seccomp,landlock" [preload-only]="--layers preload")
-	for m in no-bwrap preload-only; do
+	declare -A UMODE=([full]="" [no-bwrap]="--layers preload,seccomp,landlock" [preload-only]="--layers preload")
+	for m in full no-bwrap preload-only; do
 		A=$T_TMP/aud/flood-user.$m.log; R=$T_TMP/aud/flood-user.$m.json
 		out=$(cd "$T_TMP/ws" && runuser -u "$U" -- env HOME="/home/$U" PATH="$PATH" \
 			"$S" run -m "$MF" -a "$A" --result "$R" ${UMODE[$m]} -- "$EV" flood $N "$D/sec/s/decoys" "$D/sec/s/key" libc 2>&1)
