@@ -1163,6 +1163,66 @@ static void test_decode_decisions(void **state)
 	assert_int_equal(pr_decide(E.p, ev, v), 1);
 	assert_string_equal(v->rule, PR_RULE_DETACHED);
 
+	/* raced (issue 27): the kernel's copy of the name differs from the enter copy. A failed open:
+	 * path = the kernel's name, path_raced = the buffer's at entry; a secret either way: denied */
+	memset(ev, 0, sizeof(*ev));
+	ev->sc = PR_SC_OPENAT;
+	ev->path_kind = PR_PK_NONE;
+	ev->flags = PR_EVF_RACED;
+	snprintf(ev->req, sizeof(ev->req), "/usr/lib/x");
+	snprintf(ev->kname, sizeof(ev->kname), "/etc/shadow");
+	ev->ret = -EACCES;
+	assert_int_equal(pr_decide(E.p, ev, v), 1);
+	assert_true(v->raced && v->raced_denied);
+	assert_string_equal(v->path, "/etc/shadow");
+	assert_string_equal(v->path_raced, "/usr/lib/x");
+	assert_string_equal(pr_outcome(v), "contained");
+	assert_true(strstr(v->rule, "shadow") || strstr(v->rule, "secret"));
+	/* the other way round, and the open succeeded on the allowed file: outcome raced */
+	snprintf(ev->req, sizeof(ev->req), "/etc/shadow");
+	snprintf(ev->kname, sizeof(ev->kname), "/usr/lib/x");
+	ev->ret = 3;
+	ev->path_kind = PR_PK_FULL;
+	put_comps(ev, (const char *const[]){ "x", "lib", "usr" }, 3);
+	assert_int_equal(pr_decide(E.p, ev, v), 1);
+	assert_true(v->raced && v->raced_denied);
+	assert_string_equal(v->path, "/usr/lib/x");
+	assert_string_equal(v->path_raced, "/etc/shadow");
+	assert_string_equal(pr_outcome(v), "raced");
+	/* ... and on the secret itself: a breach */
+	put_comps(ev, (const char *const[]){ "shadow", "etc" }, 2);
+	snprintf(ev->kname, sizeof(ev->kname), "/etc/shadow");
+	snprintf(ev->req, sizeof(ev->req), "/usr/lib/x");
+	assert_int_equal(pr_decide(E.p, ev, v), 1);
+	assert_string_equal(v->path, "/etc/shadow");
+	assert_string_equal(v->path_raced, "/usr/lib/x");
+	assert_string_equal(pr_outcome(v), "breach");
+	/* two allowed names: still reported (never dropped), rule PR_RULE_RACED, not critical */
+	ev->path_kind = PR_PK_NONE;
+	ev->ret = -ENOENT;
+	snprintf(ev->req, sizeof(ev->req), "/usr/lib/x");
+	snprintf(ev->kname, sizeof(ev->kname), "/usr/lib/y");
+	assert_int_equal(pr_decide(E.p, ev, v), 1);
+	assert_true(v->raced && !v->raced_denied);
+	assert_string_equal(v->rule, PR_RULE_RACED);
+
+	/* io_uring (issue 27): an openat named by the kernel's copy, decided as its twin */
+	memset(ev, 0, sizeof(*ev));
+	ev->sc = PR_SC_IO_URING_OP;
+	ev->flags = PR_EVF_URING_OBJ;
+	ev->aflags = 18 | ((unsigned long long)O_RDONLY << PR_URING_OP_SHIFT);
+	ev->path_kind = PR_PK_NONE;
+	snprintf(ev->req, sizeof(ev->req), "/etc/shadow");
+	assert_int_equal(pr_decide(E.p, ev, v), 1);
+	assert_string_equal(v->path, "/etc/shadow");
+	assert_string_equal(v->access, "read");
+	assert_int_equal(v->io_op, 18);
+	assert_true(strstr(v->rule, "shadow") || strstr(v->rule, "secret"));
+	snprintf(ev->req, sizeof(ev->req), "/usr/lib/x");    /* allowed: the escape-class report, named */
+	assert_int_equal(pr_decide(E.p, ev, v), 1);
+	assert_string_equal(v->rule, PR_RULE_ESCAPE);
+	assert_string_equal(v->path, "/usr/lib/x");
+
 	ev->sc = 999;
 	assert_int_equal(pr_decide(E.p, ev, v), -1);
 	free(v);
