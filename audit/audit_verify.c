@@ -309,7 +309,8 @@ static const char help[] =
 	"                      Default: the host key directory when readable; with no key at all the\n"
 	"                      chain, sequence and schema are checked and authenticity is NOT.\n"
 	"  --allow-incomplete  a run without run.end is a warning, not a problem (a live file)\n"
-	"A run without run.end is incomplete (truncated, killed, or still running).\n"
+	"A run without run.end is incomplete (truncated, killed, or still running). Its run.end's counts\n"
+	"of high/critical events and breaches must match what its lines name (a line removed).\n"
 	"Exit: 0 clean, 1 damaged/incomplete/unauthenticated (every problem listed as FILE:LINE: problem),\n"
 	"125 usage/unreadable.\n";
 
