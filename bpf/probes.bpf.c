@@ -319,6 +319,31 @@ static __always_inline void on_uring(struct io_kiocb *req, __u16 sensor)
 		s->target = BPF_CORE_READ(o, dfd);
 		s->aflags |= (__u64)(__u32)BPF_CORE_READ(o, how.flags) << PR_URING_OP_SHIFT;
 		s->evflags = PR_EVF_URING_OBJ;
+	} else if (op == 16) {                      /* connect: the address prep copied (async data;
+						     * not found there on 6.18), else the submitter's */
+		struct io_async_msghdr *io = BPF_CORE_READ(req, async_data);
+		struct sockaddr_in6 sa = {};
+		if (io)
+			bpf_probe_read_kernel(&sa, sizeof(sa), &io->addr);
+		__u16 fam = sa.sin6_family;
+		if (fam != AF_INET_ && fam != AF_INET6_) {
+			/* no kernel copy found: the address as the submitter's memory holds it now
+			 * (the submit runs in its context) */
+			struct io_connect *c = (struct io_connect *)&req->cmd;
+			const void *ua = BPF_CORE_READ(c, addr);
+			if (ua && bpf_probe_read_user(&sa, sizeof(sa), ua) == 0)
+				fam = sa.sin6_family;
+		}
+		if (fam == AF_INET_ || fam == AF_INET6_) {
+			s->family = fam;
+			s->port = bpf_ntohs(sa.sin6_port);   /* same offset in sockaddr_in */
+			if (fam == AF_INET_)
+				__builtin_memcpy(s->addr, &((struct sockaddr_in *)&sa)->sin_addr, 4);
+			else
+				__builtin_memcpy(s->addr, &sa.sin6_addr, 16);
+			s->target = BPF_CORE_READ(req, cqe.fd);
+			s->evflags = PR_EVF_URING_OBJ;
+		}
 	} else if (uring_fd_op(op) && !(BPF_CORE_READ(req, flags) & 1ull /* REQ_F_FIXED_FILE */)) {
 		s->target = BPF_CORE_READ(req, cqe.fd);
 		s->evflags = PR_EVF_URING_OBJ;

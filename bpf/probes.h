@@ -90,7 +90,9 @@ enum pr_sensor {
 /* io_uring records (PR_SC_IO_URING_OP): aflags = opcode (bits 0..7) | the op's open flags (bits
  * 8..39, openat/openat2); with PR_EVF_URING_OBJ the record names the op's object like a syscall
  * twin: openat/openat2 — req = the kernel's own copy of the name (struct filename, read at submit:
- * it cannot be raced), dirfd, path_kind as for openat; an fd op (read, write, readv, writev,
+ * it cannot be raced), dirfd, path_kind as for openat; connect — family, port, addr (IPv4/IPv6;
+ * other families: the op alone) from the kernel's copy when found, else read at submit from the
+ * submitter's memory (a second thread could rewrite it after the kernel's copy); an fd op (read, write, readv, writev,
  * read_fixed, write_fixed, splice, sendmsg, recvmsg, send, recv, fsync, fallocate...) — the fd's
  * file walked (PR_PK_FULL). */
 #define PR_URING_OP_SHIFT 8

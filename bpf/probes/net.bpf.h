@@ -131,6 +131,8 @@ static __always_inline void uring_object(struct pr_event *ev, struct pr_stash *s
 	ev->dirfd = s->target;
 	__u8 op = (__u8)s->aflags;
 	struct file *f;
+	if (op == 16)
+		return;                             /* connect: the address (family, port, addr) */
 	if (op == 18 || op == 28) {
 		if (!s->req_ok[0]) {
 			ev->flags |= PR_EVF_NOPATH;

@@ -15,6 +15,7 @@
  *   uring                   io_uring_setup(2)
  *   uring-open PATH         an IORING_OP_OPENAT of PATH submitted through io_uring (no open syscall)
  *   uring-read PATH         IORING_OP_OPENAT of PATH, then IORING_OP_READ of the fd; prints the bytes
+ *   uring-connect IP PORT   IORING_OP_CONNECT of a TCP socket (IPv4) through io_uring
  *   unshare                 raw unshare(CLONE_NEWUSER)
  *   memfd-exec PROG         copy PROG into a memfd, raw execveat(memfd, "", AT_EMPTY_PATH)
  * Exit 0 when the attacked call succeeded, 1 when it failed, 2 on usage. */
@@ -139,6 +140,32 @@ static long uring_open(const char *path)
 	struct ring r;
 	long e = ring_setup(&r);
 	return e < 0 ? e : ring_open(&r, path);
+}
+
+/* IORING_OP_CONNECT of a TCP socket to IP:PORT (IPv4). */
+static int uring_connect(const char *ip, int port)
+{
+	struct ring r;
+	long e = ring_setup(&r);
+	if (e < 0) {
+		errno = (int)-e;
+		return report("uring-connect", -1);
+	}
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	inet_pton(AF_INET, ip, &sa.sin_addr);
+	struct io_uring_sqe sqe;
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_CONNECT;
+	sqe.fd = fd;
+	sqe.addr = (unsigned long)&sa;
+	sqe.off = sizeof(sa);                  /* addr2: the address length */
+	long res = ring_op(&r, &sqe);
+	if (res < 0) {
+		errno = (int)-res;
+		return report("uring-connect", -1);
+	}
+	return report("uring-connect", 0);
 }
 
 /* IORING_OP_OPENAT then IORING_OP_READ of the fd: prints what was read. */
@@ -287,6 +314,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(c, "uring-read") && argc == 3)
 		return uring_read(argv[2]);
+	if (!strcmp(c, "uring-connect") && argc == 4)
+		return uring_connect(argv[2], atoi(argv[3]));
 	if (!strcmp(c, "unshare") && argc == 2)
 		return report("unshare", raw(SYS_unshare, 0x10000000 /* CLONE_NEWUSER */, 0, 0, 0));
 	if (!strcmp(c, "memfd-exec") && argc == 3) {

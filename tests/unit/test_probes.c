@@ -508,6 +508,17 @@ static void test_io_uring_escape(void **state)
 	assert_true(strstr(sget(o, "rule"), "shadow") || strstr(sget(o, "rule"), "secret"));
 	cJSON_Delete(v);
 
+	/* a connect through the ring: decided on the kernel's copy of the address, as connect(2) */
+	char *a5[] = { p, "uring-connect", "127.0.0.2", "9", NULL };
+	run_attack(E.pr, NULL, NULL, a5);
+	v = new_violations();
+	o = must_find(v, "io_uring_submit_req", "op", "connect");
+	assert_string_equal(sget(o, "addr"), "127.0.0.2");
+	assert_int_equal((int)nget(o, "port"), 9);
+	assert_string_equal(sget(o, "access"), "connect");
+	assert_string_not_equal(sget(o, "rule"), PR_RULE_ESCAPE);
+	cJSON_Delete(v);
+
 	/* an allowed file through the ring: still reported (escape class), with its path */
 	char *a4[] = { p, "uring-open", "/etc/hostname", NULL };
 	run_attack(E.pr, NULL, NULL, a4);

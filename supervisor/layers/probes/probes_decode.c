@@ -394,6 +394,20 @@ static void uring_object(const struct policy *p, const struct pr_event *ev, stru
 {
 	int op = (int)(ev->aflags & 0xff);
 	unsigned acc;
+	if (op == 16) {                                 /* connect: decided as connect(2) */
+		int fam = ev->family == AF_INET ? AF_INET : ev->family == AF_INET6 ? AF_INET6 : 0;
+		if (!fam || !inet_ntop(fam, ev->addr, v->addr, sizeof(v->addr)))
+			return;
+		v->is_net = true;
+		v->port = ev->port;
+		struct pol_decision d;
+		if (pol_net_addr(p, fam, ev->addr, ev->port, &d) == POL_ALLOW)
+			return;
+		v->is_escape = false;
+		v->access = "connect";
+		v->rule = pol_rule_text(p, d.rule);
+		return;
+	}
 	if (op == 18 || op == 28)                       /* openat, openat2 */
 		acc = open_access(ev->aflags >> PR_URING_OP_SHIFT);
 	else if (op == 2 || op == 3 || op == 5 || op == 9 || op == 17 || op == 23 || op == 26)
