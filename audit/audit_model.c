@@ -470,6 +470,38 @@ static int run_start(struct am_run *r, const char *line, size_t len)
 	return rc;
 }
 
+/* run.end's own counts (the writer counted every event, written or not: `severity`, and
+ * `audit.breaches`) raise the run's line counts where lines are missing (budget-suppressed low and
+ * medium events, urgent events past the writer's cap), so the summary, run.end and the result
+ * record agree on the counts and the verdict. */
+static void end_counts(struct am *m, struct am_run *r, struct am_exec *e, const struct jl_obj *o)
+{
+	struct jl_obj *sub = malloc(sizeof *sub);
+	if (!sub)
+		return;
+	const struct jl_span *sv = jl_get(o, "severity");
+	if (sv && sv->type == JL_OBJ && jl_object(sv->p, sv->n, sub, NULL, NULL) == 0)
+		for (int s = SBX_SEV_INFO; s <= SBX_SEV_CRITICAL; s++) {
+			uint64_t n;
+			if (jl_u64(jl_get(sub, sbx_sev_name((enum sbx_sev)s)), &n) == 0 && n > r->c.sev[s]) {
+				uint64_t d = n - r->c.sev[s];
+				r->c.sev[s] += d;
+				e->c.sev[s] += d;
+				m->total.sev[s] += d;
+			}
+		}
+	const struct jl_span *au = jl_get(o, "audit");
+	uint64_t b;
+	if (au && au->type == JL_OBJ && jl_object(au->p, au->n, sub, NULL, NULL) == 0 &&
+	    jl_u64(jl_get(sub, "breaches"), &b) == 0 && b > r->c.breach) {
+		uint64_t d = b - r->c.breach;
+		r->c.breach += d;
+		e->c.breach += d;
+		m->total.breach += d;
+	}
+	free(sub);
+}
+
 static void run_end(struct am *m, struct am_run *r, struct am_exec *e, const struct audit_line *al)
 {
 	const struct jl_obj *o = &al->obj;
@@ -485,6 +517,7 @@ static void run_end(struct am *m, struct am_run *r, struct am_exec *e, const str
 		e->c.lost += lost;
 		m->total.lost += lost;
 	}
+	end_counts(m, r, e, o);
 	if (r->sig > 0)
 		count_exit(e, r->sig, true);
 	else
