@@ -115,6 +115,7 @@ int sbx_probes_probe(char *level, size_t levellen, char *why, size_t whylen)
 	set(level, levellen, rc < 0 ? "per-run load (pinned set unusable)"
 		  : !share ? "per-run load (SBXSUP_PROBES_SHARE=0)"
 		  : pr_share_holders() > 0 ? "shared set (live)"
+		  : pr_share_holders() == 0 ? "shared set (idle, loaded)"
 		  : "shared set (loaded by the first run)");
 	return 1;
 }
