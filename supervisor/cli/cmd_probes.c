@@ -1,10 +1,11 @@
-/* probes_cmd.c — `sbxsup probes load|unload|status`: manage the pinned probe program set.
+/* probes_cmd.c — `sbxsup probes load|unload|status|expire`: manage the pinned probe program set.
  *
  * Promise: `load` loads and attaches the probes once (best tier, see probes_bpf.h) and pins maps and
  * links under /sys/fs/bpf/sbxsup/probes (mounting bpffs when missing), so that later runs only add
  * a per-run entry instead of loading and verifying programs; `unload` removes the pins (refused
  * while a live run uses the set, unless --force) and the automatic shared set when it is idle (no run
- * holds it); `status` says what is pinned, which tier, how many runs use it, and until when an idle
+ * holds it); `expire` removes the automatic set only when it is idle past its deadline (for a timer
+ * on a host where no run may come); `status` says what is pinned, which tier, how many runs use it, and until when an idle
  * shared set stays loaded. Exit 0 on success, 1 when the action could not be done, 125 on bad usage.
  */
 #include <errno.h>
@@ -23,12 +24,13 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: sbxsup probes load | unload [--force] | status\n"
+	fprintf(f, "usage: sbxsup probes load | unload [--force] | status | expire\n"
 		   "  load     load the eBPF probes once and pin them under %s\n"
 		   "           (runs then reuse them instead of loading per run)\n"
 		   "  unload   remove the pinned set (refused while a run uses it, unless --force),\n"
 		   "           and the automatic shared set when no run uses it\n"
 		   "  status   what is pinned, how many runs use it, until when an idle shared set stays\n"
+		   "  expire   remove the automatic shared set if it is idle past its deadline (a timer's job)\n"
 		   "The automatic shared set (%s) stays loaded SBXSUP_PROBES_IDLE seconds\n"
 		   "(default %ld) after its last run; SBXSUP_PROBES_IDLE=0 removes it when the last run ends.\n",
 		PR_PIN_DIR, PR_AUTO_DIR, PR_IDLE_DEFAULT);
@@ -211,6 +213,11 @@ int cmd_probes(int argc, char **argv)
 		return do_unload(force);
 	if (!strcmp(sub, "status") && !extra && !force)
 		return do_status();
+	if (!strcmp(sub, "expire") && !extra && !force) {
+		if (pr_share_expire(false) == 1)
+			printf("probes: idle shared set removed from %s\n", PR_AUTO_DIR);
+		return 0;
+	}
 	usage(stderr);
 	return SBX_EXIT_INTERNAL;
 }
