@@ -778,7 +778,7 @@ void sbx_probes_stop(struct sbx_probes *pr)
 		bpf_map_delete_elem(pr->L.m.owners, &pr->slot);
 	}
 	if (pr->shared)
-		pr_share_release(&pr->sh);        /* the last holder unpins */
+		pr_share_release(&pr->sh, &pr->L); /* the last holder detaches (idle) or unpins */
 	if (pr->pidmode && pr->cfg != MAP_FAILED)
 		__atomic_sub_fetch(&pr->cfg->pidmode_runs, 1, __ATOMIC_SEQ_CST);
 	if (pr->cfg != MAP_FAILED)

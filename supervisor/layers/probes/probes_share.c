@@ -71,6 +71,8 @@ static int load_and_pin(char *why, size_t whylen)
 		int rc = pr_bpf_load(&L, w, sizeof w);
 		if (rc == 0) {
 			rc = pr_bpf_pin(&L, PR_AUTO_DIR, w, sizeof w);
+			if (rc == 0)            /* kept while the set is idle, detached */
+				rc = pr_bpf_pin_progs(&L, PR_AUTO_DIR, w, sizeof w);
 			pr_bpf_close(&L);       /* the pins hold it now */
 		}
 		if (rc != 0)
@@ -111,12 +113,19 @@ long pr_share_idle_secs(void)
 	return v > PR_IDLE_MAX ? PR_IDLE_MAX : v;
 }
 
-/* The last holder is gone (called under the gate): keep the set loaded until now + the idle period,
- * the deadline stamped as the pin directory's mtime, or unpin at once (idle 0, or no stamp). */
+/* The last holder is gone (called under the gate, the holders' link fds closed): keep the set
+ * loaded until now + the idle period with its programs detached (link pins removed, programs and
+ * maps kept), the deadline stamped as the pin directory's mtime (after the unlinks, which move it),
+ * or unpin at once (idle 0, a set without pinned programs, a failed detach or stamp). */
 static void keep_or_unpin(void)
 {
 	long idle = pr_share_idle_secs();
-	if (idle > 0) {
+	char p[sizeof PR_AUTO_DIR + 32];
+	snprintf(p, sizeof p, "%s/prog_btf_sys_exit", PR_AUTO_DIR);
+	bool progs = access(p, F_OK) == 0;
+	snprintf(p, sizeof p, "%s/prog_raw_sys_exit", PR_AUTO_DIR);
+	progs = progs || access(p, F_OK) == 0;
+	if (idle > 0 && progs && pr_bpf_detach_pinned(PR_AUTO_DIR) == 0) {
 		struct timespec ts[2];
 		clock_gettime(CLOCK_REALTIME, &ts[0]);
 		ts[0].tv_sec += idle;
@@ -141,6 +150,14 @@ int pr_share_acquire(struct pr_share *s, struct pr_loaded *L, char *why, size_t 
 	if (o < 0 && !held_by_others()) {
 		unpin_all();                   /* stale: another layout, or half pinned by a killed loader */
 		o = 1;
+	}
+	if (o == 0 && pr_bpf_attach_pinned(PR_AUTO_DIR, L->tier, w, sizeof w) != 0) {
+		pr_bpf_close(L);               /* an idle set whose programs do not attach again */
+		o = -1;
+		if (!held_by_others()) {
+			unpin_all();
+			o = 1;
+		}
 	}
 	if (o < 0) {
 		snprintf(why, whylen, "shared set unusable and in use: %s", w);
@@ -178,12 +195,17 @@ out:
 	return rc;
 }
 
-void pr_share_release(struct pr_share *s)
+void pr_share_release(struct pr_share *s, struct pr_loaded *L)
 {
 	if (s->dirfd < 0)
 		return;
 	char w[256];
 	int g = gate_lock(w, sizeof w);
+	for (size_t i = 0; i < PR_NLINKS; i++) {
+		if (L->links[i] >= 0)
+			close(L->links[i]);    /* so that detaching an idle set takes effect now */
+		L->links[i] = -1;
+	}
 	close(s->dirfd);                   /* our reference */
 	s->dirfd = -1;
 	if (g < 0)

@@ -9,9 +9,11 @@
  * shared flock on the pin directory (released by the kernel when the holder dies, SIGKILL too);
  * every transition (load + pin, the last one out unpinning) happens under an exclusive flock on
  * the bpffs root, so no run ever sees a half-pinned set and no set is unpinned under a run that
- * just found it. pr_share_release() drops the run's reference and, when no holder is left, stamps
- * the pin directory's mtime with the deadline (now + the idle period) and leaves the set pinned, or
- * removes the pins when the idle period is 0 (the kernel detaches the programs when the last link fd
+ * just found it. The loader pins the programs too. pr_share_release() drops the run's reference
+ * and, when no holder is left, removes the link pins (the programs detach: an idle set costs the
+ * host's processes nothing), stamps the pin directory's mtime with the deadline (now + the idle
+ * period) and leaves maps and programs pinned — the next acquire attaches the pinned programs again
+ * (no load, no verification) —, or removes the pins when the idle period is 0 (the kernel detaches the programs when the last link fd
  * is closed). pr_share_reclaim() does that last step for a holder that died (the janitor calls it
  * when the supervisor was killed). pr_share_expire() removes an idle set whose deadline has passed
  * (the janitor of every run without probes calls it at the start; `sbxsup probes unload` forces it);
@@ -38,9 +40,9 @@ struct pr_share {
 /* 0 (L opened on the shared set, links held, s holding its reference), -1 (why: the caller loads
  * privately). */
 int pr_share_acquire(struct pr_share *s, struct pr_loaded *L, char *why, size_t whylen);
-/* Drop the reference; the last holder stamps the idle deadline (or unpins with an idle period of 0).
- * Safe on a struct that acquired nothing. */
-void pr_share_release(struct pr_share *s);
+/* Drop the reference and close L's link fds; the last holder detaches the programs and stamps the
+ * idle deadline (or unpins with an idle period of 0). Safe on a struct that acquired nothing. */
+void pr_share_release(struct pr_share *s, struct pr_loaded *L);
 /* A dead holder's release: when nobody holds the set, stamp its deadline or unpin. 1 unpinned, 0 not. */
 int pr_share_reclaim(void);
 /* SBXSUP_PROBES_IDLE (seconds, 0..PR_IDLE_MAX), PR_IDLE_DEFAULT when unset or not a number. */
