@@ -532,20 +532,28 @@ probes() {
 		return
 	fi
 	say "probe overhead: open+close loop outside any run, probe run live vs not (interleaved)"
-	local off='' on='' v w failed=''
+	local off='' on='' idle='' v w x failed='' idlest=''
 	for _ in $(seq "$ROUNDS"); do
 		drop_idle  # the live run of the last round leaves the shared set loaded (idle period)
 		v=$(one_round "$BB/preload_calls" open 1 "$PER" "$FILE") && [ -n "$v" ] || { failed="loop failed"; break; }
 		probe_run_start || { failed="the live probe run did not start: $(lastline "$(cat "$WORK/probe-live.err")")"; break; }
 		w=$(one_round "$BB/preload_calls" open 1 "$PER" "$FILE") && [ -n "$w" ] || { probe_run_stop; failed="loop failed"; break; }
 		probe_run_stop
-		off=${off:+$off,}$v; on=${on:+$on,}$w
+		# the run has ended: the automatic shared set stays loaded, idle (no operator set pinned)
+		idlest=$("$SBXSUP" probes status 2>/dev/null | grep -o 'shared set idle[^:]*' | head -n 1)
+		x=$(one_round "$BB/preload_calls" open 1 "$PER" "$FILE") && [ -n "$x" ] || { failed="loop failed"; break; }
+		off=${off:+$off,}$v; on=${on:+$on,}$w; idle=${idle:+$idle,}$x
 	done
+	if [ -n "$idlest" ] && [ -z "$failed" ]; then
+		recvals probe.outside.idle "$idle" "after the probed run ended, the automatic shared set idle (programs pinned, detached): the host-wide cost between runs"
+	elif [ -z "$failed" ]; then
+		na probe.outside.idle "no idle shared set after the run (an operator set is pinned, or SBXSUP_PROBES_IDLE=0)"
+	fi
 	if [ -n "$failed" ]; then
-		na probe.outside.off "$failed"; na probe.outside.on "$failed"
+		na probe.outside.off "$failed"; na probe.outside.on "$failed"; na probe.outside.idle "$failed"
 	else
 		recvals probe.outside.off "$off" "no sbxsup run of this bench live; other sys_enter programs on the host: $(attached)"
-		recvals probe.outside.on "$on" "while 'sbxsup run --layers probes,limits -- sleep 600' is live (the same programs stay attached while the shared set is idle: this is also the host-wide cost between runs)"
+		recvals probe.outside.on "$on" "while 'sbxsup run --layers probes,limits -- sleep 600' is live"
 	fi
 
 	say "probe overhead: the same loop inside a run, --layers limits --sensor off vs --layers probes,limits (interleaved)"
