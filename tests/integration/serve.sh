@@ -188,8 +188,9 @@ else t_fail serve_refuses_socket_in_grant "rc=$rc out=$out; rc2=$rc2 out2=$out2"
 RW=$T_TMP/runws; mkdir -p "$RW/sock"; chmod 700 "$RW/sock"; mkdir -p "$T_TMP/srvws"
 SX=$RW/sock/s; sx=
 if (cd "$T_TMP/srvws" && start_server "$SX" "$T_TMP/sx.log"); then sx=$(pgrep -f "serve --socket $SX" | head -1); fi
-# the executor's client: the sbxsup binary it can run (bound at /run/sbxsup inside bwrap, else itself)
-ATTACK='X=/run/sbxsup/sbxsup; [ -x "$X" ] || X='"$SBXSUP"'; SBXSUP_SANDBOX=0 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 "$X" run --server ./sock/s -w '"$RW"' -- sh -c "cat '"$SECRET"'; touch '"$HMD"'/ran.$M"'
+# the executor's client: sbxsup at its own path (bound there inside bwrap for nested runs; the
+# binary at /run/sbxsup/sbxsup is the stage only)
+ATTACK='X='"$SBXSUP"'; SBXSUP_SANDBOX=0 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 "$X" run --server ./sock/s -w '"$RW"' -- sh -c "cat '"$SECRET"'; touch '"$HMD"'/ran.$M"'
 for mode in full nobwrap preload; do
 	case $mode in
 	full) L=;;
@@ -265,7 +266,7 @@ if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null; then
 			cd && mkdir -p ws srv && mkdir -m 700 ws/sock hm && echo "USER-SECRET-$$" > sec && chmod 600 sec
 			(cd srv && exec "$SBXSUP" serve --socket "$HOME/ws/sock/s" > ../serve.log 2>&1) & sp=$!
 			for i in $(seq 1 100); do [ -S ws/sock/s ] && break; sleep 0.05; done
-			cd ws && timeout 60 "$SBXSUP" run -- sh -c "SBXSUP_SANDBOX=0 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 /run/sbxsup/sbxsup run --server ./sock/s -w $HOME/ws -- sh -c \"cat $HOME/sec; touch $HOME/hm/ran\"" 2>&1
+			cd ws && timeout 60 "$SBXSUP" run -- sh -c "SBXSUP_SANDBOX=0 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 $SBXSUP run --server ./sock/s -w $HOME/ws -- sh -c \"cat $HOME/sec; touch $HOME/hm/ran\"" 2>&1
 			SBXSUP_SANDBOX=0 "$SBXSUP" run --server ./sock/s -- sh -c "touch $HOME/hm/lowered" >/dev/null 2>&1; echo "LOWER-RC: $?"
 			timeout 10 "$SBXSUP" serve --socket "$HOME/ws/s2" >/dev/null 2>&1; echo "SOCK-RC: $? $([ -e s2 ] && echo bound)"
 			kill -TERM $sp; wait $sp
