@@ -34,7 +34,7 @@
 extern char **environ;
 
 static const char usage[] =
-	"usage: sbxsup serve --socket PATH [--quiet] [--no-warm] [RUN OPTIONS]\n"
+	"usage: sbxsup serve --socket PATH [--quiet] [--warm N | --no-warm] [RUN OPTIONS]\n"
 	"\n"
 	"Serve `sbxsup run --server PATH` calls (and the Python binding's server=PATH) on a\n"
 	"Unix socket, warm: the probes stay loaded and, after each call, the next call's sandbox\n"
@@ -44,6 +44,8 @@ static const char usage[] =
 	"                  writable by group or others; never inside a grant of the server's own\n"
 	"                  manifest, e.g. its workspace; a stale socket of yours is replaced)\n"
 	"  --quiet         no start/stop lines on stderr\n"
+	"  --warm N        up to N sandboxes parked at once (default 2, at most 16; 0: --no-warm): a\n"
+	"                  burst of up to N back-to-back calls starts in parked sandboxes\n"
 	"  --no-warm       no pre-created sandbox: every call starts its sandbox when it arrives\n"
 	"  RUN OPTIONS     defaults for every call, as `sbxsup run` takes them (-m, -w, -a, --layers,\n"
 	"                  --require, --timeout, --audit-budget, --tag); a call's own options win,\n"
@@ -304,6 +306,7 @@ int cmd_serve(int argc, char **argv)
 {
 	const char *sock = NULL;
 	bool quiet = false, cold = false;
+	int warm_max = SERVE_WARM_MAX;
 	char **opts = calloc((size_t)argc + 3, sizeof *opts);
 	if (!opts) {
 		sbx_msg("out of memory");
@@ -323,6 +326,18 @@ int cmd_serve(int argc, char **argv)
 			quiet = true;
 		} else if (!strcmp(argv[i], "--no-warm")) {
 			cold = true;
+		} else if ((!strcmp(argv[i], "--warm") && i + 1 < argc) || !strncmp(argv[i], "--warm=", 7)) {
+			const char *v = argv[i][6] == '=' ? argv[i] + 7 : argv[++i];
+			char *end;
+			long n = strtol(v, &end, 10);
+			if (!*v || *end || n < 0 || n > SERVE_WARM_LIMIT) {
+				sbx_msg("serve: --warm takes a number of parked sandboxes from 0 to %d, not '%s'",
+					SERVE_WARM_LIMIT, v);
+				free(opts);
+				return SBX_EXIT_INTERNAL;
+			}
+			warm_max = (int)n;
+			cold = cold || n == 0;
 		} else if (!strcmp(argv[i], "--")) {
 			sbx_msg("serve: no command: the commands come from the calls (usage: sbxsup serve --socket PATH [RUN OPTIONS])");
 			free(opts);
@@ -368,7 +383,7 @@ int cmd_serve(int argc, char **argv)
 	struct serve_cfg cfg = {
 		.socket = sock, .quiet = quiet, .run = serve_run_one, .arg = &d,
 		.inspect = cold ? NULL : serve_inspect, .warm = cold ? NULL : serve_warm_one,
-		.keep_probes = !o.disabled && (o.want & (1u << layer_probes.id)),
+		.keep_probes = !o.disabled && (o.want & (1u << layer_probes.id)), .warm_max = warm_max,
 	};
 	int code = serve_main(&cfg);
 	free(opts);
