@@ -419,3 +419,36 @@ for l in open(sys.argv[1]):
 else
 	t_fail serve_warm_call_isolated "the server did not start: $(cat "$T_TMP/warm.log")"
 fi
+
+# 13. --warm N: a burst of N concurrent calls makes N pre-creating children, each then parks one
+# sandbox (its stage waiting for a call), and a burst of N back-to-back calls runs in them (each
+# call's run.start comes after the previous call: nothing cold is started, the server keeps N)
+S3=$SD/s3; A3=$T_TMP/audit.warmn
+# stages waiting among the server's descendants (argv[1] `__stage`, inside the parked bwrap)
+parked() {
+	local p n=0 kids=("$1") all=() k
+	while [ ${#kids[@]} -gt 0 ]; do
+		k=${kids[0]}; kids=("${kids[@]:1}"); all+=("$k")
+		for p in $(cat /proc/"$k"/task/*/children 2>/dev/null); do kids+=("$p"); done
+	done
+	for p in "${all[@]}"; do [ "$(tr '\0' '\n' 2>/dev/null </proc/"$p"/cmdline | sed -n 2p)" = __stage ] && n=$((n + 1)); done
+	echo $n
+}
+if start_server "$S3" "$T_TMP/warmn.log" --warm 3 -a "$A3" -w "$WS" -m "$T_TMP/pass.json"; then
+	sp3=$SPID why=
+	ps3=(); for i in 1 2 3; do (cd "$WS" && timeout 60 "$SBXSUP" run --server "$S3" -- true >/dev/null 2>&1) & ps3+=($!); done
+	for p in "${ps3[@]}"; do wait "$p" || why="$why a warm-up call failed;"; done
+	n=0; for i in $(seq 1 100); do n=$(parked "$sp3"); [ "$n" -ge 3 ] && break; sleep 0.1; done
+	[ "$n" = 3 ] || why="$why $n sandboxes parked after 3 concurrent calls with --warm 3 (want 3);"
+	for i in 1 2 3; do (cd "$WS" && timeout 60 "$SBXSUP" run --server "$S3" -- true >/dev/null 2>&1) || why="$why burst call $i failed;"; done
+	m=0; for i in $(seq 1 100); do m=$(parked "$sp3"); [ "$m" -ge 3 ] && break; sleep 0.1; done
+	[ "$m" = 3 ] || why="$why $m parked after the burst (want 3 again: no more children than --warm);"
+	out=$("$SBXSUP" serve --socket "$SD/bad" --warm 17 2>&1); [ $? = 125 ] && grep -q 'warm takes' <<<"$out" || why="$why --warm 17 accepted: $out;"
+	stop_server "$sp3" || why="$why server exit $?;"
+	SPID=
+	n=$(audit_count "$A3" run.start 2>/dev/null)
+	[ "$n" = 6 ] || why="$why $n run.start events for 6 calls;"
+	if [ -z "$why" ]; then t_pass serve_warm_n_parked; else t_fail serve_warm_n_parked "$why"; fi
+else
+	t_fail serve_warm_n_parked "the server did not start: $(cat "$T_TMP/warmn.log")"
+fi
