@@ -21,11 +21,13 @@
 
 #define PR_PIN_DIR "/sys/fs/bpf/sbxsup/probes"
 /* The automatic shared set: pinned by the first run that finds none, opened (links held) by the
- * runs that start while it is there, unpinned by the last run to stop (probes_share.h). Named by
- * the record layout so sbxsup builds of another layout never meet it. */
+ * runs that start while it is there, kept idle (programs pinned, detached) after the last one
+ * (probes_share.h). Named by the record layout so sbxsup builds of another layout never meet it,
+ * and "warm" since the programs are pinned too: builds that pinned only links and maps
+ * (probes-auto-v<N>) would remove the links and maps of an idle set and leave its programs. */
 #define PR_AUTO_STR_(x) #x
 #define PR_AUTO_STR(x) PR_AUTO_STR_(x)
-#define PR_AUTO_DIR "/sys/fs/bpf/sbxsup/probes-auto-v" PR_AUTO_STR(PR_ABI_VERSION_NUM)
+#define PR_AUTO_DIR "/sys/fs/bpf/sbxsup/probes-warm-v" PR_AUTO_STR(PR_ABI_VERSION_NUM)
 
 struct pr_maps {
 	int rings, lost, untracked, armed, tracked, cgroups, owners, config, overflow, lost_ok, live;
