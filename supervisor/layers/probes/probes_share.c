@@ -179,7 +179,11 @@ int pr_share_acquire(struct pr_share *s, struct pr_loaded *L, char *why, size_t 
 		goto out;
 	}
 	s->dirfd = open(PR_AUTO_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (s->dirfd < 0 || flock(s->dirfd, LOCK_SH | LOCK_NB) != 0) {
+	/* blocking: a probe of "held?" outside the gate (status, --dry-run) holds LOCK_EX for an instant */
+	int fl = -1;
+	while (s->dirfd >= 0 && (fl = flock(s->dirfd, LOCK_SH)) != 0 && errno == EINTR)
+		;
+	if (s->dirfd < 0 || fl != 0) {
 		snprintf(why, whylen, "hold %s: %s", PR_AUTO_DIR, strerror(errno));
 		if (s->dirfd >= 0)
 			close(s->dirfd);
