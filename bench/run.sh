@@ -26,7 +26,8 @@
 #   BENCH_DENY_CALLS    opens per round of the deny section (default 20000: each is a supervisor round trip)
 #   BENCH_EMU_CALLS     calls per figure of the emulate section, split over BENCH_ROUNDS rounds
 #                       (default 20000: every call is a round trip through the supervisor)
-#   BENCH_ONLY          comma-separated sections to run: startup,calls,scale,deny,probes,emulate,mixed,audit,memory,serve
+#   BENCH_GW_MB         size of the transfer of the gateway figures (default 1024 MB)
+#   BENCH_ONLY          comma-separated sections to run: startup,calls,scale,deny,probes,emulate,mixed,audit,memory,serve,gateway
 #   BENCH_RESULTS       where to write the JSON (default bench/results.json)
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -47,7 +48,7 @@ AUDIT_MB=${BENCH_AUDIT_MB:-1024}
 KRING_MAX=${BENCH_KRING_MAX:-1000000}
 PINNED=${BENCH_PINNED:-1}
 MIX_ROUNDS=${BENCH_MIXED_ROUNDS:-5}
-ONLY=${BENCH_ONLY:-startup,calls,scale,deny,probes,emulate,mixed,audit,memory,serve}
+ONLY=${BENCH_ONLY:-startup,calls,scale,deny,probes,emulate,mixed,audit,memory,serve,gateway}
 EPER=$(( ${BENCH_EMU_CALLS:-20000} / ROUNDS ))
 FILE=/usr/bin/true            # an always-readable file (builtin:system) for the open/stat loops
 T0=$(date +%s)
@@ -144,6 +145,8 @@ build polrun $INC bench/polrun.c -Wl,--start-group "$BD/libsup.a" "$BD/libcommon
 build audit_writer $INC bench/audit_writer.c "$BD/libcommon.a" "$BD/libpolicy.a" $LIBS
 # shellcheck disable=SC2086
 build serve_calls $INC bench/serve_calls.c -Wl,--start-group "$BD/libsup.a" "$BD/libcommon.a" "$BD/libpolicy.a" -Wl,--end-group $LIBS
+# shellcheck disable=SC2086
+build gw_bench $INC -Itests/lib bench/gw_bench.c -Wl,--start-group "$BD/libsup.a" "$BD/libcommon.a" "$BD/libpolicy.a" -Wl,--end-group $LIBS -lresolv -lpthread
 have() { [ -x "$BB/$1" ]; }
 have timeit || { say "the timing harness did not build: no figure can be measured"; }
 
@@ -881,6 +884,31 @@ serve_bench() {
 	if [ $fj = 1 ] && [ -n "${v[firejail]:-}" ]; then recvals serve.firejail "${v[firejail]}" "firejail --noprofile --quiet /bin/true, same client"
 	else na serve.firejail "firejail is not installed or cannot run here"; fi
 }
+# ---- the network gateway: connection set-up and throughput, through it and direct ----------------
+# bench/gw_bench: a client in its own network namespace, servers on loopback (127.0.0.9 on the
+# host's side for the gateway's path, 127.0.0.1 inside the namespace for the direct one); the
+# client's first bytes are a TLS ClientHello, so the gateway's name check is in the path.
+gateway_bench() {
+	local mb=${BENCH_GW_MB:-1024} out
+	have gw_bench || { na net.connect.gw "bench/gw_bench did not build"; return; }
+	[ "$sbx_ok" = 1 ] || { na net.connect.gw "sbxsup not built"; return; }
+	say "gateway: 5 rounds of 500 connections and one ${mb} MB transfer, direct and through the gateway"
+	if ! out=$(timeout 300 "$BB/gw_bench" "$SBXSUP" 5 500 "$mb" 2>"$WORK/gw.err"); then
+		na net.connect.gw "gw_bench failed: $(lastline "$(cat "$WORK/gw.err")")"
+		return
+	fi
+	local connect_direct connect_gw tput_direct tput_gw
+	connect_direct=$(jlist "$out" connect_direct) connect_gw=$(jlist "$out" connect_gw)
+	tput_direct=$(jlist "$out" tput_direct) tput_gw=$(jlist "$out" tput_gw)
+	recvals net.connect.direct "$connect_direct" "connect() to the server's first byte back, loopback inside the namespace, median of 500 per round"
+	recvals net.connect.gw "$connect_gw" "the same through the gateway (ClientHello name check, host-side connect)"
+	recvals net.connect.added "$(python3 -c "print(','.join(str(g-d) for g,d in zip([$connect_gw],[$connect_direct])))")" "per round: gateway median minus direct median"
+	recvals net.tput.direct "$tput_direct" "one ${mb} MB transfer client -> server, loopback"
+	recvals net.tput.gw "$tput_gw" "the same through the gateway (splice relay: every byte crosses the TCP stack twice)"
+}
+
+# jlist JSON KEY: a list of a helper's one-line JSON, comma-separated
+jlist() { python3 -c 'import json,sys; print(",".join(str(x) for x in json.loads(sys.argv[1])[sys.argv[2]]))' "$1" "$2" 2>/dev/null; }
 # jvals JSON: the "values" list of a serve_calls line
 jvals() { python3 -c 'import json,sys; print(",".join(str(x) for x in json.loads(sys.argv[1])["values"]))' "$1" 2>/dev/null; }
 
@@ -899,6 +927,7 @@ want mixed && mixed
 want audit && audit
 want memory && memory
 want serve && serve_bench
+want gateway && gateway_bench
 note host "bench took $(( $(date +%s) - T0 )) s; load $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 
 echo

@@ -9,6 +9,9 @@
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -420,11 +423,229 @@ static int reopen(int obj, uint64_t flags, uint64_t mode)
 	return o2(AT_FDCWD, p, f, 0, 0);
 }
 
+/* ---- the connector: connects made by a process with the executor's identity -------------------
+ * A connected unix stream socket carries its connector's credentials (SO_PEERCRED, SO_PEERPIDFD):
+ * a connect made by the supervisor itself would name a root process to the listener. So connects
+ * are made by one process per run, forked by the supervisor's main thread (PR_SET_PDEATHSIG),
+ * with the executor's identity in full (real, effective, saved, fs ids and groups; no
+ * capabilities, no_new_privs, not dumpable): the listener sees a live process of the executor's
+ * uid. It receives (SCM_RIGHTS) the executor's socket, the reached socket's O_PATH descriptor and a
+ * reply descriptor, connects in a thread of its own (a connect may block) and writes the errno
+ * back; the supervisor's job thread answers the notification. The listener never leaves the
+ * supervisor. The run's end kills it with the run's other children (lifetime.c). */
+struct sbx_sn_emu {
+	pthread_mutex_t mu;
+	int sp;       /* our end of the SOCK_SEQPACKET pair, -1: none */
+	pid_t pid;
+	uid_t uid;
+	gid_t gid;
+};
+
+struct conn_req {
+	int named;    /* 1: connect to the received O_PATH descriptor (a reached unix socket) */
+	socklen_t len;
+	struct sockaddr_storage ss;
+};
+
+struct conn_job {
+	int sock, hold, reply;
+	struct conn_req r;
+};
+
+static void *conn_thread(void *arg)
+{
+	struct conn_job *c = arg;
+	if (c->r.named) {
+		struct sockaddr_un *u = (struct sockaddr_un *)&c->r.ss;
+		memset(u->sun_path, 0, sizeof u->sun_path);
+		int k = snprintf(u->sun_path, sizeof u->sun_path, "/proc/self/fd/%d", c->hold);
+		c->r.len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (size_t)k + 1);
+	}
+	int e = connect(c->sock, (struct sockaddr *)&c->r.ss, c->r.len) < 0 ? errno : 0;
+	(void)!write(c->reply, &e, sizeof e);
+	close(c->sock);
+	close(c->reply);
+	if (c->hold >= 0)
+		close(c->hold);
+	free(c);
+	return NULL;
+}
+
+static void __attribute__((noreturn)) connector_main(int sp, const struct se_creds *cr, pid_t parent)
+{
+	if (geteuid() == 0 &&
+	    (syscall(SYS_setgroups, (size_t)cr->ngroups, cr->groups) || syscall(SYS_setresgid, cr->egid, cr->egid, cr->egid) ||
+	     syscall(SYS_setresuid, cr->euid, cr->euid, cr->euid)))
+		_exit(1);
+	if (geteuid() != 0 && (syscall(SYS_setresgid, cr->egid, cr->egid, cr->egid) ||
+			       syscall(SYS_setresuid, cr->euid, cr->euid, cr->euid)))
+		_exit(1);
+	if (getuid() == 0 || geteuid() == 0 || cap_eff() != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		_exit(1);
+	for (;;) {
+		struct conn_req r;
+		char cbuf[CMSG_SPACE(3 * sizeof(int))];
+		struct iovec iov = {&r, sizeof r};
+		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+		ssize_t n = recvmsg(sp, &m, MSG_CMSG_CLOEXEC);
+		if (n <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			_exit(0);
+		}
+		int fds[3] = {-1, -1, -1}, nf = 0;
+		for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h))
+			if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS) {
+				nf = (int)((h->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+				memcpy(fds, CMSG_DATA(h), (size_t)(nf > 3 ? 3 : nf) * sizeof(int));
+			}
+		/* sock, reply[, hold] */
+		struct conn_job *c = (n == (ssize_t)sizeof r && nf >= 2) ? malloc(sizeof *c) : NULL;
+		if (!c) {
+			for (int i = 0; i < 3; i++)
+				if (fds[i] >= 0)
+					close(fds[i]);
+			continue;
+		}
+		*c = (struct conn_job){.sock = fds[0], .reply = fds[1], .hold = nf >= 3 ? fds[2] : -1, .r = r};
+		pthread_t t;
+		pthread_attr_t at;
+		if (pthread_attr_init(&at) || pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED) ||
+		    pthread_create(&t, &at, conn_thread, c)) {
+			int e = EAGAIN;
+			(void)!write(c->reply, &e, sizeof e);
+			close(c->sock);
+			close(c->reply);
+			if (c->hold >= 0)
+				close(c->hold);
+			free(c);
+		}
+		pthread_attr_destroy(&at);
+	}
+}
+
+struct sbx_sn_emu *sbx_sn_emu_new(void)
+{
+	struct sbx_sn_emu *e = calloc(1, sizeof *e);
+	if (!e)
+		return NULL;
+	pthread_mutex_init(&e->mu, NULL);
+	e->sp = -1;
+	e->pid = -1;
+	return e;
+}
+
+void sbx_sn_emu_free(struct sbx_sn_emu *e)
+{
+	if (!e)
+		return;
+	if (e->sp >= 0)
+		close(e->sp); /* the connector sees EOF and exits */
+	if (e->pid > 0) {
+		kill(e->pid, SIGKILL);
+		(void)waitpid(e->pid, NULL, 0);
+	}
+	pthread_mutex_destroy(&e->mu);
+	free(e);
+}
+
+/* In the main thread: a live connector for identity `cr`. 0, or -1 (errno). */
+static int connector_ready(struct sbx_sn_emu *e, const struct se_creds *cr)
+{
+	pthread_mutex_lock(&e->mu);
+	int rc = 0;
+	if (e->pid > 0 && (e->uid != cr->euid || e->gid != cr->egid || waitpid(e->pid, NULL, WNOHANG) != 0 ||
+			   kill(e->pid, 0) < 0)) {
+		/* another identity, or gone: a new one */
+		if (e->sp >= 0)
+			close(e->sp);
+		kill(e->pid, SIGKILL);
+		(void)waitpid(e->pid, NULL, WNOHANG);
+		e->sp = -1;
+		e->pid = -1;
+	}
+	if (e->pid <= 0) {
+		int sv[2];
+		pid_t parent = getpid();
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+			rc = -1;
+		} else {
+			pid_t p = fork();
+			if (p == 0) {
+				/* keep only the pair's end (as fd 3) */
+				if (dup2(sv[1], 3) < 0 || syscall(SYS_close_range, 4, ~0U, 0) < 0)
+					_exit(1);
+				for (int i = 0; i < 3; i++)
+					if (i != 3) {
+						int nul = open("/dev/null", O_RDWR);
+						if (nul >= 0 && nul != i) {
+							dup2(nul, i);
+							close(nul);
+						}
+					}
+				connector_main(3, cr, parent);
+			}
+			close(sv[1]);
+			if (p < 0) {
+				close(sv[0]);
+				rc = -1;
+			} else {
+				e->sp = sv[0];
+				e->pid = p;
+				e->uid = cr->euid;
+				e->gid = cr->egid;
+			}
+		}
+	}
+	pthread_mutex_unlock(&e->mu);
+	return rc;
+}
+
+/* In a job thread: the connect of `sock` to `r`, made by the connector; the errno (0: connected). */
+static int connector_connect(struct sbx_sn_emu *e, int sock, int hold, const struct conn_req *r)
+{
+	int rp[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, rp) < 0)
+		return EAGAIN;
+	int fds[3] = {sock, rp[1], hold};
+	int nf = hold >= 0 ? 3 : 2;
+	char cbuf[CMSG_SPACE(3 * sizeof(int))];
+	memset(cbuf, 0, sizeof cbuf);
+	struct iovec iov = {(void *)r, sizeof *r};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			   .msg_controllen = CMSG_SPACE((size_t)nf * sizeof(int))};
+	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = SCM_RIGHTS;
+	h->cmsg_len = CMSG_LEN((size_t)nf * sizeof(int));
+	memcpy(CMSG_DATA(h), fds, (size_t)nf * sizeof(int));
+	pthread_mutex_lock(&e->mu);
+	int sp = e->sp >= 0 ? fcntl(e->sp, F_DUPFD_CLOEXEC, 0) : -1;
+	pthread_mutex_unlock(&e->mu);
+	ssize_t n = sp >= 0 ? sendmsg(sp, &m, MSG_NOSIGNAL) : -1;
+	if (sp >= 0)
+		close(sp);
+	close(rp[1]);
+	int err = EAGAIN;
+	if (n == (ssize_t)sizeof *r) {
+		ssize_t k;
+		do
+			k = read(rp[0], &err, sizeof err);
+		while (k < 0 && errno == EINTR);
+		if (k != (ssize_t)sizeof err)
+			err = ECONNABORTED; /* the connector died meanwhile */
+	}
+	close(rp[0]);
+	return err;
+}
+
 /* ---- blocking calls: a detached thread acting as the target ------------------------------------ */
 
 enum job_op { JOB_REOPEN, JOB_CONNECT };
 struct job {
 	enum job_op op;
+	struct sbx_sn_emu *emu;   /* CONNECT: the run's connector */
 	int listener;
 	uint64_t id;
 	struct se_creds cr;
@@ -448,8 +669,8 @@ static void *job_run(void *arg)
 		else
 			answer_fd(j->listener, j->id, fd, j->flags & O_CLOEXEC);
 	} else {
-		int r = connect(j->fd, (struct sockaddr *)&j->ss, j->sslen);
-		answer(j->listener, j->id, 0, r < 0 ? errno : 0);
+		struct conn_req r = {.named = j->holdfd >= 0, .len = j->sslen, .ss = j->ss};
+		answer(j->listener, j->id, 0, connector_connect(j->emu, j->fd, j->holdfd, &r));
 	}
 	/* this thread never switches back: it ends here */
 	close(j->listener);
@@ -621,9 +842,16 @@ static int emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 		denied = decide_obj(c, pid, -1, POL_WRITE, false, real, sizeof real, &rule);
 	}
 	/* routed only for the manifest's denies (seccomp_notify.h files_deny_only): only a hard deny
-	 * refuses; everything else is performed as the kernel would, Landlock and bwrap behind it */
-	if (denied && c->files_deny_only && !pol_rule_hard_deny(c->pol, rule))
-		denied = 0;
+	 * refuses with a report. An object the policy does not grant is what Landlock and bwrap would
+	 * refuse — but an open performed here would not meet them (the supervisor is in neither), so
+	 * it is refused here as they would refuse it: EACCES, with no report of its own (the probes,
+	 * when on, see the executor's refused call as they see Landlock's). */
+	if (denied && c->files_deny_only && !pol_rule_hard_deny(c->pol, rule)) {
+		as_self(&sv);
+		if (seccomp_notify_id_valid(listener, req_id) == 0)
+			answer(listener, req_id, 0, EACCES);
+		goto done;
+	}
 	if (denied) {
 		as_self(&sv);
 		if (obj >= 0)
@@ -806,6 +1034,31 @@ static int emulate_net(const struct sbx_sn_ctx *c, int listener, uint64_t req_id
 		}
 		len = (socklen_t)(off + (size_t)k + 1);
 	}
+	if (ss.ss_family == AF_UNIX && len > off + 1 && !sun->sun_path[0] && c->pol && !pol_abstract_inside(c->pol) &&
+	    pol_net_mode(c->pol) != POL_NET_ANY) {
+		/* an abstract name in the host's network namespace: the policy refuses it unless the
+		 * network is unrestricted (docs/layers.md "Abstract unix sockets"). Performed here, the
+		 * connect would not meet Landlock's abstract-socket scoping (the connector is outside the
+		 * run's domain), so the policy is applied itself. */
+		close(sock);
+		if (seccomp_notify_id_valid(listener, req_id) != 0)
+			return 0;
+		memset(rep, 0, sizeof *rep);
+		rep->port = -1;
+		rep->access = access;
+		rep->err = EPERM;
+		size_t n = len - off - 1;
+		if (n > sizeof sun->sun_path - 1)
+			n = sizeof sun->sun_path - 1;
+		rep->path[0] = '@';
+		for (size_t i = 0; i < n && i + 2 < sizeof rep->path; i++)
+			rep->path[i + 1] = sun->sun_path[i + 1] >= 0x20 && sun->sun_path[i + 1] < 0x7f ? sun->sun_path[i + 1] : '?';
+		rep->path[n + 1] = 0;
+		snprintf(rep->requested, sizeof rep->requested, "%s", rep->path);
+		snprintf(rep->rule, sizeof rep->rule, "abstract unix socket");
+		sbx_sn_fill_proc(pid, rep);
+		return 1;
+	}
 	if (!(ss.ss_family == AF_UNIX && len > off && sun->sun_path[0])) {
 		/* every other address (IP peers and local addresses, abstract and unnamed unix): decided
 		 * again on this copy, the one used below */
@@ -841,16 +1094,20 @@ static int emulate_net(const struct sbx_sn_ctx *c, int listener, uint64_t req_id
 		close(sock);
 		return 0;
 	}
-	struct job *j = calloc(1, sizeof *j);
+	/* the connect itself: by the run's connector (a process of the executor's identity) */
+	struct job *j = c->emu && connector_ready(c->emu, &cr) == 0 ? calloc(1, sizeof *j) : NULL;
 	if (!j) {
+		int e = errno;
 		if (hold >= 0)
 			close(hold);
 		close(sock);
-		answer(listener, req_id, 0, ENOMEM);
+		if (!c->emu)
+			return undecidable(pid, access, "?", ENOSYS, rep);
+		answer(listener, req_id, 0, e == ENOMEM ? ENOMEM : EAGAIN);
 		return 0;
 	}
 	*j = (struct job){.op = JOB_CONNECT, .listener = listener, .id = req_id, .cr = cr, .fd = sock, .sslen = len,
-			  .holdfd = hold};
+			  .holdfd = hold, .emu = c->emu};
 	memcpy(&j->ss, &ss, sizeof ss);
 	job_start(j);
 	return 0;

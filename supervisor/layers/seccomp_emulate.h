@@ -14,9 +14,11 @@
  *      O_PATH descriptor, with the TARGET's credentials (see below),
  *   3. decide the policy (pol_path / pol_net_addr) on the object actually reached (its path as
  *      /proc/self/fd/N reads) — never on the name as given,
- *   4. perform the call on that descriptor (reopen via /proc/self/fd/N with the requested flags,
- *      chmod/chown/utimensat/setxattr through /proc/self/fd/N, connect/bind of the target's own
- *      socket taken with pidfd_getfd, with the copied address) and answer the notification with
+ *   4. perform the call on that descriptor (reopen via /proc/self/fd/N with the requested flags;
+ *      fchmodat2/fchownat/utimensat with AT_EMPTY_PATH; setxattr/removexattr/inotify_add_watch
+ *      through /proc/self/fd/N; mkdirat/unlinkat/linkat/renameat2/... in the reached parent;
+ *      connect/bind of the target's own socket taken with pidfd_getfd, with the copied address)
+ *      and answer the notification with
  *      its result: an fd installed with SECCOMP_IOCTL_NOTIF_ADDFD (SECCOMP_ADDFD_FLAG_SEND,
  *      O_CLOEXEC as requested), or the call's return value / errno. Never
  *      SECCOMP_USER_NOTIF_FLAG_CONTINUE.
@@ -29,10 +31,14 @@
  * back afterwards (a failure to switch back aborts the supervisor: fail closed). A call that may
  * block (connect, a FIFO opened for reading or writing) is performed by a short-lived detached
  * thread that takes the target's identity, never switches back, answers the notification itself
- * and exits. When the supervisor is not root and the target's identity differs from its own, the
- * call cannot be emulated faithfully and is refused (EPERM, reported: "undecidable").
+ * and exits. A root supervisor that may not reach the target's memory or descriptors itself (no
+ * CAP_SYS_PTRACE: a container's default) makes the whole call with the target's real ids as well
+ * (saved ids stay root's). When the supervisor is not root and the target's identity differs from
+ * its own, or the target cannot be reached either way, the call is refused (EPERM, reported:
+ * "undecidable").
  * Fidelity differences (documented in docs/layers.md): SO_PEERCRED of an emulated unix connect
- * names the supervisor's pid (uid/gid are the target's); an absolute symlink met below a relative
+ * names the run's connector (a process of the executor's identity), not the connecting thread's
+ * process; an absolute symlink met below a relative
  * path is followed in the supervisor's root; O_CREAT through a dangling final symlink and magic
  * links other than the target's own descriptors fail with ELOOP.
  *
@@ -46,6 +52,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "seccomp_notify.h"
+
+/* Per-run state of the emulation: the connector, a process with the executor's identity that makes
+ * the run's emulated connects (a connected unix socket names its connecting process to the
+ * listener: never the supervisor). Owned by the layer's per-listener state; made before the first
+ * notification, freed (the connector killed and reaped) with it. NULL from _new: memory. */
+struct sbx_sn_emu;
+struct sbx_sn_emu *sbx_sn_emu_new(void);
+void sbx_sn_emu_free(struct sbx_sn_emu *e);
 
 /* What stands behind a "continue" in this run (set from the run's layers). */
 struct sbx_sn_walls {

@@ -1151,6 +1151,7 @@ static void sc_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 	s->gate.report_only = s->gate.ctx.report_only = !sbx_layer_on(c->L, layer_seccomp.id);
 	/* neither the layer's nor the sensor's: the privilege guard's own filter (stage.c) */
 	s->gate.guard_only = s->gate.report_only && strcmp(c->L->sensor, "on") != 0;
+	s->gate.ctx.emu = sbx_sn_emu_new(); /* NULL: emulated connects are refused (fail closed) */
 	/* the layer's filter without the reporter routes file calls only for the manifest's denies
 	 * (stage.c deny_files): only a hard deny is refused */
 	s->gate.deny_opens = !s->gate.report_only && c->pol && pol_manifest_deny(c->pol, 0, NULL);
@@ -1205,6 +1206,7 @@ static int sc_drain(void *st, struct audit *a, bool final)
 static void sc_stop(void *st)
 {
 	struct sc_rt *s = st;
+	sbx_sn_emu_free(s->gate.ctx.emu);
 	if (s->listener >= 0)
 		close(s->listener);
 	free(s);

@@ -80,13 +80,17 @@ struct sbx_sn_ctx {
 				    * as the probes decide), metadata calls through dangling links, and
 				    * signals: kill/tkill/tgkill/rt_[tg]sigqueueinfo/pidfd_open naming a
 				    * process outside the run (rule "signal outside the run") */
+	struct sbx_sn_emu *emu;    /* seccomp_emulate.h: the run's connector (NULL: connects cannot
+				    * be performed and are refused) */
 	bool files_deny_only;      /* the opens, execs and write class were routed only to hold the
 				    * manifest's denies (sbx_seccomp_opts.deny_files, not the reporter):
 				    * refused only where a hard deny decides (pol_rule_hard_deny), with
 				    * the reporter's event (critical: rule "deny[N]: ..."); everything else
 				    * goes on to Landlock and bwrap. An allowed open is not continued but
 				    * performed by the supervisor (seccomp_emulate.h sbx_sn_emulate_open,
-				    * the same deny-only decision on the object actually reached), so a
+				    * the same deny-only decision on the object actually reached; an
+				    * object the policy does not grant answered EACCES unreported, as
+				    * Landlock would: the supervisor is outside its domain), so a
 				    * second thread rewriting the name cannot reach a match; the write
 				    * class is decided on the name and the object it resolves to, and
 				    * continued or emulated as sbx_sn_route says. */

@@ -7,7 +7,8 @@
  * closed), GW_PEEK_MAX bytes and GW_PEEK_MS milliseconds to carry a name, GW_CONNECT_MS to reach
  * the host. Relaying moves bytes with splice(2) through a pipe per direction (no copy through this
  * process). After reading its configuration it sets no_new_privs, gives up root (nobody) when it
- * has it, and loads a seccomp filter refusing exec, ptrace, mounts and namespaces.
+ * has it, makes itself not dumpable (no ptrace, no /proc/PID/mem for a process of the same uid) and
+ * loads a seccomp filter refusing exec, ptrace, mounts and namespaces.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -81,6 +82,12 @@ struct conn {
 	long t0, deadline;
 	struct dir up, down;     /* client -> host, host -> client */
 	bool tls;
+	/* plain HTTP: the client's bytes go through the request scanner (every head checked), not
+	 * splice; buf[0..hok) is cleared to be sent */
+	bool hscan;
+	struct gw_http_stream hs;
+	size_t hok;
+	const struct sbx_gw_grant *agrant; /* an address grant with HTTP rules: its rules apply */
 };
 
 struct gw {
@@ -323,6 +330,81 @@ static void refuse(struct gw *g, size_t i, enum sbx_net_reason why, const char *
 	conn_free(g, i, false);
 }
 
+/* A later request of a plain-HTTP connection is refused: what was cleared before it still goes
+ * (the earlier requests and their answers), nothing after it is read; the connection then ends
+ * as a normal one (its flow recorded). */
+static void refuse_mid(struct gw *g, struct conn *c, enum sbx_net_reason why, const char *peer)
+{
+	rec_deny(g, c, why, c->host, peer);
+	c->blen = c->hok;
+	c->up.eof = true;
+}
+
+/* Scan the client's bytes of a plain-HTTP connection from hok on: bodies pass as framed, every
+ * request head is checked as the first was (the same host, the grant's HTTP rules). Always 0 (a
+ * refused request ends the connection after what was cleared, refuse_mid). */
+static int http_check_more(struct gw *g, size_t i)
+{
+	struct conn *c = g->conns[i];
+	for (;;) {
+		int head;
+		struct gw_http_req rq;
+		c->hok += gw_http_stream_scan(&c->hs, c->buf + c->hok, c->blen - c->hok, &head, &rq);
+		if (head == GW_MORE || c->hok == c->blen || c->up.eof)
+			return 0;
+		if (head == GW_BAD || rq.connect) {
+			refuse_mid(g, c, SBX_NR_BAD_REQUEST, NULL);
+			return 0;
+		}
+		const struct sbx_gw_grant *gr = c->agrant;
+		if (!gr && strcmp(rq.host, c->host) == 0)
+			gr = grant_name(&g->c, rq.host, c->port, true);
+		if (!gr && !g->c.any) {
+			refuse_mid(g, c, SBX_NR_NAME_NOT_GRANTED, rq.host);
+			return 0;
+		}
+		if (gr && !http_rules_ok(gr, &rq)) {
+			refuse_mid(g, c, SBX_NR_HTTP_RULE, rq.host);
+			return 0;
+		}
+		c->hok += gw_http_stream_head(&c->hs, &rq);
+	}
+}
+
+/* The client -> host direction of a plain-HTTP connection. 0, or -1 when the connection is over. */
+static int http_up(struct gw *g, size_t i, short crev)
+{
+	struct conn *c = g->conns[i];
+	if (c->hok == 0 && !c->up.eof && c->blen < sizeof c->buf && (crev & (POLLIN | POLLHUP | POLLERR))) {
+		ssize_t n = recv(c->cfd, c->buf + c->blen, sizeof c->buf - c->blen, MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			c->up.eof = true;
+		else if (n > 0) {
+			c->blen += (size_t)n;
+			if (http_check_more(g, i) < 0)
+				return -1;
+		}
+	}
+	if (c->hok > 0) {
+		ssize_t n = send(c->ufd, c->buf, c->hok, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			conn_free(g, i, true);
+			return -1;
+		}
+		if (n > 0) {
+			memmove(c->buf, c->buf + n, c->blen - (size_t)n);
+			c->blen -= (size_t)n;
+			c->hok -= (size_t)n;
+			c->up.bytes += (uint64_t)n;
+		}
+	}
+	if (c->up.eof && c->hok == 0 && !c->up.shut) {
+		shutdown(c->ufd, SHUT_WR);
+		c->up.shut = true;
+	}
+	return 0;
+}
+
 static void norm_mapped(int *fam, uint8_t *a)
 {
 	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
@@ -484,6 +566,10 @@ static int decide(struct gw *g, size_t i, bool timed_out)
 		}
 		c->family = lfam;
 		memcpy(c->addr, lit, 16);
+		if (http) {
+			c->hscan = true;
+			c->agrant = ga;
+		}
 		allow_addr(g, i);
 		return 0;
 	}
@@ -497,6 +583,7 @@ static int decide(struct gw *g, size_t i, bool timed_out)
 		return 0;
 	}
 	snprintf(c->host, sizeof c->host, "%s", name);
+	c->hscan = http;
 	if (pick_upstream(g, c, name) < 0 || start_connect(g, c) < 0) {
 		refuse(g, i, SBX_NR_UPSTREAM, name, name, http);
 		return 0;
@@ -583,7 +670,7 @@ static int dir_init(struct gw *g, struct dir *d, int from, int to)
 /* Move what can move. -1: the connection is over (an error on either side). */
 static int dir_step(struct gw *g, struct dir *d)
 {
-	for (int round = 0; round < 4; round++) {
+	for (int round = 0; round < 16; round++) {
 		bool moved = false;
 		if (!d->eof && d->inpipe < g->pipe_cap) {
 			ssize_t n = splice(d->from, NULL, d->pipe[1], NULL, g->pipe_cap - d->inpipe,
@@ -635,6 +722,8 @@ static void on_connected(struct gw *g, size_t i)
 		return;
 	}
 	c->st = ST_RELAY;
+	if (c->hscan)
+		(void)http_check_more(g, i); /* the first request, checked again with the same rules */
 }
 
 /* ---- DNS ----------------------------------------------------------------------------------- */
@@ -799,6 +888,9 @@ static void lockdown(void)
 		    setresuid(65534, 65534, 65534) < 0)
 			_exit(126);
 	}
+	/* not dumpable: no process of the same uid (the executor may run as nobody too) can ptrace it
+	 * or read its memory through /proc and borrow its host-side network */
+	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
 	if (!f)
 		return;
@@ -822,13 +914,18 @@ static void lockdown(void)
 static void relay_events(struct conn *c, short *ce, short *ue)
 {
 	*ce = *ue = 0;
-	if (c->boff < c->blen) {
+	if (c->hscan) {
+		if (c->hok == 0 && !c->up.eof && c->blen < sizeof c->buf)
+			*ce |= POLLIN;
+		if (c->hok > 0)
+			*ue |= POLLOUT;
+	} else if (c->boff < c->blen) {
 		*ue |= POLLOUT;
 		return;
 	}
-	if (!c->up.eof && c->up.inpipe == 0)
+	if (!c->hscan && !c->up.eof && c->up.inpipe == 0)
 		*ce |= POLLIN;
-	if (c->up.inpipe > 0)
+	if (!c->hscan && c->up.inpipe > 0)
 		*ue |= POLLOUT;
 	if (!c->down.eof && c->down.inpipe == 0)
 		*ue |= POLLIN;
@@ -874,6 +971,13 @@ static void serve_conn(struct gw *g, size_t i, short crev, short urev, long now)
 		return;
 	}
 	/* relay */
+	if (c->hscan) {
+		if (http_up(g, i, crev) < 0)
+			return;
+		if (dir_step(g, &c->down) < 0 || (c->up.shut && c->down.shut))
+			conn_free(g, i, true);
+		return;
+	}
 	if (c->boff < c->blen) {
 		if (!(urev & (POLLOUT | POLLERR | POLLHUP)))
 			return;
@@ -894,7 +998,7 @@ static void serve_conn(struct gw *g, size_t i, short crev, short urev, long now)
 	}
 }
 
-static int run(struct gw *g)
+static int serve_loop(struct gw *g)
 {
 	sigset_t ss;
 	sigemptyset(&ss);
@@ -1010,7 +1114,13 @@ int sbx_gw_main(int argc, char **argv)
 		(void)setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	lockdown();
-	int rc = run(g);
+	/* tell the spawner the gateway is up (gateway.c waits for this byte) */
+	long rfd = argc > 2 ? strtol(argv[2], &end, 10) : -1;
+	if (rfd >= 3 && rfd <= INT_MAX) {
+		(void)!write((int)rfd, "R", 1);
+		close((int)rfd);
+	}
+	int rc = serve_loop(g);
 	gw_names_free(&g->names);
 	return rc;
 }

@@ -167,10 +167,10 @@ static int try_tier(struct pr_loaded *L, const struct tier *t, char *why, size_t
 	/* PR_NLINKS programs per tier; the last one (io_uring) is optional */
 	struct bpf_program *btfp[PR_NLINKS] = { s->progs.btf_sys_enter, s->progs.btf_sys_exit, s->progs.btf_exec,
 						s->progs.btf_fork, s->progs.btf_exit, s->progs.btf_free,
-						s->progs.btf_uring };
+						s->progs.btf_kfree, s->progs.btf_uring };
 	struct bpf_program *rawp[PR_NLINKS] = { s->progs.raw_sys_enter, s->progs.raw_sys_exit, s->progs.raw_exec,
 						s->progs.raw_fork, s->progs.raw_exit, s->progs.raw_free,
-						s->progs.raw_uring };
+						s->progs.raw_kfree, s->progs.raw_uring };
 	for (size_t i = 0; i < PR_NLINKS - 1; i++) {
 		bpf_program__set_autoload(btfp[i], t->btf);
 		bpf_program__set_autoload(rawp[i], !t->btf);
@@ -394,8 +394,8 @@ int pr_bpf_open_pinned(const char *dir, struct pr_loaded *L, char *why, size_t w
 int pr_bpf_unpin(const char *dir, char *why, size_t whylen)
 {
 	static const char *const links[] = { "btf_sys_enter", "btf_sys_exit", "btf_exec", "btf_fork", "btf_exit",
-					     "btf_free", "btf_uring", "raw_sys_enter", "raw_sys_exit", "raw_exec",
-					     "raw_fork", "raw_exit", "raw_free", "raw_uring" };
+					     "btf_free", "btf_kfree", "btf_uring", "raw_sys_enter", "raw_sys_exit",
+					     "raw_exec", "raw_fork", "raw_exit", "raw_free", "raw_kfree", "raw_uring" };
 	/* maps of older layouts too ("map_*" listed by readdir would also do; these are all there were) */
 	char p[512];
 	int rc = 0;
@@ -438,13 +438,13 @@ void pr_bpf_close(struct pr_loaded *L)
 }
 
 static const char *const BTF_NAMES[PR_NLINKS] = { "btf_sys_enter", "btf_sys_exit", "btf_exec", "btf_fork",
-						   "btf_exit", "btf_free", "btf_uring" };
+						   "btf_exit", "btf_free", "btf_kfree", "btf_uring" };
 static const char *const RAW_NAMES[PR_NLINKS] = { "raw_sys_enter", "raw_sys_exit", "raw_exec", "raw_fork",
-						   "raw_exit", "raw_free", "raw_uring" };
+						   "raw_exit", "raw_free", "raw_kfree", "raw_uring" };
 /* the raw_tp programs' tracepoints, in the same order (their SEC names in bpf/probes.bpf.c) */
 static const char *const TP_NAMES[PR_NLINKS] = { "sys_enter", "sys_exit", "sched_process_exec",
 						  "sched_process_fork", "sched_process_exit", "sched_process_free",
-						  "io_uring_submit_req" };
+						  "kmem_cache_free", "io_uring_submit_req" };
 
 int pr_bpf_pin_progs(const struct pr_loaded *L, const char *dir, char *why, size_t whylen)
 {

@@ -36,7 +36,7 @@ struct pr_maps {
 #define PR_NMAPS 15
 
 /* links of the tier in use, in this order (names: "link_<program name>" when pinned) */
-#define PR_NLINKS 7
+#define PR_NLINKS 8
 
 struct pr_loaded {
 	struct pr_maps m;          /* fds owned by this struct (CLOEXEC) */

@@ -98,6 +98,22 @@ for op in connect chmod open; do
 	fi
 done
 race "landlock" "landlock" open 0
+
+# A manifest deny routes every open to the supervisor, which performs the allowed ones: an object
+# the policy does not grant must stay refused as Landlock would refuse it (the supervisor is outside
+# Landlock's domain), not be opened for the executor.
+MD=$T_TMP/md.json
+cat > "$MD" <<EOF
+{"sbxsup": 1, "name": "race-deny", "capabilities": [{"cap": "code:exec"}, {"cap": "fs:read", "hint": "$OUT/rf"}],
+ "deny": ["$WS/app/.env"]}
+EOF
+echo "CANARY-RACE-$$-deny" > "$OUT/secret"; chmod 644 "$OUT/secret"
+out=$(cd "$WS" && env "${USERENV[@]+"${USERENV[@]}"}" timeout 60 "$SBXSUP" run -m "$MD" --layers "$NB" -a "$AUD.deny" -- \
+	"$OUT/rf" open "$OUT/secret" "$OUT/secret" 50 5 2>"$T_TMP/err")
+if grep -q "tries=50" "$T_TMP/err" && ! grep -q CANARY-RACE <<<"$out"; then
+	t_pass "race_emulate: deny manifest, an ungranted file stays unread (no-bwrap)"
+else t_fail "race_emulate: deny manifest, an ungranted file stays unread (no-bwrap)" "$(grep -c CANARY-RACE <<<"$out") reads; $(tail -2 "$T_TMP/err" | tr '\n' ' ')"; fi
+
 t_skip "race_emulate: landlock connect/chmod" "no layer of --layers landlock decides unix paths or modes (docs/known-gaps.md)"
 
 # As an unprivileged user: this script again, as that user (its own objects, its own listener).
