@@ -74,12 +74,24 @@ unpin() {
 	UNPIN=0
 	return 1
 }
+# drop_idle: remove the automatic shared probe set when it is idle (no run holds it; kept loaded
+# SBXSUP_PROBES_IDLE seconds after its last run) and no operator set is pinned (`probes unload`
+# would remove that one too): for figures that need no probe program attached
+drop_idle() {
+	local st
+	st=$("$SBXSUP" probes status 2>/dev/null) || return 0
+	[[ "$st" == *"not pinned by the operator"* && "$st" == *"shared set idle"* ]] || return 0
+	"$SBXSUP" probes unload >/dev/null 2>&1 || true
+}
+IDLE_BEFORE=0
+[ -x "${SBXSUP:-}" ] && "$SBXSUP" probes status 2>/dev/null | grep -q "shared set idle" && IDLE_BEFORE=1
 cleanup() {
 	local p
 	for p in "${BG_PIDS[@]+"${BG_PIDS[@]}"}"; do
 		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
 	done
 	if [ "$UNPIN" = 1 ]; then unpin; fi
+	[ "$IDLE_BEFORE" = 1 ] || drop_idle   # the idle shared set this bench's runs left
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -307,7 +319,7 @@ sys.stdout.write("\0".join(out + ["--", "/bin/true"]) + "\0")' >"$argvf" 2>/dev/
 		local -a la=()
 		[ -n "$layers" ] && la=(--layers "$layers")
 		act=$(sbx_check "$name" "${la[@]+"${la[@]}"}") || continue
-		[ "$name" = start.auto ] && note start.auto "$("$SBXSUP" probes status 2>&1 | head -n 1)"
+		[ "$name" = start.auto ] && note start.auto "$("$SBXSUP" probes status 2>&1 | head -n 1); the shared set stays loaded between runs (SBXSUP_PROBES_IDLE), so after the warm-up round every run finds it idle and only opens it"
 		cfg_add "$name" "--layers ${layers:-auto}; $act" "$SBXSUP" run -w "$WS" "${la[@]+"${la[@]}"}" -- /bin/true
 	done
 
@@ -573,16 +585,25 @@ probes() {
 		return
 	fi
 	say "probe overhead: open+close loop outside any run, probe run live vs not (interleaved)"
-	local off='' on='' v w failed=''
+	local off='' on='' idle='' v w x failed='' idlest=''
 	for _ in $(seq "$ROUNDS"); do
+		drop_idle  # the live run of the last round leaves the shared set loaded (idle period)
 		v=$(one_round "$BB/preload_calls" open 1 "$PER" "$FILE") && [ -n "$v" ] || { failed="loop failed"; break; }
 		probe_run_start || { failed="the live probe run did not start: $(lastline "$(cat "$WORK/probe-live.err")")"; break; }
 		w=$(one_round "$BB/preload_calls" open 1 "$PER" "$FILE") && [ -n "$w" ] || { probe_run_stop; failed="loop failed"; break; }
 		probe_run_stop
-		off=${off:+$off,}$v; on=${on:+$on,}$w
+		# the run has ended: the automatic shared set stays loaded, idle (no operator set pinned)
+		idlest=$("$SBXSUP" probes status 2>/dev/null | grep -o 'shared set idle[^:]*' | head -n 1)
+		x=$(one_round "$BB/preload_calls" open 1 "$PER" "$FILE") && [ -n "$x" ] || { failed="loop failed"; break; }
+		off=${off:+$off,}$v; on=${on:+$on,}$w; idle=${idle:+$idle,}$x
 	done
+	if [ -n "$idlest" ] && [ -z "$failed" ]; then
+		recvals probe.outside.idle "$idle" "after the probed run ended, the automatic shared set idle (programs pinned, detached): the host-wide cost between runs"
+	elif [ -z "$failed" ]; then
+		na probe.outside.idle "no idle shared set after the run (an operator set is pinned, or SBXSUP_PROBES_IDLE=0)"
+	fi
 	if [ -n "$failed" ]; then
-		na probe.outside.off "$failed"; na probe.outside.on "$failed"
+		na probe.outside.off "$failed"; na probe.outside.on "$failed"; na probe.outside.idle "$failed"
 	else
 		recvals probe.outside.off "$off" "no sbxsup run of this bench live; other sys_enter programs on the host: $(attached)"
 		recvals probe.outside.on "$on" "while 'sbxsup run --layers probes,limits -- sleep 600' is live"

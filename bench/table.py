@@ -61,6 +61,7 @@ FIGURES = [
     ("section", "Probe overhead (open+close loop, ns per call; ratio against probes off)"),
     ("probe.outside.off", "outside any run, no run live", "ns", None, None),
     ("probe.outside.on", "outside any run, probe run live", "ns", "probe.outside.off", ("ratio", "<=", 1.05)),
+    ("probe.outside.idle", "outside any run, shared set idle (between runs)", "ns", "probe.outside.off", ("ratio", "<=", 1.02)),
     ("probe.inside.off", "inside a run, probes off", "ns", None, None),
     ("probe.inside.on", "inside a run, probes on", "ns", "probe.inside.off", ("ratio", "<=", 1.3)),
     ("section", "Emulated calls (open+close loop, ns per call; ratio against the continue path)"),
