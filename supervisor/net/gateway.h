@@ -18,6 +18,9 @@
  *     0/0 with an IP_TRANSPARENT / any-address listener). -1 = none.
  *   `port_fds`: zero or more extra listening TCP sockets (one per granted port, bound to the
  *     any-address); the destination is their getsockname() (the `local` route case).
+ *   `udp_fds`: zero or more UDP sockets (one per granted UDP port other than 53, and family, bound
+ *     to the any-address): every datagram to that port reaches one; its destination is the packet's
+ *     (IP_PKTINFO / IPV6_PKTINFO, set by the gateway). Relayed by gw_udp.c (see gw_udp.h).
  *   `dns_fd`: a UDP socket bound to port 53 inside the run (the address /etc/resolv.conf names, or
  *     the any-address: replies carry IP_PKTINFO so their source is the address queried).
  *   `dns_tcp_fd`: optional listening TCP socket on port 53 (-1 = none).
@@ -40,7 +43,11 @@
  *   destination port
  *   (TLS ClientHello SNI, HTTP Host, proxy CONNECT/absolute URI); then the gateway connects from the
  *   host side to an address it resolved itself for that name (the client's destination when it is
- *   one of them). Other TCP only to an IP literal / CIDR grant (or net_any). Every request of a
+ *   one of them). Other TCP only to an IP literal / CIDR grant (or net_any). UDP (granted UDP ports): decided by
+ *   address and port only, no name check (QUIC, DTLS carry none the gateway reads): the destination
+ *   must be an address the gateway resolved for a name granted for UDP on that port, or a granted
+ *   UDP address/CIDR; refused datagrams are dropped + net.deny proto udp (once per destination per
+ *   10 s); each flow (client addr:port + destination, 30 s idle) is one net.flow proto udp. Every request of a
  *   plain-HTTP connection is checked (same host, HTTP rules: methods, path prefixes; 403 or the end of
  *   the connection + net.deny reason "http-rule"/"name-not-granted"). Design: docs/gateway.md.
  * - Test hook (tests only): SBXSUP_GW_HOSTS=FILE in the gateway's environment replaces host-side
@@ -89,6 +96,8 @@ struct sbx_gw_spec {
 	enum sbx_gw_dst dst_mode;  /* how tcp_fd learns the original destination */
 	int tcp_fd;                /* -1 = none */
 	int port_fds[SBX_GW_MAX_PORT_FDS]; size_t nport_fds;
+	int udp_fds[SBX_GW_MAX_PORT_FDS]; size_t nudp_fds; /* UDP sockets, one per granted UDP port and
+				    * family, bound to the any-address (the `local` route case) */
 	int dns_fd;                /* -1 = none */
 	int dns_tcp_fd;            /* -1 = none */
 	int proxy_fd;              /* -1 = none */

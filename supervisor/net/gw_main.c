@@ -1,8 +1,8 @@
 /* gw_main.c — the gateway process (`sbxsup __gateway CONFIG_FD`, spawned by sbx_gw_spawn; the
  * contract is gateway.h).
  *
- * Promise: one single-threaded poll loop serves the DNS stub and every TCP connection the run
- * makes; no connection leaves before its name is checked, and every allowed one is recorded when
+ * Promise: one single-threaded poll loop serves the DNS stub, every TCP connection the run
+ * makes and the UDP flows to granted UDP ports (gw_udp.c); no connection leaves before its name is checked, and every allowed one is recorded when
  * it closes (or at SIGTERM). Bounded: at most GW_CONN_MAX connections at once (more are refused and
  * closed), GW_PEEK_MAX bytes and GW_PEEK_MS milliseconds to carry a name, GW_CONNECT_MS to reach
  * the host. Relaying moves bytes with splice(2) through a pipe per direction (no copy through this
@@ -35,6 +35,7 @@
 #include "gateway.h"
 #include "gw_names.h"
 #include "gw_parse.h"
+#include "gw_udp.h"
 #include "policy.h"
 #include "report.h"
 
@@ -52,6 +53,8 @@ struct cfg {
 	int report, tcp, dns, dnstcp, proxy;
 	int ports[SBX_GW_MAX_PORT_FDS];
 	size_t nports;
+	int udp[SBX_GW_MAX_PORT_FDS];
+	size_t nudp;
 	struct sbx_gw_grant *g;
 	size_t ng;
 };
@@ -93,6 +96,7 @@ struct conn {
 struct gw {
 	struct cfg c;
 	struct gw_names names;
+	struct gw_udp udp;
 	struct conn *conns[GW_CONN_MAX];
 	size_t nconns;
 	size_t pipe_cap;
@@ -159,6 +163,7 @@ static int read_config(int fd, struct cfg *c)
 			else if (!strcmp(k, "dnstcp")) c->dnstcp = v;
 			else if (!strcmp(k, "proxy")) c->proxy = v;
 			else if (!strcmp(k, "port") && c->nports < SBX_GW_MAX_PORT_FDS) c->ports[c->nports++] = v;
+			else if (!strcmp(k, "udp") && c->nudp < SBX_GW_MAX_PORT_FDS) c->udp[c->nudp++] = v;
 			else goto bad;
 		} else if (sscanf(line, "grant %u %u %d %63s %u %511s %511s", &proto, &port, &fam, hex, &prefix,
 				  name, jp) == 7) {
@@ -237,15 +242,21 @@ static bool prefix_match(const uint8_t *net, const uint8_t *a, unsigned prefix)
 	return !rest || ((net[full] ^ a[full]) & (uint8_t)(0xff << (8 - rest))) == 0;
 }
 
-static const struct sbx_gw_grant *grant_addr(const struct cfg *c, int fam, const uint8_t *a, uint16_t port)
+static const struct sbx_gw_grant *grant_addr_p(const struct cfg *c, int fam, const uint8_t *a, uint16_t port,
+					       unsigned proto)
 {
 	for (size_t i = 0; i < c->ng; i++) {
 		const struct sbx_gw_grant *g = &c->g[i];
-		if (g->family == fam && (g->proto & SBX_GW_TCP) && (!g->port || g->port == port) &&
+		if (g->family == fam && (g->proto & proto) && (!g->port || g->port == port) &&
 		    prefix_match(g->addr, a, g->prefix))
 			return g;
 	}
 	return NULL;
+}
+
+static const struct sbx_gw_grant *grant_addr(const struct cfg *c, int fam, const uint8_t *a, uint16_t port)
+{
+	return grant_addr_p(c, fam, a, port, SBX_GW_TCP);
 }
 
 static const struct sbx_gw_grant *grant_name(const struct cfg *c, const char *name, uint16_t port, bool tcp)
@@ -258,6 +269,67 @@ static const struct sbx_gw_grant *grant_name(const struct cfg *c, const char *na
 			return g;
 	}
 	return NULL;
+}
+
+/* ---- UDP (gw_udp.c relays; the decision is here) ------------------------------------------- */
+
+static bool udp_name_granted(const struct cfg *c, const char *name, uint16_t port)
+{
+	for (size_t i = 0; i < c->ng; i++) {
+		const struct sbx_gw_grant *g = &c->g[i];
+		if (g->name && (g->proto & SBX_GW_UDP) && g->port == port &&
+		    pol_host_match(g->name, name, strlen(name)))
+			return true;
+	}
+	return false;
+}
+
+/* UDP carries no name: a flow is allowed to an address granted as such, or to an address the
+ * gateway resolved (now or earlier in the run) for a name granted for UDP on that port. The
+ * datagrams go to that same address: it is one the gateway's own resolution gave. */
+static int udp_decide(void *ctx, int fam, const uint8_t *a, uint16_t port, char host[GW_NAME_MAX],
+		      int *ufam, uint8_t uaddr[16])
+{
+	struct gw *g = ctx;
+	*ufam = fam;
+	memcpy(uaddr, a, 16);
+	if (g->c.any || grant_addr_p(&g->c, fam, a, port, SBX_GW_UDP)) {
+		const char *n = gw_names_by_addr(&g->names, fam, a);
+		if (n)
+			snprintf(host, GW_NAME_MAX, "%s", n);
+		else
+			inet_ntop(fam, a, host, GW_NAME_MAX);
+		return 1;
+	}
+	/* names granted as such: resolved by the gateway (cached for their TTL) */
+	for (size_t i = 0; i < g->c.ng; i++) {
+		const struct sbx_gw_grant *gr = &g->c.g[i];
+		if (!gr->name || gr->name[0] == '*' || !(gr->proto & SBX_GW_UDP) || gr->port != port)
+			continue;
+		struct gw_name_ent *e = gw_names_get(&g->names, gr->name);
+		if (e && gw_names_has(e, fam, a)) {
+			snprintf(host, GW_NAME_MAX, "%s", e->name);
+			return 1;
+		}
+	}
+	/* wildcards: the names the gateway answered for them */
+	for (size_t i = 0; i < g->names.n; i++) {
+		const struct gw_name_ent *e = &g->names.v[i];
+		if (gw_names_has(e, fam, a) && udp_name_granted(&g->c, e->name, port)) {
+			snprintf(host, GW_NAME_MAX, "%s", e->name);
+			return 1;
+		}
+	}
+	const char *n = gw_names_by_addr(&g->names, fam, a);
+	if (n)
+		snprintf(host, GW_NAME_MAX, "%s", n);
+	return 0;
+}
+
+static void udp_record(void *ctx, const struct sbx_net_hdr *h, const char *host)
+{
+	struct sbx_net_hdr c = *h;
+	rec_send(ctx, &c, host, NULL);
 }
 
 static bool http_rules_ok(const struct sbx_gw_grant *g, const struct gw_http_req *r)
@@ -1028,7 +1100,10 @@ static int serve_loop(struct gw *g)
 		(void)setsockopt(g->c.dns, IPPROTO_IP, IP_PKTINFO, &one, sizeof one);
 		(void)setsockopt(g->c.dns, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof one);
 	}
-	static struct pollfd pf[2 + 4 + SBX_GW_MAX_PORT_FDS + 2 * GW_CONN_MAX];
+	if (gw_udp_init(&g->udp, g->c.udp, g->c.nudp, udp_decide, udp_record, g) < 0)
+		return 1;
+	static struct pollfd pf[2 + 4 + SBX_GW_MAX_PORT_FDS + 2 * GW_CONN_MAX + GW_UDP_LISTENERS_MAX +
+				GW_UDP_FLOWS_MAX];
 	while (!stop_now) {
 		size_t np = 0;
 		pf[np++] = (struct pollfd){sfd, POLLIN, 0};
@@ -1056,6 +1131,9 @@ static int serve_loop(struct gw *g)
 					wait = w;
 			}
 		}
+		size_t ubase = np;
+		size_t nu = gw_udp_poll(&g->udp, pf + ubase, now, &wait);
+		np += nu;
 		int n = poll(pf, np, (int)(wait < 0 ? -1 : wait + 1));
 		if (n < 0 && errno != EINTR)
 			return 1;
@@ -1067,6 +1145,7 @@ static int serve_loop(struct gw *g)
 		if (pf[1].revents & POLLIN)
 			dns_udp(g);
 		now = now_ms();
+		gw_udp_serve(&g->udp, pf + ubase, nu, now);
 		/* connections first (their slots are those of this poll), newest last */
 		size_t nc = g->nconns;
 		struct conn *seen[GW_CONN_MAX];
@@ -1086,6 +1165,7 @@ static int serve_loop(struct gw *g)
 				accept_on(g, ls[i].fd, ls[i].kind, ls[i].sockname);
 	}
 	/* stopping: every open flow is recorded */
+	gw_udp_close(&g->udp, now_ms());
 	while (g->nconns) {
 		struct conn *c = g->conns[g->nconns - 1];
 		conn_free(g, g->nconns - 1, c->st == ST_RELAY);

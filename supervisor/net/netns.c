@@ -20,7 +20,7 @@
 #include <linux/nsfs.h>
 #include <linux/rtnetlink.h>
 
-#define MAX_FDS (2 * SBX_NETNS_MAX_PORTS + 3)
+#define MAX_FDS (4 * SBX_NETNS_MAX_PORTS + 3)
 
 int sbx_netns_lo_up(void)
 {
@@ -47,6 +47,10 @@ void sbx_netns_close(struct sbx_netns_out *o)
 		if (o->port_fds[i] >= 0)
 			close(o->port_fds[i]);
 	o->nport_fds = 0;
+	for (size_t i = 0; i < o->nudp_fds; i++)
+		if (o->udp_fds[i] >= 0)
+			close(o->udp_fds[i]);
+	o->nudp_fds = 0;
 	int *one[3] = {&o->dns_fd, &o->dns_tcp_fd, &o->proxy_fd};
 	for (int i = 0; i < 3; i++) {
 		if (*one[i] >= 0)
@@ -116,7 +120,7 @@ fail:;
 struct reply {
 	int ok;
 	int ipv6;
-	int nport_fds, dns, dns_tcp, proxy;
+	int nport_fds, nudp_fds, dns, dns_tcp, proxy;
 	char why[200];
 };
 
@@ -172,6 +176,18 @@ static int child_build(const struct sbx_netns_req *rq, struct reply *r, int *fds
 			if ((fds[(*nfds)++] = listener(AF_INET6, SOCK_STREAM, NULL, rq->ports[i], false)) < 0)
 				return child_fail(r, what);
 			r->nport_fds++;
+		}
+	}
+	for (size_t i = 0; i < rq->nudp_ports && i < SBX_NETNS_MAX_PORTS; i++) {
+		char what[64];
+		snprintf(what, sizeof what, "UDP socket on port %u", rq->udp_ports[i]);
+		if ((fds[(*nfds)++] = listener(AF_INET, SOCK_DGRAM, NULL, rq->udp_ports[i], true)) < 0)
+			return child_fail(r, what);
+		r->nudp_fds++;
+		if (r->ipv6) {
+			if ((fds[(*nfds)++] = listener(AF_INET6, SOCK_DGRAM, NULL, rq->udp_ports[i], false)) < 0)
+				return child_fail(r, what);
+			r->nudp_fds++;
 		}
 	}
 	if (rq->dns) {
@@ -263,8 +279,9 @@ int sbx_netns_setup(pid_t member, const struct sbx_netns_req *rq, struct sbx_net
 {
 	memset(out, 0, sizeof *out);
 	out->dns_fd = out->dns_tcp_fd = out->proxy_fd = -1;
-	if (rq->nports > SBX_NETNS_MAX_PORTS) {
-		snprintf(why, whylen, "more than %d granted TCP ports", SBX_NETNS_MAX_PORTS);
+	if (rq->nports > SBX_NETNS_MAX_PORTS || rq->nudp_ports > SBX_NETNS_MAX_PORTS) {
+		snprintf(why, whylen, "more than %d granted %s ports", SBX_NETNS_MAX_PORTS,
+			 rq->nports > SBX_NETNS_MAX_PORTS ? "TCP" : "UDP");
 		return -1;
 	}
 	int sp[2];
@@ -307,8 +324,9 @@ int sbx_netns_setup(pid_t member, const struct sbx_netns_req *rq, struct sbx_net
 			nfds = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
 			memcpy(fds, CMSG_DATA(c), sizeof(int) * (size_t)nfds);
 		}
-	int want = r.nport_fds + r.dns + r.dns_tcp + r.proxy;
+	int want = r.nport_fds + r.nudp_fds + r.dns + r.dns_tcp + r.proxy;
 	if (n != (ssize_t)sizeof r || !r.ok || nfds != want || r.nport_fds > 2 * SBX_NETNS_MAX_PORTS ||
+	    r.nudp_fds > 2 * SBX_NETNS_MAX_PORTS ||
 	    (msg.msg_flags & MSG_CTRUNC)) {
 		for (int i = 0; i < nfds; i++)
 			close(fds[i]);
@@ -323,6 +341,8 @@ int sbx_netns_setup(pid_t member, const struct sbx_netns_req *rq, struct sbx_net
 	int k = 0;
 	for (int i = 0; i < r.nport_fds; i++)
 		out->port_fds[out->nport_fds++] = fds[k++];
+	for (int i = 0; i < r.nudp_fds; i++)
+		out->udp_fds[out->nudp_fds++] = fds[k++];
 	if (r.dns)
 		out->dns_fd = fds[k++];
 	if (r.dns_tcp)
@@ -330,8 +350,11 @@ int sbx_netns_setup(pid_t member, const struct sbx_netns_req *rq, struct sbx_net
 	if (r.proxy)
 		out->proxy_fd = fds[k++];
 	out->ipv6 = r.ipv6;
-	snprintf(out->level, sizeof out->level, "local route 0.0.0.0/0%s on lo; %zu TCP port%s%s%s",
-		 r.ipv6 ? " and ::/0" : "", rq->nports, rq->nports == 1 ? "" : "s",
+	char udp[32] = "";
+	if (rq->nudp_ports)
+		snprintf(udp, sizeof udp, ", %zu UDP port%s", rq->nudp_ports, rq->nudp_ports == 1 ? "" : "s");
+	snprintf(out->level, sizeof out->level, "local route 0.0.0.0/0%s on lo; %zu TCP port%s%s%s%s",
+		 r.ipv6 ? " and ::/0" : "", rq->nports, rq->nports == 1 ? "" : "s", udp,
 		 r.dns ? ", DNS on port 53" : "", r.proxy ? ", HTTP proxy" : "");
 	return 0;
 }

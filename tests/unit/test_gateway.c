@@ -405,6 +405,34 @@ static void child_cmd(const char *cmd, char *ans, size_t cap)
 			}
 			off += 12 + rdl;
 		}
+	} else if (sscanf(cmd, "udp %63s %u %255[^\n]", a, &port, b) == 3) {
+		/* one socket, one datagram per space-separated payload, each reply awaited (1 s) */
+		struct sockaddr_storage ss;
+		socklen_t sl = sa_of(a, (uint16_t)port, &ss);
+		int fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		struct timeval tv = {1, 0};
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+		size_t o = 0;
+		ans[0] = '\0';
+		for (char *save = NULL, *pl = strtok_r(b, " ", &save); pl; pl = strtok_r(NULL, " ", &save)) {
+			(void)sendto(fd, pl, strlen(pl), 0, (struct sockaddr *)&ss, sl);
+			char r[512];
+			struct sockaddr_storage from;
+			socklen_t fl = sizeof from;
+			ssize_t rl = recvfrom(fd, r, sizeof r - 1, 0, (struct sockaddr *)&from, &fl);
+			if (rl < 0) {
+				o += (size_t)snprintf(ans + o, cap - o, "%snoanswer", o ? "|" : "");
+				continue;
+			}
+			r[rl] = '\0';
+			char fa[64];
+			inet_ntop(from.ss_family, from.ss_family == AF_INET ? (void *)&((struct sockaddr_in *)&from)->sin_addr
+									      : (void *)&((struct sockaddr_in6 *)&from)->sin6_addr,
+				  fa, sizeof fa);
+			o += (size_t)snprintf(ans + o, cap - o, "%s%s:%u %s", o ? "|" : "", fa,
+					      ntohs(((struct sockaddr_in *)&from)->sin_port), r);
+		}
+		close(fd);
 	} else {
 		snprintf(ans, cap, "?");
 	}
@@ -462,6 +490,15 @@ static void child_main(int sock, bool userns)
 				(void)!send(sock, "x", 1, 0);
 			if (lfd >= 0)
 				close(lfd);
+			continue;
+		}
+		if (sscanf(cmd, "udplisten %u", &lp) == 1) { /* a UDP socket on the any-address */
+			int ufd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+			struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)lp)};
+			if (ufd < 0 || bind(ufd, (struct sockaddr *)&sa, sizeof sa) < 0 || gwns_send_fds(sock, &ufd, 1) < 0)
+				(void)!send(sock, "x", 1, 0);
+			if (ufd >= 0)
+				close(ufd);
 			continue;
 		}
 		child_cmd(cmd, ans, sizeof ans);
@@ -973,6 +1010,151 @@ static void t_net_any(void **st)
 	assert_true(audit_has("\"event\":\"net.flow\"", "\"addr\":\"127.0.0.11\"", port, "\"bytes_out\":6", NULL));
 }
 
+/* ---- UDP ------------------------------------------------------------------------------------ */
+
+struct udp_echo { int fd; _Atomic unsigned got; };
+
+static void *udp_echo(void *arg)
+{
+	struct udp_echo *e = arg;
+	for (;;) {
+		char b[600];
+		struct sockaddr_storage from;
+		socklen_t fl = sizeof from;
+		ssize_t n = recvfrom(e->fd, b + 5, sizeof b - 5, 0, (struct sockaddr *)&from, &fl);
+		if (n < 0)
+			return NULL;
+		e->got++;
+		memcpy(b, "ECHO:", 5);
+		(void)sendto(e->fd, b, (size_t)n + 5, 0, (struct sockaddr *)&from, fl);
+	}
+}
+
+static struct udp_echo *udp_server(const char *addr, uint16_t port, uint16_t *got)
+{
+	struct udp_echo *e = calloc(1, sizeof *e);
+	struct sockaddr_storage ss;
+	socklen_t sl = sa_of(addr, port, &ss);
+	e->fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	assert_int_equal(bind(e->fd, (struct sockaddr *)&ss, sl), 0);
+	getsockname(e->fd, (struct sockaddr *)&ss, &sl);
+	if (got)
+		*got = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	pthread_t t;
+	pthread_create(&t, NULL, udp_echo, e);
+	pthread_detach(t);
+	return e;
+}
+
+static int udp_listener_in_ns(uint16_t port)
+{
+	char cmd[64], b[8];
+	snprintf(cmd, sizeof cmd, "udplisten %u", port);
+	assert_true(send(ns_cmd, cmd, strlen(cmd), 0) > 0);
+	int fd = -1, nfd = 0;
+	assert_int_equal(sbx_recv_fds(ns_cmd, b, sizeof b, &fd, 1, &nfd, NULL), 1);
+	assert_int_equal(nfd, 1);
+	return fd;
+}
+
+static size_t audit_count(const char *a, const char *b, const char *c)
+{
+	drain();
+	FILE *f = fopen(auditf, "r");
+	assert_non_null(f);
+	char line[8192];
+	size_t n = 0;
+	while (fgets(line, sizeof line, f))
+		n += strstr(line, a) && strstr(line, b) && strstr(line, c);
+	fclose(f);
+	return n;
+}
+
+/* A network:udp grant: datagrams to the address the gateway resolved for the granted name and port
+ * are relayed and answered from that address; another address or another port is dropped and
+ * reported once per destination; each flow is recorded with its exact bytes. A grant without a port
+ * is refused at validation, naming the manifest path. */
+static void t_udp(void **st)
+{
+	(void)st;
+	NEED_NS();
+	uint16_t p1 = 0, p2 = 0;
+	udp_server("127.0.0.12", 0, &p1);
+	struct udp_echo *other = udp_server("127.0.0.13", p1, NULL); /* same port, address not granted */
+	struct udp_echo *e2 = udp_server("127.0.0.12", 0, &p2);      /* the granted address, port not granted */
+	udp_server("127.0.0.14", p2, NULL);
+	FILE *hf = fopen(hosts, "a");
+	assert_non_null(hf);
+	fputs("127.0.0.12 udp.example.test 30\n127.0.0.14 other.udp.test 30\n", hf);
+	fclose(hf);
+
+	char manifest[512], err[256];
+	struct mf_ctx ctx = {.home = dir, .workspace = dir, .uid = getuid()};
+	struct manifest *m = NULL;
+	struct mf_errors me = {0};
+	snprintf(manifest, sizeof manifest, "{\"sbxsup\":1,\"name\":\"u\",\"capabilities\":["
+		 "{\"cap\":\"network:udp\",\"hosts\":[\"udp.example.test\"]}]}");
+	assert_true(manifest_parse(manifest, strlen(manifest), "u.json", &ctx, &m, &me) < 0);
+	assert_true(me.n >= 1);
+	assert_non_null(strstr(me.msg[0], "capabilities[0].hosts[0]"));
+	assert_non_null(strstr(me.msg[0], "needs a port"));
+	mf_errors_free(&me);
+	memset(&me, 0, sizeof me);
+	snprintf(manifest, sizeof manifest, "{\"sbxsup\":1,\"name\":\"u\",\"capabilities\":["
+		 "{\"cap\":\"network:udp\",\"hosts\":[\"udp.example.test:%u\",\"other.udp.test:%u\"]}]}", p1, p2);
+	assert_int_equal(manifest_parse(manifest, strlen(manifest), "u.json", &ctx, &m, &me), 0);
+	struct sbx_gw_spec spec;
+	sbx_gw_spec_init(&spec);
+	assert_int_equal(sbx_gw_spec_from_manifest(&spec, m, err, sizeof err), 0);
+	manifest_free(m);
+	mf_errors_free(&me);
+	int u1 = udp_listener_in_ns(p1), u2 = udp_listener_in_ns(p2);
+	int rp[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, rp), 0);
+	const char *exe = getenv("SBXSUP");
+	spec.exe = exe && *exe ? exe : "build/sbxsup";
+	spec.udp_fds[0] = u1;
+	spec.udp_fds[1] = u2;
+	spec.nudp_fds = 2;
+	spec.report_fd = rp[1];
+	pid_t pid;
+	assert_int_equal(sbx_gw_spawn(&spec, &pid, err, sizeof err), 0);
+	sbx_gw_spec_free(&spec);
+	close(u1);
+	close(u2);
+	close(rp[1]);
+
+	char cmd[160], a[1024], want[256];
+	snprintf(cmd, sizeof cmd, "udp 127.0.0.12 %u ping1 ping22", p1);
+	ask(cmd, a, sizeof a);
+	snprintf(want, sizeof want, "127.0.0.12:%u ECHO:ping1|127.0.0.12:%u ECHO:ping22", p1, p1);
+	assert_string_equal(a, want); /* answered, from the address the program sent to */
+	/* not granted: another address on the port, the granted name's address on another port */
+	snprintf(cmd, sizeof cmd, "udp 127.0.0.13 %u x1 x2 x3", p1);
+	ask(cmd, a, sizeof a);
+	assert_string_equal(a, "noanswer|noanswer|noanswer");
+	snprintf(cmd, sizeof cmd, "udp 127.0.0.12 %u y", p2);
+	ask(cmd, a, sizeof a);
+	assert_string_equal(a, "noanswer");
+	assert_int_equal(other->got, 0); /* host-side evidence: nothing reached them */
+	assert_int_equal(e2->got, 0);
+
+	assert_true(WIFEXITED(sbx_gw_stop(pid, 2000)));
+	assert_int_equal(sbx_gw_drain(rp[0], &au, NULL), 0);
+	close(rp[0]);
+	char port[32];
+	snprintf(port, sizeof port, "\"port\":%u", p1);
+	assert_true(audit_has("\"event\":\"net.flow\"", "\"host\":\"udp.example.test\"", "\"addr\":\"127.0.0.12\"",
+			      port, "\"proto\":\"udp\"", "\"bytes_out\":11,", "\"bytes_in\":21,", NULL));
+	/* three datagrams to one refused destination: one event (rate-limited per destination) */
+	assert_int_equal(audit_count("\"event\":\"net.deny\"", "\"addr\":\"127.0.0.13\"", "\"proto\":\"udp\""), 1);
+	assert_true(audit_has("\"event\":\"net.deny\"", "\"addr\":\"127.0.0.13\"", port, "\"reason\":\"addr-not-granted\"",
+			      NULL));
+	snprintf(port, sizeof port, "\"port\":%u", p2);
+	assert_true(audit_has("\"event\":\"net.deny\"", "\"host\":\"udp.example.test\"", "\"addr\":\"127.0.0.12\"",
+			      port, "\"proto\":\"udp\"", NULL));
+}
+
 /* A configuration the gateway refuses makes the spawn fail (the run then refuses to start). */
 static void t_spawn_fails(void **st)
 {
@@ -1006,7 +1188,7 @@ int main(void)
 		cmocka_unit_test(t_dns_granted), cmocka_unit_test(t_dns_deny),   cmocka_unit_test(t_tls_sni),
 		cmocka_unit_test(t_http_host),   cmocka_unit_test(t_http_keepalive), cmocka_unit_test(t_wildcard),   cmocka_unit_test(t_answer_changes),
 		cmocka_unit_test(t_raw_tcp),     cmocka_unit_test(t_proxy),      cmocka_unit_test(t_dns_tcp),
-		cmocka_unit_test(t_redirect),    cmocka_unit_test(t_ipv6),    cmocka_unit_test(t_net_any),    cmocka_unit_test(t_spawn_fails),
+		cmocka_unit_test(t_redirect),    cmocka_unit_test(t_ipv6),    cmocka_unit_test(t_net_any),    cmocka_unit_test(t_udp),    cmocka_unit_test(t_spawn_fails),
 		cmocka_unit_test(t_flows),
 	};
 	signal(SIGPIPE, SIG_IGN);
