@@ -69,8 +69,10 @@ static int port_add(uint16_t *ports, size_t *n, uint16_t p)
 	return 0;
 }
 
-/* The ports the gateway listens on: TCP, every port a host grant names (not network:udp ones);
- * UDP, every port a network:udp or network:any grant names, but 53 (the DNS stub has it). */
+/* The ports the gateway listens on: TCP, every port a host grant names (a TCP connect to a
+ * network:udp grant's port reaches the gateway too, which refuses and reports it: the layers let
+ * any address through on a granted port); UDP, every port a network:udp or network:any grant
+ * names, but 53 (the DNS stub has it). */
 static int gw_ports(const struct manifest *m, struct sbx_netns_req *rq, char *why, size_t whylen)
 {
 	for (size_t i = 0; i < m->nhosts; i++) {
@@ -79,7 +81,7 @@ static int gw_ports(const struct manifest *m, struct sbx_netns_req *rq, char *wh
 		bool udp = !strcmp(mode, "udp") || !strcmp(mode, "any");
 		if (!h->port)
 			continue;
-		if (strcmp(mode, "udp") && port_add(rq->ports, &rq->nports, h->port) < 0) {
+		if (port_add(rq->ports, &rq->nports, h->port) < 0) {
 			snprintf(why, whylen, "the grants name more than %d TCP ports (the gateway listens on each)",
 				 SBX_NETNS_MAX_PORTS);
 			return -1;
