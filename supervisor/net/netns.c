@@ -10,6 +10,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <grp.h>
+#include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -207,17 +209,73 @@ static int child_build(const struct sbx_netns_req *rq, struct reply *r, int *fds
 	return 0;
 }
 
+/* The member's real uid and gid as this namespace sees them (/proc/PID/status), -1 when unread. */
+static int member_ids(pid_t member, uid_t *uid, gid_t *gid)
+{
+	char p[64], line[256];
+	snprintf(p, sizeof p, "/proc/%d/status", (int)member);
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return -1;
+	int got = 0;
+	unsigned long v;
+	while (fgets(line, sizeof line, f) && got != 3) {
+		if (sscanf(line, "Uid: %lu", &v) == 1)
+			*uid = (uid_t)v, got |= 1;
+		else if (sscanf(line, "Gid: %lu", &v) == 1)
+			*gid = (gid_t)v, got |= 2;
+	}
+	fclose(f);
+	return got == 3 ? 0 : -1;
+}
+
 /* Join the network namespace of `member`, and (not root) first the user namespace that owns it:
  * bwrap as a normal user runs the sandbox in a user namespace nested in the one owning its network
  * namespace, whose capabilities would not reach the routes. /proc/PID/ns/net needs the member to
- * be dumpable to a normal user (the direct mode's stage is, sbxsup's child_direct). */
+ * be dumpable to a normal user (the direct mode's stage is, sbxsup's child_direct).
+ * Root without CAP_SYS_PTRACE (a container's default) reaches a member of another uid only with
+ * that uid as its fs ids (the ptrace check compares them); where root also holds no capability in
+ * the namespace's owner (a user namespace the executor's identity made), this child — forked for
+ * this alone — becomes that owner, which has every capability there, and joins as a normal user
+ * does. */
 static int join(pid_t member, struct reply *r)
 {
 	char p[64];
 	snprintf(p, sizeof p, "/proc/%d/ns/net", (int)member);
 	int net = open(p, O_RDONLY | O_CLOEXEC);
+	uid_t mu = (uid_t)-1;
+	gid_t mg = (gid_t)-1;
+	if (net < 0 && (errno == EACCES || errno == EPERM) && geteuid() == 0 && member_ids(member, &mu, &mg) == 0) {
+		setfsgid(mg);
+		setfsuid(mu);
+		net = open(p, O_RDONLY | O_CLOEXEC);
+		int e = errno;
+		setfsuid(0);
+		setfsgid(0);
+		errno = e;
+	}
 	if (net < 0)
 		return child_fail(r, "open the run's network namespace");
+	if (geteuid() == 0 && setns(net, CLONE_NEWNET) == 0) {
+		close(net);
+		return 0;
+	}
+	if (geteuid() == 0) {
+		/* no capability in the owning user namespace: become its owner */
+		int user = ioctl(net, NS_GET_USERNS);
+		uid_t owner;
+		if (user < 0 || ioctl(user, NS_GET_OWNER_UID, &owner) < 0 || owner == 0 ||
+		    (mg == (gid_t)-1 && member_ids(member, &mu, &mg) < 0) || setgroups(0, NULL) < 0 ||
+		    setresgid(mg, mg, mg) < 0 || setresuid(owner, owner, owner) < 0) {
+			int e = errno;
+			if (user >= 0)
+				close(user);
+			close(net);
+			errno = e;
+			return child_fail(r, "setns (the run's network namespace)");
+		}
+		close(user);
+	}
 	if (geteuid() != 0) {
 		int user = ioctl(net, NS_GET_USERNS);
 		if (user < 0 || setns(user, CLONE_NEWUSER) < 0) {
