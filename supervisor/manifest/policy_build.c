@@ -717,7 +717,7 @@ int pol_build(const struct manifest *m, const struct pol_build_opts *o, void **b
 	struct stat sst;
 	if (o->stage_exe != NULL && stat(o->stage_exe, &sst) == 0)
 		pol_writer_stage(b.w, (uint64_t)sst.st_dev, (uint64_t)sst.st_ino);
-	pol_writer_abstract_inside(b.w, o->own_netns && mode != POL_NET_ANY);
+	pol_writer_abstract_inside(b.w, o->own_netns);
 	pol_writer_own_pidns(b.w, o->own_pidns);
 	if (o->deny_walk && m->ndenies &&
 	    (!(b.dx = calloc(m->ndenies, sizeof *b.dx)) || !(b.dx_globs = calloc(m->ndenies, sizeof *b.dx_globs)))) {

@@ -49,7 +49,8 @@ bool plan_own_netns(const struct run_plan *p, const struct manifest *m)
 {
 	if (!(p->wrapped || p->tmp_ns) || p->no_netns)
 		return false;
-	return !m->net_granted || !m->net_any; /* a host list: through the gateway (docs/network.md) */
+	/* a host list, or any host where nftables redirects: through the gateway (docs/network.md) */
+	return !m->net_granted || !m->net_any || p->nft > 0;
 }
 
 /* The policy for the mode: bwrap gives the sandbox a private /tmp; the direct mode gets the

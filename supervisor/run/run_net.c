@@ -57,7 +57,16 @@ void run_net_stop(struct run *r)
 	n->gw_rep = -1;
 }
 
-/* The TCP ports the gateway listens on: every port a host grant names (0: none). */
+/* nftables' redirect is tried unless SBXSUP_NFT=0 (the per-port listeners then, as where the
+ * namespace has no nf_tables). */
+static bool nft_wanted(void)
+{
+	const char *e = getenv("SBXSUP_NFT");
+	return !e || strcmp(e, "0") != 0;
+}
+
+/* The TCP ports the gateway listens on without the redirect: every port a host grant names (0:
+ * none). More than it can listen on: only the redirect serves them (redirect_required). */
 static int gw_ports(const struct manifest *m, struct sbx_netns_req *rq, char *why, size_t whylen)
 {
 	for (size_t i = 0; i < m->nhosts; i++) {
@@ -68,6 +77,11 @@ static int gw_ports(const struct manifest *m, struct sbx_netns_req *rq, char *wh
 		if (!p || j < rq->nports)
 			continue;
 		if (rq->nports == SBX_NETNS_MAX_PORTS) {
+			if (rq->redirect) {
+				rq->redirect_required = true;
+				rq->nports = 0;
+				return 0;
+			}
 			snprintf(why, whylen, "the grants name more than %d TCP ports (the gateway listens on each)",
 				 SBX_NETNS_MAX_PORTS);
 			return -1;
@@ -80,13 +94,22 @@ static int gw_ports(const struct manifest *m, struct sbx_netns_req *rq, char *wh
 static int gw_start(struct run *r, char *why, size_t whylen)
 {
 	struct run_net *n = &r->att.net;
-	struct sbx_netns_req rq = {.dns = true, .proxy_port = r->plan.proxy_port};
+	struct sbx_netns_req rq = {.dns = true, .proxy_port = r->plan.proxy_port, .redirect = nft_wanted(),
+				   /* an unrestricted grant has no ports to listen on: every one, or none */
+				   .redirect_required = r->m->net_any};
+	if (rq.redirect_required && !rq.redirect) {
+		snprintf(why, whylen, "an unrestricted network needs nftables' redirect (SBXSUP_NFT=0)");
+		return -1;
+	}
 	if (gw_ports(r->m, &rq, why, whylen) < 0)
 		return -1;
 	struct sbx_netns_out ns;
 	if (sbx_netns_setup(r->att.stage_pid, &rq, &ns, why, whylen) < 0)
 		return -1;
 	snprintf(n->how, sizeof n->how, "%s", ns.level);
+	if (ns.nft_why[0])
+		sbx_msg("note: nftables cannot redirect in the run's namespace (%s): the gateway listens on each "
+			"granted port instead", ns.nft_why);
 	struct sbx_gw_spec spec;
 	sbx_gw_spec_init(&spec);
 	char err[256] = "";
@@ -100,7 +123,9 @@ static int gw_start(struct run *r, char *why, size_t whylen)
 		goto out;
 	}
 	spec.exe = r->d.self[0] ? r->d.self : NULL;
-	spec.dst_mode = SBX_GW_DST_SOCKNAME; /* the local route: getsockname() is where it was going */
+	/* the redirect: SO_ORIGINAL_DST; the local route alone: getsockname() is where it was going */
+	spec.dst_mode = ns.redirect_fd >= 0 ? SBX_GW_DST_ORIGDST : SBX_GW_DST_SOCKNAME;
+	spec.tcp_fd = ns.redirect_fd;
 	for (size_t i = 0; i < ns.nport_fds && i < SBX_GW_MAX_PORT_FDS; i++)
 		spec.port_fds[spec.nport_fds++] = ns.port_fds[i];
 	spec.dns_fd = ns.dns_fd;
@@ -135,6 +160,13 @@ int run_net_start(struct run *r)
 	const struct policy *pol = r->plan.pol;
 	if (r->o.disabled || !pol)
 		return 0;
+	if (!pol_own_netns(pol) && pol_net_mode(pol) == POL_NET_ANY) {
+		/* fail loudly: nothing between the run and the host's network */
+		sbx_msg("warning: the run shares the host's network namespace (%s): no gateway, no net.flow "
+			"records, the host's loopback and abstract unix names are reachable",
+			r->plan.nft_why[0] ? r->plan.nft_why : "no network namespace for this run");
+		return 0;
+	}
 	if (!pol_own_netns(pol) && pol_net_mode(pol) != POL_NET_ANY) {
 		/* fail loudly: the fence is the layers' address checks only */
 		sbx_msg("warning: no network namespace for this run: the network is enforced by address only "
@@ -159,14 +191,18 @@ void run_net_level(struct run *r, cJSON *level)
 	const struct policy *pol = r->plan.pol;
 	if (r->o.disabled || !pol)
 		return;
-	char t[400];
+	char t[640];
 	bool nf = sbx_layer_on(&r->L, layer_netfilter.id), pl = sbx_layer_on(&r->L, layer_preload.id),
 	     ll = sbx_layer_on(&r->L, layer_landlock.id);
 	char walls[160];
 	snprintf(walls, sizeof walls, "netfilter BPF: %s; preload checks: %s; landlock ports: %s", nf ? "on" : "off", pl ? "on" : "off",
 		 pol_own_netns(pol) ? "off (own namespace)" : ll ? "on" : "off");
-	if (pol_net_mode(pol) == POL_NET_ANY)
-		snprintf(t, sizeof t, "unrestricted: the host's network namespace, no gateway");
+	if (pol_net_mode(pol) == POL_NET_ANY && !pol_own_netns(pol))
+		snprintf(t, sizeof t, "unrestricted: the host's network namespace, no gateway (%s)",
+			 r->plan.nft_why[0] ? r->plan.nft_why : "no network namespace");
+	else if (pol_net_mode(pol) == POL_NET_ANY)
+		snprintf(t, sizeof t, "unrestricted, own namespace; gateway (any destination, every connection "
+			 "recorded): %s; %s", r->att.net.gw > 0 ? r->att.net.how : "not running", walls);
 	else if (pol_gateway(pol))
 		snprintf(t, sizeof t, "own namespace; gateway: %s; %s", r->att.net.gw > 0 ? r->att.net.how : "not running",
 			 walls);
