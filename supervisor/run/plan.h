@@ -66,6 +66,9 @@ int plan_names(struct run_plan *p, bool want_report, bool want_stage, bool direc
  * redirect every port to the gateway: p->nft > 0); otherwise an unrestricted network stays the
  * host's. */
 bool plan_own_netns(const struct run_plan *p, const struct manifest *m);
+/* Whether the run needs nftables' redirect to every port (p->nft is probed for it): an unrestricted
+ * network, or a host granted without a port. */
+bool plan_wants_nft(const struct manifest *m);
 /* Compile the policy for p->wrapped. 0, or -1 (err). */
 int plan_policy(struct run_plan *p, const struct manifest *m, const struct detect *d, char *err,
 		size_t errlen);

@@ -169,9 +169,10 @@ static int replan(struct run *r, bool wrapped)
 	r->plan.tmp_ns = !wrapped && r->sd.mnt; /* "/tmp": the run's own, in its mount namespace */
 	r->plan.no_pidns = false;  /* (set by the attempt when no namespace could be made after all) */
 	r->plan.no_netns = false;
-	if (active && r->m->net_granted && r->m->net_any && (wrapped || r->plan.tmp_ns) && !r->plan.nft) {
+	if (active && plan_wants_nft(r->m) && (wrapped || r->plan.tmp_ns) && !r->plan.nft) {
 		/* an unrestricted network gets a namespace of its own only where nftables can send every
-		 * TCP connection to the gateway (run_net.c); probed once per run */
+		 * TCP connection to the gateway (run_net.c), and a host granted without a port is
+		 * reachable on every port only there; probed once per run */
 		const char *e = getenv("SBXSUP_NFT");
 		if (e && !strcmp(e, "0")) {
 			r->plan.nft = -1;
