@@ -65,22 +65,31 @@ static bool nft_wanted(void)
 	return !e || strcmp(e, "0") != 0;
 }
 
-/* The TCP ports the gateway listens on without the redirect: every port a host grant names (0:
- * none). More than it can listen on: only the redirect serves them (redirect_required). */
+/* The TCP ports the gateway listens on without the redirect, and the redirect takes on the run's
+ * loopback: every port a host grant names (0: none). More than it can listen on: only the redirect
+ * serves them (redirect_required). */
 static int gw_ports(const struct manifest *m, struct sbx_netns_req *rq, char *why, size_t whylen)
 {
 	for (size_t i = 0; i < m->nhosts; i++) {
 		uint16_t p = m->hosts[i].port;
 		size_t j;
+		for (j = 0; j < rq->nlo_ports && rq->lo_ports[j] != p; j++)
+			;
+		if (p && j == rq->nlo_ports) {
+			if (rq->nlo_ports == SBX_NETNS_MAX_LO_PORTS) {
+				snprintf(why, whylen, "the grants name more than %d TCP ports", SBX_NETNS_MAX_LO_PORTS);
+				return -1;
+			}
+			rq->lo_ports[rq->nlo_ports++] = p;
+		}
 		for (j = 0; j < rq->nports && rq->ports[j] != p; j++)
 			;
 		if (!p || j < rq->nports)
 			continue;
 		if (rq->nports == SBX_NETNS_MAX_PORTS) {
 			if (rq->redirect) {
-				rq->redirect_required = true;
-				rq->nports = 0;
-				return 0;
+				rq->redirect_required = true; /* (the loopback's list goes on) */
+				continue;
 			}
 			snprintf(why, whylen, "the grants name more than %d TCP ports (the gateway listens on each)",
 				 SBX_NETNS_MAX_PORTS);
