@@ -125,30 +125,32 @@ struct reply {
 	char nft_why[160];
 };
 
-/* The redirect's table in the caller's namespace: every TCP connect to a non-loopback address (port
- * 53 aside: the DNS socket on the any-address has it, by the local route), and to the loopback on
- * one of lo_ports (a granted port there is the gateway's, as with the per-port listeners), goes to
- * :port. 0, or -1 with why (nftables' first error line). */
-static int nft_redirect(uint16_t port, bool ipv6, const uint16_t *lo_ports, size_t nlo, char *why,
+/* The redirect's table in the caller's namespace, to :port: with `all`, every TCP connect to a
+ * non-loopback address (port 53 aside: the DNS socket on the any-address has it, by the local
+ * route); and a connect to any address, the loopback too, on one of lo_ports (a granted port on
+ * the run's loopback is the gateway's, as with the per-port listeners). 0, or -1 with why
+ * (nftables' first error line). */
+static int nft_redirect(uint16_t port, bool ipv6, bool all, const uint16_t *lo_ports, size_t nlo, char *why,
 			size_t whylen)
 {
-	char set[SBX_NETNS_MAX_LO_PORTS * 7 + 8] = "", lo[2 * sizeof set + 160] = "", v6[128] = "";
-	size_t k = 0;
+	char set[SBX_NETNS_MAX_LO_PORTS * 7 + 8] = "", granted[sizeof set + 80] = "", rest[256] = "";
+	size_t k = 0, m = 0;
 	for (size_t i = 0; i < nlo && i < SBX_NETNS_MAX_LO_PORTS; i++)
-		k += (size_t)snprintf(set + k, sizeof set - k, "%s%u", i ? ", " : "", lo_ports[i]);
-	if (nlo) {
-		int n = snprintf(lo, sizeof lo, "  ip daddr 127.0.0.0/8 tcp dport { %s } redirect to :%u\n", set, port);
-		if (ipv6 && n > 0 && (size_t)n < sizeof lo)
-			snprintf(lo + n, sizeof lo - (size_t)n, "  ip6 daddr ::1 tcp dport { %s } redirect to :%u\n", set,
-				 port);
-	}
-	if (ipv6)
-		snprintf(v6, sizeof v6, "  ip6 daddr != ::1 tcp dport != 53 redirect to :%u\n", port);
-	char cmd[sizeof lo + 512];
+		if (lo_ports[i] != 53) {
+			k += (size_t)snprintf(set + k, sizeof set - k, "%s%u", m ? ", " : "", lo_ports[i]);
+			m++;
+		}
+	if (m)
+		snprintf(granted, sizeof granted, "  tcp dport { %s } redirect to :%u\n", set, port);
+	if (all && ipv6)
+		snprintf(rest, sizeof rest, "  ip daddr != 127.0.0.0/8 tcp dport != 53 redirect to :%u\n"
+					    "  ip6 daddr != ::1 tcp dport != 53 redirect to :%u\n", port, port);
+	else if (all)
+		snprintf(rest, sizeof rest, "  ip daddr != 127.0.0.0/8 tcp dport != 53 redirect to :%u\n", port);
+	char cmd[sizeof granted + sizeof rest + 256];
 	snprintf(cmd, sizeof cmd,
-		 "table inet sbxsup {\n chain out {\n  type nat hook output priority -100; policy accept;\n"
-		 "  ip daddr != 127.0.0.0/8 tcp dport != 53 redirect to :%u\n%s%s }\n}\n",
-		 port, v6, lo);
+		 "table inet sbxsup {\n chain out {\n  type nat hook output priority -100; policy accept;\n%s%s }\n}\n",
+		 granted, rest);
 	struct nft_ctx *n = nft_ctx_new(NFT_CTX_DEFAULT);
 	if (!n) {
 		snprintf(why, whylen, "nftables: no context");
@@ -237,7 +239,8 @@ static int child_build(const struct sbx_netns_req *rq, struct reply *r, int *fds
 		int fd = redirect_listener(r->ipv6, &port);
 		if (fd < 0)
 			snprintf(r->nft_why, sizeof r->nft_why, "the redirect's listener: %s", strerror(errno));
-		else if (nft_redirect(port, r->ipv6, rq->lo_ports, rq->nlo_ports, r->nft_why, sizeof r->nft_why) < 0) {
+		else if (nft_redirect(port, r->ipv6, rq->redirect_all, rq->lo_ports, rq->nlo_ports, r->nft_why,
+					sizeof r->nft_why) < 0) {
 			close(fd);
 			fd = -1;
 		}
@@ -423,8 +426,8 @@ int sbx_netns_setup(pid_t member, const struct sbx_netns_req *rq, struct sbx_net
 	out->ipv6 = r.ipv6;
 	if (r.redirect)
 		snprintf(out->level, sizeof out->level,
-			 "local route 0.0.0.0/0%s on lo; nftables redirect: every TCP port%s%s",
-			 r.ipv6 ? " and ::/0" : "", r.dns ? ", DNS on port 53" : "", r.proxy ? ", HTTP proxy" : "");
+			 "local route 0.0.0.0/0%s on lo; nftables redirect: %s%s%s",
+			 r.ipv6 ? " and ::/0" : "", rq->redirect_all ? "every TCP port" : "the granted TCP ports", r.dns ? ", DNS on port 53" : "", r.proxy ? ", HTTP proxy" : "");
 	else
 		snprintf(out->level, sizeof out->level, "local route 0.0.0.0/0%s on lo; %zu TCP port%s%s%s",
 			 r.ipv6 ? " and ::/0" : "", rq->nports, rq->nports == 1 ? "" : "s",
@@ -457,7 +460,7 @@ bool sbx_netns_nft_probe(char *why, size_t whylen)
 			if (s6 >= 0)
 				close(s6);
 			static const uint16_t lo[] = {80};
-			ok = nft_redirect(1, s6 >= 0, lo, 1, w, sizeof w) == 0;
+			ok = nft_redirect(1, s6 >= 0, true, lo, 1, w, sizeof w) == 0;
 		}
 		ssize_t wr = write(p[1], w, strlen(w) + 1);
 		_exit(ok && wr > 0 ? 0 : 1);

@@ -20,9 +20,10 @@
  *   - with `redirect`: one more TCP listener (the any-address, an ephemeral port, IPv4 and IPv6 on
  *     one socket) and an nftables table `inet sbxsup` (libnftables) whose nat output chain
  *     redirects every TCP connect to a non-loopback address (port 53 aside: the DNS socket has it)
- *     to that listener, whatever the port, and to the loopback on each of lo_ports (a granted port
- *     on the run's loopback is the gateway's, as with per-port listeners) (the gateway reads
- *     SO_ORIGINAL_DST: SBX_GW_DST_ORIGDST).
+ *     to that listener whatever the port (`redirect_all`: an unrestricted network, a host granted
+ *     without a port), and every TCP connect to any address, the loopback too, on one of lo_ports
+ *     (a granted port on the run's loopback is the gateway's, as with per-port listeners; other
+ *     ports are answered inside, RST) (the gateway reads SO_ORIGINAL_DST: SBX_GW_DST_ORIGDST).
  *     Where nftables is unusable in the namespace, the per-port listeners are made instead
  *     (out->redirect_fd -1, out->nft_why says why), or, with `redirect_required`, the set-up fails.
  * Works as root (the namespace owned by the run's user namespace or by the host's) and as a normal
@@ -41,7 +42,7 @@
 #include <sys/types.h>
 
 #define SBX_NETNS_MAX_PORTS 8          /* TCP ports with listeners (each IPv4 + IPv6: 16 fds) */
-#define SBX_NETNS_MAX_LO_PORTS 64      /* granted ports the redirect also takes on the loopback */
+#define SBX_NETNS_MAX_LO_PORTS 64      /* granted ports the redirect takes */
 #define SBX_NETNS_DNS_ADDR "127.0.0.53" /* the run's /etc/resolv.conf nameserver (any address on
 					 * port 53 reaches the same socket) */
 
@@ -50,8 +51,9 @@ struct sbx_netns_req {
 	size_t nports;
 	bool dns;                            /* UDP + TCP port 53 on the any-address */
 	uint16_t proxy_port;                 /* TCP 127.0.0.1:proxy_port, 0: none */
-	bool redirect;                       /* every TCP port through one listener (nftables) */
-	uint16_t lo_ports[SBX_NETNS_MAX_LO_PORTS]; /* with redirect: these ports of the loopback too */
+	bool redirect;                       /* TCP through one listener (nftables) */
+	bool redirect_all;                   /* every port of every non-loopback address */
+	uint16_t lo_ports[SBX_NETNS_MAX_LO_PORTS]; /* with redirect: the granted ports (any address) */
 	size_t nlo_ports;
 	bool redirect_required;              /* no per-port fallback: fail without nftables */
 };

@@ -107,7 +107,8 @@ static int gw_start(struct run *r, char *why, size_t whylen)
 				   /* an unrestricted grant has no ports to listen on, and the policy of a
 				    * host granted without a port let every port through (plan.nft): every
 				    * one, or none */
-				   .redirect_required = r->m->net_any || r->plan.nft > 0};
+				   .redirect_required = r->m->net_any || r->plan.nft > 0,
+				   .redirect_all = r->m->net_any || r->plan.nft > 0};
 	if (rq.redirect_required && !rq.redirect) {
 		snprintf(why, whylen, "an unrestricted network needs nftables' redirect (SBXSUP_NFT=0)");
 		return -1;
