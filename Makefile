@@ -31,14 +31,14 @@ CLANG    ?= clang
 ifeq ($(origin BPFTOOL),undefined)
 BPFTOOL  := $(or $(shell command -v bpftool 2>/dev/null),$(firstword $(wildcard /usr/sbin/bpftool /sbin/bpftool)),bpftool)
 endif
-PKGS     := libseccomp libbpf libcjson libsodium libmnl
+PKGS     := libseccomp libbpf libcjson libsodium libmnl libnftables
 VERSION  := 0.1.0
 
 # Build and run dependencies (make deps; always --no-install-recommends). Test-only tools are not
 # here: DEB_TEST_PKGS (a browser for the HTML report tests, strace, curl, what the compatibility
 # suite runs, podman and runc for tests/integration/container.sh) are installed by
 # `make test-deps` / .ci/run, never by the demo.
-DEB_PKGS := build-essential libseccomp-dev libbpf-dev libcjson-dev libcmocka-dev libsodium-dev libmnl-dev \
+DEB_PKGS := build-essential libseccomp-dev libbpf-dev libcjson-dev libcmocka-dev libsodium-dev libmnl-dev libnftables-dev \
             clang libclang-rt-dev llvm bpftool libelf-dev zlib1g-dev pkg-config bubblewrap python3 file iproute2
 # The compatibility suites (tests/integration/compat.sh, compat_tools.sh) run git, tar, ps/top/pgrep
 # (procps), sqlite3, curl, python3 -m venv and a slice of

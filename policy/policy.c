@@ -861,7 +861,7 @@ bool pol_own_netns(const struct policy *p)
 
 bool pol_gateway(const struct policy *p)
 {
-	return pol_own_netns(p) && p->h.net_mode == POL_NET_LIST;
+	return pol_own_netns(p) && p->h.net_mode != POL_NET_NONE;
 }
 
 bool pol_own_pidns(const struct policy *p)

@@ -151,14 +151,15 @@ const char *pol_manifest_deny(const struct policy *p, size_t i, uint32_t *rule);
 bool pol_code_exec(const struct policy *p);
 /* The run has a network namespace of its own (no network granted, and bwrap or a mount namespace
  * made it): abstract AF_UNIX names stay inside the run, so binding and connecting them is allowed
- * (issue 17). False: only with an unrestricted network. */
+ * (issue 17). False: only where the run shares the host's network namespace. */
 bool pol_abstract_inside(const struct policy *p);
 /* The run has a network namespace of its own (the same flag): its loopback addresses (127.0.0.0/8,
  * ::1) and the any-address (0.0.0.0, ::, for a bind) belong to the run, so pol_net_addr allows
  * them on every port whatever the network mode (rule POL_RULE_NET_OWN); the way out of that
  * namespace is the gateway (docs/network.md). */
 bool pol_own_netns(const struct policy *p);
-/* pol_own_netns and a host list (POL_NET_LIST): the gateway is the run's way out, its DNS stub the
+/* pol_own_netns and a network grant (a host list, or unrestricted: every TCP port redirected by
+ * nftables): the gateway is the run's way out, its DNS stub the
  * run's resolver (docs/network.md). */
 bool pol_gateway(const struct policy *p);
 /* The run's /proc belongs to a pid namespace of its own (bwrap, or the direct sandbox with its

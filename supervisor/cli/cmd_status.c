@@ -25,6 +25,7 @@
 #include "cli_opt.h"
 #include "container_env.h"
 #include "cmd.h"
+#include "netns.h"
 #include "layer.h"
 #include "run_args.h"
 #include "sandbox_direct.h"
@@ -67,10 +68,16 @@ static bool network_status(const struct layer_probe *st, char *out, size_t len)
 	struct sd_plan *p = calloc(1, sizeof *p);
 	bool ns = st[layer_bwrap.id].available || (p && sd_probe(p, true, false, NULL) == 0 && p->mnt);
 	free(p);
-	snprintf(out, len, "%s; second wall: netfilter BPF %s; preload checks %s",
+	char nwhy[160] = "", nft[240] = "";
+	if (ns && sbx_netns_nft_probe(nwhy, sizeof nwhy))
+		snprintf(nft, sizeof nft, "; nftables redirect: every TCP port (an unrestricted network too)");
+	else if (ns)
+		snprintf(nft, sizeof nft, "; nftables redirect: no (%s): a listener per granted port (at most %d), an "
+			 "unrestricted network shares the host's namespace", nwhy, SBX_NETNS_MAX_PORTS);
+	snprintf(out, len, "%s%s; second wall: netfilter BPF %s; preload checks %s",
 		 ns ? "own namespace per run, out only through the gateway (DNS stub, TCP by name, net.flow)"
 		    : "no network namespace can be made: enforced by address only (preload, Landlock ports, netfilter)",
-		 st[layer_netfilter.id].available ? "yes" : "no", st[layer_preload.id].available ? "yes" : "no");
+		 nft, st[layer_netfilter.id].available ? "yes" : "no", st[layer_preload.id].available ? "yes" : "no");
 	return ns;
 }
 
@@ -139,7 +146,7 @@ static int print_status(const struct layer_probe *st, const char *bwrap, bool js
 	bool ident_ok = identity_status(ident, sizeof ident);
 	char cwhat[200];
 	bool in_container = container_detect(cwhat, sizeof cwhat);
-	char net[300];
+	char net[600];
 	bool net_ok = network_status(st, net, sizeof net);
 
 	if (json) {

@@ -612,22 +612,31 @@ static int pb_dns(struct pb *b, const char *resolv_conf)
  * ::/0), and the names the gateway answers may change during the run. Other ports stay refused
  * and reported by the layers. DNS goes to the run's own stub (its loopback, pol_own_netns): no
  * host resolver is granted. */
-static int pb_gateway(struct pb *b)
+static int pb_gateway(struct pb *b, bool every_port)
 {
 	static const uint8_t zero[16];
 	uint16_t seen[64];
 	size_t ns = 0;
-	for (size_t i = 0; i < b->m->nhosts; i++) {
-		uint16_t port = b->m->hosts[i].port;
+	bool portless = false;
+	for (size_t i = 0; i < b->m->nhosts; i++)
+		portless |= b->m->hosts[i].port == 0;
+	for (size_t i = 0; i < b->m->nhosts + 1; i++) {
+		/* (the last round: a host granted without a port, where nftables redirects every port) */
+		uint16_t port = i < b->m->nhosts ? b->m->hosts[i].port : 0;
 		size_t j;
 		for (j = 0; j < ns && seen[j] != port; j++)
 			;
-		if (!port || j < ns || ns == sizeof seen / sizeof seen[0])
+		if (i == b->m->nhosts ? !(portless && every_port)
+				      : (!port || j < ns || ns == sizeof seen / sizeof seen[0]))
 			continue;
-		seen[ns++] = port;
+		if (port)
+			seen[ns++] = port;
 		char text[64], shown[16];
 		uint32_t rule;
-		snprintf(shown, sizeof shown, "*:%u", port);
+		if (port)
+			snprintf(shown, sizeof shown, "*:%u", port);
+		else
+			snprintf(shown, sizeof shown, "*:*");
 		snprintf(text, sizeof text, "builtin:gateway: %s", shown);
 		if (pol_writer_net_rule(b->w, shown, text, &rule) < 0)
 			return pb_writer_failed(b);
@@ -675,7 +684,7 @@ static int pb_net(struct pb *b, const struct pol_build_opts *o)
 		}
 	}
 	if (o->own_netns)
-		return pb_gateway(b);
+		return pb_gateway(b, o->gw_every_port);
 	if (any_name)
 		return pb_dns(b, o->resolv_conf ? o->resolv_conf : "/etc/resolv.conf");
 	return 0;
@@ -717,7 +726,7 @@ int pol_build(const struct manifest *m, const struct pol_build_opts *o, void **b
 	struct stat sst;
 	if (o->stage_exe != NULL && stat(o->stage_exe, &sst) == 0)
 		pol_writer_stage(b.w, (uint64_t)sst.st_dev, (uint64_t)sst.st_ino);
-	pol_writer_abstract_inside(b.w, o->own_netns && mode != POL_NET_ANY);
+	pol_writer_abstract_inside(b.w, o->own_netns);
 	pol_writer_own_pidns(b.w, o->own_pidns);
 	if (o->deny_walk && m->ndenies &&
 	    (!(b.dx = calloc(m->ndenies, sizeof *b.dx)) || !(b.dx_globs = calloc(m->ndenies, sizeof *b.dx_globs)))) {

@@ -55,6 +55,9 @@ struct pol_build_opts {
 				    * Landlock, so on the host's "/" it is not given) */
 	bool own_netns;            /* the run gets a network namespace of its own (plan_own_netns, run/plan.h):
 				    * POL_F_ABSTRACT_INSIDE (pol_own_netns: its loopback is the run's) */
+	bool gw_every_port;        /* own_netns, and nftables sends every TCP port to the gateway: a host
+				    * granted without a port is reachable on any port through it
+				    * ("builtin:gateway: *:*") */
 	bool own_pidns;            /* the run's /proc is the procfs of its own pid namespace (bwrap, or
 				    * direct mode with a mount namespace): POL_F_OWN_PIDNS and the
 				    * builtin:proc-pidns grants (ps, top, pgrep) */

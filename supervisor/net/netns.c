@@ -19,10 +19,11 @@
 #include <unistd.h>
 
 #include <libmnl/libmnl.h>
+#include <nftables/libnftables.h>
 #include <linux/nsfs.h>
 #include <linux/rtnetlink.h>
 
-#define MAX_FDS (4 * SBX_NETNS_MAX_PORTS + 3)
+#define MAX_FDS (4 * SBX_NETNS_MAX_PORTS + 4)
 
 int sbx_netns_lo_up(void)
 {
@@ -45,6 +46,9 @@ int sbx_netns_lo_up(void)
 
 void sbx_netns_close(struct sbx_netns_out *o)
 {
+	if (o->redirect_fd >= 0)
+		close(o->redirect_fd);
+	o->redirect_fd = -1;
 	for (size_t i = 0; i < o->nport_fds; i++)
 		if (o->port_fds[i] >= 0)
 			close(o->port_fds[i]);
@@ -122,9 +126,77 @@ fail:;
 struct reply {
 	int ok;
 	int ipv6;
-	int nport_fds, nudp_fds, dns, dns_tcp, proxy;
+	int redirect, nport_fds, nudp_fds, dns, dns_tcp, proxy;
 	char why[200];
+	char nft_why[160];
 };
+
+/* The redirect's table in the caller's namespace, to :port: with `all`, every TCP connect to a
+ * non-loopback address (port 53 aside: the DNS socket on the any-address has it, by the local
+ * route); and a connect to any address, the loopback too, on one of lo_ports (a granted port on
+ * the run's loopback is the gateway's, as with the per-port listeners). 0, or -1 with why
+ * (nftables' first error line). */
+static int nft_redirect(uint16_t port, bool ipv6, bool all, const uint16_t *lo_ports, size_t nlo, char *why,
+			size_t whylen)
+{
+	char set[SBX_NETNS_MAX_LO_PORTS * 7 + 8] = "", granted[sizeof set + 80] = "", rest[256] = "";
+	size_t k = 0, m = 0;
+	for (size_t i = 0; i < nlo && i < SBX_NETNS_MAX_LO_PORTS; i++)
+		if (lo_ports[i] != 53) {
+			k += (size_t)snprintf(set + k, sizeof set - k, "%s%u", m ? ", " : "", lo_ports[i]);
+			m++;
+		}
+	if (m)
+		snprintf(granted, sizeof granted, "  tcp dport { %s } redirect to :%u\n", set, port);
+	if (all && ipv6)
+		snprintf(rest, sizeof rest, "  ip daddr != 127.0.0.0/8 tcp dport != 53 redirect to :%u\n"
+					    "  ip6 daddr != ::1 tcp dport != 53 redirect to :%u\n", port, port);
+	else if (all)
+		snprintf(rest, sizeof rest, "  ip daddr != 127.0.0.0/8 tcp dport != 53 redirect to :%u\n", port);
+	char cmd[sizeof granted + sizeof rest + 256];
+	snprintf(cmd, sizeof cmd,
+		 "table inet sbxsup {\n chain out {\n  type nat hook output priority -100; policy accept;\n%s%s }\n}\n",
+		 granted, rest);
+	struct nft_ctx *n = nft_ctx_new(NFT_CTX_DEFAULT);
+	if (!n) {
+		snprintf(why, whylen, "nftables: no context");
+		return -1;
+	}
+	nft_ctx_buffer_output(n);
+	nft_ctx_buffer_error(n);
+	int rc = nft_run_cmd_from_buffer(n, cmd) == 0 ? 0 : -1;
+	if (rc < 0) {
+		const char *e = nft_ctx_get_error_buffer(n);
+		size_t l = e ? strcspn(e, "\n") : 0;
+		snprintf(why, whylen, "nftables: %.*s", (int)(l > 140 ? 140 : l), l ? e : "failed");
+	}
+	nft_ctx_free(n);
+	return rc;
+}
+
+/* The redirect's listener: the any-address on an ephemeral port, IPv4 and IPv6 on one socket where
+ * there is IPv6. The fd and *port, or -1. */
+static int redirect_listener(bool ipv6, uint16_t *port)
+{
+	int s = socket(ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -1;
+	int zero = 0;
+	struct sockaddr_storage ss;
+	memset(&ss, 0, sizeof ss);
+	ss.ss_family = ipv6 ? AF_INET6 : AF_INET;
+	socklen_t len = ipv6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	if ((ipv6 && setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero) < 0) ||
+	    bind(s, (struct sockaddr *)&ss, len) < 0 || listen(s, 512) < 0 ||
+	    getsockname(s, (struct sockaddr *)&ss, &len) < 0) {
+		int e = errno;
+		close(s);
+		errno = e;
+		return -1;
+	}
+	*port = ntohs(ipv6 ? ((struct sockaddr_in6 *)&ss)->sin6_port : ((struct sockaddr_in *)&ss)->sin_port);
+	return s;
+}
 
 static int child_fail(struct reply *r, const char *what)
 {
@@ -168,7 +240,25 @@ static int child_build(const struct sbx_netns_req *rq, struct reply *r, int *fds
 		r->ipv6 = 1;
 	}
 	mnl_socket_close(nl);
-	for (size_t i = 0; i < rq->nports && i < SBX_NETNS_MAX_PORTS; i++) {
+	if (rq->redirect) {
+		uint16_t port = 0;
+		int fd = redirect_listener(r->ipv6, &port);
+		if (fd < 0)
+			snprintf(r->nft_why, sizeof r->nft_why, "the redirect's listener: %s", strerror(errno));
+		else if (nft_redirect(port, r->ipv6, rq->redirect_all, rq->lo_ports, rq->nlo_ports, r->nft_why,
+					sizeof r->nft_why) < 0) {
+			close(fd);
+			fd = -1;
+		}
+		if (fd >= 0) {
+			fds[(*nfds)++] = fd;
+			r->redirect = 1;
+		} else if (rq->redirect_required) {
+			snprintf(r->why, sizeof r->why, "every TCP port through the gateway: %s", r->nft_why);
+			return -1;
+		}
+	}
+	for (size_t i = 0; !r->redirect && i < rq->nports && i < SBX_NETNS_MAX_PORTS; i++) {
 		char what[64];
 		snprintf(what, sizeof what, "listen on port %u", rq->ports[i]);
 		if ((fds[(*nfds)++] = listener(AF_INET, SOCK_STREAM, NULL, rq->ports[i], false)) < 0)
@@ -336,10 +426,10 @@ int sbx_netns_setup(pid_t member, const struct sbx_netns_req *rq, struct sbx_net
 		    size_t whylen)
 {
 	memset(out, 0, sizeof *out);
-	out->dns_fd = out->dns_tcp_fd = out->proxy_fd = -1;
-	if (rq->nports > SBX_NETNS_MAX_PORTS || rq->nudp_ports > SBX_NETNS_MAX_PORTS) {
+	out->dns_fd = out->dns_tcp_fd = out->proxy_fd = out->redirect_fd = -1;
+	if ((rq->nports > SBX_NETNS_MAX_PORTS && !rq->redirect) || rq->nudp_ports > SBX_NETNS_MAX_PORTS) {
 		snprintf(why, whylen, "more than %d granted %s ports", SBX_NETNS_MAX_PORTS,
-			 rq->nports > SBX_NETNS_MAX_PORTS ? "TCP" : "UDP");
+			 rq->nudp_ports > SBX_NETNS_MAX_PORTS ? "UDP" : "TCP");
 		return -1;
 	}
 	int sp[2];
@@ -382,7 +472,7 @@ int sbx_netns_setup(pid_t member, const struct sbx_netns_req *rq, struct sbx_net
 			nfds = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
 			memcpy(fds, CMSG_DATA(c), sizeof(int) * (size_t)nfds);
 		}
-	int want = r.nport_fds + r.nudp_fds + r.dns + r.dns_tcp + r.proxy;
+	int want = r.redirect + r.nport_fds + r.nudp_fds + r.dns + r.dns_tcp + r.proxy;
 	if (n != (ssize_t)sizeof r || !r.ok || nfds != want || r.nport_fds > 2 * SBX_NETNS_MAX_PORTS ||
 	    r.nudp_fds > 2 * SBX_NETNS_MAX_PORTS ||
 	    (msg.msg_flags & MSG_CTRUNC)) {
@@ -397,6 +487,10 @@ int sbx_netns_setup(pid_t member, const struct sbx_netns_req *rq, struct sbx_net
 		return -1;
 	}
 	int k = 0;
+	if (r.redirect)
+		out->redirect_fd = fds[k++];
+	r.nft_why[sizeof r.nft_why - 1] = 0;
+	snprintf(out->nft_why, sizeof out->nft_why, "%s", rq->redirect && !r.redirect ? r.nft_why : "");
 	for (int i = 0; i < r.nport_fds; i++)
 		out->port_fds[out->nport_fds++] = fds[k++];
 	for (int i = 0; i < r.nudp_fds; i++)
@@ -411,8 +505,64 @@ int sbx_netns_setup(pid_t member, const struct sbx_netns_req *rq, struct sbx_net
 	char udp[32] = "";
 	if (rq->nudp_ports)
 		snprintf(udp, sizeof udp, ", %zu UDP port%s", rq->nudp_ports, rq->nudp_ports == 1 ? "" : "s");
-	snprintf(out->level, sizeof out->level, "local route 0.0.0.0/0%s on lo; %zu TCP port%s%s%s%s",
-		 r.ipv6 ? " and ::/0" : "", rq->nports, rq->nports == 1 ? "" : "s", udp,
-		 r.dns ? ", DNS on port 53" : "", r.proxy ? ", HTTP proxy" : "");
+	if (r.redirect)
+		snprintf(out->level, sizeof out->level,
+			 "local route 0.0.0.0/0%s on lo; nftables redirect: %s%s%s%s",
+			 r.ipv6 ? " and ::/0" : "", rq->redirect_all ? "every TCP port" : "the granted TCP ports", udp,
+			 r.dns ? ", DNS on port 53" : "", r.proxy ? ", HTTP proxy" : "");
+	else
+		snprintf(out->level, sizeof out->level, "local route 0.0.0.0/0%s on lo; %zu TCP port%s%s%s%s",
+			 r.ipv6 ? " and ::/0" : "", rq->nports, rq->nports == 1 ? "" : "s", udp,
+			 r.dns ? ", DNS on port 53" : "", r.proxy ? ", HTTP proxy" : "");
 	return 0;
+}
+
+bool sbx_netns_nft_probe(char *why, size_t whylen)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		snprintf(why, whylen, "pipe: %s", strerror(errno));
+		return false;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(why, whylen, "fork: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return false;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		char w[160] = "";
+		int ok = 0;
+		if (unshare(CLONE_NEWNET | (geteuid() != 0 ? CLONE_NEWUSER : 0)) < 0)
+			snprintf(w, sizeof w, "a network namespace: %s", strerror(errno));
+		else {
+			int s6 = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+			if (s6 >= 0)
+				close(s6);
+			static const uint16_t lo[] = {80};
+			ok = nft_redirect(1, s6 >= 0, true, lo, 1, w, sizeof w) == 0;
+		}
+		ssize_t wr = write(p[1], w, strlen(w) + 1);
+		_exit(ok && wr > 0 ? 0 : 1);
+	}
+	close(p[1]);
+	struct pollfd pfd = {.fd = p[0], .events = POLLIN};
+	int pr;
+	while ((pr = poll(&pfd, 1, 5000)) < 0 && errno == EINTR)
+		;
+	char w[160] = "";
+	ssize_t n = pr > 0 ? read(p[0], w, sizeof w - 1) : -1;
+	close(p[0]);
+	w[n > 0 ? n : 0] = 0;
+	if (n < 0)
+		kill(pid, SIGKILL);
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	bool ok = n > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	if (!ok)
+		snprintf(why, whylen, "%s", w[0] ? w : pr == 0 ? "the probe timed out" : "the probe failed");
+	return ok;
 }

@@ -18,9 +18,18 @@
  *     replies leave from the address queried), and the HTTP proxy on 127.0.0.1:proxy_port.
  * The descriptors come back over SCM_RIGHTS (a socket stays in the namespace it was made in,
  * whoever holds it). Bounded: the child is waited for at most 5 s, then killed.
+ *   - with `redirect`: one more TCP listener (the any-address, an ephemeral port, IPv4 and IPv6 on
+ *     one socket) and an nftables table `inet sbxsup` (libnftables) whose nat output chain
+ *     redirects every TCP connect to a non-loopback address (port 53 aside: the DNS socket has it)
+ *     to that listener whatever the port (`redirect_all`: an unrestricted network, a host granted
+ *     without a port), and every TCP connect to any address, the loopback too, on one of lo_ports
+ *     (a granted port on the run's loopback is the gateway's, as with per-port listeners; other
+ *     ports are answered inside, RST) (the gateway reads SO_ORIGINAL_DST: SBX_GW_DST_ORIGDST).
+ *     Where nftables is unusable in the namespace, the per-port listeners are made instead
+ *     (out->redirect_fd -1, out->nft_why says why), or, with `redirect_required`, the set-up fails.
  * Works as root (the namespace owned by the run's user namespace or by the host's) and as a normal
- * user (owned by the user namespace bwrap or the direct mode made), with rtnetlink only (libmnl);
- * no netfilter, no nftables.
+ * user (owned by the user namespace bwrap or the direct mode made), with rtnetlink (libmnl) and,
+ * for `redirect`, nf_tables (libnftables).
  *
  * Ownership: the caller owns every descriptor in struct sbx_netns_out (sbx_netns_close). No global
  * state.
@@ -34,6 +43,7 @@
 #include <sys/types.h>
 
 #define SBX_NETNS_MAX_PORTS 8          /* TCP ports with listeners (each IPv4 + IPv6: 16 fds) */
+#define SBX_NETNS_MAX_LO_PORTS 64      /* granted ports the redirect takes */
 #define SBX_NETNS_DNS_ADDR "127.0.0.53" /* the run's /etc/resolv.conf nameserver (any address on
 					 * port 53 reaches the same socket) */
 
@@ -44,6 +54,11 @@ struct sbx_netns_req {
 	size_t nudp_ports;
 	bool dns;                            /* UDP + TCP port 53 on the any-address */
 	uint16_t proxy_port;                 /* TCP 127.0.0.1:proxy_port, 0: none */
+	bool redirect;                       /* TCP through one listener (nftables) */
+	bool redirect_all;                   /* every port of every non-loopback address */
+	uint16_t lo_ports[SBX_NETNS_MAX_LO_PORTS]; /* with redirect: the granted ports (any address) */
+	size_t nlo_ports;
+	bool redirect_required;              /* no per-port fallback: fail without nftables */
 };
 
 struct sbx_netns_out {
@@ -52,6 +67,8 @@ struct sbx_netns_out {
 	int udp_fds[2 * SBX_NETNS_MAX_PORTS];  /* UDP sockets (IPv4 with IP_PKTINFO, IPv6 per port) */
 	size_t nudp_fds;
 	int dns_fd, dns_tcp_fd, proxy_fd;      /* -1: none */
+	int redirect_fd;                       /* the nftables redirect's listener, -1: none */
+	char nft_why[160];                     /* redirect asked, not made: why */
 	bool ipv6;                             /* the namespace has IPv6 (route and listeners made) */
 	char level[160];                       /* what was made, for run.start.level.network */
 };
@@ -62,6 +79,11 @@ int sbx_netns_lo_up(void);
 /* See above. 0 with *out filled, or -1 with why (nothing left open). */
 int sbx_netns_setup(pid_t member, const struct sbx_netns_req *rq, struct sbx_netns_out *out, char *why,
 		    size_t whylen);
+
+/* Whether nftables can redirect in a network namespace like the run's: a short-lived child makes
+ * a throwaway one (and, not root, the user namespace owning it) and loads the same table there.
+ * Bounded (5 s). true, or false with why. */
+bool sbx_netns_nft_probe(char *why, size_t whylen);
 
 /* Close every descriptor of out (each set to -1). */
 void sbx_netns_close(struct sbx_netns_out *out);

@@ -45,11 +45,22 @@ int plan_names(struct run_plan *p, bool want_report, bool want_stage, bool direc
 	return 0;
 }
 
+bool plan_wants_nft(const struct manifest *m)
+{
+	if (!m->net_granted)
+		return false;
+	bool portless = m->net_any;
+	for (size_t i = 0; i < m->nhosts; i++)
+		portless |= m->hosts[i].port == 0;
+	return portless;
+}
+
 bool plan_own_netns(const struct run_plan *p, const struct manifest *m)
 {
 	if (!(p->wrapped || p->tmp_ns) || p->no_netns)
 		return false;
-	return !m->net_granted || !m->net_any; /* a host list: through the gateway (docs/network.md) */
+	/* a host list, or any host where nftables redirects: through the gateway (docs/network.md) */
+	return !m->net_granted || !m->net_any || p->nft > 0;
 }
 
 /* The policy for the mode: bwrap gives the sandbox a private /tmp; the direct mode gets the
@@ -94,6 +105,8 @@ int plan_policy(struct run_plan *p, const struct manifest *m, const struct detec
 						       : d->self[0] ? d->self : NULL,
 				    /* bwrap --unshare-net, or direct mode's netns beside its mount ns */
 				    .own_netns = plan_own_netns(p, m),
+				    /* nftables sends every TCP port to the gateway (run_net.c) */
+				    .gw_every_port = plan_own_netns(p, m) && p->nft > 0,
 				    /* bwrap --unshare-pid --proc, or direct mode's procfs of its pid ns */
 				    .own_pidns = p->wrapped || (p->tmp_ns && !p->no_pidns),
 				    /* the denies' existing matches, for bwrap's masks and Landlock */

@@ -47,6 +47,9 @@ struct run_plan {
 				    * grants' idmapped mounts (sandbox_direct.h sd_bwrap_child); "" none */
 	uint16_t proxy_port;       /* pol_gateway: the gateway's HTTP proxy on the run's 127.0.0.1 (the
 				    * first of 3128.. that no grant names), 0 none */
+	int nft;                   /* an unrestricted network: nftables can redirect in a namespace like
+				    * the run's (sbx_netns_nft_probe): 1 yes, -1 no (nft_why), 0 not probed */
+	char nft_why[160];
 	struct strv env;           /* the executor's environment, before the attempt's variables */
 	struct strv dropped;       /* secret-shaped names dropped from it */
 };
@@ -59,8 +62,13 @@ int plan_names(struct run_plan *p, bool want_report, bool want_stage, bool direc
  * (bwrap_layer.h share_net), direct mode (sandbox_direct.h netns) and the policy's own-netns flag
  * (pol_own_netns: loopback and abstract unix names belong to the run) all follow it. True with bwrap
  * or direct mode's namespaces, unless no namespace could be made after all, for every network
- * grant the gateway serves (none, a host list); an unrestricted network stays the host's. */
+ * grant the gateway serves (none, a host list, and an unrestricted network where nftables can
+ * redirect every port to the gateway: p->nft > 0); otherwise an unrestricted network stays the
+ * host's. */
 bool plan_own_netns(const struct run_plan *p, const struct manifest *m);
+/* Whether the run needs nftables' redirect to every port (p->nft is probed for it): an unrestricted
+ * network, or a host granted without a port. */
+bool plan_wants_nft(const struct manifest *m);
 /* Compile the policy for p->wrapped. 0, or -1 (err). */
 int plan_policy(struct run_plan *p, const struct manifest *m, const struct detect *d, char *err,
 		size_t errlen);

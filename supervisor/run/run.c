@@ -30,6 +30,7 @@
 #include "container_env.h"
 #include "dest_guard.h"
 #include "plan.h"
+#include "netns.h"
 #include "run_int.h"
 
 extern char **environ;
@@ -167,6 +168,21 @@ static int replan(struct run *r, bool wrapped)
 	r->plan.tmp_ns = !wrapped && r->sd.mnt; /* "/tmp": the run's own, in its mount namespace */
 	r->plan.no_pidns = false;  /* (set by the attempt when no namespace could be made after all) */
 	r->plan.no_netns = false;
+	if (active && plan_wants_nft(r->m) && (wrapped || r->plan.tmp_ns) && !r->plan.nft) {
+		/* an unrestricted network gets a namespace of its own only where nftables can send every
+		 * TCP connection to the gateway (run_net.c), and a host granted without a port is
+		 * reachable on every port only there; probed once per run */
+		const char *e = getenv("SBXSUP_NFT");
+		if (e && !strcmp(e, "0")) {
+			r->plan.nft = -1;
+			snprintf(r->plan.nft_why, sizeof r->plan.nft_why, "SBXSUP_NFT=0");
+		} else {
+			char why[160] = "";
+			r->plan.nft = sbx_netns_nft_probe(why, sizeof why) ? 1 : -1;
+			snprintf(r->plan.nft_why, sizeof r->plan.nft_why, "%s%s", r->plan.nft < 0 ? "nftables unusable: " : "",
+				 r->plan.nft < 0 ? why : "");
+		}
+	}
 	r->plan.etclow[0] = r->plan.etcview[0] = 0;
 	if (wrapped && r->plan.repdir[0]) {
 		/* the view's lower layer lives in the child's tmpfs at the view (bwrap_etc.h) */

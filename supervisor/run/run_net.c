@@ -69,25 +69,49 @@ static int port_add(uint16_t *ports, size_t *n, uint16_t p)
 	return 0;
 }
 
-/* The ports the gateway listens on: TCP, every port a host grant names (a TCP connect to a
- * network:udp grant's port reaches the gateway too, which refuses and reports it: the layers let
- * any address through on a granted port); UDP, every port a network:udp or network:any grant
- * names, but 53 (the DNS stub has it). */
+/* nftables' redirect is tried unless SBXSUP_NFT=0 (the per-port listeners then, as where the
+ * namespace has no nf_tables). */
+static bool nft_wanted(void)
+{
+	const char *e = getenv("SBXSUP_NFT");
+	return !e || strcmp(e, "0") != 0;
+}
+
+/* The ports the gateway takes. TCP: every port a host grant names, which the redirect takes on the
+ * run's loopback too, and which the gateway listens on without the redirect (more than it can
+ * listen on: only the redirect serves them, redirect_required); a TCP connect to a network:udp
+ * grant's port reaches the gateway too, which refuses and reports it. UDP: every port a
+ * network:udp or network:any grant names, but 53 (the DNS stub has it). */
 static int gw_ports(const struct manifest *m, struct sbx_netns_req *rq, char *why, size_t whylen)
 {
 	for (size_t i = 0; i < m->nhosts; i++) {
 		const struct mf_host *h = &m->hosts[i];
 		const char *mode = h->mode ? h->mode : "";
 		bool udp = !strcmp(mode, "udp") || !strcmp(mode, "any");
-		if (!h->port)
+		uint16_t p = h->port;
+		if (!p)
 			continue;
-		if (port_add(rq->ports, &rq->nports, h->port) < 0) {
-			snprintf(why, whylen, "the grants name more than %d TCP ports (the gateway listens on each)",
+		size_t j;
+		for (j = 0; j < rq->nlo_ports && rq->lo_ports[j] != p; j++)
+			;
+		if (j == rq->nlo_ports) {
+			if (rq->nlo_ports == SBX_NETNS_MAX_LO_PORTS) {
+				snprintf(why, whylen, "the grants name more than %d TCP ports", SBX_NETNS_MAX_LO_PORTS);
+				return -1;
+			}
+			rq->lo_ports[rq->nlo_ports++] = p;
+		}
+		if (udp && p != 53 && port_add(rq->udp_ports, &rq->nudp_ports, p) < 0) {
+			snprintf(why, whylen, "the grants name more than %d UDP ports (the gateway listens on each)",
 				 SBX_NETNS_MAX_PORTS);
 			return -1;
 		}
-		if (udp && h->port != 53 && port_add(rq->udp_ports, &rq->nudp_ports, h->port) < 0) {
-			snprintf(why, whylen, "the grants name more than %d UDP ports (the gateway listens on each)",
+		if (port_add(rq->ports, &rq->nports, p) < 0) {
+			if (rq->redirect) {
+				rq->redirect_required = true; /* (the loopback's list goes on) */
+				continue;
+			}
+			snprintf(why, whylen, "the grants name more than %d TCP ports (the gateway listens on each)",
 				 SBX_NETNS_MAX_PORTS);
 			return -1;
 		}
@@ -98,13 +122,25 @@ static int gw_ports(const struct manifest *m, struct sbx_netns_req *rq, char *wh
 static int gw_start(struct run *r, char *why, size_t whylen)
 {
 	struct run_net *n = &r->att.net;
-	struct sbx_netns_req rq = {.dns = true, .proxy_port = r->plan.proxy_port};
+	struct sbx_netns_req rq = {.dns = true, .proxy_port = r->plan.proxy_port, .redirect = nft_wanted(),
+				   /* an unrestricted grant has no ports to listen on, and the policy of a
+				    * host granted without a port let every port through (plan.nft): every
+				    * one, or none */
+				   .redirect_required = r->m->net_any || r->plan.nft > 0,
+				   .redirect_all = r->m->net_any || r->plan.nft > 0};
+	if (rq.redirect_required && !rq.redirect) {
+		snprintf(why, whylen, "an unrestricted network needs nftables' redirect (SBXSUP_NFT=0)");
+		return -1;
+	}
 	if (gw_ports(r->m, &rq, why, whylen) < 0)
 		return -1;
 	struct sbx_netns_out ns;
 	if (sbx_netns_setup(r->att.stage_pid, &rq, &ns, why, whylen) < 0)
 		return -1;
 	snprintf(n->how, sizeof n->how, "%s", ns.level);
+	if (ns.nft_why[0])
+		sbx_msg("note: nftables cannot redirect in the run's namespace (%s): the gateway listens on each "
+			"granted port instead", ns.nft_why);
 	struct sbx_gw_spec spec;
 	sbx_gw_spec_init(&spec);
 	char err[256] = "";
@@ -118,7 +154,9 @@ static int gw_start(struct run *r, char *why, size_t whylen)
 		goto out;
 	}
 	spec.exe = r->d.self[0] ? r->d.self : NULL;
-	spec.dst_mode = SBX_GW_DST_SOCKNAME; /* the local route: getsockname() is where it was going */
+	/* the redirect: SO_ORIGINAL_DST; the local route alone: getsockname() is where it was going */
+	spec.dst_mode = ns.redirect_fd >= 0 ? SBX_GW_DST_ORIGDST : SBX_GW_DST_SOCKNAME;
+	spec.tcp_fd = ns.redirect_fd;
 	for (size_t i = 0; i < ns.nport_fds && i < SBX_GW_MAX_PORT_FDS; i++)
 		spec.port_fds[spec.nport_fds++] = ns.port_fds[i];
 	for (size_t i = 0; i < ns.nudp_fds && i < SBX_GW_MAX_PORT_FDS; i++)
@@ -155,6 +193,13 @@ int run_net_start(struct run *r)
 	const struct policy *pol = r->plan.pol;
 	if (r->o.disabled || !pol)
 		return 0;
+	if (!pol_own_netns(pol) && pol_net_mode(pol) == POL_NET_ANY) {
+		/* fail loudly: nothing between the run and the host's network */
+		sbx_msg("warning: the run shares the host's network namespace (%s): no gateway, no net.flow "
+			"records, the host's loopback and abstract unix names are reachable",
+			r->plan.nft_why[0] ? r->plan.nft_why : "no network namespace for this run");
+		return 0;
+	}
 	if (!pol_own_netns(pol) && pol_net_mode(pol) != POL_NET_ANY) {
 		/* fail loudly: the fence is the layers' address checks only */
 		sbx_msg("warning: no network namespace for this run: the network is enforced by address only "
@@ -179,14 +224,18 @@ void run_net_level(struct run *r, cJSON *level)
 	const struct policy *pol = r->plan.pol;
 	if (r->o.disabled || !pol)
 		return;
-	char t[400];
+	char t[640];
 	bool nf = sbx_layer_on(&r->L, layer_netfilter.id), pl = sbx_layer_on(&r->L, layer_preload.id),
 	     ll = sbx_layer_on(&r->L, layer_landlock.id);
 	char walls[160];
 	snprintf(walls, sizeof walls, "netfilter BPF: %s; preload checks: %s; landlock ports: %s", nf ? "on" : "off", pl ? "on" : "off",
 		 pol_own_netns(pol) ? "off (own namespace)" : ll ? "on" : "off");
-	if (pol_net_mode(pol) == POL_NET_ANY)
-		snprintf(t, sizeof t, "unrestricted: the host's network namespace, no gateway");
+	if (pol_net_mode(pol) == POL_NET_ANY && !pol_own_netns(pol))
+		snprintf(t, sizeof t, "unrestricted: the host's network namespace, no gateway (%s)",
+			 r->plan.nft_why[0] ? r->plan.nft_why : "no network namespace");
+	else if (pol_net_mode(pol) == POL_NET_ANY)
+		snprintf(t, sizeof t, "unrestricted, own namespace; gateway (any destination, every connection "
+			 "recorded): %s; %s", r->att.net.gw > 0 ? r->att.net.how : "not running", walls);
 	else if (pol_gateway(pol))
 		snprintf(t, sizeof t, "own namespace; gateway: %s; %s", r->att.net.gw > 0 ? r->att.net.how : "not running",
 			 walls);

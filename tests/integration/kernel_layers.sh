@@ -94,16 +94,16 @@ while True:
 APID=$!
 t_on_exit "kill $APID 2>/dev/null; wait $APID 2>/dev/null"
 for _ in $(seq 1 100); do [ -e "$T_TMP/abs.ready" ] && break; sleep 0.05; done
-# (an unrestricted network keeps the host's network namespace, where the name lives: otherwise the
-# run's own namespace has no such name at all)
+# (an unrestricted network keeps the host's network namespace, where the name lives, with
+# SBXSUP_NFT=0: otherwise the run's own namespace has no such name at all)
 MFA=$T_TMP/kany.json
 cat > "$MFA" <<JSON
 {"sbxsup": 1, "name": "k-attack", "code_path": "$ATT", "capabilities": [{"cap": "network:tcp"}]}
 JSON
 A=$T_TMP/la.jsonl; O=$T_TMP/la.out
-MF=$MFA krun landlock "$A" "$O" -- abstract "$ABS"
+SBXSUP_NFT=0 MF=$MFA krun landlock "$A" "$O" -- abstract "$ABS"
 A2=$T_TMP/la0.jsonl; O2=$T_TMP/la0.out
-MF=$MFA krun none "$A2" "$O2" -- abstract "$ABS"
+SBXSUP_NFT=0 MF=$MFA krun none "$A2" "$O2" -- abstract "$ABS"
 if has "$O" "abstract: blocked EPERM" && has "$O2" "abstract: SUCCEEDED" \
    && audit_has "$A" run.start layers.landlock=true layers.seccomp=false; then
 	t_pass kernel_landlock_scope_abstract_socket_outside

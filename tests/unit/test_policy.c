@@ -785,11 +785,46 @@ static void test_net_own_netns(void **state)
 	expect_addr(b.p, "127.0.0.1", 444, A, "network: the run's own namespace (loopback)");
 	expect_name(b.p, "api.example.com", 0, A, "capabilities[1].hosts[0]: api.example.com:443");
 	free(b.blob);
+	/* a host granted without a port, where nftables redirects every port: any port, through the
+	 * gateway (builtin:gateway: *:*); without the redirect only the ports other grants name */
+	struct mf_host h2[2] = {h, {.kind = MF_HOST_NAME, .name = "files.example.com", .port = 0,
+				    .text = "files.example.com", .jpath = "capabilities[1].hosts[1]"}};
+	m.hosts = h2;
+	m.nhosts = 2;
+	o.gw_every_port = true;
+	b = build(&m, &o);
+	expect_addr(b.p, "203.0.113.7", 8443, A, "builtin:gateway: *:*");
+	expect_addr(b.p, "203.0.113.7", 443, A, "builtin:gateway: *:443");
+	free(b.blob);
+	o.gw_every_port = false;
+	b = build(&m, &o);
+	expect_addr(b.p, "203.0.113.7", 8443, D, "default: not granted");
+	free(b.blob);
+	m.hosts = &h;
+	m.nhosts = 1;
 	/* without the namespace: the host's loopback is not the run's */
 	o.own_netns = false;
 	b = build(&m, &o);
 	assert_false(pol_own_netns(b.p));
 	expect_addr(b.p, "127.0.0.1", 444, D, "default: not granted");
+	free(b.blob);
+
+	/* an unrestricted network in the run's own namespace (nftables): the gateway is its way out,
+	 * abstract names are the run's */
+	m.hosts = NULL;
+	m.nhosts = 0;
+	m.net_any = true;
+	o.own_netns = true;
+	b = build(&m, &o);
+	assert_true(pol_own_netns(b.p));
+	assert_true(pol_abstract_inside(b.p));
+	assert_true(pol_gateway(b.p));
+	expect_addr(b.p, "203.0.113.7", 9999, A, "network: unrestricted");
+	free(b.blob);
+	o.own_netns = false;
+	b = build(&m, &o);
+	assert_false(pol_abstract_inside(b.p));
+	assert_false(pol_gateway(b.p));
 	free(b.blob);
 }
 
