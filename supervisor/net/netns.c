@@ -502,7 +502,7 @@ int sbx_netns_setup(pid_t member, const struct sbx_netns_req *rq, struct sbx_net
 	if (r.proxy)
 		out->proxy_fd = fds[k++];
 	out->ipv6 = r.ipv6;
-	char udp[32] = "";
+	char udp[48] = "";
 	if (rq->nudp_ports)
 		snprintf(udp, sizeof udp, ", %zu UDP port%s", rq->nudp_ports, rq->nudp_ports == 1 ? "" : "s");
 	if (r.redirect)

@@ -70,7 +70,7 @@ struct sbx_netns_out {
 	int redirect_fd;                       /* the nftables redirect's listener, -1: none */
 	char nft_why[160];                     /* redirect asked, not made: why */
 	bool ipv6;                             /* the namespace has IPv6 (route and listeners made) */
-	char level[160];                       /* what was made, for run.start.level.network */
+	char level[256];                       /* what was made, for run.start.level.network */
 };
 
 /* Bring the loopback interface of the caller's network namespace up. 0, or -1 (errno). */

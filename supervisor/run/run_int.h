@@ -41,7 +41,7 @@ struct run_net {
 	pid_t gw;                  /* the gateway process (gateway.h), -1 none */
 	int gw_rep;                /* the supervisor's end of its report socketpair, -1 none */
 	uint64_t gw_rejected;      /* malformed records from it */
-	char how[160];             /* what the namespace's set-up made (netns.h level) */
+	char how[256];             /* what the namespace's set-up made (netns.h level) */
 };
 
 /* One start of the command. */
