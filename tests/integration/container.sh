@@ -227,7 +227,13 @@ import socket, sys
 port = int(sys.argv[1])
 a = socket.gethostbyname('app.test'); print('ghbn', a)
 c = socket.create_connection((a, port), 10)
-c.sendall(b'GET / HTTP/1.0\r\nHost: app.test:%d\r\n\r\n' % port); print(c.recv(200))
+c.sendall(b'GET / HTTP/1.0\r\nHost: app.test:%d\r\n\r\n' % port)
+r = b''
+while True:
+    d = c.recv(4096)
+    if not d: break
+    r += d
+print(r)
 s = socket.socket(); s.settimeout(3)
 try: s.connect(('10.255.255.1', 9)); print('CONNECTED')
 except OSError as e: print('refused', e.errno)
@@ -253,6 +259,7 @@ echo "{\"sbxsup\": 1, \"name\": \"ctest\", \"capabilities\": [\"code:exec\", {\"
 echo "port=$P"
 SBXSUP_GW_HOSTS=/tmp/hosts $S run --require all -m /tmp/m.json -a /au/net.jsonl -- sh -c "python3 client.py $P; ./k_attack_static connect 10.255.255.1 9" >/au/net.out 2>&1
 echo "net-rc=$?"
+$S status >/au/status.out 2>&1
 '
 	local out rc
 	out=$(timeout 120 "${PODMAN[@]}" run "${RUNOPTS[@]}" --user 0 "${ALL7[@]}" -v "$B_ABS:$B_ABS:ro" \
@@ -272,6 +279,11 @@ echo "net-rc=$?"
 	   && audit_has "$a" netfilter.deny addr=10.255.255.1 port=9; then
 		t_pass container_all7_ungranted_tcp
 	else t_fail container_all7_ungranted_tcp "out=$(tr '\n' '|' <"$au/net.out" 2>/dev/null | head -c 300) $(grep -c netfilter.deny "$a" 2>/dev/null) netfilter.deny"; fi
+	# `status` there: every layer yes, nothing withheld
+	if [ "$(grep -cE '^  (preload|bwrap|seccomp|landlock|netfilter|probes|limits) +yes ' "$au/status.out")" = 7 ] \
+	   && grep -A1 'it withholds:' "$au/status.out" | grep -q 'nothing the layers need'; then
+		t_pass container_all7_status
+	else t_fail container_all7_status "$(tr '\n' '|' <"$au/status.out" | head -c 600)"; fi
 }
 all7_layers() {
 	local a=$T_TMP/au-all7_root/attack.jsonl
