@@ -82,7 +82,7 @@ FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
 POLICY_OBJ := $(POLICY_SRC:%.c=$(B)/%.o)
 COMMON_OBJ := $(COMMON_SRC:%.c=$(B)/%.o)
 SUP_OBJ    := $(SUP_SRC:%.c=$(B)/%.o)
-PRELOAD_OBJ:= $(PRELOAD_SRC:%.c=$(B)/pic/%.o) $(POLICY_SRC:%.c=$(B)/pic/%.o)
+PRELOAD_OBJ:= $(PRELOAD_SRC:%.c=$(B)/pic/%.o) $(POLICY_SRC:%.c=$(B)/pic/%.o) $(B)/pic/common/idmap.o
 BPF_OBJ    := $(BPF_SRC:bpf/%.bpf.c=$(B)/bpf/%.bpf.o)
 BPF_SKEL   := $(BPF_SRC:bpf/%.bpf.c=$(B)/bpf/%.skel.h)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)

@@ -1,5 +1,7 @@
 /* seccomp_emulate.c — notified calls performed on the target's behalf (see seccomp_emulate.h). */
 #include "seccomp_emulate.h"
+#include "idmap.h"
+#include "smallfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1206,6 +1208,21 @@ static int copy_times(pid_t pid, const char *sys, uint64_t addr, struct timespec
 	return 0;
 }
 
+/* An id (-1: unchanged) of the target's user namespace as ours numbers it, through
+ * /proc/<pid>/uid_map or gid_map (its second field is relative to the reader's namespace; the same
+ * namespace gives the identity map). 0, or -1 when the namespace does not map it; an unreadable map
+ * leaves the id as it is (the kernel decides). */
+static int to_own_ids(pid_t pid, const char *map, uint32_t *id)
+{
+	if (*id == (uint32_t)-1)
+		return 0;
+	char p[64], buf[1024];
+	snprintf(p, sizeof p, "/proc/%d/%s", (int)pid, map);
+	if (sbx_read_small(p, buf, sizeof buf) <= 0)
+		return 0;
+	return sbx_idmap_out(buf, *id, id) ? 0 : -1;
+}
+
 /* xval: XATTR_SIZE_MAX bytes for an attribute's value (NULL for the other calls) */
 static int emulate_meta_in(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const char *sys,
 			   const uint64_t args[6], struct sbx_sn_report *rep, char *xval)
@@ -1251,6 +1268,11 @@ static int emulate_meta_in(const struct sbx_sn_ctx *c, int listener, uint64_t re
 		fd_only = sys[0] == 'f', nofollow = sys[0] == 'l';
 	else
 		return 2;
+	/* the owner's ids are the target's user namespace's: the call is made here, in ours */
+	if (kind == M_OWNER && (to_own_ids(pid, "uid_map", &uid) < 0 || to_own_ids(pid, "gid_map", &gid) < 0)) {
+		answer(listener, req_id, 0, EPERM); /* unmapped: what a process without CAP_CHOWN gets */
+		return 0;
+	}
 	/* an attribute's name and value: copied once, the privilege guard asked again on the copy */
 	char xname[256] = "";
 	size_t xlen = 0;
