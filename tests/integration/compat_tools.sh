@@ -59,7 +59,7 @@ print(\"syscall\", (errno.errorcode.get(ctypes.get_errno()) if r else \"ok\") if
 	rc=$?; out=$(cat "$T_TMP/$n.out"); own=$(stat -c %u:%g "$T_TMP/ws-$n/f" 2>/dev/null)
 	if [ $rc -eq 0 ] && [ "$(grep -c '^EPERM' <<<"$out")" = 3 ] && grep -q '^syscall EPERM$' <<<"$out" \
 	   && [ "$(grep -c '^ok ' <<<"$out")" = 1 ] && [ -n "$own" ] \
-	   && [ "${own%%:*}" != 4242 ] && [ "${own#*:}" != 4242 ] && [ "${own%%:*}" != 0 -o "$(id -u)" = 0 ]; then
+	   && [ "${own%%:*}" != 4242 ] && [ "${own#*:}" != 4242 ] && { [ "${own%%:*}" != 0 ] || [ "$(id -u)" = 0 ]; }; then
 		t_pass "compat_tools_chown_eperm_$mode"
 	else t_fail "compat_tools_chown_eperm_$mode" "rc=$rc out=$(tr '\n' '|' <<<"$out") owner=$own err=$(tail -c 200 "$T_TMP/$n.err")"; fi
 }
