@@ -11,7 +11,7 @@
 #                   -> $(B)/libsup.a
 #   Every folder holding a header is on the include path; no two sources share a basename
 #   (an archive keeps members by basename: a second run.o would silently replace the first).
-#   preload/*.c     libsbxpreload.so
+#   preload/*.c     libsbxpreload.so (+ common/idmap.c: libc-only, shared with the seccomp layer)
 #   bpf/*.bpf.c     CO-RE BPF objects -> $(B)/bpf/NAME.skel.h (bpftool gen skeleton)
 #   tests/unit/test_*.c      one cmocka binary each
 #   tests/progs/*.c          helper programs for integration tests; *_static.c are linked -static
