@@ -11,7 +11,7 @@
 #                   -> $(B)/libsup.a
 #   Every folder holding a header is on the include path; no two sources share a basename
 #   (an archive keeps members by basename: a second run.o would silently replace the first).
-#   preload/*.c     libsbxpreload.so
+#   preload/*.c     libsbxpreload.so (+ common/idmap.c: libc-only, shared with the seccomp layer)
 #   bpf/*.bpf.c     CO-RE BPF objects -> $(B)/bpf/NAME.skel.h (bpftool gen skeleton)
 #   tests/unit/test_*.c      one cmocka binary each
 #   tests/progs/*.c          helper programs for integration tests; *_static.c are linked -static
@@ -82,7 +82,7 @@ FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
 POLICY_OBJ := $(POLICY_SRC:%.c=$(B)/%.o)
 COMMON_OBJ := $(COMMON_SRC:%.c=$(B)/%.o)
 SUP_OBJ    := $(SUP_SRC:%.c=$(B)/%.o)
-PRELOAD_OBJ:= $(PRELOAD_SRC:%.c=$(B)/pic/%.o) $(POLICY_SRC:%.c=$(B)/pic/%.o)
+PRELOAD_OBJ:= $(PRELOAD_SRC:%.c=$(B)/pic/%.o) $(POLICY_SRC:%.c=$(B)/pic/%.o) $(B)/pic/common/idmap.o
 BPF_OBJ    := $(BPF_SRC:bpf/%.bpf.c=$(B)/bpf/%.bpf.o)
 BPF_SKEL   := $(BPF_SRC:bpf/%.bpf.c=$(B)/bpf/%.skel.h)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)

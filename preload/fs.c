@@ -15,6 +15,7 @@
  */
 #undef _FORTIFY_SOURCE
 #include "pl.h"
+#include "idmap.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -24,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
 #include <utime.h>
@@ -473,11 +475,39 @@ SBX_EXPORT int fchmod(int fd, mode_t mode)
 	return REAL(fchmod)(fd, mode);
 }
 
+/* Is `id` in this process's user namespace map (/proc/self/uid_map, gid_map)? Read with raw system
+ * calls (not through this library's own wrappers); unreadable: true (the kernel's answer stands). */
+static bool self_id_mapped(const char *map, uint32_t id)
+{
+	char buf[1024];
+	int fd = (int)sbx_sys(SYS_openat, AT_FDCWD, (long)map, O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return true;
+	long n = sbx_sys(SYS_read, fd, (long)buf, sizeof buf - 1, 0, 0, 0);
+	sbx_sys(SYS_close, fd, 0, 0, 0, 0, 0);
+	if (n <= 0)
+		return true;
+	buf[n] = 0;
+	return sbx_idmap_has(buf, id);
+}
+
+long sbx_chown_errno(long rc, uid_t u, gid_t g)
+{
+	if (rc != -1 || errno != EINVAL)
+		return rc;
+	if ((u != (uid_t)-1 && !self_id_mapped("/proc/self/uid_map", u)) ||
+	    (g != (gid_t)-1 && !self_id_mapped("/proc/self/gid_map", g)))
+		errno = EPERM;
+	else
+		errno = EINVAL;
+	return rc;
+}
+
 SBX_EXPORT int fchown(int fd, uid_t u, gid_t g)
 {
 	if (sbx_check_fd(SBX_OP_CHOWN, fd, POL_WRITE))
 		return -1;
-	return REAL(fchown)(fd, u, g);
+	return (int)sbx_chown_errno(REAL(fchown)(fd, u, g), u, g);
 }
 
 SBX_EXPORT int futimens(int fd, const struct timespec t[2])
@@ -497,20 +527,20 @@ SBX_EXPORT int futimes(int fd, const struct timeval t[2])
 SBX_EXPORT int chown(const char *path, uid_t u, gid_t g)
 {
 	WRITE(SBX_OP_CHOWN, AT_FDCWD, path, 0);
-	return REAL(chown)(path, u, g);
+	return (int)sbx_chown_errno(REAL(chown)(path, u, g), u, g);
 }
 
 SBX_EXPORT int lchown(const char *path, uid_t u, gid_t g)
 {
 	WRITE(SBX_OP_CHOWN, AT_FDCWD, path, NOF);
-	return REAL(lchown)(path, u, g);
+	return (int)sbx_chown_errno(REAL(lchown)(path, u, g), u, g);
 }
 
 SBX_EXPORT int fchownat(int dirfd, const char *path, uid_t u, gid_t g, int flags)
 {
 	if (sbx_check_at(SBX_OP_CHOWN, dirfd, path, POL_WRITE, AT_RF(flags), flags))
 		return -1;
-	return REAL(fchownat)(dirfd, path, u, g, flags);
+	return (int)sbx_chown_errno(REAL(fchownat)(dirfd, path, u, g, flags), u, g);
 }
 
 SBX_EXPORT int utime(const char *path, const struct utimbuf *t)

@@ -217,6 +217,11 @@ int sbx_check_fd(unsigned op, int fd, unsigned access);
  * then acts on dirfd itself (utimensat, futimesat, fanotify_mark), goes to sbx_check_fd. */
 int sbx_check_at(unsigned op, int dirfd, const char *path, unsigned access, unsigned rflags,
 		 int at_flags);
+/* The result of a chown-family call, its errno made the kernel's answer to a process without
+ * CAP_CHOWN: EINVAL for an id (u or g, -1 = unchanged) this user namespace does not map becomes
+ * EPERM (the run's user namespace maps few ids; outside one, and for a mapped id, nothing
+ * changes). Returns rc. */
+long sbx_chown_errno(long rc, uid_t u, gid_t g);
 
 /* The privilege guard (policy.h pol_priv_mode / pol_priv_xattr), asked before the path decision:
  * a setuid/setgid mode (chmod family, the mode of a creating open/creat, mknod), a device node

@@ -229,5 +229,19 @@ SBX_EXPORT long syscall(long nr, ...)
 				return -1;
 		}
 	}
-	return sbx_sys(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	long rc = sbx_sys(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	switch (nr) {
+#ifdef SYS_chown
+	case SYS_chown:
+#endif
+#ifdef SYS_lchown
+	case SYS_lchown:
+#endif
+	case SYS_fchown:
+		return sbx_chown_errno(rc, (uid_t)a[1], (gid_t)a[2]);
+	case SYS_fchownat:
+		return sbx_chown_errno(rc, (uid_t)a[2], (gid_t)a[3]);
+	default:
+		return rc;
+	}
 }

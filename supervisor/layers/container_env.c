@@ -145,21 +145,28 @@ int container_missing(void (*out)(const char *line, void *ctx), void *ctx)
 		{CAP_SYS_ADMIN, "CAP_SYS_ADMIN", "no mount/pid namespace as root without a user namespace; no idmapped workspace"},
 		{CAP_BPF, "CAP_BPF", "netfilter and probes load BPF programs"},
 		{CAP_PERFMON, "CAP_PERFMON", "probes attach to tracepoints"},
-		{CAP_NET_ADMIN, "CAP_NET_ADMIN", "netfilter attaches cgroup socket programs"},
+		{CAP_NET_ADMIN, "CAP_NET_ADMIN", "netfilter loads cgroup socket programs (CAP_SYS_ADMIN also allows it)"},
 	};
+	bool sys_admin = sbx_caps_effective(CAP_SYS_ADMIN);
 	if (geteuid() == 0)
 		for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
-			if (!sbx_caps_effective(caps[i].cap)) {
+			if (!sbx_caps_effective(caps[i].cap) && !(caps[i].cap == CAP_NET_ADMIN && sys_admin)) {
 				snprintf(l, sizeof l, "%s missing: %s — fix: --cap-add %s (Kubernetes: "
 					 "securityContext.capabilities.add)", caps[i].name, caps[i].why, caps[i].name + 4);
 				out(l, ctx), n++;
 			}
+	struct stat pst;
+	if (stat("/proc/self/ns/pid", &pst) == 0 && pst.st_ino != 0xEFFFFFFCu) { /* PROC_PID_INIT_INO */
+		snprintf(l, sizeof l, "a pid namespace of its own: the probes would not see the run's pids "
+			 "— fix: --pid=host (Kubernetes: hostPID: true)");
+		out(l, ctx), n++;
+	}
 	struct statvfs sv;
 	if (statvfs("/sys/fs/cgroup", &sv) == 0 && (sv.f_flag & ST_RDONLY)) {
 		snprintf(l, sizeof l, "/sys/fs/cgroup is read-only: no per-run cgroup (limits by rlimits only, "
-			 "netfilter cannot attach) — fix: a delegated cgroup v2 (podman --cgroupns=private with "
-			 "--security-opt unmask=/sys/fs/cgroup; docker --cgroupns=private and a writable "
-			 "subtree; Kubernetes: a cgroup v2 node with a writable container cgroup)");
+			 "netfilter cannot attach) — fix: a delegated cgroup v2 subtree holding the container's "
+			 "cgroup (podman: --cgroupns=host --cgroup-parent=/P and the host's v2 directory of P "
+			 "mounted writable at the v2 mount point), see docs/deployment.md");
 		out(l, ctx), n++;
 	}
 	return n;

@@ -1,5 +1,7 @@
 /* seccomp_emulate.c — notified calls performed on the target's behalf (see seccomp_emulate.h). */
 #include "seccomp_emulate.h"
+#include "idmap.h"
+#include "smallfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1206,34 +1208,22 @@ static int copy_times(pid_t pid, const char *sys, uint64_t addr, struct timespec
 	return 0;
 }
 
-/* xval: XATTR_SIZE_MAX bytes for an attribute's value (NULL for the other calls) */
-/* An owner id as the target passed it (in its own user namespace) to the id the supervisor's
- * namespace gives it, through /proc/PID/{uid,gid}_map read from here (each line: the id inside,
- * the id here, the count). (uint32_t)-1 ("leave unchanged") stays. 0, or -1 when the id has no
- * mapping (the call is answered EPERM: a non-root process chowning to another id gets EPERM). */
-static int id_to_host(pid_t pid, const char *map, uint32_t id, uint32_t *out)
+/* An id (-1: unchanged) of the target's user namespace as ours numbers it, through
+ * /proc/<pid>/uid_map or gid_map (its second field is relative to the reader's namespace; the same
+ * namespace gives the identity map). 0, or -1 when the namespace does not map it; an unreadable map
+ * leaves the id as it is (the kernel decides). */
+static int to_own_ids(pid_t pid, const char *map, uint32_t *id)
 {
-	if (id == (uint32_t)-1) {
-		*out = id;
+	if (*id == (uint32_t)-1)
 		return 0;
-	}
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, map);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -1;
-	unsigned long in, here, n;
-	int r = -1;
-	while (fscanf(f, "%lu %lu %lu", &in, &here, &n) == 3)
-		if (id >= in && (unsigned long)id - in < n) {
-			*out = (uint32_t)(here + (id - in));
-			r = 0;
-			break;
-		}
-	fclose(f);
-	return r;
+	char p[64], buf[1024];
+	snprintf(p, sizeof p, "/proc/%d/%s", (int)pid, map);
+	if (sbx_read_small(p, buf, sizeof buf) <= 0)
+		return 0;
+	return sbx_idmap_out(buf, *id, id) ? 0 : -1;
 }
 
+/* xval: XATTR_SIZE_MAX bytes for an attribute's value (NULL for the other calls) */
 static int emulate_meta_in(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const char *sys,
 			   const uint64_t args[6], struct sbx_sn_report *rep, char *xval)
 {
@@ -1278,6 +1268,11 @@ static int emulate_meta_in(const struct sbx_sn_ctx *c, int listener, uint64_t re
 		fd_only = sys[0] == 'f', nofollow = sys[0] == 'l';
 	else
 		return 2;
+	/* the owner's ids are the target's user namespace's: the call is made here, in ours */
+	if (kind == M_OWNER && (to_own_ids(pid, "uid_map", &uid) < 0 || to_own_ids(pid, "gid_map", &gid) < 0)) {
+		answer(listener, req_id, 0, EPERM); /* unmapped: what a process without CAP_CHOWN gets */
+		return 0;
+	}
 	/* an attribute's name and value: copied once, the privilege guard asked again on the copy */
 	char xname[256] = "";
 	size_t xlen = 0;
@@ -1306,11 +1301,6 @@ static int emulate_meta_in(const struct sbx_sn_ctx *c, int listener, uint64_t re
 				return 0;
 			}
 		}
-	}
-	/* the ids are the target's (its user namespace); the call below is made from ours */
-	if (kind == M_OWNER && (id_to_host(pid, "uid_map", uid, &uid) < 0 || id_to_host(pid, "gid_map", gid, &gid) < 0)) {
-		answer(listener, req_id, 0, EPERM);
-		return 0;
 	}
 	if (fl & AT_SYMLINK_NOFOLLOW)
 		nofollow = true;

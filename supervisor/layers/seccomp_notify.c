@@ -1,5 +1,6 @@
 /* seccomp_notify.c — decisions on notified calls (see seccomp_notify.h for the promise). */
 #include "seccomp_notify.h"
+#include "idmap.h"
 #include "smallfile.h"
 
 #include <arpa/inet.h>
@@ -811,24 +812,9 @@ static bool id_mapped(pid_t pid, const char *map, uint32_t id)
 {
 	char p[64], buf[1024];
 	snprintf(p, sizeof p, "/proc/%d/%s", (int)pid, map);
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (sbx_read_small(p, buf, sizeof buf) <= 0)
 		return true;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return true;
-	buf[n] = 0;
-	for (char *l = buf; *l;) {
-		unsigned long in, out, cnt;
-		if (sscanf(l, "%lu %lu %lu", &in, &out, &cnt) == 3 && id >= in && id - in < cnt)
-			return true;
-		char *nl = strchr(l, '\n');
-		if (!nl)
-			break;
-		l = nl + 1;
-	}
-	return false;
+	return sbx_idmap_has(buf, id);
 }
 
 /* chown family to an id the run's user namespace does not map: the kernel answers EINVAL, where a

@@ -17,7 +17,7 @@ PODMAN=${SBX_PODMAN:-podman --runtime runc}
 # what the tests run inside (each must exist on the host; missing optional ones are left out)
 TOOLS="sh bash dash id cp chmod chown cat stat setsid sleep ls mkdir rm rmdir env ps kill grep sed
  true false readlink touch echo printf tr wc head tail cut sort nohup timeout mktemp dirname basename
- ln mv whoami getent uname pgrep pkill bwrap setpriv python3"
+ ln mv whoami getent uname pgrep pkill bwrap setpriv python3 top curl sqlite3"
 # the key: this script, the host's package state, and the libraries the main binaries load
 key=$( { cat "$0"; ls -l --time-style=+%s /var/lib/dpkg/status
 	 for f in "$B"/sbxsup "$B"/*.so; do [ -e "$f" ] && ldd "$f" 2>/dev/null | awk '{print $1}'; done; } \
@@ -40,7 +40,9 @@ for b in "${bins[@]}"; do
 	ldd "$b" 2>/dev/null | awk '/=> \//{print $3} /^\t\/[^ ]*ld-linux/{print $1}' >>"$files" || true
 done
 # the tools' symlinks (e.g. /usr/bin/sh -> dash) and their targets, the loader's cache and config
-for f in /lib64/ld-linux-x86-64.so.2 /etc/ld.so.cache /etc/nsswitch.conf; do [ -e "$f" ] && echo "$f" >>"$files"; done
+# and the terminfo entries top needs (TERM=xterm in a container, dumb elsewhere)
+for f in /lib64/ld-linux-x86-64.so.2 /etc/ld.so.cache /etc/nsswitch.conf /lib/terminfo/x/xterm /lib/terminfo/d/dumb \
+	 /usr/share/terminfo/x/xterm /usr/share/terminfo/d/dumb; do [ -e "$f" ] && echo "$f" >>"$files"; done
 sort -u "$files" | while IFS= read -r f; do
 	[ -e "$f" ] || continue
 	case "$f" in "$(readlink -f "$B")"/*|"$B"/*) continue;; esac

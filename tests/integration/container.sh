@@ -117,17 +117,19 @@ one_case() {
 	# never root's; without one they are the executor's own (never 0 either way)
 	chown 1000:1000 "$ws"
 	cp "$META" "$ws/meta"; chmod 755 "$ws/meta"
+	# the orphan check's sleeps are unique to this case: with --pid=host the host's are visible too
+	local z=$(( RANDOM % 9000 + 1000 ))
 	local script='
 S='"$SBXSUP"'
 $S run -a /au/attack.jsonl -- sh -c "id -u > uid.txt; cp /bin/id x; chmod 4755 x; cp /bin/id y; ./meta y >meta.out 2>&1; cat /secret/key > leak.txt 2>&1" >/au/attack.out 2>&1
 echo "attack-rc=$?"
-$S run -a /au/orphan.jsonl -- sh -c "setsid sh -c \"sleep 1001 & sleep 1002\" </dev/null >/dev/null 2>&1 & sleep 1003" >/au/orphan.out 2>&1 &
+$S run -a /au/orphan.jsonl -- sh -c "setsid sh -c \"sleep '$z'1 & sleep '$z'2\" </dev/null >/dev/null 2>&1 & sleep '$z'3" >/au/orphan.out 2>&1 &
 sup=$!
-i=0; while [ $i -lt 50 ] && ! ps -eo args | grep -q "^sleep 1001"; do sleep 0.1; i=$((i+1)); done
-echo "before=$(ps -eo args | grep -c "^sleep 100[123]")"
+i=0; while [ $i -lt 50 ] && ! ps -eo args | grep -q "^sleep '$z'1"; do sleep 0.1; i=$((i+1)); done
+echo "before=$(ps -eo args | grep -c "^sleep '$z'[123]$")"
 kill -9 $sup; wait $sup 2>/dev/null
-i=0; while [ $i -lt 50 ] && ps -eo args | grep -q "^sleep 100[123]"; do sleep 0.1; i=$((i+1)); done
-echo "after=$(ps -eo args | grep -c "^sleep 100[123]")"
+i=0; while [ $i -lt 50 ] && ps -eo args | grep -q "^sleep '$z'[123]$"; do sleep 0.1; i=$((i+1)); done
+echo "after=$(ps -eo args | grep -c "^sleep '$z'[123]$")"
 '
 	local out rc
 	out=$(timeout 120 "${PODMAN[@]}" run "${RUNOPTS[@]}" --user "$user" "$@" \
@@ -194,25 +196,198 @@ $S status 2>&1' 2>&1)
 	else t_fail "container_status_$n" "$(grep -A8 'in a container' <<<"$out" | tr '\n' ' ')"; fi
 }
 
-ts=$(date +%s)
-refusal
-one_case default_root 0
-one_case default_user 1000:1000
-one_case dockerlike_root 0 --security-opt "seccomp=$DL"
-one_case dockerlike_user 1000:1000 --security-opt "seccomp=$DL"
+# all_seven: the settings docs/deployment.md gives for every layer. Besides the documented profile
+# and CAP_SYS_ADMIN (bwrap as root): CAP_BPF + CAP_PERFMON and the host's pid namespace (probes),
+# and a delegated cgroup v2 subtree (netfilter; the kernel takes CAP_SYS_ADMIN for CAP_NET_ADMIN
+# there): the container is started under its own parent cgroup (--cgroup-parent), that parent's v2
+# directory is bind-mounted writable where the container looks for the v2 hierarchy, and the
+# container keeps the host's cgroup namespace so that its /proc/self/cgroup path lies inside the
+# mount. Nothing else of the host's cgroups is writable.
+CG2=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)
+CGP=sbxsup-ctest-$$
+all7_setup() {
+	[ -n "$CG2" ] || return 1
+	mkdir "$CG2/$CGP" || return 1
+	t_on_exit "for d in /sys/fs/cgroup/*/$CGP /sys/fs/cgroup/$CGP; do [ -d \"\$d\" ] && { find \"\$d\" -mindepth 1 -depth -type d -exec rmdir {} + ; rmdir \"\$d\"; }; done 2>/dev/null"
+	# shellcheck disable=SC2054 # the capability list is one comma-separated argument
+	ALL7=(--security-opt "seccomp=$SBX_ROOT/deploy/seccomp-sbxsup.json" --security-opt "unmask=/proc/*"
+	      --cap-add SYS_ADMIN,BPF,PERFMON
+	      --pid=host --cgroupns=host --cgroup-parent="/$CGP" -v "$CG2/$CGP:$CG2:rw")
+}
+# all7_net: a run with a network grant inside that container gets a namespace of its own nested in
+# the container's (not the host's), and its gateway: a server on the container's loopback (not the
+# run's) is reached by name through the gateway (the server saw the Host; net.flow), TCP to a port no
+# grant names is refused (nothing connected) and reported by netfilter; run.start shows all seven.
+all7_net() {
+	local au=$T_TMP/au-all7net ws=$T_TMP/ws-all7net pylib
+	mkdir -p "$au" "$ws"; chmod 777 "$au" "$ws"; chown 1000:1000 "$ws"
+	cp "$SBX_PROGS/k_attack_static" "$ws/"; chmod 755 "$ws/k_attack_static"
+	cat >"$ws/client.py" <<'PY'
+import socket, sys
+port = int(sys.argv[1])
+a = socket.gethostbyname('app.test'); print('ghbn', a)
+c = socket.create_connection((a, port), 10)
+c.sendall(b'GET / HTTP/1.0\r\nHost: app.test:%d\r\n\r\n' % port)
+r = b''
+while True:
+    d = c.recv(4096)
+    if not d: break
+    r += d
+print(r)
+s = socket.socket(); s.settimeout(3)
+try: s.connect(('10.255.255.1', 9)); print('CONNECTED')
+except OSError as e: print('refused', e.errno)
+PY
+	pylib=$(/usr/bin/python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')
+	local script='
+S='"$SBXSUP"'
+python3 - <<EOF &
+import http.server, socketserver, os
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        open("/au/served", "a").write("host=%s\n" % self.headers.get("Host"))
+        self.send_response(200); self.end_headers(); self.wfile.write(b"served-ok\n")
+    def log_message(self, *a): pass
+srv = socketserver.TCPServer(("127.0.0.1", 0), H)
+open("/tmp/port.tmp", "w").write(str(srv.server_address[1])); os.rename("/tmp/port.tmp", "/tmp/port")
+srv.serve_forever()
+EOF
+i=0; while [ $i -lt 100 ] && [ ! -s /tmp/port ]; do sleep 0.05; i=$((i+1)); done
+P=$(cat /tmp/port)
+echo "127.0.0.1 app.test 5" >/tmp/hosts
+echo "{\"sbxsup\": 1, \"name\": \"ctest\", \"capabilities\": [\"code:exec\", {\"cap\": \"network:http\", \"hosts\": [\"app.test:$P\"]}]}" >/tmp/m.json
+echo "port=$P"
+SBXSUP_GW_HOSTS=/tmp/hosts $S run --require all -m /tmp/m.json -a /au/net.jsonl -- sh -c "python3 client.py $P; ./k_attack_static connect 10.255.255.1 9" >/au/net.out 2>&1
+echo "net-rc=$?"
+$S status >/au/status.out 2>&1
+'
+	local out rc
+	out=$(timeout 120 "${PODMAN[@]}" run "${RUNOPTS[@]}" --user 0 "${ALL7[@]}" -v "$B_ABS:$B_ABS:ro" \
+		-v "$pylib:$pylib:ro" -v "$ws:/ws" -v "$au:/au" -w /ws "$IMG" sh -c "$script" 2>&1); rc=$?
+	[ -n "${SBX_CONTAINER_DEBUG:-}" ] && { echo "$out" | sed 's/^/# /'; sed 's/^/# /' "$au/net.out"; }
+	local a=$au/net.jsonl port; port=$(sed -n 's/^port=//p' <<<"$out")
+	if [ $rc -eq 0 ] && grep -q '^net-rc=0$' <<<"$out" && audit_has "$a" run.start layers.preload=true layers.bwrap=true \
+	   layers.seccomp=true layers.landlock=true layers.netfilter=true layers.probes=true layers.limits=true; then
+		t_pass container_all7_net_layers
+	else t_fail container_all7_net_layers "rc=$rc $(grep -o '"layers":{[^}]*}' "$a" 2>/dev/null) $(tail -3 "$au/net.out" 2>/dev/null | tr '\n' ' ')"; fi
+	if [ -n "$port" ] && grep -q served-ok "$au/net.out" && grep -qx "host=app.test:$port" "$au/served" 2>/dev/null \
+	   && audit_has "$a" net.flow host=app.test port="$port" proto=tcp \
+	   && audit_has "$a" run.start "level.network~own namespace"; then
+		t_pass container_all7_gateway
+	else t_fail container_all7_gateway "port=$port served=$(cat "$au/served" 2>/dev/null) out=$(tr '\n' '|' <"$au/net.out" 2>/dev/null | head -c 300)"; fi
+	if grep -q "refused 1$" "$au/net.out" && ! grep -q CONNECTED "$au/net.out" && grep -q "connect: blocked" "$au/net.out" \
+	   && audit_has "$a" netfilter.deny addr=10.255.255.1 port=9; then
+		t_pass container_all7_ungranted_tcp
+	else t_fail container_all7_ungranted_tcp "out=$(tr '\n' '|' <"$au/net.out" 2>/dev/null | head -c 300) $(grep -c netfilter.deny "$a" 2>/dev/null) netfilter.deny"; fi
+	# `status` there: every layer yes, nothing withheld
+	if [ "$(grep -cE '^  (preload|bwrap|seccomp|landlock|netfilter|probes|limits) +yes ' "$au/status.out")" = 7 ] \
+	   && grep -A1 'it withholds:' "$au/status.out" | grep -q 'nothing the layers need'; then
+		t_pass container_all7_status
+	else t_fail container_all7_status "$(tr '\n' '|' <"$au/status.out" | head -c 600)"; fi
+}
+all7_layers() {
+	local a=$T_TMP/au-all7_root/attack.jsonl
+	if audit_has "$a" run.start layers.preload=true layers.bwrap=true layers.seccomp=true layers.landlock=true \
+	   layers.netfilter=true layers.probes=true layers.limits=true; then
+		t_pass container_all7_layers
+	else t_fail container_all7_layers "$(grep -o '"layers":{[^}]*}' "$a" 2>/dev/null) $(grep -o '"why":{[^}]*}' "$a" 2>/dev/null)"; fi
+}
+
+# compat_case NAME USER SECOPT...: ordinary tools under the default layers in the container: ps,
+# top -bn1 and pgrep list the run's own processes (not with the runtime's masked /proc: a known gap,
+# SKIP); whoami and getent passwd name the executor
+# "sbxsup" with the run's HOME; curl and sqlite3 run, and no rc file of another home is looked for
+# (no denial naming a home other than the run's, or a dot file outside it, in the audit).
+compat_case() {
+	local n=$1 user=$2; shift 2
+	local au=$T_TMP/au-compat-$n ws=$T_TMP/ws-compat-$n
+	mkdir -p "$au" "$ws"; chmod 777 "$au" "$ws"; chown 1000:1000 "$ws"
+	local script='
+S='"$SBXSUP"'
+$S run -a /au/c.jsonl -- sh -c '"'"'sleep 30 & s=$!; ps aux >ps.txt; r1=$?; top -bn1 >top.txt; r2=$?; pgrep -x sleep >pg.txt; r3=$?
+kill $s; echo "sleep=$s ps=$r1 top=$r2 pgrep=$r3"; grep -qx "$s" pg.txt && echo pgrep-lists-sleep
+grep -q "sleep 30" ps.txt && echo ps-lists-sleep; grep -q "PID USER" top.txt && echo top-header
+echo "w=$(whoami)"; getent passwd "$(id -u)" | sed "s/^/pw=/"; echo "home=$HOME"
+curl -s -o /dev/null file:///etc/hostname; echo "curl=$?"; sqlite3 :memory: "select 41+1"; echo "sqlite=$?"'"'"' >/au/c.out 2>/au/c.err
+echo "rc=$?"
+'
+	local out rc
+	out=$(timeout 120 "${PODMAN[@]}" run "${RUNOPTS[@]}" --user "$user" "$@" -v "$B_ABS:$B_ABS:ro" \
+		-v "$ws:/ws" -v "$au:/au" -w /ws "$IMG" sh -c "$script" 2>&1); rc=$?
+	[ -n "${SBX_CONTAINER_DEBUG:-}" ] && { echo "$out" | sed 's/^/# /'; sed 's/^/# /' "$au/c.out" "$au/c.err"; }
+	local o=$au/c.out home; home=$(sed -n 's/^home=//p' "$o" 2>/dev/null)
+	if [ $rc -eq 0 ] && grep -q '^rc=0$' <<<"$out" && grep -q '^sleep=[0-9]* ps=0 top=0 pgrep=0$' "$o" \
+	   && grep -q '^pgrep-lists-sleep$' "$o" && grep -q '^ps-lists-sleep$' "$o" && grep -q '^top-header$' "$o" \
+	   && ! grep -q 'fatal library error\|library failed' "$au/c.err"; then
+		t_pass "container_compat_ps_top_pgrep_$n"
+	elif [[ $n == default_* ]] && grep -q 'mount -t proc proc /proc' "$au/c.err" && grep -q '"path":"/proc"' "$au/c.jsonl"; then
+		# docs/known-gaps.md: with /proc masked the run's pid namespace gets no /proc of its own
+		t_skip "container_compat_ps_top_pgrep_$n" "known gap: the runtime masks /proc, so the run's pid namespace has no /proc of its own and ps/top/pgrep cannot list it (unmask=/proc/* gives one: container_compat_ps_top_pgrep_unmasked_*)"
+	else t_fail "container_compat_ps_top_pgrep_$n" "rc=$rc $(tr '\n' '|' <"$o" 2>/dev/null | head -c 300) err=$(tail -c 200 "$au/c.err" 2>/dev/null)"; fi
+	local pw; pw=$(sed -n 's/^pw=//p' "$o")
+	if grep -q '^w=sbxsup$' "$o" && [ "${pw%%:*}" = sbxsup ] && [ -n "$home" ] && [ "$(cut -d: -f6 <<<"$pw")" = "$home" ]; then
+		t_pass "container_compat_identity_$n"
+	else t_fail "container_compat_identity_$n" "$(grep -E '^(w|pw|home)=' "$o" | tr '\n' ' ')"; fi
+	local other; other=$(python3 - "$au/c.jsonl" "$home" <<'PY'
+import json, sys
+home = sys.argv[2].rstrip("/")
+for l in open(sys.argv[1], encoding="utf-8", errors="replace"):
+    try: o = json.loads(l)
+    except ValueError: continue
+    p = o.get("path") or ""
+    if o.get("event", "").endswith((".deny", ".violation")) and (p.startswith(("/home/", "/root")) or "/." in p) \
+       and not (home and p.startswith(home + "/")):
+        print(o.get("event"), p)
+PY
+)
+	if grep -q '^curl=0$' "$o" && grep -q '^42$' "$o" && grep -q '^sqlite=0$' "$o" && [ -n "$home" ] && [ -z "$other" ] \
+	   && [ -s "$au/c.jsonl" ]; then
+		t_pass "container_compat_no_rc_noise_$n"
+	else t_fail "container_compat_no_rc_noise_$n" "home=$home $(grep -E '^(curl|sqlite)=' "$o" | tr '\n' ' ') denials=$(head -n 3 <<<"$other" | tr '\n' ' ')"; fi
+}
+
 # The documented settings (docs/deployment.md): the shipped profile, the capabilities, /proc
-# unmasked: bwrap and the probes come up (netfilter also needs a cgroup v2 host).
+# unmasked: bwrap comes up (the probes and netfilter need more: all_seven).
 # shellcheck disable=SC2054 # the capability list is one comma-separated argument
 DOC=(--security-opt "seccomp=$SBX_ROOT/deploy/seccomp-sbxsup.json" --security-opt unmask=ALL
      --cap-add SYS_ADMIN,BPF,PERFMON,NET_ADMIN)
-one_case documented_root 0 "${DOC[@]}"
-one_case documented_user 1000:1000 "${DOC[@]}"
-if audit_has "$T_TMP/au-documented_root/attack.jsonl" run.start layers.bwrap=true layers.seccomp=true layers.landlock=true; then
-	t_pass container_documented_profile_bwrap
-else t_fail container_documented_profile_bwrap "$(grep -o '"layers":{[^}]*}' "$T_TMP/au-documented_root/attack.jsonl" 2>/dev/null)"; fi
-if audit_has "$T_TMP/au-documented_user/attack.jsonl" run.start layers.bwrap=true layers.seccomp=true layers.landlock=true; then
-	t_pass container_documented_profile_bwrap_user
-else t_fail container_documented_profile_bwrap_user "$(grep -o '"layers":{[^}]*}' "$T_TMP/au-documented_user/attack.jsonl" 2>/dev/null)"; fi
+# SBX_CONTAINER_CASES="all7 ..." runs only the named groups (refusal defaults compat documented
+# all7 escape); default: all of them.
+want() { [ -z "${SBX_CONTAINER_CASES:-}" ] || [[ " $SBX_CONTAINER_CASES " == *" $1 "* ]]; }
+ts=$(date +%s)
+want refusal && refusal
+if want defaults; then
+	one_case default_root 0
+	one_case default_user 1000:1000
+	one_case dockerlike_root 0 --security-opt "seccomp=$DL"
+	one_case dockerlike_user 1000:1000 --security-opt "seccomp=$DL"
+fi
+if want compat; then
+	compat_case default_root 0
+	compat_case default_user 1000:1000
+	compat_case unmasked_root 0 --security-opt "unmask=/proc/*"
+	compat_case unmasked_user 1000:1000 --security-opt "unmask=/proc/*"
+	compat_case documented_root 0 "${DOC[@]}"
+	compat_case documented_user 1000:1000 "${DOC[@]}"
+fi
+if want all7; then
+	if all7_setup; then
+		# the four checks under --require all, with all seven layers asserted on
+		one_case all7_root 0 "${ALL7[@]}" -e SBXSUP_REQUIRE=all
+		all7_layers
+		all7_net
+	else t_fail container_all7 "no cgroup v2 directory could be made (host cgroup v2 mount: ${CG2:-none})"; fi
+fi
+if want documented; then
+	one_case documented_root 0 "${DOC[@]}"
+	one_case documented_user 1000:1000 "${DOC[@]}"
+	if audit_has "$T_TMP/au-documented_root/attack.jsonl" run.start layers.bwrap=true layers.seccomp=true layers.landlock=true; then
+		t_pass container_documented_profile_bwrap
+	else t_fail container_documented_profile_bwrap "$(grep -o '"layers":{[^}]*}' "$T_TMP/au-documented_root/attack.jsonl" 2>/dev/null)"; fi
+	if audit_has "$T_TMP/au-documented_user/attack.jsonl" run.start layers.bwrap=true layers.seccomp=true layers.landlock=true; then
+		t_pass container_documented_profile_bwrap_user
+	else t_fail container_documented_profile_bwrap_user "$(grep -o '"layers":{[^}]*}' "$T_TMP/au-documented_user/attack.jsonl" 2>/dev/null)"; fi
+fi
 # The escape corpus's core in the container (lines renamed container_escape_<profile>_<user>/*),
 # compiled here on the host; the source tree and python3's standard library are mounted read-only.
 # The runner, told it is in a container (SBX_ESCAPE_IN_CONTAINER=1), expects of each mode only the
@@ -224,7 +399,8 @@ else t_fail container_documented_profile_bwrap_user "$(grep -o '"layers":{[^}]*}
 #   (the mode a container's defaults leave); as root with the documented settings: full mode when
 #   bwrap came up there (container_documented_profile_bwrap), else no-bwrap.
 ESC_FAMILIES=(secrets writes metadata privilege processes)
-if python3 - "$SBX_ROOT" "$B_ABS/escape/bin" "${ESC_FAMILIES[@]}" <<'PY' >"$T_TMP/escsel" 2>"$T_TMP/escbuild.out"
+if ! want escape; then :
+elif python3 - "$SBX_ROOT" "$B_ABS/escape/bin" "${ESC_FAMILIES[@]}" <<'PY' >"$T_TMP/escsel" 2>"$T_TMP/escbuild.out"
 import os, sys
 sys.path.insert(0, os.path.join(sys.argv[1], 'tests', 'escape'))
 import escape as e
