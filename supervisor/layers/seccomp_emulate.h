@@ -13,7 +13,9 @@
  *      own /proc/self and /dev/std{in,out,err}, /dev/fd/N are mapped to its descriptors) — as an
  *      O_PATH descriptor, with the TARGET's credentials (see below),
  *   3. decide the policy (pol_path / pol_net_addr) on the object actually reached (its path as
- *      /proc/self/fd/N reads) — never on the name as given,
+ *      /proc/self/fd/N reads) — never on the name as given; an open whose copied name reaches
+ *      nothing (none there, or a layer hides it) is decided on that copied name as the check
+ *      before the call decides names, and a refusal is reported (the kernel never sees the call),
  *   4. perform the call on that descriptor (reopen via /proc/self/fd/N with the requested flags;
  *      fchmodat2/fchownat/utimensat with AT_EMPTY_PATH; setxattr/removexattr/inotify_add_watch
  *      through /proc/self/fd/N; mkdirat/unlinkat/linkat/renameat2/... in the reached parent;

@@ -30,21 +30,29 @@ FH=$T_TMP/home; mkdir -p "$FH/.ssh"; echo FAKE-KEY > "$FH/.ssh/id_rsa"
 cat > "$T_TMP/base.json" <<J
 {"sbxsup": 1, "name": "learn-t", "capabilities": ["code:exec"], "deny": ["**/.env"]}
 J
+# a host address, not loopback: the run's 127.0.0.1 is its own namespace's (docs/network.md), where a
+# connect is allowed and unreported — nothing there for learn to propose
+HA=$(ip -4 -o addr show scope global 2>/dev/null | awk '{sub("/.*", "", $4); print $4; exit}')
+HA=${HA:-192.0.2.1}
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-python3 - "$port" "$T_TMP/listener.got" <<'PY' &
+python3 - "$port" "$T_TMP/listener.got" "$HA" <<'PY' &
 import socket, sys
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(4); s.settimeout(20)
+try:
+    s.bind((sys.argv[3], int(sys.argv[1])))
+except OSError:
+    sys.exit()
+s.listen(4); s.settimeout(20)
 try:
     c, _ = s.accept(); open(sys.argv[2], "w").write("connected")
 except OSError: pass
 PY
 lpid=$!; t_on_exit "kill $lpid 2>/dev/null"
-TOOL="cat '$OUT/data.txt'; cat '$OUT/.env'; cat '$FH/.ssh/id_rsa'; echo hi > '$OUT/new.txt'; python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", $port), 2)'; true"
+TOOL="cat '$OUT/data.txt'; cat '$OUT/.env'; cat '$FH/.ssh/id_rsa'; echo hi > '$OUT/new.txt'; python3 -c 'import socket; socket.create_connection((\"$HA\", $port), 2)'; true"
 out=$(cd "$WS" && HOME=$FH "$SBXSUP" learn -m "$T_TMP/base.json" -o "$T_TMP/l2.json" -- sh -c "$TOOL" 2>&1); rc=$?
 m=$(cat "$T_TMP/l2.json" 2>/dev/null)
 if [ $rc -eq 0 ] && [ ! -e "$OUT/new.txt" ] && [ ! -e "$T_TMP/listener.got" ] \
-   && grep -q "\"$OUT\"" <<<"$m" && grep -q "127.0.0.1:$port" <<<"$m" && grep -q 'fs:write' <<<"$m" \
+   && grep -q "\"$OUT\"" <<<"$m" && grep -q "$HA:$port" <<<"$m" && grep -q 'fs:write' <<<"$m" \
    && ! grep -v '"deny"' <<<"$m" | grep -q '\.ssh\|\.env' && grep -q 'not proposed: fs:read .*\.env' <<<"$out" && grep -q 'not proposed: fs:read .*\.ssh' <<<"$out"; then
 	t_pass learn_blocks_while_learning_and_never_proposes_secrets
 else t_fail learn_blocks_while_learning_and_never_proposes_secrets "rc=$rc got=$(ls $T_TMP) new=$(ls "$OUT") manifest=$m out=$out"; fi

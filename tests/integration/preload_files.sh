@@ -93,7 +93,7 @@ if [ $rc -eq 0 ] && [ "$(cat "$H/.ssh/id_rsa")" = FAKE-KEY ] &&
    audit_has "$T_TMP/calls.audit" preload.deny op=unlink path="$H/.ssh/id_rsa" access=write &&
    audit_has "$T_TMP/calls.audit" preload.deny op=exec path="$H/.ssh/id_rsa" &&
    audit_has "$T_TMP/calls.audit" preload.deny op=exec path=/memfd:payload &&
-   audit_has "$T_TMP/calls.audit" preload.deny op=connect addr=127.0.0.2 port=9 &&
+   audit_has "$T_TMP/calls.audit" preload.deny op=connect addr=198.51.100.1 port=9 &&
    audit_has "$T_TMP/calls.audit" preload.deny op=resolve host=denied.invalid &&
    audit_has "$T_TMP/calls.audit" preload.deny op=stat path="$H/.ssh/id_rsa"; then
 	t_pass preload_every_interposer
