@@ -2,6 +2,7 @@
  * cannot open another process's ns files, so it falls back to its own: setns itself is still tried
  * (and must be refused and reported by seccomp).
 // profile: syscall
+// expect-seccomp: blocked; events: seccomp.deny|kernel.violation(outcome=contained)
 */
 #include <sched.h>
 #include "esc.h"
