@@ -73,44 +73,35 @@ static int parse(int argc, char **argv, struct sbx_opts *o, struct serve_args *s
 {
 	enum { O_LAYERS = 256, O_REQUIRE, O_TIMEOUT, O_DRY_RUN, O_AUDIT_BUDGET, O_RESULT, O_TAG, O_SERVER,
 	       O_SHADOW, O_SENSOR, O_SOCKET, O_QUIET, O_NO_WARM, O_WARM };
+	/* the options of every run, serve's defaults for its calls included */
+#define RUN_OPTIONS \
+		{"manifest", required_argument, NULL, 'm'}, \
+		{"workspace", required_argument, NULL, 'w'}, \
+		{"audit", required_argument, NULL, 'a'}, \
+		{"layers", required_argument, NULL, O_LAYERS}, \
+		{"require", required_argument, NULL, O_REQUIRE}, \
+		{"timeout", required_argument, NULL, O_TIMEOUT}, \
+		{"dry-run", no_argument, NULL, O_DRY_RUN}, \
+		{"audit-budget", required_argument, NULL, O_AUDIT_BUDGET}, \
+		{"result", required_argument, NULL, O_RESULT}, \
+		{"tag", required_argument, NULL, O_TAG}, \
+		{"server", required_argument, NULL, O_SERVER}, \
+		{"shadow", no_argument, NULL, O_SHADOW}, \
+		{"sensor", required_argument, NULL, O_SENSOR}, \
+		{"help", no_argument, NULL, 'h'}
 	static const struct option run_opts[] = {
-		{"manifest", required_argument, NULL, 'm'},
-		{"workspace", required_argument, NULL, 'w'},
-		{"audit", required_argument, NULL, 'a'},
-		{"layers", required_argument, NULL, O_LAYERS},
-		{"require", required_argument, NULL, O_REQUIRE},
-		{"timeout", required_argument, NULL, O_TIMEOUT},
-		{"dry-run", no_argument, NULL, O_DRY_RUN},
-		{"audit-budget", required_argument, NULL, O_AUDIT_BUDGET},
-		{"result", required_argument, NULL, O_RESULT},
-		{"tag", required_argument, NULL, O_TAG},
-		{"server", required_argument, NULL, O_SERVER},
-		{"shadow", no_argument, NULL, O_SHADOW},
-		{"sensor", required_argument, NULL, O_SENSOR},
-		{"help", no_argument, NULL, 'h'},
+		RUN_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
 	static const struct option serve_opts[] = {
-		{"manifest", required_argument, NULL, 'm'},
-		{"workspace", required_argument, NULL, 'w'},
-		{"audit", required_argument, NULL, 'a'},
-		{"layers", required_argument, NULL, O_LAYERS},
-		{"require", required_argument, NULL, O_REQUIRE},
-		{"timeout", required_argument, NULL, O_TIMEOUT},
-		{"dry-run", no_argument, NULL, O_DRY_RUN},
-		{"audit-budget", required_argument, NULL, O_AUDIT_BUDGET},
-		{"result", required_argument, NULL, O_RESULT},
-		{"tag", required_argument, NULL, O_TAG},
-		{"server", required_argument, NULL, O_SERVER},
-		{"shadow", no_argument, NULL, O_SHADOW},
-		{"sensor", required_argument, NULL, O_SENSOR},
-		{"help", no_argument, NULL, 'h'},
+		RUN_OPTIONS,
 		{"socket", required_argument, NULL, O_SOCKET},
 		{"quiet", no_argument, NULL, O_QUIET},
 		{"no-warm", no_argument, NULL, O_NO_WARM},
 		{"warm", required_argument, NULL, O_WARM},
 		{NULL, 0, NULL, 0},
 	};
+#undef RUN_OPTIONS
 	const struct option *opts = sv ? serve_opts : run_opts;
 	struct run_opts *ro = sbx_opts_run(o);
 	char err[256];
