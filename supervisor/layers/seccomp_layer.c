@@ -24,6 +24,7 @@
  */
 #include "seccomp_layer.h"
 #include "seccomp_notify.h"
+#include "seccomp_unix.h"
 #include "probes_decode.h"
 #include "layer.h"
 
@@ -70,7 +71,8 @@ enum sc_when {
 	W_PRLIMIT,         /* prlimit64(pid, res, new != NULL, ...): notify only */
 	W_EXEC_GATE,       /* execve/execveat, only with opts.deny_exec or opts.report_files (notify) */
 	W_NET,             /* connect/bind: opts.net_notify and user notification */
-	W_SENDTO,          /* sendto with a destination: opts.net_notify, netfilter off, notification */
+	W_SENDTO,          /* sendto with a destination: opts.net_notify and user notification */
+	W_SENDMSG,         /* sendmsg/sendmmsg (the peer is in memory): opts.net_notify, notification */
 	W_FILES,           /* open/openat/openat2/creat: opts.report_files and user notification */
 	W_META,            /* metadata changes and watches: opts.meta_notify and user notification */
 	W_SIGNAL,          /* kill/tkill/tgkill/rt_[tg]sigqueueinfo/pidfd_open naming a pid >= 0: the
@@ -140,6 +142,8 @@ static const struct sc_rule deny_table[] = {
 	{"connect", EPERM, W_NET, false},
 	{"bind", EACCES, W_NET, false},
 	{"sendto", EPERM, W_SENDTO, false},
+	{"sendmsg", EPERM, W_SENDMSG, false},
+	{"sendmmsg", EPERM, W_SENDMSG, false},
 	{"open", EACCES, W_FILES, false},
 	{"openat", EACCES, W_FILES, false},
 	{"openat2", EACCES, W_FILES, false},
@@ -252,7 +256,8 @@ static const char *when_text(enum sc_when w)
 	case W_SOCKET: return "family/type/protocol outside the allowlist: AF_UNIX; AF_INET/AF_INET6 with TCP, UDP (ICMP ping only with an unrestricted network); AF_NETLINK with NETLINK_ROUTE. "
 			      "Unknown families EAFNOSUPPORT, AF_PACKET and SOCK_RAW EPERM, other protocols/types EPROTONOSUPPORT";
 	case W_NET: return "connect/bind naming a unix socket path outside the write grants, an AF_INET/6 peer the policy denies (when netfilter is off), a bind outside the granted loopback addresses (notify only)";
-	case W_SENDTO: return "sendto with a destination address, when netfilter is off: the peer decided as a connect (notify only)";
+	case W_SENDTO: return "sendto with a destination address: the peer decided as a connect (a unix path outside the write grants, an abstract name outside a network namespace of the run's own; AF_INET/6 when netfilter is off) (notify only)";
+	case W_SENDMSG: return "sendmsg/sendmmsg naming a peer (msg_name of every message): decided as a connect, as sendto (notify only)";
 	case W_META: return "the object (path, descriptor, dirfd + path; symlinks followed as the call does) outside the write grants "
 			    "(inotify_add_watch/fanotify_mark: outside the read grants): EPERM for mode/owner/xattr/times, "
 			    "EACCES for mknod/link/watches (notify only; kernel.violation sensor seccomp-notify)";
@@ -388,6 +393,7 @@ static int add_rule(scmp_filter_ctx ctx, const struct sc_rule *r, int nr, bool n
 		rc = seccomp_rule_add(ctx, act, nr, 1, SCMP_A2_64(SCMP_CMP_NE, 0));
 		break;
 	case W_NET:
+	case W_SENDMSG: /* msg_name is in memory: every call, the supervisor reads it */
 	case W_FILES:
 	case W_META:
 		rc = seccomp_rule_add(ctx, act, nr, 0);
@@ -425,8 +431,8 @@ static bool rule_in_filter(const struct sc_rule *r, bool notify, const struct sb
 		return false; /* errno only: the kernel (no CAP_SYS_RESOURCE after the caps drop) refuses raises */
 	if ((w == W_NET && !(notify && o->net_notify)) || (w == W_FILES && !(notify && o->report_files)))
 		return false;
-	if (w == W_SENDTO && !(notify && o->net_notify && !o->netfilter))
-		return false;
+	if ((w == W_SENDTO || w == W_SENDMSG) && !(notify && o->net_notify))
+		return false; /* unix peers are decided whatever netfilter does (AF_INET/6: left to it) */
 	if (w == W_SIGNAL && !(notify && o->report_only))
 		return false; /* the sensor's: the layer does not decide signals */
 	if (w == W_META && !(notify && o->meta_notify))
@@ -770,7 +776,7 @@ static bool sensor_decide(int listener, const struct sbx_seccomp_state *st, cons
 	v->rule = rule;
 	v->io_op = -1;
 	v->pid = v->tid = req->pid;
-	bool net = !strcmp(sys, "connect") || !strcmp(sys, "bind") || !strcmp(sys, "sendto");
+	bool net = !strcmp(sys, "connect") || !strcmp(sys, "bind") || sbx_sn_is_send(sys);
 	if (net && rep->addr[0]) {
 		v->is_net = true;
 		snprintf(v->addr, sizeof v->addr, "%s", rep->addr);
@@ -918,7 +924,8 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 		struct pr_view v;
 		bool report = sensor_decide(listener, st, req, sys, &srep, &v);
 		int refuse = is_openat2 || uring ? ENOSYS : 0;
-		if (newuser)
+		if (newuser || (report && srep.hard)) /* srep.hard: an abstract name bound in the host's
+						       * network namespace (seccomp_unix.h) */
 			refuse = EPERM;
 		if (refuse) {
 			respond_err(listener, req, resp, refuse);

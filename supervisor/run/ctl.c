@@ -8,35 +8,39 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include "msg.h"
 
 int ctl_send_ready(int fd, const char *status, int passfd)
 {
+	/* one send() (sendto without an address, which no filter routes to the supervisor): the
+	 * stage's own filter notifies every sendmsg, and nobody answers before this message arrives.
+	 * The listener is named by its number; the supervisor takes it with pidfd_getfd */
 	char buf[CTL_MAX];
-	int n = snprintf(buf, sizeof buf, "ready\n%s", status);
+	int n = passfd >= 0 ? snprintf(buf, sizeof buf, "ready\n" CTL_LISTENER "%d\n%s", passfd, status)
+			    : snprintf(buf, sizeof buf, "ready\n%s", status);
 	if (n < 0 || (size_t)n >= sizeof buf)
 		n = (int)sizeof buf - 1;
-	struct iovec iov = {buf, (size_t)n};
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int))];
-	} c;
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-	if (passfd >= 0) {
-		memset(&c, 0, sizeof c);
-		mh.msg_control = c.b;
-		mh.msg_controllen = sizeof c.b;
-		struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &passfd, sizeof(int));
-	}
 	ssize_t r;
 	do
-		r = sendmsg(fd, &mh, MSG_NOSIGNAL);
+		r = send(fd, buf, (size_t)n, MSG_NOSIGNAL);
 	while (r < 0 && errno == EINTR);
 	return r == n ? 0 : -1;
+}
+
+/* The stage's descriptor `num`, taken from the stage `pid` (our pid namespace's number, from
+ * SCM_CREDENTIALS; the stage waits for "go", so the number is still its). -1 when it cannot be. */
+static int take_fd(pid_t pid, long num)
+{
+	if (pid <= 0 || num < 0 || num > 1 << 20)
+		return -1;
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pfd < 0)
+		return -1;
+	int fd = (int)syscall(SYS_pidfd_getfd, pfd, (int)num, 0);
+	close(pfd);
+	return fd; /* pidfd_getfd sets close-on-exec */
 }
 
 int ctl_recv_ready(int fd, char *status, size_t len, int *passfd, pid_t *pid, uid_t *uid)
@@ -87,7 +91,23 @@ int ctl_recv_ready(int fd, char *status, size_t len, int *passfd, pid_t *pid, ui
 		*passfd = -1;
 		return -1;
 	}
-	snprintf(status, len, "%s", buf + 6);
+	const char *body = buf + 6;
+	size_t ll = strlen(CTL_LISTENER);
+	if (!strncmp(body, CTL_LISTENER, ll)) {
+		char *end;
+		long num = strtol(body + ll, &end, 10);
+		if (end == body + ll || *end != '\n') {
+			if (*passfd >= 0)
+				close(*passfd);
+			*passfd = -1;
+			return -1;
+		}
+		body = end + 1;
+		if (*passfd < 0 && (*passfd = take_fd(*pid, num)) < 0)
+			sbx_msg("warning: cannot take the seccomp listener from the stage (pidfd_getfd: %s): "
+				"its notified calls fail with ENOSYS", strerror(errno));
+	}
+	snprintf(status, len, "%s", body);
 	return 1;
 }
 

@@ -2,7 +2,10 @@
  *
  * Promise: the command is exec'd only after the supervisor's "go"; the supervisor learns the
  * stage's real pid from the kernel, never from the message. Stage -> supervisor: one "ready" message: "ready\n" + "key=value\n" lines (landlock / seccomp
- * status), with the seccomp listener fd attached (SCM_RIGHTS) when there is one. The supervisor
+ * status), sent with send() — the stage's filter notifies every sendmsg, so the ready message
+ * must not be one; the seccomp listener, when there is one, is named on a first line
+ * "listener_fd=N" and the supervisor takes it from the stage with pidfd_getfd (the stage waits
+ * for "go" meanwhile, so the number is still its; an attached fd, SCM_RIGHTS, is taken too). The supervisor
  * sets SO_PASSCRED on its end, so the kernel attaches the stage's pid (translated into the
  * supervisor's pid namespace) — the record's own claims are never trusted for the pid.
  * Supervisor -> stage: "go". Anything else, or EOF, means "do not exec".
@@ -18,6 +21,7 @@
 #include <sys/types.h>
 
 #define CTL_MAX 2048
+#define CTL_LISTENER "listener_fd="
 
 int ctl_send_ready(int fd, const char *status, int passfd);
 /* Returns 1 (ready received; *passfd = attached fd or -1; *pid and *uid from SCM_CREDENTIALS, as

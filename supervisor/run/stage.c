@@ -306,11 +306,12 @@ int stage_exec(const struct stage_args *a)
 								      : "not_executable");
 	if (ctl_send_ready(a->ctl_fd, st, listener) < 0)
 		return SBX_EXIT_INTERNAL;
-	if (listener >= 0)
-		close(listener);
 	char **call = NULL;
 	int stdio[3];
 	int go = ctl_wait_go_call(a->ctl_fd, &call, stdio);
+	/* kept open until "go": the supervisor takes it from us by its number (ctl.h) */
+	if (listener >= 0)
+		close(listener);
 	if (go < 0)
 		return SBX_EXIT_INTERNAL; /* the supervisor refused or died: never run the command */
 	if (fcntl(a->ctl_fd, F_SETFD, FD_CLOEXEC) < 0)
