@@ -8,6 +8,7 @@
 #include <string.h>
 #include <dirent.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -304,6 +305,12 @@ int stage_exec(const struct stage_args *a)
 	if (resolve_err)
 		add(st, sizeof st, "command", resolve_err == ENOENT || resolve_err == ENOTDIR ? "not_found"
 								      : "not_executable");
+	/* the supervisor takes the listener with pidfd_getfd (ctl.h), a ptrace-mode access: a
+	 * non-dumpable stage (the direct sandbox's init is one, and we are its fork) needs
+	 * CAP_SYS_PTRACE where it was made, which a normal user's supervisor lacks. Nothing else of
+	 * the run exists yet, and the exec below makes the command dumpable anyway */
+	if (listener >= 0 && prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
+		return SBX_EXIT_INTERNAL;
 	if (ctl_send_ready(a->ctl_fd, st, listener) < 0)
 		return SBX_EXIT_INTERNAL;
 	char **call = NULL;
