@@ -2,6 +2,7 @@
  * squat= during the run), with an unrestricted network grant. Where the run has a network namespace
  * of its own the name is bound there, out of the host client's reach (run.start level.ns says
  * "net"); where none could be made the bind itself is refused and reported.
+// as-user: yes
 // profile: net
 // manifest: netany
 // setup: abstract-squat

@@ -1,6 +1,7 @@
 /* The abstract squat by raw system calls (a static binary: no preload): bind an abstract name a
  * host client then connects to (the runner's client keeps trying squat= during the run), with an
  * unrestricted network grant.
+// as-user: yes
 // profile: net-raw
 // manifest: netany
 // setup: abstract-squat

@@ -1,6 +1,7 @@
 /* Raw sendmmsg() (a static binary): the first message goes to a datagram socket of the run's own
  * (bound in the workspace: granted), the second to a host 0666 unix datagram socket outside every
  * grant — every message's msg_name is decided, not only the first.
+// as-user: yes
 // profile: net-raw
 // build: static
 // expect-full: blocked; events: seccomp.deny(syscall=sendmmsg,path~/outside/host.dgram)|kernel.violation(outcome=contained,path~/outside/host.dgram)

@@ -1,5 +1,6 @@
 /* Raw sendmsg() system call (a static binary: no preload) carrying a host unix datagram socket's
  * path in msg_name: a 0666 socket outside every grant (the /dev/log and sd_notify class).
+// as-user: yes
 // profile: net-raw
 // build: static
 // expect-full: blocked; events: seccomp.deny(syscall=sendmsg,path~/outside/host.dgram)|kernel.violation(outcome=contained,path~/outside/host.dgram)

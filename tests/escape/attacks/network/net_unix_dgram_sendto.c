@@ -1,5 +1,6 @@
 /* A datagram with sendto() to a host unix datagram socket anyone may write to (mode 0666, the
  * /dev/log and sd_notify class), outside every grant: decided as a connect to that path.
+// as-user: yes
 // profile: net
 // expect-landlock: blocked-or-reported; events: kernel.violation(syscall=sendto,path~/outside/host.dgram)
 // expect-bwrap: blocked; events: kernel.violation(syscall=sendto,path~/outside/host.dgram)
