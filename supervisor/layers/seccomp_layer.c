@@ -520,8 +520,9 @@ static int priv_rules_one(scmp_filter_ctx ctx, uint32_t act, size_t i)
 static int priv_rules(scmp_filter_ctx ctx, bool notify, const struct sbx_seccomp_opts *o)
 {
 	static const struct sbx_seccomp_opts none = {.deny_exec = false};
-	bool alone = !o;
-	if (alone)
+	bool alone = !o || o->guard;
+	bool abstract = o && o->guard && o->guard_abstract;
+	if (!o || o->guard)
 		o = &none;
 	uint32_t act = notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM);
 	int rc = 0, nr;
@@ -553,20 +554,28 @@ static int priv_rules(scmp_filter_ctx ctx, bool notify, const struct sbx_seccomp
 	for (size_t i = 0; notify && i < 4 && !rc; i++)
 		if ((nr = sc_resolve(xattr_calls[i])) >= 0)
 			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+	/* the run shares the host's network namespace: an abstract name bound there can capture a
+	 * host client, one connected to is the host's (seccomp_unix.h); the supervisor refuses those
+	 * and lets every other bind/connect continue. The name is in memory: notify only */
+	static const char *const net_calls[] = {"bind", "connect"};
+	for (size_t i = 0; notify && abstract && i < 2 && !rc; i++)
+		if ((nr = sc_resolve(net_calls[i])) >= 0)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
 	return rc;
 }
 
 static int install(bool notify, bool tsync, const struct sbx_seccomp_opts *o, int *listener, char *why,
 		   size_t whylen);
 
-int sbx_privguard_install(int *listener, char *why, size_t whylen)
+int sbx_privguard_install(int *listener, bool abstract, char *why, size_t whylen)
 {
 	bool tsync = true;
 	char nwhy[160];
 	bool notify = notify_usable(&tsync, nwhy, sizeof nwhy);
-	int rc = install(notify, tsync, NULL, listener, why, whylen);
+	const struct sbx_seccomp_opts g = {.guard = true, .guard_abstract = abstract};
+	int rc = install(notify, tsync, &g, listener, why, whylen);
 	if (rc < 0 && notify) /* an outer sandbox holds the listener (EBUSY): errno only */
-		rc = install(false, tsync, NULL, listener, why, whylen);
+		rc = install(false, tsync, &g, listener, why, whylen);
 	return rc;
 }
 
@@ -591,7 +600,7 @@ static scmp_filter_ctx build(bool notify, bool tsync, const struct sbx_seccomp_o
 		snprintf(why, whylen, "TSYNC: %s", strerror(-rc));
 		goto fail;
 	}
-	for (size_t i = 0; o && i < NRULES; i++) {
+	for (size_t i = 0; o && !o->guard && i < NRULES; i++) {
 		if (!rule_in_filter(&deny_table[i], notify, o))
 			continue;
 		int nr = sc_resolve(deny_table[i].name);
@@ -900,6 +909,17 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 					      (const uint64_t *)req->data.args, &rep);
 			respond_err(listener, req, resp, ENOSYS);
 			if (d == 1 && rep.violation && a && emit_contained(a, sys, req->pid, &rep, ENOSYS) < 0)
+				ret = -1;
+		} else if (!strcmp(sys, "bind") || !strcmp(sys, "connect")) {
+			/* routed only where the run shares the host's network namespace: an abstract
+			 * name is refused and reported, everything else continues (the preload and the
+			 * probes decide the rest, as without the guard) */
+			int d = sbx_sn_decide(&st->ctx, listener, req->id, (pid_t)req->pid, sys,
+					      (const uint64_t *)req->data.args, &rep);
+			if (d != 1 || rep.path[0] != '@')
+				goto cont;
+			respond_err(listener, req, resp, rep.err);
+			if (a && emit_contained(a, sys, req->pid, &rep, rep.err) < 0)
 				ret = -1;
 		} else if (newuser || uring) {
 			int e = uring ? ENOSYS : EPERM;

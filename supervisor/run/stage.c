@@ -293,7 +293,10 @@ int stage_exec(const struct stage_args *a)
 	 * before "ready", as the others. Nothing the command leaves behind can gain privilege. */
 	if (!a->keep_caps && !guarded) {
 		why[0] = 0;
-		if (sbx_privguard_install(&listener, why, sizeof why) < 0) {
+		/* abstract unix names where the run shares the host's network namespace: refused and
+		 * reported by the guard's filter too (seccomp_unix.h) */
+		bool abstract = a->pol && !pol_abstract_inside(a->pol);
+		if (sbx_privguard_install(&listener, abstract, why, sizeof why) < 0) {
 			sbx_msg("%s", why[0] ? why : "privilege guard: install failed");
 			return SBX_EXIT_INTERNAL;
 		}

@@ -8,7 +8,7 @@
 // build: static
 // expect-full: blocked; events: seccomp.deny(syscall=bind)|run.start(level.ns~net)
 // expect-no-bwrap: blocked; events: seccomp.deny(syscall=bind)|run.start(level.ns~net)
-// expect-preload-only: blocked-or-reported; events: kernel.violation(access=bind)|run.start(level.ns~net)
+// expect-preload-only: blocked; events: kernel.violation(access=bind,outcome=contained)|run.start(level.ns~net)
 // expect-seccomp: blocked; events: seccomp.deny(syscall=bind)|run.start(level.ns~net)
 // expect-landlock: blocked-or-reported; events: kernel.violation(access=bind)|run.start(level.ns~net)
 // expect-bwrap: blocked-or-reported; events: kernel.violation(access=bind)|run.start(level.ns~net)
