@@ -122,7 +122,6 @@ int sbx_sn_decide_abstract(const struct sbx_sn_ctx *c, pid_t pid, bool bind, con
 	rep->port = -1;
 	rep->err = EPERM;
 	rep->hard = bind; /* a name bound in the host's namespace: refused even by the sensor */
-	snprintf(rep->rule, sizeof rep->rule, "%s", inside ? "abstract unix socket"
-		 : "abstract unix socket: the run shares the host's network namespace");
+	snprintf(rep->rule, sizeof rep->rule, "abstract unix socket"); /* as the probes say it */
 	return 1;
 }

@@ -12,8 +12,8 @@
  *   - Abstract names (sun_path[0] == 0) and autobind (addrlen == sizeof(sa_family_t)): where the
  *     run has a network namespace of its own (pol_abstract_inside) they stay inside the run and
  *     are allowed. Where it shares the host's — whatever the network grant — a bind (and an
- *     autobind) is refused (EPERM, rule "abstract unix socket: the run shares the host's network
- *     namespace"; rep->hard: the report-only sensor refuses it too), since a name bound there is
+ *     autobind) is refused (EPERM, rule "abstract unix socket"; rep->hard: the report-only
+ *     sensor refuses it too), since a name bound there is
  *     one a host client could connect to; and a connect or send to an abstract name is refused
  *     (EPERM): the run can hold no name there (every bind a decision sees is refused), so any
  *     name there is the host's.
