@@ -12,19 +12,37 @@
 #include <unistd.h>
 #include "msg.h"
 
-int ctl_send_ready(int fd, const char *status, int passfd)
+int ctl_send_ready(int fd, const char *status, int passfd, bool by_number)
 {
-	/* one send() (sendto without an address, which no filter routes to the supervisor): the
-	 * stage's own filter notifies every sendmsg, and nobody answers before this message arrives.
-	 * The listener is named by its number; the supervisor takes it with pidfd_getfd */
 	char buf[CTL_MAX];
-	int n = passfd >= 0 ? snprintf(buf, sizeof buf, "ready\n" CTL_LISTENER "%d\n%s", passfd, status)
-			    : snprintf(buf, sizeof buf, "ready\n%s", status);
+	int n = passfd >= 0 && by_number ? snprintf(buf, sizeof buf, "ready\n" CTL_LISTENER "%d\n%s", passfd, status)
+					 : snprintf(buf, sizeof buf, "ready\n%s", status);
 	if (n < 0 || (size_t)n >= sizeof buf)
 		n = (int)sizeof buf - 1;
 	ssize_t r;
+	if (by_number || passfd < 0) {
+		/* one send() (sendto without an address, which no filter routes to the supervisor):
+		 * a filter that notifies every sendmsg would wait for a supervisor that has not got
+		 * its listener yet. The supervisor takes it with pidfd_getfd */
+		do
+			r = send(fd, buf, (size_t)n, MSG_NOSIGNAL);
+		while (r < 0 && errno == EINTR);
+		return r == n ? 0 : -1;
+	}
+	struct iovec iov = {buf, (size_t)n};
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} c;
+	memset(&c, 0, sizeof c);
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b, .msg_controllen = sizeof c.b};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &passfd, sizeof(int));
 	do
-		r = send(fd, buf, (size_t)n, MSG_NOSIGNAL);
+		r = sendmsg(fd, &mh, MSG_NOSIGNAL);
 	while (r < 0 && errno == EINTR);
 	return r == n ? 0 : -1;
 }

@@ -312,9 +312,10 @@ int stage_exec(const struct stage_args *a)
 	 * non-dumpable stage (the direct sandbox's init is one, and we are its fork) needs
 	 * CAP_SYS_PTRACE where it was made, which a normal user's supervisor lacks. Nothing else of
 	 * the run exists yet, and the exec below makes the command dumpable anyway */
-	if (listener >= 0 && prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
+	if (listener >= 0 && guarded && prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
 		return SBX_EXIT_INTERNAL;
-	if (ctl_send_ready(a->ctl_fd, st, listener) < 0)
+	/* guarded: the layer's or the sensor's filter, which notify every sendmsg (ctl.h) */
+	if (ctl_send_ready(a->ctl_fd, st, listener, guarded) < 0)
 		return SBX_EXIT_INTERNAL;
 	char **call = NULL;
 	int stdio[3];
