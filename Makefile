@@ -3,10 +3,12 @@
 # Sources are picked up by directory, so adding a file never needs a Makefile edit:
 #   policy/*.c      libc-only policy core (glob, paths, compiled policy, report records)
 #                   -> $(B)/libpolicy.a, linked into sbxsup, libsbxpreload.so, tests, fuzzers
-#   audit/*.c       the audit stream: writer, reader, verify and the review commands (cJSON +
-#   common/*.c      libsodium); small shared helpers      -> $(B)/libcommon.a, sbxsup + tests
-#   supervisor/**.c the sbxsup CLI, by concern: cli/ (one cmd_*.c per command; cli/main.c holds
-#                   main()), manifest/, run/, layers/ (probes/ below it) -> $(B)/libsup.a
+#   audit/*.c       the audit stream: writer, reader, model, severity (cJSON + libsodium)
+#   common/*.c      small shared helpers                  -> $(B)/libcommon.a, sbxsup + tests
+#   supervisor/**.c the sbxsup CLI, by concern: cli/ (one cmd_*.c per command, the `audit`
+#                   review commands audit_*.c; cli/main.c holds main()), manifest/, run/, layers/
+#                   probes/ (the BPF probes engine and its layer entry), lib/, serve/, shadow/
+#                   -> $(B)/libsup.a
 #   Every folder holding a header is on the include path; no two sources share a basename
 #   (an archive keeps members by basename: a second run.o would silently replace the first).
 #   preload/*.c     libsbxpreload.so
@@ -29,14 +31,14 @@ CLANG    ?= clang
 ifeq ($(origin BPFTOOL),undefined)
 BPFTOOL  := $(or $(shell command -v bpftool 2>/dev/null),$(firstword $(wildcard /usr/sbin/bpftool /sbin/bpftool)),bpftool)
 endif
-PKGS     := libseccomp libbpf libcjson libsodium
+PKGS     := libseccomp libbpf libcjson libsodium libmnl
 VERSION  := 0.1.0
 
 # Build and run dependencies (make deps; always --no-install-recommends). Test-only tools are not
 # here: DEB_TEST_PKGS (a browser for the HTML report tests, strace, curl, what the compatibility
 # suite runs, podman and runc for tests/integration/container.sh) are installed by
 # `make test-deps` / .ci/run, never by the demo.
-DEB_PKGS := build-essential libseccomp-dev libbpf-dev libcjson-dev libcmocka-dev libsodium-dev \
+DEB_PKGS := build-essential libseccomp-dev libbpf-dev libcjson-dev libcmocka-dev libsodium-dev libmnl-dev \
             clang libclang-rt-dev llvm bpftool libelf-dev zlib1g-dev pkg-config bubblewrap python3 file iproute2
 # The compatibility suites (tests/integration/compat.sh, compat_tools.sh) run git, tar, ps/top/pgrep
 # (procps), sqlite3, curl, python3 -m venv and a slice of
@@ -56,7 +58,7 @@ ifeq ($(SAN),1)
   SANLD  := -fsanitize=address,undefined
 endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lresolv
 INC_DIRS := $(patsubst %/,%,$(sort $(dir $(shell find policy audit common supervisor -name '*.h'))))
 CPPFLAGS += -D_GNU_SOURCE -DSBXSUP_VERSION='"$(VERSION)"' -I. $(addprefix -I,$(INC_DIRS)) -I$(B)/bpf \
             -DSBXSUP_LIBDIR='"$(PREFIX)/lib/sbxsup"' -DSBXSUP_BINDIR='"$(PREFIX)/bin"'

@@ -140,46 +140,11 @@ int audit_open(struct audit *a, const char *dest, const char *executor, char *er
 	return 0;
 }
 
-void audit_close(struct audit *a)
-{
-	if (a->flow) {
-		if (a->fd >= 0 && !a->failed)
-			(void)audit_flow_flush(a);
-		audit_flow_free(a->flow);
-		a->flow = NULL;
-	}
-	if (a->fd >= 0)
-		close(a->fd);
-	a->fd = -1;
-	free(a->path);
-	a->path = NULL;
-	sodium_memzero(&a->key, sizeof a->key);
-	sodium_memzero(&a->mac0, sizeof a->mac0);
-	a->keyed = false;
-}
-
 void audit_set_key(struct audit *a, const struct audit_key *k)
 {
 	a->key = *k;
 	a->keyed = true;
 	crypto_generichash_init(&a->mac0, k->k, AUDIT_KEY_BYTES, AUDIT_MAC_BYTES);
-}
-
-int audit_set_flow(struct audit *a, long budget_mb)
-{
-	audit_flow_free(a->flow);
-	a->flow = audit_flow_new(budget_mb);
-	return a->flow ? 0 : -1;
-}
-
-int audit_tick(struct audit *a)
-{
-	return a->flow && a->fd >= 0 && !a->failed ? audit_flow_tick(a) : 0;
-}
-
-int audit_poll_ms(const struct audit *a)
-{
-	return a->flow && a->fd >= 0 && !a->failed ? audit_flow_poll_ms(a) : -1;
 }
 
 void audit_timestamp(char out[32])
@@ -228,25 +193,6 @@ cJSON *audit_add_str(cJSON *obj, const char *key, const char *s, size_t maxlen)
 	cJSON *it = cJSON_AddStringToObject(obj, key, clean);
 	free(clean);
 	return it;
-}
-
-static void count_event(struct audit *a, const char *name)
-{
-	size_t i;
-	for (i = 0; i < a->nkinds; i++)
-		if (strncmp(a->kind[i], name, sizeof a->kind[i] - 1) == 0)
-			break;
-	if (i == a->nkinds) {
-		if (a->nkinds == AUDIT_MAX_EVENT_KINDS) {
-			/* table full: the last slot becomes "other" (never silently dropped) */
-			i = AUDIT_MAX_EVENT_KINDS - 1;
-			snprintf(a->kind[i], sizeof a->kind[i], "other");
-		} else {
-			snprintf(a->kind[i], sizeof a->kind[i], "%s", name);
-			a->nkinds++;
-		}
-	}
-	a->count[i]++;
 }
 
 cJSON *audit_counts(const struct audit *a)
@@ -394,67 +340,6 @@ static int write_line(struct audit *a, const char *buf, size_t len)
 		}
 		return -1; /* error, or a short write: the line is damaged, the stream is failed */
 	}
-}
-
-/* run.end: does the path still name the file written to (audit_dest.h)? */
-static void dest_end(struct audit *a, cJSON *run_end)
-{
-	if (!a->path)
-		return;
-	struct stat st;
-	bool same = lstat(a->path, &st) == 0 && st.st_dev == a->dev && st.st_ino == a->ino;
-	cJSON_AddBoolToObject(run_end, "audit_replaced", !same);
-	if (!same)
-		sbx_msg("warning: the audit file %s was replaced, removed or renamed during the "
-			"run: this run's lines went to the original file, not to what the path names now",
-			a->path);
-}
-
-int audit_emit(struct audit *a, cJSON *ev)
-{
-	if (!ev)
-		return -1; /* the caller's event could not be built: treat as a failed write */
-	if (a->failed) {
-		cJSON_Delete(ev);
-		return -1;
-	}
-	cJSON *evname = cJSON_GetObjectItemCaseSensitive(ev, "event");
-	const char *name = cJSON_IsString(evname) ? evname->valuestring : "unknown";
-	count_event(a, name);
-	bool is_end = strcmp(name, "run.end") == 0, is_start = strcmp(name, "run.start") == 0;
-	enum sbx_sev sev = sbx_sev_classify(ev);
-	if (sev != SBX_SEV_NONE) {
-		a->sev_count[sev]++;
-		const cJSON *oc = cJSON_GetObjectItemCaseSensitive(ev, "outcome");
-		if (cJSON_IsString(oc) && !strcmp(oc->valuestring, "breach"))
-			a->breaches++;
-		if (!cJSON_GetObjectItemCaseSensitive(ev, "sev") &&
-		    !cJSON_AddStringToObject(ev, "sev", sbx_sev_name(sev))) {
-			cJSON_Delete(ev);
-			a->failed = true;
-			return -1;
-		}
-	}
-	if (a->fd < 0) { /* no stream: count and move on */
-		a->seq++;
-		cJSON_Delete(ev);
-		return 0;
-	}
-	if (a->flow && sev != SBX_SEV_NONE)
-		return audit_flow_security(a, ev, (int)sev);
-	if (a->flow && (is_end ? audit_flow_end(a, ev) : audit_flow_flush(a)) < 0) {
-		cJSON_Delete(ev);
-		return -1;
-	}
-	if (is_end)
-		dest_end(a, ev);
-	if (is_start && a->keyed && !cJSON_GetObjectItemCaseSensitive(ev, "key") &&
-	    !cJSON_AddStringToObject(ev, "key", a->key.id)) {
-		cJSON_Delete(ev);
-		a->failed = true;
-		return -1;
-	}
-	return audit_write_event(a, ev, NULL);
 }
 
 /* Set the member `seq` to the writer's next sequence number (events may be held or dropped

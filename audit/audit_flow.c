@@ -108,8 +108,12 @@ static const char *ts_of(const cJSON *ev)
 static int class_of(const cJSON *ev)
 {
 	const cJSON *s = cJSON_GetObjectItemCaseSensitive(ev, "src");
-	return cJSON_IsString(s) && s->valuestring && strcmp(s->valuestring, "preload") == 0 ? CLS_PRELOAD
-											       : CLS_KERNEL;
+	/* the gateway's events are driven by what the executor sends (names it makes up, connections it
+	 * opens): they share the untrusted class's budget, never the kernel's */
+	return cJSON_IsString(s) && s->valuestring &&
+			       (strcmp(s->valuestring, "preload") == 0 || strcmp(s->valuestring, "gateway") == 0)
+		       ? CLS_PRELOAD
+		       : CLS_KERNEL;
 }
 
 static long ms_since(const struct timespec *t0)

@@ -1,4 +1,4 @@
-/* audit_int.h — private to the writer (audit.c, audit_flow.c, audit_dest.c).
+/* audit_int.h — private to the writer (audit.c, audit_emit.c, audit_flow.c, audit_dest.c).
  *
  * Promise: audit_write_event() is the one place a line is built and written (seq and prev are set
  * there, the MAC computed, the line written with one write(2)); it always frees `ev` and adds the

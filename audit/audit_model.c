@@ -527,19 +527,20 @@ static double span_num(const struct jl_span *v, char *buf)
 	return strtod(buf, NULL);
 }
 
-/* Fills *s from al (a line of len bytes). Strings live in m->scratch until the next line. */
-static int sec_ev_read(struct am *m, const struct audit_line *al, size_t len, struct sec_ev *s)
+/* Fills *s from al (a line of len bytes). Strings live in *scratch (grown to fit, *cap its size)
+ * until the next line. */
+static int sec_ev_read(char **scratch, size_t *cap, const struct audit_line *al, size_t len, struct sec_ev *s)
 {
 	enum { E, RULE, PATH, ACCESS, OP, OUTCOME, ADDR, PORT, HOST, SYSCALL, COMM, SEV, COUNT, N };
 	static const char *const names[N] = {"event", "rule", "path", "access", "op", "outcome", "addr",
 					     "port", "host", "syscall", "comm", "sev", "count"};
 	/* decoded strings are never longer than their spans, which lie inside the line */
-	if (m->scratch_cap < len + 2 * N) {
-		char *nb = realloc(m->scratch, len + 2 * N);
+	if (*cap < len + 2 * N) {
+		char *nb = realloc(*scratch, len + 2 * N);
 		if (!nb)
 			return -1;
-		m->scratch = nb;
-		m->scratch_cap = len + 2 * N;
+		*scratch = nb;
+		*cap = len + 2 * N;
 	}
 	const struct jl_span *v[N] = {0};
 	for (size_t i = 0; i < al->obj.n; i++) {
@@ -576,7 +577,7 @@ static int sec_ev_read(struct am *m, const struct audit_line *al, size_t len, st
 			}
 		}
 	}
-	char *out = m->scratch;
+	char *out = *scratch;
 	const char *str[N] = {0};
 	for (int f = 0; f < N; f++)
 		if (v[f] && v[f]->type == JL_STR) {
@@ -601,6 +602,14 @@ static int sec_ev_read(struct am *m, const struct audit_line *al, size_t len, st
 			s->count = (uint64_t)c;
 	}
 	return 0;
+}
+
+enum sbx_sev am_line_sev(const struct audit_line *al, size_t len, char **scratch, size_t *cap, const char **id)
+{
+	struct sec_ev ev;
+	if (sec_ev_read(scratch, cap, al, len, &ev) < 0)
+		return SBX_SEV_NONE;
+	return with_stamp(sbx_sev_explain_fields(&ev.sf, id, NULL), ev.sev, id);
 }
 
 /* ---- groups and timeline -------------------------------------------------------------------- */
@@ -779,7 +788,7 @@ int am_add_line(struct am *m, const char *line, size_t len)
 #define C(f) (cr = &r->c.f, ce = &e->c.f, ct = &m->total.f)
 	if (sbx_sev_is_security_event(event)) {
 		struct sec_ev ev;
-		if (sec_ev_read(m, &al, len, &ev) < 0)
+		if (sec_ev_read(&m->scratch, &m->scratch_cap, &al, len, &ev) < 0)
 			return -1;
 		const char *sev_id = NULL;
 		sev = with_stamp(sbx_sev_explain_fields(&ev.sf, &sev_id, NULL), ev.sev, &sev_id);

@@ -157,5 +157,11 @@ const char *am_program(const struct am_run *r);
  * Also the deciding table entry id (*id, may be NULL). SBX_SEV_NONE for other events. */
 struct cJSON;
 enum sbx_sev am_event_sev(const struct cJSON *ev, const char **id);
+/* The same, for a security event audit_line_check accepted (al, a line of len bytes), decoded from
+ * the spans the check recorded: the line is not parsed a second time. Decoded members live in
+ * *scratch (grown to fit, *cap its size; the caller frees it) until the next call. SBX_SEV_NONE
+ * when out of memory. */
+struct audit_line;
+enum sbx_sev am_line_sev(const struct audit_line *al, size_t len, char **scratch, size_t *cap, const char **id);
 
 #endif

@@ -106,6 +106,12 @@ static const struct entry table[] = {
 	 NULL, NULL, NULL, L("write"), NULL, NULL, 0, NULL, 0},
 	{"name-lookup", SBX_SEV_MEDIUM, "a name lookup the manifest does not grant (nothing was sent)",
 	 NULL, NULL, NULL, NULL, L("resolve"), NULL, 0, NULL, 0},
+	{"dns-deny", SBX_SEV_MEDIUM, "a DNS lookup of a name not granted (refused by the run's DNS stub: nothing left the run)",
+	 L("dns.deny"), NULL, NULL, NULL, NULL, NULL, 0, NULL, 0},
+	{"gateway-deny", SBX_SEV_HIGH, "a connection the gateway refused (name not granted, no name, HTTP rule)",
+	 L("net.deny"), NULL, NULL, NULL, NULL, NULL, 0, NULL, 0},
+	{"flow", SBX_SEV_INFO, "a connection the manifest grants, through the gateway (recorded, not refused)",
+	 L("net.flow"), NULL, NULL, NULL, NULL, NULL, 0, NULL, 0},
 	{"network", SBX_SEV_HIGH, "a network connection the manifest does not grant",
 	 L("netfilter.deny"), NULL, NULL, NULL, NULL, NULL, 0, NULL, 0},
 	{"network-peer", SBX_SEV_HIGH, "a network connection the manifest does not grant",
@@ -191,7 +197,7 @@ static int matches(const struct entry *e, const struct sbx_sev_fields *f)
 int sbx_sev_is_security_event(const char *event)
 {
 	static const char *const sec[] = {"preload.deny", "kernel.violation", "netfilter.deny", "seccomp.deny",
-					  "landlock.deny"};
+					  "landlock.deny", "dns.deny", "net.deny", "net.flow"};
 	for (size_t i = 0; event && i < sizeof sec / sizeof sec[0]; i++)
 		if (strcmp(event, sec[i]) == 0)
 			return 1;

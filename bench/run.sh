@@ -23,7 +23,10 @@
 #   BENCH_SERVE_CALLS   calls per figure of the serve section (default 100; firejail gets a fifth)
 #   BENCH_SERVE_GAP_MS  the spacing of the serve section's paced calls (default 500 ms; an agent's tool calls are seconds apart)
 #   BENCH_MIXED_ROUNDS  rounds of the mixed workload, probes off and on interleaved (default 5)
-#   BENCH_ONLY          comma-separated sections to run: startup,calls,scale,probes,mixed,audit,memory,serve
+#   BENCH_DENY_CALLS    opens per round of the deny section (default 20000: each is a supervisor round trip)
+#   BENCH_EMU_CALLS     calls per figure of the emulate section, split over BENCH_ROUNDS rounds
+#                       (default 20000: every call is a round trip through the supervisor)
+#   BENCH_ONLY          comma-separated sections to run: startup,calls,scale,deny,probes,emulate,mixed,audit,memory,serve
 #   BENCH_RESULTS       where to write the JSON (default bench/results.json)
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -44,7 +47,8 @@ AUDIT_MB=${BENCH_AUDIT_MB:-1024}
 KRING_MAX=${BENCH_KRING_MAX:-1000000}
 PINNED=${BENCH_PINNED:-1}
 MIX_ROUNDS=${BENCH_MIXED_ROUNDS:-5}
-ONLY=${BENCH_ONLY:-startup,calls,scale,probes,mixed,audit,memory,serve}
+ONLY=${BENCH_ONLY:-startup,calls,scale,deny,probes,emulate,mixed,audit,memory,serve}
+EPER=$(( ${BENCH_EMU_CALLS:-20000} / ROUNDS ))
 FILE=/usr/bin/true            # an always-readable file (builtin:system) for the open/stat loops
 T0=$(date +%s)
 
@@ -422,6 +426,52 @@ calls() {
 	done
 }
 
+# ---- a floating deny over a large tree (issue 28) ----------------------------------------------------
+# Start-up: the policy build walks the granted directories for the deny's existing matches (bwrap
+# masks them, Landlock leaves them out). Per open: every open is decided by the supervisor (seccomp
+# user notification) so that files created later are held too.
+deny_bench() {
+	local wsd=$WORK/wsdeny m0=$WORK/deny0.json m1=$WORK/deny1.json v w out nv='' fv='' failed=''
+	local dcalls=${BENCH_DENY_CALLS:-20000}
+	say "deny: a workspace of 100 000 files (1 000 dirs x 100, 10 .env), $N_START start-up rounds, $ROUNDS x $dcalls opens"
+	python3 - "$wsd" <<'PY'
+import os, sys
+w = sys.argv[1]
+for d in range(1000):
+    p = os.path.join(w, 'd%03d' % d)
+    os.makedirs(p, exist_ok=True)
+    for f in range(100 if d % 100 else 99):
+        open(os.path.join(p, 'f%02d' % f), 'w').close()
+    if d % 100 == 0:
+        open(os.path.join(p, '.env'), 'w').write('K=v\n')
+PY
+	echo '{"sbxsup":1,"name":"bench-nodeny","capabilities":[]}' >"$m0"
+	echo '{"sbxsup":1,"name":"bench-deny","capabilities":[],"deny":["**/.env"]}' >"$m1"
+	CFGS=()
+	cfg_add deny.start.none "sbxsup run, full mode, no deny, workspace of 100 000 files" "$SBXSUP" run -m "$m0" -w "$wsd" -- /bin/true
+	cfg_add deny.start.float "the same with deny **/.env: the start-up walk of the granted directories" "$SBXSUP" run -m "$m1" -w "$wsd" -- /bin/true
+	rr_time deny.start.none deny.start.float
+	if ! have preload_calls; then
+		na deny.open.none "helpers did not build"; na deny.open.float "helpers did not build"
+		return
+	fi
+	cp "$BB/preload_calls" "$wsd/" || { na deny.open.none "cannot copy the helper"; na deny.open.float "cannot copy the helper"; return; }
+	for _ in $(seq "$ROUNDS"); do
+		out=$(cd "$wsd" && "$SBXSUP" run -m "$m0" -w "$wsd" -- ./preload_calls open 1 "$dcalls" "$wsd/d001/f01" 2>"$WORK/err") &&
+			v=$(ns_of "$out") && [ -n "$v" ] || { failed="no deny: $(lastline "$(cat "$WORK/err")")"; break; }
+		out=$(cd "$wsd" && "$SBXSUP" run -m "$m1" -w "$wsd" -- ./preload_calls open 1 "$dcalls" "$wsd/d001/f01" 2>"$WORK/err") &&
+			w=$(ns_of "$out") && [ -n "$w" ] || { failed="deny: $(lastline "$(cat "$WORK/err")")"; break; }
+		nv=${nv:+$nv,}$v; fv=${fv:+$fv,}$w
+	done
+	if [ -n "$failed" ]; then
+		na deny.open.none "$failed"; na deny.open.float "$failed"
+	else
+		recvals deny.open.none "$nv" "sbxsup run (full mode), preloaded open+close of a workspace file, $ROUNDS rounds x $dcalls calls"
+		recvals deny.open.float "$fv" "the same with deny **/.env: each open also decided by the supervisor (seccomp user notification)"
+	fi
+	rm -rf "$wsd"
+}
+
 # ---- policy scale -----------------------------------------------------------------------------------
 scale() {
 	if ! have polrun || ! have preload_calls; then
@@ -551,6 +601,33 @@ probes() {
 	else
 		recvals probe.inside.off "$off" "sbxsup run --layers limits --sensor off"
 		recvals probe.inside.on "$on" "sbxsup run --layers probes,limits; $act"
+	fi
+}
+
+# ---- emulated calls (issue 27) ---------------------------------------------------------------------
+# The per-call cost of an open the supervisor performs for the executor (seccomp user notification,
+# resolved and opened in the supervisor, installed with SECCOMP_IOCTL_NOTIF_ADDFD) next to the
+# "continue" path (the same notification, decided, answered CONTINUE: Landlock stands behind it).
+# Both runs route every open to the supervisor (the file reporter: seccomp on, no preload, no probes).
+emulate() {
+	if ! have preload_calls; then
+		na emu.open.continue "helpers did not build"; na emu.open.emulated "helpers did not build"
+		return
+	fi
+	say "emulated calls: open+close loop, --layers seccomp,landlock,limits (continue) vs --layers seccomp,limits (emulated), interleaved"
+	local cont='' emu='' v w failed=''
+	for _ in $(seq "$ROUNDS"); do
+		v=$(cd "$WS" && one_round "$SBXSUP" run -w "$WS" --layers seccomp,landlock,limits -- "$BB/preload_calls" open 1 "$EPER" "$FILE") &&
+			[ -n "$v" ] || { failed="run --layers seccomp,landlock,limits failed"; break; }
+		w=$(cd "$WS" && one_round "$SBXSUP" run -w "$WS" --layers seccomp,limits -- "$BB/preload_calls" open 1 "$EPER" "$FILE") &&
+			[ -n "$w" ] || { failed="run --layers seccomp,limits failed"; break; }
+		cont=${cont:+$cont,}$v; emu=${emu:+$emu,}$w
+	done
+	if [ -n "$failed" ]; then
+		na emu.open.continue "$failed"; na emu.open.emulated "$failed"
+	else
+		recvals emu.open.continue "$cont" "sbxsup run --layers seccomp,landlock,limits: every open notified, decided, continued; $ROUNDS rounds x $EPER calls"
+		recvals emu.open.emulated "$emu" "sbxsup run --layers seccomp,limits: every open notified, performed by the supervisor as the executor, installed with ADDFD; $ROUNDS rounds x $EPER calls"
 	fi
 }
 
@@ -730,7 +807,7 @@ memory() {
 # ---- warm server: per-call latency through `sbxsup serve` ----------------------------------------
 # One long-lived client (bench/serve_calls) makes the calls, connecting once per call as a runtime
 # would; bare exec and firejail are timed by the same client in the same rounds (round-robin).
-# The server pre-creates the next call's sandbox after each call (docs/notes/serve.md): calls paced
+# The server pre-creates the next call's sandbox after each call (docs/serve.md): calls paced
 # like an agent's tool calls (BENCH_SERVE_GAP_MS apart) find it ready; back-to-back calls wait for
 # it. A --no-warm server gives the cold figure beside them.
 serve_bench() {
@@ -794,7 +871,9 @@ else
 fi
 want calls && calls
 want scale && scale
+want deny && have timeit && deny_bench
 want probes && probes
+want emulate && emulate
 want mixed && mixed
 want audit && audit
 want memory && memory

@@ -10,6 +10,7 @@
  * bind4/bind6 (issue 17, loopback servers): an explicit bind() is allowed only to a loopback
  * address (127.0.0.0/8, ::1, v4-mapped 127/8) whose (address, port) the allowlist holds; every
  * other bind (wildcard, a host interface, a port not granted) fails with EPERM and is reported.
+ * In the run's own network namespace (config own_netns) a wildcard bind is inside the run too.
  *
  * Built against the UAPI <linux/bpf.h>, not vmlinux.h: struct bpf_sock_addr is a stable UAPI
  * context (the verifier rewrites its field accesses), so the object carries no CO-RE relocation
@@ -81,6 +82,13 @@ static __always_inline int enforcing(void)
 	__u32 k = 0;
 	struct nf_config *c = bpf_map_lookup_elem(&sbx_config, &k);
 	return c && c->mode == NF_MODE_LIST;
+}
+
+static __always_inline int own_netns(void)
+{
+	__u32 k = 0;
+	struct nf_config *c = bpf_map_lookup_elem(&sbx_config, &k);
+	return c && c->mode == NF_MODE_LIST && c->own_netns == 1;
 }
 
 static __always_inline void report(struct bpf_sock_addr *ctx, __u16 family, const __u8 *addr, int alen,
@@ -168,6 +176,8 @@ SEC("cgroup/bind4")
 int sbx_bind4(struct bpf_sock_addr *ctx)
 {
 	__u32 ip4 = ctx->user_ip4;
+	if (ip4 == 0 && own_netns())
+		return 1;
 	if ((bpf_ntohl(ip4) >> 24) == 127)
 		return check4(ctx, ip4, NF_HOOK_BIND4);
 	return deny_bind(ctx, AF_INET, (const __u8 *)&ip4, 4, NF_HOOK_BIND4);
@@ -184,6 +194,8 @@ int sbx_bind6(struct bpf_sock_addr *ctx)
 	}
 	if (a0 == 0 && a1 == 0 && a2 == 0 && a3 == bpf_htonl(1))
 		return check6(ctx, NF_HOOK_BIND4, NF_HOOK_BIND6);
+	if ((a0 | a1 | a2 | a3) == 0 && own_netns())
+		return 1;
 	__u8 k[16];
 	__builtin_memcpy(&k[0], &a0, 4);
 	__builtin_memcpy(&k[4], &a1, 4);

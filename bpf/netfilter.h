@@ -47,6 +47,8 @@ struct nf_port_key {
 enum nf_mode { NF_MODE_UNSET = 0, NF_MODE_LIST = 1 };
 struct nf_config {
 	__u32 mode;                /* NF_MODE_UNSET denies everything (fail closed) */
+	__u32 own_netns;           /* 1: the run's own network namespace: a wildcard bind (0.0.0.0, ::)
+				    * is inside the run (its loopback is in the allowlist as entries) */
 };
 
 enum nf_hook { NF_HOOK_CONNECT4 = 1, NF_HOOK_CONNECT6, NF_HOOK_SENDMSG4, NF_HOOK_SENDMSG6, NF_HOOK_BIND4,

@@ -690,9 +690,25 @@ static int net_mode_decision(const struct policy *p, struct pol_decision *out)
 
 /* Net decisions scan the net entries linearly: host lists are short (tens), and the kernel
  * layers, not this function, handle large CIDR sets (LPM trie). */
+/* The run's own loopback or any-address (IPv4-mapped IPv6 decided as IPv4). */
+static bool own_local(int family, const uint8_t *a)
+{
+	static const uint8_t any6[16], lo6[16] = {[15] = 1};
+	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	if (family == AF_INET6 && memcmp(a, mapped, sizeof mapped) == 0) {
+		family = AF_INET;
+		a += 12;
+	}
+	if (family == AF_INET)
+		return a[0] == 127 || (a[0] | a[1] | a[2] | a[3]) == 0;
+	return family == AF_INET6 && (!memcmp(a, any6, 16) || !memcmp(a, lo6, 16));
+}
+
 int pol_net_addr(const struct policy *p, int family, const void *addr, uint16_t port,
 		 struct pol_decision *out)
 {
+	if (pol_own_netns(p) && addr != NULL && own_local(family, addr))
+		return finish(out, POL_ALLOW, POL_RULE_NET_OWN, 0);
 	int v = net_mode_decision(p, out);
 	if (v >= 0)
 		return v;
@@ -716,14 +732,32 @@ int pol_net_addr(const struct policy *p, int family, const void *addr, uint16_t 
 	return finish(out, POL_DENY, POL_RULE_DEFAULT, examined);
 }
 
+static bool is_localhost(const char *name, size_t len)
+{
+	return (len == 9 && !strncasecmp(name, "localhost", 9)) ||
+	       (len > 10 && !strncasecmp(name + len - 10, ".localhost", 10));
+}
+
+bool pol_host_match(const char *pattern, const char *name, size_t len)
+{
+	if (pattern == NULL || name == NULL)
+		return false;
+	size_t pl = strlen(pattern);
+	if (pl > 2 && pattern[0] == '*' && pattern[1] == '.')
+		return len > pl - 1 && strncasecmp(name + len - (pl - 1), pattern + 1, pl - 1) == 0;
+	return pl == len && strncasecmp(pattern, name, len) == 0;
+}
+
 int pol_net_name(const struct policy *p, const char *name, uint16_t port, struct pol_decision *out)
 {
+	size_t len = name != NULL ? strnlen(name, 256) : 0;
+	if (len > 0 && len <= 254 && pol_own_netns(p) && is_localhost(name, name[len - 1] == '.' ? len - 1 : len))
+		return finish(out, POL_ALLOW, POL_RULE_NET_OWN, 0);
 	int v = net_mode_decision(p, out);
 	if (v >= 0)
 		return v;
 	if (name == NULL || name[0] == '\0')
 		return finish(out, POL_DENY, POL_RULE_DEFAULT, 0);
-	size_t len = strnlen(name, 256);
 	if (len > 254)
 		return finish(out, POL_DENY, POL_RULE_DEFAULT, 0);
 	if (name[len - 1] == '.')
@@ -748,7 +782,8 @@ int pol_net_name(const struct policy *p, const char *name, uint16_t port, struct
 		if (!n->is_name)
 			continue;
 		const char *rn = str_at(p, n->name);
-		if (strlen(rn) == len && strncasecmp(rn, buf, len) == 0 && port_match(n->port, port))
+		/* port 0: a lookup with no port (gethostbyname), the connect decides the port */
+		if (pol_host_match(rn, buf, len) && (port == 0 || port_match(n->port, port)))
 			return finish(out, POL_ALLOW, n->rule, examined);
 	}
 	return finish(out, POL_DENY, POL_RULE_DEFAULT, examined);
@@ -763,6 +798,7 @@ const char *pol_rule_text(const struct policy *p, uint32_t rule)
 	case POL_RULE_NET_ANY:  return "network: unrestricted";
 	case POL_RULE_NET_NONE: return "network: no capability";
 	case POL_RULE_NO_EXEC:  return "no code:exec capability";
+	case POL_RULE_NET_OWN:  return "network: the run's own namespace (loopback)";
 	default: break;
 	}
 	if (pol_priv_rule_text(rule))
@@ -770,6 +806,26 @@ const char *pol_rule_text(const struct policy *p, uint32_t rule)
 	if (p == NULL || rule >= p->h.nrules)
 		return "unknown rule";
 	return str_at(p, rule_at(p, rule)->text);
+}
+
+bool pol_rule_hard_deny(const struct policy *p, uint32_t rule)
+{
+	return p != NULL && rule < p->h.nrules && rule_at(p, rule)->kind == POL_R_HARD_DENY;
+}
+
+const char *pol_manifest_deny(const struct policy *p, size_t i, uint32_t *rule)
+{
+	for (uint32_t k = 0; p != NULL && k < p->h.nrules; k++) {
+		const struct pol_rule_rec *r = rule_at(p, k);
+		if (r->kind != POL_R_HARD_DENY || strncmp(str_at(p, r->text), "deny[", 5) != 0)
+			continue;
+		if (i-- == 0) {
+			if (rule)
+				*rule = k;
+			return str_at(p, r->glob);
+		}
+	}
+	return NULL;
 }
 
 bool pol_stage_exe(const struct policy *p, uint64_t *dev, uint64_t *ino)
@@ -789,6 +845,16 @@ bool pol_code_exec(const struct policy *p)
 bool pol_abstract_inside(const struct policy *p)
 {
 	return p != NULL && (p->h.flags & POL_F_ABSTRACT_INSIDE) != 0;
+}
+
+bool pol_own_netns(const struct policy *p)
+{
+	return pol_abstract_inside(p);
+}
+
+bool pol_gateway(const struct policy *p)
+{
+	return pol_own_netns(p) && p->h.net_mode == POL_NET_LIST;
 }
 
 bool pol_own_pidns(const struct policy *p)

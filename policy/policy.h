@@ -57,6 +57,8 @@ enum pol_rule_kind { POL_R_GRANT = 0, POL_R_SOFT_DENY = 1, POL_R_HARD_DENY = 2, 
 #define POL_RULE_NET_ANY   0xfffffffeu /* network unrestricted (autonomy full / cap without hosts) */
 #define POL_RULE_NET_NONE  0xfffffffdu /* no network capability */
 #define POL_RULE_NO_EXEC   0xfffffffcu /* readable, but the manifest has no code:exec */
+#define POL_RULE_NET_OWN   0xfffffffbu /* loopback (or the any-address) of the run's own network
+					* namespace (pol_own_netns): inside the run, no grant needed */
 
 struct pol_decision {
 	int verdict;      /* POL_ALLOW or POL_DENY */
@@ -100,7 +102,7 @@ int pol_path(const struct policy *p, const char *path, unsigned access, struct p
 int pol_path_deep(const struct policy *p, const char *anc, const char *tail, unsigned access,
 		  struct pol_decision *out);
 
-/* For the probes' in-kernel decision (supervisor/layers/probes/probes_kdec.c): 1 when `access`
+/* For the probes' in-kernel decision (supervisor/probes/probes_kdec.c): 1 when `access`
  * (POL_READ or POL_WRITE) is allowed for `anc` itself and for every path below it whose last
  * component is not the NAME of a "**" "/NAME" deny (pol_leaf_names), else 0 — a deny for
  * part of the subtree, a deny glob that may match part of it, any other floating deny: not
@@ -119,7 +121,9 @@ int pol_net_addr(const struct policy *p, int family, const void *addr, uint16_t 
 		 struct pol_decision *out);
 
 /* Decide a name resolution (port 0 = any port). Case-insensitive, trailing dot ignored. A name is
- * allowed when some rule names it (any port, or that port when one is given). */
+ * allowed when some rule names it (any port, or that port when one is given): a lookup without a
+ * port (gethostbyname) of a name granted on some port is allowed (the connect checks the port).
+ * With pol_own_netns, "localhost" (and "localhost.", "*.localhost") is the run's own loopback. */
 int pol_net_name(const struct policy *p, const char *name, uint16_t port, struct pol_decision *out);
 
 /* Human-readable rule: "deny[0]: ~/.ssh/ **" (the glob as written), "capabilities[1].hints[0]:
@@ -132,11 +136,27 @@ int pol_net_name(const struct policy *p, const char *name, uint16_t port, struct
  * Unknown index: "unknown rule". Never NULL. */
 const char *pol_rule_text(const struct policy *p, uint32_t rule);
 
+/* Whether `rule` is a hard deny (a manifest `deny` or a built-in secret): what the kernel layers'
+ * deny enforcement (seccomp_notify.h files_deny_only) refuses, and nothing else. */
+bool pol_rule_hard_deny(const struct policy *p, uint32_t rule);
+/* The i-th manifest `deny` (rule text "deny[N]: ..."): its absolute glob as the policy matches it
+ * ("/" "**" "/.env" for a floating one; the literal prefix is pol_glob_literal_prefix), its rule
+ * index in *rule (may be NULL). NULL past the end. Linear in the number of rules. */
+const char *pol_manifest_deny(const struct policy *p, size_t i, uint32_t *rule);
+
 bool pol_code_exec(const struct policy *p);
 /* The run has a network namespace of its own (no network granted, and bwrap or a mount namespace
  * made it): abstract AF_UNIX names stay inside the run, so binding and connecting them is allowed
  * (issue 17). False: only with an unrestricted network. */
 bool pol_abstract_inside(const struct policy *p);
+/* The run has a network namespace of its own (the same flag): its loopback addresses (127.0.0.0/8,
+ * ::1) and the any-address (0.0.0.0, ::, for a bind) belong to the run, so pol_net_addr allows
+ * them on every port whatever the network mode (rule POL_RULE_NET_OWN); the way out of that
+ * namespace is the gateway (docs/network.md). */
+bool pol_own_netns(const struct policy *p);
+/* pol_own_netns and a host list (POL_NET_LIST): the gateway is the run's way out, its DNS stub the
+ * run's resolver (docs/network.md). */
+bool pol_gateway(const struct policy *p);
 /* The run's /proc belongs to a pid namespace of its own (bwrap, or the direct sandbox with its
  * mount namespace): every /proc/<pid> there is one of the run's processes, so the policy grants
  * reading their process-listing files (builtin:proc-pidns, policy_build.h) — ps, top, pgrep work.
@@ -180,6 +200,12 @@ struct pol_net {
 };
 size_t pol_net_count(const struct policy *p);
 int pol_net_get(const struct policy *p, size_t i, struct pol_net *out);
+
+/* Host name grant match: "*.example.com" matches one or more labels under example.com (never
+ * example.com itself); any other pattern matches the name exactly. ASCII case-insensitive; `name`
+ * is name[0..len) without a trailing dot. The preload, the policy and the network gateway all
+ * decide names with it. */
+bool pol_host_match(const char *pattern, const char *name, size_t len);
 
 /* Glob matching on path components (glob.c): '*' matches within one component, '?' one character
  * other than '/', '**' (a whole component) any number of components including none, '\\' makes the

@@ -118,6 +118,8 @@ int pol_writer_net_rule(struct pol_writer *w, const char *host, const char *text
 /* Directory entry; an existing entry with the same path gets its access OR-ed. */
 int pol_writer_dir(struct pol_writer *w, const char *path, unsigned access, uint32_t rule);
 int pol_writer_mask(struct pol_writer *w, const char *path, uint32_t rule);
+/* The i-th directory entry so far (path valid until the next writer call): 0, or -1 past the end. */
+int pol_writer_dir_at(const struct pol_writer *w, size_t i, const char **path, unsigned *access);
 /* Net entry (n->rule must come from pol_writer_net_rule). */
 int pol_writer_net(struct pol_writer *w, const struct pol_net *n);
 /* Lays out the blob (malloc'd, 8-byte aligned, passes pol_open). */

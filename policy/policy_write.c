@@ -240,6 +240,15 @@ int pol_writer_dir(struct pol_writer *w, const char *path, unsigned access, uint
 	return add_dir(w, &w->dirs, &w->ndirs, &w->cdirs, path, access, rule, true);
 }
 
+int pol_writer_dir_at(const struct pol_writer *w, size_t i, const char **path, unsigned *access)
+{
+	if (w->failed || i >= w->ndirs)
+		return -1;
+	*path = w->str + w->dirs[i].path;
+	*access = w->dirs[i].access;
+	return 0;
+}
+
 int pol_writer_mask(struct pol_writer *w, const char *path, uint32_t rule)
 {
 	return add_dir(w, &w->masks, &w->nmasks, &w->cmasks, path, POL_READ | POL_WRITE, rule,

@@ -126,3 +126,78 @@ const char *sbx_access_name(unsigned access)
 		return "read";
 	return "connect";
 }
+
+/* ---- gateway records ---------------------------------------------------------------------- */
+
+_Static_assert(sizeof(struct sbx_net_hdr) == 56, "network record header must have no padding");
+
+size_t sbx_net_encode(void *buf, const struct sbx_net_hdr *h, const char *host, const char *peer)
+{
+	struct sbx_net_hdr hdr = *h;
+	size_t hl = bounded_len(host, SBX_NET_STR_MAX), pl = bounded_len(peer, SBX_NET_STR_MAX);
+	unsigned char *p = buf;
+	hdr.magic = SBX_NET_MAGIC;
+	hdr.version = SBX_NET_VERSION;
+	hdr.host_len = (uint16_t)hl;
+	hdr.peer_len = (uint16_t)pl;
+	memcpy(p, &hdr, sizeof hdr);
+	if (hl)
+		memcpy(p + sizeof hdr, host, hl);
+	if (pl)
+		memcpy(p + sizeof hdr + hl, peer, pl);
+	return sizeof hdr + hl + pl;
+}
+
+int sbx_net_decode(const void *buf, size_t len, struct sbx_net_rec *out)
+{
+	const unsigned char *p = buf;
+	struct sbx_net_hdr h;
+	if (!buf || !out || len < sizeof h || len > SBX_NET_REC_MAX)
+		return -1;
+	memcpy(&h, p, sizeof h);
+	if (h.magic != SBX_NET_MAGIC || h.version != SBX_NET_VERSION)
+		return -1;
+	if (h.host_len > SBX_NET_STR_MAX || h.peer_len > SBX_NET_STR_MAX ||
+	    len != sizeof h + (size_t)h.host_len + h.peer_len)
+		return -1;
+	if (h.family != 0 && h.family != AF_INET && h.family != AF_INET6)
+		return -1;
+	if (h.proto != 0 && h.proto != 6 && h.proto != 17)
+		return -1;
+	switch (h.kind) {
+	case SBX_NET_DNS_DENY:
+		if (h.host_len == 0 || h.reason != 0)
+			return -1;
+		break;
+	case SBX_NET_DENY:
+		if (h.reason == SBX_NR_NONE || h.reason >= SBX_NR__MAX)
+			return -1;
+		break;
+	case SBX_NET_FLOW:
+		if (h.reason != 0 || h.family == 0)
+			return -1;
+		break;
+	default:
+		return -1;
+	}
+	if (memchr(p + sizeof h, 0, (size_t)h.host_len + h.peer_len))
+		return -1;
+	out->h = h;
+	memcpy(out->host, p + sizeof h, h.host_len);
+	out->host[h.host_len] = 0;
+	memcpy(out->peer, p + sizeof h + h.host_len, h.peer_len);
+	out->peer[h.peer_len] = 0;
+	return 0;
+}
+
+static const char *const net_reasons[SBX_NR__MAX] = {
+	[SBX_NR_NAME_NOT_GRANTED] = "name-not-granted", [SBX_NR_NO_NAME] = "no-name",
+	[SBX_NR_ADDR_NOT_GRANTED] = "addr-not-granted", [SBX_NR_HTTP_RULE] = "http-rule",
+	[SBX_NR_BAD_REQUEST] = "bad-request",           [SBX_NR_TIMEOUT] = "timeout",
+	[SBX_NR_UPSTREAM] = "upstream-failed",
+};
+
+const char *sbx_net_reason_name(unsigned reason)
+{
+	return reason < SBX_NR__MAX ? net_reasons[reason] : NULL;
+}

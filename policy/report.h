@@ -70,6 +70,58 @@ int sbx_rec_decode(const void *buf, size_t len, struct sbx_rec *out);
 const char *sbx_op_name(unsigned op);            /* "open", "exec", ... or NULL if out of range */
 const char *sbx_access_name(unsigned access);    /* "read", "write", "exec", "connect" */
 
+/* Records from the network gateway (supervisor/net/gateway.h) to the supervisor: same transport
+ * rules (one datagram each, never blocking the sender, decoded as hostile input), but on a socket
+ * only the gateway holds, and their own magic so that no other record can pass for one.
+ * Wire format: struct sbx_net_hdr, then host_len bytes, then peer_len bytes (no NUL in either). */
+#define SBX_NET_MAGIC    0x4e584253u /* "SBXN" */
+#define SBX_NET_VERSION  1u
+#define SBX_NET_STR_MAX  1024u
+#define SBX_NET_REC_MAX  (64u + 2u * SBX_NET_STR_MAX)
+
+enum sbx_net_kind { SBX_NET_DNS_DENY = 1, SBX_NET_DENY = 2, SBX_NET_FLOW = 3 };
+/* net.deny reasons. Keep in step with sbx_net_reason_name(). */
+enum sbx_net_reason {
+	SBX_NR_NONE = 0,
+	SBX_NR_NAME_NOT_GRANTED,  /* SNI / Host / CONNECT names a host not granted for the port */
+	SBX_NR_NO_NAME,           /* no SNI / Host in the first bytes, destination not an address grant */
+	SBX_NR_ADDR_NOT_GRANTED,  /* destination address/port not granted (no name, no literal) */
+	SBX_NR_HTTP_RULE,         /* method or path outside the grant's HTTP rules */
+	SBX_NR_BAD_REQUEST,       /* malformed first bytes (TLS or HTTP) */
+	SBX_NR_TIMEOUT,           /* no name within the time allowed */
+	SBX_NR_UPSTREAM,          /* the granted host could not be reached (resolution or connect) */
+	SBX_NR__MAX
+};
+
+struct sbx_net_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t kind;        /* enum sbx_net_kind */
+	uint16_t port;        /* host order */
+	uint8_t proto;        /* IPPROTO_TCP / IPPROTO_UDP (0 for dns.deny) */
+	uint8_t family;       /* AF_INET, AF_INET6, or 0 (no address) */
+	uint16_t qtype;       /* dns.deny */
+	uint16_t reason;      /* enum sbx_net_reason (net.deny) */
+	uint8_t addr[16];     /* network order */
+	uint64_t bytes_out;   /* client -> host */
+	uint64_t bytes_in;
+	uint32_t duration_ms;
+	uint16_t host_len;    /* granted name / queried name */
+	uint16_t peer_len;    /* the name the client sent (SNI, Host, CONNECT) */
+};
+
+struct sbx_net_rec {
+	struct sbx_net_hdr h;
+	char host[SBX_NET_STR_MAX + 1];
+	char peer[SBX_NET_STR_MAX + 1];
+};
+
+/* Encode into buf (>= SBX_NET_REC_MAX bytes); strings truncated to SBX_NET_STR_MAX. */
+size_t sbx_net_encode(void *buf, const struct sbx_net_hdr *h, const char *host, const char *peer);
+/* Decode and validate an untrusted datagram: 0, or -1 (reject it). */
+int sbx_net_decode(const void *buf, size_t len, struct sbx_net_rec *out);
+const char *sbx_net_reason_name(unsigned reason); /* "name-not-granted", ... or NULL */
+
 /* Environment variables the supervisor sets for the executor (and the exec interposers restore). */
 #define SBX_ENV_POLICY_FD "SBXSUP_POLICY_FD"
 #define SBX_ENV_REPORT_FD "SBXSUP_REPORT_FD"

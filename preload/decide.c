@@ -429,8 +429,10 @@ int sbx_check_sockaddr(unsigned op, const void *sa, socklen_t len)
 	int mode = sbx_pl_mode();
 	if (mode == SBX_PL_ENFORCE) {
 		if (op == SBX_OP_BIND) {
-			/* a local address to listen or send from: allowed unless there is no network */
-			if (sbx_pl.net_mode != POL_NET_NONE) {
+			/* a local address to listen or send from: allowed unless there is no network
+			 * (the run's own network namespace: its loopback is the run's, pol_own_netns) */
+			if (sbx_pl.net_mode != POL_NET_NONE ||
+			    (pol_own_netns(sbx_pl.pol) && (!sbx_pl.pol2 || pol_own_netns(sbx_pl.pol2)))) {
 				errno = saved;
 				return 0;
 			}

@@ -22,7 +22,7 @@ Promise: run() never raises for what the executor did (a crash, a timeout, a den
 SbxsupError only when sbxsup itself could not be started or gave no result record. The result
 record's schema is docs/result-record.md.
 
-Shadow workspace (docs/notes/shadow.md): run(..., shadow=True) keeps the executor's writes out of
+Shadow workspace (docs/shadow.md): run(..., shadow=True) keeps the executor's writes out of
 the workspace; Result.shadow is the change set's summary, and shadow_diff / shadow_commit /
 shadow_discard review and apply it (each runs `sbxsup shadow ...` with an argv, no shell):
 
@@ -116,7 +116,7 @@ def run(argv: Sequence[str], manifest: Optional[Union[str, os.PathLike]] = None,
     workspace, audit, tag, layers, require: the `sbxsup run` options of the same names.
     env: the environment sbxsup itself starts with (the executor's is built from the manifest).
     server: the socket of a running `sbxsup serve --socket PATH`: the call goes there (no sbxsup
-    process is started; the protocol is spoken directly, see docs/notes/serve.md).
+    process is started; the protocol is spoken directly, see docs/serve.md).
     shadow: `--shadow`: the executor's writes land in a per-run store; see shadow_diff/commit/discard.
     """
     if not argv:
@@ -175,7 +175,7 @@ def run(argv: Sequence[str], manifest: Optional[Union[str, os.PathLike]] = None,
     return Result(stdout=out, stderr=err, record=record)
 
 
-# ---- the `sbxsup serve` protocol (supervisor/serve/serve_proto.h; docs/notes/serve.md) ----------
+# ---- the `sbxsup serve` protocol (supervisor/serve/serve_proto.h; docs/serve.md) ----------
 _SERVE_VERSION = 1
 _SERVE_REQ_MAX = 128 * 1024
 _SERVE_REP_MAX = 64 * 1024

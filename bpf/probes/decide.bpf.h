@@ -9,7 +9,7 @@
  * is not one a floating "**" "/NAME" rule names (nor, when such a rule has a long NAME, longer than
  * the key). Anything else returns false and the record crosses the ring as before. What pr_safe
  * holds (S and everything below S allowed for that access, S not "/" nor under /proc) is user
- * space's promise (supervisor/layers/probes/probes_kdec.c). pr_kd_open() (fd's file, walk,
+ * space's promise (supervisor/probes/probes_kdec.c). pr_kd_open() (fd's file, walk,
  * decision) is a global subprogram: verified once, on its own.
  */
 #ifndef SBX_PROBES_DECIDE_BPF_H

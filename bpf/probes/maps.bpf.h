@@ -1,7 +1,7 @@
 /* maps.bpf.h — the probes' maps and the scope test (which run, if any, the current task is in).
  *
  * Promise: one definition of every map shared by the programs and by user space
- * (supervisor/layers/probes/probes_bpf.c opens them by name); in_scope() is the first check of
+ * (supervisor/probes/probes_bpf.c opens them by name); in_scope() is the first check of
  * every hook: for a task outside every run it costs one hash lookup (its tgid in pr_tracked).
  */
 #ifndef SBX_PROBES_MAPS_BPF_H

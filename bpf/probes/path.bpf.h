@@ -10,7 +10,7 @@
  * When asked (walk_ctx.want), each dentry up to the first hit is also looked up in pr_safe (one
  * hash lookup per step) for the in-kernel decision (decide.bpf.h). The walk's state is kept in the
  * per-CPU buffer, not on the stack, and a record's walk is the global subprogram pr_walk_ev():
- * both keep the verifier's work per program load small (docs/notes/probes.md, kprobe round).
+ * both keep the verifier's work per program load small (docs/ARCHITECTURE.md "Inside the probes").
  */
 #ifndef SBX_PROBES_PATH_BPF_H
 #define SBX_PROBES_PATH_BPF_H

@@ -20,8 +20,9 @@ int cmd_learn(int argc, char **argv);    /* cmd_learn.c: propose a manifest from
 int cmd_serve(int argc, char **argv);    /* cmd_serve.c: the warm server (serve/serve.h) */
 /* cmd_run.c: a parsed `sbxsup run` (parse status pr as run_args_parse returned it, <= 0) run
  * through the library: temporary workspace, run, clean-up; the exit status. */
-int run_parsed(struct run_opts *ro, int pr);
-/* cmd_serve.c: `sbxsup run --server PATH`: the call sent to the server; its exit status. */
+struct sbx_opts;
+int run_parsed(struct sbx_opts *o, int pr);
+/* run_server.c: `sbxsup run --server PATH`: the call sent to the server; its exit status. */
 int run_via_server(int argc, char **argv, const struct run_opts *o);
 int cmd_shadow(int argc, char **argv);   /* cmd_shadow.c: shadow list|diff|commit|discard */
 

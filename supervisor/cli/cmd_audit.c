@@ -1,7 +1,7 @@
 /* cmd_audit.c — `sbxsup audit summary|verify|filter|report|tail`: dispatch and usage.
- * The subcommands live in audit/ (audit_verify.c, audit_summary.c, audit_filter.c, audit_report.c,
- * audit_tail.c, their shared input handling in review_io.c); the reader and schema check in
- * audit/audit_read.c, the aggregation in audit/audit_model.c.
+ * The subcommands are beside it in cli/ (audit_verify.c, audit_summary.c, audit_filter.c,
+ * audit_report.c, audit_tail.c, their shared input handling in review_io.c); the reader and schema
+ * check are audit/audit_read.c, the aggregation audit/audit_model.c.
  */
 #include "review.h"
 #include "cmd.h"

@@ -8,7 +8,8 @@
  * explained. Bad arguments or an invalid manifest: exit 125 with a message. Paths and rule texts
  * (a manifest, e.g. one `learn` wrote, may hold an executor's names) are printed escaped
  * (common/quote.h); what is never writable is listed from the one list (syspaths.h), and a write
- * query on it says so.
+ * query on it says so. A path a manifest `deny` refuses is followed by the layers that hold it
+ * (preload, seccomp, bwrap, landlock, probes) and how, as a run would start now.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli_opt.h"
@@ -33,7 +35,8 @@ static const char explain_usage[] =
 	"\n"
 	"Show what a manifest grants, per layer, from the same compiled policy every layer enforces.\n"
 	"With --path or --host: the decision for that access and the rule that made it (exit 0 either\n"
-	"way). Without -m: the built-in default manifest.\n"
+	"way); for a path a manifest deny refuses, also which layers hold it. Without -m: the built-in\n"
+	"default manifest.\n"
 	"\n"
 	"  -m, --manifest FILE    the manifest (default: the built-in default manifest)\n"
 	"  -w, --workspace DIR    workspace (default: the current directory)\n"
@@ -220,6 +223,44 @@ static void print_table(const struct manifest *m, const struct policy *p, const 
 	}
 }
 
+/* For a path a manifest deny refuses: which layer holds it, and how (issue 28; docs/layers.md). */
+static void deny_layers(const struct policy *p, const char *abs, uint32_t rule)
+{
+	bool manifest = false;
+	uint32_t r;
+	for (size_t i = 0; pol_manifest_deny(p, i, &r); i++)
+		manifest |= r == rule;
+	if (!manifest)
+		return;
+	struct stat st;
+	bool exists = lstat(abs, &st) == 0;
+	/* the narrowest read or write grant holding the path (what bwrap binds, Landlock grants) */
+	struct pol_dir g = {0}, d;
+	for (size_t i = 0; i < pol_dir_count(p); i++)
+		if (pol_dir_get(p, i, &d) == 0 && d.path && (d.access & (POL_READ | POL_WRITE)) &&
+		    path_under(abs, d.path) && (!g.path || strlen(d.path) > strlen(g.path)))
+			g = d;
+	printf("  enforced by:\n");
+	printf("    preload   the deny's glob, at every libc call (dynamically linked programs)\n");
+	printf("    seccomp   the deny decision at each open, exec and write-class call, for files that "
+	       "exist at start and files created later (raw system calls, static binaries); io_uring is "
+	       "refused whole\n");
+	if (!g.path) {
+		printf("    bwrap     not bound: nothing granted holds it\n");
+		printf("    landlock  not granted\n");
+	} else if (!exists) {
+		printf("    bwrap     not masked: it does not exist now (created later: seccomp holds it)\n");
+		printf("    landlock  not left out: it does not exist now (the grant %s allows it; seccomp "
+		       "holds it)\n", esc(g.path, eb2));
+	} else {
+		printf("    bwrap     masked at start (inside the grant %s)\n", esc(g.path, eb2));
+		printf("    landlock  left out at start: %s is entered entry by entry%s\n", esc(g.path, eb2),
+		       (g.access & POL_WRITE) ? " with --layers landlock only (a write grant: with seccomp on "
+						"it stays whole and the seccomp decision holds the deny)" : "");
+	}
+	printf("    probes    report what reaches the kernel (preload-only: a breach)\n");
+}
+
 static int query_path(const struct policy *p, const struct mf_ctx *ctx, const char *q, unsigned acc)
 {
 	char *abs = mf_expand_path(q, ctx);
@@ -241,6 +282,8 @@ static int query_path(const struct policy *p, const struct mf_ctx *ctx, const ch
 		}
 	if (strcmp(abs, q))
 		printf("  (path: %s)\n", esc(abs, eb1));
+	if (d.verdict == POL_DENY)
+		deny_layers(p, abs, d.rule);
 	free(abs);
 	return 0;
 }

@@ -1,14 +1,11 @@
-/* cmd_serve.c — `sbxsup serve --socket PATH [RUN OPTIONS]` and the client side of
- * `sbxsup run --server PATH` (serve/serve.h, docs/notes/serve.md).
+/* cmd_serve.c — `sbxsup serve --socket PATH [RUN OPTIONS]` (serve/serve.h, docs/serve.md); the
+ * client side, `sbxsup run --server PATH`, is run_server.c.
  *
  * Promise: cmd_serve() validates its run options once (as `sbxsup run` would parse them), then
  * serves until SIGTERM/SIGINT (exit 0) or a set-up failure (125). Each call is parsed exactly as a
  * direct `sbxsup run` with the server's options placed before the client's: the client's options
  * win, except --require, which is the union of both (the server's is a floor). The result record
- * goes to the reply and, when the client asked for --result, there too. run_via_server() is
- * `sbxsup run --server PATH`: it passes its stdio, the descriptors its own -a fd:N / --result N
- * name, its working directory and environment, and returns the run's exit status; when the server
- * cannot be reached it says why and exits 125 (the --result record says server_unavailable).
+ * goes to the reply and, when the client asked for --result, there too.
  * serve_inspect() and serve_warm_one() are the pre-created sandbox's side (serve.h cfg->inspect,
  * cfg->warm; off with --no-warm): the key a call must match, and the run made before its call.
  */
@@ -22,12 +19,13 @@
 
 #include "cmd.h"
 #include "dest_guard.h"
-#include "layer.h"
 #include "layers.h"
 #include "manifest.h"
 #include "policy_build.h"
 #include "result.h"
 #include "run_args.h"
+#include "sbxsup.h"
+#include "sbxsup_int.h"
 #include "serve.h"
 #include "serve_client.h"
 
@@ -147,40 +145,51 @@ static int serve_run_one(int argc, char **argv, int record_fd, void *arg)
 		all[n++] = d->opts[i];
 	for (int i = 1; i < argc; i++)
 		all[n++] = argv[i];
-	struct run_opts o;
-	int pr = run_args_parse(n, all, &o);
-	if (pr > 0)
+	struct sbx_opts *so = sbx_opts_new();
+	if (!so) {
+		sbx_msg("out of memory");
+		free(all);
+		return SBX_EXIT_INTERNAL;
+	}
+	int pr = run_args_parse(n, all, so);
+	if (pr > 0) {
+		sbx_opts_free(so);
+		free(all);
 		return 0; /* --help: printed on the client's stdout */
-	o.server = NULL;
-	o.require |= d->require;
-	o.dry_run = pr == 0 && o.dry_run;
+	}
+	struct run_opts *o = sbx_opts_run(so);
+	o->server = NULL;
+	o->dry_run = pr == 0 && o->dry_run;
 	char why[300];
-	if (pr == 0 && lowers(d, &o, why, sizeof why)) { /* refused: nothing runs, nothing is opened */
+	if (sbx_opts_set_layer_masks(so, o->want, o->require | d->require) == 0 && pr == 0 &&
+	    lowers(d, o, why, sizeof why)) { /* refused: nothing runs, nothing is opened */
 		sbx_msg("serve: refused the call: %s", why);
-		struct result_in in = {.tag = o.tag, .exit = SBX_EXIT_INTERNAL,
+		struct result_in in = {.tag = o->tag, .exit = SBX_EXIT_INTERNAL,
 				       .reason_code = SBX_REASON_SERVER_REFUSED, .reason_msg = why};
 		cJSON *rec = result_build(&in);
 		if (!rec || result_write(record_fd, rec) < 0)
 			sbx_msg("warning: cannot write the result record");
 		cJSON_Delete(rec);
+		sbx_opts_free(so);
 		free(all);
 		return SBX_EXIT_INTERNAL;
 	}
-	const char *client_result = o.result;
+	char *client_result = o->result ? strdup(o->result) : NULL;
+	bool oom = o->result && !client_result;
 	char recname[16];
 	snprintf(recname, sizeof recname, "%d", record_fd);
-	o.result = recname;
 	int cfd = -1;
 	char err[300];
-	if (pr == 0 && client_result && result_open(client_result, &cfd, err, sizeof err) < 0) {
+	if (oom || sbx_opts_set_result_dest(so, recname)) {
+		sbx_msg("out of memory");
+		pr = -1;
+	} else if (pr == 0 && client_result && result_open(client_result, &cfd, err, sizeof err) < 0) {
 		sbx_msg("%s", err);
 		pr = -1;
 	}
-	if (cfd >= 0) { /* refused by the run, as its own --result would be, where the executor could write it */
-		o.result_extra = client_result;
-		o.result_extra_fd = cfd;
-	}
-	int code = run_parsed(&o, pr); /* exactly what `sbxsup run` does with these options */
+	if (cfd >= 0) /* refused by the run, as its own --result would be, where the executor could write it */
+		(void)sbx_opts_set_result_extra(so, client_result, cfd);
+	int code = run_parsed(so, pr); /* exactly what `sbxsup run` does with these options */
 	if (cfd >= 0) { /* the client's --result gets the same record as the reply */
 		char buf[65536];
 		ssize_t k = pread(record_fd, buf, sizeof buf, 0);
@@ -188,6 +197,8 @@ static int serve_run_one(int argc, char **argv, int record_fd, void *arg)
 			sbx_msg("warning: cannot write the result record: %s", strerror(errno));
 		result_close(&cfd);
 	}
+	sbx_opts_free(so);
+	free(client_result);
 	free(all);
 	return code;
 }
@@ -207,11 +218,6 @@ static char **merged(int argc, char **argv, const struct serve_defaults *d, int 
 	return all;
 }
 
-static bool points_into(const char *p, const char *s)
-{
-	return p && p >= s && p <= s + strlen(s);
-}
-
 /* serve.h cfg->inspect: the key a pre-created sandbox must match. The options are compared as
  * the words the call gave (after the server's), minus the words of the one --tag and --result
  * parsed, so an option added to `sbxsup run` later is compared too (never assumed equal). */
@@ -224,31 +230,37 @@ static int serve_inspect(int argc, char **argv, void *arg, struct serve_call_inf
 	if (!all)
 		return -1;
 	out->mem = all;
-	struct run_opts o;
+	struct sbx_opts *so = sbx_opts_new();
+	struct run_words rw;
 	char cwd[8];
-	int pr = run_args_parse(n, all, &o);
+	int pr = so ? run_args_parse_words(n, all, so, &rw) : -1;
+	const struct run_opts *o = sbx_opts_run(so);
 	char why[300];
-	if (pr != 0 || o.dry_run || (o.audit && !strncmp(o.audit, "fd:", 3)) || !o.cmd || !o.cmd[0] ||
-	    lowers(d, &o, why, sizeof why) ||
-	    (!o.workspace && (!getcwd(cwd, sizeof cwd) || !strcmp(cwd, "/"))))
+	if (pr != 0 || o->dry_run || (o->audit && !strncmp(o->audit, "fd:", 3)) || !o->cmd || !o->cmd[0] ||
+	    lowers(d, o, why, sizeof why) ||
+	    (!o->workspace && (!getcwd(cwd, sizeof cwd) || !strcmp(cwd, "/")))) {
+		sbx_opts_free(so);
 		return 0; /* never warm: the cold path says what is wrong, or passes the descriptor */
-	int idx = (int)(o.cmd - all);
+	}
+	int idx = (int)(o->cmd - all);
 	bool *drop = calloc((size_t)n + 1, sizeof *drop);
 	size_t len = 16;
 	for (int i = 1; i < idx; i++)
 		len += strlen(all[i]) + 1;
-	len += strlen(o.cmd[0]) + 1;
-	char *key = drop ? malloc(len) : NULL;
+	len += strlen(o->cmd[0]) + 1;
+	/* after the key (beyond keylen): copies of the tag, --result and manifest the call parsed */
+	const char *keep[3] = {o->tag, o->result, o->manifest};
+	size_t extra = 0;
+	for (int i = 0; i < 3; i++)
+		extra += keep[i] ? strlen(keep[i]) + 1 : 0;
+	char *key = drop ? malloc(len + extra) : NULL;
 	if (!key) {
 		free(drop);
+		sbx_opts_free(so);
 		return -1;
 	}
-	for (int i = 1; i < idx; i++)
-		if (points_into(o.tag, all[i]) || points_into(o.result, all[i])) {
-			drop[i] = true;
-			if ((o.tag == all[i] || o.result == all[i]) && i > 1)
-				drop[i - 1] = true; /* "--tag" "X": the option's own word too */
-		}
+	for (int i = 1; i < idx; i++) /* the words of the one --tag and --result parsed */
+		drop[i] = (i >= rw.tag[0] && i < rw.tag[1]) || (i >= rw.result[0] && i < rw.result[1]);
 	size_t k = (size_t)snprintf(key, 16, "%d", idx) + 1;
 	for (int i = 1; i < idx; i++)
 		if (!drop[i]) {
@@ -256,15 +268,18 @@ static int serve_inspect(int argc, char **argv, void *arg, struct serve_call_inf
 			memcpy(key + k, all[i], l);
 			k += l;
 		}
-	memcpy(key + k, o.cmd[0], strlen(o.cmd[0]) + 1);
-	k += strlen(o.cmd[0]) + 1;
+	memcpy(key + k, o->cmd[0], strlen(o->cmd[0]) + 1);
+	k += strlen(o->cmd[0]) + 1;
 	free(drop);
 	out->key = key;
 	out->keylen = k;
-	out->cmd = o.cmd;
-	out->tag = o.tag;
-	out->result = o.result;
-	out->manifest = o.manifest;
+	out->cmd = o->cmd;
+	const char **to[3] = {&out->tag, &out->result, &out->manifest};
+	for (int i = 0; i < 3; i++) {
+		*to[i] = keep[i] ? memcpy(key + k, keep[i], strlen(keep[i]) + 1) : NULL;
+		k += keep[i] ? strlen(keep[i]) + 1 : 0;
+	}
+	sbx_opts_free(so);
 	return 0;
 }
 
@@ -279,174 +294,73 @@ static int serve_warm_one(int argc, char **argv, int record_fd, const struct run
 		sbx_msg("out of memory");
 		return SBX_EXIT_INTERNAL;
 	}
-	struct run_opts o;
+	struct sbx_opts *so = sbx_opts_new();
 	char why[300];
-	int pr = run_args_parse(n, all, &o);
-	if (pr != 0 || lowers(d, &o, why, sizeof why)) { /* (the cold call says why) */
+	int pr = so ? run_args_parse(n, all, so) : -1;
+	struct run_opts *o = sbx_opts_run(so);
+	if (pr != 0 || lowers(d, o, why, sizeof why)) { /* (the cold call says why) */
+		sbx_opts_free(so);
 		free(all);
 		return SBX_EXIT_INTERNAL;
 	}
-	o.server = NULL;
-	o.require |= d->require;
-	o.tag = NULL;
-	o.warm = w;
-	if (o.cmd && o.cmd[0])
-		o.cmd[1] = NULL; /* the sandbox is made for the command's name; the call brings its arguments */
+	o->server = NULL;
+	if (o->cmd && o->cmd[0])
+		o->cmd[1] = NULL; /* the sandbox is made for the command's name; the call brings its arguments */
 	char recname[16];
 	snprintf(recname, sizeof recname, "%d", record_fd);
-	o.result = recname;
-	int code = run_parsed(&o, pr);
+	int code = SBX_EXIT_INTERNAL;
+	if (sbx_opts_set_layer_masks(so, o->want, o->require | d->require) || sbx_opts_set_tag(so, NULL) ||
+	    sbx_opts_set_warm(so, w) || sbx_opts_set_result_dest(so, recname))
+		sbx_msg("out of memory");
+	else
+		code = run_parsed(so, pr);
+	sbx_opts_free(so);
 	free(all);
 	return code;
 }
 
 int cmd_serve(int argc, char **argv)
 {
-	const char *sock = NULL;
-	bool quiet = false, cold = false;
-	char **opts = calloc((size_t)argc + 3, sizeof *opts);
-	if (!opts) {
-		sbx_msg("out of memory");
-		return SBX_EXIT_INTERNAL;
+	/* the server's defaults: `run`'s options, parsed by `run`'s parser (run_args.h) */
+	struct serve_args sv;
+	struct sbx_opts *so = sbx_opts_new();
+	int pr = so ? serve_args_parse(argc, argv, so, &sv) : -1;
+	char **opts = so ? sv.opts : NULL;
+	struct run_opts *ro = sbx_opts_run(so);
+	if (pr > 0)
+		fputs(usage, stdout);
+	if (pr == 0 && (ro->result || ro->server || ro->dry_run)) {
+		sbx_msg("serve: --result, --server and --dry-run belong to each call, not to the server");
+		pr = -1;
 	}
-	int nopts = 0;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(usage, stdout);
-			free(opts);
-			return 0;
-		} else if (!strcmp(argv[i], "--socket") && i + 1 < argc) {
-			sock = argv[++i];
-		} else if (!strncmp(argv[i], "--socket=", 9)) {
-			sock = argv[i] + 9;
-		} else if (!strcmp(argv[i], "--quiet")) {
-			quiet = true;
-		} else if (!strcmp(argv[i], "--no-warm")) {
-			cold = true;
-		} else if (!strcmp(argv[i], "--")) {
-			sbx_msg("serve: no command: the commands come from the calls (usage: sbxsup serve --socket PATH [RUN OPTIONS])");
-			free(opts);
-			return SBX_EXIT_INTERNAL;
-		} else {
-			opts[nopts++] = argv[i];
-		}
+	if (pr == 0 && !sv.socket) {
+		sbx_msg("serve: --socket PATH is required (see sbxsup serve --help)");
+		pr = -1;
 	}
-	/* validate the defaults once, as `sbxsup run` parses them */
-	char **probe = calloc((size_t)nopts + 4, sizeof *probe);
-	if (!probe) {
+	if (pr != 0) {
 		free(opts);
-		return SBX_EXIT_INTERNAL;
-	}
-	int np = 0;
-	probe[np++] = "run";
-	for (int i = 0; i < nopts; i++)
-		probe[np++] = opts[i];
-	probe[np++] = "--";
-	probe[np++] = "true";
-	struct run_opts o;
-	int pr = run_args_parse(np, probe, &o);
-	free(probe);
-	if (pr != 0 || o.result || o.server || o.dry_run) {
-		if (pr == 0)
-			sbx_msg("serve: --result, --server and --dry-run belong to each call, not to the server");
-		free(opts);
+		sbx_opts_free(so);
 		return pr > 0 ? 0 : SBX_EXIT_INTERNAL;
 	}
-	if (!sock) {
-		sbx_msg("serve: --socket PATH is required (see sbxsup serve --help)");
-		free(opts);
-		return SBX_EXIT_INTERNAL;
-	}
+	const char *sock = sv.socket;
+	bool quiet = sv.quiet, cold = sv.no_warm;
+	const struct run_opts o = *ro;
 	char why[PATH_MAX + 700];
 	if (socket_outside(sock, &o, why, sizeof why) < 0) {
 		sbx_msg("serve: %s", why);
 		free(opts);
+		sbx_opts_free(so);
 		return SBX_EXIT_INTERNAL;
 	}
-	struct serve_defaults d = {.opts = opts, .nopts = nopts, .require = o.require, .want = o.want,
+	struct serve_defaults d = {.opts = opts, .nopts = sv.nopts, .require = o.require, .want = o.want,
 				   .disabled = o.disabled, .sensor_off = o.sensor_off};
 	struct serve_cfg cfg = {
 		.socket = sock, .quiet = quiet, .run = serve_run_one, .arg = &d,
 		.inspect = cold ? NULL : serve_inspect, .warm = cold ? NULL : serve_warm_one,
-		.keep_probes = !o.disabled && (o.want & (1u << layer_probes.id)),
+		.keep_probes = !o.disabled && (o.want & (1u << SBX_L_PROBES)),
 	};
 	int code = serve_main(&cfg);
 	free(opts);
+	sbx_opts_free(so);
 	return code;
-}
-
-/* The descriptor number DEST names ("N" for --result, "fd:N" for -a), or -1. */
-static int named_fd(const char *dest, bool audit)
-{
-	if (!dest)
-		return -1;
-	if (audit) {
-		if (strncmp(dest, "fd:", 3))
-			return -1;
-		dest += 3;
-	}
-	if (!*dest || strspn(dest, "0123456789") != strlen(dest) || strlen(dest) > 4)
-		return -1;
-	int n = atoi(dest);
-	return n <= 1023 ? n : -1;
-}
-
-int run_via_server(int argc, char **argv, const struct run_opts *o)
-{
-	int fds[8];
-	int32_t tg[8];
-	unsigned nf = 0;
-	char **av = calloc((size_t)argc + 1, sizeof *av);
-	if (!av) {
-		sbx_msg("out of memory");
-		return SBX_EXIT_INTERNAL;
-	}
-	for (int i = 0; i < argc; i++)
-		av[i] = argv[i];
-	int named[2] = {named_fd(o->audit, true), named_fd(o->result, false)};
-	for (int fd = 0; fd <= 2; fd++)
-		if (fcntl(fd, F_GETFD) >= 0)
-			fds[nf] = fd, tg[nf++] = fd;
-	for (int k = 0; k < 2; k++) {
-		bool dup = false;
-		for (unsigned i = 0; i < nf; i++)
-			dup = dup || tg[i] == named[k];
-		if (named[k] >= 0 && !dup && fcntl(named[k], F_GETFD) >= 0)
-			fds[nf] = named[k], tg[nf++] = named[k];
-	}
-	char *rec = NULL, why[400];
-	size_t rl = 0;
-	int code = serve_call(o->server, av, environ, fds, tg, nf, &rec, &rl, why, sizeof why);
-	free(av);
-	/* the server refused the call before running it: it could not write --result, we do */
-	cJSON *r = code >= 0 && rec ? cJSON_Parse(rec) : NULL;
-	const cJSON *rc = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "reason"), "code");
-	bool refused = cJSON_IsString(rc) && !strcmp(rc->valuestring, SBX_REASON_SERVER_REFUSED);
-	if (refused) {
-		const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "reason"), "message");
-		sbx_msg("run: --server: the server refused the call: %s", cJSON_IsString(m) ? m->valuestring : "(no reason)");
-		int rfd = -1;
-		char err[300];
-		if (o->result && result_open(o->result, &rfd, err, sizeof err) == 0) {
-			(void)result_write(rfd, r);
-			result_close(&rfd);
-		}
-	}
-	cJSON_Delete(r);
-	free(rec);
-	if (code >= 0)
-		return code;
-	sbx_msg("run: --server: %s", why);
-	int rfd = -1;
-	char err[300];
-	if (o->result && result_open(o->result, &rfd, err, sizeof err) == 0) {
-		struct result_in in = {.tag = o->tag, .exit = SBX_EXIT_INTERNAL,
-				       .reason_code = SBX_REASON_SERVER_UNAVAILABLE, .reason_msg = why};
-		cJSON *u = result_build(&in);
-		if (u)
-			(void)result_write(rfd, u);
-		cJSON_Delete(u);
-		result_close(&rfd);
-	}
-	return SBX_EXIT_INTERNAL;
 }

@@ -1,5 +1,5 @@
 /* cmd_shadow.c — `sbxsup shadow list|diff|commit|discard`: review and apply what a --shadow run
- * changed (docs/notes/shadow.md, docs/cli.md). The store is shadow_store.h, the change set
+ * changed (docs/shadow.md, docs/cli.md). The store is shadow_store.h, the change set
  * changeset.h, the application shadow_commit.h; this file is the command line, the text diff
  * (/usr/bin/diff -u run with an argv, no shell, on descriptors opened without following symlinks)
  * and the audit of a commit: a run-like segment of its own (run.start, shadow.commit, run.end, with

@@ -59,6 +59,21 @@ static bool identity_status(char *out, size_t len)
 	return ok;
 }
 
+/* Which network walls runs get (docs/network.md): the run's own namespace and its gateway where a
+ * namespace can be made (bwrap, or the fallback's namespaces: sd_probe's mount namespace), else the
+ * layers' address checks only; netfilter, the preload and Landlock as their lines say. */
+static bool network_status(const struct layer_probe *st, char *out, size_t len)
+{
+	struct sd_plan *p = calloc(1, sizeof *p);
+	bool ns = st[layer_bwrap.id].available || (p && sd_probe(p, true, false, NULL) == 0 && p->mnt);
+	free(p);
+	snprintf(out, len, "%s; second wall: netfilter BPF %s; preload checks %s",
+		 ns ? "own namespace per run, out only through the gateway (DNS stub, TCP by name, net.flow)"
+		    : "no network namespace can be made: enforced by address only (preload, Landlock ports, netfilter)",
+		 st[layer_netfilter.id].available ? "yes" : "no", st[layer_preload.id].available ? "yes" : "no");
+	return ns;
+}
+
 static const char usage[] =
 	"usage: sbxsup status [--json]\n"
 	"Probe which layers work on this host (bwrap actually starts a sandbox) and how to fix the rest.\n";
@@ -124,6 +139,8 @@ static int print_status(const struct layer_probe *st, const char *bwrap, bool js
 	bool ident_ok = identity_status(ident, sizeof ident);
 	char cwhat[200];
 	bool in_container = container_detect(cwhat, sizeof cwhat);
+	char net[300];
+	bool net_ok = network_status(st, net, sizeof net);
 
 	if (json) {
 		cJSON *o = cJSON_CreateObject();
@@ -138,6 +155,9 @@ static int print_status(const struct layer_probe *st, const char *bwrap, bool js
 		cJSON *id = cJSON_AddObjectToObject(o, "identity");
 		cJSON_AddBoolToObject(id, "ok", ident_ok);
 		cJSON_AddStringToObject(id, "text", ident);
+		cJSON *nw = cJSON_AddObjectToObject(o, "network");
+		cJSON_AddBoolToObject(nw, "own_namespace", net_ok);
+		cJSON_AddStringToObject(nw, "text", net);
 		cJSON *act = cJSON_AddArrayToObject(o, "active");
 		cJSON *layers = cJSON_AddObjectToObject(o, "layers");
 		for (int l = 0; l < SBX_L__N; l++) {
@@ -182,6 +202,7 @@ static int print_status(const struct layer_probe *st, const char *bwrap, bool js
 			printf("  %-10s      fix: %s\n", "", st[l].remedy);
 	}
 	printf("  %-10s %-4s %s\n", "identity", ident_ok ? "yes" : "NO", ident);
+	printf("  %-10s %-4s %s\n", "network", net_ok ? "yes" : "NO", net);
 	if (in_container) {
 		printf("  in a container (%s); it withholds:\n", cwhat);
 		if (!container_missing(print_line, NULL))

@@ -8,6 +8,7 @@
 
 #include "cli_opt.h"
 #include "cmd.h"
+#include "gateway.h"
 
 
 static const char usage[] =
@@ -69,7 +70,7 @@ int main(int argc, char **argv)
 		{"run", cmd_run},         {"status", cmd_status},   {"__stage", cmd_stage},
 		{"validate", cmd_validate}, {"explain", cmd_explain}, {"audit", cmd_audit},
 		{"probes", cmd_probes},   {"learn", cmd_learn},     {"shadow", cmd_shadow},
-		{"serve", cmd_serve},
+		{"serve", cmd_serve},     {"__gateway", sbx_gw_main},
 	};
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
 		if (!strcmp(cmd, cmds[i].name)) {

@@ -18,6 +18,8 @@
 #include "manifest.h"
 #include "policy.h"
 #include "quote.h"
+#include "run.h"
+#include "sbxsup_int.h"
 
 static const char usage[] =
 	"usage: sbxsup run [-m MANIFEST] [options] -- COMMAND [ARG...]\n"
@@ -61,11 +63,14 @@ bool run_env_false(const char *s)
 		     !strcasecmp(s, "false"));
 }
 
-int run_args_parse(int argc, char **argv, struct run_opts *o)
+/* Every option of `sbxsup run`, filled into o through the library's setters; sv != NULL: `sbxsup
+ * serve`'s arguments, the same options (the defaults of every call, their words kept in sv->opts)
+ * plus its own, and no command. */
+static int parse(int argc, char **argv, struct sbx_opts *o, struct serve_args *sv, struct run_words *rw)
 {
 	enum { O_LAYERS = 256, O_REQUIRE, O_TIMEOUT, O_DRY_RUN, O_AUDIT_BUDGET, O_RESULT, O_TAG, O_SERVER,
-	       O_SHADOW, O_SENSOR };
-	static const struct option opts[] = {
+	       O_SHADOW, O_SENSOR, O_SOCKET, O_QUIET, O_NO_WARM };
+	static const struct option run_opts[] = {
 		{"manifest", required_argument, NULL, 'm'},
 		{"workspace", required_argument, NULL, 'w'},
 		{"audit", required_argument, NULL, 'a'},
@@ -82,27 +87,60 @@ int run_args_parse(int argc, char **argv, struct run_opts *o)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	static const struct option serve_opts[] = {
+		{"manifest", required_argument, NULL, 'm'},
+		{"workspace", required_argument, NULL, 'w'},
+		{"audit", required_argument, NULL, 'a'},
+		{"layers", required_argument, NULL, O_LAYERS},
+		{"require", required_argument, NULL, O_REQUIRE},
+		{"timeout", required_argument, NULL, O_TIMEOUT},
+		{"dry-run", no_argument, NULL, O_DRY_RUN},
+		{"audit-budget", required_argument, NULL, O_AUDIT_BUDGET},
+		{"result", required_argument, NULL, O_RESULT},
+		{"tag", required_argument, NULL, O_TAG},
+		{"server", required_argument, NULL, O_SERVER},
+		{"shadow", no_argument, NULL, O_SHADOW},
+		{"sensor", required_argument, NULL, O_SENSOR},
+		{"help", no_argument, NULL, 'h'},
+		{"socket", required_argument, NULL, O_SOCKET},
+		{"quiet", no_argument, NULL, O_QUIET},
+		{"no-warm", no_argument, NULL, O_NO_WARM},
+		{NULL, 0, NULL, 0},
+	};
+	const struct option *opts = sv ? serve_opts : run_opts;
+	struct run_opts *ro = sbx_opts_run(o);
 	char err[256];
-	const char *layers = "auto", *require = getenv("SBXSUP_REQUIRE");
-	memset(o, 0, sizeof o[0]);
-	o->audit_budget_mb = -1;
-	o->audit = getenv("SBXSUP_AUDIT");
-	if (o->audit && !*o->audit)
-		o->audit = NULL;
-	o->disabled = run_env_false(getenv("SBXSUP_SANDBOX"));
-	int c;
+	const char *layers = "auto", *require = getenv("SBXSUP_REQUIRE"), *audit = getenv("SBXSUP_AUDIT");
+	if (!ro)
+		return -1;
+	/* every field the run reads is set here: a handle parsed twice keeps nothing of the first */
+	if (sbx_opts_set_manifest(o, NULL) || sbx_opts_set_workspace(o, NULL) ||
+	    sbx_opts_set_audit(o, audit && *audit ? audit : NULL) || sbx_opts_set_timeout_ms(o, 0) ||
+	    sbx_opts_set_audit_budget_mb(o, -1) || sbx_opts_set_result_dest(o, NULL) || sbx_opts_set_tag(o, NULL) ||
+	    sbx_opts_set_disabled(o, run_env_false(getenv("SBXSUP_SANDBOX"))) || sbx_opts_set_shadow(o, 0) ||
+	    sbx_opts_set_sensor(o, 1))
+		goto nomem;
+	ro->dry_run = false;
+	ro->server = NULL;
+	ro->cmd = NULL;
+	if (sv)
+		*sv = (struct serve_args){0};
+	if (rw)
+		*rw = (struct run_words){.tag = {-1, -1}, .result = {-1, -1}};
+	int c, nopts = 0, before = 1;
 	optind = 0; /* full re-initialisation: main() may have parsed before */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:m:w:a:h", opts, NULL)) != -1) {
+		int rc = 0;
 		switch (c) {
 		case 'm':
-			o->manifest = optarg;
+			rc = sbx_opts_set_manifest(o, optarg);
 			break;
 		case 'w':
-			o->workspace = optarg;
+			rc = sbx_opts_set_workspace(o, optarg);
 			break;
 		case 'a':
-			o->audit = optarg;
+			rc = sbx_opts_set_audit(o, optarg);
 			break;
 		case O_LAYERS:
 			layers = optarg;
@@ -110,24 +148,27 @@ int run_args_parse(int argc, char **argv, struct run_opts *o)
 		case O_REQUIRE:
 			require = optarg;
 			break;
-		case O_TIMEOUT:
-			if (cli_seconds(optarg, &o->timeout_ms) < 0) {
+		case O_TIMEOUT: {
+			long ms;
+			if (cli_seconds(optarg, &ms) < 0) {
 				sbx_msg("run: --timeout: '%s' is not a positive number of seconds (e.g. 30, 1.5)", optarg);
 				return -1;
 			}
+			rc = sbx_opts_set_timeout_ms(o, ms);
 			break;
+		}
 		case O_DRY_RUN:
-			o->dry_run = true;
+			ro->dry_run = true;
 			break;
 		case O_SHADOW:
-			o->shadow = true;
+			rc = sbx_opts_set_shadow(o, 1);
 			break;
 		case O_SENSOR:
 			if (strcmp(optarg, "auto") && strcmp(optarg, "on") && strcmp(optarg, "off")) {
 				sbx_msg("run: --sensor: '%s': expected auto or off", optarg);
 				return -1;
 			}
-			o->sensor_off = !strcmp(optarg, "off");
+			rc = sbx_opts_set_sensor(o, strcmp(optarg, "off") != 0);
 			break;
 		case O_AUDIT_BUDGET: {
 			char *end;
@@ -137,11 +178,11 @@ int run_args_parse(int argc, char **argv, struct run_opts *o)
 				sbx_msg("run: --audit-budget: '%s' is not a number of MiB (0 = unbounded)", optarg);
 				return -1;
 			}
-			o->audit_budget_mb = mb;
+			rc = sbx_opts_set_audit_budget_mb(o, mb);
 			break;
 		}
 		case O_RESULT:
-			o->result = optarg;
+			rc = sbx_opts_set_result_dest(o, optarg);
 			break;
 		case O_TAG: {
 			size_t n = strlen(optarg);
@@ -152,19 +193,50 @@ int run_args_parse(int argc, char **argv, struct run_opts *o)
 				sbx_msg("run: --tag: 1 to 128 printable characters");
 				return -1;
 			}
-			o->tag = optarg;
+			rc = sbx_opts_set_tag(o, optarg);
 			break;
 		}
 		case O_SERVER:
-			o->server = optarg;
+			ro->server = optarg;
+			break;
+		case O_SOCKET:
+			sv->socket = optarg;
+			break;
+		case O_QUIET:
+			sv->quiet = true;
+			break;
+		case O_NO_WARM:
+			sv->no_warm = true;
 			break;
 		case 'h':
-			fputs(usage, stdout);
+			if (!sv)
+				fputs(usage, stdout);
 			return 1;
 		default:
-			cli_bad_option("run", argv, opts, c);
+			cli_bad_option(sv ? "serve" : "run", argv, opts, c);
 			return -1;
 		}
+		if (rc)
+			goto nomem;
+		if (rw && (c == O_TAG || c == O_RESULT)) { /* the words of the last one parsed */
+			int *w = c == O_TAG ? rw->tag : rw->result;
+			w[0] = before, w[1] = optind;
+		}
+		if (sv && c != O_SOCKET && c != O_QUIET && c != O_NO_WARM) { /* a default of every call */
+			char **more = realloc(sv->opts, (size_t)(nopts + optind - before + 1) * sizeof *more);
+			if (!more)
+				goto nomem;
+			sv->opts = more;
+			for (int i = before; i < optind; i++)
+				sv->opts[nopts++] = argv[i];
+			sv->opts[nopts] = NULL;
+			sv->nopts = nopts;
+		}
+		before = optind;
+	}
+	if (sv && optind <= argc && optind > 1 && !strcmp(argv[optind - 1], "--")) {
+		sbx_msg("serve: no command: the commands come from the calls (usage: sbxsup serve --socket PATH [RUN OPTIONS])");
+		return -1;
 	}
 	if (optind < argc && strcmp(argv[optind - 1], "--")) {
 		/* The command must follow "--": an option-looking word of the command can then never
@@ -173,29 +245,50 @@ int run_args_parse(int argc, char **argv, struct run_opts *o)
 			argv[optind]);
 		return -1;
 	}
-	if (optind >= argc) {
+	if (optind >= argc && !sv) {
 		sbx_msg("run: no command given (usage: sbxsup run [-m MANIFEST] [options] -- COMMAND [ARG...])");
 		return -1;
 	}
-	o->cmd = argv + optind;
-	if (cli_layers(layers, &o->want, err, sizeof err) < 0 ||
-	    ((o->want & ~SBX_L_ALL) && snprintf(err, sizeof err, "'identity' is not a layer (--require identity: "
-						 "refuse even SBXSUP_SANDBOX=0 as root)"))) {
+	ro->cmd = sv ? NULL : argv + optind;
+	unsigned want = 0, req = 0;
+	if (cli_layers(layers, &want, err, sizeof err) < 0 ||
+	    ((want & ~SBX_L_ALL) && snprintf(err, sizeof err, "'identity' is not a layer (--require identity: "
+					      "refuse even SBXSUP_SANDBOX=0 as root)"))) {
 		sbx_msg("run: --layers: %s", err);
 		return -1;
 	}
-	o->require = 0;
-	if (require && *require && cli_layers(require, &o->require, err, sizeof err) < 0) {
+	if (require && *require && cli_layers(require, &req, err, sizeof err) < 0) {
 		sbx_msg("run: --require: %s", err);
 		return -1;
 	}
 	if (require && !strcmp(require, "auto"))
-		o->require = 0; /* "auto" means "whatever is available": nothing is required */
+		req = 0; /* "auto" means "whatever is available": nothing is required */
+	if (sbx_opts_set_layer_masks(o, want, req))
+		goto nomem;
 	return 0;
+nomem:
+	sbx_msg("out of memory");
+	return -1;
 }
 
-int run_args_workspace(struct run_opts *o)
+int run_args_parse(int argc, char **argv, struct sbx_opts *o)
 {
+	return parse(argc, argv, o, NULL, NULL);
+}
+
+int run_args_parse_words(int argc, char **argv, struct sbx_opts *o, struct run_words *rw)
+{
+	return parse(argc, argv, o, NULL, rw);
+}
+
+int serve_args_parse(int argc, char **argv, struct sbx_opts *o, struct serve_args *sv)
+{
+	return parse(argc, argv, o, sv, NULL);
+}
+
+int run_args_workspace(struct sbx_opts *so)
+{
+	struct run_opts *o = sbx_opts_run(so);
 	char cwd[PATH_MAX], abs[PATH_MAX];
 	const char *ws = o->workspace;
 	if (o->dry_run || (!ws && !getcwd(cwd, sizeof cwd)))
@@ -205,15 +298,18 @@ int run_args_workspace(struct run_opts *o)
 	const char *never = realpath(ws, abs) ? mf_workspace_never(abs) : NULL;
 	if (!never)
 		return 0; /* (a workspace that does not resolve is refused with the manifest's message) */
-	snprintf(o->ws_tmp, sizeof o->ws_tmp, "/tmp/sbxsup-ws.XXXXXX");
-	if (!mkdtemp(o->ws_tmp)) {
+	char tmp[sizeof o->ws_tmp] = "/tmp/sbxsup-ws.XXXXXX";
+	if (!mkdtemp(tmp)) {
 		char q[SBX_Q_MAX];
 		sbx_msg("run: %s is never a workspace (%s) and a temporary workspace cannot be made: %s "
 			"(give -w DIR)", sbx_q(abs, q, sizeof q), never, strerror(errno));
-		o->ws_tmp[0] = '\0';
 		return -1;
 	}
-	o->workspace = o->ws_tmp;
+	if (sbx_opts_set_temp_workspace(so, tmp) != 0) { /* workspace and ws_tmp: the run's clean-up knows it */
+		rmdir(tmp);
+		sbx_msg("out of memory");
+		return -1;
+	}
 	char q1[SBX_Q_MAX], q2[SBX_Q_MAX];
 	sbx_msg("note: %s is never a workspace (%s): running in the empty temporary workspace %s, "
 		"removed afterwards (give -w DIR to choose one)", sbx_q(abs, q1, sizeof q1), never,
@@ -229,8 +325,9 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 	return 0;
 }
 
-void run_args_release(struct run_opts *o)
+void run_args_release(struct sbx_opts *so)
 {
+	struct run_opts *o = sbx_opts_run(so);
 	if (o->ws_tmp[0]) /* the run's tree is dead; never follow symlinks or mounts out of it */
 		(void)nftw(o->ws_tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 	o->ws_tmp[0] = '\0';

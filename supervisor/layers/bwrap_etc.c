@@ -204,6 +204,7 @@ int bwrap_etc_identity_text(const struct etc_identity *id, struct etc_identity_t
 		bwrap_etc_identity_free(t);
 		return -1;
 	}
+	t->resolv = id->resolv ? SBX_ETC_RESOLV : NULL;
 	return 0;
 }
 
@@ -235,6 +236,11 @@ static int memfd_with(const char *name, const char *data, size_t len)
 		return -1;
 	}
 	return fd;
+}
+
+int bwrap_etc_resolv_memfd(void)
+{
+	return memfd_with("sbxsup-resolv.conf", SBX_ETC_RESOLV, sizeof SBX_ETC_RESOLV - 1);
 }
 
 int bwrap_etc_identity_memfds(const struct etc_identity *id, int *pw_fd, int *gr_fd)

@@ -40,7 +40,8 @@
  *   bwrap_etc_identity_memfds() puts them in two new memfds (close-on-exec, offset 0) that bwrap
  *   binds with --ro-bind-data at /etc/passwd and /etc/group (bwrap_layer.h etc_identity), whatever
  *   /etc is made of (the view or per-entry binds); direct mode's init binds them over /etc/passwd
- *   and /etc/group (sd_fixed_identity: the text is made before, in the supervisor, so the init
+ *   and /etc/group (and /etc/resolv.conf when id->resolv: SBX_ETC_RESOLV)
+ *   (sd_fixed_identity: the text is made before, in the supervisor, so the init
  *   needs one descriptor at a time whatever RLIMIT_NOFILE says). 0, or -1 with errno (memfds: none
  *   left open).
  * - bwrap_etc_overlay(): the bare overlay lowerdir=`lower`:/etc at `at` (read-only, nosuid,
@@ -55,17 +56,24 @@
 
 #define SBX_EXEC_USER "sbxsup"  /* the executor's user and group name inside every run */
 
-/* Who the executor is inside the run, for its passwd and group entries. */
-struct etc_identity { uid_t uid; gid_t gid; const char *home; };
+/* Who the executor is inside the run, for its passwd and group entries; resolv: the run's own
+ * /etc/resolv.conf too (SBX_ETC_RESOLV: the gateway's DNS stub, docs/network.md). */
+struct etc_identity { uid_t uid; gid_t gid; const char *home; bool resolv; };
 
 bool bwrap_etc_wanted(const char *lower);
 int bwrap_etc_make(const char *view);
 bool bwrap_etc_hides(const char *path);
 int bwrap_etc_mount(const struct policy *p, const char *lower, const char *view, const char *preload);
-struct etc_identity_text { char *passwd, *group; size_t passwd_len, group_len; };
+/* The run's /etc/resolv.conf where the gateway answers DNS (netns.h SBX_NETNS_DNS_ADDR). */
+#define SBX_ETC_RESOLV "# the run's own resolver: sbxsup's gateway answers granted names only\n" \
+		       "nameserver 127.0.0.53\n"
+struct etc_identity_text { char *passwd, *group; size_t passwd_len, group_len; const char *resolv; };
 int bwrap_etc_identity_text(const struct etc_identity *id, struct etc_identity_text *t);
 void bwrap_etc_identity_free(struct etc_identity_text *t);
 int bwrap_etc_identity_memfds(const struct etc_identity *id, int *pw_fd, int *gr_fd);
+/* A memfd holding SBX_ETC_RESOLV (close-on-exec, offset 0) for bwrap's --ro-bind-data at
+ * /etc/resolv.conf (bwrap_layer.h resolv_fd). -1 with errno. */
+int bwrap_etc_resolv_memfd(void);
 int bwrap_etc_overlay(const char *lower, const char *at);
 
 #endif

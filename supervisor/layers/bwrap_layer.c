@@ -118,6 +118,17 @@ static bool unreachable(const struct bwrap_in *in, const char *path)
 	return false;
 }
 
+/* Is `path` inside one of the directories masked so far (dirs[0..n))? That directory is an empty
+ * read-only tmpfs by then: nothing can be bound inside it, and nothing needs to be (the manifest's
+ * denies found by the start-up walk, deny_expand.h, may lie below a deny masked whole). */
+static bool under_dir_mask(const char *const *dirs, size_t n, const char *path)
+{
+	for (size_t j = 0; j < n; j++)
+		if (under(path, dirs[j]))
+			return true;
+	return false;
+}
+
 int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *out, char *err,
 	       size_t errlen)
 {
@@ -231,11 +242,18 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 		}
 	}
 	/* Masks, after every bind: only paths that exist and that some bind made visible. */
-	size_t nm = pol_mask_count(p);
+	size_t nm = pol_mask_count(p), ndm = 0;
+	const char **dmasks = calloc(nm + 1, sizeof *dmasks);
+	if (!dmasks) {
+		free_items(it, n);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	for (size_t i = 0; i < nm; i++) {
 		struct pol_dir d;
 		struct stat st;
-		if (pol_mask_get(p, i, &d) < 0 || !d.path || d.path[0] != '/' || lstat(d.path, &st) < 0)
+		if (pol_mask_get(p, i, &d) < 0 || !d.path || d.path[0] != '/' || lstat(d.path, &st) < 0 ||
+		    under_dir_mask(dmasks, ndm, d.path))
 			continue;
 		bool visible = false;
 		for (size_t j = 0; j < n; j++)
@@ -243,11 +261,14 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 				visible = true;
 		if (!visible || skip_dir(d.path) || (in->etc_view && bwrap_etc_hides(d.path)))
 			continue; /* the /etc view has no such entry at all (a whiteout) */
-		if (S_ISDIR(st.st_mode))
+		if (S_ISDIR(st.st_mode)) {
 			rc |= strv_addv(out, "--perms", "0000", "--tmpfs", d.path, "--remount-ro", d.path, NULL);
-		else
+			dmasks[ndm++] = d.path;
+		} else {
 			rc |= strv_addv(out, "--ro-bind", "/dev/null", d.path, NULL);
+		}
 	}
+	free(dmasks);
 	free_items(it, n);
 
 	if (in->home_dir) /* the private HOME, in the tmpfs /tmp */
@@ -283,8 +304,9 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 	}
 	if (in->etc_identity) { /* over the host's (or the view's) files: the executor's own entries */
 		const struct { int fd; const char *at; } db[] = {{in->passwd_fd, "/etc/passwd"},
-								 {in->group_fd, "/etc/group"}};
-		for (size_t i = 0; i < 2; i++) {
+								 {in->group_fd, "/etc/group"},
+								 {in->resolv_fd, "/etc/resolv.conf"}};
+		for (size_t i = 0; i < (in->resolv ? 3u : 2u); i++) {
 			rc |= strv_add(out, "--ro-bind-data");
 			rc |= db[i].fd >= 0 ? strv_addf(out, "%d", db[i].fd) : strv_add(out, LAYER_FD_PLACEHOLDER);
 			rc |= strv_add(out, db[i].at);
@@ -419,12 +441,12 @@ static void bw_probe(enum layer_depth depth, struct detect *d, struct layer_prob
 /* The one place the bwrap argv is made: the sandbox (bwrap_argv), then the stage and the command. */
 static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size_t errlen)
 {
-	bool preload = sbx_layer_on(c->L, layer_preload.id);
+	bool preload = sbx_layer_on(c->L, SBX_L_PRELOAD);
 	struct bwrap_in bi = {
 		.bwrap = c->d->bwrap, .self_exe = c->d->self,
 		.preload_lib = preload ? c->d->preload : NULL,
 		.ldso_fd = c->fds.ldso, .workspace = c->workspace,
-		.share_net = pol_net_mode(c->pol) != POL_NET_NONE, .env = c->env,
+		.share_net = !pol_own_netns(c->pol), .env = c->env,
 		.report_sock = preload ? c->report_sock : NULL,
 		.uid = c->uid, .gid = c->gid, .home_dir = c->home_dir,
 		.etc_view = preload ? c->etc_view : NULL, .etc_lower = preload ? c->etc_lower : NULL,
@@ -433,6 +455,7 @@ static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size
 		.stage_dir = c->stage_dir, .staged = c->staged, .nstaged = c->nstaged,
 		.unreachable = c->unreachable,
 		.etc_identity = true, .passwd_fd = c->fds.passwd, .group_fd = c->fds.group,
+		.resolv = pol_gateway(c->pol), .resolv_fd = c->fds.resolv,
 	};
 	if (bwrap_argv(c->pol, &bi, argv, err, errlen) < 0)
 		return -1;
@@ -445,7 +468,8 @@ static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size
 		rc |= strv_add(argv, "--close-fd");
 		rc |= c->fds.userns >= 0 ? strv_addf(argv, "%d", c->fds.userns) : strv_add(argv, LAYER_FD_PLACEHOLDER);
 	}
-	rc |= layers_stage_flags(c->L, argv);
+	for (size_t i = 0; c->stage_flags && i < c->stage_flags->n; i++) /* layers_wrap / layers_plan */
+		rc |= strv_add(argv, c->stage_flags->v[i]);
 	rc |= strv_add(argv, "--");
 	for (size_t i = 0; c->cmd && c->cmd[i]; i++)
 		rc |= strv_add(argv, c->cmd[i]);
@@ -472,7 +496,7 @@ static cJSON *bw_plan(const struct layer_ctx *c)
 		cJSON *a = cJSON_AddArrayToObject(bw, "argv");
 		for (size_t i = 0; a && i < argv.n; i++)
 			cJSON_AddItemToArray(a, cJSON_CreateString(argv.v[i]));
-		if (sbx_layer_on(c->L, layer_preload.id)) {
+		if (sbx_layer_on(c->L, SBX_L_PRELOAD)) {
 			cJSON_AddStringToObject(bw, "ld_so_preload", SBX_RUN_PRELOAD);
 			/* /etc/ld.so.preload from the /etc view (overlay mounted before bwrap) or a bind */
 			cJSON_AddStringToObject(bw, "etc_view", c->etc_view ? c->etc_view : "binds");
@@ -488,7 +512,7 @@ static void bw_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 {
 	if (c->wrapped)
 		sbx_layer_set_on(c->L, layer_bwrap.id, "%s: user, pid, ipc, uts, cgroup%s namespaces",
-				 c->d->bwrap, pol_net_mode(c->pol) == POL_NET_NONE ? ", net" : "");
+				 c->d->bwrap, pol_own_netns(c->pol) ? ", net" : "");
 }
 
 const struct layer_ops layer_bwrap = {

@@ -79,6 +79,9 @@ struct bwrap_in {
 	bool etc_identity;         /* the executor's passwd and group (bwrap_etc.h) --ro-bind-data at
 				    * /etc/passwd and /etc/group from passwd_fd, group_fd (-1: "<fd>") */
 	int passwd_fd, group_fd;
+	bool resolv;               /* the run's /etc/resolv.conf (the gateway's stub, pol_gateway) as
+				    * --ro-bind-data from resolv_fd (-1: "<fd>") */
+	int resolv_fd;
 };
 
 /* argv up to and including the "--" before the stage; the caller appends the stage argv.

@@ -13,6 +13,7 @@
 #include <sys/time.h>
 
 #include "elfcheck.h"
+#include "landlock_deny.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -177,16 +178,25 @@ static uint64_t entry_rights(unsigned access, bool is_dir, uint64_t handled)
 		a |= LL_FS_WRITE_SET;
 	if (access & POL_LIST) /* policy.h: names only (/etc entered entry by entry) */
 		a |= LL_FS_READ_DIR;
+	if (access & LL_POL_NAMES) /* landlock_deny.h: a write grant entered around a deny's match */
+		a |= LL_FS_WRITE_SET & ~(LL_FS_WRITE_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV);
 	if (!is_dir)
 		a &= LL_FS_FILE;
 	return a & handled;
 }
 
 /* The net decision (shared by apply and plan). Returns true when TCP is handled. */
-static bool net_handled(enum pol_net_mode mode, bool portless, bool netfilter, int abi, char *why,
-			size_t whylen)
+static bool net_handled(enum pol_net_mode mode, bool portless, bool netfilter, bool own_netns, int abi,
+			char *why, size_t whylen)
 {
 	why[0] = 0;
+	if (own_netns) {
+		/* Landlock has ports, not addresses: a rule could not let the run's own loopback through
+		 * on every port while refusing the same port elsewhere. The namespace has no way out but
+		 * the gateway (docs/network.md). */
+		snprintf(why, whylen, "the run's own network namespace (loopback is the run's; out only through the gateway)");
+		return false;
+	}
 	if (netfilter) {
 		/* issue 15: a silent layer must not pre-empt the reporting one. netfilter enforces the
 		 * hosts (address and port) and writes netfilter.deny; a Landlock port rule would refuse
@@ -456,7 +466,8 @@ int sbx_landlock_apply_spec(const struct sbx_landlock_spec *s, struct sbx_landlo
 
 	struct ll_ruleset_attr attr = {.handled_access_fs = fs_handled(abi)};
 	size_t attr_size = sizeof(uint64_t);
-	bool net = net_handled(s->net_mode, s->portless, s->netfilter, abi, r->net_why, sizeof r->net_why);
+	bool net = net_handled(s->net_mode, s->portless, s->netfilter, s->own_netns, abi, r->net_why,
+			       sizeof r->net_why);
 	if (abi >= 4) {
 		attr_size = 2 * sizeof(uint64_t);
 		if (net)
@@ -533,10 +544,11 @@ fail:
 }
 
 /* Collect the policy's table into a spec. Returns 0, or -1 (why). Free with spec_free. */
-static int spec_from_policy(const struct policy *p, const char *cmd, struct sbx_landlock_spec *s,
-			    char *why, size_t whylen)
+static int spec_from_policy(const struct policy *p, const char *cmd, bool carve_writes,
+			    struct ll_carve *cv, struct sbx_landlock_spec *s, char *why, size_t whylen)
 {
 	memset(s, 0, sizeof *s);
+	memset(cv, 0, sizeof *cv);
 	size_t nd = pol_dir_count(p), nn = pol_net_count(p);
 	struct pol_dir *dirs = calloc(nd ? nd : 1, sizeof *dirs);
 	uint16_t *ports = calloc(nn ? nn : 1, sizeof *ports);
@@ -552,9 +564,19 @@ static int spec_from_policy(const struct policy *p, const char *cmd, struct sbx_
 	for (size_t i = 0; i < nd; i++)
 		if (pol_dir_get(p, i, &dirs[k]) == 0)
 			k++;
-	s->dirs = dirs;
-	s->ndirs = k;
+	/* the manifest's denies: grants holding a match entered entry by entry (landlock_deny.h) */
+	if (ll_deny_carve(p, dirs, k, carve_writes, cv) < 0) {
+		free(dirs);
+		free(ports);
+		free(bports);
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	free(dirs);
+	s->dirs = cv->dirs;
+	s->ndirs = cv->ndirs;
 	s->net_mode = pol_net_mode(p);
+	s->own_netns = pol_own_netns(p);
 	k = 0;
 	size_t kb = 0;
 	static const uint8_t v6lo[16] = {[15] = 1};
@@ -589,9 +611,9 @@ static int spec_from_policy(const struct policy *p, const char *cmd, struct sbx_
 	return 0;
 }
 
-static void spec_free(struct sbx_landlock_spec *s)
+static void spec_free(struct sbx_landlock_spec *s, struct ll_carve *cv)
 {
-	free((void *)s->dirs);
+	ll_deny_carve_free(cv);
 	free((void *)s->ports);
 	free((void *)s->bind_ports);
 }
@@ -605,13 +627,29 @@ int sbx_landlock_apply_cmd(const struct policy *p, const char *cmd, struct sbx_l
 int sbx_landlock_apply_net(const struct policy *p, const char *cmd, bool netfilter,
 			   struct sbx_landlock_result *r, char *why, size_t whylen)
 {
+	return sbx_landlock_apply_stage(p, cmd, netfilter, true, r, why, whylen);
+}
+
+int sbx_landlock_apply_stage(const struct policy *p, const char *cmd, bool netfilter, bool carve_writes,
+			     struct sbx_landlock_result *r, char *why, size_t whylen)
+{
 	struct sbx_landlock_spec s;
+	struct ll_carve cv;
 	memset(r, 0, sizeof *r);
-	if (spec_from_policy(p, cmd, &s, why, whylen) < 0)
+	if (spec_from_policy(p, cmd, carve_writes, &cv, &s, why, whylen) < 0)
 		return -1;
 	s.netfilter = netfilter;
 	int rc = sbx_landlock_apply_spec(&s, r, why, whylen);
-	spec_free(&s);
+	if (rc == 0 && (cv.carved || cv.note[0])) { /* the notes survive apply_spec's reset */
+		size_t l = strlen(r->notes);
+		if (cv.carved && l + 2 < sizeof r->notes)
+			l += (size_t)snprintf(r->notes + l, sizeof r->notes - l, "%sdeny: %u grant(s) entered entry by entry",
+					      l ? "; " : "", cv.carved);
+		if (cv.note[0] && l + 2 < sizeof r->notes)
+			snprintf(r->notes + l, sizeof r->notes - l, "%s%.*s", l ? "; " : "",
+				 (int)(sizeof r->notes - l - 3), cv.note);
+	}
+	spec_free(&s, &cv);
 	return rc;
 }
 
@@ -645,10 +683,14 @@ cJSON *sbx_landlock_plan(const struct policy *p, int abi)
 	uint64_t handled = fs_handled(abi);
 	cJSON_AddItemToObject(o, "handled_fs", rights_json(handled));
 	struct sbx_landlock_spec s;
-	if (spec_from_policy(p, NULL, &s, why, sizeof why) < 0) {
+	struct ll_carve cv;
+	/* as with the seccomp layer on (the default): write grants are not entered around a deny */
+	if (spec_from_policy(p, NULL, false, &cv, &s, why, sizeof why) < 0) {
 		cJSON_AddStringToObject(o, "error", why);
 		return o;
 	}
+	if (cv.note[0])
+		cJSON_AddStringToObject(o, "deny", cv.note);
 	bool cmd_only = !pol_code_exec(p); /* what sbx_landlock_apply_cmd does with a command */
 	cJSON *rules = cJSON_AddArrayToObject(o, "fs_rules");
 	for (size_t i = 0; rules && i < s.ndirs; i++) {
@@ -677,7 +719,7 @@ cJSON *sbx_landlock_plan(const struct policy *p, int abi)
 				"its #! interpreter (one level, through env) as file rules: read_file+execute" :
 				"the command itself: read_file+execute (code:exec: executable directories above)");
 	char nwhy[160];
-	bool net = net_handled(s.net_mode, s.portless, false, abi, nwhy, sizeof nwhy);
+	bool net = net_handled(s.net_mode, s.portless, false, s.own_netns, abi, nwhy, sizeof nwhy);
 	cJSON *n = cJSON_AddObjectToObject(o, "net");
 	if (n) {
 		cJSON_AddBoolToObject(n, "handled", net);
@@ -699,7 +741,7 @@ cJSON *sbx_landlock_plan(const struct policy *p, int abi)
 		cJSON_AddItemToArray(sc, cJSON_CreateString("abstract_unix_socket"));
 	}
 	cJSON_AddStringToObject(o, "restrict_flags", abi >= 7 ? "log_same_exec_off|log_new_exec_on" : "none");
-	spec_free(&s);
+	spec_free(&s, &cv);
 	return o;
 }
 
@@ -788,10 +830,39 @@ static void ll_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 		return;
 	char lv[sizeof c->L->level[0]], d[64];
 	snprintf(lv, sizeof lv, "%s", c->L->level[layer_landlock.id]);
-	bool rep = sbx_layer_on(c->L, layer_seccomp.id) && strstr(c->L->level[layer_seccomp.id], "reporter");
+	bool rep = sbx_layer_on(c->L, SBX_L_SECCOMP) && strstr(c->L->level[SBX_L_SECCOMP], "reporter");
 	sbx_layer_set_on(c->L, layer_landlock.id, "%s; denials: %s", lv,
-			 sbx_landlock_denials(atoi(lv + 4), sbx_layer_on(c->L, layer_probes.id), rep,
+			 sbx_landlock_denials(atoi(lv + 4), sbx_layer_on(c->L, SBX_L_PROBES), rep,
 					      sbx_layer_on(c->L, layer_preload.id), d, sizeof d));
+}
+
+/* the Landlock entry's stage op (layer.h `stage`): inside the sandbox, before the
+ * capability drop, the ruleset of the compiled policy is applied to the stage and so to the command
+ * (landlock_layer.h sbx_landlock_apply_stage); the status says on with its ABI level, or off and why.
+ */
+int sbx_landlock_stage(struct layer_stage *s, bool on)
+{
+	if (!on)
+		return 0;
+	struct sbx_landlock_result r;
+	char why[512] = "", buf[900];
+	memset(&r, 0, sizeof r);
+	if (!s->pol) {
+		layer_stage_add(s, "landlock", "off");
+		layer_stage_add(s, "landlock_why", "no compiled policy in the stage");
+	} else if (sbx_landlock_apply_stage(s->pol, s->cmd_path, s->netfilter,
+					    /* write grants carved around a deny's match when no seccomp
+					     * deny decision stands behind Landlock */
+					    !((s->on >> SBX_L_SECCOMP) & 1u), &r, why, sizeof why) < 0) {
+		layer_stage_add(s, "landlock", "off");
+		layer_stage_add(s, "landlock_why", why[0] ? why : "apply failed");
+	} else {
+		layer_stage_add(s, "landlock", "on");
+		snprintf(buf, sizeof buf, "abi %d%s%s%s%s", r.abi, r.degraded[0] ? "; " : "", r.degraded,
+			 !r.net && r.net_why[0] ? "; tcp: " : "", !r.net ? r.net_why : "");
+		layer_stage_add(s, "landlock_level", buf);
+	}
+	return 0;
 }
 
 const struct layer_ops layer_landlock = {
@@ -800,6 +871,9 @@ const struct layer_ops layer_landlock = {
 	.lost = "no kernel fs allowlist: reads and writes outside the grants are stopped only by the "
 		"preload and bwrap",
 	.stage_flag = "--landlock",
+	.stage = sbx_landlock_stage,
+	.stage_when = LAYER_STAGE_BEFORE_CAPS,
+	.stage_policy = true,
 	.probe = ll_probe,
 	.plan = ll_plan,
 	.on_ready = ll_on_ready,

@@ -67,6 +67,12 @@ int sbx_landlock_apply_cmd(const struct policy *p, const char *cmd, struct sbx_l
  * netfilter the port rules are the backstop, plus BIND_TCP on the ports of granted loopback hosts. */
 int sbx_landlock_apply_net(const struct policy *p, const char *cmd, bool netfilter,
 			   struct sbx_landlock_result *r, char *why, size_t whylen);
+/* As _net, saying whether a write grant holding a manifest deny's match may be entered entry by
+ * entry around it (landlock_deny.h: carve_writes, true when no seccomp deny decision stands behind
+ * Landlock). _net = _stage(..., true). Read grants are always entered around a match; how is
+ * said in r->notes. */
+int sbx_landlock_apply_stage(const struct policy *p, const char *cmd, bool netfilter, bool carve_writes,
+			     struct sbx_landlock_result *r, char *why, size_t whylen);
 cJSON *sbx_landlock_plan(const struct policy *p, int abi);
 
 /* Which source puts Landlock's refusals in the stream (issue 15), for run.start.level.landlock:
@@ -90,8 +96,14 @@ struct sbx_landlock_spec {
 	const uint16_t *bind_ports; /* TCP ports of granted loopback hosts: BIND_TCP allowed there */
 	size_t nbind_ports;
 	bool netfilter;            /* netfilter enforces (and reports) the hosts: TCP not handled */
+	bool own_netns;            /* the run's own network namespace (pol_own_netns): its loopback is
+				    * the run's on every port, the way out is the gateway: TCP not handled */
 };
 int sbx_landlock_apply_spec(const struct sbx_landlock_spec *s, struct sbx_landlock_result *r,
 			    char *why, size_t whylen);
+
+/* The entry's stage op (layer.h): applies the ruleset in the exec stage. */
+struct layer_stage;
+int sbx_landlock_stage(struct layer_stage *s, bool on);
 
 #endif

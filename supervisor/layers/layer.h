@@ -6,9 +6,10 @@
  * --dry-run plan (plan), what it adds to the executor's environment (env), the argv that starts
  * the sandbox (wrap: bwrap only — nothing else builds the bwrap argv), its supervisor-side start
  * and the descriptor the event loop polls and drains, what it does in the forked child (child:
- * async-signal-safe), what it learns when the stage is ready (on_ready), and its stop. `detect`
- * (layers_detect), `status`, --dry-run, the event loop and the clean-up walk the table; no other
- * code names a layer. `lost` is the one line said when the layer is off (what protection is lost).
+ * async-signal-safe), what it does inside the sandbox in the exec stage just before the command
+ * (stage), what it learns when the stage is ready (on_ready), and its stop. `detect`
+ * (layers_detect), `status`, --dry-run, the exec stage (run/stage.c), the event loop and the
+ * clean-up walk the table. Code outside the layers that still names one: docs/ARCHITECTURE.md. `lost` is the one line said when the layer is off (what protection is lost).
  *
  * Ownership: a started layer's state (`void *st`) belongs to the layer until its `stop`; the
  * walker keeps the pointer (struct layer_rt) and calls `stop` exactly once. A layer never owns the
@@ -20,6 +21,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <poll.h>
 #include <sys/types.h>
 #include <cjson/cJSON.h>
@@ -61,6 +64,7 @@ struct layer_fds {
 	int policy;                /* the sealed policy memfd, bound at /run/sbxsup/policy (fixed channel) */
 	int userns;                /* root: the user namespace the wrapper joins (own_userns), or -1 */
 	int passwd, group;         /* memfds of the executor's /etc/passwd and /etc/group (bwrap_etc.h) */
+	int resolv;                /* memfd of the run's /etc/resolv.conf (pol_gateway; bwrap_etc.h) */
 };
 
 /* What a layer sees of the run. Filled by the run (plan, set-up, attempt); never owned by a layer. */
@@ -92,7 +96,39 @@ struct layer_ctx {
 	size_t nstaged;
 	const struct strv *unreachable; /* root: granted paths that identity cannot look up: not bound */
 	struct layer_fds fds;
+	/* The stage's layer flags (layers_stage_flags), set by the walkers that call wrap and plan
+	 * (layers_wrap, layers_plan) on their copy of the context; NULL elsewhere. */
+	const struct strv *stage_flags;
 };
+
+/* What a layer's stage op gets and gives, inside the sandbox (run/stage.c). */
+enum layer_stage_when {
+	LAYER_STAGE_BEFORE_CAPS = 1, /* before the capability drop (Landlock opens every granted path) */
+	LAYER_STAGE_AFTER_CAPS,      /* after it, as the command will run (last: seccomp's filters) */
+};
+struct layer_stage {
+	unsigned on;               /* the stage layers asked for (bit per enum sbx_layer: their flags) */
+	bool netfilter;            /* options of the kernel layers (seccomp_layer.h sbx_seccomp_stage_flags): */
+	bool report_files;         /*   netfilter enforces the hosts; the file/exec reporter; */
+	bool sensor;               /*   the report-only sensor (a mode of the seccomp entry) */
+	bool keep_caps;            /* SBXSUP_SANDBOX=0: nothing is applied, not even the guard */
+	const struct policy *pol;  /* the compiled policy in the stage, NULL: none */
+	const char *cmd_path;      /* the command as it will be exec'd, NULL: it does not resolve */
+	char **envp;               /* the command's environment, NULL: environ */
+	char *status;              /* "key=value\n" lines for the supervisor (ctl "ready") */
+	size_t status_len;
+	int listener;              /* the seccomp listener an op made, -1 */
+	bool listener_by_number;   /* its filter notifies sendmsg: the supervisor takes it with
+				    * pidfd_getfd (ctl.h ctl_send_ready), the stage is dumpable */
+};
+
+/* One "key=value" line of the stage's status. */
+static inline void layer_stage_add(struct layer_stage *s, const char *key, const char *val)
+{
+	size_t l = strlen(s->status);
+	if (l < s->status_len)
+		snprintf(s->status + l, s->status_len - l, "%s=%s\n", key, val);
+}
 
 /* Placeholder printed for a descriptor (or run id) the plan cannot know before the attempt. */
 #define LAYER_FD_PLACEHOLDER  "<fd>"
@@ -126,6 +162,12 @@ struct layer_ops {
 	/* The stage is ready: its status line, its pid (the command's, after exec), and the seccomp
 	 * listener it handed over (-1 none; a layer that takes it sets *st and owns it). */
 	void (*on_ready)(struct layer_ctx *c, void **st, const char *status, pid_t pid, int listener);
+	/* In the exec stage, inside the sandbox, at `stage_when`, for every entry that has one
+	 * (`on`: its flag was given): apply or check, and say the outcome in the status
+	 * ("NAME=on|off", "NAME_level", "NAME_why"). 0, or -1: the stage must not go on (said). */
+	int (*stage)(struct layer_stage *s, bool on);
+	enum layer_stage_when stage_when;
+	bool stage_policy;         /* its stage op reads the compiled policy */
 	int (*fd)(const void *st);                               /* to poll, -1 when none (any more) */
 	/* Turn what is pending into audit lines; `final`: the run's processes are gone, empty it.
 	 * Returns >= 0, or -1 (a->failed set: the stream failed, fail closed). */
@@ -161,6 +203,13 @@ void layers_plan(const struct layer_ctx *c, cJSON *o);
 int layers_env(const struct layer_ctx *c, struct strv *env);
 /* The active wrapper layer (bwrap), NULL when the stage runs directly. */
 const struct layer_ops *layers_wrapper(const struct sbx_layers *L);
+/* The stage side (run/stage.c): the layer bit of a `__stage` flag (0: not a layer's); whether an
+ * op at the stage needs the compiled policy; every stage op of `when`, in table order (-1: stop). */
+unsigned layers_stage_flag(const char *flag);
+bool layers_stage_wants_policy(const struct layer_stage *s);
+int layers_stage(struct layer_stage *s, enum layer_stage_when when);
+/* wrap() of the active wrapper layer, with the stage flags in its context. Returns 0, or -1 (err). */
+int layers_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size_t errlen);
 /* The stage flags of the active stage layers ("--landlock", "--seccomp"), in table order. */
 int layers_stage_flags(const struct sbx_layers *L, struct strv *out);
 bool layers_need_cgroup(const struct sbx_layers *L);

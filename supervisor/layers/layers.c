@@ -1,8 +1,8 @@
-/* layers.c — the one table of layers, the run's layer bookkeeping, and the walkers (layer.h). */
+/* layers.c — the one table of layers and its walkers (layer.h). The run's bookkeeping of the layers
+ * (layers.h: names, on/off, the sensor's level) is layer_set.c, which the entries use. */
 #include "layer.h"
 #include "seccomp_layer.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,126 +20,6 @@ const struct layer_ops *const sbx_layer_ops[SBX_L__N] = {
 #define FOR_EACH_LAYER(l, o) \
 	for (int l = 0; l < SBX_L__N; l++) \
 		for (const struct layer_ops *o = sbx_layer_ops[l]; o; o = NULL)
-
-const char *sbx_layer_name(enum sbx_layer l)
-{
-	return (unsigned)l < SBX_L__N ? sbx_layer_ops[l]->name : "?";
-}
-
-int sbx_layer_parse(const char *list, unsigned *mask, char *err, size_t errlen)
-{
-	if (!strcmp(list, "auto") || !strcmp(list, "all")) {
-		*mask = SBX_L_ALL;
-		return 0;
-	}
-	*mask = 0;
-	if (!strcmp(list, "none") || !*list)
-		return 0;
-	const char *p = list;
-	while (*p) {
-		size_t n = strcspn(p, ",");
-		unsigned i;
-		for (i = 0; i < SBX_L__N; i++)
-			if (strlen(sbx_layer_ops[i]->name) == n && !strncmp(p, sbx_layer_ops[i]->name, n))
-				break;
-		if (i == SBX_L__N && !(n == 8 && !strncmp(p, "identity", 8))) {
-			snprintf(err, errlen, "unknown layer '%.*s' (layers: preload, bwrap, seccomp, landlock, "
-				 "netfilter, probes, limits, or auto/all/none; --require also takes identity)", (int)n, p);
-			return -1;
-		}
-		*mask |= 1u << i; /* (i == SBX_L__N: SBX_REQ_IDENTITY) */
-		p += n;
-		if (*p == ',')
-			p++;
-	}
-	return 0;
-}
-
-static void set(struct sbx_layers *s, enum sbx_layer l, bool on, const char *fmt, va_list ap)
-{
-	if ((unsigned)l >= SBX_L__N)
-		return;
-	if (on)
-		s->active |= 1u << l;
-	else
-		s->active &= ~(1u << l);
-	s->moot &= ~(1u << l);
-	char *dst = on ? s->level[l] : s->why[l];
-	size_t len = on ? sizeof s->level[l] : sizeof s->why[l];
-	vsnprintf(dst, len, fmt, ap);
-	if (on)
-		s->why[l][0] = 0;
-}
-
-void sbx_layer_set_off(struct sbx_layers *s, enum sbx_layer l, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	set(s, l, false, fmt, ap);
-	va_end(ap);
-}
-
-void sbx_layer_set_on(struct sbx_layers *s, enum sbx_layer l, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	set(s, l, true, fmt, ap);
-	va_end(ap);
-}
-
-void sbx_layer_set_moot(struct sbx_layers *s, enum sbx_layer l, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	set(s, l, false, fmt, ap);
-	va_end(ap);
-	if ((unsigned)l < SBX_L__N)
-		s->moot |= 1u << l;
-}
-
-int sbx_layer_list_parse(const char *list, unsigned *mask, char *err, size_t errlen)
-{
-	unsigned all = 0, m = 0;
-	char one[32];
-	(void)sbx_layer_parse("auto", &all, err, errlen);
-	if (list[0] == '-' || list[0] == '+')
-		m = all; /* "-probes" alone: auto minus probes */
-	for (const char *p = list;;) {
-		size_t n = strcspn(p, ",");
-		char sign = n && (*p == '-' || *p == '+') ? *p : 0;
-		const char *name = sign ? p + 1 : p;
-		size_t nl = sign ? n - 1 : n;
-		if (!nl) {
-			snprintf(err, errlen, "empty layer name in '%s'", list);
-			return -1;
-		}
-		if (nl >= sizeof one) {
-			snprintf(err, errlen, "unknown layer '%.*s'", (int)nl, name);
-			return -1;
-		}
-		memcpy(one, name, nl);
-		one[nl] = '\0';
-		unsigned bit = 0;
-		if (sbx_layer_parse(one, &bit, err, errlen) < 0)
-			return -1;
-		if (sign && (!strcmp(one, "auto") || !strcmp(one, "all") || !strcmp(one, "none"))) {
-			snprintf(err, errlen, "'%c%s': +/- apply to a layer name", sign, one);
-			return -1;
-		}
-		if (!strcmp(one, "none"))
-			m = 0;
-		else if (sign == '-')
-			m &= ~bit;
-		else
-			m |= bit;
-		p += n;
-		if (!*p)
-			break;
-		p++;
-	}
-	*mask = m;
-	return 0;
-}
 
 /* ---- walkers ----------------------------------------------------------------------------------- */
 
@@ -209,15 +89,19 @@ void layers_admit(struct layer_ctx *c)
 
 void layers_plan(const struct layer_ctx *c, cJSON *o_)
 {
+	struct layer_ctx cc = *c; /* the wrapper's plan prints its argv, the stage flags included */
+	struct strv flags = {0};
+	cc.stage_flags = layers_stage_flags(c->L, &flags) == 0 ? &flags : NULL;
 	FOR_EACH_LAYER(l, o) {
 		if (!o->plan)
 			continue;
-		cJSON *x = o->plan(c);
+		cJSON *x = o->plan(&cc);
 		if (x)
 			cJSON_AddItemToObject(o_, o->name, x);
 		else
 			cJSON_AddNullToObject(o_, o->name);
 	}
+	strv_free(&flags);
 }
 
 int layers_env(const struct layer_ctx *c, struct strv *env)
@@ -235,6 +119,52 @@ const struct layer_ops *layers_wrapper(const struct sbx_layers *L)
 		if (o->wrap && sbx_layer_on(L, l))
 			return o;
 	return NULL;
+}
+
+unsigned layers_stage_flag(const char *flag)
+{
+	FOR_EACH_LAYER(l, o)
+		if (o->stage_flag && !strcmp(o->stage_flag, flag))
+			return 1u << l;
+	return 0;
+}
+
+bool layers_stage_wants_policy(const struct layer_stage *s)
+{
+	if (s->sensor) /* the seccomp entry's report-only mode decides on the policy */
+		return true;
+	FOR_EACH_LAYER(l, o)
+		if (o->stage_policy && ((s->on >> l) & 1u))
+			return true;
+	return false;
+}
+
+int layers_stage(struct layer_stage *s, enum layer_stage_when when)
+{
+	FOR_EACH_LAYER(l, o)
+		if (o->stage && o->stage_when == when && o->stage(s, (s->on >> l) & 1u) < 0)
+			return -1;
+	return 0;
+}
+
+int layers_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size_t errlen)
+{
+	const struct layer_ops *w = layers_wrapper(c->L);
+	struct layer_ctx cc = *c;
+	struct strv flags = {0};
+	if (!w) {
+		snprintf(err, errlen, "no wrapper layer is on");
+		return -1;
+	}
+	if (layers_stage_flags(c->L, &flags) < 0) {
+		strv_free(&flags);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	cc.stage_flags = &flags;
+	int rc = w->wrap(&cc, argv, err, errlen);
+	strv_free(&flags);
+	return rc;
 }
 
 int layers_stage_flags(const struct sbx_layers *L, struct strv *out)
@@ -337,41 +267,6 @@ void layers_on_ready(struct layer_ctx *c, struct layer_rt *rt, const char *statu
 	FOR_EACH_LAYER(l, o)
 		if (o->on_ready)
 			o->on_ready(c, &rt->st[l], status, pid, listener);
-}
-
-void sbx_privguard_level(const struct sbx_layers *L, char *out, size_t outlen)
-{
-	if (!strcmp(L->privguard, "notify"))
-		snprintf(out, outlen, "setuid/setgid, devices, file capabilities, user namespaces: refused and reported (%s)",
-			 sbx_layer_on(L, SBX_L_SECCOMP) ? "seccomp" : !strcmp(L->sensor, "on") ? "sensor" : "guard filter");
-	else if (!strcmp(L->privguard, "errno"))
-		snprintf(out, outlen, "setuid/setgid, devices, user namespaces: refused, unreported (no user notification)");
-	else
-		snprintf(out, outlen, "off (no sandbox)");
-}
-
-void sbx_sensor_level(const struct sbx_layers *L, char *out, size_t outlen)
-{
-	bool sc = sbx_layer_on(L, SBX_L_SECCOMP), pr = sbx_layer_on(L, SBX_L_PROBES);
-	if (sc || pr)
-		snprintf(out, outlen, "not needed: %s%s%s report", sc ? "seccomp" : "", sc && pr ? " and " : "",
-			 pr ? "probes" : "");
-	else if (!strcmp(L->sensor, "on"))
-		snprintf(out, outlen, "seccomp-notify (report-only: files, exec, metadata, sockets, signals, "
-			 "escape-class calls; nothing refused but the privilege guard)");
-	else if (L->sensor[0])
-		snprintf(out, outlen, "%s", L->sensor);
-	else if (L->sensor_off)
-		snprintf(out, outlen, "off (--sensor off)");
-	else
-		snprintf(out, outlen, "off (not started)");
-}
-
-bool sbx_sensor_missing(const struct sbx_layers *L)
-{
-	if (sbx_layer_on(L, SBX_L_SECCOMP) || sbx_layer_on(L, SBX_L_PROBES))
-		return false;
-	return strcmp(L->sensor, "on") != 0;
 }
 
 int layers_pollfds(const struct layer_rt *rt, struct pollfd *p, int max, int idx[SBX_L__N])

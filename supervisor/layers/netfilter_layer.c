@@ -261,8 +261,8 @@ static int map_err(int err, const char *what, char *why, size_t whylen)
 }
 
 /* The entries into the tries ({id, any}) and their ports into sbx_ports as keys (id, port). */
-static int fill_maps(struct netfilter_bpf *skel, const struct nf_entry *ent, size_t count, char *why,
-		     size_t whylen)
+static int fill_maps(struct netfilter_bpf *skel, const struct nf_entry *ent, size_t count, bool own_netns,
+		     char *why, size_t whylen)
 {
 	for (size_t i = 0; i < count; i++) {
 		const struct nf_entry *v = &ent[i];
@@ -287,7 +287,7 @@ static int fill_maps(struct netfilter_bpf *skel, const struct nf_entry *ent, siz
 				return map_err(err, "allowlist port", why, whylen);
 		}
 	}
-	struct nf_config c = {.mode = NF_MODE_LIST};
+	struct nf_config c = {.mode = NF_MODE_LIST, .own_netns = own_netns ? 1 : 0};
 	uint32_t zero = 0;
 	int err = bpf_map__update_elem(skel->maps.sbx_config, &zero, sizeof zero, &c, sizeof c, BPF_ANY);
 	if (err) {
@@ -347,8 +347,17 @@ static int on_event(void *ctx, void *data, size_t size)
 
 /* --- start / stop --------------------------------------------------------------------------------- */
 
+static int start_rules(const struct pol_net *rules, size_t n, enum pol_net_mode mode, bool own_netns,
+		       int cgroup_v2_fd, struct sbx_netfilter **out, char *why, size_t whylen);
+
 int sbx_netfilter_start_rules(const struct pol_net *rules, size_t n, enum pol_net_mode mode,
 			      int cgroup_v2_fd, struct sbx_netfilter **out, char *why, size_t whylen)
+{
+	return start_rules(rules, n, mode, false, cgroup_v2_fd, out, why, whylen);
+}
+
+static int start_rules(const struct pol_net *rules, size_t n, enum pol_net_mode mode, bool own_netns,
+		       int cgroup_v2_fd, struct sbx_netfilter **out, char *why, size_t whylen)
 {
 	*out = NULL;
 	if (mode == POL_NET_ANY) {
@@ -386,7 +395,7 @@ int sbx_netfilter_start_rules(const struct pol_net *rules, size_t n, enum pol_ne
 		snprintf(why, whylen, "BPF load: %s", strerror(-err));
 		goto fail;
 	}
-	if (fill_maps(nf->skel, ent, count, why, whylen) < 0)
+	if (fill_maps(nf->skel, ent, count, own_netns, why, whylen) < 0)
 		goto fail;
 	free(ent);
 	ent = NULL;
@@ -418,17 +427,27 @@ int sbx_netfilter_start(const struct policy *p, int cgroup_v2_fd, struct sbx_net
 			char *why, size_t whylen)
 {
 	size_t n = pol_net_count(p);
-	struct pol_net *rules = calloc(n ? n : 1, sizeof *rules);
+	struct pol_net *rules = calloc(n + 2, sizeof *rules);
 	if (!rules) {
 		*out = NULL;
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
 	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
+	enum pol_net_mode mode = pol_net_mode(p);
+	if (mode == POL_NET_NONE && pol_own_netns(p))
+		mode = POL_NET_LIST; /* the run's loopback only (below) */
+	for (size_t i = 0; mode == POL_NET_LIST && i < n; i++)
 		if (pol_net_get(p, i, &rules[k]) == 0)
 			k++;
-	int rc = sbx_netfilter_start_rules(rules, k, pol_net_mode(p), cgroup_v2_fd, out, why, whylen);
+	if (pol_own_netns(p)) {
+		/* the run's own loopback (pol_own_netns): every port, connect, send and bind */
+		rules[k++] = (struct pol_net){.family = AF_INET, .addr = {127}, .prefix = 8,
+					      .rule = POL_RULE_NET_OWN};
+		rules[k++] = (struct pol_net){.family = AF_INET6, .addr = {[15] = 1}, .prefix = 128,
+					      .rule = POL_RULE_NET_OWN};
+	}
+	int rc = start_rules(rules, k, mode, pol_own_netns(p), cgroup_v2_fd, out, why, whylen);
 	free(rules);
 	return rc;
 }

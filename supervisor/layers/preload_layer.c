@@ -98,6 +98,8 @@ const struct layer_ops layer_preload = {
 	.lost = "no libc-level filter: denied paths and hosts are neither refused early nor reported "
 		"by the preload",
 	.stage_flag = "--preload", /* the stage checks that the command can load it */
+	.stage = sbx_preload_stage,
+	.stage_when = LAYER_STAGE_AFTER_CAPS,
 	.probe = pl_probe,
 	.admit = pl_admit,
 	.env = pl_env,

@@ -9,10 +9,15 @@
 #ifndef SBX_PRELOAD_LAYER_H
 #define SBX_PRELOAD_LAYER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* `sbxsup`: the sbxsup binary the run uses (struct detect's self: the library's helper), NULL or "":
  * /proc/self/exe. Returns 0 (path set to the library's real path) or -1 (why set). */
 int detect_preload(const char *sbxsup, char *path, size_t pathlen, char *why, size_t whylen);
+
+/* The entry's stage op (layer.h): preload_stage.c. */
+struct layer_stage;
+int sbx_preload_stage(struct layer_stage *s, bool on);
 
 #endif

@@ -27,6 +27,7 @@
 #include "seccomp_unix.h"
 #include "probes_decode.h"
 #include "layer.h"
+#include "msg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -69,11 +70,12 @@ enum sc_when {
 	W_SOCKET,          /* socket/socketpair: the family/type/protocol allowlist (pol_socket_ok) */
 	W_SETRLIMIT,       /* setrlimit(res, new): notify only (raising above the run's limit) */
 	W_PRLIMIT,         /* prlimit64(pid, res, new != NULL, ...): notify only */
-	W_EXEC_GATE,       /* execve/execveat, only with opts.deny_exec or opts.report_files (notify) */
+	W_EXEC_GATE,       /* execve/execveat, only with opts.deny_exec, report_files or deny_files (notify) */
 	W_NET,             /* connect/bind: opts.net_notify and user notification */
 	W_SENDTO,          /* sendto with a destination: opts.net_notify and user notification */
 	W_SENDMSG,         /* sendmsg/sendmmsg (the peer is in memory): opts.net_notify, notification */
-	W_FILES,           /* open/openat/openat2/creat: opts.report_files and user notification */
+	W_FILES,           /* open/openat/openat2/creat and the write class: opts.report_files or
+			    * opts.deny_files, and user notification */
 	W_META,            /* metadata changes and watches: opts.meta_notify and user notification */
 	W_SIGNAL,          /* kill/tkill/tgkill/rt_[tg]sigqueueinfo/pidfd_open naming a pid >= 0: the
 			    * report-only sensor only (signals outside the run, seccomp_notify.h) */
@@ -425,11 +427,12 @@ static bool rule_in_filter(const struct sc_rule *r, bool notify, const struct sb
 	if (o->report_only && (r->silent || !notify))
 		return false; /* the sensor never answers with an errno of its own */
 	/* what only the supervisor can decide is in the filter only with notification */
-	if (w == W_EXEC_GATE && !(notify && (o->deny_exec || o->report_files)))
+	bool files = o->report_files || o->deny_files;
+	if (w == W_EXEC_GATE && !(notify && (o->deny_exec || files)))
 		return false;
 	if ((w == W_SETRLIMIT || w == W_PRLIMIT) && !notify)
 		return false; /* errno only: the kernel (no CAP_SYS_RESOURCE after the caps drop) refuses raises */
-	if ((w == W_NET && !(notify && o->net_notify)) || (w == W_FILES && !(notify && o->report_files)))
+	if ((w == W_NET && !(notify && o->net_notify)) || (w == W_FILES && !(notify && files)))
 		return false;
 	if ((w == W_SENDTO || w == W_SENDMSG) && !(notify && o->net_notify))
 		return false; /* unix peers are decided whatever netfilter does (AF_INET/6: left to it) */
@@ -842,6 +845,47 @@ static int emit_contained(struct audit *a, const char *sys, uint32_t pid, const 
 	return pr_emit_violation(a, &v);
 }
 
+/* An allowed call (sbx_sn_decide said 0) by the one table: 0 performed here and answered, 1 refused
+ * (rep filled as a kernel.violation, rep->err), 2 continue (another layer stands behind it). */
+static int route_allowed(int listener, const struct sbx_seccomp_state *st, const struct seccomp_notif *req,
+			 const char *sys, struct sbx_sn_report *rep)
+{
+	/* a manifest deny: an allowed open is performed here, decided on the object reached, so a name
+	 * rewritten after the check cannot reach a match (seccomp_notify.h files_deny_only) */
+	if (st->deny_opens && (!strcmp(sys, "open") || !strcmp(sys, "openat") || !strcmp(sys, "creat"))) {
+		int e = sbx_sn_emulate_open(&st->ctx, listener, req->id, (pid_t)req->pid, sys,
+					    (const uint64_t *)req->data.args, rep);
+		if (e == 0 || e == 1)
+			return e;
+		if (e == 3)
+			return 2; /* O_PATH: nothing to race */
+	}
+	enum sbx_sn_route how = sbx_sn_route(&st->walls, sys);
+	if (how == SBX_SN_CONTINUE)
+		return 2;
+	if (how == SBX_SN_EMULATE) {
+		int e = sbx_sn_emulate(&st->ctx, listener, req->id, (pid_t)req->pid, sys,
+				       (const uint64_t *)req->data.args, rep);
+		if (e == 3)
+			return 2;
+		if (e != 2)
+			return e;
+	}
+	/* refused: nothing would stand behind a continue and the call is not performed here */
+	char keep[4096];
+	snprintf(keep, sizeof keep, "%s", rep->path);
+	memset(rep, 0, sizeof *rep);
+	rep->port = -1;
+	rep->violation = true;
+	rep->access = "write";
+	rep->err = EPERM;
+	snprintf(rep->path, sizeof rep->path, "%s", keep);
+	snprintf(rep->requested, sizeof rep->requested, "%s", keep);
+	snprintf(rep->rule, sizeof rep->rule, "%s: no layer stands behind it in this mode", sys);
+	sbx_sn_fill_proc((pid_t)req->pid, rep);
+	return 1;
+}
+
 int sbx_seccomp_handle(int listener, struct audit *a)
 {
 	return sbx_seccomp_handle_state(listener, a, NULL);
@@ -971,6 +1015,14 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 		if (d == 0 && is_openat2) { /* the guard: never continued (its mode is in memory) */
 			respond_err(listener, req, resp, ENOSYS);
 			goto out;
+		}
+		if (d == 0 && st) {
+			/* no "continue" that nothing else stands behind (seccomp_emulate.h) */
+			int e = route_allowed(listener, st, req, sys, &rep);
+			if (e == 0)
+				goto out; /* performed and answered */
+			if (e == 1)
+				d = 1;
 		}
 		if (d == 0)
 			goto cont;
@@ -1103,6 +1155,14 @@ struct sc_rt {
 	struct sbx_seccomp_state gate;
 };
 
+/* The file/exec reporter ("--report-files"): the layer on, and neither the probes nor the preload
+ * to see the command's file calls. */
+static bool report_files_wanted(const struct sbx_layers *L)
+{
+	return sbx_layer_on(L, layer_seccomp.id) && !sbx_layer_on(L, layer_probes.id) &&
+	       !sbx_layer_on(L, layer_preload.id);
+}
+
 static void sc_on_ready(struct layer_ctx *c, void **st, const char *status, pid_t pid, int listener)
 {
 	if (listener < 0)
@@ -1113,17 +1173,24 @@ static void sc_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 		return;
 	}
 	s->listener = listener;
-	sbx_seccomp_state_init(&s->gate, c->pol, sbx_layer_on(c->L, layer_netfilter.id));
+	sbx_seccomp_state_init(&s->gate, c->pol, sbx_layer_on(c->L, SBX_L_NETFILTER));
 	/* a listener while the layer is off is the report-only sensor's (--sensor, stage.c) */
 	s->gate.report_only = s->gate.ctx.report_only = !sbx_layer_on(c->L, layer_seccomp.id);
 	/* neither the layer's nor the sensor's: the privilege guard's own filter (stage.c) */
 	s->gate.guard_only = s->gate.report_only && strcmp(c->L->sensor, "on") != 0;
+	s->gate.ctx.emu = sbx_sn_emu_new(); /* NULL: emulated connects are refused (fail closed) */
+	/* the layer's filter without the reporter routes file calls only for the manifest's denies
+	 * (stage.c deny_files): only a hard deny is refused */
+	s->gate.deny_opens = !s->gate.report_only && c->pol && pol_manifest_deny(c->pol, 0, NULL);
+	s->gate.ctx.files_deny_only = s->gate.deny_opens && !report_files_wanted(c->L);
+	s->gate.walls.bwrap = sbx_layer_on(c->L, layer_bwrap.id);
+	s->gate.walls.landlock = sbx_layer_on(c->L, layer_landlock.id);
 	*st = s;
 }
 
 bool sbx_seccomp_sensor_wanted(const struct sbx_layers *L)
 {
-	return !L->sensor_off && !sbx_layer_on(L, layer_seccomp.id) && !sbx_layer_on(L, layer_probes.id);
+	return !L->sensor_off && !sbx_layer_on(L, layer_seccomp.id) && !sbx_layer_on(L, SBX_L_PROBES);
 }
 
 int sbx_seccomp_stage_flags(const struct sbx_layers *L, struct strv *out)
@@ -1131,11 +1198,11 @@ int sbx_seccomp_stage_flags(const struct sbx_layers *L, struct strv *out)
 	int rc = 0;
 	bool sc = sbx_layer_on(L, layer_seccomp.id);
 	bool sensor = sbx_seccomp_sensor_wanted(L);
-	if (!sc && !sbx_layer_on(L, layer_landlock.id) && !sensor)
+	if (!sc && !sbx_layer_on(L, SBX_L_LANDLOCK) && !sensor)
 		return 0;
-	if (sbx_layer_on(L, layer_netfilter.id))
+	if (sbx_layer_on(L, SBX_L_NETFILTER))
 		rc |= strv_add(out, "--netfilter");
-	if (sc && !sbx_layer_on(L, layer_probes.id) && !sbx_layer_on(L, layer_preload.id))
+	if (report_files_wanted(L))
 		rc |= strv_add(out, "--report-files");
 	if (sensor)
 		rc |= strv_add(out, "--sensor");
@@ -1166,9 +1233,108 @@ static int sc_drain(void *st, struct audit *a, bool final)
 static void sc_stop(void *st)
 {
 	struct sc_rt *s = st;
+	sbx_sn_emu_free(s->gate.ctx.emu);
 	if (s->listener >= 0)
 		close(s->listener);
 	free(s);
+}
+
+/* the seccomp entry's stage op (layer.h `stage`), last before "ready" (nothing
+ * after an install may make a call the filter notifies). One entry, three modes:
+ *   - the layer (`--seccomp`): the filter of the compiled policy; status seccomp=on with its level;
+ *   - the report-only sensor (`--sensor`, the layer and the probes off): a filter whose every rule
+ *     is user notification, every call continues; status sensor=on|off;
+ *   - neither installed: the privilege guard's own filter (notified where the kernel can, errno
+ *     only else), in every mode that sandboxes (not SBXSUP_SANDBOX=0).
+ * The layer's and the sensor's filters carry the guard; status privguard=notify|errno. The
+ * listener, when one was made, is handed to the supervisor with "ready" (s->listener).
+ */
+int sbx_seccomp_stage(struct layer_stage *s, bool on)
+{
+	char why[512], buf[900];
+	bool guarded = false; /* a filter carrying the privilege guard is installed */
+	if (on) {
+		why[0] = 0;
+		/* no code:exec (or no policy to say otherwise): the exec gate lets only the command's
+		 * own exec through and refuses (and reports) every later one */
+		struct sbx_seccomp_opts so = {.deny_exec = !s->pol || !pol_code_exec(s->pol),
+					      /* named unix sockets, loopback binds, peers without netfilter */
+					      .net_notify = s->pol != NULL,
+					      .netfilter = s->netfilter,
+					      /* metadata changes are writes (Landlock cannot say so) */
+					      .meta_notify = s->pol != NULL,
+					      .report_files = s->report_files && s->pol,
+					      /* a manifest deny is held below libc (seccomp_notify.h) */
+					      .deny_files = s->pol && pol_manifest_deny(s->pol, 0, NULL)};
+		if (sbx_seccomp_install_opts(&so, &s->listener, why, sizeof why) < 0) {
+			layer_stage_add(s, "seccomp", "off");
+			layer_stage_add(s, "seccomp_why", why[0] ? why : "install failed");
+			s->listener = -1;
+		} else {
+			guarded = true;
+			layer_stage_add(s, "seccomp", "on");
+			/* short: run.start.level holds 96 bytes */
+			snprintf(buf, sizeof buf, "%s%s%s%s%s",
+				 so.notify_busy ? "errno (outer sandbox holds the listener: unreported)"
+				 : s->listener < 0 ? "errno (no user notification: denials unreported)" : "notify",
+				 so.exec_gated ? "; exec gate" : "",
+				 s->listener >= 0 && so.net_notify ? "; socket/rlimit/connect/bind args" : "",
+				 s->listener >= 0 && so.meta_notify ? "; metadata" : "",
+				 s->listener >= 0 && so.report_files ? "; file/exec reporter"
+				 : s->listener >= 0 && so.deny_files ? "; denies" : "");
+			layer_stage_add(s, "seccomp_level", buf);
+		}
+	}
+	/* The report-only sensor (layer seccomp off, probes off): what the silent layers refuse is
+	 * still seen and written by the supervisor; nothing is refused here (every call continues). */
+	if (!on && s->sensor) {
+		why[0] = 0;
+		struct sbx_seccomp_opts so = {.report_only = true, .deny_exec = !s->pol || !pol_code_exec(s->pol),
+					      .net_notify = true, .netfilter = s->netfilter,
+					      .meta_notify = true, .report_files = true};
+		if (!s->pol) {
+			layer_stage_add(s, "sensor", "off");
+			layer_stage_add(s, "sensor_why", "no compiled policy in the stage");
+		} else if (sbx_seccomp_install_opts(&so, &s->listener, why, sizeof why) < 0) {
+			layer_stage_add(s, "sensor", "off");
+			layer_stage_add(s, "sensor_why", so.notify_busy ? "an outer sandbox holds the listener"
+								: why[0] ? why : "install failed");
+			s->listener = -1;
+		} else {
+			guarded = true;
+			layer_stage_add(s, "sensor", "on");
+		}
+	}
+	/* The privilege guard (contract version 3) in every mode that sandboxes: the layer's and the
+	 * sensor's filters carry it (notified: refused and reported by the supervisor); without
+	 * either, a filter of its own (notified too where the kernel can; errno only else). Nothing
+	 * the command leaves behind can gain privilege. */
+	if (s->keep_caps)
+		return 0;
+	if (!guarded) {
+		why[0] = 0;
+		/* abstract unix names where the run shares the host's network namespace: refused and
+		 * reported by the guard's filter too (seccomp_unix.h) */
+		bool abstract = s->pol && !pol_abstract_inside(s->pol);
+		if (sbx_privguard_install(&s->listener, abstract, why, sizeof why) < 0) {
+			sbx_msg("%s", why[0] ? why : "privilege guard: install failed");
+			return -1;
+		}
+	} else if (s->listener >= 0) {
+		/* The layer's and the sensor's filters notify every sendmsg, so the stage cannot attach
+		 * the listener to one: the supervisor takes it by number with pidfd_getfd (ctl.h), a
+		 * ptrace-mode access. A non-dumpable stage (the direct sandbox's init is one, and we
+		 * are its fork) needs CAP_SYS_PTRACE where it was made, which a normal user's supervisor
+		 * lacks. Nothing else of the run exists yet, and the exec makes the command dumpable
+		 * anyway. (prctl is not notified.) */
+		if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0) {
+			sbx_msg("seccomp: PR_SET_DUMPABLE: %s", strerror(errno));
+			return -1;
+		}
+		s->listener_by_number = true;
+	}
+	layer_stage_add(s, "privguard", s->listener >= 0 ? "notify" : "errno");
+	return 0;
 }
 
 const struct layer_ops layer_seccomp = {
@@ -1177,6 +1343,9 @@ const struct layer_ops layer_seccomp = {
 	.lost = "no syscall filter: dangerous syscalls (ptrace, mount, bpf, unshare, raw sockets, ...) "
 		"reach the kernel",
 	.stage_flag = "--seccomp",
+	.stage = sbx_seccomp_stage, /* also the sensor and the privilege guard alone */
+	.stage_when = LAYER_STAGE_AFTER_CAPS,
+	.stage_policy = true,
 	.per_attempt = true,
 	.probe = sc_probe,
 	.plan = sc_plan,

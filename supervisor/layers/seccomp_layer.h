@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 #include "audit.h"
 #include "seccomp_notify.h"
+#include "seccomp_emulate.h"
 
 /* Host check without side effects on this process. Returns 1 usable (level: "notify" or
  * "errno (unreported: <reason>)"), 0 unusable (why). */
@@ -44,6 +45,11 @@ struct sbx_seccomp_opts {
 			   * supervisor, decided with the policy, refused + kernel.violation
 			   * (sensor seccomp-notify). For when the probes are off and the preload does not
 			   * see the command. */
+	bool deny_files;  /* in: the policy has manifest denies (pol_manifest_deny): the opens, execs
+			   * and write class are routed to the supervisor as for report_files, which
+			   * refuses only what a hard deny decides (sbx_sn_ctx.files_deny_only) — a
+			   * deny below libc in every mode with this layer, for files that exist at
+			   * start and files created later. Needs user notification. */
 	bool meta_notify; /* in: metadata changes and watches (chmod/chown/xattr/utimes/mknod/link
 			   * families, inotify_add_watch, fanotify_mark) routed to the supervisor, decided by
 			   * path with the policy, refused outside the grants + kernel.violation
@@ -84,6 +90,11 @@ struct sbx_seccomp_state {
 	bool guard_only;  /* the privilege guard's own filter (sbx_privguard_install): what the guard
 			   * does not refuse continues, unreported */
 	struct sbx_sn_ctx ctx; /* policy + netfilter for the argument decisions (seccomp_notify.h) */
+	bool deny_opens;  /* the policy has a manifest deny: every allowed open is performed by the
+			   * supervisor on the object it decided (seccomp_emulate.h), never continued */
+	struct sbx_sn_walls walls; /* what stands behind a "continue" (seccomp_emulate.h sbx_sn_route):
+				    * an allowed call the table routes to emulation is performed by the
+				    * supervisor, one it routes to refusal is refused */
 };
 /* The state for one run's filter: zeroed, the policy (may be NULL: argument decisions then fail
  * closed), whether netfilter enforces AF_INET/6 connects. */
@@ -120,5 +131,10 @@ int sbx_privguard_install(int *listener, bool abstract, char *why, size_t whylen
 
 /* For --dry-run: the rules as JSON ({"deny":[{"syscall":..,"errno":..,"when":..}],...}). */
 cJSON *sbx_seccomp_plan(void);
+
+/* The entry's stage op (layer.h): the layer, the report-only sensor or the privilege guard
+ * alone . */
+struct layer_stage;
+int sbx_seccomp_stage(struct layer_stage *s, bool on);
 
 #endif

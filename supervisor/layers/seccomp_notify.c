@@ -191,6 +191,21 @@ void sbx_sn_fill_proc(pid_t pid, struct sbx_sn_report *rep)
 	fill_proc(pid, rep);
 }
 
+ssize_t sbx_sn_read_str(pid_t pid, uint64_t addr, char *buf, size_t len)
+{
+	return read_str(pid, addr, buf, len);
+}
+
+void sbx_sn_proc_self_rewrite(pid_t pid, char *path, size_t len)
+{
+	proc_self_rewrite(pid, path, len);
+}
+
+long sbx_sn_ns_pid(pid_t pid)
+{
+	return ns_pid(pid);
+}
+
 static void rule_text(const struct policy *pol, uint32_t rule, struct sbx_sn_report *rep)
 {
 	snprintf(rep->rule, sizeof rep->rule, "%s", pol ? pol_rule_text(pol, rule) : "no policy (fail closed)");
@@ -320,6 +335,15 @@ int sbx_sn_decide_sockaddr(const struct sbx_sn_ctx *c, pid_t pid, bool bind, uin
 		len = sizeof ss;
 	if (read_mem(pid, addr, &ss, len) != (ssize_t)len)
 		return 0; /* unreadable: EFAULT from the kernel */
+	return sbx_sn_decide_addr(c, pid, bind, &ss, len, rep);
+}
+
+int sbx_sn_decide_addr(const struct sbx_sn_ctx *c, pid_t pid, bool bind, const struct sockaddr_storage *ssp,
+		       uint64_t len, struct sbx_sn_report *rep)
+{
+	const struct sockaddr_storage ss = *ssp;
+	if (len < sizeof(sa_family_t))
+		return 0;
 	if (ss.ss_family == AF_UNIX)
 		return decide_unix(c, pid, bind, (const struct sockaddr_un *)&ss, len, rep);
 	if (ss.ss_family != AF_INET && ss.ss_family != AF_INET6)
@@ -354,7 +378,8 @@ int sbx_sn_decide_sockaddr(const struct sbx_sn_ctx *c, pid_t pid, bool bind, uin
 	struct pol_decision d = {.verdict = POL_DENY, .rule = POL_RULE_DEFAULT};
 	if (c->pol)
 		pol_net_addr(c->pol, family, a, port, &d);
-	if (bind && d.verdict == POL_ALLOW && !is_loopback(family, a)) {
+	/* (the run's own network namespace: its any-address is inside the run too, POL_RULE_NET_OWN) */
+	if (bind && d.verdict == POL_ALLOW && d.rule != POL_RULE_NET_OWN && !is_loopback(family, a)) {
 		/* servers only on granted loopback addresses: a granted remote peer is not a local
 		 * address to serve on, and a wildcard bind would serve every interface */
 		d.verdict = POL_DENY;
@@ -545,8 +570,10 @@ static void decide_resolved(const struct sbx_sn_ctx *c, pid_t pid, bool nofollow
 
 /* ---- the file / exec reporter -------------------------------------------------------------- */
 
+/* whole: the call is refused whatever it names (openat2: its mode is in memory), so what it names
+ * is decided and reported in full even when the file calls are routed only for the denies. */
 static int decide_path(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uint64_t paddr, uint64_t flags,
-		       bool exec, struct sbx_sn_report *rep)
+		       bool exec, bool whole, struct sbx_sn_report *rep)
 {
 	char req[4096];
 	if (read_str(pid, paddr, req, sizeof req) < 0)
@@ -571,8 +598,10 @@ static int decide_path(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uint64_
 	/* the kernel follows symlinks (O_NOFOLLOW: not the last one); an exec follows them all */
 	if (d.verdict == POL_ALLOW && c->pol && !magic_fd)
 		decide_resolved(c, pid, !exec && (flags & O_NOFOLLOW), acc, rep->path, sizeof rep->path, &d, true);
-	/* metadata (O_PATH) is refused only where a rule denies, as the preload does */
-	if (d.verdict == POL_ALLOW || (meta && d.rule == POL_RULE_DEFAULT))
+	/* metadata (O_PATH) is refused only where a rule denies, as the preload does; routed only for
+	 * the denies (files_deny_only), only a hard deny is refused (the rest is Landlock's, bwrap's) */
+	if (d.verdict == POL_ALLOW || (meta && d.rule == POL_RULE_DEFAULT) ||
+	    (c->files_deny_only && !whole && !pol_rule_hard_deny(c->pol, d.rule)))
 		return 0;
 	char res[4096];
 	bool exists = target_resolve(pid, rep->path, false, res, sizeof res) == 0 || errno != ENOENT;
@@ -614,7 +643,7 @@ static int target_fd_path(pid_t pid, int fd, char *out, size_t outlen)
  * nofollow). Returns 0 allowed, 1 denied (rep->path/requested/rule set), 2 undecidable (left to the
  * kernel: EFAULT, EBADF, not a path). */
 static int decide_meta_obj(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uint64_t paddr, bool empty_ok,
-			   bool nofollow, unsigned acc, struct sbx_sn_report *rep)
+			   bool nofollow, unsigned acc, bool hard_only, struct sbx_sn_report *rep)
 {
 	char req[4096] = "";
 	bool by_fd = !paddr, nofollow_fd = false;
@@ -653,7 +682,7 @@ static int decide_meta_obj(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uin
 		pol_path(c->pol, rep->path, acc, &d);
 	if (d.verdict == POL_ALLOW && !nofollow_fd)
 		decide_resolved(c, pid, nofollow, acc, rep->path, sizeof rep->path, &d, c->report_only);
-	if (d.verdict == POL_ALLOW)
+	if (d.verdict == POL_ALLOW || (hard_only && !pol_rule_hard_deny(c->pol, d.rule)))
 		return 0;
 	snprintf(rep->requested, sizeof rep->requested, "%s", req);
 	rule_text(c->pol, d.rule, rep);
@@ -714,6 +743,8 @@ static const struct meta_call meta_calls[] = {
 	{"rename", -1, 0, -1, true, false, EACCES, -1, 1},
 	{"renameat", 0, 1, -1, true, false, EACCES, 2, 3},
 	{"renameat2", 0, 1, -1, true, false, EACCES, 2, 3},
+#define FIRST_WRITE_CLASS 24 /* unlink .. renameat2: the W_FILES entries of seccomp_layer.c */
+#define N_WRITE_CLASS 11
 	MC("inotify_add_watch", -1, 1, -1, false, true, EACCES),
 	MC("fanotify_mark", 3, 4, -1, false, true, EACCES), /* path NULL: the dirfd itself */
 };
@@ -819,12 +850,15 @@ static int decide_meta(const struct sbx_sn_ctx *c, pid_t pid, const char *sys, c
 		return 2;
 	/* link/linkat: the existing object (a link makes it reachable under a new name with that
 	 * name's rights: it must be writable where it is) and the new name */
-	int r = decide_meta_obj(c, pid, dirfd, paddr, empty_ok, nofollow, acc, rep);
+	/* routed only for the denies (files_deny_only): the write class refuses hard denies alone */
+	bool hard_only = c->files_deny_only && m >= &meta_calls[FIRST_WRITE_CLASS] &&
+			 m < &meta_calls[FIRST_WRITE_CLASS + N_WRITE_CLASS];
+	int r = decide_meta_obj(c, pid, dirfd, paddr, empty_ok, nofollow, acc, hard_only, rep);
 	if (r == 0 && m->path2 >= 0) {
 		int d2 = m->fd2 >= 0 ? (int)args[(int)m->fd2] : AT_FDCWD;
 		if (!args[(int)m->path2])
 			return 2;
-		r = decide_meta_obj(c, pid, d2, args[(int)m->path2], false, true, POL_WRITE, rep);
+		r = decide_meta_obj(c, pid, d2, args[(int)m->path2], false, true, POL_WRITE, hard_only, rep);
 	}
 	if (r != 1)
 		return 0; /* allowed, or the kernel's own error */
@@ -1018,20 +1052,20 @@ int sbx_sn_decide(const struct sbx_sn_ctx *c, int listener, uint64_t id, pid_t p
 	else if (sbx_sn_is_send(sys))
 		rc = sbx_sn_decide_send(c, pid, sys, args, rep);
 	else if (!strcmp(sys, "open"))
-		rc = decide_path(c, pid, AT_FDCWD, args[0], args[1], false, rep);
+		rc = decide_path(c, pid, AT_FDCWD, args[0], args[1], false, false, rep);
 	else if (!strcmp(sys, "creat"))
-		rc = decide_path(c, pid, AT_FDCWD, args[0], O_CREAT | O_WRONLY | O_TRUNC, false, rep);
+		rc = decide_path(c, pid, AT_FDCWD, args[0], O_CREAT | O_WRONLY | O_TRUNC, false, false, rep);
 	else if (!strcmp(sys, "openat"))
-		rc = decide_path(c, pid, (int)args[0], args[1], args[2], false, rep);
+		rc = decide_path(c, pid, (int)args[0], args[1], args[2], false, false, rep);
 	else if (!strcmp(sys, "openat2")) {
 		uint64_t fl = 0;
 		if (read_mem(pid, args[2], &fl, sizeof fl) != (ssize_t)sizeof fl)
 			return 0;
-		rc = decide_path(c, pid, (int)args[0], args[1], fl, false, rep);
+		rc = decide_path(c, pid, (int)args[0], args[1], fl, false, true, rep);
 	} else if (!strcmp(sys, "execve"))
-		rc = decide_path(c, pid, AT_FDCWD, args[0], 0, true, rep);
+		rc = decide_path(c, pid, AT_FDCWD, args[0], 0, true, false, rep);
 	else if (!strcmp(sys, "execveat"))
-		rc = decide_path(c, pid, (int)args[0], args[1], 0, true, rep);
+		rc = decide_path(c, pid, (int)args[0], args[1], 0, true, false, rep);
 	else if (sbx_sn_is_meta(sys)) {
 		rc = decide_meta(c, pid, sys, args, rep);
 		if (rc == 0 && !c->report_only && (rc = chown_unmapped(pid, sys, args, rep)) == 3 &&

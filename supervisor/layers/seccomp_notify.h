@@ -33,11 +33,14 @@
  *   does not mount the home), each link is followed by its text, as the kernel would follow it on
  *   the host, so the attempt is still decided on what it names (opens/execs: answered ENOENT, the
  *   kernel's own answer; metadata calls: only for the report-only sensor).
- * Memory arguments are read with process_vm_readv after the call was made, and the kernel reads
- * them again when the call continues: a second thread of the target can change them in between
- * (time-of-check/time-of-use). So a "continue" is never the only defence for memory arguments —
- * Landlock, bwrap, netfilter and DAC stay behind it — and refusals are what this module adds:
- * the attempt is refused and reported. Register arguments (socket, rlimit resource) have no race.
+ * Memory arguments are read with process_vm_readv after the call was made, and the kernel would
+ * read them again if the call continued: a second thread of the target can change them in between
+ * (time-of-check/time-of-use). So what this module decides is final only as a refusal; an allowed
+ * call whose arguments are in memory is answered "continue" only where bwrap or Landlock stops the
+ * same object independently — everywhere else the caller (seccomp_layer.c) has it performed by
+ * seccomp_emulate.c on the object the supervisor decided, or refused (seccomp_emulate.h
+ * sbx_sn_route: the one table, per call and per mode). A continue is never the only defence.
+ * Register arguments (socket, rlimit resource) have no race.
  * Memory / fds: the caller owns the request; nothing here allocates beyond the call.
  */
 #ifndef SBX_SECCOMP_NOTIFY_H
@@ -80,6 +83,20 @@ struct sbx_sn_ctx {
 				    * namespace holds (seccomp_unix.h), metadata calls through dangling links, and
 				    * signals: kill/tkill/tgkill/rt_[tg]sigqueueinfo/pidfd_open naming a
 				    * process outside the run (rule "signal outside the run") */
+	struct sbx_sn_emu *emu;    /* seccomp_emulate.h: the run's connector (NULL: connects cannot
+				    * be performed and are refused) */
+	bool files_deny_only;      /* the opens, execs and write class were routed only to hold the
+				    * manifest's denies (sbx_seccomp_opts.deny_files, not the reporter):
+				    * refused only where a hard deny decides (pol_rule_hard_deny), with
+				    * the reporter's event (critical: rule "deny[N]: ..."); everything else
+				    * goes on to Landlock and bwrap. An allowed open is not continued but
+				    * performed by the supervisor (seccomp_emulate.h sbx_sn_emulate_open,
+				    * the same deny-only decision on the object actually reached; an
+				    * object the policy does not grant answered EACCES unreported, as
+				    * Landlock would: the supervisor is outside its domain), so a
+				    * second thread rewriting the name cannot reach a match; the write
+				    * class is decided on the name and the object it resolves to, and
+				    * continued or emulated as sbx_sn_route says. */
 };
 
 /* A peer or local address in the target's memory (`addr`, `len` bytes as given), decided as
@@ -93,6 +110,19 @@ ssize_t sbx_sn_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len);
 /* Whether `sys` is one of the metadata calls decided here (chmod/chown/xattr/utimes/mknod/link
  * families, inotify_add_watch, fanotify_mark). */
 bool sbx_sn_is_meta(const char *sys);
+
+/* Shared with seccomp_emulate.c (one copy of each idea): a NUL-terminated string from the
+ * target's memory (its length, or -1: unreadable or not shorter than len); /proc/<the target's own
+ * pid>/... rewritten to /proc/self/... as the preload and the probes write it; the target's thread
+ * id as it sees it (its own pid namespace; 0 unknown). */
+ssize_t sbx_sn_read_str(pid_t pid, uint64_t addr, char *buf, size_t len);
+void sbx_sn_proc_self_rewrite(pid_t pid, char *path, size_t len);
+long sbx_sn_ns_pid(pid_t pid);
+/* connect/bind's decision on an address already copied from the target (len bytes of *ss):
+ * 0 allowed (or not decided here), 1 refused (rep filled, rep->err). */
+struct sockaddr_storage;
+int sbx_sn_decide_addr(const struct sbx_sn_ctx *c, pid_t pid, bool bind, const struct sockaddr_storage *ss,
+		       uint64_t len, struct sbx_sn_report *rep);
 
 /* comm and exe of `pid` into rep (a report of a call decided without sbx_sn_decide's refusal). */
 void sbx_sn_fill_proc(pid_t pid, struct sbx_sn_report *rep);

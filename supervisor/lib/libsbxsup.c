@@ -39,20 +39,16 @@ struct sbx_manifest {
 	struct mf_errors e;        /* the warnings */
 };
 
+/* The options are the run's own struct (run/run.h), filled through the setters below: the command
+ * line (cli/run_args.c) and a C caller fill the same fields the run reads. The strings ro points to
+ * are the handle's copies (manifest, workspace, audit, tag, result, helper), freed with it;
+ * result_extra is not owned (sbxsup_int.h). Per call, sbx_plan/sbx_run copy ro and add the
+ * command, the resolved helper and where the plan and the record go. */
 struct sbx_opts {
-	char *manifest, *workspace, *audit, *tag, *result_dest, *helper;
-	unsigned want, require;
-	long timeout_ms, budget_mb;
-	bool disabled;
-	bool shadow;               /* --shadow */
-	bool sensor_off;           /* --sensor off */
+	struct run_opts ro;
 	bool stdio_set;
 	int stdio[3];
 	int msg_fd;
-	char ws_tmp[32];           /* the command line's temporary workspace (sbxsup_int.h) */
-	const struct run_warm *warm; /* sbxsup_int.h: a pre-created run (serve), NULL */
-	const char *result_extra;  /* sbxsup_int.h: serve's copy of the call's --result (not owned), NULL */
-	int result_extra_fd;
 };
 
 struct sbx_result {
@@ -207,8 +203,8 @@ struct sbx_opts *sbx_opts_new(void)
 	if (!o)
 		return NULL;
 	char e[128];
-	(void)sbx_layer_list_parse("auto", &o->want, e, sizeof e);
-	o->budget_mb = -1;
+	(void)sbx_layer_list_parse("auto", &o->ro.want, e, sizeof e);
+	o->ro.audit_budget_mb = -1;
 	o->stdio[0] = 0, o->stdio[1] = 1, o->stdio[2] = 2;
 	o->msg_fd = -1;
 	return o;
@@ -218,61 +214,66 @@ void sbx_opts_free(struct sbx_opts *o)
 {
 	if (!o)
 		return;
-	free(o->manifest);
-	free(o->workspace);
-	free(o->audit);
-	free(o->tag);
-	free(o->result_dest);
-	free(o->helper);
+	free((char *)o->ro.manifest);
+	free((char *)o->ro.workspace);
+	free((char *)o->ro.audit);
+	free((char *)o->ro.tag);
+	free((char *)o->ro.result);
+	free((char *)o->ro.helper);
 	free(o);
 }
 
-/* *slot = a copy of s (NULL: the default). */
-static int set_str(struct sbx_opts *o, char **slot, const char *s)
+/* *slot = a copy of s (NULL: the default); the handle owns it. */
+static int set_str(struct sbx_opts *o, const char **slot, const char *s)
 {
 	if (!o)
 		return SBX_E_INVAL;
 	char *c = NULL;
 	if (s && !(c = strdup(s)))
 		return SBX_E_NOMEM;
-	free(*slot);
+	free((char *)*slot);
 	*slot = c;
 	return 0;
 }
 
+struct run_opts *sbx_opts_run(struct sbx_opts *o)
+{
+	return o ? &o->ro : NULL;
+}
+
 int sbx_opts_set_manifest(struct sbx_opts *o, const char *path)
 {
-	return o ? set_str(o, &o->manifest, path) : SBX_E_INVAL;
+	return o ? set_str(o, &o->ro.manifest, path) : SBX_E_INVAL;
 }
 
 int sbx_opts_use_manifest(struct sbx_opts *o, const struct sbx_manifest *m)
 {
-	return o && m ? set_str(o, &o->manifest, m->path) : SBX_E_INVAL;
+	return o && m ? set_str(o, &o->ro.manifest, m->path) : SBX_E_INVAL;
 }
 
 int sbx_opts_set_workspace(struct sbx_opts *o, const char *dir)
 {
-	return o ? set_str(o, &o->workspace, dir) : SBX_E_INVAL;
+	return o ? set_str(o, &o->ro.workspace, dir) : SBX_E_INVAL;
 }
 
 int sbx_opts_set_audit(struct sbx_opts *o, const char *dest)
 {
-	return o ? set_str(o, &o->audit, dest) : SBX_E_INVAL;
+	return o ? set_str(o, &o->ro.audit, dest) : SBX_E_INVAL;
 }
 
 int sbx_opts_set_tag(struct sbx_opts *o, const char *tag)
 {
-	return o ? set_str(o, &o->tag, tag) : SBX_E_INVAL;
+	return o ? set_str(o, &o->ro.tag, tag) : SBX_E_INVAL;
 }
 
 int sbx_opts_set_result_dest(struct sbx_opts *o, const char *dest)
 {
-	return o ? set_str(o, &o->result_dest, dest) : SBX_E_INVAL;
+	return o ? set_str(o, &o->ro.result, dest) : SBX_E_INVAL;
 }
 
 int sbx_opts_set_helper(struct sbx_opts *o, const char *path)
 {
-	return o ? set_str(o, &o->helper, path) : SBX_E_INVAL;
+	return o ? set_str(o, &o->ro.helper, path) : SBX_E_INVAL;
 }
 
 static int set_layers(struct sbx_opts *o, const char *list, bool require, struct sbx_err *err)
@@ -287,7 +288,7 @@ static int set_layers(struct sbx_opts *o, const char *list, bool require, struct
 		return fail(err, SBX_E_LAYERS, "%s: %s", require ? "require" : "layers", e[0] ? e : "empty layer list");
 	if (require && !strcmp(l, "auto"))
 		m = 0; /* "auto" means "whatever is available": nothing is required (as --require auto) */
-	*(require ? &o->require : &o->want) = m;
+	*(require ? &o->ro.require : &o->ro.want) = m;
 	ok(err);
 	return 0;
 }
@@ -306,7 +307,7 @@ int sbx_opts_set_timeout_ms(struct sbx_opts *o, long ms)
 {
 	if (!o || ms < 0)
 		return SBX_E_INVAL;
-	o->timeout_ms = ms;
+	o->ro.timeout_ms = ms;
 	return 0;
 }
 
@@ -314,7 +315,7 @@ int sbx_opts_set_audit_budget_mb(struct sbx_opts *o, long mb)
 {
 	if (!o || mb < -1)
 		return SBX_E_INVAL;
-	o->budget_mb = mb;
+	o->ro.audit_budget_mb = mb;
 	return 0;
 }
 
@@ -322,7 +323,7 @@ int sbx_opts_set_disabled(struct sbx_opts *o, int disabled)
 {
 	if (!o)
 		return SBX_E_INVAL;
-	o->disabled = disabled != 0;
+	o->ro.disabled = disabled != 0;
 	return 0;
 }
 
@@ -330,7 +331,7 @@ int sbx_opts_set_shadow(struct sbx_opts *o, int shadow)
 {
 	if (!o)
 		return SBX_E_INVAL;
-	o->shadow = shadow != 0;
+	o->ro.shadow = shadow != 0;
 	return 0;
 }
 
@@ -338,7 +339,7 @@ int sbx_opts_set_sensor(struct sbx_opts *o, int on)
 {
 	if (!o)
 		return SBX_E_INVAL;
-	o->sensor_off = on == 0;
+	o->ro.sensor_off = on == 0;
 	return 0;
 }
 
@@ -363,17 +364,17 @@ int sbx_opts_set_layer_masks(struct sbx_opts *o, unsigned want, unsigned require
 {
 	if (!o)
 		return SBX_E_INVAL;
-	o->want = want, o->require = require;
+	o->ro.want = want, o->ro.require = require;
 	return 0;
 }
 
 int sbx_opts_set_temp_workspace(struct sbx_opts *o, const char *dir)
 {
-	if (!o || !dir || strlen(dir) >= sizeof o->ws_tmp)
+	if (!o || !dir || strlen(dir) >= sizeof o->ro.ws_tmp)
 		return SBX_E_INVAL;
-	int rc = set_str(o, &o->workspace, dir);
+	int rc = set_str(o, &o->ro.workspace, dir);
 	if (rc == 0)
-		snprintf(o->ws_tmp, sizeof o->ws_tmp, "%s", dir);
+		snprintf(o->ro.ws_tmp, sizeof o->ro.ws_tmp, "%s", dir);
 	return rc;
 }
 
@@ -381,7 +382,7 @@ int sbx_opts_set_warm(struct sbx_opts *o, const struct run_warm *w)
 {
 	if (!o)
 		return SBX_E_INVAL;
-	o->warm = w;
+	o->ro.warm = w;
 	return 0;
 }
 
@@ -389,8 +390,8 @@ int sbx_opts_set_result_extra(struct sbx_opts *o, const char *dest, int fd)
 {
 	if (!o)
 		return SBX_E_INVAL;
-	o->result_extra = dest;
-	o->result_extra_fd = fd;
+	o->ro.result_extra = dest;
+	o->ro.result_extra_fd = fd;
 	return 0;
 }
 
@@ -446,39 +447,30 @@ static int resolve_helper(const struct sbx_opts *o, char *out, size_t outlen, st
 {
 	const char *env = getenv("SBXSUP_BIN");
 	char rel[PATH_MAX + 16];
-	const char *h = o->helper ? o->helper : env && *env ? env
+	const char *h = o->ro.helper ? o->ro.helper : env && *env ? env
 		      : beside_us(rel, sizeof rel) == 0 ? rel : SBXSUP_BINDIR "/sbxsup";
 	char real[PATH_MAX];
 	if (!realpath(h, real) || access(real, X_OK) < 0)
 		return fail(err, SBX_E_HELPER, "the sbxsup binary %s (%s): %s; install sbxsup, or name it with "
 			    "sbx_opts_set_helper() or SBXSUP_BIN", h,
-			    o->helper ? "sbx_opts_set_helper" : env && *env ? "SBXSUP_BIN" : "built-in path",
+			    o->ro.helper ? "sbx_opts_set_helper" : env && *env ? "SBXSUP_BIN" : "built-in path",
 			    strerror(errno));
 	snprintf(out, outlen, "%s", real);
 	return 0;
 }
 
+/* This call's copy of the options: the command, the resolved helper; the command line's own
+ * fields (dry_run: sbx_plan sets it; server) and where output goes are the call's. */
 static void to_run_opts(const struct sbx_opts *o, char *const argv[], const char *helper, struct run_opts *ro)
 {
-	memset(ro, 0, sizeof *ro);
-	ro->manifest = o->manifest;
-	ro->workspace = o->workspace;
-	ro->audit = o->audit;
-	ro->want = o->want;
-	ro->require = o->require;
-	ro->timeout_ms = o->timeout_ms;
-	ro->audit_budget_mb = o->budget_mb;
-	ro->result = o->result_dest;
-	ro->tag = o->tag;
-	ro->disabled = o->disabled;
-	ro->shadow = o->shadow;
-	ro->sensor_off = o->sensor_off;
+	*ro = o->ro;
 	ro->cmd = (char **)argv; /* never written through */
-	snprintf(ro->ws_tmp, sizeof ro->ws_tmp, "%s", o->ws_tmp);
 	ro->helper = helper;
-	ro->warm = o->warm;
-	ro->result_extra = o->result_extra;
-	ro->result_extra_fd = o->result_extra_fd;
+	ro->dry_run = false;
+	ro->server = NULL;
+	ro->stdio = NULL;
+	ro->plan_out = NULL;
+	ro->result_out = NULL;
 }
 
 /* Common entry of sbx_plan / sbx_run: checks, the busy flag, the helper (into helper[hlen], which
@@ -500,9 +492,9 @@ static int enter(const struct sbx_opts *o, char *const argv[], const void *out, 
 }
 
 /* The plan or run itself: run_execute(ro) with the process state it changes (signal mask, SIGPIPE,
- * subreaper, message fd) saved around it; its result record into *rec (malloc'd, NULL when none
- * was built). Returns run_execute's exit code. */
-static int execute(const struct sbx_opts *o, struct run_opts *ro, char **rec)
+ * subreaper, message fd) saved around it; its result record into *rec (NULL when none was built).
+ * Returns run_execute's exit code. */
+static int execute(const struct sbx_opts *o, struct run_opts *ro, cJSON **rec)
 {
 	*rec = NULL;
 	ro->result_out = rec;
@@ -514,17 +506,16 @@ static int execute(const struct sbx_opts *o, struct run_opts *ro, char **rec)
 }
 
 /* The record's reason, for a call that fails without a result. */
-static int reason_error(const char *rec_json, int code_if_unknown, struct sbx_err *err)
+static int reason_error(const cJSON *rec, int code_if_unknown, struct sbx_err *err)
 {
-	cJSON *rec = rec_json ? cJSON_Parse(rec_json) : NULL;
-	cJSON *reason = cJSON_GetObjectItemCaseSensitive(rec, "reason");
+	const cJSON *reason = cJSON_GetObjectItemCaseSensitive(rec, "reason");
 	const char *code = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(reason, "code"));
 	const char *msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(reason, "message"));
 	int c = code && !strcmp(code, "bad_manifest") ? SBX_E_MANIFEST
-		: code && (!strcmp(code, "layer_required") || !strcmp(code, "identity_unavailable")) ? SBX_E_REFUSED
+		: code && (!strcmp(code, "layer_required") || !strcmp(code, "identity_unavailable") ||
+			   !strcmp(code, "gateway_unavailable")) ? SBX_E_REFUSED
 											  : code_if_unknown;
 	fail(err, c, "%s%s%s", code ? code : "failed", msg ? ": " : "", msg ? msg : "");
-	cJSON_Delete(rec);
 	return c;
 }
 
@@ -540,7 +531,7 @@ int sbx_plan(const struct sbx_opts *o, char *const argv[], char **plan, struct s
 	ro.dry_run = true;
 	ro.result = NULL; /* a plan writes no record */
 	ro.plan_out = plan;
-	char *rec;
+	cJSON *rec;
 	int code = execute(o, &ro, &rec);
 	atomic_store(&busy, false);
 	if (!*plan)
@@ -549,19 +540,20 @@ int sbx_plan(const struct sbx_opts *o, char *const argv[], char **plan, struct s
 		rc = fail(err, SBX_E_REFUSED, "a required layer is not active: a run would be refused");
 	else
 		ok(err);
-	free(rec);
+	cJSON_Delete(rec);
 	return rc;
 }
 
-static int make_result(char *json, int code, struct sbx_result **res, struct sbx_err *err)
+/* Takes rec: the record stays a struct; its one line (as --result prints it) is made here. */
+static int make_result(cJSON *rec, int code, struct sbx_result **res, struct sbx_err *err)
 {
 	struct sbx_result *r = calloc(1, sizeof *r);
-	if (!r || !(r->rec = cJSON_Parse(json))) {
+	if (!r || !(r->json = cJSON_PrintUnformatted(rec))) {
 		free(r);
-		free(json);
-		return fail(err, SBX_E_NOMEM, "out of memory reading the result record");
+		cJSON_Delete(rec);
+		return fail(err, SBX_E_NOMEM, "out of memory printing the result record");
 	}
-	r->json = json;
+	r->rec = rec;
 	r->exit = code;
 	*res = r;
 	ok(err);
@@ -586,7 +578,7 @@ int sbx_run(const struct sbx_opts *o, char *const argv[], struct sbx_result **re
 		}
 	if (o->stdio_set)
 		ro.stdio = fds;
-	char *rec;
+	cJSON *rec;
 	int code = execute(o, &ro, &rec);
 	rc = rec ? make_result(rec, code, res, err)
 		 : fail(err, SBX_E_NOMEM, "out of memory building the result record");

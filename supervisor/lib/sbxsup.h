@@ -153,7 +153,7 @@ SBX_API int sbx_opts_set_tag(struct sbx_opts *o, const char *tag);   /* --tag (r
 SBX_API int sbx_opts_set_result_dest(struct sbx_opts *o, const char *dest);
 /* disabled != 0: no layer at all (SBXSUP_SANDBOX=0): recorded, refused when a layer is required */
 SBX_API int sbx_opts_set_disabled(struct sbx_opts *o, int disabled);
-/* shadow != 0: --shadow, the executor's writes land in a per-run store (docs/notes/shadow.md); the
+/* shadow != 0: --shadow, the executor's writes land in a per-run store (docs/shadow.md); the
  * result record's "shadow" names the change set for `sbxsup shadow diff|commit|discard` */
 SBX_API int sbx_opts_set_shadow(struct sbx_opts *o, int shadow);
 /* on == 0: --sensor off — no report-only sensor when neither seccomp nor the probes are on (what the

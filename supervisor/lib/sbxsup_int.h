@@ -16,6 +16,11 @@
 
 #include "sbxsup.h"
 
+/* The options as the run takes them (run/run.h), for what only the command line has: its reads
+ * (serve's floor: want, require, disabled, sensor_off; --server's descriptors) and its own fields
+ * (cmd, dry_run, server), which sbx_plan/sbx_run do not take from here. */
+struct run_opts;
+struct run_opts *sbx_opts_run(struct sbx_opts *o);
 int sbx_opts_set_layer_masks(struct sbx_opts *o, unsigned want, unsigned require);
 int sbx_opts_set_temp_workspace(struct sbx_opts *o, const char *dir);
 int sbx_refuse_arguments(const struct sbx_opts *o);

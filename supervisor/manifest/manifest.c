@@ -195,7 +195,56 @@ static void add_net_mode(struct ps *s, const char *mode, const char *jp)
 		*slot = sdup(s, jp, mode);
 }
 
-static void add_hosts(struct ps *s, const cJSON *hosts, const char *cj)
+/* HTTP rules of one host in object form: "methods" (HTTP method tokens) and "paths" (prefixes
+ * starting with '/', no whitespace, no "." or ".." segment, no percent-encoded '.', '/' or '\\'). */
+static void add_rule_list(struct ps *s, const cJSON *arr, const char *jp, bool paths, char ***out,
+			  size_t *n)
+{
+	char ep[MF_JPATH_MAX], qs[128];
+	if (!cJSON_IsArray(arr) || !arr->child) {
+		perr(s, jp, "must be a non-empty array of strings");
+		return;
+	}
+	size_t i = 0;
+	for (const cJSON *v = arr->child; v; v = v->next, i++) {
+		snprintf(ep, sizeof ep, "%s[%zu]", jp, i);
+		if (!cJSON_IsString(v) || !v->valuestring[0]) {
+			perr(s, ep, "must be a non-empty string");
+			continue;
+		}
+		const char *t = v->valuestring;
+		bool ok = true;
+		if (!paths) {
+			ok = strlen(t) < 16;
+			for (const char *p = t; ok && *p; p++)
+				ok = *p >= 'A' && *p <= 'Z';
+			if (!ok) {
+				q(t, qs);
+				perr(s, ep, "\"%s\": an HTTP method is an upper-case token (GET, POST, ...)", qs);
+				continue;
+			}
+		} else {
+			ok = t[0] == '/' && strlen(t) < 1024;
+			for (const char *p = t; ok && *p; p++)
+				ok = (unsigned char)*p > 0x20 && *p != 0x7f && *p != '\\' && *p != '?' && *p != '#';
+			ok = ok && !strstr(t, "/./") && !strstr(t, "/../") && !strcasestr(t, "%2e") &&
+			     !strcasestr(t, "%2f") && !strcasestr(t, "%5c");
+			size_t tl = strlen(t);
+			ok = ok && !(tl >= 2 && !strcmp(t + tl - 2, "/.")) && !(tl >= 3 && !strcmp(t + tl - 3, "/.."));
+			if (!ok) {
+				q(t, qs);
+				perr(s, ep, "\"%s\": a path prefix starts with '/' and holds no space, '\\', '?', '#', "
+					    "\".\" or \"..\" segment or encoded '.', '/' or '\\'", qs);
+				continue;
+			}
+		}
+		char **slot = push(s, ep, (void **)out, n, sizeof *slot);
+		if (slot)
+			*slot = sdup(s, ep, t);
+	}
+}
+
+static void add_hosts(struct ps *s, const cJSON *hosts, const char *cj, const char *mode)
 {
 	char jp[MF_JPATH_MAX], why[160], qs[128];
 	snprintf(jp, sizeof jp, "%s.hosts", cj);
@@ -208,13 +257,37 @@ static void add_hosts(struct ps *s, const cJSON *hosts, const char *cj)
 	size_t i = 0;
 	for (const cJSON *h = hosts->child; h; h = h->next, i++) {
 		snprintf(jp, sizeof jp, "%s.hosts[%zu]", cj, i);
-		if (!cJSON_IsString(h)) {
-			perr(s, jp, "must be a host string, not %s", jtype(h));
+		const cJSON *hv = h, *methods = NULL, *paths = NULL;
+		if (cJSON_IsObject(h)) {
+			/* {"host": "api.example.com:80", "methods": [...], "paths": [...]} */
+			for (const cJSON *k = h->child; k; k = k->next)
+				if (strcmp(k->string, "host") && strcmp(k->string, "methods") &&
+				    strcmp(k->string, "paths")) {
+					char kp[MF_JPATH_MAX + 160];
+					q(k->string, qs);
+					snprintf(kp, sizeof kp, "%s.%s", jp, qs);
+					perr(s, kp, "unknown field (expected host, methods, paths)");
+				}
+			hv = cJSON_GetObjectItemCaseSensitive(h, "host");
+			methods = cJSON_GetObjectItemCaseSensitive(h, "methods");
+			paths = cJSON_GetObjectItemCaseSensitive(h, "paths");
+			if (!hv) {
+				perr(s, jp, "a host object needs \"host\"");
+				continue;
+			}
+			if (strcmp(mode, "http") && strcmp(mode, "any")) {
+				perr(s, jp, "HTTP rules (methods, paths) apply to plain HTTP only: "
+					    "use them on a network:http capability");
+				continue;
+			}
+		}
+		if (!cJSON_IsString(hv)) {
+			perr(s, jp, "must be a host string, not %s", jtype(hv));
 			continue;
 		}
 		struct mf_host tmp;
-		if (mf_parse_host(h->valuestring, &tmp, why, sizeof why) < 0) {
-			q(h->valuestring, qs);
+		if (mf_parse_host(hv->valuestring, &tmp, why, sizeof why) < 0) {
+			q(hv->valuestring, qs);
 			perr(s, jp, "\"%s\": %s", qs, why);
 			continue;
 		}
@@ -225,6 +298,16 @@ static void add_hosts(struct ps *s, const cJSON *hosts, const char *cj)
 		}
 		*slot = tmp;
 		slot->jpath = sdup(s, jp, jp);
+		slot->mode = sdup(s, jp, mode);
+		char rp[MF_JPATH_MAX + 16];
+		if (methods) {
+			snprintf(rp, sizeof rp, "%s.methods", jp);
+			add_rule_list(s, methods, rp, false, &slot->methods, &slot->nmethods);
+		}
+		if (paths) {
+			snprintf(rp, sizeof rp, "%s.paths", jp);
+			add_rule_list(s, paths, rp, true, &slot->paths, &slot->npaths);
+		}
 	}
 }
 
@@ -333,7 +416,7 @@ static void parse_cap(struct ps *s, const cJSON *c, size_t idx)
 		s->m->net_granted = true;
 		add_net_mode(s, mode, cj);
 		if (hosts) {
-			add_hosts(s, hosts, cj);
+			add_hosts(s, hosts, cj, mode);
 		} else {
 			char **slot = push(s, cj, (void **)&s->anyhost, &s->nanyhost, sizeof *slot);
 			if (slot)
@@ -498,7 +581,7 @@ static void parse_limits(struct ps *s, const cJSON *lim)
 static const char *const top_keys[] = {"sbxsup", "name", "autonomy", "code_path",
 				       "capabilities", "deny", "env", "limits", "workspace"};
 
-/* "workspace": {"mode": "direct" | "shadow"} (docs/notes/shadow.md) */
+/* "workspace": {"mode": "direct" | "shadow"} (docs/shadow.md) */
 static void parse_workspace(struct ps *s, const cJSON *w)
 {
 	char qs[128];

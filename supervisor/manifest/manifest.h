@@ -37,6 +37,9 @@ struct mf_host {
 	uint8_t prefix;    /* 32/128 when no /len given */
 	uint16_t port;     /* 0 = any port */
 	char *jpath;       /* "capabilities[3].hosts[0]" */
+	char *mode;        /* the network capability's mode ("http", "tcp", "udp", "dns", ...) */
+	char **methods; size_t nmethods; /* HTTP rules (object form of a host): upper-case methods */
+	char **paths;   size_t npaths;   /* HTTP rules: path prefixes, each starting with '/' */
 };
 
 struct mf_env_set { char *name; char *value; };
@@ -80,7 +83,7 @@ struct manifest {
 	char *workspace;           /* absolute */
 	char *home;                /* invoking user's home */
 	bool is_default;
-	bool shadow;               /* "workspace": {"mode": "shadow"} (docs/notes/shadow.md) */
+	bool shadow;               /* "workspace": {"mode": "shadow"} (docs/shadow.md) */
 };
 
 struct mf_ctx {

@@ -4,7 +4,9 @@
  * Promise: mf_parse_host() accepts exactly these forms and fills a struct mf_host with the address
  * in network order, a prefix in range (host bits must be zero), a port 1..65535 (0 = any port), or
  * a DNS name validated (labels 1..63 of [A-Za-z0-9_-], no leading/trailing '-', total <= 253, not
- * all-numeric), lower-cased and without its trailing dot. IPv4-mapped IPv6 becomes IPv4 (the policy
+ * all-numeric), lower-cased and without its trailing dot; a name may start with "*." (a wildcard:
+ * any name under the rest, which needs at least two labels; the network gateway serves it, the
+ * kernel layers cannot). A port range is refused as such (the gateway serves single ports). IPv4-mapped IPv6 becomes IPv4 (the policy
  * decides mapped addresses as IPv4). Anything else is refused with a reason.
  */
 #include <arpa/inet.h>
@@ -24,6 +26,13 @@ void mf_host_clear(struct mf_host *h)
 	free(h->text);
 	free(h->name);
 	free(h->jpath);
+	free(h->mode);
+	for (size_t i = 0; i < h->nmethods; i++)
+		free(h->methods[i]);
+	free(h->methods);
+	for (size_t i = 0; i < h->npaths; i++)
+		free(h->paths[i]);
+	free(h->paths);
 	memset(h, 0, sizeof *h);
 }
 
@@ -43,6 +52,10 @@ static long parse_dec(const char *s, size_t n, size_t maxdig)
 
 static int parse_port(const char *s, size_t n, uint16_t *port, char *why, size_t wl)
 {
+	if (memchr(s, '-', n)) {
+		snprintf(why, wl, "port ranges are not supported (grant each port)");
+		return -1;
+	}
 	long v = parse_dec(s, n, 5);
 	if (v < 1 || v > 65535) {
 		snprintf(why, wl, "port must be a number from 1 to 65535");
@@ -54,6 +67,21 @@ static int parse_port(const char *s, size_t n, uint16_t *port, char *why, size_t
 
 static int check_name(const char *s, size_t n, char *out, char *why, size_t wl)
 {
+	if (n > 2 && s[0] == '*' && s[1] == '.') { /* wildcard: "*." then a name of two labels or more */
+		const char *base = s + 2;
+		size_t bl = n - 2;
+		if (bl > 0 && base[bl - 1] == '.')
+			bl--;
+		if (!memchr(base, '.', bl) || base[0] == '*') {
+			snprintf(why, wl, "a wildcard must stand for names under a domain (\"*.example.com\")");
+			return -1;
+		}
+		if (check_name(base, n - 2, out + 2, why, wl) < 0)
+			return -1;
+		out[0] = '*';
+		out[1] = '.';
+		return 0;
+	}
 	if (n > 0 && s[n - 1] == '.')
 		n--;
 	if (n == 0 || n > 253) {
@@ -80,7 +108,7 @@ static int check_name(const char *s, size_t n, char *out, char *why, size_t wl)
 			continue;
 		}
 		if (c == '*') {
-			snprintf(why, wl, "wildcard host names are not supported");
+			snprintf(why, wl, "a wildcard is only \"*.\" before a name (\"*.example.com\")");
 			return -1;
 		}
 		if (!isalnum((unsigned char)c) && c != '-' && c != '_') {

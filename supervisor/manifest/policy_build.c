@@ -104,6 +104,9 @@ static const char *const home_secrets[] = {
 
 struct pb {
 	struct pol_writer *w;
+	struct dx_deny *dx;        /* the manifest's denies, for deny_expand (o->deny_walk) */
+	char **dx_globs;
+	size_t ndx;
 	const struct manifest *m;
 	bool code_exec;
 	char *err;
@@ -485,6 +488,12 @@ static int pb_denies(struct pb *b)
 		if (pb_rule(b, POL_R_HARD_DENY, 0, 0, src, text, &idx) < 0 ||
 		    pb_norm(b, text, src, norm) < 0 || pb_mask_for(b, norm, idx) < 0)
 			return -1;
+		if (b->dx && (b->dx_globs[b->ndx] = strdup(norm)) == NULL)
+			return pb_fail(b, "out of memory");
+		if (b->dx) {
+			b->dx[b->ndx].glob = b->dx_globs[b->ndx];
+			b->dx[b->ndx++].rule = idx;
+		}
 	}
 	if (pb_builtin(b, POL_R_SOFT_DENY, 0, 0, "home-blanket", "/root", NULL) < 0 ||
 	    pb_builtin(b, POL_R_SOFT_DENY, 0, 0, "home-blanket", "/home/*/**", "/home/*") < 0)
@@ -530,7 +539,7 @@ static int pb_net_entry(struct pb *b, int family, const uint8_t *addr, uint8_t p
 static int pb_resolve(struct pb *b, const struct mf_host *h, uint32_t rule, bool resolve)
 {
 	size_t added = 0;
-	if (resolve) {
+	if (resolve && h->name[0] != '*') { /* a wildcard names no address: the gateway resolves its names */
 		struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
 		struct addrinfo *res = NULL;
 		if (getaddrinfo(h->name, NULL, &hints, &res) == 0) {
@@ -597,6 +606,38 @@ static int pb_dns(struct pb *b, const char *resolv_conf)
 	return 0;
 }
 
+/* The run's own network namespace (docs/network.md): every TCP connect on a granted port reaches
+ * the gateway, which decides by name (DNS answers it gave, TLS SNI, HTTP Host) and reports; so
+ * every layer lets any address through on a granted port ("builtin:gateway: *:PORT", 0.0.0.0/0 and
+ * ::/0), and the names the gateway answers may change during the run. Other ports stay refused
+ * and reported by the layers. DNS goes to the run's own stub (its loopback, pol_own_netns): no
+ * host resolver is granted. */
+static int pb_gateway(struct pb *b)
+{
+	static const uint8_t zero[16];
+	uint16_t seen[64];
+	size_t ns = 0;
+	for (size_t i = 0; i < b->m->nhosts; i++) {
+		uint16_t port = b->m->hosts[i].port;
+		size_t j;
+		for (j = 0; j < ns && seen[j] != port; j++)
+			;
+		if (!port || j < ns || ns == sizeof seen / sizeof seen[0])
+			continue;
+		seen[ns++] = port;
+		char text[64], shown[16];
+		uint32_t rule;
+		snprintf(shown, sizeof shown, "*:%u", port);
+		snprintf(text, sizeof text, "builtin:gateway: %s", shown);
+		if (pol_writer_net_rule(b->w, shown, text, &rule) < 0)
+			return pb_writer_failed(b);
+		if (pb_net_entry(b, AF_INET, zero, 0, port, NULL, rule) < 0 ||
+		    pb_net_entry(b, AF_INET6, zero, 0, port, NULL, rule) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int pb_net(struct pb *b, const struct pol_build_opts *o)
 {
 	const struct manifest *m = b->m;
@@ -633,6 +674,8 @@ static int pb_net(struct pb *b, const struct pol_build_opts *o)
 			return pb_fail(b, "%s: unknown host kind", text);
 		}
 	}
+	if (o->own_netns)
+		return pb_gateway(b);
 	if (any_name)
 		return pb_dns(b, o->resolv_conf ? o->resolv_conf : "/etc/resolv.conf");
 	return 0;
@@ -674,10 +717,19 @@ int pol_build(const struct manifest *m, const struct pol_build_opts *o, void **b
 	struct stat sst;
 	if (o->stage_exe != NULL && stat(o->stage_exe, &sst) == 0)
 		pol_writer_stage(b.w, (uint64_t)sst.st_dev, (uint64_t)sst.st_ino);
-	pol_writer_abstract_inside(b.w, o->own_netns && mode == POL_NET_NONE);
+	pol_writer_abstract_inside(b.w, o->own_netns && mode != POL_NET_ANY);
 	pol_writer_own_pidns(b.w, o->own_pidns);
+	if (o->deny_walk && m->ndenies &&
+	    (!(b.dx = calloc(m->ndenies, sizeof *b.dx)) || !(b.dx_globs = calloc(m->ndenies, sizeof *b.dx_globs)))) {
+		pb_fail(&b, "out of memory");
+		goto out;
+	}
 	if (pb_grants(&b, o) < 0 || pb_denies(&b) < 0)
 		goto out;
+	if (o->deny_walk && deny_expand(b.w, b.dx, b.ndx, ws, DX_BUDGET, o->deny_walk) < 0) {
+		pb_writer_failed(&b);
+		goto out;
+	}
 	if (mode == POL_NET_LIST && pb_net(&b, o) < 0)
 		goto out;
 	if (pol_writer_finish(b.w, blob, len, NULL, 0) < 0) {
@@ -686,6 +738,10 @@ int pol_build(const struct manifest *m, const struct pol_build_opts *o, void **b
 	}
 	rc = 0;
 out:
+	for (size_t i = 0; b.dx_globs && i < b.ndx; i++)
+		free(b.dx_globs[i]);
+	free(b.dx_globs);
+	free(b.dx);
 	pol_writer_free(b.w);
 	if (rc < 0)
 		errno = EINVAL;

@@ -33,6 +33,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "manifest.h"
+#include "deny_expand.h"
 
 struct pol_build_opts {
 	bool resolve;              /* resolve host names with getaddrinfo at build time */
@@ -52,11 +53,15 @@ struct pol_build_opts {
 	bool private_root;         /* "/" is the sandbox's own (bwrap): Landlock may let it be listed
 				    * (POL_LIST dir entry for builtin:list; READ_DIR is hierarchical in
 				    * Landlock, so on the host's "/" it is not given) */
-	bool own_netns;            /* the run gets a network namespace of its own (no network granted
-				    * and bwrap, or direct mode with namespaces): POL_F_ABSTRACT_INSIDE */
+	bool own_netns;            /* the run gets a network namespace of its own (plan_own_netns, run/plan.h):
+				    * POL_F_ABSTRACT_INSIDE (pol_own_netns: its loopback is the run's) */
 	bool own_pidns;            /* the run's /proc is the procfs of its own pid namespace (bwrap, or
 				    * direct mode with a mount namespace): POL_F_OWN_PIDNS and the
 				    * builtin:proc-pidns grants (ps, top, pgrep) */
+	struct dx_result *deny_walk; /* non-NULL: the existing host files the manifest's denies match
+				      * inside the granted directories are added as masks, bounded
+				      * (deny_expand.h); what the walk did is written here. NULL (validate,
+				      * explain, learn): no walk, only the masks a deny names literally */
 	const char *command;       /* absolute path of the command named after "--" (NULL: none):
 				    * read+exec of that one file even without code:exec, rule
 				    * "builtin:command: PATH" (and its symlink-resolved path) */

@@ -10,7 +10,7 @@
  * sets SO_PASSCRED on its end, so the kernel attaches the stage's pid (translated into the
  * supervisor's pid namespace) — the record's own claims are never trusted for the pid.
  * Supervisor -> stage: "go". Anything else, or EOF, means "do not exec".
- * A pre-created sandbox (`sbxsup serve`, docs/notes/serve.md) gets the call with its "go" instead:
+ * A pre-created sandbox (`sbxsup serve`, docs/serve.md) gets the call with its "go" instead:
  * "go\n" + the call's argv (NUL-terminated strings, at most CTL_CALL_MAX bytes in all) and exactly
  * three descriptors (SCM_RIGHTS): the call's stdin, stdout, stderr. The stage execs that argv
  * (its argv[0] must be the one it was prepared for) with those descriptors on 0-2.

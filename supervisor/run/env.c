@@ -117,30 +117,24 @@ int env_build(const struct manifest *m, char *const *caller_env, struct strv *ou
 	return rc ? -1 : 0;
 }
 
-int env_filter_path(struct strv *env, const struct policy *p)
+int env_path_keep(struct strv *env, bool (*keep)(const char *dir, const void *arg), const void *arg)
 {
 	const char *path = strv_getenv(env, "PATH");
-	if (!path)
-		return env_set(env, "PATH", SBX_DEFAULT_PATH);
-	char *out = calloc(1, strlen(path) + 1);
+	char *out = calloc(1, (path ? strlen(path) : 0) + 1);
 	if (!out)
 		return -1;
 	size_t ol = 0;
-	for (const char *s = path; *s;) {
+	for (const char *s = path ? path : ""; *s;) {
 		size_t n = strcspn(s, ":");
-		char dir[4096], norm[4096];
-		struct stat st;
-		struct pol_decision d;
+		char dir[4096];
 		if (n && n < sizeof dir) {
 			memcpy(dir, s, n);
 			dir[n] = 0;
-			if (pol_normalize("/", dir, norm, sizeof norm) == 0 && stat(norm, &st) == 0 &&
-			    S_ISDIR(st.st_mode) && pol_path(p, norm, POL_READ, &d) == POL_ALLOW) {
+			if (keep(dir, arg)) {
 				if (ol)
 					out[ol++] = ':';
 				memcpy(out + ol, dir, n);
 				ol += n;
-				out[ol] = 0;
 			}
 		}
 		s += n;
@@ -150,4 +144,21 @@ int env_filter_path(struct strv *env, const struct policy *p)
 	int rc = env_set(env, "PATH", ol ? out : SBX_DEFAULT_PATH);
 	free(out);
 	return rc;
+}
+
+/* An existing directory the policy lets the executor read. */
+static bool policy_readable_dir(const char *dir, const void *arg)
+{
+	char norm[4096];
+	struct stat st;
+	struct pol_decision d;
+	return pol_normalize("/", dir, norm, sizeof norm) == 0 && stat(norm, &st) == 0 && S_ISDIR(st.st_mode) &&
+	       pol_path(arg, norm, POL_READ, &d) == POL_ALLOW;
+}
+
+int env_filter_path(struct strv *env, const struct policy *p)
+{
+	if (!strv_getenv(env, "PATH"))
+		return env_set(env, "PATH", SBX_DEFAULT_PATH);
+	return env_path_keep(env, policy_readable_dir, p);
 }

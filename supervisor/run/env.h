@@ -31,6 +31,12 @@ int env_build(const struct manifest *m, char *const *caller_env, struct strv *ou
  * SBX_DEFAULT_PATH. Returns 0 or -1. */
 int env_filter_path(struct strv *env, const struct policy *p);
 
+/* The one PATH filter: keep the entries of env's PATH (which must be set) for which keep(dir, arg)
+ * is true, in order; an empty entry or one of 4096 bytes or more is dropped; if none is left,
+ * SBX_DEFAULT_PATH. env_filter_path and the direct sandbox's sd_filter_path are its two uses.
+ * Returns 0 or -1. */
+int env_path_keep(struct strv *env, bool (*keep)(const char *dir, const void *arg), const void *arg);
+
 /* Set NAME=value in an envp vector, replacing an existing entry. Returns 0 or -1. */
 int env_set(struct strv *env, const char *name, const char *value);
 

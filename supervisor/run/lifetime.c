@@ -98,7 +98,7 @@ int life_end(pid_t child, bool *child_done, int *child_status, const struct cg_r
 	 * (no process of it can be re-parented to us) and its cgroups report it empty. The tree is
 	 * already gone: nothing to kill, nothing to scan; the check below is the loop's own exit
 	 * test, only made before the kills instead of after them (saves a cgroup.kill write and the
-	 * cgroup.procs read on every run; docs/notes/serve.md "Where a warm call's time goes"). A
+	 * cgroup.procs read on every run; docs/serve.md "Where a warm call's time goes"). A
 	 * run without a v2 cgroup keeps the loop: there, "populated" is not an event the kernel keeps. */
 	if (*child_done && own_pidns && cg && cg->v2[0] && !cg_populated(cg))
 		return 0;

@@ -12,6 +12,7 @@
 #include "bwrap_layer.h"
 #include "env.h"
 #include "policy_build.h"
+#include "msg.h"
 #include "report.h"
 
 static int pick_name(char *out, size_t outlen)
@@ -42,6 +43,13 @@ int plan_names(struct run_plan *p, bool want_report, bool want_stage, bool direc
 	if (direct && !p->tmpdir[0] && pick_name(p->tmpdir, sizeof p->tmpdir) < 0)
 		return -1;
 	return 0;
+}
+
+bool plan_own_netns(const struct run_plan *p, const struct manifest *m)
+{
+	if (!(p->wrapped || p->tmp_ns) || p->no_netns)
+		return false;
+	return !m->net_granted || !m->net_any; /* a host list: through the gateway (docs/network.md) */
 }
 
 /* The policy for the mode: bwrap gives the sandbox a private /tmp; the direct mode gets the
@@ -84,18 +92,30 @@ int plan_policy(struct run_plan *p, const struct manifest *m, const struct detec
 				    .extra_write = wextra, .tmp_dir = tmp, .command = cmdpath,
 				    .private_root = p->wrapped, .stage_exe = d->self[0] ? d->self : NULL,
 				    /* bwrap --unshare-net, or direct mode's netns beside its mount ns */
-				    .own_netns = p->wrapped || p->tmp_ns,
+				    .own_netns = plan_own_netns(p, m),
 				    /* bwrap --unshare-pid --proc, or direct mode's procfs of its pid ns */
-				    .own_pidns = p->wrapped || (p->tmp_ns && !p->no_pidns)};
+				    .own_pidns = p->wrapped || (p->tmp_ns && !p->no_pidns),
+				    /* the denies' existing matches, for bwrap's masks and Landlock */
+				    .deny_walk = &p->deny_walk};
 	if (pol_build(m, &bo, &p->blob, &p->bloblen, err, errlen) < 0) {
 		if (!err[0])
 			snprintf(err, errlen, "cannot compile the policy: unknown error");
 		return -1;
 	}
+	if (p->deny_walk.truncated)
+		sbx_msg("warning: deny: %s", p->deny_walk.note);
 	const char *why = "";
 	if (!(p->pol = pol_open(p->blob, p->bloblen, &why))) {
 		snprintf(err, errlen, "compiled policy is invalid: %s", why);
 		return -1;
+	}
+	p->proxy_port = 0;
+	for (uint16_t port = 3128; pol_gateway(p->pol) && !p->proxy_port && port < 3200; port++) {
+		bool granted = false;
+		for (size_t i = 0; i < m->nhosts; i++)
+			granted |= m->hosts[i].port == port;
+		if (!granted)
+			p->proxy_port = port;
 	}
 	return 0;
 }
@@ -135,6 +155,13 @@ int plan_attempt_env(const struct run_plan *p, const struct layer_ctx *c, int po
 		rc |= env_set(out, SBX_ENV_RUN, run ? run : LAYER_RUN_PLACEHOLDER);
 	}
 	rc |= layers_env(c, out);
+	if (pol_gateway(p->pol) && p->proxy_port) { /* the gateway's proxy, for tools that prefer one */
+		snprintf(v, sizeof v, "http://127.0.0.1:%u", p->proxy_port);
+		static const char *const names[] = {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"};
+		for (size_t i = 0; i < 4; i++)
+			rc |= env_set(out, names[i], v);
+		rc |= env_set(out, "NO_PROXY", "localhost,127.0.0.1,::1") | env_set(out, "no_proxy", "localhost,127.0.0.1,::1");
+	}
 #if defined(__SANITIZE_ADDRESS__)
 	/* ASan builds only: the instrumented stage starts behind /etc/ld.so.preload; it removes
 	 * these two before exec'ing the command. */

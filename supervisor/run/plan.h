@@ -16,6 +16,7 @@
 #ifndef SBX_PLAN_H
 #define SBX_PLAN_H
 
+#include "deny_expand.h"
 #include <stdbool.h>
 #include <cjson/cJSON.h>
 #include "layer.h"
@@ -29,10 +30,13 @@ struct run_plan {
 	void *blob;                /* the compiled policy */
 	size_t bloblen;
 	const struct policy *pol;  /* view of blob */
+	struct dx_result deny_walk; /* the start-up walk for the manifest's denies (deny_expand.h) */
 	char tmpdir[80];           /* direct mode: the private tmp dir to create, "" when none */
 	bool tmp_ns;               /* direct mode: tmpdir is bound at /tmp in the run's mount ns */
 	bool no_pidns;             /* direct mode: the run's namespaces could not be made after all (it
 				    * sees the host's /proc): no builtin:proc-pidns, whatever tmp_ns says */
+	bool no_netns;             /* direct mode: no network namespace could be made after all: the
+				    * host's loopback is not the run's (plan_own_netns false) */
 	char repdir[80];           /* the report socket's private dir (0700) to create, "" when none */
 	char repsock[108];         /* repdir + "/report", "" when none */
 	char etclow[96];           /* bwrap + preload, the /etc view (bwrap_etc.h): repdir + "/etclow",
@@ -41,6 +45,8 @@ struct run_plan {
 	char etcview[96];
 	char stagedir[96];         /* bwrap as root: repdir + "/stage", where the child stages the write
 				    * grants' idmapped mounts (sandbox_direct.h sd_bwrap_child); "" none */
+	uint16_t proxy_port;       /* pol_gateway: the gateway's HTTP proxy on the run's 127.0.0.1 (the
+				    * first of 3128.. that no grant names), 0 none */
 	struct strv env;           /* the executor's environment, before the attempt's variables */
 	struct strv dropped;       /* secret-shaped names dropped from it */
 };
@@ -49,13 +55,21 @@ struct run_plan {
  * socket; want_stage: with the stage dir, bwrap as root) and, direct mode, the private tmp dir
  * ("/tmp/sbxsup-<pid>-<6 random>"). Existing names are kept. 0 or -1. */
 int plan_names(struct run_plan *p, bool want_report, bool want_stage, bool direct);
+/* The one decision whether the run gets a network namespace of its own (docs/network.md): bwrap
+ * (bwrap_layer.h share_net), direct mode (sandbox_direct.h netns) and the policy's own-netns flag
+ * (pol_own_netns: loopback and abstract unix names belong to the run) all follow it. True with bwrap
+ * or direct mode's namespaces, unless no namespace could be made after all, for every network
+ * grant the gateway serves (none, a host list); an unrestricted network stays the host's. */
+bool plan_own_netns(const struct run_plan *p, const struct manifest *m);
 /* Compile the policy for p->wrapped. 0, or -1 (err). */
 int plan_policy(struct run_plan *p, const struct manifest *m, const struct detect *d, char *err,
 		size_t errlen);
 /* The executor's environment (SBXSUP_SANDBOX=0: the caller's, unchanged). 0 or -1 (memory). */
 int plan_env(struct run_plan *p, const struct manifest *m, char *const *caller_env, bool disabled);
 /* The environment of one attempt: p->env, then SBXSUP_POLICY_FD / SBXSUP_REPORT_FD / SBXSUP_RUN
- * (fd < 0 and run NULL print placeholders), then each active layer's variables. With
+ * (fd < 0 and run NULL print placeholders), then each active layer's variables, then (pol_gateway)
+ * HTTP_PROXY, HTTPS_PROXY, http_proxy, https_proxy = http://127.0.0.1:proxy_port and NO_PROXY,
+ * no_proxy = localhost,127.0.0.1,::1. With
  * c->fixed_channel none of sbxsup's variables (the preload reads /run/sbxsup). 0 or -1. */
 int plan_attempt_env(const struct run_plan *p, const struct layer_ctx *c, int pol_fd, int rep_fd,
 		     const char *run, bool disabled, struct strv *out);

@@ -34,8 +34,9 @@
 #define SBX_REASON_SHADOW_UNAVAILABLE "shadow_unavailable"
 #define SBX_REASON_PRELOAD_UNAVAILABLE "preload_unavailable" /* found, but the executor cannot load it */
 #define SBX_REASON_IDENTITY           "identity_unavailable" /* the executor would keep uid 0 */
+#define SBX_REASON_GATEWAY            "gateway_unavailable" /* the run's network gateway could not start */
 #define SBX_REASON_INTERNAL           "internal"
-/* sbxsup serve / run --server (docs/notes/serve.md) */
+/* sbxsup serve / run --server (docs/serve.md) */
 #define SBX_REASON_SERVER_REFUSED     "server_refused"     /* peer uid, busy, malformed request */
 #define SBX_REASON_SERVER_UNAVAILABLE "server_unavailable" /* the client could not reach the server */
 

@@ -18,7 +18,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +166,7 @@ static int replan(struct run *r, bool wrapped)
 	}
 	r->plan.tmp_ns = !wrapped && r->sd.mnt; /* "/tmp": the run's own, in its mount namespace */
 	r->plan.no_pidns = false;  /* (set by the attempt when no namespace could be made after all) */
+	r->plan.no_netns = false;
 	r->plan.etclow[0] = r->plan.etcview[0] = 0;
 	if (wrapped && r->plan.repdir[0]) {
 		/* the view's lower layer lives in the child's tmpfs at the view (bwrap_etc.h) */
@@ -259,17 +259,6 @@ static int open_audit(struct run *r)
 	}
 	r->audit_ok = true;
 	return 0;
-}
-
-void run_reason(struct run *r, const char *code, const char *fmt, ...)
-{
-	if (r->reason)
-		return;
-	r->reason = code;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(r->reason_msg, sizeof r->reason_msg, fmt, ap);
-	va_end(ap);
 }
 
 /* --result where the executor could replace it (result.h result_check; the plan's mode decides
@@ -481,10 +470,14 @@ static void write_result(struct run *r, int code)
 		.shadow = r->shadow_sum,
 	};
 	cJSON *rec = result_build(&in);
-	if (r->o.result_out && (!rec || !(*r->o.result_out = cJSON_PrintUnformatted(rec))))
-		sbx_msg("warning: cannot build the result record: out of memory");
 	if (r->result_fd >= 0 && (!rec || result_write(r->result_fd, rec) < 0))
 		sbx_msg("warning: cannot write the result record: %s", strerror(errno));
+	if (r->o.result_out && rec) { /* a struct until its holder prints it (lib: sbx_result_json) */
+		*r->o.result_out = rec;
+		rec = NULL;
+	} else if (r->o.result_out) {
+		sbx_msg("warning: cannot build the result record: out of memory");
+	}
 	cJSON_Delete(rec);
 	cJSON_Delete(events);
 	result_close(&r->result_fd);
@@ -516,7 +509,7 @@ int run_execute(struct run_opts *o, int parsed)
 	r->lc.cg.v2_fd = -1;
 	r->sd.userns_fd = -1;
 	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1, .userns = -1,
-				       .passwd = -1, .group = -1};
+				       .passwd = -1, .group = -1, .resolv = -1};
 	cg_init(&r->cg);
 	janitor_init(&r->jan);
 	r->o = *o;

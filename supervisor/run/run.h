@@ -17,7 +17,9 @@
 
 #include <stdbool.h>
 
-/* A pre-created run (`sbxsup serve`, docs/notes/serve.md): the run plans, sets up and starts its
+struct cJSON;
+
+/* A pre-created run (`sbxsup serve`, docs/serve.md): the run plans, sets up and starts its
  * sandbox for a command it knows only the name (cmd[0]) and environment of, and waits, once the
  * stage is ready and before anything is audited, for the call. wait() blocks until the call
  * arrives or one of watch[0..1] (the run's signals, the stage's control socket) is readable or
@@ -48,7 +50,7 @@ struct run_opts {
 	const char *tag;          /* --tag STRING: the caller's tag (run.start, result record), NULL */
 	const char *server;       /* --server PATH: send the call to `sbxsup serve` there (cli/), NULL */
 	bool dry_run;
-	bool shadow;              /* --shadow: writes land in a per-run shadow store (docs/notes/shadow.md) */
+	bool shadow;              /* --shadow: writes land in a per-run shadow store (docs/shadow.md) */
 	bool sensor_off;          /* --sensor off: no report-only sensor (seccomp_layer.h) */
 	bool disabled;            /* SBXSUP_SANDBOX=0 */
 	char **cmd;               /* NULL-terminated */
@@ -57,7 +59,7 @@ struct run_opts {
 	const char *helper;       /* the sbxsup binary the sandbox execs as its stage; NULL: /proc/self/exe */
 	const int *stdio;         /* the executor's stdin/stdout/stderr (each > 2), NULL: sbxsup's 0/1/2 */
 	char **plan_out;          /* dry_run: the plan JSON is stored here (malloc) instead of printed */
-	char **result_out;        /* the result record (one line, no newline, malloc) is stored here */
+	struct cJSON **result_out; /* the result record is handed over here (the caller deletes it) */
 	const struct run_warm *warm; /* NULL: the command is known now (every caller but serve/) */
 };
 

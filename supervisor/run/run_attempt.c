@@ -87,7 +87,7 @@ static void keep_fd(int fd)
 }
 
 struct child_fds {
-	int alive_r, ctl_c, rep_c, status_w, err_w, ldso, passwd, group;
+	int alive_r, ctl_c, rep_c, status_w, err_w, ldso, passwd, group, resolv;
 	char **argv;               /* wrapped: the bwrap argv to exec */
 	char **envp;               /* direct: the command's environment */
 	char **stage_flags;        /* direct: the layers the stage applies (as `__stage` takes them) */
@@ -215,6 +215,7 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 	keep_fd(r->sd.userns_fd); /* bwrap joins it (--userns) and closes it */
 	keep_fd(f->passwd);
 	keep_fd(f->group);
+	keep_fd(f->resolv);
 	keep_fd(r->att.stderr_copy);
 	if (child_stdio(r, false) < 0 || dup2(f->err_w, 2) < 0)
 		_exit(SBX_EXIT_INTERNAL);
@@ -309,6 +310,11 @@ static __attribute__((noreturn)) void child_direct(struct run *r, const struct c
 			_exit(SBX_EXIT_INTERNAL);
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != init)
 			_exit(SBX_EXIT_INTERNAL);
+		/* a normal user's sbxsup reaches the run's network namespace through /proc/PID/ns of
+		 * the stage (netns.h); the executor has the invoker's uid anyway, and the command's
+		 * exec resets dumpable itself */
+		if (!r->sd.root && prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
+			_exit(SBX_EXIT_INTERNAL);
 		close(f->status_w);
 		struct stage_args sa = {
 			.ctl_fd = f->ctl_c,
@@ -370,7 +376,7 @@ static void on_ready(struct run *r)
 			(void)!write(sbx_msg_fd(), t->wrap_err, t->wrap_err_len);
 		t->wrap_err_len = 0;
 	}
-	if (run_preload_refused(r, preload) || run_require_missing(r)) {
+	if (run_net_start(r) < 0 || run_preload_refused(r, preload) || run_require_missing(r)) {
 		t->refused = true;
 		life_kill_now(t->child, &r->cg);
 		return;
@@ -399,6 +405,11 @@ static void reap(struct run *r)
 		if (p == r->att.child) {
 			r->att.child_done = true;
 			r->att.child_status = st;
+		}
+		if (p == r->att.net.gw) { /* the run's way out is closed, not opened: say so */
+			r->att.net.gw = -1;
+			sbx_msg("warning: the network gateway ended during the run (status %d): the run has no "
+				"way out any more", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
 		}
 	}
 }
@@ -434,7 +445,7 @@ static void drain_all(struct run *r, bool final)
 		if (t->rx.acks + t->rx.denies + t->rx.rejected == before)
 			break;
 	}
-	if (layers_drain(&r->lrt, NULL, NULL, &r->a, final) < 0)
+	if (layers_drain(&r->lrt, NULL, NULL, &r->a, final) < 0 || run_net_drain(r) < 0)
 		r->audit_failed = true;
 }
 
@@ -459,7 +470,7 @@ static void loop(struct run *r)
 	struct attempt *t = &r->att;
 	while (!t->child_done) {
 		struct pollfd p[8 + SBX_L__N];
-		int n = 0, i_ctl = -1, i_err = -1, i_addr = -1, lidx[SBX_L__N];
+		int n = 0, i_ctl = -1, i_err = -1, i_addr = -1, i_gw = -1, lidx[SBX_L__N];
 		int i_sig = n++, i_tim = n++, i_rep = n++;
 		p[i_sig] = (struct pollfd){.fd = r->sfd, .events = POLLIN};
 		p[i_tim] = (struct pollfd){.fd = r->tfd, .events = POLLIN};
@@ -470,6 +481,8 @@ static void loop(struct run *r)
 			p[i_addr = n++] = (struct pollfd){.fd = t->rx.addr_fd, .events = POLLIN};
 		if (t->err_rd >= 0)
 			p[i_err = n++] = (struct pollfd){.fd = t->err_rd, .events = POLLIN};
+		if (run_net_fd(r) >= 0) /* the gateway's records (dns.deny, net.deny, net.flow) */
+			p[i_gw = n++] = (struct pollfd){.fd = run_net_fd(r), .events = POLLIN};
 		int nl = layers_pollfds(&r->lrt, p + n, SBX_L__N, lidx);
 		for (int l = 0; l < SBX_L__N; l++)
 			if (lidx[l] >= 0)
@@ -497,6 +510,8 @@ static void loop(struct run *r)
 			r->audit_failed = true;
 		if (i_err >= 0 && p[i_err].revents)
 			read_wrap_err(t);
+		if (i_gw >= 0 && p[i_gw].revents && run_net_drain(r) < 0)
+			r->audit_failed = true;
 		if (layers_drain(&r->lrt, p, lidx, &r->a, false) < 0)
 			r->audit_failed = true;
 		if (p[i_sig].revents)
@@ -555,7 +570,7 @@ static pid_t direct_spawn(struct run *r, struct strv *env)
 		return -1;
 	const struct policy *pol = r->plan.pol;
 	p->proc_own = pol_own_pidns(pol); /* the run's init must then mount its own /proc, or fail */
-	p->netns = pol_net_mode(pol) == POL_NET_NONE;
+	p->netns = pol_own_netns(pol); /* plan_own_netns decided it */
 	p->nexpose = 0; /* (the writable dirs: planned, run.c plan_writable; none beyond the limit here) */
 	p->shadow = r->sp.on ? &r->sp : NULL;
 	if (!getcwd(p->cwd, sizeof p->cwd))
@@ -580,7 +595,8 @@ static pid_t direct_spawn(struct run *r, struct strv *env)
 		return -1;
 	}
 	struct etc_identity id = {.uid = p->in_uid, .gid = p->in_gid,
-				  .home = r->lc.home_dir ? r->lc.home_dir : pol_home(pol)};
+				  .home = r->lc.home_dir ? r->lc.home_dir : pol_home(pol),
+				  .resolv = pol_gateway(pol)};
 	bwrap_etc_identity_free(&p->etc_id);
 	if (bwrap_etc_identity_text(&id, &p->etc_id) < 0) {
 		sbx_msg("run setup: the executor's passwd and group entries: %s", strerror(errno));
@@ -608,6 +624,7 @@ static void attempt_init(struct attempt *t, bool wrapped)
 	t->stage_uid = (uid_t)-1;
 	t->ctl = t->rep = t->status_rd = t->err_rd = t->alive_w = t->stderr_copy = -1;
 	t->rx.fd = t->rx.addr_fd = -1;
+	t->net.gw = t->net.gw_rep = -1;
 }
 
 enum attempt_result run_attempt(struct run *r, bool wrapped)
@@ -615,7 +632,7 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 	struct attempt *t = &r->att;
 	enum attempt_result res = ATT_FAIL;
 	int ctlp[2] = {-1, -1}, repp[2] = {-1, -1}, alive[2] = {-1, -1}, stp[2] = {-1, -1},
-	    errp[2] = {-1, -1}, ldso = -1, pwfd = -1, grfd = -1;
+	    errp[2] = {-1, -1}, ldso = -1, pwfd = -1, grfd = -1, rsfd = -1;
 	struct strv env = {0}, argv = {0}, flags = {0};
 	const struct layer_ops *w = wrapped ? layers_wrapper(&r->L) : NULL;
 	attempt_init(t, w != NULL);
@@ -673,14 +690,16 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 		/* the executor's own passwd and group entries (bwrap_etc.h), bound over the host's */
 		struct etc_identity id = {.uid = r->lc.uid, .gid = r->lc.gid,
 					  .home = r->lc.home_dir ? r->lc.home_dir : pol_home(r->plan.pol)};
-		if (bwrap_etc_identity_memfds(&id, &pwfd, &grfd) < 0) {
+		if (bwrap_etc_identity_memfds(&id, &pwfd, &grfd) < 0 ||
+		    (pol_gateway(r->plan.pol) && (rsfd = bwrap_etc_resolv_memfd()) < 0)) {
 			sbx_msg("the executor's passwd and group entries: %s", strerror(errno));
 			goto out;
 		}
 		r->lc.fds = (struct layer_fds){.ctl = ctlp[1], .stderr_copy = t->stderr_copy, .ldso = ldso,
 					       .policy = r->lc.fixed_channel ? r->pol_fd : -1,
-					       .userns = r->sd.userns_fd, .passwd = pwfd, .group = grfd};
-		if (w->wrap(&r->lc, &argv, err, sizeof err) < 0) {
+					       .userns = r->sd.userns_fd, .passwd = pwfd, .group = grfd,
+					       .resolv = rsfd};
+		if (layers_wrap(&r->lc, &argv, err, sizeof err) < 0) {
 			sbx_msg("%s", err);
 			goto out;
 		}
@@ -691,6 +710,7 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 
 	struct child_fds cf = {.alive_r = alive[0], .ctl_c = ctlp[1], .rep_c = repp[1],
 			       .status_w = stp[1], .err_w = errp[1], .ldso = ldso, .passwd = pwfd, .group = grfd,
+			       .resolv = rsfd,
 			       .argv = argv.v, .envp = env.v, .stage_flags = flags.v};
 	pid_t pid;
 	if (w) {
@@ -704,10 +724,17 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 			run_reason(r, SBX_REASON_SHADOW_UNAVAILABLE, "--shadow: no mount namespace for the overlay");
 			goto out;
 		}
-		if (pid < 0 && !r->o.disabled && pol_own_pidns(r->plan.pol) && policy_without_pidns(r) < 0)
-			goto out;
-		if (pid < 0 && r->lc.fixed_channel) {
-			/* no mount namespace after all: the environment is the preload's channel */
+		bool was_gw = pol_gateway(r->plan.pol);
+		if (pid < 0 && !r->o.disabled && (pol_own_pidns(r->plan.pol) || pol_own_netns(r->plan.pol))) {
+			/* no namespace after all: the host's /proc and the host's loopback, no gateway
+			 * (the network is enforced by address only: run_net_level) */
+			r->plan.no_netns = true;
+			if (policy_without_pidns(r) < 0)
+				goto out;
+		}
+		if (pid < 0 && (r->lc.fixed_channel || was_gw)) {
+			/* no mount namespace after all: the environment is the preload's channel (and
+			 * names no gateway proxy) */
 			r->lc.fixed_channel = false;
 			strv_free(&env);
 			if (plan_attempt_env(&r->plan, &r->lc, r->pol_fd, repp[1], r->a.run, r->o.disabled,
@@ -751,6 +778,7 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 	close_fd(&ldso);
 	close_fd(&pwfd);
 	close_fd(&grfd);
+	close_fd(&rsfd);
 	close_fd(&t->stderr_copy);
 	t->ctl = take_fd(&ctlp[0]);
 	t->rep = take_fd(&repp[0]);
@@ -791,14 +819,16 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 	else
 		res = ATT_DONE;
 out:
+	run_net_stop(r); /* the gateway lived for this attempt's namespace only */
 	layers_stop(&r->lrt, true); /* what lived for this attempt only (seccomp's listener) */
 	if (w)
 		sd_bwrap_done(&r->sd);
 	r->lc.env = &r->plan.env;
 	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1, .userns = -1,
-				       .passwd = -1, .group = -1};
+				       .passwd = -1, .group = -1, .resolv = -1};
 	close_fd(&pwfd);
 	close_fd(&grfd);
+	close_fd(&rsfd);
 	close_fd(&ctlp[0]);
 	close_fd(&ctlp[1]);
 	close_fd(&repp[0]);

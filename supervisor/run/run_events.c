@@ -65,6 +65,7 @@ int run_emit_start(struct run *r)
 	audit_add_str(level, "privilege", sensor, sizeof sensor);
 	sd_level(&r->sd, level, sbx_layer_on(&r->L, layer_bwrap.id), r->o.disabled);
 	run_shadow_level(r, level);
+	run_net_level(r, level);
 	cJSON_AddStringToObject(ev, "autonomy", autonomy_name(r->m->autonomy));
 	audit_add_str(ev, "workspace", r->m->workspace ? r->m->workspace : "", 4096);
 	if (r->o.tag)
@@ -212,8 +213,12 @@ void run_warn_off(const struct run *r)
 			continue;
 		const struct layer_ops *o = sbx_layer_ops[l];
 		if (!o->wrap) {
+			/* the gateway decides by name in the run's own namespace: netfilter is its second
+			 * wall, not the only fence (docs/network.md) */
+			bool gw = l == (int)layer_netfilter.id && pol_gateway(r->plan.pol);
 			sbx_msg("warning: %s off%s: %s", o->name, (r->L.want >> l) & 1u ? "" : " (not selected)",
-				o->lost);
+				gw ? "no second wall behind the gateway (connects on a granted port to any address "
+				     "reach the gateway, which decides by name)" : o->lost);
 			continue;
 		}
 		char act[160] = "";

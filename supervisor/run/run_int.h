@@ -36,6 +36,14 @@
 
 enum attempt_result { ATT_DONE = 0, ATT_SETUP_FAILED = 1, ATT_FAIL = 2 };
 
+/* run_net.c: the run's network (docs/network.md), for one attempt. */
+struct run_net {
+	pid_t gw;                  /* the gateway process (gateway.h), -1 none */
+	int gw_rep;                /* the supervisor's end of its report socketpair, -1 none */
+	uint64_t gw_rejected;      /* malformed records from it */
+	char how[160];             /* what the namespace's set-up made (netns.h level) */
+};
+
 /* One start of the command. */
 struct attempt {
 	bool wrapped;              /* in bwrap (else the stage runs in the forked child) */
@@ -51,6 +59,7 @@ struct attempt {
 	char wrap_err[512];        /* what bwrap said before the sandbox was ready */
 	size_t wrap_err_len;
 	struct report_rx rx;
+	struct run_net net;
 };
 
 struct run {
@@ -93,6 +102,20 @@ struct run {
 	int warm;                  /* o.warm: 0 waiting for the call, 1 the call came, -1 none came */
 };
 
+/* run_net.c: after "ready", before run.start and "go": with pol_gateway, the routes and listeners
+ * in the run's own network namespace (netns.h) and the gateway serving them (gateway.h); where no
+ * namespace could be made for a network grant, a warning that the network is enforced by address
+ * only. 0, or -1 with the reason set (gateway_unavailable: the run is refused, 125, never an open
+ * network). */
+int run_net_start(struct run *r);
+/* The gateway's report socket for poll, or -1; drain its records into the audit (-1: audit failed). */
+int run_net_fd(const struct run *r);
+int run_net_drain(struct run *r);
+/* End of the attempt: stop the gateway (its open flows are written), drain the last records. */
+void run_net_stop(struct run *r);
+/* run.start.level.network: which walls are up. */
+void run_net_level(struct run *r, cJSON *level);
+
 /* run_setup.c: set-up acts on the plan. Each returns 0, or -1 (said on stderr). */
 int run_setup_dirs(struct run *r);        /* report socket dir + socket, private tmp dir */
 int run_setup_policy_fd(struct run *r);   /* the sealed memfd the preload and the stage map */
@@ -113,7 +136,7 @@ void run_warn_off(const struct run *r);            /* one stderr warning per lay
  * layers.preload false with that why). Whoever wants to run without it leaves it out (--layers). */
 bool run_preload_refused(struct run *r, bool was_on);
 
-/* run.c: remember why sbxsup refused or failed (the first reason wins) for the result record. */
+/* run_reason.c: remember why sbxsup refused or failed (the first reason wins) for the result record. */
 void run_reason(struct run *r, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* run_shadow.c: the shadow workspace. plan: pure (-1: refused, reason set); setup: the store

@@ -1,4 +1,4 @@
-/* run_shadow.c — the shadow workspace in a run (docs/notes/shadow.md): planned (pure), its store
+/* run_shadow.c — the shadow workspace in a run (docs/shadow.md): planned (pure), its store
  * made at set-up once the run id exists, the overlay mounted by the attempt's child (bwrap mode:
  * shadow_enter_bwrap before bwrap; direct mode: sandbox_direct.c), and the change set listed when
  * every process of the run is gone, before run.end. run_int.h. */

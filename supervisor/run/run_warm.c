@@ -1,4 +1,4 @@
-/* run_warm.c — a pre-created run (run.h struct run_warm, docs/notes/serve.md): the sandbox is
+/* run_warm.c — a pre-created run (run.h struct run_warm, docs/serve.md): the sandbox is
  * ready, the call is awaited, then released with the call's argv and stdio. run_int.h. */
 #include <errno.h>
 #include <string.h>

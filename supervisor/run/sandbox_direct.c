@@ -1,5 +1,6 @@
 /* sandbox_direct.c — see sandbox_direct.h. */
 #include "sandbox_direct.h"
+#include "netns.h"
 #include "caps.h"
 
 #include <errno.h>
@@ -687,20 +688,6 @@ static int fail(const char *what)
 	return -1;
 }
 
-static void loopback_up(void)
-{
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return;
-	struct ifreq ifr;
-	memset(&ifr, 0, sizeof ifr);
-	snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
-	if (ioctl(s, SIOCGIFFLAGS, &ifr) == 0) {
-		ifr.ifr_flags |= IFF_UP;
-		(void)ioctl(s, SIOCSIFFLAGS, &ifr);
-	}
-	close(s);
-}
 
 static int drop_bounding_set(void)
 {
@@ -932,7 +919,7 @@ int sd_child_setup(const struct sd_plan *p)
 		if (p->wr_fd[i] >= 0)
 			close(p->wr_fd[i]);
 	if (p->flags & CLONE_NEWNET)
-		loopback_up();
+		(void)sbx_netns_lo_up(); /* (the gateway's set-up does it again, sbx_netns_setup) */
 	if (p->userns) {
 		if ((p->root && setgroups(0, NULL) < 0) || /* root's supplementary groups stay behind */
 		    setresgid(p->in_gid, p->in_gid, p->in_gid) < 0 || setresuid(p->in_uid, p->in_uid, p->in_uid) < 0)
@@ -1000,35 +987,17 @@ int sd_expose_cmd(struct sd_plan *p, const char *cmd)
 	return expose_add(p, f, false, true);
 }
 
+/* A PATH entry the run can see: not under the host's /tmp, or exposed again in the run's own. */
+static bool run_sees_dir(const char *dir, const void *arg)
+{
+	return strlen(dir) < 1024 && (!under_tmp(dir) || exposed(arg, dir));
+}
+
 int sd_filter_path(const struct sd_plan *p, struct strv *env)
 {
-	const char *path = strv_getenv(env, "PATH");
-	if (!path || !(p->flags & CLONE_NEWNS) || !p->tmp_host[0])
+	if (!strv_getenv(env, "PATH") || !(p->flags & CLONE_NEWNS) || !p->tmp_host[0])
 		return 0;
-	size_t len = strlen(path);
-	char *out = calloc(1, len + 1), d[1024];
-	if (!out)
-		return -1;
-	size_t ol = 0;
-	for (const char *s = path; *s;) {
-		size_t n = strcspn(s, ":");
-		if (n && n < sizeof d) {
-			memcpy(d, s, n);
-			d[n] = 0;
-			if (!under_tmp(d) || exposed(p, d)) {
-				if (ol)
-					out[ol++] = ':';
-				memcpy(out + ol, d, n);
-				ol += n;
-			}
-		}
-		s += n;
-		if (*s == ':')
-			s++;
-	}
-	int rc = env_set(env, "PATH", ol ? out : SBX_DEFAULT_PATH);
-	free(out);
-	return rc;
+	return env_path_keep(env, run_sees_dir, p);
 }
 
 bool sd_mount_point(const char *path)

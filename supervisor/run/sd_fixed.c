@@ -231,7 +231,8 @@ void sd_fixed_close_lib(struct sd_fixed *f)
 int sd_fixed_identity(const struct etc_identity_text *t)
 {
 	const struct { const char *name; const char *data; size_t len; } dbs[] = {
-		{"passwd", t->passwd, t->passwd_len}, {"group", t->group, t->group_len}};
+		{"passwd", t->passwd, t->passwd_len}, {"group", t->group, t->group_len},
+		{"resolv.conf", t->resolv, t->resolv ? strlen(t->resolv) : 0}};
 	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755") < 0)
 		return fail("tmpfs over", "/tmp");
 	int rc = 0;
@@ -239,8 +240,8 @@ int sd_fixed_identity(const struct etc_identity_text *t)
 		char from[64], to[64];
 		snprintf(from, sizeof from, "/tmp/%s", dbs[i].name);
 		snprintf(to, sizeof to, "/etc/%s", dbs[i].name);
-		if (!is_file(to))
-			continue; /* nothing to show it over: the host has no such file */
+		if (!is_file(to) || (i == 2 && !t->resolv))
+			continue; /* nothing to show it over: the host has no such file (or none wanted) */
 		if (write_file(from, dbs[i].data ? dbs[i].data : "", dbs[i].len, 0644) < 0)
 			rc = fail("write", to);
 		else if (mount(from, to, NULL, MS_BIND, NULL) < 0 || ro_remount(to, MS_BIND) < 0)

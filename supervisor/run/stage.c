@@ -18,17 +18,9 @@
 #include "quote.h"
 #include "ctl.h"
 #include "caps.h"
-#include "landlock_layer.h"
+#include "layer.h"
 #include "report.h"
-#include "bwrap_layer.h"
-#include "seccomp_layer.h"
-
-static void add(char *st, size_t len, const char *key, const char *val)
-{
-	size_t l = strlen(st);
-	if (l < len)
-		snprintf(st + l, len - l, "%s=%s\n", key, val);
-}
+#include "bwrap_layer.h" /* SBX_RUN_POLICY: the fixed channel's path */
 
 /* Resolve the command as execvp would, with the PATH of the environment it will run with (glibc's
  * execvp searches the caller's PATH, not the new environment's). Returns 0 with an absolute path,
@@ -82,67 +74,6 @@ static int resolve_cmd(const char *cmd, char **envp, char *out, size_t outlen)
 	return -1;
 }
 
-/* The library the loader will preload for the command: the first entry of its LD_PRELOAD (the
- * environment channel), else the first line of /etc/ld.so.preload (the fixed channel). 0 or -1. */
-static int preload_path(char **envp, char *out, size_t outlen)
-{
-	const char *v = NULL;
-	for (char **e = envp ? envp : environ; e && *e; e++)
-		if (!strncmp(*e, "LD_PRELOAD=", 11))
-			v = *e + 11;
-	char line[4200] = "";
-	if (!v || !*v) {
-		int fd = open("/etc/ld.so.preload", O_RDONLY | O_CLOEXEC);
-		ssize_t n = fd >= 0 ? read(fd, line, sizeof line - 1) : -1;
-		if (fd >= 0)
-			close(fd);
-		if (n <= 0)
-			return -1;
-		line[n] = 0;
-		v = line;
-	}
-	v += strspn(v, " \t\n:");
-	size_t l = strcspn(v, " \t\n:");
-	if (!l || l >= outlen)
-		return -1;
-	snprintf(out, outlen, "%.*s", (int)l, v);
-	return 0;
-}
-
-/* Can the command load the preload? Opened as the loader will open it: this process has the
- * command's identity, mount tree and Landlock domain, and no capabilities left. 0, or -1 (why). */
-static int preload_loadable(char **envp, char *why, size_t whylen)
-{
-	char path[4096];
-	if (preload_path(envp, path, sizeof path) < 0) {
-		snprintf(why, whylen, "neither LD_PRELOAD nor /etc/ld.so.preload names the library (uid %u gid %u)",
-			 (unsigned)getuid(), (unsigned)getgid());
-		return -1;
-	}
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	struct statvfs vfs;
-	unsigned char magic[4];
-	const char *err = NULL;
-	if (fd < 0)
-		err = strerror(errno);
-	else if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		err = "not a regular file";
-	else if (pread(fd, magic, sizeof magic, 0) != (ssize_t)sizeof magic || memcmp(magic, "\177ELF", 4))
-		err = "not an ELF file";
-	else if (fstatvfs(fd, &vfs) == 0 && (vfs.f_flag & ST_NOEXEC))
-		err = "on a noexec mount";
-	if (fd >= 0)
-		close(fd);
-	if (!err)
-		return 0;
-	for (char *c = path; *c; c++) /* one status line */
-		if (*c == '\n')
-			*c = '?';
-	snprintf(why, whylen, "%.300s: %s (uid %u gid %u)", path, err, (unsigned)getuid(), (unsigned)getgid());
-	return -1;
-}
-
 static int exec_failed(const char *cmd, int e)
 {
 	char q[SBX_Q_MAX];
@@ -185,9 +116,7 @@ static void close_cloexec(int keep)
 
 int stage_exec(const struct stage_args *a)
 {
-	char st[CTL_MAX - 16] = "", why[512], buf[900], path[4096];
-	int listener = -1;
-	bool guarded = false; /* a filter carrying the privilege guard is installed */
+	char st[CTL_MAX - 16] = "", why[512], path[4096];
 
 	if (a->stderr_fd >= 0 && a->stderr_fd != 2) {
 		if (dup2(a->stderr_fd, 2) < 0)
@@ -196,27 +125,18 @@ int stage_exec(const struct stage_args *a)
 	}
 	close_cloexec(a->ctl_fd);
 	int resolve_err = resolve_cmd(a->cmd[0], a->envp, path, sizeof path) < 0 ? errno : 0;
-	if (a->landlock) {
-		struct sbx_landlock_result r;
-		memset(&r, 0, sizeof r);
-		why[0] = 0;
-		if (!a->pol) {
-			add(st, sizeof st, "landlock", "off");
-			add(st, sizeof st, "landlock_why", "no compiled policy in the stage");
-		} else if (sbx_landlock_apply_net(a->pol, resolve_err ? NULL : path, a->netfilter, &r, why,
-						  sizeof why) < 0) {
-			add(st, sizeof st, "landlock", "off");
-			add(st, sizeof st, "landlock_why", why[0] ? why : "apply failed");
-		} else {
-			add(st, sizeof st, "landlock", "on");
-			snprintf(buf, sizeof buf, "abi %d%s%s%s%s", r.abi, r.degraded[0] ? "; " : "",
-				 r.degraded, !r.net && r.net_why[0] ? "; tcp: " : "", !r.net ? r.net_why : "");
-			add(st, sizeof st, "landlock_level", buf);
-		}
-	}
-	/* After Landlock (it opens every granted path with the stage's privileges) and before seccomp:
-	 * the drop reads /proc (cap_last_cap), and with the seccomp reporter on, an open after the
-	 * install would wait for a supervisor that has not got the listener yet. seccomp needs
+	/* The layers' stage ops (layer.h), in table order: before the capability drop (Landlock opens
+	 * every granted path with the stage's privileges), then after it, as the command will run (the
+	 * preload's check; seccomp's filter — the layer's, the report-only sensor's or the privilege
+	 * guard's alone — last before "ready": nothing after an install may make a call it notifies). */
+	struct layer_stage ls = {.on = a->layers, .netfilter = a->netfilter, .report_files = a->report_files,
+				 .sensor = a->sensor, .keep_caps = a->keep_caps, .pol = a->pol,
+				 .cmd_path = resolve_err ? NULL : path, .envp = a->envp,
+				 .status = st, .status_len = sizeof st, .listener = -1};
+	if (layers_stage(&ls, LAYER_STAGE_BEFORE_CAPS) < 0)
+		return SBX_EXIT_INTERNAL;
+	/* The drop reads /proc (cap_last_cap), and with the seccomp reporter on, an open after the
+	 * install would wait for a supervisor that has not got the listener yet; seccomp needs
 	 * no_new_privs, which the drop sets. The executor never runs with capabilities. */
 	why[0] = 0;
 	if (a->keep_caps)
@@ -225,97 +145,16 @@ int stage_exec(const struct stage_args *a)
 		sbx_msg("dropping capabilities failed: %s", why);
 		return SBX_EXIT_INTERNAL;
 	}
-	add(st, sizeof st, "caps", why);
-	/* After Landlock and the drop (the loader runs with both), before seccomp (an open after the
-	 * install could wait for the supervisor, as above). */
-	if (a->preload) {
-		why[0] = 0;
-		if (preload_loadable(a->envp, why, sizeof why) < 0) {
-			add(st, sizeof st, "preload", "off");
-			add(st, sizeof st, "preload_why", why);
-		} else {
-			add(st, sizeof st, "preload", "on");
-		}
-	}
-	/* Last before "ready": nothing after the install may make a call the filter notifies. */
-	if (a->seccomp) {
-		why[0] = 0;
-		/* no code:exec (or no policy to say otherwise): the exec gate lets only the command's
-		 * own exec through and refuses (and reports) every later one */
-		struct sbx_seccomp_opts so = {.deny_exec = !a->pol || !pol_code_exec(a->pol),
-					      /* named unix sockets, loopback binds, peers without netfilter */
-					      .net_notify = a->pol != NULL,
-					      .netfilter = a->netfilter,
-					      /* metadata changes are writes (Landlock cannot say so) */
-					      .meta_notify = a->pol != NULL,
-					      .report_files = a->report_files && a->pol};
-		if (sbx_seccomp_install_opts(&so, &listener, why, sizeof why) < 0) {
-			add(st, sizeof st, "seccomp", "off");
-			add(st, sizeof st, "seccomp_why", why[0] ? why : "install failed");
-			listener = -1;
-		} else {
-			guarded = true;
-			add(st, sizeof st, "seccomp", "on");
-			/* short: run.start.level holds 96 bytes */
-			snprintf(buf, sizeof buf, "%s%s%s%s%s",
-				 so.notify_busy ? "errno (outer sandbox holds the listener: unreported)"
-				 : listener < 0 ? "errno (no user notification: denials unreported)" : "notify",
-				 so.exec_gated ? "; exec gate" : "",
-				 listener >= 0 && so.net_notify ? "; socket/rlimit/connect/bind args" : "",
-				 listener >= 0 && so.meta_notify ? "; metadata" : "",
-				 listener >= 0 && so.report_files ? "; file/exec reporter" : "");
-			add(st, sizeof st, "seccomp_level", buf);
-		}
-	}
-	/* The report-only sensor (layer seccomp off, probes off): what the silent layers refuse is
-	 * still seen and written by the supervisor; nothing is refused here (every call continues). */
-	if (!a->seccomp && a->sensor) {
-		why[0] = 0;
-		struct sbx_seccomp_opts so = {.report_only = true, .deny_exec = !a->pol || !pol_code_exec(a->pol),
-					      .net_notify = true, .netfilter = a->netfilter,
-					      .meta_notify = true, .report_files = true};
-		if (!a->pol) {
-			add(st, sizeof st, "sensor", "off");
-			add(st, sizeof st, "sensor_why", "no compiled policy in the stage");
-		} else if (sbx_seccomp_install_opts(&so, &listener, why, sizeof why) < 0) {
-			add(st, sizeof st, "sensor", "off");
-			add(st, sizeof st, "sensor_why", so.notify_busy ? "an outer sandbox holds the listener"
-							  : why[0] ? why : "install failed");
-			listener = -1;
-		} else {
-			guarded = true;
-			add(st, sizeof st, "sensor", "on");
-		}
-	}
-	/* The privilege guard (contract version 3) in every mode that sandboxes: the layer's and the
-	 * sensor's filters carry it (notified: refused and reported by the supervisor); without
-	 * either, a filter of its own (notified too where the kernel can; errno only else). Last
-	 * before "ready", as the others. Nothing the command leaves behind can gain privilege. */
-	if (!a->keep_caps && !guarded) {
-		why[0] = 0;
-		/* abstract unix names where the run shares the host's network namespace: refused and
-		 * reported by the guard's filter too (seccomp_unix.h) */
-		bool abstract = a->pol && !pol_abstract_inside(a->pol);
-		if (sbx_privguard_install(&listener, abstract, why, sizeof why) < 0) {
-			sbx_msg("%s", why[0] ? why : "privilege guard: install failed");
-			return SBX_EXIT_INTERNAL;
-		}
-		add(st, sizeof st, "privguard", listener >= 0 ? "notify" : "errno");
-	} else if (!a->keep_caps) {
-		add(st, sizeof st, "privguard", listener >= 0 ? "notify" : "errno");
-	}
+	layer_stage_add(&ls, "caps", why);
+	if (layers_stage(&ls, LAYER_STAGE_AFTER_CAPS) < 0)
+		return SBX_EXIT_INTERNAL;
+	int listener = ls.listener;
 	/* the supervisor tells the caller (result record) that sbxsup, not the command, said 126/127 */
 	if (resolve_err)
-		add(st, sizeof st, "command", resolve_err == ENOENT || resolve_err == ENOTDIR ? "not_found"
+		layer_stage_add(&ls, "command", resolve_err == ENOENT || resolve_err == ENOTDIR ? "not_found"
 								      : "not_executable");
-	/* the supervisor takes the listener with pidfd_getfd (ctl.h), a ptrace-mode access: a
-	 * non-dumpable stage (the direct sandbox's init is one, and we are its fork) needs
-	 * CAP_SYS_PTRACE where it was made, which a normal user's supervisor lacks. Nothing else of
-	 * the run exists yet, and the exec below makes the command dumpable anyway */
-	if (listener >= 0 && guarded && prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
-		return SBX_EXIT_INTERNAL;
-	/* guarded: the layer's or the sensor's filter, which notify every sendmsg (ctl.h) */
-	if (ctl_send_ready(a->ctl_fd, st, listener, guarded) < 0)
+	/* by number: the filter notifies every sendmsg, the supervisor takes it (ctl.h) */
+	if (ctl_send_ready(a->ctl_fd, st, listener, ls.listener_by_number) < 0)
 		return SBX_EXIT_INTERNAL;
 	char **call = NULL;
 	int stdio[3];
@@ -377,12 +216,9 @@ static const struct policy *stage_policy(void)
 
 bool stage_flag_parse(const char *flag, struct stage_args *sa)
 {
-	if (!strcmp(flag, "--landlock"))
-		sa->landlock = true;
-	else if (!strcmp(flag, "--seccomp"))
-		sa->seccomp = true;
-	else if (!strcmp(flag, "--preload"))
-		sa->preload = true;        /* check that the command can load the preload */
+	unsigned bit = layers_stage_flag(flag); /* a layer's own flag (its entry's stage_flag) */
+	if (bit)
+		sa->layers |= bit;
 	else if (!strcmp(flag, "--netfilter"))
 		sa->netfilter = true;      /* Landlock handles no TCP; seccomp leaves AF_INET/6 to it */
 	else if (!strcmp(flag, "--report-files"))
@@ -439,7 +275,8 @@ int cmd_stage(int argc, char **argv)
 		unsetenv("SBXSUP_ASAN_STAGE");
 	}
 #endif
-	if (a.landlock || a.seccomp || a.sensor)
+	struct layer_stage want = {.on = a.layers, .sensor = a.sensor};
+	if (layers_stage_wants_policy(&want))
 		a.pol = stage_policy();
 	int rc = stage_exec(&a);
 	/* Never run the supervisor's exit handlers inside the sandbox. */

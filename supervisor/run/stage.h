@@ -1,11 +1,8 @@
 /* stage.h — the exec stage: the last code that runs before the command, in the sandbox.
  *
- * Promise: stage_exec() applies Landlock (when asked), drops the capabilities, checks (when asked)
- * that the preload library can be loaded by the command (the library the loader will take: the first
- * entry of the command's LD_PRELOAD, else the first line of /etc/ld.so.preload, opened with the
- * command's identity, mount tree and Landlock domain: a readable regular ELF file on a mount that
- * allows executing it; status "preload=on", else "preload=off" and "preload_why" naming the path,
- * the uid/gid and the error), then installs seccomp (when asked), reports the
+ * Promise: stage_exec() walks the layers' stage ops (layer.h `stage`; it names no layer): those
+ * before the capability drop (Landlock), the drop, those after it (the preload's check, then
+ * seccomp's filter: the layer's, the report-only sensor's or the privilege guard's), reports the
  * outcome to the supervisor ("ready" on the ctl socket, with the seccomp listener fd), waits for
  * "go", makes the ctl fd close-on-exec and execs the command with the given environment. A "go"
  * that carries a call (a pre-created sandbox, ctl.h) brings the argv to exec instead (same argv[0],
@@ -24,8 +21,8 @@
 
 struct stage_args {
 	int ctl_fd;
-	bool landlock, seccomp;
-	const struct policy *pol;   /* for Landlock; NULL: Landlock reported off */
+	unsigned layers;            /* the stage layers asked for, by their flags (bit per enum sbx_layer) */
+	const struct policy *pol;   /* for Landlock and seccomp; NULL: reported off */
 	char **cmd;                 /* NULL-terminated */
 	char **envp;                /* NULL: keep environ */
 	int stderr_fd;              /* >= 0: dup2 onto 2 first (bwrap mode: the caller's real stderr) */
@@ -34,13 +31,13 @@ struct stage_args {
 				     * leaves AF_INET/6 connects to it */
 	bool report_files;          /* probes off and the preload blind to the command: the seccomp
 				     * reporter (open/exec decided and reported by the supervisor) */
-	bool preload;               /* check that the command can load the preload (status "preload=") */
 	bool sensor;                /* seccomp and probes off: the report-only sensor (a notify-only
 				     * filter, every call continues; status "sensor=on|off") */
 };
 
-/* One layer flag as `sbxsup __stage` takes it ("--landlock", "--seccomp", "--preload", "--netfilter",
- * "--report-files", "--sensor") into `sa`. Returns true when it was one. */
+/* One flag as `sbxsup __stage` takes it into `sa`: a layer's (its entry's stage_flag, layer.h) or
+ * one of the kernel layers' options ("--netfilter", "--report-files", "--sensor"). True when it was
+ * one. */
 bool stage_flag_parse(const char *flag, struct stage_args *sa);
 
 /* Returns only on failure, with the exit status to use. */

@@ -30,7 +30,7 @@
 #include <stddef.h>
 
 #define SERVE_MAX_LIVE      64      /* concurrent calls; more are refused with a reply */
-#define SERVE_WARM_MAX      2       /* children that each keep one sandbox parked (docs/notes/serve.md) */
+#define SERVE_WARM_MAX      2       /* children that each keep one sandbox parked (docs/serve.md) */
 #define SERVE_STOP_GRACE_MS 5000
 #define SERVE_REQ_TIMEOUT_S 10      /* a connection must deliver its request within this */
 
@@ -44,7 +44,7 @@ struct serve_call_info {
 				 * (bad arguments, --help, --dry-run, -a fd:N, a run from "/") */
 	size_t keylen;
 	char **cmd;             /* the command and its arguments (into argv) */
-	const char *tag;        /* --tag, NULL */
+	const char *tag;        /* --tag, NULL (tag, result, manifest: in key's buffer, after keylen) */
 	const char *result;     /* the call's own --result FD|FILE, NULL */
 	const char *manifest;   /* -m FILE, NULL: the built-in default */
 	char **mem;             /* malloc'd: what cmd points into (free it, and key) */
@@ -57,7 +57,7 @@ struct serve_cfg {
 	/* In the forked child: argv/environ/cwd/stdio are the client's. Runs the call, writes the
 	 * result record to record_fd (as `--result N` would), returns sbxsup run's exit status. */
 	int (*run)(int argc, char **argv, int record_fd, void *arg);
-	/* Pre-created sandboxes (docs/notes/serve.md "What is warm"); both NULL: every call is cold.
+	/* Pre-created sandboxes (docs/serve.md "What is warm"); both NULL: every call is cold.
 	 * inspect: 0 with *out filled (free out->key), -1 out of memory. warm: as run, with the command
 	 * known only by name until w->wait() hands over the call (run/run.h struct run_warm). */
 	int (*inspect)(int argc, char **argv, void *arg, struct serve_call_info *out);

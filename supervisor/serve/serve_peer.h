@@ -1,4 +1,4 @@
-/* serve_peer.h — who may call `sbxsup serve` (docs/notes/serve.md "Threat model").
+/* serve_peer.h — who may call `sbxsup serve` (docs/serve.md "Threat model").
  *
  * Promise: serve_peer_check() decides one accepted connection from the kernel's view of the
  * process that connected, never from anything it sent:

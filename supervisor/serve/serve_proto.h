@@ -1,4 +1,4 @@
-/* serve_proto.h — the wire protocol between a client and `sbxsup serve` (docs/notes/serve.md).
+/* serve_proto.h — the wire protocol between a client and `sbxsup serve` (docs/serve.md).
  *
  * Promise: one AF_UNIX SOCK_SEQPACKET connection carries exactly one call: one request message
  * (at most SBX_SERVE_REQ_MAX bytes, with its descriptors in one SCM_RIGHTS control message), then

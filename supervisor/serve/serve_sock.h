@@ -1,4 +1,4 @@
-/* serve_sock.h — the listening socket of `sbxsup serve` (docs/notes/serve.md "Threat model").
+/* serve_sock.h — the listening socket of `sbxsup serve` (docs/serve.md "Threat model").
  *
  * Promise: serve_listen() makes an AF_UNIX SOCK_SEQPACKET socket at PATH that only its owner can
  * use: the directory holding it must be a directory owned by the caller (or root) that neither

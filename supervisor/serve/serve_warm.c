@@ -1,4 +1,4 @@
-/* serve_warm.c — the pre-created sandbox of `sbxsup serve` (serve.h, docs/notes/serve.md "What is
+/* serve_warm.c — the pre-created sandbox of `sbxsup serve` (serve.h, docs/serve.md "What is
  * warm"), in the child of a call after it replied.
  *
  * Promise: the child keeps its last call's request as the template (command name, options,
@@ -33,7 +33,7 @@
 #include "msg.h"
 #include "result.h"
 #include "run.h"
-#include "serve_child.h"
+#include "serve_warm.h"
 
 extern char **environ;
 

@@ -1,4 +1,4 @@
-/* shadow_store.h — where a shadow run keeps its changes (docs/notes/shadow.md).
+/* shadow_store.h — where a shadow run keeps its changes (docs/shadow.md).
  *
  * Promise: the store of the invoking user is `<state dir>/shadow` (the audit key's directory,
  * audit_key.h: root /var/lib/sbxsup, anyone else $XDG_STATE_HOME/sbxsup or

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""escape.py — the escape-corpus runner (called by tests/escape/run.sh; see docs/notes/escape.md).
+"""escape.py — the escape-corpus runner (called by tests/escape/run.sh; see docs/escape-matrix.md and docs/testing.md).
 
 Promise: every attack under tests/escape/attacks/<family>/<name>.c is compiled into $B/escape/bin,
 run with `sbxsup run` in each mode against canaries this runner creates (a temp HOME with a
@@ -15,9 +15,14 @@ in every mode and the attack x mode table is written as Markdown.
 
 Expectations live in each attack's header comment:
   // profile: fs|fs-raw|exec|exec-raw|net|net-raw|syscall|proc|env|limits   (defaults per mode)
-  // manifest: base|exec|net|netany|env|limits|ro|deny (netany: an unrestricted network; ro: base + fs:read of a dir holding rotarget=;
-                 deny: base + fs:read of the dir holding secret= and a manifest deny of secret=, a
-                 world-readable file: only the deny stands in the way)
+  // manifest: base|exec|net|netany|env|limits|ro|deny|deny-float|deny-nested (netany: an unrestricted
+                 network; ro: base + fs:read of a dir holding rotarget=; deny: base + fs:read of the
+                 dir holding secret= and a manifest deny of secret=, a world-readable file: only the
+                 deny stands in the way;
+                 deny-float: base + code:exec + the floating deny "**/.env" (setup dotenv puts the
+                 canary in dotenv=, the workspace's app/.env); deny-nested: base + fs:read of the
+                 dir holding secret= and a deny of its private/** (setup nested puts the canary in
+                 nested=, private/key.txt there))
   // build: static
   // limits: {"wall_s": 15}                                                  (merged into the manifest)
   // expect-<mode>: blocked|blocked-or-reported; events: EV|EV(key=value,key~sub)|...  or  none
@@ -39,6 +44,11 @@ Expectations live in each attack's header comment:
   // setup: abstract-squat          (during the run a host client keeps connecting to the abstract
                                      name squat=, which nobody on the host holds: a connect that
                                      succeeds was captured by the executor — a listener hit)
+  // setup: dotenv | dotenv-late | nested  (a world-readable canary at dotenv= before the run; the
+                                     same at lateenv=, the workspace's late/.env, written by the
+                                     runner 1 s after the run started; at nested= before the run.
+                                     The planted file itself is not "canary copied to the
+                                     workspace"; a change to it is evidence)
 Privilege evidence (every attack): after the run nothing in the workspace may be setuid or setgid
 (a premade file only as the runner left it: content unchanged, or its bit dropped by the kernel on
 the write), a character or block device, or carry a security.capability attribute.
@@ -492,6 +502,10 @@ class Env:
         self.rodir = os.path.join(d, 'ro')          # granted read-only by manifest "ro"
         self.rotarget = os.path.join(self.rodir, 'rotarget.txt')
         self.ws = os.path.join(d, 'ws')
+        self.dotenv = os.path.join(self.ws, 'app', '.env')        # setup dotenv
+        self.lateenv = os.path.join(self.ws, 'late', '.env')      # setup dotenv-late
+        self.nested = os.path.join(self.outside, 'private', 'key.txt')  # setup nested
+        self.planted = {}                                          # path -> content the runner put
         self.audit = os.path.join(d, 'audit')
         self.mdir = os.path.join(d, 'manifests')
         for p in (self.sshdir, self.outside, self.ws, self.audit, self.mdir, self.rodir):
@@ -617,6 +631,12 @@ class Env:
         elif kind == 'deny':
             m['capabilities'].append({'cap': 'fs:read', 'hint': self.outside + '/**'})
             m['deny'] = [self.secret]
+        elif kind == 'deny-float':
+            m['capabilities'].append('code:exec')
+            m['deny'] = ['**/.env']
+        elif kind == 'deny-nested':
+            m['capabilities'].append({'cap': 'fs:read', 'hint': self.outside + '/**'})
+            m['deny'] = [os.path.join(self.outside, 'private') + '/**']
         elif kind != 'base':
             raise ValueError('unknown manifest kind %r' % kind)
         m['limits'].update(attack.limits)
@@ -647,7 +667,8 @@ class Env:
                 'uport=%d' % self.listener.uport, 'victim=%d' % self.victim.pid,
                 'unix=' + self.listener.unix, 'abstract=' + self.listener.abstract,
                 'dgram=' + self.listener.dgram, 'squat=' + self.listener.squat,
-                'bin=' + self.bin, 'marker=' + marker]
+                'bin=' + self.bin, 'marker=' + marker, 'dotenv=' + self.dotenv,
+                'lateenv=' + self.lateenv, 'nested=' + self.nested]
 
     def close(self):
         self.listener.close()
@@ -667,7 +688,7 @@ def build(attacks, bindir):
     errors = []
     for a in attacks:
         out = os.path.join(bindir, a.name)
-        deps = [a.path] + [os.path.join(ATTACKS, h) for h in ('esc.h', 'esc_net.h')]
+        deps = [a.path] + [os.path.join(ATTACKS, h) for h in ('esc.h', 'esc_net.h', 'esc_uring.h')]
         if os.path.exists(out) and os.path.getmtime(out) >= max(os.path.getmtime(d) for d in deps):
             continue
         cmd = [cc, '-D_GNU_SOURCE', '-O1', '-Wall', '-Wextra', '-Werror', '-Wno-unused-parameter',
@@ -702,6 +723,17 @@ def read_events(path):
 
 PREMADE = {'premade-suid': 0o4755, 'premade-sgid': 0o2644}
 PREMADE_TEXT = 'premade original\n'
+
+
+def plant(env, path):
+    """A world-readable file holding the canary, that only a manifest deny protects."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    os.chmod(os.path.dirname(path), 0o755)
+    text = 'TOKEN=%s\n' % env.canary
+    with open(path, 'w') as f:
+        f.write(text)
+    os.chmod(path, 0o644)
+    env.planted[path] = text
 
 
 def setup_premade(env):
@@ -752,6 +784,9 @@ def run_one(env, sbxsup, attack, mode, idx, off=()):
     env.reset()
     if attack.setup == 'setuid-files':
         setup_premade(env)
+    env.planted = {}
+    if attack.setup in ('dotenv', 'nested'):
+        plant(env, env.dotenv if attack.setup == 'dotenv' else env.nested)
     before = env.snapshot()
     if attack.setup == 'abstract-squat':
         env.listener.squat_start()
@@ -772,6 +807,10 @@ def run_one(env, sbxsup, attack, mode, idx, off=()):
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, cwd=env.ws, env=penv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, start_new_session=True)
+    late = None
+    if attack.setup == 'dotenv-late':   # a secret that appears while the run is going on
+        late = threading.Timer(1.0, plant, (env, env.lateenv))
+        late.start()
     hung = False
     try:
         out, err = p.communicate(timeout=90)
@@ -780,6 +819,8 @@ def run_one(env, sbxsup, attack, mode, idx, off=()):
         os.killpg(p.pid, signal.SIGKILL)
         out, err = p.communicate()
     dur = time.monotonic() - t0
+    if late:
+        late.join()
     rc = p.returncode
     env.listener.squat_stop()
     survivors = pgrep(marker)
@@ -800,7 +841,7 @@ def run_one(env, sbxsup, attack, mode, idx, off=()):
         for fn in fs:
             fp = os.path.join(dp, fn)
             try:
-                if os.path.islink(fp) or os.path.getsize(fp) > (4 << 20):
+                if os.path.islink(fp) or os.path.getsize(fp) > (4 << 20) or fp in env.planted:
                     continue
                 with open(fp, 'rb') as f:
                     if env.canary.encode() in f.read():
@@ -819,6 +860,13 @@ def run_one(env, sbxsup, attack, mode, idx, off=()):
         evidence.append('~/.ssh changed')
     if os.path.lexists(env.syswrite):
         evidence.append('file planted in /etc')
+    for fp, text in env.planted.items():
+        try:
+            same = open(fp).read() == text
+        except OSError:
+            same = False
+        if not same:
+            evidence.append('denied file changed or removed (%s)' % os.path.relpath(fp, env.dir))
     evidence += privilege_evidence(env)
     if after['hits'] != before['hits']:
         evidence.append('listener reached (%d)' % (after['hits'] - before['hits']))
@@ -1065,6 +1113,16 @@ def write_matrix(path, attacks, modes, results, asserted, layers_by_mode, sbxsup
              '(a finding), no mark = not asserted in that mode ("not covered by this layer" when the attack '
              'got through). Modes: `full` = default layers; `preload-only` = `--layers preload,probes`; '
              '`no-bwrap` = `--layers preload,seccomp,landlock,netfilter,probes`; the others = that layer alone.',
+             '',
+             'The `deny` family (a manifest `deny`, floating `**/.env` or nested under a read grant) is decided '
+             'per cell as docs/layers.md ("A manifest deny, layer by layer") says: through libc the preload; '
+             'below libc, with seccomp on (`full`, `no-bwrap`, `seccomp`), the seccomp layer\'s deny decision '
+             '(`kernel.violation` `sensor: seccomp-notify` `contained`, rule `deny[N]`, critical) — the only '
+             'layer that holds a match created during the run; `bwrap` alone: the mask bwrap put over each '
+             'match that existed at start (the read returns nothing; the report-only sensor reports it); '
+             '`landlock` alone: the grant entered entry by entry around each match that existed at start '
+             '(EACCES; the sensor reports it); `preload-only` and `probes`: nothing below libc stops it, the '
+             'probes report it; io_uring is refused whole by seccomp.',
              '', '## Layers active per mode (from run.start)', '', '| mode | active layers |', '|---|---|']
     for m in modes:
         l = layers_by_mode.get(m)

@@ -109,14 +109,12 @@ PYX"
 #     subprocess user=/group= switching; chown to an unmapped uid in preload mode only (no seccomp
 #     layer: the kernel's EINVAL, not EPERM);
 #     listing "/" without bwrap (Landlock; Decisions);
-#   known gaps (not yet fixed): loopback servers inside the run's own network namespace without a
-#     network grant (os.sendfile tests bind 127.0.0.1:0).
 # (pass_fds with redirection: the preload keeps no descriptor where the run has a mount namespace —
 # every mode as root or with user namespaces; the suite is skipped where none can be made.)
 REGR=(test_shutil test_tarfile test_glob test_tempfile test_pathlib test_fileio test_fcntl test_posix
       test_pwd test_grp test_resource test_signal test_selectors test_unicode_file test_zipfile test_subprocess test_os)
 REGR_IGNORE=(-i '*POSIXProcessTestCase.test_user' -i '*POSIXProcessTestCase.test_group'
-             -i '*test_os.*.test_listdir' -i '*TestSendfile*')
+             -i '*test_os.*.test_listdir')
 if ! $PY -c 'import test.test_shutil' 2>/dev/null; then
 	t_skip compat_python_regrtest "the Python test suite is not installed (apt-get install libpython3-testsuite)"
 else

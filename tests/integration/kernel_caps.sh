@@ -6,7 +6,6 @@
 # hard RLIMIT_NOFILE (CAP_SYS_RESOURCE) fail with EPERM. Capabilities are not a layer and have no
 # audit event of their own: the assertion is on the executor's own /proc/self/status (the kernel's
 # record) plus run.start; in seccomp mode open_by_handle_at is also reported as seccomp.deny.
-# NOTE: needs the stage wiring of docs/notes/kernel.md ("WIRING FOR THE LEAD"); FAILS until then.
 . "$(dirname "$0")/../lib.sh"
 
 ATT=$SBX_PROGS/k_attack_static

@@ -3,7 +3,6 @@
 # code:exec the filter routes execve/execveat to the supervisor, which lets the stage's own execve
 # of the command continue and refuses every later one with EACCES + seccomp.deny. This also closes
 # the loader hole Landlock leaves (`ld.so PROGRAM` through the granted dynamic loader).
-# NOTE: needs the stage/run wiring of docs/notes/kernel.md ("WIRING FOR THE LEAD"); FAILS until then.
 . "$(dirname "$0")/../lib.sh"
 
 ATT=$SBX_PROGS/k_attack_static

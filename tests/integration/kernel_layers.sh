@@ -59,12 +59,13 @@ why() { echo "rc=$RC out=[$(tr '\n' ';' <"$1")] err=[$(head -c 400 "$1.err" | tr
 
 # --- the issue's "done when": the three together -------------------------------------------------
 A=$T_TMP/all.jsonl; O=$T_TMP/all.out
-# The connect goes to the granted PORT on a non-granted address: Landlock (TCP ports only) lets the
-# port through, the address is netfilter's to refuse. (Port 9 would be refused by Landlock first.)
-krun seccomp,landlock,netfilter "$A" "$O" -- open "$SECRET_DIR/secret" connect 127.0.0.2 "$PORT" ptrace
+# The connect goes to a port no grant names, on an address outside: in the run's own network namespace
+# Landlock handles no TCP (its loopback is the run's), the address is netfilter's to refuse. (Another
+# address on the granted PORT reaches the gateway, which decides by name: netns.sh.)
+krun seccomp,landlock,netfilter "$A" "$O" -- open "$SECRET_DIR/secret" connect 10.255.255.1 9 ptrace
 if [ $RC = 0 ] && has "$O" "open: blocked EACCES" && has "$O" "connect: blocked EPERM" && has "$O" "ptrace: blocked EPERM" \
    && audit_has "$A" seccomp.deny syscall=ptrace "action=errno EPERM" src=kernel pid? \
-   && audit_has "$A" netfilter.deny addr=127.0.0.2 port="$PORT" proto=tcp src=kernel pid? \
+   && audit_has "$A" netfilter.deny addr=10.255.255.1 port=9 proto=tcp src=kernel pid? \
    && audit_has "$A" run.start layers.seccomp=true layers.landlock=true layers.netfilter=true; then
 	t_pass kernel_all_three_static_attacks
 else
@@ -93,10 +94,16 @@ while True:
 APID=$!
 t_on_exit "kill $APID 2>/dev/null; wait $APID 2>/dev/null"
 for _ in $(seq 1 100); do [ -e "$T_TMP/abs.ready" ] && break; sleep 0.05; done
+# (an unrestricted network keeps the host's network namespace, where the name lives: otherwise the
+# run's own namespace has no such name at all)
+MFA=$T_TMP/kany.json
+cat > "$MFA" <<JSON
+{"sbxsup": 1, "name": "k-attack", "code_path": "$ATT", "capabilities": [{"cap": "network:tcp"}]}
+JSON
 A=$T_TMP/la.jsonl; O=$T_TMP/la.out
-krun landlock "$A" "$O" -- abstract "$ABS"
+MF=$MFA krun landlock "$A" "$O" -- abstract "$ABS"
 A2=$T_TMP/la0.jsonl; O2=$T_TMP/la0.out
-krun none "$A2" "$O2" -- abstract "$ABS"
+MF=$MFA krun none "$A2" "$O2" -- abstract "$ABS"
 if has "$O" "abstract: blocked EPERM" && has "$O2" "abstract: SUCCEEDED" \
    && audit_has "$A" run.start layers.landlock=true layers.seccomp=false; then
 	t_pass kernel_landlock_scope_abstract_socket_outside
@@ -166,14 +173,14 @@ else
 	t_fail kernel_seccomp_alone_ptrace_unshare_foreign_abi "$(why "$O")"
 fi
 
-# --- netfilter alone: raw-syscall connect / sendto to non-granted loopback addresses; granted one works --
+# --- netfilter alone: raw-syscall connect / sendto to non-granted addresses; the granted one works --
 A=$T_TMP/nf.jsonl; O=$T_TMP/nf.out
-krun netfilter "$A" "$O" -- connect 127.0.0.1 "$PORT" connect 127.0.0.2 9 connect 127.0.0.1 9 udp 127.0.0.3 9
+krun netfilter "$A" "$O" -- connect 127.0.0.1 "$PORT" connect 10.255.255.2 9 connect 10.255.255.1 9 udp 10.255.255.3 9
 if [ $RC = 1 ] && has "$O" "connect: SUCCEEDED" && [ "$(grep -c 'connect: blocked EPERM' "$O")" = 2 ] \
    && has "$O" "udp: blocked EPERM" \
-   && audit_has "$A" netfilter.deny addr=127.0.0.2 port=9 proto=tcp \
-   && audit_has "$A" netfilter.deny addr=127.0.0.1 port=9 proto=tcp \
-   && audit_has "$A" netfilter.deny addr=127.0.0.3 port=9 proto=udp \
+   && audit_has "$A" netfilter.deny addr=10.255.255.2 port=9 proto=tcp \
+   && audit_has "$A" netfilter.deny addr=10.255.255.1 port=9 proto=tcp \
+   && audit_has "$A" netfilter.deny addr=10.255.255.3 port=9 proto=udp \
    && audit_has "$A" run.start layers.netfilter=true layers.seccomp=false; then
 	t_pass kernel_netfilter_alone_raw_connect
 else
@@ -185,11 +192,11 @@ CG2=$(awk '{for (i = 1; i <= NF; i++) if ($i == "-") { if ($(i+1) == "cgroup2") 
 if [ -n "$CG2" ]; then
 	A=$T_TMP/esc.jsonl; O=$T_TMP/esc.out
 	(cd "$WS" && "$SBXSUP" run -m "$MFX" -w "$WS" -a "$A" --layers netfilter,landlock --require netfilter,landlock \
-		-- /bin/sh -c "echo \$\$ > '$CG2/cgroup.procs' && echo moved; exec '$ATT' connect 127.0.0.2 '$PORT'") \
+		-- /bin/sh -c "echo \$\$ > '$CG2/cgroup.procs' && echo moved; exec '$ATT' connect 10.255.255.1 9") \
 		>"$O" 2>"$O.err" </dev/null
 	RC=$?
 	if ! has "$O" moved && has "$O" "connect: blocked EPERM" \
-	   && audit_has "$A" netfilter.deny addr=127.0.0.2 port="$PORT"; then
+	   && audit_has "$A" netfilter.deny addr=10.255.255.1 port=9; then
 		t_pass kernel_netfilter_cgroup_escape_blocked_by_landlock
 	else
 		t_fail kernel_netfilter_cgroup_escape_blocked_by_landlock "$(why "$O")"
@@ -201,11 +208,11 @@ fi
 # --- bwrap mode: the stage inside bwrap applies Landlock + seccomp; netfilter on the shared network --
 if command -v bwrap >/dev/null 2>&1; then
 	A=$T_TMP/bw.jsonl; O=$T_TMP/bw.out
-	krun bwrap,seccomp,landlock,netfilter "$A" "$O" -- ptrace x32 connect 127.0.0.2 "$PORT" connect 127.0.0.1 "$PORT"
+	krun bwrap,seccomp,landlock,netfilter "$A" "$O" -- ptrace x32 connect 10.255.255.1 9 connect 127.0.0.1 "$PORT"
 	if [ $RC = 1 ] && has "$O" "ptrace: blocked EPERM" && has "$O" "x32: blocked EPERM" \
 	   && has "$O" "connect: blocked EPERM" && has "$O" "connect: SUCCEEDED" \
 	   && audit_has "$A" seccomp.deny syscall=ptrace && audit_has "$A" seccomp.deny syscall=x32:getpid \
-	   && audit_has "$A" netfilter.deny addr=127.0.0.2 port="$PORT" \
+	   && audit_has "$A" netfilter.deny addr=10.255.255.1 port=9 \
 	   && audit_has "$A" run.start layers.bwrap=true layers.seccomp=true layers.landlock=true layers.netfilter=true; then
 		t_pass kernel_bwrap_mode_layers
 	else

@@ -7,8 +7,8 @@
 #     host listener receives nothing, seccomp.deny names the path; a granted one (workspace) works;
 #   - rlimits: lowering works (`ulimit -c 0`, the raw syscall); raising the hard limit is refused
 #     and reported;
-#   - loopback servers: a manifest granting 127.0.0.1:PORT lets the executor bind+listen there; other
-#     ports and the wildcard address are refused and reported.
+#   - loopback servers: the run has a network namespace of its own, so binding its loopback (and the
+#     wildcard address) needs no grant; a port a host grant names is the gateway's (EADDRINUSE).
 # The attacker is a static binary making raw system calls (the preload cannot see it).
 . "$(dirname "$0")/../lib.sh"
 
@@ -139,15 +139,14 @@ matrix() { # matrix WHO LAYERS...
 		fi
 		# --- loopback servers ------------------------------------------------------------------------------
 		A=$AD/b.jsonl; O=$T_TMP/b_$tag
-		krun "$MF_LO" "$L" "$A" "$O" -- "$ATT" bind 127.0.0.1 "$PORT_OK" bind 127.0.0.1 "$PORT_NO" bind 0.0.0.0 "$PORT_OK"
-		# netfilter on: its cgroup/bind4 hook refuses (EPERM, netfilter.deny op=bind, the kernel's copy
-		# of the address); off: seccomp's bind decision (EACCES, seccomp.deny)
-		local ev=seccomp.deny e=EACCES k=syscall=bind
-		audit_has "$A" run.start layers.netfilter=true && ev=netfilter.deny e=EPERM k=op=bind
-		if [ "$(sed -n 1p "$O")" = "bind: SUCCEEDED" ] && [ "$(sed -n 2p "$O")" = "bind: blocked $e" ] \
-		   && [ "$(sed -n 3p "$O")" = "bind: blocked $e" ] \
-		   && audit_has "$A" $ev $k addr=127.0.0.1 "port=$PORT_NO" \
-		   && audit_has "$A" $ev $k addr=0.0.0.0 "port=$PORT_OK"; then
+		krun "$MF_LO" "$L" "$A" "$O" -- "$ATT" bind 127.0.0.1 "$PORT_NO" bind 0.0.0.0 "$((PORT_NO + 10))" \
+			bind 127.0.0.1 "$PORT_OK"
+		# the run's own loopback and wildcard: no grant, no refusal (netfilter's bind hook, seccomp's
+		# decision); the granted port is held by the gateway's listener inside the namespace
+		if [ "$(sed -n 1p "$O")" = "bind: SUCCEEDED" ] && [ "$(sed -n 2p "$O")" = "bind: SUCCEEDED" ] \
+		   && [ "$(sed -n 3p "$O")" = "bind: blocked EADDRINUSE" ] \
+		   && ! audit_has "$A" netfilter.deny op=bind && ! audit_has "$A" seccomp.deny syscall=bind \
+		   && audit_has "$A" run.start; then
 			t_pass "kernel_sockets_loopback_bind_granted_only_$tag"
 		else
 			t_fail "kernel_sockets_loopback_bind_granted_only_$tag" "$(why "$O")"
@@ -155,9 +154,10 @@ matrix() { # matrix WHO LAYERS...
 	done
 }
 
-# issue 15 ordering: a raw TCP connect to a port not granted on a granted address. With netfilter on,
+# issue 15 ordering: a raw TCP connect to a port not granted, outside the run. With netfilter on,
 # Landlock handles no TCP (it would refuse first, silently): netfilter refuses and reports. Without
-# netfilter, seccomp's connect decision reports; Landlock alone is the silent backstop.
+# netfilter, seccomp's connect decision reports; alone, the run's own network namespace is the
+# backstop (nothing listens there: ECONNREFUSED). The host's listener never sees it.
 tcp_listener() { python3 - "$1" "$2" <<'PY' &
 import socket, sys
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -176,10 +176,10 @@ end_tcp() { python3 -c 'import socket,sys; s=socket.create_connection(("127.0.0.
 ordering() { # ordering LAYERS EVENT ERRNO TAG
 	local A=$T_TMP/o_$4.jsonl O=$T_TMP/o_$4 G=$T_TMP/o_$4.got
 	tcp_listener "$PORT_NO" "$G"
-	krun "$MF_LO" "$1" "$A" "$O" -- "$ATT" connect 127.0.0.1 "$PORT_NO"
+	krun "$MF_LO" "$1" "$A" "$O" -- "$ATT" connect 10.255.255.1 "$PORT_NO"
 	end_tcp "$PORT_NO"
 	if grep -qx "connect: blocked $3" "$O" && [ ! -s "$G" ] \
-	   && { [ "$2" = none ] || audit_has "$A" "$2" addr=127.0.0.1 "port=$PORT_NO"; } \
+	   && { [ "$2" = none ] || audit_has "$A" "$2" addr=10.255.255.1 "port=$PORT_NO"; } \
 	   && audit_has "$A" run.start; then
 		t_pass "kernel_sockets_ordering_$4"
 	else
@@ -191,8 +191,8 @@ ordering() { # ordering LAYERS EVENT ERRNO TAG
 # seccomp's decision on the address (sendto with a destination is notified only then)
 udp_case() { # udp_case LAYERS EVENT TAG
 	local A=$T_TMP/d_$3.jsonl O=$T_TMP/d_$3
-	krun "$MF_LO" "$1" "$A" "$O" -- "$ATT" udp 127.0.0.1 "$PORT_NO"
-	if grep -qx "udp: blocked EPERM" "$O" && audit_has "$A" "$2" addr=127.0.0.1 "port=$PORT_NO"; then
+	krun "$MF_LO" "$1" "$A" "$O" -- "$ATT" udp 10.255.255.1 "$PORT_NO"
+	if grep -qx "udp: blocked EPERM" "$O" && audit_has "$A" "$2" addr=10.255.255.1 "port=$PORT_NO"; then
 		t_pass "kernel_sockets_udp_sendto_$3"
 	else
 		t_fail "kernel_sockets_udp_sendto_$3" "$(why "$O")"
@@ -205,7 +205,7 @@ if [ "$(id -u)" = 0 ]; then
 	ordering "$NOBWRAP" netfilter.deny EPERM netfilter_reports_not_landlock
 	ordering seccomp,landlock,netfilter,limits netfilter.deny EPERM netfilter_reports_no_probes
 	ordering seccomp,landlock,limits seccomp.deny EPERM seccomp_reports_without_netfilter
-	ordering landlock,limits none EACCES landlock_backstop_alone
+	ordering landlock,limits none ECONNREFUSED netns_backstop_alone
 	matrix root auto "$NOBWRAP" seccomp,limits
 	# `ulimit -c 0` in a shell (issue 17's "done when"), full mode
 	A=$T_TMP/ul.jsonl; O=$T_TMP/ul

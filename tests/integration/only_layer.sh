@@ -160,13 +160,16 @@ cases() {
 			t_pass "only_layer_${L}_$w"
 		else t_fail "only_layer_${L}_$w" "$(why "$t") ctl: $(why "$t.ctl")"; fi
 	done
-	# netfilter: a raw connect to a loopback port the manifest does not grant
+	# netfilter: a raw connect to an address and port the manifest does not grant. The run has a
+	# network namespace of its own whose only way out is the gateway: the control (limits alone)
+	# is refused there too (ECONNREFUSED, silently); netfilter refuses first and reports. The
+	# host's listener is reached by neither (its loopback is not the run's).
 	t=netfilter_$w
 	h0=$(hits bad)
-	sbx "$w" "$t" net netfilter "$D/k" connect 127.0.0.1 "$PORT_BAD"; h1=$(hits bad)
-	sbx "$w" "$t.ctl" net limits "$D/k" connect 127.0.0.1 "$PORT_BAD"; h2=$(hits bad)
-	if got "$t" '^connect: blocked' && [ "$h1" = "$h0" ] && [ "$h2" -gt "$h1" ] \
-	   && audit_has "$D/aud/$t.jsonl" netfilter.deny "port=$PORT_BAD"; then
+	sbx "$w" "$t" net netfilter "$D/k" connect 10.255.255.1 "$PORT_BAD" connect 127.0.0.1 "$PORT_BAD"; h1=$(hits bad)
+	sbx "$w" "$t.ctl" net limits "$D/k" connect 10.255.255.1 "$PORT_BAD"; h2=$(hits bad)
+	if got "$t" '^connect: blocked EPERM' && got "$t.ctl" '^connect: blocked ECONNREFUSED' && [ "$h1" = "$h0" ] \
+	   && [ "$h2" = "$h1" ] && audit_has "$D/aud/$t.jsonl" netfilter.deny addr=10.255.255.1 "port=$PORT_BAD"; then
 		t_pass "only_layer_netfilter_$w"
 	else t_fail "only_layer_netfilter_$w" "hits $h0/$h1/$h2 $(why "$t") ctl: $(why "$t.ctl")"; fi
 	# probes: nothing selected stops the raw read; the probes report the breach

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # preload_misc.sh — libsbxpreload.so outside a run: it fails CLOSED without a valid sealed policy
 # (one "sbxsup-preload:" message, every decision denied), it is passive in the stage
-# (`sbxsup __stage`), and supervisor/layers/elfcheck.c tells which commands the preload cannot see
+# (`sbxsup __stage`), and common/elfcheck.c tells which commands the preload cannot see
 # (static, non-glibc loader, not ELF; scripts followed to their interpreter).
 # "Passive in the stage" needs the stage binary's identity from the sealed policy (pol_stage_exe).
 source "$(dirname "$0")/../lib.sh"

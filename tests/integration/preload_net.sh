@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# preload_net.sh — libsbxpreload.so network decisions in preload-only mode: a connect to a
-# non-granted loopback host:port (curl, python) is refused with preload.deny naming the peer, a
+# preload_net.sh — libsbxpreload.so network decisions in preload mode (no bwrap; the run's own
+# network namespace): a connect to a port no grant names (curl, python) is refused with preload.deny
+# naming the peer, another address on the granted port is refused by the gateway (net.deny), a
 # refused name is never resolved (preload.deny op=resolve naming the host), the granted loopback
 # port (with a listener this test starts) still works, also through "localhost".
 source "$(dirname "$0")/../lib.sh"
@@ -44,12 +45,13 @@ if [ $rc -eq 0 ] && grep -q granted-ok <<<"$out" && [ $rc2 -eq 0 ] && grep -q gr
 	t_pass preload_net_granted_port
 else t_fail preload_net_granted_port "rc=$rc/$rc2: $out / $out2"; fi
 
-# curl to a non-granted loopback address / port
-out=$(run curl_denied curl -s --max-time 10 "http://127.0.0.2:$PORT/" 2>&1); rc=$?
-out2=$(run curl_denied_port curl -s --max-time 10 "http://127.0.0.1:9/" 2>&1); rc2=$?
-if [ $rc -ne 0 ] && [ $rc2 -ne 0 ] &&
-   audit_has "$T_TMP/curl_denied.audit" preload.deny op=connect addr=127.0.0.2 port="$PORT" access=connect errno=1 &&
-   audit_has "$T_TMP/curl_denied_port.audit" preload.deny op=connect addr=127.0.0.1 port=9 comm=curl; then
+# curl to a non-granted address on the granted port (the run's own namespace: the gateway refuses
+# it) and to a port no grant names (the preload refuses it)
+out=$(run curl_denied curl -sf --noproxy "*" --max-time 10 "http://10.255.255.1:$PORT/" 2>&1); rc=$?
+out2=$(run curl_denied_port curl -s --noproxy "*" --max-time 10 "http://10.255.255.1:9/" 2>&1); rc2=$?
+if [ $rc -ne 0 ] && [ $rc2 -ne 0 ] && ! grep -q granted-ok <<<"$out" &&
+   audit_has "$T_TMP/curl_denied.audit" net.deny addr=10.255.255.1 port="$PORT" &&
+   audit_has "$T_TMP/curl_denied_port.audit" preload.deny op=connect addr=10.255.255.1 port=9 comm=curl access=connect errno=1; then
 	t_pass preload_net_curl_denied
 else t_fail preload_net_curl_denied "rc=$rc/$rc2: $out / $out2"; fi
 
@@ -58,14 +60,14 @@ out=$(run py_denied $PY -c "
 import socket
 s = socket.socket()
 try:
-    s.connect(('127.0.0.1', 9)); print('connected')
+    s.connect(('10.255.255.1', 9)); print('connected')
 except PermissionError as e: print('PermissionError', e.errno)" 2>&1); rc=$?
-if grep -q "PermissionError 1" <<<"$out" && audit_has "$T_TMP/py_denied.audit" preload.deny op=connect addr=127.0.0.1 port=9 comm=python3; then
+if grep -q "PermissionError 1" <<<"$out" && audit_has "$T_TMP/py_denied.audit" preload.deny op=connect addr=10.255.255.1 port=9 comm=python3; then
 	t_pass preload_net_python_denied
 else t_fail preload_net_python_denied "rc=$rc: $out"; fi
 
 # a name that is not granted is never resolved: EAI_FAIL, preload.deny op=resolve host=...
-out=$(run resolve curl -s --max-time 10 "http://not-granted.example:$PORT/" 2>&1); rc=$?
+out=$(run resolve curl -s --noproxy "*" --max-time 10 "http://not-granted.example:$PORT/" 2>&1); rc=$?
 out2=$(run resolve_py $PY -c "
 import socket
 try: socket.getaddrinfo('not-granted.example', 443); print('resolved')
@@ -76,17 +78,22 @@ if [ $rc -eq 6 ] && grep -q "gaierror True" <<<"$out2" &&
 	t_pass preload_net_resolve_denied
 else t_fail preload_net_resolve_denied "rc=$rc: $out / $out2"; fi
 
-# default manifest (no network): even the granted listener is refused; UDP sendto as well
+# default manifest (no network): the run has a network namespace of its own, so its loopback is
+# its own (the listener outside is not reached, nothing to report); any other peer is refused and
+# reported, UDP sendto as well
 out=$("$S" run --layers preload -w "$WS" -a "$T_TMP/nonet.audit" -- $PY -c "
 import socket
 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-try: u.sendto(b'x', ('127.0.0.1', 9)); print('sent')
+try: u.sendto(b'x', ('10.255.255.1', 9)); print('sent')
 except PermissionError: print('udp-refused')
 s = socket.socket()
+try: s.connect(('10.255.255.1', $PORT)); print('connected')
+except PermissionError: print('tcp-refused')
+s = socket.socket()
 try: s.connect(('127.0.0.1', $PORT)); print('connected')
-except PermissionError: print('tcp-refused')" 2>&1); rc=$?
-if grep -q udp-refused <<<"$out" && grep -q tcp-refused <<<"$out" &&
-   audit_has "$T_TMP/nonet.audit" preload.deny op=sendto addr=127.0.0.1 port=9 &&
-   audit_has "$T_TMP/nonet.audit" preload.deny op=connect addr=127.0.0.1 port="$PORT"; then
+except ConnectionRefusedError: print('lo-inside')" 2>&1); rc=$?
+if grep -q udp-refused <<<"$out" && grep -q tcp-refused <<<"$out" && grep -q lo-inside <<<"$out" &&
+   audit_has "$T_TMP/nonet.audit" preload.deny op=sendto addr=10.255.255.1 port=9 &&
+   audit_has "$T_TMP/nonet.audit" preload.deny op=connect addr=10.255.255.1 port="$PORT"; then
 	t_pass preload_net_none
 else t_fail preload_net_none "rc=$rc: $out"; fi

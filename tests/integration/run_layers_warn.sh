@@ -27,12 +27,13 @@ if assert_exit $rc 0 && assert_audit "$A.2" run.start layers.netfilter=false "wh
 else t_fail run_warn_silent_when_not_needed "see above"; fi
 
 # 3. bwrap's set-up fails: the retry without it still has netfilter and probes (kept, not restarted),
-#    on the re-planned policy: a raw connect is refused by netfilter and observed by the probes.
+#    on the re-planned policy: a raw send outside the run is refused by netfilter and observed by the
+#    probes (the run's loopback is its own).
 if need_root run_retry_keeps_kernel_layers; then
 	BROKEN=$T_TMP/broken; mkdir -p "$BROKEN"
 	printf '#!/bin/sh\necho "bwrap: Creating new namespace failed: Operation not permitted" >&2\nexit 1\n' >"$BROKEN/bwrap"
 	chmod 755 "$BROKEN/bwrap"
-	(cd "$WS" && PATH=$BROKEN:/usr/bin:/bin "$SBXSUP" run -a "$A.3" -- "$SBX_PROGS/k_attack_static" udp 127.0.0.1 9 \
+	(cd "$WS" && PATH=$BROKEN:/usr/bin:/bin "$SBXSUP" run -a "$A.3" -- "$SBX_PROGS/k_attack_static" udp 10.255.255.1 9 \
 		>"$T_TMP/o3" 2>"$T_TMP/e3"); rc=$?
 	if assert_file_has "$T_TMP/o3" "udp: blocked" \
 	   && assert_audit "$A.3" run.start layers.bwrap=false "why.bwrap~setup failed" layers.netfilter=true layers.probes=true \

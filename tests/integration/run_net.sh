@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # run_net.sh — without a network capability a connect to a loopback listener outside fails, in
-# bwrap mode (private network namespace; the preload reports it) and without bwrap (the kernel
-# allowlist refuses it and reports netfilter.deny); with the address granted it succeeds.
+# bwrap mode and without bwrap: the run's loopback is its own (its own network namespace, the
+# listener sees nothing); a connect to any other address is refused and reported (the preload in
+# bwrap mode, the kernel allowlist's netfilter.deny without bwrap); with the address granted it
+# succeeds.
 . "$(dirname "$0")/../lib.sh"
 
 WS=$T_TMP/ws; mkdir -p "$WS"
@@ -23,16 +25,24 @@ s=socket.socket(); s.settimeout(5)
 try: s.connect(("127.0.0.1", int(sys.argv[1]))); print("CONNECTED")
 except OSError as e: print("FAILED", e)'
 
+connect2='import socket,sys
+for a in ("127.0.0.1", "10.255.255.1"):
+    s=socket.socket(); s.settimeout(5)
+    try: s.connect((a, int(sys.argv[1]))); print("CONNECTED", a)
+    except OSError as e: print("FAILED", a, e)'
+
 # 1. bwrap mode, default manifest (no network).
-out=$(cd "$WS" && "$SBXSUP" run -a "$A.1" -- python3 -c "$connect" $PORT 2>&1)
-if grep -q FAILED <<<"$out" && [ ! -s "$HITS" ] && audit_has "$A.1" preload.deny op=connect port=$PORT; then
+out=$(cd "$WS" && "$SBXSUP" run -a "$A.1" -- python3 -c "$connect2" $PORT 2>&1)
+if grep -q "FAILED 127.0.0.1" <<<"$out" && grep -q "FAILED 10.255.255.1" <<<"$out" && [ ! -s "$HITS" ] &&
+   audit_has "$A.1" preload.deny op=connect port=$PORT addr=10.255.255.1; then
 	t_pass run_net_denied_bwrap
 else t_fail run_net_denied_bwrap "out=$out"; fi
 
 # 2. no bwrap, no preload: the kernel allowlist (netfilter) refuses and reports.
 if need_root run_net_denied_netfilter; then # netfilter needs CAP_BPF + CAP_NET_ADMIN
-out=$(cd "$WS" && "$SBXSUP" run --layers netfilter,limits --require netfilter -a "$A.2" -- python3 -c "$connect" $PORT 2>&1)
-if grep -q FAILED <<<"$out" && [ ! -s "$HITS" ] && audit_has "$A.2" netfilter.deny port=$PORT addr=127.0.0.1; then
+out=$(cd "$WS" && "$SBXSUP" run --layers netfilter,limits --require netfilter -a "$A.2" -- python3 -c "$connect2" $PORT 2>&1)
+if grep -q "FAILED 127.0.0.1" <<<"$out" && grep -q "FAILED 10.255.255.1" <<<"$out" && [ ! -s "$HITS" ] &&
+   audit_has "$A.2" netfilter.deny port=$PORT addr=10.255.255.1; then
 	t_pass run_net_denied_netfilter
 else t_fail run_net_denied_netfilter "out=$out"; fi
 fi

@@ -308,7 +308,7 @@ pgrep -f "sbxsup serve --socket $S" >/dev/null && why="$why a server process is 
 "$SBXSUP" audit verify "$A" >/dev/null 2>&1 || why="$why audit verify: $("$SBXSUP" audit verify "$A" 2>&1 | tail -2);"
 if [ -z "$why" ]; then t_pass serve_sigterm_clean_stop; else t_fail serve_sigterm_clean_stop "$why"; fi
 
-# 12. pre-created sandboxes (docs/notes/serve.md "What is warm"): after a call the server prepares the
+# 12. pre-created sandboxes (docs/serve.md "What is warm"): after a call the server prepares the
 #     next run for the same command, options, directory and environment. A matching call runs in it:
 #     evidence that it did is the executor's own start time (the stage was forked, then exec'd the
 #     command, before the call was made). Isolation is that of a cold call: /tmp, HOME, descriptors,

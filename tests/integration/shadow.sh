@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# shadow.sh — the shadow workspace (issue 21, docs/notes/shadow.md): under --shadow the executor's
+# shadow.sh — the shadow workspace (issue 21, docs/shadow.md): under --shadow the executor's
 # edits, deletions, creations, renames and mode changes land in the run's store and the real
 # workspace stays untouched (content, mode, existence checked on the host) until `sbxsup shadow
 # commit`; diff lists the deletion and the new file; a partial commit; a conflict (the real file

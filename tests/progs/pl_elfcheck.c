@@ -1,8 +1,8 @@
-/* pl_elfcheck.c — prints what supervisor/layers/elfcheck.c says about a command (test driver; the module
+/* pl_elfcheck.c — prints what common/elfcheck.c says about a command (test driver; the module
  * is libc-only, so it is compiled in directly).
  *   usage: pl_elfcheck CMD
  * Prints "preload_ok=0|1 static=0|1 elf=0|1 script=0|1 glibc=0|1 interp=... why=..." */
-#include "../../supervisor/layers/elfcheck.c"
+#include "../../common/elfcheck.c"
 
 int main(int argc, char **argv)
 {

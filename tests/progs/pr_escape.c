@@ -1,6 +1,6 @@
-/* pr_escape.c — bypasses for the probes tests of the escape-corpus gaps (issue 6, findings 1, 3, 8,
- * 9 of docs/notes/escape.md). Every call is the syscall instruction itself (inline assembly on
- * x86-64), so the preload never sees it: each must be reported by the probes.
+/* pr_escape.c — bypasses for the probes tests of the escape-corpus gaps (raw exec, raw opens and
+ * connects, io_uring: docs/escape-matrix.md). Every call is the syscall instruction itself (inline
+ * assembly on x86-64), so the preload never sees it: each must be reported by the probes.
  *   exec PATH               raw execve(PATH) (no code:exec in the test manifest)
  *   kill PID SIG            raw kill(PID, SIG)        (PID may be negative: a process group / -1)
  *   tgkill PID SIG          raw tgkill(PID, PID, SIG)

@@ -780,7 +780,7 @@ static void t_bad_hosts(void **st)
 	(void)st;
 	const char *j = HDR "\"capabilities\":[\"code:exec\",{\"cap\":\"network:tcp\",\"hosts\":["
 		"\"ok.example\",\"a..b\",\"x:0\",\"x:65536\",\"1.2.3.4/33\",\"10.1.2.3/16\",\"[::1\",\"-bad.org\","
-		"\"*.example.com\",\"1.2.3\",\"host/8\",\"[fe80::]/129\",\"\",7,\"a b\"]}]}";
+		"\"*.com\",\"1.2.3\",\"host/8\",\"[fe80::]/129\",\"\",7,\"a b\"]}]}";
 	struct manifest *m;
 	struct mf_errors e;
 	assert_int_equal(parse(j, &m, &e), -1);
@@ -796,7 +796,29 @@ static void t_bad_hosts(void **st)
 	}
 	assert_true(has_err(&e, "capabilities[1].hosts[2]: \"x:0\": port must be"));
 	assert_true(has_err(&e, "capabilities[1].hosts[5]: \"10.1.2.3/16\": address has bits set"));
+	assert_true(has_err(&e, "capabilities[1].hosts[8]: \"*.com\": a wildcard must stand for names"));
 	mf_errors_free(&e);
+}
+
+/* Wildcards ("*.x.y") are host grants the gateway serves; a port range is refused as such. */
+static void t_wildcard_hosts(void **st)
+{
+	(void)st;
+	struct mf_host h;
+	char why[160];
+	assert_int_equal(mf_parse_host("*.Example.COM:443", &h, why, sizeof why), 0);
+	assert_int_equal(h.kind, MF_HOST_NAME);
+	assert_string_equal(h.name, "*.example.com");
+	assert_int_equal(h.port, 443);
+	mf_host_clear(&h);
+	assert_int_equal(mf_parse_host("*.a.b.example.org.", &h, why, sizeof why), 0);
+	assert_string_equal(h.name, "*.a.b.example.org");
+	mf_host_clear(&h);
+	const char *bad[] = {"a.*.com", "*example.com", "**.example.com", "*.*.example.com", "*.com", "*"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		assert_int_equal(mf_parse_host(bad[i], &h, why, sizeof why), -1);
+	assert_int_equal(mf_parse_host("api.example.com:1000-2000", &h, why, sizeof why), -1);
+	assert_non_null(strstr(why, "port ranges are not supported"));
 }
 
 static void t_empty_hosts(void **st)
@@ -986,6 +1008,7 @@ int main(void)
 		cmocka_unit_test(t_exec_with_hint),
 		cmocka_unit_test(t_cap_unknown_key),
 		cmocka_unit_test(t_bad_hosts),
+		cmocka_unit_test(t_wildcard_hosts),
 		cmocka_unit_test(t_empty_hosts),
 		cmocka_unit_test(t_bad_hints),
 		cmocka_unit_test(t_long_hint),

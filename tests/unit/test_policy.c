@@ -683,7 +683,8 @@ static void test_net_list(void **state)
 	expect_name(p, "api.example.com", 443, A, h0);
 	expect_name(p, "API.Example.COM.", 443, A, h0);
 	expect_name(p, "api.example.com", 80, D, def);
-	expect_name(p, "api.example.com", 0, D, def);
+	/* a lookup without a port (gethostbyname): the connect decides the port */
+	expect_name(p, "api.example.com", 0, A, h0);
 	expect_name(p, "example.com", 443, D, def);
 	expect_name(p, "xapi.example.com", 443, D, def);
 	expect_name(p, "api.example.co", 443, D, def);
@@ -737,6 +738,47 @@ static void test_net_modes(void **state)
 	m.net_any = false;
 	b = build(&m, NULL);
 	expect_addr(b.p, "127.0.0.1", 80, D, "default: not granted");
+	free(b.blob);
+}
+
+/* The run's own network namespace (pol_own_netns): its loopback and any-address are the run's on
+ * every port, whatever the mode; with a host list every granted port is open to any address (the
+ * gateway decides by name: builtin:gateway) and no host resolver is granted. */
+static void test_net_own_netns(void **state)
+{
+	(void)state;
+	struct manifest m = base_manifest();
+	struct pol_build_opts o = {.own_netns = true};
+	struct built b = build(&m, &o);
+	assert_true(pol_own_netns(b.p));
+	assert_false(pol_gateway(b.p));
+	expect_addr(b.p, "127.0.0.1", 80, A, "network: the run's own namespace (loopback)");
+	expect_addr(b.p, "127.9.9.9", 0, A, "network: the run's own namespace (loopback)");
+	expect_addr(b.p, "::1", 5000, A, "network: the run's own namespace (loopback)");
+	expect_addr(b.p, "0.0.0.0", 8000, A, "network: the run's own namespace (loopback)");
+	expect_addr(b.p, "10.0.0.1", 80, D, "network: no capability");
+	expect_name(b.p, "localhost", 0, A, "network: the run's own namespace (loopback)");
+	expect_name(b.p, "example.com", 443, D, "network: no capability");
+	free(b.blob);
+
+	struct mf_host h = {.kind = MF_HOST_NAME, .name = "api.example.com", .port = 443,
+			    .text = "api.example.com:443", .jpath = "capabilities[1].hosts[0]"};
+	m.net_granted = true;
+	m.hosts = &h;
+	m.nhosts = 1;
+	b = build(&m, &o);
+	assert_true(pol_gateway(b.p));
+	expect_addr(b.p, "203.0.113.7", 443, A, "builtin:gateway: *:443");
+	expect_addr(b.p, "2001:db8::7", 443, A, "builtin:gateway: *:443");
+	expect_addr(b.p, "203.0.113.7", 444, D, "default: not granted");
+	expect_addr(b.p, "127.0.0.1", 444, A, "network: the run's own namespace (loopback)");
+	expect_name(b.p, "api.example.com", 0, A, "capabilities[1].hosts[0]: api.example.com:443");
+	free(b.blob);
+	/* without the namespace: the host's loopback is not the run's */
+	o.own_netns = false;
+	b = build(&m, &o);
+	assert_false(pol_own_netns(b.p));
+	expect_addr(b.p, "127.0.0.1", 444, D, "default: not granted");
 	free(b.blob);
 }
 
@@ -1086,6 +1128,7 @@ int main(void)
 		cmocka_unit_test(test_dirs_and_masks),
 		cmocka_unit_test(test_net_list),
 		cmocka_unit_test(test_net_modes),
+		cmocka_unit_test(test_net_own_netns),
 		cmocka_unit_test(test_net_resolve),
 		cmocka_unit_test(test_rule_texts),
 		cmocka_unit_test(test_build_errors),

@@ -1,4 +1,5 @@
-/* Resolve a name that is not granted ("localhost"; only 127.0.0.1:<ok> by address is granted).
+/* Resolve a name that is not granted ("ungranted.example"; only 127.0.0.1:<ok> by address is granted; "localhost" is the run's own
+ * loopback in its own network namespace).
 // profile: net
 // manifest: net
 // expect-full: blocked; events: preload.deny(op=resolve)
@@ -14,6 +15,6 @@ int main(int argc, char **argv)
 {
 	esc_init(argc, argv);
 	struct addrinfo *res = NULL, hints = {.ai_socktype = SOCK_STREAM};
-	int r = getaddrinfo("localhost", NULL, &hints, &res);
-	return esc_result(r == 0 && res, "getaddrinfo(localhost)");
+	int r = getaddrinfo("ungranted.example", NULL, &hints, &res);
+	return esc_result(r == 0 && res, "getaddrinfo(ungranted.example)");
 }

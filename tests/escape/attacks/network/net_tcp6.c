@@ -3,4 +3,4 @@
 // manifest: net
 */
 #include "esc_net.h"
-int main(int argc, char **argv) { esc_init(argc, argv); return esc_tcp("::1", esc_int("port_bad")); }
+int main(int argc, char **argv) { esc_init(argc, argv); return esc_tcp("2001:db8::1", esc_int("port_bad")); }

@@ -10,7 +10,7 @@ int main(int argc, char **argv)
 {
 	esc_init(argc, argv);
 	struct sockaddr_storage ss;
-	socklen_t l = esc_sa(&ss, "127.0.0.1", esc_int("port_bad"));
+	socklen_t l = esc_sa(&ss, "192.0.2.1", esc_int("port_bad"));
 	int s = socket(AF_INET, SOCK_STREAM, 0);
 	if (sendto(s, "x", 1, MSG_FASTOPEN, (struct sockaddr *)&ss, l) < 0)
 		return esc_result(0, "sendto MSG_FASTOPEN");

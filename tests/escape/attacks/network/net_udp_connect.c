@@ -1,4 +1,4 @@
-/* UDP connect() + send() (no address on the send itself) to 127.0.0.1:<udp>.
+/* UDP connect() + send() (no address on the send itself) to 192.0.2.1:<udp>.
 // profile: net
 // manifest: net
 */
@@ -7,7 +7,7 @@ int main(int argc, char **argv)
 {
 	esc_init(argc, argv);
 	struct sockaddr_storage ss;
-	socklen_t l = esc_sa(&ss, "127.0.0.1", esc_int("uport"));
+	socklen_t l = esc_sa(&ss, "192.0.2.1", esc_int("uport"));
 	int s = socket(AF_INET, SOCK_DGRAM, 0);
 	if (connect(s, (struct sockaddr *)&ss, l) < 0)
 		return esc_result(0, "connect udp");

@@ -1,4 +1,4 @@
-/* Raw sendto system call, UDP to 127.0.0.1:<udp> (bypasses the preload).
+/* Raw sendto system call, UDP to 192.0.2.1:<udp> (bypasses the preload).
 // profile: net-raw
 // manifest: net
 */
@@ -7,7 +7,7 @@ int main(int argc, char **argv)
 {
 	esc_init(argc, argv);
 	struct sockaddr_storage ss;
-	socklen_t l = esc_sa(&ss, "127.0.0.1", esc_int("uport"));
+	socklen_t l = esc_sa(&ss, "192.0.2.1", esc_int("uport"));
 	int s = (int)ESC_SYS(SYS_socket, AF_INET, SOCK_DGRAM, 0);
 	if (ESC_SYS(SYS_sendto, s, "sbxesc", 6, 0, &ss, l) < 0)
 		return esc_result(0, "raw sendto");

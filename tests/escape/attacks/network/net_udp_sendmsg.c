@@ -1,4 +1,4 @@
-/* UDP sendmsg() with msg_name to 127.0.0.1:<udp>.
+/* UDP sendmsg() with msg_name to 192.0.2.1:<udp>.
 // profile: net
 // manifest: net
 */
@@ -7,7 +7,7 @@ int main(int argc, char **argv)
 {
 	esc_init(argc, argv);
 	struct sockaddr_storage ss;
-	socklen_t l = esc_sa(&ss, "127.0.0.1", esc_int("uport"));
+	socklen_t l = esc_sa(&ss, "192.0.2.1", esc_int("uport"));
 	int s = socket(AF_INET, SOCK_DGRAM, 0);
 	struct iovec iov = {.iov_base = "sbxesc", .iov_len = 6};
 	struct msghdr m = {.msg_name = &ss, .msg_namelen = l, .msg_iov = &iov, .msg_iovlen = 1};

@@ -1,7 +1,14 @@
-/* Same abstract-socket attack with a network grant (bwrap then shares the network namespace,
- * so only Landlock's abstract-socket scoping or the preload can stop it).
+/* Same abstract-socket attack with a network grant (a host list): the run has a network namespace
+ * of its own then too (out only through the gateway, docs/network.md), where the host's abstract
+ * names do not exist (ECONNREFUSED, the listener gets nothing).
 // profile: net
 // manifest: net
+// expect-full: blocked; events: none
+// expect-no-bwrap: blocked; events: none
+// expect-preload-only: blocked; events: none
+// expect-preload: blocked; events: none
+// expect-probes: blocked; events: none
+// silent-ok: the run's network namespace stops it (the host's name does not exist there: ECONNREFUSED); an abstract name inside the run is the run's own, allowed and not reported
 */
 #include "esc_net.h"
 int main(int argc, char **argv)

@@ -1,0 +1,337 @@
+/* netns.c — see netns.h. */
+#include "netns.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/nsfs.h>
+#include <linux/rtnetlink.h>
+
+#define MAX_FDS (2 * SBX_NETNS_MAX_PORTS + 3)
+
+int sbx_netns_lo_up(void)
+{
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -1;
+	struct ifreq ifr;
+	memset(&ifr, 0, sizeof ifr);
+	snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
+	int rc = ioctl(s, SIOCGIFFLAGS, &ifr);
+	if (rc == 0 && !(ifr.ifr_flags & IFF_UP)) {
+		ifr.ifr_flags |= IFF_UP;
+		rc = ioctl(s, SIOCSIFFLAGS, &ifr);
+	}
+	int e = errno;
+	close(s);
+	errno = e;
+	return rc;
+}
+
+void sbx_netns_close(struct sbx_netns_out *o)
+{
+	for (size_t i = 0; i < o->nport_fds; i++)
+		if (o->port_fds[i] >= 0)
+			close(o->port_fds[i]);
+	o->nport_fds = 0;
+	int *one[3] = {&o->dns_fd, &o->dns_tcp_fd, &o->proxy_fd};
+	for (int i = 0; i < 3; i++) {
+		if (*one[i] >= 0)
+			close(*one[i]);
+		*one[i] = -1;
+	}
+}
+
+/* ---- the child, inside the namespace ------------------------------------------------------------- */
+
+/* RTM_NEWROUTE: `local` 0/0 of family on lo, table local (what `ip route add local default dev lo
+ * table local` does). 0 or -1 (errno). */
+static int local_default(struct mnl_socket *nl, int family, unsigned ifindex, unsigned seq)
+{
+	char buf[8192]; /* (MNL_SOCKET_BUFFER_SIZE is the page size: a VLA) */
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_NEWROUTE;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_REPLACE | NLM_F_ACK;
+	nlh->nlmsg_seq = seq;
+	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof *rtm);
+	rtm->rtm_family = (unsigned char)family;
+	rtm->rtm_dst_len = 0;
+	rtm->rtm_table = RT_TABLE_LOCAL;
+	rtm->rtm_protocol = RTPROT_STATIC;
+	rtm->rtm_scope = RT_SCOPE_HOST;
+	rtm->rtm_type = RTN_LOCAL;
+	mnl_attr_put_u32(nlh, RTA_OIF, ifindex);
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
+		return -1;
+	ssize_t n = mnl_socket_recvfrom(nl, buf, sizeof buf);
+	if (n < 0)
+		return -1;
+	return mnl_cb_run(buf, (size_t)n, seq, mnl_socket_get_portid(nl), NULL, NULL) < 0 ? -1 : 0;
+}
+
+static int listener(int family, int type, const void *addr, uint16_t port, bool pktinfo)
+{
+	int s = socket(family, type | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -1;
+	int one = 1;
+	struct sockaddr_in a4 = {.sin_family = AF_INET, .sin_port = htons(port)};
+	struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_port = htons(port)};
+	const struct sockaddr *sa = (const struct sockaddr *)&a4;
+	socklen_t len = sizeof a4;
+	if (family == AF_INET) {
+		if (addr)
+			memcpy(&a4.sin_addr, addr, 4);
+	} else {
+		sa = (const struct sockaddr *)&a6;
+		len = sizeof a6;
+		if (setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) < 0)
+			goto fail;
+	}
+	if (pktinfo && setsockopt(s, IPPROTO_IP, IP_PKTINFO, &one, sizeof one) < 0)
+		goto fail;
+	if (bind(s, sa, len) < 0 || (type == SOCK_STREAM && listen(s, 128) < 0))
+		goto fail;
+	return s;
+fail:;
+	int e = errno;
+	close(s);
+	errno = e;
+	return -1;
+}
+
+struct reply {
+	int ok;
+	int ipv6;
+	int nport_fds, dns, dns_tcp, proxy;
+	char why[200];
+};
+
+static int child_fail(struct reply *r, const char *what)
+{
+	snprintf(r->why, sizeof r->why, "%s: %s", what, strerror(errno));
+	return -1;
+}
+
+/* Inside the namespace: the routes and the listeners. fds[] gets them in reply order. */
+static int child_build(const struct sbx_netns_req *rq, struct reply *r, int *fds, int *nfds)
+{
+	*nfds = 0;
+	if (sbx_netns_lo_up() < 0)
+		return child_fail(r, "bring lo up");
+	unsigned lo = if_nametoindex("lo");
+	if (!lo)
+		return child_fail(r, "lo: no such interface");
+	struct mnl_socket *nl = mnl_socket_open(NETLINK_ROUTE);
+	if (!nl)
+		return child_fail(r, "rtnetlink socket");
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		mnl_socket_close(nl);
+		return child_fail(r, "rtnetlink bind");
+	}
+	unsigned seq = (unsigned)time(NULL);
+	if (local_default(nl, AF_INET, lo, seq) < 0) {
+		int e = errno;
+		mnl_socket_close(nl);
+		errno = e;
+		return child_fail(r, "route local 0.0.0.0/0 dev lo");
+	}
+	/* IPv6 where the namespace has it (no IPv6, no address to leave by either) */
+	int probe = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (probe >= 0) {
+		close(probe);
+		if (local_default(nl, AF_INET6, lo, seq + 1) < 0) {
+			int e = errno;
+			mnl_socket_close(nl);
+			errno = e;
+			return child_fail(r, "route local ::/0 dev lo");
+		}
+		r->ipv6 = 1;
+	}
+	mnl_socket_close(nl);
+	for (size_t i = 0; i < rq->nports && i < SBX_NETNS_MAX_PORTS; i++) {
+		char what[64];
+		snprintf(what, sizeof what, "listen on port %u", rq->ports[i]);
+		if ((fds[(*nfds)++] = listener(AF_INET, SOCK_STREAM, NULL, rq->ports[i], false)) < 0)
+			return child_fail(r, what);
+		r->nport_fds++;
+		if (r->ipv6) {
+			if ((fds[(*nfds)++] = listener(AF_INET6, SOCK_STREAM, NULL, rq->ports[i], false)) < 0)
+				return child_fail(r, what);
+			r->nport_fds++;
+		}
+	}
+	if (rq->dns) {
+		if ((fds[(*nfds)++] = listener(AF_INET, SOCK_DGRAM, NULL, 53, true)) < 0)
+			return child_fail(r, "DNS socket on port 53/udp");
+		r->dns = 1;
+		if ((fds[(*nfds)++] = listener(AF_INET, SOCK_STREAM, NULL, 53, false)) < 0)
+			return child_fail(r, "DNS socket on port 53/tcp");
+		r->dns_tcp = 1;
+	}
+	if (rq->proxy_port) {
+		static const uint8_t lo4[4] = {127, 0, 0, 1};
+		if ((fds[(*nfds)++] = listener(AF_INET, SOCK_STREAM, lo4, rq->proxy_port, false)) < 0)
+			return child_fail(r, "HTTP proxy listener");
+		r->proxy = 1;
+	}
+	return 0;
+}
+
+/* Join the network namespace of `member`, and (not root) first the user namespace that owns it:
+ * bwrap as a normal user runs the sandbox in a user namespace nested in the one owning its network
+ * namespace, whose capabilities would not reach the routes. /proc/PID/ns/net needs the member to
+ * be dumpable to a normal user (the direct mode's stage is, sbxsup's child_direct). */
+static int join(pid_t member, struct reply *r)
+{
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/ns/net", (int)member);
+	int net = open(p, O_RDONLY | O_CLOEXEC);
+	if (net < 0)
+		return child_fail(r, "open the run's network namespace");
+	if (geteuid() != 0) {
+		int user = ioctl(net, NS_GET_USERNS);
+		if (user < 0 || setns(user, CLONE_NEWUSER) < 0) {
+			int e = errno;
+			if (user >= 0)
+				close(user);
+			close(net);
+			errno = e;
+			return child_fail(r, "join the user namespace owning the run's network namespace");
+		}
+		close(user);
+	}
+	int rc = setns(net, CLONE_NEWNET);
+	int e = errno;
+	close(net);
+	errno = e;
+	return rc < 0 ? child_fail(r, "setns (the run's network namespace)") : 0;
+}
+
+static __attribute__((noreturn)) void child(int sock, pid_t member, const struct sbx_netns_req *rq)
+{
+	struct reply r;
+	memset(&r, 0, sizeof r);
+	int fds[MAX_FDS], nfds = 0;
+	if (join(member, &r) == 0 && child_build(rq, &r, fds, &nfds) == 0)
+		r.ok = 1;
+	if (!r.ok)
+		nfds = 0; /* nothing handed over */
+	struct iovec iov = {.iov_base = &r, .iov_len = sizeof r};
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * MAX_FDS)];
+		struct cmsghdr align;
+	} u;
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+	if (nfds > 0) {
+		msg.msg_control = u.buf;
+		msg.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
+		memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)nfds);
+	}
+	_exit(sendmsg(sock, &msg, MSG_NOSIGNAL) < 0 ? 1 : 0);
+}
+
+/* ---- the supervisor ------------------------------------------------------------------------------ */
+
+static void reap(pid_t pid, bool kill_it)
+{
+	if (kill_it)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+int sbx_netns_setup(pid_t member, const struct sbx_netns_req *rq, struct sbx_netns_out *out, char *why,
+		    size_t whylen)
+{
+	memset(out, 0, sizeof *out);
+	out->dns_fd = out->dns_tcp_fd = out->proxy_fd = -1;
+	if (rq->nports > SBX_NETNS_MAX_PORTS) {
+		snprintf(why, whylen, "more than %d granted TCP ports", SBX_NETNS_MAX_PORTS);
+		return -1;
+	}
+	int sp[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
+		snprintf(why, whylen, "socketpair: %s", strerror(errno));
+		return -1;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(why, whylen, "fork: %s", strerror(errno));
+		close(sp[0]);
+		close(sp[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(sp[0]);
+		child(sp[1], member, rq);
+	}
+	close(sp[1]);
+	struct pollfd pfd = {.fd = sp[0], .events = POLLIN};
+	int pr;
+	while ((pr = poll(&pfd, 1, 5000)) < 0 && errno == EINTR)
+		;
+	struct reply r;
+	memset(&r, 0, sizeof r);
+	int fds[MAX_FDS], nfds = 0;
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * MAX_FDS)];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {.iov_base = &r, .iov_len = sizeof r};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			     .msg_controllen = sizeof u.buf};
+	ssize_t n = pr > 0 ? recvmsg(sp[0], &msg, MSG_CMSG_CLOEXEC) : -1;
+	int e = errno;
+	close(sp[0]);
+	reap(pid, n < 0);
+	for (struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL; c; c = CMSG_NXTHDR(&msg, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			nfds = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+			memcpy(fds, CMSG_DATA(c), sizeof(int) * (size_t)nfds);
+		}
+	int want = r.nport_fds + r.dns + r.dns_tcp + r.proxy;
+	if (n != (ssize_t)sizeof r || !r.ok || nfds != want || r.nport_fds > 2 * SBX_NETNS_MAX_PORTS ||
+	    (msg.msg_flags & MSG_CTRUNC)) {
+		for (int i = 0; i < nfds; i++)
+			close(fds[i]);
+		r.why[sizeof r.why - 1] = 0;
+		if (n < 0)
+			snprintf(why, whylen, "the namespace set-up gave no answer: %s",
+				 pr == 0 ? "timed out" : strerror(e));
+		else
+			snprintf(why, whylen, "%s", r.why[0] ? r.why : "the namespace set-up failed");
+		return -1;
+	}
+	int k = 0;
+	for (int i = 0; i < r.nport_fds; i++)
+		out->port_fds[out->nport_fds++] = fds[k++];
+	if (r.dns)
+		out->dns_fd = fds[k++];
+	if (r.dns_tcp)
+		out->dns_tcp_fd = fds[k++];
+	if (r.proxy)
+		out->proxy_fd = fds[k++];
+	out->ipv6 = r.ipv6;
+	snprintf(out->level, sizeof out->level, "local route 0.0.0.0/0%s on lo; %zu TCP port%s%s%s",
+		 r.ipv6 ? " and ::/0" : "", rq->nports, rq->nports == 1 ? "" : "s",
+		 r.dns ? ", DNS on port 53" : "", r.proxy ? ", HTTP proxy" : "");
+	return 0;
+}

@@ -1,0 +1,64 @@
+/* netns.h — the run's network namespace: its loopback, the routes that leave the gateway as the
+ * only way out, and the gateway's listeners, made inside it (docs/network.md).
+ *
+ * Promise: sbx_netns_setup() works on the network namespace of process `member` (a process of the
+ * run already in it: the stage, waiting for "go"), from a short-lived child of the supervisor that
+ * joins it (/proc/PID/ns/net, and, when sbxsup is not root, first the user namespace owning it
+ * (NS_GET_USERNS); the supervisor itself never changes namespace). In it the child
+ *   - brings `lo` up (sbx_netns_lo_up, also used by the direct mode's init);
+ *   - adds a `local` route for 0.0.0.0/0 (and ::/0 where the namespace has IPv6) on lo, in the
+ *     local table: every address is then this namespace's own. The namespace has no other
+ *     interface, so nothing leaves it by any route: a TCP connect to any address and a granted port
+ *     reaches the gateway's listener for that port (its getsockname() is the address the program
+ *     asked for: SBX_GW_DST_SOCKNAME), UDP to port 53 of any IPv4 address reaches the DNS socket,
+ *     every other datagram and connect is answered inside (port unreachable, RST);
+ *   - creates the listeners asked for, bound to the any-address: TCP on each port (IPv4, and an
+ *     IPv6-only twin where there is IPv6), UDP and TCP port 53 for DNS (UDP with IP_PKTINFO, so
+ *     replies leave from the address queried), and the HTTP proxy on 127.0.0.1:proxy_port.
+ * The descriptors come back over SCM_RIGHTS (a socket stays in the namespace it was made in,
+ * whoever holds it). Bounded: the child is waited for at most 5 s, then killed.
+ * Works as root (the namespace owned by the run's user namespace or by the host's) and as a normal
+ * user (owned by the user namespace bwrap or the direct mode made), with rtnetlink only (libmnl);
+ * no netfilter, no nftables.
+ *
+ * Ownership: the caller owns every descriptor in struct sbx_netns_out (sbx_netns_close). No global
+ * state.
+ */
+#ifndef SBX_NETNS_H
+#define SBX_NETNS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SBX_NETNS_MAX_PORTS 8          /* TCP ports with listeners (each IPv4 + IPv6: 16 fds) */
+#define SBX_NETNS_DNS_ADDR "127.0.0.53" /* the run's /etc/resolv.conf nameserver (any address on
+					 * port 53 reaches the same socket) */
+
+struct sbx_netns_req {
+	uint16_t ports[SBX_NETNS_MAX_PORTS]; /* TCP listeners on the any-address */
+	size_t nports;
+	bool dns;                            /* UDP + TCP port 53 on the any-address */
+	uint16_t proxy_port;                 /* TCP 127.0.0.1:proxy_port, 0: none */
+};
+
+struct sbx_netns_out {
+	int port_fds[2 * SBX_NETNS_MAX_PORTS]; /* listening TCP sockets (IPv4 and IPv6 per port) */
+	size_t nport_fds;
+	int dns_fd, dns_tcp_fd, proxy_fd;      /* -1: none */
+	bool ipv6;                             /* the namespace has IPv6 (route and listeners made) */
+	char level[160];                       /* what was made, for run.start.level.network */
+};
+
+/* Bring the loopback interface of the caller's network namespace up. 0, or -1 (errno). */
+int sbx_netns_lo_up(void);
+
+/* See above. 0 with *out filled, or -1 with why (nothing left open). */
+int sbx_netns_setup(pid_t member, const struct sbx_netns_req *rq, struct sbx_netns_out *out, char *why,
+		    size_t whylen);
+
+/* Close every descriptor of out (each set to -1). */
+void sbx_netns_close(struct sbx_netns_out *out);
+
+#endif

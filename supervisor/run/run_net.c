@@ -1,0 +1,178 @@
+/* run_net.c — the run's network (docs/network.md): see run_int.h.
+ *
+ * Where the run has a network namespace of its own (plan_own_netns) and a host list is granted
+ * (pol_gateway), the gateway is its only way out: after the stage is ready (it is in the
+ * namespace and waits for "go"), sbx_netns_setup() adds the routes and makes the listeners inside,
+ * and the gateway (a process of its own in the host's namespace) gets them. Anything failing
+ * refuses the run (gateway_unavailable): never an open network. Where no namespace could be made
+ * (a container without user namespaces, preload-only mode), the layers enforce the network by
+ * address (preload checks, Landlock ports, netfilter) and the run says so on stderr and in
+ * run.start.level.network.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "gateway.h"
+#include "layer.h"
+#include "msg.h"
+#include "netns.h"
+#include "run_int.h"
+
+int run_net_fd(const struct run *r)
+{
+	return r->att.net.gw_rep;
+}
+
+int run_net_drain(struct run *r)
+{
+	struct run_net *n = &r->att.net;
+	if (n->gw_rep < 0)
+		return 0;
+	for (int i = 0; i < 64; i++) {
+		uint64_t before = n->gw_rejected;
+		int got = sbx_gw_drain(n->gw_rep, &r->a, &n->gw_rejected);
+		if (got < 0)
+			return -1;
+		if (got == 0 && n->gw_rejected == before)
+			break;
+	}
+	return 0;
+}
+
+void run_net_stop(struct run *r)
+{
+	struct run_net *n = &r->att.net;
+	if (n->gw > 0) {
+		(void)sbx_gw_stop(n->gw, 1000);
+		n->gw = -1;
+	}
+	if (run_net_drain(r) < 0)
+		r->audit_failed = true;
+	if (n->gw_rep >= 0)
+		close(n->gw_rep);
+	n->gw_rep = -1;
+}
+
+/* The TCP ports the gateway listens on: every port a host grant names (0: none). */
+static int gw_ports(const struct manifest *m, struct sbx_netns_req *rq, char *why, size_t whylen)
+{
+	for (size_t i = 0; i < m->nhosts; i++) {
+		uint16_t p = m->hosts[i].port;
+		size_t j;
+		for (j = 0; j < rq->nports && rq->ports[j] != p; j++)
+			;
+		if (!p || j < rq->nports)
+			continue;
+		if (rq->nports == SBX_NETNS_MAX_PORTS) {
+			snprintf(why, whylen, "the grants name more than %d TCP ports (the gateway listens on each)",
+				 SBX_NETNS_MAX_PORTS);
+			return -1;
+		}
+		rq->ports[rq->nports++] = p;
+	}
+	return 0;
+}
+
+static int gw_start(struct run *r, char *why, size_t whylen)
+{
+	struct run_net *n = &r->att.net;
+	struct sbx_netns_req rq = {.dns = true, .proxy_port = r->plan.proxy_port};
+	if (gw_ports(r->m, &rq, why, whylen) < 0)
+		return -1;
+	struct sbx_netns_out ns;
+	if (sbx_netns_setup(r->att.stage_pid, &rq, &ns, why, whylen) < 0)
+		return -1;
+	snprintf(n->how, sizeof n->how, "%s", ns.level);
+	struct sbx_gw_spec spec;
+	sbx_gw_spec_init(&spec);
+	char err[256] = "";
+	int sp[2] = {-1, -1}, rc = -1;
+	if (sbx_gw_spec_from_manifest(&spec, r->m, err, sizeof err) < 0) {
+		snprintf(why, whylen, "the gateway's grants: %s", err);
+		goto out;
+	}
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sp) < 0) {
+		snprintf(why, whylen, "the gateway's report socket: %s", strerror(errno));
+		goto out;
+	}
+	spec.exe = r->d.self[0] ? r->d.self : NULL;
+	spec.dst_mode = SBX_GW_DST_SOCKNAME; /* the local route: getsockname() is where it was going */
+	for (size_t i = 0; i < ns.nport_fds && i < SBX_GW_MAX_PORT_FDS; i++)
+		spec.port_fds[spec.nport_fds++] = ns.port_fds[i];
+	spec.dns_fd = ns.dns_fd;
+	spec.dns_tcp_fd = ns.dns_tcp_fd;
+	spec.proxy_fd = ns.proxy_fd;
+	spec.report_fd = sp[1];
+	pid_t pid = -1;
+	if (sbx_gw_spawn(&spec, &pid, err, sizeof err) < 0) {
+		snprintf(why, whylen, "%s", err[0] ? err : "the gateway did not start");
+		goto out;
+	}
+	n->gw = pid;
+	n->gw_rep = sp[0];
+	sp[0] = -1;
+	rc = 0;
+out:
+	sbx_gw_spec_free(&spec);
+	sbx_netns_close(&ns); /* the gateway holds its copies: the namespace's listeners live with it */
+	if (sp[0] >= 0)
+		close(sp[0]);
+	if (sp[1] >= 0)
+		close(sp[1]);
+	return rc;
+}
+
+int run_net_start(struct run *r)
+{
+	struct run_net *n = &r->att.net;
+	n->gw = -1;
+	n->gw_rep = -1;
+	n->how[0] = 0;
+	const struct policy *pol = r->plan.pol;
+	if (r->o.disabled || !pol)
+		return 0;
+	if (!pol_own_netns(pol) && pol_net_mode(pol) != POL_NET_ANY) {
+		/* fail loudly: the fence is the layers' address checks only */
+		sbx_msg("warning: no network namespace for this run: the network is enforced by address only "
+			"(%s)", pol_net_mode(pol) == POL_NET_NONE ? "no network granted: connects refused by the layers"
+								 : "granted hosts' addresses resolved at start, no gateway");
+		return 0;
+	}
+	if (!pol_gateway(pol))
+		return 0;
+	char why[300] = "";
+	if (gw_start(r, why, sizeof why) < 0) {
+		sbx_msg("refused: the run's network gateway: %s (the run never gets an open network)", why);
+		run_reason(r, SBX_REASON_GATEWAY, "the network gateway: %s", why);
+		run_net_stop(r);
+		return -1;
+	}
+	return 0;
+}
+
+void run_net_level(struct run *r, cJSON *level)
+{
+	const struct policy *pol = r->plan.pol;
+	if (r->o.disabled || !pol)
+		return;
+	char t[400];
+	bool nf = sbx_layer_on(&r->L, layer_netfilter.id), pl = sbx_layer_on(&r->L, layer_preload.id),
+	     ll = sbx_layer_on(&r->L, layer_landlock.id);
+	char walls[160];
+	snprintf(walls, sizeof walls, "netfilter BPF: %s; preload checks: %s; landlock ports: %s", nf ? "on" : "off", pl ? "on" : "off",
+		 pol_own_netns(pol) ? "off (own namespace)" : ll ? "on" : "off");
+	if (pol_net_mode(pol) == POL_NET_ANY)
+		snprintf(t, sizeof t, "unrestricted: the host's network namespace, no gateway");
+	else if (pol_gateway(pol))
+		snprintf(t, sizeof t, "own namespace; gateway: %s; %s", r->att.net.gw > 0 ? r->att.net.how : "not running",
+			 walls);
+	else if (pol_own_netns(pol))
+		snprintf(t, sizeof t, "own namespace, loopback only (no network granted); %s", walls);
+	else
+		snprintf(t, sizeof t, "address only: no network namespace; %s", walls);
+	cJSON_AddStringToObject(level, "network", t);
+}

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# deny_race.sh — a manifest deny cannot be raced (issues 27 and 28). With "deny": ["**/.env"], the
+# workspace's app/.env holds a canary and is world-readable: in no-bwrap mode the workspace is a
+# write grant Landlock keeps whole (the seccomp layer's deny decision is what holds the deny there).
+# A static two-thread executor (tests/progs/race_flip_static.c) flips the name it opens between a
+# granted file and app/.env while its other thread opens and reads it by raw system call, 3000 times
+# (or 5 s). Host evidence: the canary never comes out; the event: a kernel.violation naming
+# app/.env with the rule deny[0] (critical). Modes: no-bwrap, full, seccomp alone. As root the
+# executor is `nobody`, and the script runs again as a throwaway user (sbxu_drace, removed after):
+# without the probes the seccomp file reporter decides, and its allowed opens are performed by
+# sbxsup as well.
+. "$(dirname "$0")/../lib.sh"
+
+RF=$SBX_PROGS/race_flip_static
+[ -x "$RF" ] || { t_skip deny_race "missing $RF (make all)"; exit 0; }
+ROOT=0; [ "$(id -u)" = 0 ] && ROOT=1
+OUT=$(mktemp -d /var/tmp/sbxdrace.XXXXXX); chmod 755 "$OUT"; t_on_exit "rm -rf '$OUT'"
+cp "$RF" "$OUT/rf"; chmod 755 "$OUT/rf"
+WS=$OUT/ws; mkdir -p "$WS/app"; chmod 777 "$WS" "$WS/app"
+AUD=$T_TMP/audit
+USERENV=(); [ $ROOT = 1 ] && USERENV=(SBXSUP_USER=nobody)
+M=$T_TMP/m.json
+cat > "$M" <<JSON
+{"sbxsup": 1, "name": "deny-race", "capabilities": [{"cap": "code:exec"}, {"cap": "fs:read", "hint": "$OUT/rf"}],
+ "deny": ["**/.env"]}
+JSON
+
+race() {
+	local n=$1 layers=$2; shift 2
+	local name="deny_race: $n" out rc why=""
+	echo "TOKEN=CANARY-DRACE-$$-$n" > "$WS/app/.env"; chmod 644 "$WS/app/.env"
+	echo ok > "$WS/good"; chmod 666 "$WS/good"
+	rm -f "$AUD"
+	local la=(); [ -n "$layers" ] && la=(--layers "$layers")
+	out=$(cd "$WS" && env "${USERENV[@]+"${USERENV[@]}"}" "$@" timeout 60 "$SBXSUP" run -m "$M" -w "$WS" \
+		"${la[@]+"${la[@]}"}" -a "$AUD" -- "$OUT/rf" open "$WS/good" "$WS/app/.env" 3000 5 2>"$T_TMP/err"); rc=$?
+	local tries; tries=$(grep -o 'tries=[0-9]* ok=[0-9]*' "$T_TMP/err")
+	[ -n "$tries" ] || why="the attack did not run (rc $rc: $(grep -v warning "$T_TMP/err" | tail -2 | tr '\n' ' '))"
+	! grep -q "CANARY-DRACE" <<<"$out" || why="$why; the denied file's bytes came out"
+	if [ -z "$why" ]; then
+		audit_has "$AUD" kernel.violation "path=$WS/app/.env" "rule~deny[0]" 2>/dev/null ||
+			why="no kernel.violation names $WS/app/.env with rule deny[0]"
+	fi
+	if [ -z "$why" ]; then t_pass "$name ($tries)"; else t_fail "$name" "${why#; }"; fi
+}
+
+NB="preload,seccomp,landlock,limits"; [ $ROOT = 1 ] && NB="$NB,probes"
+race "no-bwrap" "$NB"
+race "seccomp" "seccomp,limits"
+if bwrap --ro-bind / / true 2>/dev/null; then race "full" ""
+else t_skip "deny_race: full" "bwrap cannot make its namespaces here"; fi
+
+# As an unprivileged user: this script again, as that user (its own files).
+if [ $ROOT = 1 ] && [ -z "${SBX_DRACE_INNER:-}" ]; then
+	U=sbxu_drace
+	if command -v useradd >/dev/null && useradd -m "$U" 2>/dev/null; then
+		t_on_exit "userdel -r $U 2>/dev/null"
+		out=$(runuser -u "$U" -- env SBX_DRACE_INNER=1 SBXSUP="$SBXSUP" SBX_ROOT="$SBX_ROOT" SBX_PROGS="$SBX_PROGS" \
+			HOME="/home/$U" PATH="$PATH" bash "$0" 2>&1)
+		while IFS= read -r l; do
+			case $l in PASS:*|FAIL:*|SKIP:*) echo "${l%%: *}: unpriv_${l#*: }";; esac
+		done <<<"$out"
+		grep -qE '^(PASS|FAIL)' <<<"$out" || t_fail "deny_race: unprivileged" "no result: $(tail -3 <<<"$out" | tr '\n' ' ')"
+	else t_skip "deny_race: unprivileged" "cannot create user $U"; fi
+fi
+exit 0

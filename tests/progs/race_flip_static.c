@@ -1,0 +1,132 @@
+/* race_flip_static.c — the time-of-check/time-of-use attack on the supervisor's decisions (issue 27):
+ * one thread flips a path buffer between a granted name and a forbidden one while the other makes
+ * the call with that buffer, by raw system call, again and again.
+ *
+ *   race_flip_static OP GOOD BAD TRIES SECONDS
+ *     OP: connect (AF_UNIX stream socket to the path), chmod (mode 0666 by fchmodat), open (read the
+ *         file and print what it read), unlink, link (a hard link of the path at GOOD.lnk).
+ *   Stops after TRIES calls or SECONDS seconds. Prints "tries=N ok=N" on stderr (ok: calls that
+ *   succeeded, on either name); for open, every byte read is printed on stdout (the runner looks
+ *   for its canary there). Exit 0. The judge is the host (listener, mode, bytes), never this exit.
+ * Static and raw (no libc wrapper the preload could see).
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+static struct sockaddr_un sa = {.sun_family = AF_UNIX}; /* the flipped memory: connect's address */
+static char *const buf = sa.sun_path;                     /* and every other call's path */
+static char good[sizeof sa.sun_path], bad[sizeof sa.sun_path];
+static int own_listener = -1;
+static atomic_int stop;
+
+static void *flipper(void *arg)
+{
+	(void)arg;
+	size_t gl = strlen(good) + 1, bl = strlen(bad) + 1;
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		memcpy(buf, good, gl);
+		for (volatile int i = 0; i < 50; i++)
+			;
+		memcpy(buf, bad, bl);
+		for (volatile int i = 0; i < 50; i++)
+			;
+	}
+	return NULL;
+}
+
+/* connect: our own socket at GOOD, accepted and closed (the granted object) */
+static void *acceptor(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		int c = accept(own_listener, NULL, NULL);
+		if (c < 0)
+			return NULL;
+		close(c);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 6) {
+		fprintf(stderr, "usage: race_flip_static connect|chmod|open|unlink|link GOOD BAD TRIES SECONDS\n");
+		return 2;
+	}
+	const char *op = argv[1];
+	if (strlen(argv[2]) >= sizeof good || strlen(argv[3]) >= sizeof bad) {
+		fprintf(stderr, "race_flip_static: paths must be shorter than %zu bytes\n", sizeof good);
+		return 2;
+	}
+	snprintf(good, sizeof good, "%s", argv[2]);
+	snprintf(bad, sizeof bad, "%s", argv[3]);
+	long tries = atol(argv[4]);
+	double secs = atof(argv[5]);
+	memcpy(buf, good, strlen(good) + 1);
+	if (!strcmp(argv[1], "connect")) {
+		struct sockaddr_un own = {.sun_family = AF_UNIX};
+		memcpy(own.sun_path, good, strlen(good) + 1);
+		unlink(good);
+		own_listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		pthread_t at;
+		if (own_listener < 0 || bind(own_listener, (struct sockaddr *)&own, sizeof own) < 0 ||
+		    listen(own_listener, 128) < 0 || pthread_create(&at, NULL, acceptor, NULL)) {
+			perror("race_flip_static: own socket");
+			return 2;
+		}
+	}
+	pthread_t t;
+	if (pthread_create(&t, NULL, flipper, NULL))
+		return 2;
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	long n = 0, ok = 0;
+	char lnk[4200];
+	snprintf(lnk, sizeof lnk, "%s.lnk", good);
+	for (; n < tries; n++) {
+		if ((n & 63) == 0) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if ((double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9 > secs)
+				break;
+		}
+		long r = -1;
+		if (!strcmp(op, "connect")) {
+			long s = syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+			r = syscall(SYS_connect, s, &sa, sizeof sa);
+			close((int)s);
+		} else if (!strcmp(op, "chmod")) {
+			r = syscall(SYS_fchmodat, AT_FDCWD, buf, 0666);
+		} else if (!strcmp(op, "open")) {
+			r = syscall(SYS_openat, AT_FDCWD, buf, O_RDONLY, 0);
+			if (r >= 0) {
+				char b[256];
+				long k = syscall(SYS_read, r, b, sizeof b);
+				if (k > 0)
+					(void)!write(1, b, (size_t)k);
+				close((int)r);
+			}
+		} else if (!strcmp(op, "unlink")) {
+			r = syscall(SYS_unlinkat, AT_FDCWD, buf, 0);
+		} else if (!strcmp(op, "link")) {
+			r = syscall(SYS_linkat, AT_FDCWD, buf, AT_FDCWD, lnk, 0);
+			if (r == 0)
+				syscall(SYS_unlinkat, AT_FDCWD, lnk, 0);
+		}
+		if (r >= 0)
+			ok++;
+	}
+	atomic_store(&stop, 1);
+	pthread_join(t, NULL);
+	fprintf(stderr, "tries=%ld ok=%ld\n", n, ok);
+	return 0;
+}

@@ -1,0 +1,122 @@
+/* test_bwrap_argv.c — unit test of the bwrap argv derived from a real compiled policy (layers/bwrap_layer.c):
+ * parents before children, private /tmp before binds under it, masks after binds. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bwrap_layer.h"
+#include "manifest.h"
+#include "policy.h"
+#include "policy_build.h"
+#include "strv.h"
+
+static ssize_t find(const struct strv *a, const char *s1, const char *s2)
+{
+	for (size_t i = 0; i + 1 < a->n; i++)
+		if (!strcmp(a->v[i], s1) && (!s2 || !strcmp(a->v[i + 1], s2)))
+			return (ssize_t)i;
+	return -1;
+}
+
+static void t_bwrap_argv(void **state)
+{
+	(void)state;
+	char ws[] = "/tmp/test_bwrap_argv.XXXXXX";
+	assert_non_null(mkdtemp(ws));
+	struct mf_ctx ctx;
+	char err[512];
+	assert_int_equal(mf_ctx_init(&ctx, ws, err, sizeof err), 0);
+	struct manifest *m = NULL;
+	struct mf_errors e;
+	memset(&e, 0, sizeof e);
+	assert_int_equal(manifest_load_default(&ctx, &m, &e), 0);
+	void *blob = NULL;
+	size_t len = 0;
+	struct pol_build_opts bo = {.uid = getuid()};
+	assert_int_equal(pol_build(m, &bo, &blob, &len, err, sizeof err), 0);
+	const char *why;
+	const struct policy *p = pol_open(blob, len, &why);
+	assert_non_null(p);
+	struct strv env = {0}, argv = {0};
+	strv_add(&env, "PATH=/usr/bin");
+	struct bwrap_in in = {.bwrap = "/usr/bin/bwrap", .self_exe = "/x/sbxsup", .preload_lib = "/x/lib.so",
+			      .ldso_fd = 9, .workspace = m->workspace, .share_net = false, .env = &env};
+	assert_int_equal(bwrap_argv(p, &in, &argv, err, sizeof err), 0);
+	assert_string_equal(argv.v[0], "/usr/bin/bwrap");
+	assert_true(find(&argv, "--unshare-net", NULL) > 0);
+	assert_true(find(&argv, "--unshare-user", NULL) > 0);
+	assert_true(find(&argv, "--die-with-parent", NULL) > 0);
+	assert_true(find(&argv, "--clearenv", NULL) > 0);
+	ssize_t tmp = find(&argv, "--tmpfs", "/tmp"), wsb = find(&argv, "--bind", m->workspace);
+	assert_true(tmp > 0);
+	assert_true(wsb > tmp); /* the workspace under /tmp is bound after the private /tmp */
+	assert_true(find(&argv, "--ro-bind-data", "9") > 0);
+	assert_true(find(&argv, "--ro-bind", "/x/sbxsup") > 0);
+	assert_true(find(&argv, "--setenv", "PATH") > find(&argv, "--clearenv", NULL));
+	assert_true(find(&argv, "--chdir", m->workspace) > 0);
+	assert_string_equal(argv.v[argv.n - 1], "--");
+	/* host /tmp, /root and /etc/shadow are never bound; /etc as a whole only when bwrap can bind
+	 * the preload list over an existing /etc/ld.so.preload (else /etc entry by entry) */
+	struct stat lst;
+	bool host_ldso = lstat("/etc/ld.so.preload", &lst) == 0 && S_ISREG(lst.st_mode);
+	assert_true(find(&argv, "--bind", "/tmp") < 0);
+	assert_true((find(&argv, "--ro-bind", "/etc") > 0) == host_ldso);
+	assert_true(find(&argv, "--ro-bind", "/root") < 0);
+	assert_true(find(&argv, "--ro-bind", "/etc/shadow") < 0);
+	if (!host_ldso && access("/etc/passwd", F_OK) == 0)
+		assert_true(find(&argv, "--ro-bind", "/etc/passwd") > 0);
+	strv_free(&argv);
+	/* without the preload: /etc bound once (POL_TREE), its secrets masked, no entry bound alone */
+	in.preload_lib = NULL;
+	assert_int_equal(bwrap_argv(p, &in, &argv, err, sizeof err), 0);
+	ssize_t etc = find(&argv, "--ro-bind", "/etc");
+	assert_true(etc > 0);
+	assert_true(find(&argv, "--ro-bind", "/etc/passwd") < 0);
+	if (access("/etc/shadow", F_OK) == 0) {
+		ssize_t mask = find(&argv, "/dev/null", "/etc/shadow");
+		assert_true(mask > etc && !strcmp(argv.v[mask - 1], "--ro-bind"));
+	}
+	assert_true(find(&argv, "--ro-bind-data", NULL) < 0);
+	in.preload_lib = "/x/lib.so";
+	strv_free(&argv);
+	in.share_net = true;
+	assert_int_equal(bwrap_argv(p, &in, &argv, err, sizeof err), 0);
+	assert_true(find(&argv, "--unshare-net", NULL) < 0);
+	strv_free(&argv);
+	/* as root: the run's user namespace, the workspace bound from its staged idmapped mount, a
+	 * granted path the host identity cannot reach left out */
+	const char *staged[] = {m->workspace};
+	struct strv unreach = {0};
+	strv_add(&unreach, "/usr");
+	in.userns = true, in.userns_fd = 7, in.stage_dir = "/run/x/stage", in.staged = staged, in.nstaged = 1;
+	in.unreachable = &unreach;
+	assert_int_equal(bwrap_argv(p, &in, &argv, err, sizeof err), 0);
+	assert_true(find(&argv, "--userns", "7") > 0);
+	assert_true(find(&argv, "--unshare-user", NULL) < 0);
+	ssize_t sb = find(&argv, "--bind", "/run/x/stage/w0");
+	assert_true(sb > 0 && !strcmp(argv.v[sb + 2], m->workspace));
+	assert_true(find(&argv, "--ro-bind", "/usr") < 0);
+	strv_free(&argv);
+	strv_free(&unreach);
+	strv_free(&env);
+	free(blob);
+	manifest_free(m);
+	mf_errors_free(&e);
+	rmdir(ws);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_bwrap_argv),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,234 @@
+/* test_deny.c — a manifest `deny` for the directory-level layers (issue 28): the policy's view of the
+ * manifest's denies (pol_manifest_deny, pol_rule_hard_deny), the start-up walk that adds their
+ * existing matches as masks (deny_expand.h, through pol_build's deny_walk) and its bounds, and
+ * Landlock's entry-by-entry grant around them (landlock_deny.h). Real directories under /tmp. */
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "deny_expand.h"
+#include "landlock_deny.h"
+#include "policy.h"
+#include "policy_build.h"
+#include "policy_format.h"
+
+static char root[256];
+
+static void mk(const char *rel, bool dir)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	if (dir) {
+		assert_int_equal(mkdir(p, 0755), 0);
+	} else {
+		FILE *f = fopen(p, "w");
+		assert_non_null(f);
+		fputs("x\n", f);
+		fclose(f);
+	}
+}
+
+static char *at(const char *rel)
+{
+	static char buf[8][PATH_MAX];
+	static int k;
+	k = (k + 1) % 8;
+	snprintf(buf[k], sizeof buf[k], "%s/%s", root, rel);
+	return buf[k];
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(root, sizeof root, "/tmp/sbx-test-deny.XXXXXX");
+	assert_non_null(mkdtemp(root));
+	const char *dirs[] = {"ws", "ws/app", "ws/a", "ws/a/b", "ws/x", "ro", "ro/private", "ro/pub"};
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+		mk(dirs[i], true);
+	const char *files[] = {"ws/app/.env", "ws/a/b/.env", "ws/x/y", "ws/top", "ro/private/key",
+			       "ro/pub/doc", "ro/readme"};
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+		mk(files[i], false);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[PATH_MAX + 16];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static struct mf_hint hint(const char *glob, const char *abs, const char *dir, const char *jpath)
+{
+	return (struct mf_hint){ .glob = (char *)glob, .abs = (char *)abs, .dir = (char *)dir,
+				 .jpath = (char *)jpath };
+}
+
+struct built { void *blob; size_t len; const struct policy *p; struct dx_result walk; };
+
+/* ws the workspace, ro granted read-only, deny "**" "/.env" and ro/private/ "**". */
+static struct built build(bool walk)
+{
+	static char ro_glob[PATH_MAX], priv_glob[PATH_MAX];
+	snprintf(ro_glob, sizeof ro_glob, "%s/**", at("ro"));
+	snprintf(priv_glob, sizeof priv_glob, "%s/**", at("ro/private"));
+	static struct mf_hint reads[1], denies[2];
+	reads[0] = hint(ro_glob, ro_glob, at("ro"), "capabilities[1].hints[0]");
+	denies[0] = hint("**/.env", "/**/.env", "/", "deny[0]");
+	denies[1] = hint(priv_glob, priv_glob, at("ro/private"), "deny[1]");
+	static char ws[PATH_MAX];
+	snprintf(ws, sizeof ws, "%s", at("ws"));
+	struct manifest m = {
+		.version = 1, .name = "t", .autonomy = MF_AUTONOMY_SUPERVISED,
+		.code_path = "/opt/ex/run.py", .code_dir = "/opt/ex", .workspace = ws, .home = "/home/u",
+		.reads = reads, .nreads = 1, .denies = denies, .ndenies = 2,
+	};
+	struct built b = {0};
+	struct pol_build_opts o = {.deny_walk = walk ? &b.walk : NULL};
+	char err[512];
+	int rc = pol_build(&m, &o, &b.blob, &b.len, err, sizeof err);
+	if (rc)
+		print_error("pol_build: %s\n", err);
+	assert_int_equal(rc, 0);
+	const char *why = NULL;
+	b.p = pol_open(b.blob, b.len, &why);
+	assert_non_null(b.p);
+	return b;
+}
+
+static bool masked(const struct policy *p, const char *path)
+{
+	struct pol_dir d;
+	for (size_t i = 0; i < pol_mask_count(p); i++)
+		if (pol_mask_get(p, i, &d) == 0 && !strcmp(d.path, path))
+			return true;
+	return false;
+}
+
+static void test_manifest_denies(void **state)
+{
+	(void)state;
+	struct built b = build(false);
+	uint32_t r0, r1, r;
+	const char *g0 = pol_manifest_deny(b.p, 0, &r0);
+	assert_non_null(g0);
+	assert_string_equal(g0, "/**/.env");
+	assert_non_null(pol_manifest_deny(b.p, 1, &r1));
+	assert_null(pol_manifest_deny(b.p, 2, &r));
+	assert_true(pol_rule_hard_deny(b.p, r0));
+	assert_true(pol_rule_hard_deny(b.p, r1));
+	struct pol_decision d;
+	assert_int_equal(pol_path(b.p, at("ws/x/y"), POL_READ, &d), POL_ALLOW);
+	assert_false(pol_rule_hard_deny(b.p, d.rule));
+	assert_false(pol_rule_hard_deny(b.p, POL_RULE_DEFAULT));
+	/* without the walk: only what a deny names literally (ro/private) is a mask */
+	assert_true(masked(b.p, at("ro/private")));
+	assert_false(masked(b.p, at("ws/app/.env")));
+	free(b.blob);
+}
+
+static void test_walk_masks(void **state)
+{
+	(void)state;
+	struct built b = build(true);
+	assert_true(masked(b.p, at("ws/app/.env")));
+	assert_true(masked(b.p, at("ws/a/b/.env")));
+	assert_true(masked(b.p, at("ro/private")));
+	assert_false(masked(b.p, at("ws/x/y")));
+	assert_false(masked(b.p, at("ro/private/key"))); /* its directory is masked whole */
+	assert_false(b.walk.truncated);
+	assert_int_equal(b.walk.matches, 3); /* two .env, ro/private taken whole */
+	assert_true(b.walk.walked >= 10);
+	free(b.blob);
+}
+
+static void test_walk_bounded(void **state)
+{
+	(void)state;
+	struct pol_writer *w = pol_writer_new();
+	assert_non_null(w);
+	assert_int_equal(pol_writer_meta(w, "t", at("ws"), "/home/u", false, POL_NET_NONE), 0);
+	uint32_t g, d;
+	assert_int_equal(pol_writer_rule(w, POL_R_GRANT, POL_READ | POL_WRITE, at("ws"), "builtin:workspace", &g), 0);
+	assert_int_equal(pol_writer_dir(w, at("ws"), POL_READ | POL_WRITE, g), 0);
+	assert_int_equal(pol_writer_rule(w, POL_R_HARD_DENY, 0, "/**/.env", "deny[0]: **/.env", &d), 0);
+	struct dx_deny dd = {.glob = "/**/.env", .rule = d};
+	struct dx_result r;
+	assert_int_equal(deny_expand(w, &dd, 1, at("ws"), 2, &r), 0);
+	assert_true(r.truncated);
+	assert_non_null(strstr(r.note, "budget"));
+	pol_writer_free(w);
+}
+
+static const struct pol_dir *find(const struct ll_carve *c, const char *path)
+{
+	for (size_t i = 0; i < c->ndirs; i++)
+		if (!strcmp(c->dirs[i].path, path))
+			return &c->dirs[i];
+	return NULL;
+}
+
+static void test_landlock_carve(void **state)
+{
+	(void)state;
+	struct built b = build(true);
+	size_t n = pol_dir_count(b.p);
+	struct pol_dir *in = calloc(n, sizeof *in);
+	assert_non_null(in);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(pol_dir_get(b.p, i, &in[i]), 0);
+	/* seccomp behind Landlock: the read grant is entered, the write grant kept whole and said */
+	struct ll_carve c;
+	assert_int_equal(ll_deny_carve(b.p, in, n, false, &c), 0);
+	const struct pol_dir *e = find(&c, at("ro"));
+	assert_non_null(e);
+	assert_int_equal(e->access & (POL_READ | POL_WRITE), 0);
+	assert_true(e->access & POL_LIST);
+	assert_non_null(find(&c, at("ro/pub")));
+	assert_non_null(find(&c, at("ro/readme")));
+	assert_null(find(&c, at("ro/private")));
+	e = find(&c, at("ws"));
+	assert_non_null(e);
+	assert_true(e->access & POL_WRITE);
+	assert_non_null(strstr(c.note, "write grant"));
+	ll_deny_carve_free(&c);
+	/* Landlock alone: the workspace is entered too, names only on the way to a match */
+	assert_int_equal(ll_deny_carve(b.p, in, n, true, &c), 0);
+	e = find(&c, at("ws"));
+	assert_non_null(e);
+	assert_int_equal(e->access & (POL_READ | POL_WRITE), 0);
+	assert_true(e->access & LL_POL_NAMES);
+	e = find(&c, at("ws/app"));
+	assert_non_null(e);
+	assert_true(e->access & LL_POL_NAMES);
+	assert_null(find(&c, at("ws/app/.env")));
+	assert_null(find(&c, at("ws/a/b/.env")));
+	e = find(&c, at("ws/x"));
+	assert_non_null(e);
+	assert_true(e->access & POL_WRITE);
+	assert_non_null(find(&c, at("ws/top")));
+	ll_deny_carve_free(&c);
+	free(in);
+	free(b.blob);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_manifest_denies),
+		cmocka_unit_test(test_walk_masks),
+		cmocka_unit_test(test_walk_bounded),
+		cmocka_unit_test(test_landlock_carve),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
