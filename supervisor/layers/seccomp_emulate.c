@@ -347,6 +347,25 @@ static int take_fd(pid_t pid, int tfd)
 	return fd;
 }
 
+int sbx_sn_take_fd(pid_t pid, int num)
+{
+	int fd = take_fd(pid, num);
+	if (fd >= 0 || (errno != EPERM && errno != EACCES) || geteuid() != 0)
+		return fd;
+	int e = errno;
+	struct se_creds cr;
+	struct se_saved sv;
+	if (target_creds(pid, &cr) < 0 || as_target_real(&cr, &sv, true) < 0) {
+		errno = e;
+		return -1;
+	}
+	fd = take_fd(pid, num);
+	e = errno;
+	as_self(&sv);
+	errno = e;
+	return fd;
+}
+
 /* `path` names one of the target's own descriptors through a magic link: /dev/std{in,out,err},
  * /dev/fd/N, /proc/self/fd/N, /proc/thread-self/fd/N, /proc/<its pid>/fd/N. Its number, or -1. */
 static int own_fd_name(pid_t pid, const char *path)

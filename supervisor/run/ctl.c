@@ -1,5 +1,6 @@
 /* ctl.c — see ctl.h. */
 #include "ctl.h"
+#include "seccomp_emulate.h"
 #include "fdpass.h"
 
 #include <errno.h>
@@ -51,14 +52,13 @@ int ctl_send_ready(int fd, const char *status, int passfd, bool by_number)
  * SCM_CREDENTIALS; the stage waits for "go", so the number is still its). -1 when it cannot be. */
 static int take_fd(pid_t pid, long num)
 {
-	if (pid <= 0 || num < 0 || num > 1 << 20)
+	if (pid <= 0 || num < 0 || num > 1 << 20) {
+		errno = EINVAL;
 		return -1;
-	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (pfd < 0)
-		return -1;
-	int fd = (int)syscall(SYS_pidfd_getfd, pfd, (int)num, 0);
-	close(pfd);
-	return fd; /* pidfd_getfd sets close-on-exec */
+	}
+	/* as the supervisor, or (root without CAP_SYS_PTRACE, a stage of another uid) with the stage's
+	 * real ids for that one call (seccomp_emulate.h) */
+	return sbx_sn_take_fd(pid, (int)num);
 }
 
 int ctl_recv_ready(int fd, char *status, size_t len, int *passfd, pid_t *pid, uid_t *uid)
