@@ -17,11 +17,10 @@
  *     one a host client could connect to; and a connect or send to an abstract name is refused
  *     (EPERM): the run can hold no name there (every bind a decision sees is refused), so any
  *     name there is the host's.
- * Races: the address is copied once from the target and decided; CONTINUE lets the kernel read it
- * again. Behind a continued abstract connect stands Landlock's abstract-socket scoping (ABI 6)
- * where Landlock is on; behind a continued path send bwrap's mount tree where bwrap is on.
- * Where the decision is the only wall a second thread can still swap the address after the
- * check (docs/known-gaps.md): refusals are final, allows are not.
+ * Races: the address is copied once from the target and decided; an allowed send is continued
+ * only where bwrap's mount tree stands behind it, and otherwise performed by the supervisor's
+ * connector on a second copy decided again (seccomp_emulate.h sbx_sn_route), so a second thread
+ * cannot swap the peer after the check; refusals are final.
  * Memory: nothing is allocated beyond the call.
  */
 #ifndef SBX_SECCOMP_UNIX_H
