@@ -1,5 +1,6 @@
 /* seccomp_emulate.c — notified calls performed on the target's behalf (see seccomp_emulate.h). */
 #include "seccomp_emulate.h"
+#include "seccomp_unix.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1393,6 +1394,14 @@ static int emulate_send(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 		if (mm && (uint32_t)args[2] == 0) {
 			answer(listener, req_id, 0, 0);
 			return 0;
+		}
+		/* a sendmmsg sends its first message here, but every peer it names is decided (and a
+		 * refused one refuses the call, as sbx_sn_decide does where it can read the target) */
+		if (mm && sbx_sn_decide_send(c, pid, sys, args, rep) == 1) {
+			if (seccomp_notify_id_valid(listener, req_id) != 0)
+				return 0;
+			sbx_sn_fill_proc(pid, rep);
+			return 1;
 		}
 		flags = (int)(mm ? args[3] : args[2]);
 		struct iovec l = {&m, sizeof m}, r = {(void *)(uintptr_t)args[1], sizeof m};
