@@ -50,7 +50,8 @@ APT_INSTALL := DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-re
 SAN      ?=
 # -fPIC (not -fPIE): the same objects make the sbxsup binary (-pie) and libsbxsup.so; hidden
 # visibility: the shared library exports only what sbxsup.h marks SBX_API.
-HARDEN   := -O2 -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIC -fvisibility=hidden
+HARDEN   := -O2 -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIC -fvisibility=hidden \
+            -ffunction-sections -fdata-sections
 WARN     := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 -Wvla
 ifeq ($(SAN),1)
   HARDEN := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -fPIC \
@@ -67,7 +68,7 @@ LDFLAGS  += -pie -Wl,-z,relro,-z,now $(SANLD)
 
 POLICY_SRC := $(wildcard policy/*.c)
 COMMON_SRC := $(wildcard audit/*.c common/*.c)
-SUP_SRC    := $(filter-out supervisor/cli/main.c,$(shell find supervisor -name '*.c' | sort))
+SUP_SRC    := $(filter-out supervisor/cli/main.c supervisor/cli/stage_main.c,$(shell find supervisor -name '*.c' | sort))
 DUP_BASE   := $(strip $(shell printf '%s\n' $(notdir $(POLICY_SRC) $(COMMON_SRC) $(SUP_SRC)) | sort | uniq -d))
 ifneq ($(DUP_BASE),)
   $(error two sources share a basename (they would collide in an archive): $(DUP_BASE))
@@ -88,6 +89,8 @@ UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 PROG_BIN   := $(PROG_SRC:tests/progs/%.c=$(B)/tests/progs/%)
 
 SBXSUP     := $(B)/sbxsup
+# the exec stage alone (supervisor/cli/stage_main.c), bound in the sandbox instead of sbxsup
+STAGE_BIN  := $(B)/sbxsup-stage
 # BPF objects, skeletons and vmlinux.h are kept (not deleted as intermediates): objects include them.
 .SECONDARY: $(BPF_OBJ) $(BPF_SKEL) $(B)/bpf/vmlinux.h
 PRELOAD_SO := $(B)/libsbxpreload.so
@@ -98,7 +101,7 @@ LIB_OBJ    := $(filter-out $(B)/supervisor/cli/%,$(SUP_OBJ)) $(COMMON_OBJ) $(POL
 
 .PHONY: all test check check-user asan install uninstall deps test-deps test-deps-check deps-check clean demo bench fuzz fuzz-ci \
         escape-matrix progs
-all: deps-check $(SBXSUP) $(PRELOAD_SO) $(LIB_SO) progs
+all: deps-check $(SBXSUP) $(STAGE_BIN) $(PRELOAD_SO) $(LIB_SO) progs
 
 # ---- dependencies -----------------------------------------------------------------------------
 deps:
@@ -164,6 +167,16 @@ $(B)/libsup.a: $(SUP_OBJ)
 
 $(SBXSUP): $(B)/supervisor/cli/main.o $(B)/libsup.a $(B)/libcommon.a $(B)/libpolicy.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(filter %.a,$^) -Wl,--end-group $(PKG_LIBS) -lelf -lz
+
+# The same objects, unused sections dropped (-ffunction-sections above, --gc-sections), libraries
+# linked only when still referenced (--as-needed). Since the stage walks the layer op table
+# (layers_stage), every layer's ops are reachable, so this is most of sbxsup's code and libraries:
+# a stage-only table (each layer's stage op apart from its other ops) would let it shrink to libc
+# and libseccomp (docs/benchmarks.md "Start-up, issue 31").
+STAGE_LIBS := $(PKG_LIBS) -lelf -lz
+$(STAGE_BIN): $(B)/supervisor/cli/stage_main.o $(B)/libsup.a $(B)/libcommon.a $(B)/libpolicy.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -Wl,--gc-sections -Wl,--as-needed -o $@ $< \
+	  -Wl,--start-group $(filter %.a,$^) -Wl,--end-group $(STAGE_LIBS)
 
 # The library: the objects of the binary minus the command line. Under SAN=1 it needs the sanitizer
 # runtime of its client (no --no-undefined then).
@@ -295,11 +308,12 @@ INCLUDEDIR ?= $(PREFIX)/include
 PCDIR      ?= $(LIBDIR_SO)/pkgconfig
 EXAMPLES   := $(wildcard examples/manifests/*.json)
 CONTRACT   := docs/SPEC.md docs/cli.md docs/audit-schema.json
-install: $(SBXSUP) $(PRELOAD_SO) $(LIB_SO)
+install: $(SBXSUP) $(STAGE_BIN) $(PRELOAD_SO) $(LIB_SO)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHCOMPDIR) \
 	  $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(DOCDIR)/examples/manifests \
 	  $(DESTDIR)$(LIBDIR_SO) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PCDIR)
 	install -m 0755 $(SBXSUP) $(DESTDIR)$(BINDIR)/sbxsup
+	install -m 0755 $(STAGE_BIN) $(DESTDIR)$(BINDIR)/sbxsup-stage
 	install -m 0644 $(PRELOAD_SO) $(DESTDIR)$(LIBDIR)/libsbxpreload.so
 	install -m 0644 man/sbxsup.1 $(DESTDIR)$(MANDIR)/sbxsup.1
 	install -m 0644 completions/sbxsup.bash $(DESTDIR)$(BASHCOMPDIR)/sbxsup
@@ -318,7 +332,7 @@ install: $(SBXSUP) $(PRELOAD_SO) $(LIB_SO)
 		useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
 			--user-group sbxsup && echo "created system user sbxsup"; fi
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/sbxsup $(DESTDIR)$(LIBDIR)/libsbxpreload.so $(DESTDIR)$(MANDIR)/sbxsup.1 \
+	rm -f $(DESTDIR)$(BINDIR)/sbxsup $(DESTDIR)$(BINDIR)/sbxsup-stage $(DESTDIR)$(LIBDIR)/libsbxpreload.so $(DESTDIR)$(MANDIR)/sbxsup.1 \
 	  $(DESTDIR)$(BASHCOMPDIR)/sbxsup $(DESTDIR)$(ZSHCOMPDIR)/_sbxsup \
 	  $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(CONTRACT))) \
 	  $(addprefix $(DESTDIR)$(DOCDIR)/examples/manifests/,$(notdir $(EXAMPLES))) \

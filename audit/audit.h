@@ -14,7 +14,8 @@
  * consecutive identical security events are coalesced into one line with `count`, `first_ts`,
  * `last_ts`; preload-sourced and kernel-side security events each have their own byte budget,
  * after which one `limit.hit` (limit "audit") is written and the events are only counted (and
- * summarised at run.end); run.end gets `audit` {...} and `severity` {...} counters, and
+ * summarised at run.end) — `info`/`low`/`medium` ones only: `high`, `critical` and `breach` events
+ * are written whatever the budget, up to a cap far above any flood (audit_flow.c); run.end gets `audit` {...} and `severity` {...} counters, and
  * `audit_replaced` when the destination is a file. Non-security events are never held or dropped.
  * run.end.counts counts every event seen, including coalesced and budget-suppressed ones.
  * Destinations: NULL (no stream: events are still counted), a path (O_APPEND|O_CREAT|O_CLOEXEC|
@@ -73,6 +74,9 @@ void audit_set_key(struct audit *a, const struct audit_key *k);
 /* Turn flow control on: budget_mb per source class (preload / kernel-side), 0 = unbounded.
  * Returns 0 or -1 (no memory). */
 int audit_set_flow(struct audit *a, long budget_mb);
+/* The cap of never-budgeted (high, critical, breach) lines per source class (audit_flow.c,
+ * default 100 000; tests lower it). Call after audit_set_flow. */
+void audit_set_urgent_cap(struct audit *a, uint64_t cap);
 /* Flow control timer: write a held (coalesced) line older than AUDIT_COALESCE_MS. Returns 0 or -1
  * (write failed). audit_poll_ms: the poll(2) timeout until that is due, -1 when nothing is held. */
 int audit_tick(struct audit *a);

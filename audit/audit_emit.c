@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void count_event(struct audit *a, const char *name)
+static void count_event(struct audit *a, const char *name, uint64_t weight)
 {
 	size_t i;
 	for (i = 0; i < a->nkinds; i++)
@@ -31,7 +31,7 @@ static void count_event(struct audit *a, const char *name)
 			a->nkinds++;
 		}
 	}
-	a->count[i]++;
+	a->count[i] += weight;
 }
 
 void audit_close(struct audit *a)
@@ -57,6 +57,12 @@ int audit_set_flow(struct audit *a, long budget_mb)
 	audit_flow_free(a->flow);
 	a->flow = audit_flow_new(budget_mb);
 	return a->flow ? 0 : -1;
+}
+
+void audit_set_urgent_cap(struct audit *a, uint64_t cap)
+{
+	if (a->flow)
+		audit_flow_set_cap(a->flow, cap);
 }
 
 int audit_tick(struct audit *a)
@@ -93,14 +99,23 @@ int audit_emit(struct audit *a, cJSON *ev)
 	}
 	cJSON *evname = cJSON_GetObjectItemCaseSensitive(ev, "event");
 	const char *name = cJSON_IsString(evname) ? evname->valuestring : "unknown";
-	count_event(a, name);
+	/* a sensor's summary (the probes' ring overflow) stands for `count` events */
+	const cJSON *cnt = cJSON_GetObjectItemCaseSensitive(ev, "count");
+	uint64_t weight = cJSON_IsNumber(cnt) && cnt->valuedouble >= 1 ? (uint64_t)cnt->valuedouble : 1;
+	count_event(a, name, weight);
 	bool is_end = strcmp(name, "run.end") == 0, is_start = strcmp(name, "run.start") == 0;
 	enum sbx_sev sev = sbx_sev_classify(ev);
 	if (sev != SBX_SEV_NONE) {
-		a->sev_count[sev]++;
+		/* a stamp the emitter set (a raced name: critical) raises the table's severity, as
+		 * the readers do (audit_model.c with_stamp) */
+		const cJSON *st = cJSON_GetObjectItemCaseSensitive(ev, "sev");
+		int stamped = cJSON_IsString(st) ? sbx_sev_parse(st->valuestring) : -1;
+		if (stamped > (int)sev)
+			sev = (enum sbx_sev)stamped;
+		a->sev_count[sev] += weight;
 		const cJSON *oc = cJSON_GetObjectItemCaseSensitive(ev, "outcome");
 		if (cJSON_IsString(oc) && !strcmp(oc->valuestring, "breach"))
-			a->breaches++;
+			a->breaches += weight;
 		if (!cJSON_GetObjectItemCaseSensitive(ev, "sev") &&
 		    !cJSON_AddStringToObject(ev, "sev", sbx_sev_name(sev))) {
 			cJSON_Delete(ev);

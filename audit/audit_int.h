@@ -21,6 +21,7 @@ int audit_flow_flush(struct audit *a);
 int audit_flow_end(struct audit *a, cJSON *run_end);
 int audit_flow_tick(struct audit *a);
 int audit_flow_poll_ms(const struct audit *a);
+void audit_flow_set_cap(struct audit_flow *f, uint64_t cap);
 
 
 #endif

@@ -16,7 +16,8 @@ int am_layer_of(const char *event)
 	static const struct { const char *ev; int l; } map[] = {
 		{"preload.deny", AM_L_PRELOAD},   {"seccomp.deny", AM_L_SECCOMP}, {"landlock.deny", AM_L_LANDLOCK},
 		{"netfilter.deny", AM_L_NETFILTER}, {"kernel.violation", AM_L_PROBES}, {"limit.hit", AM_L_LIMITS},
-		{"env.drop", AM_L_ENV},
+		{"env.drop", AM_L_ENV},           {"net.deny", AM_L_NETFILTER},   {"dns.deny", AM_L_NETFILTER},
+		{"net.flow", AM_L_NETFILTER},
 	};
 	for (size_t i = 0; event && i < sizeof map / sizeof map[0]; i++)
 		if (strcmp(map[i].ev, event) == 0)
@@ -125,6 +126,9 @@ static void run_free(struct am_run *r)
 	free(r->autonomy);
 	free(r->layers_on);
 	free(r->off);
+	for (size_t k = 0; k < r->npeers; k++)
+		free(r->peers[k].host);
+	free(r->peers);
 }
 
 void am_free(struct am *m)
@@ -466,6 +470,38 @@ static int run_start(struct am_run *r, const char *line, size_t len)
 	return rc;
 }
 
+/* run.end's own counts (the writer counted every event, written or not: `severity`, and
+ * `audit.breaches`) raise the run's line counts where lines are missing (budget-suppressed low and
+ * medium events, urgent events past the writer's cap), so the summary, run.end and the result
+ * record agree on the counts and the verdict. */
+static void end_counts(struct am *m, struct am_run *r, struct am_exec *e, const struct jl_obj *o)
+{
+	struct jl_obj *sub = malloc(sizeof *sub);
+	if (!sub)
+		return;
+	const struct jl_span *sv = jl_get(o, "severity");
+	if (sv && sv->type == JL_OBJ && jl_object(sv->p, sv->n, sub, NULL, NULL) == 0)
+		for (int s = SBX_SEV_INFO; s <= SBX_SEV_CRITICAL; s++) {
+			uint64_t n;
+			if (jl_u64(jl_get(sub, sbx_sev_name((enum sbx_sev)s)), &n) == 0 && n > r->c.sev[s]) {
+				uint64_t d = n - r->c.sev[s];
+				r->c.sev[s] += d;
+				e->c.sev[s] += d;
+				m->total.sev[s] += d;
+			}
+		}
+	const struct jl_span *au = jl_get(o, "audit");
+	uint64_t b;
+	if (au && au->type == JL_OBJ && jl_object(au->p, au->n, sub, NULL, NULL) == 0 &&
+	    jl_u64(jl_get(sub, "breaches"), &b) == 0 && b > r->c.breach) {
+		uint64_t d = b - r->c.breach;
+		r->c.breach += d;
+		e->c.breach += d;
+		m->total.breach += d;
+	}
+	free(sub);
+}
+
 static void run_end(struct am *m, struct am_run *r, struct am_exec *e, const struct audit_line *al)
 {
 	const struct jl_obj *o = &al->obj;
@@ -481,6 +517,7 @@ static void run_end(struct am *m, struct am_run *r, struct am_exec *e, const str
 		e->c.lost += lost;
 		m->total.lost += lost;
 	}
+	end_counts(m, r, e, o);
 	if (r->sig > 0)
 		count_exit(e, r->sig, true);
 	else
@@ -515,6 +552,7 @@ enum sbx_sev am_event_sev(const struct cJSON *ev, const char **id)
 struct sec_ev {
 	struct sbx_sev_fields sf; /* event, rule, path, access, op, outcome, addr, presence of addr/port/host */
 	const char *syscall, *host, *comm, *sev;
+	const char *name, *peer, *reason; /* the gateway's events: dns.deny name, net.deny peer/reason */
 	bool has_port;            /* "port" is a number: its value */
 	double port;
 	uint64_t count;           /* a coalesced record stands for "count" events (else 1) */
@@ -531,9 +569,11 @@ static double span_num(const struct jl_span *v, char *buf)
  * until the next line. */
 static int sec_ev_read(char **scratch, size_t *cap, const struct audit_line *al, size_t len, struct sec_ev *s)
 {
-	enum { E, RULE, PATH, ACCESS, OP, OUTCOME, ADDR, PORT, HOST, SYSCALL, COMM, SEV, COUNT, N };
+	enum { E, RULE, PATH, ACCESS, OP, OUTCOME, ADDR, PORT, HOST, SYSCALL, COMM, SEV, COUNT, NAME, PEER,
+	       REASON, N };
 	static const char *const names[N] = {"event", "rule", "path", "access", "op", "outcome", "addr",
-					     "port", "host", "syscall", "comm", "sev", "count"};
+					     "port", "host", "syscall", "comm", "sev", "count", "name",
+					     "peer", "reason"};
 	/* decoded strings are never longer than their spans, which lie inside the line */
 	if (*cap < len + 2 * N) {
 		char *nb = realloc(*scratch, len + 2 * N);
@@ -557,11 +597,12 @@ static int sec_ev_read(char **scratch, size_t *cap, const struct audit_line *al,
 			kp = kb;
 			kn = (size_t)d;
 		}
-		int cand[2] = {-1, -1}; /* the names that start with the member's first letter */
+		int cand[3] = {-1, -1, -1}; /* the names that start with the member's first letter */
 		switch (kn ? kp[0] : 0) {
 		case 'e': cand[0] = E; break;
-		case 'r': cand[0] = RULE; break;
-		case 'p': cand[0] = PATH, cand[1] = PORT; break;
+		case 'r': cand[0] = RULE, cand[1] = REASON; break;
+		case 'n': cand[0] = NAME; break;
+		case 'p': cand[0] = PATH, cand[1] = PORT, cand[2] = PEER; break;
 		case 'a': cand[0] = ACCESS, cand[1] = ADDR; break;
 		case 'o': cand[0] = OP, cand[1] = OUTCOME; break;
 		case 'h': cand[0] = HOST; break;
@@ -569,7 +610,7 @@ static int sec_ev_read(char **scratch, size_t *cap, const struct audit_line *al,
 		case 'c': cand[0] = COMM, cand[1] = COUNT; break;
 		default: continue;
 		}
-		for (int j = 0; j < 2 && cand[j] >= 0; j++) {
+		for (int j = 0; j < 3 && cand[j] >= 0; j++) {
 			int f = cand[j];
 			if (!v[f] && strlen(names[f]) == kn && memcmp(names[f], kp, kn) == 0) {
 				v[f] = &al->obj.m[i].val;
@@ -590,6 +631,7 @@ static int sec_ev_read(char **scratch, size_t *cap, const struct audit_line *al,
 		       .outcome = str[OUTCOME], .addr = str[ADDR], .has_addr = v[ADDR] != NULL,
 		       .has_port = v[PORT] != NULL, .has_host = v[HOST] != NULL},
 		.syscall = str[SYSCALL], .host = str[HOST], .comm = str[COMM], .sev = str[SEV], .count = 1,
+		.name = str[NAME], .peer = str[PEER], .reason = str[REASON],
 	};
 	if (v[PORT] && v[PORT]->type == JL_NUM) {
 		s->has_port = true;
@@ -623,6 +665,8 @@ static void subject_of(const struct sec_ev *ev, struct sb *b)
 		snprintf(num, sizeof num, "%.0f", ev->port);
 	if (p)
 		sb_str(b, p);
+	else if (ev->name && !a && !h)
+		sb_str(b, ev->name); /* dns.deny: the name asked */
 	else if (a || h) {
 		bool v6 = a && strchr(a, ':');
 		if (v6 && num[0])
@@ -638,6 +682,11 @@ static void subject_of(const struct sec_ev *ev, struct sb *b)
 		sb_str(b, "port ");
 		sb_str(b, num);
 	}
+	if (ev->peer && *ev->peer) { /* net.deny: the name the client sent */
+		sb_str(b, " (sent ");
+		sb_str(b, ev->peer);
+		sb_str(b, ")");
+	}
 	if (!b->s)
 		sb_str(b, "");
 }
@@ -645,7 +694,7 @@ static void subject_of(const struct sec_ev *ev, struct sb *b)
 static int group_add(struct am *m, struct am_run *r, const struct sec_ev *ev, const char *event, const char *ts,
 		     size_t tsn, enum sbx_sev sev, const char *sev_id, uint64_t k)
 {
-	const char *what = ev->sf.op ? ev->sf.op : ev->syscall;
+	const char *what = ev->sf.op ? ev->sf.op : ev->syscall ? ev->syscall : ev->reason;
 	struct sb subj = {0};
 	subject_of(ev, &subj);
 	if (subj.oom)
@@ -760,6 +809,58 @@ void am_damaged(struct am *m)
 	m->bad_lines++;
 }
 
+/* A net.flow line: add its connection and bytes to the run's "talked to". */
+static int flow_add(struct am_run *r, const char *line, size_t len)
+{
+	cJSON *ev = cJSON_ParseWithLength(line, len);
+	if (!ev)
+		return 0; /* the reader checked the line: only out of memory gets here */
+	const char *host = jstr(ev, "host");
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(ev, "port");
+	const cJSON *bo = cJSON_GetObjectItemCaseSensitive(ev, "bytes_out");
+	const cJSON *bi = cJSON_GetObjectItemCaseSensitive(ev, "bytes_in");
+	double port = cJSON_IsNumber(p) ? p->valuedouble : 0;
+	char hb[256];
+	snprintf(hb, sizeof hb, "%s", host && *host ? host : (jstr(ev, "addr") ? jstr(ev, "addr") : "?"));
+	audit_printable(hb, sizeof hb);
+	struct am_peer *pe = NULL;
+	for (size_t k = 0; k < r->npeers && !pe; k++)
+		if (r->peers[k].port == port && strcmp(r->peers[k].host, hb) == 0)
+			pe = &r->peers[k];
+	if (!pe && r->npeers >= AM_PEERS_MAX) {
+		r->peers_dropped++;
+		cJSON_Delete(ev);
+		return 0;
+	}
+	if (!pe) {
+		if (r->npeers == r->pcap) {
+			size_t nc = r->pcap ? r->pcap * 2 : 8;
+			struct am_peer *nv = realloc(r->peers, nc * sizeof *nv);
+			if (!nv) {
+				cJSON_Delete(ev);
+				return -1;
+			}
+			r->peers = nv;
+			r->pcap = nc;
+		}
+		pe = &r->peers[r->npeers];
+		memset(pe, 0, sizeof *pe);
+		if (!(pe->host = strdup(hb))) {
+			cJSON_Delete(ev);
+			return -1;
+		}
+		pe->port = port;
+		r->npeers++;
+	}
+	pe->conns++;
+	if (cJSON_IsNumber(bo) && bo->valuedouble > 0)
+		pe->out += (uint64_t)bo->valuedouble;
+	if (cJSON_IsNumber(bi) && bi->valuedouble > 0)
+		pe->in += (uint64_t)bi->valuedouble;
+	cJSON_Delete(ev);
+	return 0;
+}
+
 int am_add_line(struct am *m, const char *line, size_t len)
 {
 	struct audit_line al;
@@ -786,7 +887,11 @@ int am_add_line(struct am *m, const char *line, size_t len)
 	enum sbx_sev sev = SBX_SEV_NONE;
 	uint64_t inc = 1;
 #define C(f) (cr = &r->c.f, ce = &e->c.f, ct = &m->total.f)
-	if (sbx_sev_is_security_event(event)) {
+	if (strcmp(event, "net.flow") == 0) {
+		if (flow_add(r, line, len) < 0)
+			return -1;
+		C(flows);
+	} else if (sbx_sev_is_security_event(event)) {
 		struct sec_ev ev;
 		if (sec_ev_read(&m->scratch, &m->scratch_cap, &al, len, &ev) < 0)
 			return -1;
@@ -800,6 +905,8 @@ int am_add_line(struct am *m, const char *line, size_t len)
 			C(netfilter);
 		else if (strcmp(event, "landlock.deny") == 0)
 			C(landlock);
+		else if (strcmp(event, "net.deny") == 0 || strcmp(event, "dns.deny") == 0)
+			C(gateway);
 		else if (jl_str_eq(jl_get(&al.obj, "outcome"), "breach"))
 			C(breach), breach = true;
 		else
@@ -851,6 +958,10 @@ const char *am_group_rule(const struct am_group *g)
 		return "netfilter: peer not in the allowlist";
 	if (strcmp(g->event, "landlock.deny") == 0)
 		return "landlock: outside the ruleset";
+	if (strcmp(g->event, "dns.deny") == 0)
+		return "gateway: name not in the manifest's hosts";
+	if (strcmp(g->event, "net.deny") == 0)
+		return "gateway: connection not granted by the manifest's hosts";
 	return "(no rule named)";
 }
 
@@ -904,6 +1015,15 @@ static int cmp_group(const void *pa, const void *pb)
 	return strcmp(a->first, b->first);
 }
 
+static int cmp_peer(const void *pa, const void *pb)
+{
+	const struct am_peer *a = pa, *b = pb;
+	uint64_t x = a->out + a->in, y = b->out + b->in;
+	if (x != y)
+		return x > y ? -1 : 1;
+	return strcmp(a->host, b->host);
+}
+
 void am_finish(struct am *m)
 {
 	for (size_t i = 0; i < m->nexecs; i++)
@@ -913,6 +1033,8 @@ void am_finish(struct am *m)
 			m->execs[m->runs[i].exec].incomplete++;
 		if (m->runs[i].ng > 1) /* qsort's base may not be NULL, even for 0 elements */
 			qsort(m->runs[i].g, m->runs[i].ng, sizeof *m->runs[i].g, cmp_group);
+		if (m->runs[i].npeers > 1)
+			qsort(m->runs[i].peers, m->runs[i].npeers, sizeof *m->runs[i].peers, cmp_peer);
 	}
 	if (m->nexecs > 1)
 		qsort(m->execs, m->nexecs, sizeof *m->execs, cmp_exec);

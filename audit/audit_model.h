@@ -14,6 +14,9 @@
  * first, then by count.
  * run.start gives each run what ran: argv, workspace, manifest path + sha256, caller tag, the
  * active layers and, for each layer that was off, the full reason (never cut).
+ * net.flow events (the gateway's allowed connections) are not findings: each run keeps "talked
+ * to", one entry per host and port with its connections and bytes (at most AM_PEERS_MAX per run,
+ * the rest counted), sorted by bytes; the gateway's refusals (net.deny, dns.deny) are findings.
  */
 #ifndef SBX_AUDIT_MODEL_H
 #define SBX_AUDIT_MODEL_H
@@ -26,6 +29,8 @@
 
 struct am_counts {
 	uint64_t events, preload, seccomp, netfilter, landlock, contained, breach, limit, envdrop, lost, other;
+	uint64_t gateway;  /* net.deny + dns.deny: the network gateway's refusals */
+	uint64_t flows;    /* net.flow: connections the gateway let through (recorded, not attempts) */
 	uint64_t sev[SBX_SEV_CRITICAL + 1]; /* security events by severity ([SBX_SEV_NONE] unused) */
 };
 /* escape attempts = security events of severity low..critical (info is benign, not counted) */
@@ -70,6 +75,13 @@ struct am_exit {
 };
 #define AM_MAX_EXITS 12
 
+#define AM_PEERS_MAX 256
+struct am_peer { /* "talked to": one host and port of a run, from its net.flow events */
+	char *host;      /* printable */
+	double port;
+	uint64_t conns, out, in;
+};
+
 struct am_run {
 	char id[33];
 	uint32_t exec;        /* index into am.execs */
@@ -93,6 +105,9 @@ struct am_run {
 	struct am_point *tl;  /* timeline (report only) */
 	size_t ntl, tlcap;
 	uint64_t tl_dropped;
+	struct am_peer *peers;  /* talked to (net.flow), most bytes first after am_finish */
+	size_t npeers, pcap;
+	uint64_t peers_dropped; /* flows to hosts past AM_PEERS_MAX */
 };
 
 struct am_exec {
@@ -147,7 +162,7 @@ void am_finish(struct am *m);
 const char *am_verdict(const struct am_run *r);
 
 /* The rule that decided a group: its rule text, or what decided the events that carry none
- * (seccomp.deny, netfilter.deny, landlock.deny). Never NULL. */
+ * (seccomp.deny, netfilter.deny, landlock.deny, net.deny, dns.deny). Never NULL. */
 const char *am_group_rule(const struct am_group *g);
 /* The program a run executed, as a reviewer names it: the basename of argv[0], or of the script
  * an interpreter (python3, sh, node, env, ...) was given ("hostile.py"). NULL without argv. */

@@ -69,6 +69,10 @@ static const struct entry table[] = {
 	 NULL, L("deny[[]*"), NULL, NULL, NULL, NULL, 0, NULL, 0},
 	{"secret-path", SBX_SEV_CRITICAL, "a secret path (shadow, ssh/gpg/cloud credentials, ...)",
 	 NULL, NULL, SECRET_PATHS, NULL, NULL, NULL, 0, NULL, 0},
+	/* issue 27: a second thread rewrote the name during the call (neither name denied; a denied
+	 * one is stamped critical by the probes) */
+	{"raced", SBX_SEV_HIGH, "the name a call passed changed while the kernel used it (raced by another thread)",
+	 NULL, L("probes:*(raced)"), NULL, NULL, NULL, NULL, 0, NULL, 0},
 	{"unverifiable", SBX_SEV_HIGH, "the probes could not read the path the call named",
 	 NULL, L("probes:*unverifiable*", "probes:*undecidable*"), NULL, NULL, NULL, NULL, 0, NULL, 0},
 	{"benign-nscd-socket", SBX_SEV_INFO, "libc asks the name service cache daemon (nscd)",

@@ -26,7 +26,8 @@
 #   BENCH_DENY_CALLS    opens per round of the deny section (default 20000: each is a supervisor round trip)
 #   BENCH_EMU_CALLS     calls per figure of the emulate section, split over BENCH_ROUNDS rounds
 #                       (default 20000: every call is a round trip through the supervisor)
-#   BENCH_ONLY          comma-separated sections to run: startup,calls,scale,deny,probes,emulate,mixed,audit,memory,serve
+#   BENCH_GW_MB         size of the transfer of the gateway figures (default 1024 MB)
+#   BENCH_ONLY          comma-separated sections to run: startup,calls,scale,deny,probes,emulate,mixed,audit,memory,serve,gateway
 #   BENCH_RESULTS       where to write the JSON (default bench/results.json)
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -47,7 +48,7 @@ AUDIT_MB=${BENCH_AUDIT_MB:-1024}
 KRING_MAX=${BENCH_KRING_MAX:-1000000}
 PINNED=${BENCH_PINNED:-1}
 MIX_ROUNDS=${BENCH_MIXED_ROUNDS:-5}
-ONLY=${BENCH_ONLY:-startup,calls,scale,deny,probes,emulate,mixed,audit,memory,serve}
+ONLY=${BENCH_ONLY:-startup,calls,scale,deny,probes,emulate,mixed,audit,memory,serve,gateway}
 EPER=$(( ${BENCH_EMU_CALLS:-20000} / ROUNDS ))
 FILE=/usr/bin/true            # an always-readable file (builtin:system) for the open/stat loops
 T0=$(date +%s)
@@ -73,12 +74,24 @@ unpin() {
 	UNPIN=0
 	return 1
 }
+# drop_idle: remove the automatic shared probe set when it is idle (no run holds it; kept loaded
+# SBXSUP_PROBES_IDLE seconds after its last run) and no operator set is pinned (`probes unload`
+# would remove that one too): for figures that need no probe program attached
+drop_idle() {
+	local st
+	st=$("$SBXSUP" probes status 2>/dev/null) || return 0
+	[[ "$st" == *"not pinned by the operator"* && "$st" == *"shared set idle"* ]] || return 0
+	"$SBXSUP" probes unload >/dev/null 2>&1 || true
+}
+IDLE_BEFORE=0
+[ -x "${SBXSUP:-}" ] && "$SBXSUP" probes status 2>/dev/null | grep -q "shared set idle" && IDLE_BEFORE=1
 cleanup() {
 	local p
 	for p in "${BG_PIDS[@]+"${BG_PIDS[@]}"}"; do
 		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
 	done
 	if [ "$UNPIN" = 1 ]; then unpin; fi
+	[ "$IDLE_BEFORE" = 1 ] || drop_idle   # the idle shared set this bench's runs left
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -132,6 +145,8 @@ build polrun $INC bench/polrun.c -Wl,--start-group "$BD/libsup.a" "$BD/libcommon
 build audit_writer $INC bench/audit_writer.c "$BD/libcommon.a" "$BD/libpolicy.a" $LIBS
 # shellcheck disable=SC2086
 build serve_calls $INC bench/serve_calls.c -Wl,--start-group "$BD/libsup.a" "$BD/libcommon.a" "$BD/libpolicy.a" -Wl,--end-group $LIBS
+# shellcheck disable=SC2086
+build gw_bench $INC -Itests/lib bench/gw_bench.c -Wl,--start-group "$BD/libsup.a" "$BD/libcommon.a" "$BD/libpolicy.a" -Wl,--end-group $LIBS -lresolv -lpthread
 have() { [ -x "$BB/$1" ]; }
 have timeit || { say "the timing harness did not build: no figure can be measured"; }
 
@@ -304,7 +319,7 @@ sys.stdout.write("\0".join(out + ["--", "/bin/true"]) + "\0")' >"$argvf" 2>/dev/
 		local -a la=()
 		[ -n "$layers" ] && la=(--layers "$layers")
 		act=$(sbx_check "$name" "${la[@]+"${la[@]}"}") || continue
-		[ "$name" = start.auto ] && note start.auto "$("$SBXSUP" probes status 2>&1 | head -n 1)"
+		[ "$name" = start.auto ] && note start.auto "$("$SBXSUP" probes status 2>&1 | head -n 1); the shared set stays loaded between runs (SBXSUP_PROBES_IDLE), so after the warm-up round every run finds it idle and only opens it"
 		cfg_add "$name" "--layers ${layers:-auto}; $act" "$SBXSUP" run -w "$WS" "${la[@]+"${la[@]}"}" -- /bin/true
 	done
 
@@ -570,16 +585,25 @@ probes() {
 		return
 	fi
 	say "probe overhead: open+close loop outside any run, probe run live vs not (interleaved)"
-	local off='' on='' v w failed=''
+	local off='' on='' idle='' v w x failed='' idlest=''
 	for _ in $(seq "$ROUNDS"); do
+		drop_idle  # the live run of the last round leaves the shared set loaded (idle period)
 		v=$(one_round "$BB/preload_calls" open 1 "$PER" "$FILE") && [ -n "$v" ] || { failed="loop failed"; break; }
 		probe_run_start || { failed="the live probe run did not start: $(lastline "$(cat "$WORK/probe-live.err")")"; break; }
 		w=$(one_round "$BB/preload_calls" open 1 "$PER" "$FILE") && [ -n "$w" ] || { probe_run_stop; failed="loop failed"; break; }
 		probe_run_stop
-		off=${off:+$off,}$v; on=${on:+$on,}$w
+		# the run has ended: the automatic shared set stays loaded, idle (no operator set pinned)
+		idlest=$("$SBXSUP" probes status 2>/dev/null | grep -o 'shared set idle[^:]*' | head -n 1)
+		x=$(one_round "$BB/preload_calls" open 1 "$PER" "$FILE") && [ -n "$x" ] || { failed="loop failed"; break; }
+		off=${off:+$off,}$v; on=${on:+$on,}$w; idle=${idle:+$idle,}$x
 	done
+	if [ -n "$idlest" ] && [ -z "$failed" ]; then
+		recvals probe.outside.idle "$idle" "after the probed run ended, the automatic shared set idle (programs pinned, detached): the host-wide cost between runs"
+	elif [ -z "$failed" ]; then
+		na probe.outside.idle "no idle shared set after the run (an operator set is pinned, or SBXSUP_PROBES_IDLE=0)"
+	fi
 	if [ -n "$failed" ]; then
-		na probe.outside.off "$failed"; na probe.outside.on "$failed"
+		na probe.outside.off "$failed"; na probe.outside.on "$failed"; na probe.outside.idle "$failed"
 	else
 		recvals probe.outside.off "$off" "no sbxsup run of this bench live; other sys_enter programs on the host: $(attached)"
 		recvals probe.outside.on "$on" "while 'sbxsup run --layers probes,limits -- sleep 600' is live"
@@ -860,6 +884,31 @@ serve_bench() {
 	if [ $fj = 1 ] && [ -n "${v[firejail]:-}" ]; then recvals serve.firejail "${v[firejail]}" "firejail --noprofile --quiet /bin/true, same client"
 	else na serve.firejail "firejail is not installed or cannot run here"; fi
 }
+# ---- the network gateway: connection set-up and throughput, through it and direct ----------------
+# bench/gw_bench: a client in its own network namespace, servers on loopback (127.0.0.9 on the
+# host's side for the gateway's path, 127.0.0.1 inside the namespace for the direct one); the
+# client's first bytes are a TLS ClientHello, so the gateway's name check is in the path.
+gateway_bench() {
+	local mb=${BENCH_GW_MB:-1024} out
+	have gw_bench || { na net.connect.gw "bench/gw_bench did not build"; return; }
+	[ "$sbx_ok" = 1 ] || { na net.connect.gw "sbxsup not built"; return; }
+	say "gateway: 5 rounds of 500 connections and one ${mb} MB transfer, direct and through the gateway"
+	if ! out=$(timeout 300 "$BB/gw_bench" "$SBXSUP" 5 500 "$mb" 2>"$WORK/gw.err"); then
+		na net.connect.gw "gw_bench failed: $(lastline "$(cat "$WORK/gw.err")")"
+		return
+	fi
+	local connect_direct connect_gw tput_direct tput_gw
+	connect_direct=$(jlist "$out" connect_direct) connect_gw=$(jlist "$out" connect_gw)
+	tput_direct=$(jlist "$out" tput_direct) tput_gw=$(jlist "$out" tput_gw)
+	recvals net.connect.direct "$connect_direct" "connect() to the server's first byte back, loopback inside the namespace, median of 500 per round"
+	recvals net.connect.gw "$connect_gw" "the same through the gateway (ClientHello name check, host-side connect)"
+	recvals net.connect.added "$(python3 -c "print(','.join(str(g-d) for g,d in zip([$connect_gw],[$connect_direct])))")" "per round: gateway median minus direct median"
+	recvals net.tput.direct "$tput_direct" "one ${mb} MB transfer client -> server, loopback"
+	recvals net.tput.gw "$tput_gw" "the same through the gateway (splice relay: every byte crosses the TCP stack twice)"
+}
+
+# jlist JSON KEY: a list of a helper's one-line JSON, comma-separated
+jlist() { python3 -c 'import json,sys; print(",".join(str(x) for x in json.loads(sys.argv[1])[sys.argv[2]]))' "$1" "$2" 2>/dev/null; }
 # jvals JSON: the "values" list of a serve_calls line
 jvals() { python3 -c 'import json,sys; print(",".join(str(x) for x in json.loads(sys.argv[1])["values"]))' "$1" 2>/dev/null; }
 
@@ -878,6 +927,7 @@ want mixed && mixed
 want audit && audit
 want memory && memory
 want serve && serve_bench
+want gateway && gateway_bench
 note host "bench took $(( $(date +%s) - T0 )) s; load $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 
 echo

@@ -27,6 +27,7 @@
  *   probes/path.bpf.h    an fd's file and the dentry walk
  *   probes/decide.bpf.h  the in-kernel decision (allowed opens send no record)
  *   probes/files.bpf.h   the file syscalls' path arguments and their records
+ *   probes/names.bpf.h   the kernel's own copy of a name (struct filename): a raced buffer is seen
  *   probes/net.bpf.h     network calls and the records without a path argument
  *   probes/procs.bpf.h   process tree, signals outside the run, escape-class argument filters
  */
@@ -59,6 +60,7 @@ char LICENSE[] SEC("license") = "GPL";
 #include "probes/path.bpf.h"
 #include "probes/decide.bpf.h"
 #include "probes/files.bpf.h"
+#include "probes/names.bpf.h"
 #include "probes/net.bpf.h"
 #include "probes/procs.bpf.h"
 
@@ -114,6 +116,7 @@ static __always_inline void on_enter(struct pt_regs *regs, long id)
 	s->compat = compat;
 	s->slot = (__u32)slot;
 	s->req_ok[0] = s->req_ok[1] = 0;
+	s->kname_ok[0] = s->kname_ok[1] = 0;
 	s->family = 0;
 	s->port = 0;
 	s->aflags = 0;
@@ -200,6 +203,27 @@ int BPF_PROG(raw_sys_exit, struct pt_regs *regs, long ret)
 	return 0;
 }
 
+/* ---- the kernel's copy of a name, freed by the call (names.bpf.h) ----------------------------- */
+SEC("tp_btf/kmem_cache_free")
+int BPF_PROG(btf_kfree, unsigned long call_site, const void *ptr, const struct kmem_cache *s)
+{
+	__u64 nc = pr_names_cache;
+	if (nc ? (__u64)s != nc : (s->object_size != 4096 || !names_cache(s, false)))
+		return 0;
+	pr_name_freed((__u64)ptr);
+	return 0;
+}
+
+SEC("raw_tp/kmem_cache_free")
+int BPF_PROG(raw_kfree, unsigned long call_site, const void *ptr, const struct kmem_cache *s)
+{
+	__u64 nc = pr_names_cache;
+	if (nc ? (__u64)s != nc : (BPF_CORE_READ(s, object_size) != 4096 || !names_cache(s, false)))
+		return 0;
+	pr_name_freed((__u64)ptr);
+	return 0;
+}
+
 /* ---- process tree ----------------------------------------------------------------------------- */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(btf_exec, struct task_struct *t, pid_t old_pid, struct linux_binprm *bprm)
@@ -259,6 +283,14 @@ int BPF_PROG(raw_free, struct task_struct *t)
 }
 
 /* ---- io_uring: operations never pass through the syscall hooks ------------------------------- */
+/* The ops whose object is an fd's file (read, write, readv, writev, their fixed-buffer forms,
+ * fsync, fallocate, sendmsg, recvmsg, send, recv). */
+static __always_inline bool uring_fd_op(__u8 op)
+{
+	return op == 1 || op == 2 || op == 3 || op == 4 || op == 5 || op == 9 || op == 10 || op == 17 ||
+	       op == 22 || op == 23 || op == 26 || op == 27;
+}
+
 static __always_inline void on_uring(struct io_kiocb *req, __u16 sensor)
 {
 	int slot = in_scope();
@@ -274,8 +306,48 @@ static __always_inline void on_uring(struct io_kiocb *req, __u16 sensor)
 	s->compat = 0;
 	s->family = 0;
 	s->port = 0;
+	s->evflags = 0;
+	s->req_ok[0] = s->req_ok[1] = 0;
 	__builtin_memset(s->addr, 0, sizeof(s->addr));
-	s->aflags = BPF_CORE_READ(req, opcode);
+	__u8 op = BPF_CORE_READ(req, opcode);
+	s->aflags = op;
+	if (op == 18 || op == 28) {                 /* openat, openat2: prep has taken the name */
+		struct io_open *o = (struct io_open *)&req->cmd;
+		const char *kn = BPF_CORE_READ(o, filename, name);
+		long r = kn ? bpf_probe_read_kernel_str(s->req[0], PR_NAME_MAX, kn) : 0;
+		s->req_ok[0] = r > 0 ? (__u32)r : 0;
+		s->target = BPF_CORE_READ(o, dfd);
+		s->aflags |= (__u64)(__u32)BPF_CORE_READ(o, how.flags) << PR_URING_OP_SHIFT;
+		s->evflags = PR_EVF_URING_OBJ;
+	} else if (op == 16) {                      /* connect: the address prep copied (async data;
+						     * not found there on 6.18), else the submitter's */
+		struct io_async_msghdr *io = BPF_CORE_READ(req, async_data);
+		struct sockaddr_in6 sa = {};
+		if (io)
+			bpf_probe_read_kernel(&sa, sizeof(sa), &io->addr);
+		__u16 fam = sa.sin6_family;
+		if (fam != AF_INET_ && fam != AF_INET6_) {
+			/* no kernel copy found: the address as the submitter's memory holds it now
+			 * (the submit runs in its context) */
+			struct io_connect *c = (struct io_connect *)&req->cmd;
+			const void *ua = BPF_CORE_READ(c, addr);
+			if (ua && bpf_probe_read_user(&sa, sizeof(sa), ua) == 0)
+				fam = sa.sin6_family;
+		}
+		if (fam == AF_INET_ || fam == AF_INET6_) {
+			s->family = fam;
+			s->port = bpf_ntohs(sa.sin6_port);   /* same offset in sockaddr_in */
+			if (fam == AF_INET_)
+				__builtin_memcpy(s->addr, &((struct sockaddr_in *)&sa)->sin_addr, 4);
+			else
+				__builtin_memcpy(s->addr, &sa.sin6_addr, 16);
+			s->target = BPF_CORE_READ(req, cqe.fd);
+			s->evflags = PR_EVF_URING_OBJ;
+		}
+	} else if (uring_fd_op(op) && !(BPF_CORE_READ(req, flags) & 1ull /* REQ_F_FIXED_FILE */)) {
+		s->target = BPF_CORE_READ(req, cqe.fd);
+		s->evflags = PR_EVF_URING_OBJ;
+	}
 	pr_emit_other(1, 0, sensor);
 }
 

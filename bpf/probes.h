@@ -28,7 +28,10 @@
 #define SBX_BPF_PROBES_H
 
 #define PR_SLOTS       64        /* concurrent runs sharing one pinned program set */
-#define PR_RB_SIZE     (1u << 20) /* mapped twice by the consumer: counts 2 MiB in its RSS */
+#define PR_RB_SIZE     (8u << 20) /* per run: ~16 000 records of a flood (a record is ~500 bytes);
+				   * mapped twice by the consumer (its RSS grows as the ring fills) */
+#define PR_RB_RESERVE  (PR_RB_SIZE / 4) /* the last quarter: only records of calls that did not
+				   * fail (breach candidates) and process records (record.bpf.h) */
 #define PR_MAX_DEPTH   2048      /* walk steps (bpf_loop; a walk stops at the root, so only real depth costs) */
 #define PR_NAME_MAX    256       /* one dentry name incl. NUL, and one requested string */
 #define PR_PATH_BUF    4352      /* PR_PATH_OFF_MASK + 1 + PR_NAME_MAX: PATH_MAX of names */
@@ -84,6 +87,16 @@ enum pr_sensor {
 	PR_SENSOR_RAW_TP_IO_URING = 4,
 };
 
+/* io_uring records (PR_SC_IO_URING_OP): aflags = opcode (bits 0..7) | the op's open flags (bits
+ * 8..39, openat/openat2); with PR_EVF_URING_OBJ the record names the op's object like a syscall
+ * twin: openat/openat2 — req = the kernel's own copy of the name (struct filename, read at submit:
+ * it cannot be raced), dirfd, path_kind as for openat; connect — family, port, addr (IPv4/IPv6;
+ * other families: the op alone) from the kernel's copy when found, else read at submit from the
+ * submitter's memory (a second thread could rewrite it after the kernel's copy); an fd op (read, write, readv, writev,
+ * read_fixed, write_fixed, splice, sendmsg, recvmsg, send, recv, fsync, fallocate...) — the fd's
+ * file walked (PR_PK_FULL). */
+#define PR_URING_OP_SHIFT 8
+
 #define PR_EVF_TRUNC   0x1u   /* path walk truncated */
 #define PR_EVF_COMPAT  0x2u   /* 32-bit (int 0x80 / ia32) syscall */
 #define PR_EVF_REQ_TRUNC 0x4u /* requested string did not fit */
@@ -96,6 +109,10 @@ enum pr_sensor {
 #define PR_EVF_PSEUDO  0x200u  /* the walked object has no path: a kernel-made name (d_dname) */
 #define PR_EVF_REQ_LONG 0x400u /* with REQ_TRUNC: req_long holds the whole requested string, read
 				* again at exit (user space checks it begins with req, read at enter) */
+#define PR_EVF_RACED   0x800u  /* the kernel's own copy of the name (struct filename, seen when the
+				* call freed it) differs from req, read at enter: kname holds the
+				* kernel's; the record is sent whole (a second thread rewrote the buffer) */
+#define PR_EVF_URING_OBJ 0x1000u /* an io_uring record naming its object (see io_uring records) */
 
 /* First and last ids of the classes (keep in step with enum pr_sc). */
 #define PR_SC_SIG_FIRST PR_SC_KILL
@@ -138,6 +155,8 @@ struct pr_event {
 	char path[PR_PATH_BUF];
 	char req_long[PR_REQ_MAX];   /* PR_EVF_REQ_LONG only: the whole string (a record that has it is
 				      * sent whole, sizeof(struct pr_event); others are cut after path) */
+	char kname[PR_NAME_MAX];     /* PR_EVF_RACED only: the name the kernel used (its first
+				      * PR_NAME_MAX - 1 bytes) */
 };
 
 /* Per-thread argument stash, kept from sys_enter to sys_exit. */
@@ -156,7 +175,9 @@ struct pr_stash {
 	int sig;
 	unsigned int evflags;        /* PR_EVF_* decided at enter (PR_EVF_UNIX, PR_EVF_PGRP) */
 	unsigned int live;           /* task-storage stash (tp_btf tier): holds the call in progress */
+	unsigned int kname_ok[2];    /* bytes of kname[i] incl. NUL (0: the kernel's copy not seen) */
 	char req[2][PR_NAME_MAX];
+	char kname[2][PR_NAME_MAX];  /* the kernel's copy of path argument i (names.bpf.h) */
 };
 
 /* Ring overflow, counted exactly (bpf/probes/record.bpf.h): a record the ring cannot take is
@@ -203,7 +224,7 @@ struct pr_config {
 };
 
 /* Layout version of the records and maps: a pinned set from another layout is not used. */
-#define PR_ABI_VERSION_NUM 7        /* also names the automatic shared set's pin directory */
+#define PR_ABI_VERSION_NUM 8        /* also names the automatic shared set's pin directory */
 #define PR_ABI_VERSION ((unsigned int)PR_ABI_VERSION_NUM)
 #define PR_ABI ((PR_ABI_VERSION << 16) | (unsigned int)(sizeof(struct pr_event) & 0xffffu))
 

@@ -30,7 +30,7 @@ _sbxsup() {
 	--socket|--server|--result) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	esac
 	case $cmd in
-	serve) COMPREPLY=($(compgen -W "--socket --quiet --no-warm -m --manifest -w --workspace -a --audit --audit-budget --layers --require --timeout --tag --help" -- "$cur")) ;;
+	serve) COMPREPLY=($(compgen -W "--socket --quiet --warm --no-warm -m --manifest -w --workspace -a --audit --audit-budget --layers --require --timeout --tag --help" -- "$cur")) ;;
 	"") COMPREPLY=($(compgen -W "run explain validate status audit probes learn shadow serve --help --version" -- "$cur")) ;;
 	run) COMPREPLY=($(compgen -W "-m --manifest -w --workspace -a --audit --audit-budget --layers --require --timeout --shadow --sensor --dry-run --result --tag --server --help --" -- "$cur")) ;;
 	shadow)

@@ -791,6 +791,13 @@ int pol_net_name(const struct policy *p, const char *name, uint16_t port, struct
 
 /* ---- texts and accessors ------------------------------------------------------------------------- */
 
+bool pol_rule_urgent(const struct policy *p, uint32_t rule)
+{
+	if (pol_priv_rule_text(rule))
+		return true;
+	return p != NULL && rule < p->h.nrules && rule_at(p, rule)->kind == POL_R_HARD_DENY;
+}
+
 const char *pol_rule_text(const struct policy *p, uint32_t rule)
 {
 	switch (rule) {

@@ -135,6 +135,10 @@ int pol_net_name(const struct policy *p, const char *name, uint16_t port, struct
  * "no code:exec capability", "network: unrestricted", "network: no capability".
  * Unknown index: "unknown rule". Never NULL. */
 const char *pol_rule_text(const struct policy *p, uint32_t rule);
+/* Is a refusal by `rule` evidence that must never be buried (critical: a never-readable secret or a
+ * manifest deny — a hard deny — or a privilege rule)? The preload gives such records precedence
+ * when its report queue is full. */
+bool pol_rule_urgent(const struct policy *p, uint32_t rule);
 
 /* Whether `rule` is a hard deny (a manifest `deny` or a built-in secret): what the kernel layers'
  * deny enforcement (seccomp_notify.h files_deny_only) refuses, and nothing else. */

@@ -108,6 +108,8 @@ struct sbx_pl {
 	dev_t policy_dev; ino_t policy_ino;
 	char env[SBX_PL_ENV_N][SBX_PL_ENV_MAX];  /* "NAME=value" saved at load, "" when unset */
 	atomic_uint dropped;         /* denials neither sent nor kept, not yet counted on a record */
+	_Atomic uint64_t last_urgent; /* hash of the last critical denial that waited for the queue
+				      * (report.c: a repeat of it does not wait again) */
 	atomic_uint pend_state;      /* the first denial that could not be sent (report.c) */
 	uint16_t pend_len;
 	unsigned char pend[SBX_REC_MAX];

@@ -12,6 +12,12 @@
  *   - at exit (destructor) the kept record and the count are sent, retrying a full queue (and
  *     only that: EAGAIN/ENOBUFS) for at most ~1 s (the process is leaving; only a process whose
  *     reports were dropped ever waits here).
+ *   - a critical denial (a secret, a manifest deny, a privilege rule: pol_rule_urgent; not a mere
+ *     stat/access/readlink) is never left to the slot or the count while the supervisor drains:
+ *     its send is retried for up to ~1 s (a flood of distinct such denials is slowed to the
+ *     supervisor's pace, so a decoy flood cannot bury the one that matters). A repeat of the
+ *     last one that waited (same op, rule and subject) does not wait: it is kept or counted as
+ *     above, like any repeated line.
  * So "preload.deny lines + dropped counts" equals the denials made. A fork child starts with an
  * empty slot and a zero count (they belong to the parent).
  * Fixed channel (sbx_pl.fixed: the sandbox's /run/sbxsup, no SBXSUP_* in the environment): each
@@ -176,6 +182,25 @@ static int send_pending(void)
 	return 0;
 }
 
+/* A denial that must never be buried (see the header). */
+static bool urgent(const struct sbx_rec_hdr *h)
+{
+	if (h->op == SBX_OP_STAT || h->op == SBX_OP_ACCESS || h->op == SBX_OP_READLINK)
+		return false;
+	return pol_rule_urgent(sbx_pl.pol, h->rule) || (sbx_pl.pol2 && pol_rule_urgent(sbx_pl.pol2, h->rule));
+}
+
+/* Is this denial the same as the last critical one that waited (see the header)? Remembers it. */
+static bool repeat_of_last(const struct sbx_rec_hdr *h, const char *subject)
+{
+	uint64_t x = 0xcbf29ce484222325ull;
+	x = (x ^ h->op) * 0x100000001b3ull;
+	x = (x ^ h->rule) * 0x100000001b3ull;
+	for (const char *c = subject ? subject : ""; *c; c++)
+		x = (x ^ (unsigned char)*c) * 0x100000001b3ull;
+	return atomic_exchange(&sbx_pl.last_urgent, x) == x;
+}
+
 static int send_rec(struct sbx_rec_hdr *h, const char *subject)
 {
 	unsigned char buf[SBX_REC_MAX];
@@ -189,6 +214,22 @@ static int send_rec(struct sbx_rec_hdr *h, const char *subject)
 	size_t n = sbx_rec_encode(buf, h, subject, comm);
 	if (send_buf(buf, n) >= 0)
 		return 0;
+	if (h->type == SBX_REC_DENY && urgent(h) && !repeat_of_last(h, subject)) {
+		/* retried for ~1 s in all (the fixed channel's send waits on its own, bounded) */
+		struct timespec t0, t, ts = { 0, 1000000 };
+		sbx_sys(SYS_clock_gettime, CLOCK_MONOTONIC, (long)&t0, 0, 0, 0, 0);
+		for (;;) {
+			if (errno != EAGAIN && errno != ENOBUFS)
+				break;
+			sbx_sys(SYS_clock_gettime, CLOCK_MONOTONIC, (long)&t, 0, 0, 0, 0);
+			if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 >= 1000)
+				break;
+			if (!sbx_pl.fixed)
+				sbx_sys(SYS_nanosleep, (long)&ts, 0, 0, 0, 0, 0);
+			if (send_buf(buf, n) >= 0)
+				return 0;
+		}
+	}
 	/* give back the count it carried; a denial is kept (first one) or counted itself */
 	unsigned self = 0;
 	if (h->type == SBX_REC_DENY) {

@@ -11,6 +11,9 @@ set -u
 cd "$(dirname "$0")/.."
 B=${B:-build}
 export B SBXSUP=${SBXSUP:-$PWD/$B/sbxsup} SBXSUP_PRELOAD_LIB=${SBXSUP_PRELOAD_LIB:-$PWD/$B/libsbxpreload.so}
+# no suite leaves the automatic shared probe set loaded after its runs (tests/lib.sh; probes_run.sh
+# checks the idle period with its own value)
+export SBXSUP_PROBES_IDLE=${SBXSUP_PROBES_IDLE:-0}
 
 # As root, the tests run commands, test programs and sbxsup itself as unprivileged identities (the
 # executor's, nobody, users made for a test). From a checkout those cannot reach, the suite runs

@@ -157,14 +157,29 @@ __noinline int pr_magic_fd_ev(void)
 	return o ? magic_fd(o->ev.req) : -1;
 }
 
+static __always_inline bool name_raced(const char *enter, const char *kern);   /* names.bpf.h */
+
 static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u16 sensor,
 				      struct task_struct *t)
 {
 	__u32 slot = s->slot & (PR_SLOTS - 1);
+	/* the kernel's own copy of the name (names.bpf.h): it decides when enter could not read the
+	 * string; when enter's copy differs from it, another thread rewrote the buffer (raced) */
+	__u32 ai = i & 1;
+	bool raced = false;
+	if (s->kname_ok[ai]) {
+		if (!s->req_ok[ai]) {
+			bpf_probe_read_kernel(s->req[ai], PR_NAME_MAX, s->kname[ai]);
+			s->req_ok[ai] = s->kname_ok[ai];
+		} else {
+			raced = name_raced(s->req[ai], s->kname[ai]);
+		}
+	}
 	/* a successful open the run's grants provably allow: decided on the walk alone, before any
-	 * record is built (decide.bpf.h); anything else is walked again into the record below */
+	 * record is built (decide.bpf.h); anything else is walked again into the record below (a
+	 * raced one always: its other name must be reported) */
 	if ((s->sc == PR_SC_OPEN || s->sc == PR_SC_OPENAT || s->sc == PR_SC_OPENAT2 ||
-	     s->sc == PR_SC_CREAT) && ret >= 0 && kd_on(slot) &&
+	     s->sc == PR_SC_CREAT) && ret >= 0 && !raced && kd_on(slot) &&
 	    pr_kd_open(slot, kd_open_want(s->sc == PR_SC_CREAT ? 01101 : s->aflags), ret)) {
 		kd_count(slot);                     /* allowed in the kernel: no record */
 		return;
@@ -175,6 +190,10 @@ static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u
 		return;
 	ev_from_stash(ev, s, ret);
 	ev->argi = (__u16)i;
+	if (raced) {
+		ev->flags |= PR_EVF_RACED;
+		bpf_probe_read_kernel(ev->kname, sizeof(ev->kname), s->kname[ai]);
+	}
 	struct layout l = layout_of(s->sc, s->compat);
 	int d = i ? l.d1 : l.d0;
 	if (d >= 0 && d < 6)

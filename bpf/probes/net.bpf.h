@@ -129,6 +129,42 @@ static __always_inline void peer_from_socket(struct pr_event *ev, struct task_st
 	}
 }
 
+/* An io_uring op's object (bpf/probes.h "io_uring records"): the kernel's copy of an openat name
+ * with its directory, or an fd op's file. */
+static __always_inline void uring_object(struct pr_event *ev, struct pr_stash *s, struct task_struct *t)
+{
+	ev->flags |= PR_EVF_URING_OBJ;
+	ev->dirfd = s->target;
+	__u8 op = (__u8)s->aflags;
+	struct file *f;
+	if (op == 16)
+		return;                             /* connect: the address (family, port, addr) */
+	if (op == 18 || op == 28) {
+		if (!s->req_ok[0]) {
+			ev->flags |= PR_EVF_NOPATH;
+			return;
+		}
+		bpf_probe_read_kernel(ev->req, sizeof(ev->req), s->req[0]);
+		if (s->req_ok[0] >= PR_NAME_MAX)
+			ev->flags |= PR_EVF_REQ_TRUNC;
+		if (ev->req[0] == '/')
+			return;
+		ev->path_kind = PR_PK_BASE;
+		if (s->target == AT_FDCWD_)
+			walk_cwd(ev, t);
+		else if ((f = fd_file(t, s->target)))
+			walk_file(ev, t, f);
+		else
+			ev->path_kind = PR_PK_NONE;
+		return;
+	}
+	f = fd_file(t, s->target);
+	if (!f)
+		return;
+	ev->path_kind = PR_PK_FULL;
+	walk_file(ev, t, f);
+}
+
 /* The record of a call without a path argument: network, escape class, signals, io_uring op. */
 static __always_inline void emit_other(struct pr_stash *s, long ret, __u16 sensor, struct task_struct *t)
 {
@@ -157,6 +193,8 @@ static __always_inline void emit_other(struct pr_stash *s, long ret, __u16 senso
 	}
 	if (s->sc == PR_SC_CONNECT && (ret == 0 || ret == -115 /* EINPROGRESS */))
 		peer_from_socket(ev, t, (long)s->args[0]);
+	if (s->sc == PR_SC_IO_URING_OP && (s->evflags & PR_EVF_URING_OBJ))
+		uring_object(ev, s, t);
 	ev_send(rb, ev, slot);
 }
 

@@ -2,7 +2,8 @@
  *
  * Promise: a record is built in a per-CPU buffer (ev_begin fills the facts common to every
  * record: time, ids, namespace numbers, comm, the exe's dentry name) and only its used part goes
- * into the run's ring (ev_send: offsetof(path) + path_len bytes). A record the ring cannot take is
+ * into the run's ring (ev_send: offsetof(path) + path_len bytes); a failed call's record never
+ * takes the ring's reserve (PR_RB_RESERVE: kept for calls that succeeded). A record the ring cannot take is
  * counted in `pr_overflow` under its decision key with a sample (exact counts user space decides
  * and reports as summaries), or, when that map is full, in `pr_lost` / `pr_lost_ok`; process
  * records are not (they lose no event).
@@ -154,6 +155,10 @@ static __always_inline __u64 decision_key(const struct pr_event *ev)
 		c.req = ev->req_long;
 		bpf_loop(PR_REQ_MAX / 8, dk_step_long, &c, 0);
 	}
+	if (ev->flags & PR_EVF_RACED) {             /* the kernel's name too */
+		c.req = ev->kname;
+		bpf_loop(PR_NAME_MAX / 8, dk_step, &c, 0);
+	}
 	return c.h;
 }
 
@@ -201,8 +206,16 @@ __noinline int pr_ev_send(__u32 slot)
 		return 0;
 	struct pr_event *ev = &o->ev;
 	__u64 sz = __builtin_offsetof(struct pr_event, path) + (__u64)ev->path_len;
-	if (sz > sizeof(*ev) || (ev->flags & PR_EVF_REQ_LONG))
+	if (sz > sizeof(*ev) || (ev->flags & (PR_EVF_REQ_LONG | PR_EVF_RACED)))
 		sz = sizeof(*ev);
+	/* Precedence: a call that failed is at worst contained; it never takes the ring's last
+	 * PR_RB_RESERVE bytes, kept for calls that succeeded (a breach is never pushed out by a flood
+	 * of refused decoys) — it goes to the overflow counters instead (exact, named by key). */
+	if (ev->sc < PR_SC__MAX && ev->ret < 0 && ev->ret != -115 /* EINPROGRESS */ &&
+	    bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA) > PR_RB_SIZE - PR_RB_RESERVE) {
+		pr_overflow_ev(slot);
+		return 0;
+	}
 	/* a lost process record only costs the full `exe` of later events: not counted as lost */
 	if (bpf_ringbuf_output(rb, ev, sz, 0) != 0 && ev->sc < PR_SC__MAX)
 		pr_overflow_ev(slot);

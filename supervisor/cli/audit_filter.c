@@ -12,7 +12,7 @@
  *                  netfilter -> netfilter.deny, probes|kernel -> kernel.violation,
  *                  limits -> limit.hit, env -> env.drop; bwrap, landlock, any other name ->
  *                  run.start lines where that layer was off
- *   --outcome contained|breach|undecidable|attempted   kernel.violation with that outcome
+ *   --outcome contained|breach|undecidable|attempted|raced   kernel.violation with that outcome
  *   --rule R / --path P / --comm C   the event's "rule" / "path" / "comm" equals the value or
  *                  starts with it (value ending in '*': --rule 'deny[0]*'), or matches it as a glob
  *                  (fnmatch, '*' also matches '/'): --rule 'builtin:secret:*',
@@ -212,7 +212,7 @@ static void on_idle(void *ctx)
 
 static const char help[] =
 	"usage: sbxsup audit filter [--event E] [--executor N] [--run ID] [--since T] [--until T]\n"
-	"                           [--layer L] [--outcome contained|breach|undecidable|attempted] [--rule R] [--path P]\n"
+	"                           [--layer L] [--outcome contained|breach|undecidable|attempted|raced] [--rule R] [--path P]\n"
 	"                           [--comm C] [--severity S[+]] [--follow] FILE...\n"
 	"Prints the matching lines unchanged (so `sbxsup audit verify` still passes on an extracted run).\n"
 	"All conditions must hold; repeat an option or give a comma list to accept several values;\n"
@@ -274,8 +274,9 @@ int audit_filter_main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < f.outcome.n; i++)
 		if (strcmp(f.outcome.v[i], "contained") != 0 && strcmp(f.outcome.v[i], "breach") != 0 &&
-		    strcmp(f.outcome.v[i], "undecidable") != 0 && strcmp(f.outcome.v[i], "attempted") != 0) {
-			sbx_msg("audit filter: --outcome '%s': expected contained, breach, undecidable or attempted",
+		    strcmp(f.outcome.v[i], "undecidable") != 0 && strcmp(f.outcome.v[i], "attempted") != 0 &&
+		    strcmp(f.outcome.v[i], "raced") != 0) {
+			sbx_msg("audit filter: --outcome '%s': expected contained, breach, undecidable, attempted or raced",
 				f.outcome.v[i]);
 			return SBX_EXIT_INTERNAL;
 		}

@@ -377,6 +377,26 @@ static void meta_row(FILE *f, const char *k, const char *v, bool code)
 	fprintf(f, "%s</dd>", code ? "</code>" : "");
 }
 
+/* "Talked to": the hosts the run's connections through the network gateway reached (net.flow). */
+static void talked_to(FILE *f, const struct am_run *r)
+{
+	if (!r->npeers)
+		return;
+	fprintf(f, "<h4>Talked to</h4>\n<table class=\"talked\"><tr><th>host</th><th>port</th><th>connections</th>"
+		   "<th>bytes out</th><th>bytes in</th></tr>\n");
+	for (size_t k = 0; k < r->npeers; k++) {
+		const struct am_peer *p = &r->peers[k];
+		fputs("<tr><td><code>", f);
+		esc(f, p->host);
+		fprintf(f, "</code></td><td>%.0f</td><td>%llu</td><td>%llu</td><td>%llu</td></tr>\n", p->port,
+			ULL(p->conns), ULL(p->out), ULL(p->in));
+	}
+	fputs("</table>\n", f);
+	if (r->peers_dropped)
+		fprintf(f, "<p>%llu more connection(s) to hosts past the cap of %d.</p>\n", ULL(r->peers_dropped),
+			AM_PEERS_MAX);
+}
+
 static void run_section(FILE *f, struct rules *rs, const struct am_run *r, size_t *budget)
 {
 	const char *v = am_verdict(r);
@@ -430,6 +450,7 @@ static void run_section(FILE *f, struct rules *rs, const struct am_run *r, size_
 	if (r->ungrouped)
 		fprintf(f, "<p>%llu more event(s) past the grouping cap: <code>sbxsup audit filter --run %s</code>.</p>\n",
 			ULL(r->ungrouped), r->id);
+	talked_to(f, r);
 	fputs("</section>\n", f);
 }
 

@@ -25,6 +25,7 @@
 
 #define ULL(x) ((unsigned long long)(x))
 #define FINDINGS_TEXT 8   /* event groups listed per run in the text summary */
+#define PEERS_TEXT 8      /* "talked to" hosts listed per run in the text summary */
 
 static void exits_text(const struct am_exec *e, char *out, size_t len)
 {
@@ -112,6 +113,20 @@ static void print_run(FILE *f, size_t rank, const struct am_run *r)
 			ULL(c->sev[SBX_SEV_INFO]), ULL(info_groups));
 	if (r->ungrouped)
 		fprintf(f, "      ... %llu event(s) past the grouping cap (counted above, not grouped)\n", ULL(r->ungrouped));
+	if (r->npeers) {
+		fprintf(f, "    talked to: %zu host(s), %llu connection(s) through the gateway (most bytes first)\n",
+			r->npeers, ULL(c->flows));
+		for (size_t k = 0; k < r->npeers && k < PEERS_TEXT; k++) {
+			const struct am_peer *p = &r->peers[k];
+			fprintf(f, "      %s:%.0f  %llu connection(s), %llu B out, %llu B in\n", p->host, p->port,
+				ULL(p->conns), ULL(p->out), ULL(p->in));
+		}
+		if (r->npeers > PEERS_TEXT)
+			fprintf(f, "      ... %zu more host(s): sbxsup audit summary --json\n", r->npeers - PEERS_TEXT);
+		if (r->peers_dropped)
+			fprintf(f, "      ... %llu connection(s) to hosts past the cap (counted, not listed)\n",
+				ULL(r->peers_dropped));
+	}
 }
 
 static void print_text(const struct am *m, FILE *f)
@@ -153,6 +168,9 @@ static void print_text(const struct am *m, FILE *f)
 		   "lost events %llu\n",
 		ULL(am_attempts(t)), ULL(t->preload), ULL(t->seccomp), ULL(t->landlock), ULL(t->netfilter),
 		ULL(t->contained), ULL(t->breach), ULL(t->limit), ULL(t->envdrop), ULL(t->lost));
+	if (t->flows || t->gateway)
+		fprintf(f, "network gateway: %llu connection(s) recorded (net.flow), %llu refusal(s) (net.deny, dns.deny)\n",
+			ULL(t->flows), ULL(t->gateway));
 
 	fprintf(f, "\nEXECUTORS (worst first)\n");
 	fprintf(f, "EXECUTOR                          RUNS WORST     CRIT   HIGH    MED    LOW   INFO BREACH PRELOAD "
@@ -200,6 +218,8 @@ static cJSON *counts_json(const struct am_counts *c)
 	cJSON_AddNumberToObject(o, "seccomp_deny", (double)c->seccomp);
 	cJSON_AddNumberToObject(o, "landlock_deny", (double)c->landlock);
 	cJSON_AddNumberToObject(o, "netfilter_deny", (double)c->netfilter);
+	cJSON_AddNumberToObject(o, "gateway_deny", (double)c->gateway);
+	cJSON_AddNumberToObject(o, "net_flow", (double)c->flows);
 	cJSON_AddNumberToObject(o, "limit_hit", (double)c->limit);
 	cJSON_AddNumberToObject(o, "env_drop", (double)c->envdrop);
 	cJSON_AddNumberToObject(o, "lost", (double)c->lost);
@@ -304,6 +324,20 @@ static cJSON *run_json(const struct am_run *r)
 	for (size_t k = 0; fa && k < r->ng; k++)
 		cJSON_AddItemToArray(fa, group_json(&r->g[k]));
 	cJSON_AddNumberToObject(o, "findings_ungrouped", (double)r->ungrouped);
+	cJSON *tt = cJSON_AddArrayToObject(o, "talked_to");
+	for (size_t k = 0; tt && k < r->npeers; k++) {
+		const struct am_peer *p = &r->peers[k];
+		cJSON *po = cJSON_CreateObject();
+		if (!po)
+			break;
+		cJSON_AddStringToObject(po, "host", p->host);
+		cJSON_AddNumberToObject(po, "port", p->port);
+		cJSON_AddNumberToObject(po, "connections", (double)p->conns);
+		cJSON_AddNumberToObject(po, "bytes_out", (double)p->out);
+		cJSON_AddNumberToObject(po, "bytes_in", (double)p->in);
+		cJSON_AddItemToArray(tt, po);
+	}
+	cJSON_AddNumberToObject(o, "talked_to_not_listed", (double)r->peers_dropped);
 	return o;
 }
 

@@ -13,6 +13,11 @@
  * prev links, seq, schema are still checked; a keyed line's content cannot be, without its key).
  * A run without run.end is incomplete: a problem, reported at the file and line where its chain
  * stops (a warning only with --allow-incomplete, for files still being written).
+ * Counts: where run.end carries the writer's urgent-line accounting (audit.urgent_cap), its
+ * high + critical count must equal what the run's lines name (their count, plus the events past the
+ * cap that limit.hit audit_urgent counts), and its breach count what the breach lines name (fewer
+ * only when events went past the cap): a removed line that keeps the chain (a re-chained stream
+ * without a key) or a writer that buried evidence is a problem.
  * Exit 0 clean, 1 damaged / incomplete / unauthenticated under --key, 125 bad usage or unreadable.
  */
 #include "review.h"
@@ -44,6 +49,10 @@ struct vrun {
 	struct audit_key key;
 	const char *last_file; /* argv string: lives as long as the command */
 	uint64_t last_line;
+	/* what the lines name, against run.end's own counts (a writer with urgent lines) */
+	uint64_t urgent;       /* high + critical events (a line's count) */
+	uint64_t breach;       /* events with outcome breach */
+	uint64_t over;         /* past the writer's cap (limit.hit audit_urgent summary) */
 };
 
 struct verify {
@@ -124,6 +133,57 @@ static struct vrun *lookup(struct verify *v, const char *id, bool *created)
 	v->idx[h] = (uint32_t)++v->n;
 	*created = true;
 	return r;
+}
+
+static uint64_t u64_of(const struct jl_span *sp, uint64_t dflt)
+{
+	uint64_t n;
+	return sp && jl_u64(sp, &n) == 0 ? n : dflt;
+}
+
+/* A member of a member object (run.end's severity.critical, audit.breaches), or dflt. */
+static uint64_t sub_u64(const struct jl_obj *o, const char *obj, const char *key, uint64_t dflt, bool *has)
+{
+	const struct jl_span *sp = jl_get(o, obj);
+	struct jl_obj *sub = sp && sp->type == JL_OBJ ? malloc(sizeof *sub) : NULL;
+	uint64_t n = dflt;
+	if (sub && jl_object(sp->p, sp->n, sub, NULL, NULL) == 0) {
+		const struct jl_span *v = jl_get(sub, key);
+		if (has)
+			*has = v != NULL;
+		n = u64_of(v, dflt);
+	}
+	free(sub);
+	return n;
+}
+
+/* The run's lines against run.end's counts (see the header). */
+static void count_line(struct verify *v, struct vrun *r, const struct audit_line *al, const char *file,
+		       uint64_t ln, const char *short_id)
+{
+	const struct jl_obj *o = &al->obj;
+	uint64_t w = u64_of(jl_get(o, "count"), 1);
+	if (jl_str_eq(jl_get(o, "sev"), "critical") || jl_str_eq(jl_get(o, "sev"), "high"))
+		r->urgent += w;
+	if (jl_str_eq(jl_get(o, "outcome"), "breach"))
+		r->breach += w;
+	if (jl_str_eq(&al->event, "limit.hit") && jl_str_eq(jl_get(o, "limit"), "audit_urgent"))
+		r->over += u64_of(jl_get(o, "suppressed"), 0);
+	if (!jl_str_eq(&al->event, "run.end"))
+		return;
+	bool has = false;
+	sub_u64(o, "audit", "urgent_cap", 0, &has);
+	if (!has)
+		return;                             /* an older writer: no such accounting */
+	uint64_t crit = sub_u64(o, "severity", "critical", 0, NULL), high = sub_u64(o, "severity", "high", 0, NULL);
+	uint64_t br = sub_u64(o, "audit", "breaches", 0, NULL);
+	if (crit + high != r->urgent + r->over)
+		problem(v, file, ln, "run %.12s: run.end counts %llu high/critical event(s), its lines name %llu "
+			"(a line removed, or evidence buried)", short_id, (unsigned long long)(crit + high),
+			(unsigned long long)(r->urgent + r->over));
+	if (r->breach > br || (r->breach < br && !r->over))
+		problem(v, file, ln, "run %.12s: run.end counts %llu breach(es), its lines name %llu", short_id,
+			(unsigned long long)br, (unsigned long long)r->breach);
 }
 
 static const char ZERO[65] = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -232,6 +292,7 @@ static int check_line(struct verify *v, const char *file, uint64_t ln, const cha
 		r->last_file = file;
 		r->last_line = ln;
 	}
+	count_line(v, r, &al, file, ln, short_id);
 	if (jl_str_eq(&al.event, "run.end"))
 		r->ended = true;
 	return 0;
@@ -248,7 +309,8 @@ static const char help[] =
 	"                      Default: the host key directory when readable; with no key at all the\n"
 	"                      chain, sequence and schema are checked and authenticity is NOT.\n"
 	"  --allow-incomplete  a run without run.end is a warning, not a problem (a live file)\n"
-	"A run without run.end is incomplete (truncated, killed, or still running).\n"
+	"A run without run.end is incomplete (truncated, killed, or still running). Its run.end's counts\n"
+	"of high/critical events and breaches must match what its lines name (a line removed).\n"
 	"Exit: 0 clean, 1 damaged/incomplete/unauthenticated (every problem listed as FILE:LINE: problem),\n"
 	"125 usage/unreadable.\n";
 

@@ -1,10 +1,12 @@
-/* probes_cmd.c — `sbxsup probes load|unload|status`: manage the pinned probe program set.
+/* probes_cmd.c — `sbxsup probes load|unload|status|expire`: manage the pinned probe program set.
  *
  * Promise: `load` loads and attaches the probes once (best tier, see probes_bpf.h) and pins maps and
  * links under /sys/fs/bpf/sbxsup/probes (mounting bpffs when missing), so that later runs only add
  * a per-run entry instead of loading and verifying programs; `unload` removes the pins (refused
- * while a live run uses the set, unless --force); `status` says what is pinned, which tier, how many
- * runs use it. Exit 0 on success, 1 when the action could not be done, 125 on bad usage.
+ * while a live run uses the set, unless --force) and the automatic shared set when it is idle (no run
+ * holds it); `expire` removes the automatic set only when it is idle past its deadline (for a timer
+ * on a host where no run may come); `status` says what is pinned, which tier, how many runs use it, and until when an idle
+ * shared set stays loaded. Exit 0 on success, 1 when the action could not be done, 125 on bad usage.
  */
 #include <errno.h>
 #include <signal.h>
@@ -16,16 +18,22 @@
 #include "cli_opt.h"
 #include "cmd.h"
 #include "probes_bpf.h"
+#include "probes_share.h"
 #include "bpf/probes.h"
 #include "pidname.h"
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: sbxsup probes load | unload [--force] | status\n"
+	fprintf(f, "usage: sbxsup probes load | unload [--force] | status | expire\n"
 		   "  load     load the eBPF probes once and pin them under %s\n"
 		   "           (runs then reuse them instead of loading per run)\n"
-		   "  unload   remove the pinned set (refused while a run uses it, unless --force)\n"
-		   "  status   what is pinned and how many runs use it\n", PR_PIN_DIR);
+		   "  unload   remove the pinned set (refused while a run uses it, unless --force),\n"
+		   "           and the automatic shared set when no run uses it\n"
+		   "  status   what is pinned, how many runs use it, until when an idle shared set stays\n"
+		   "  expire   remove the automatic shared set if it is idle past its deadline (a timer's job)\n"
+		   "The automatic shared set (%s) stays loaded SBXSUP_PROBES_IDLE seconds\n"
+		   "(default %ld) after its last run; SBXSUP_PROBES_IDLE=0 removes it when the last run ends.\n",
+		PR_PIN_DIR, PR_AUTO_DIR, PR_IDLE_DEFAULT);
 }
 
 /* Runs whose supervisor is alive, and total tracked processes. */
@@ -85,6 +93,8 @@ static int do_unload(bool force)
 {
 	struct pr_loaded L;
 	char why[256] = "";
+	if (pr_share_expire(true) == 1)
+		printf("probes: idle shared set removed from %s\n", PR_AUTO_DIR);
 	int rc = pr_bpf_open_pinned(PR_PIN_DIR, &L, why, sizeof(why));
 	if (rc == 1) {
 		printf("probes not loaded (nothing pinned under %s)\n", PR_PIN_DIR);
@@ -104,6 +114,7 @@ static int do_unload(bool force)
 		sbx_msg("probes: unload: %s", why);
 		return 1;
 	}
+	rmdir("/sys/fs/bpf/sbxsup");       /* only when empty (no shared set) */
 	printf("probes unloaded (pins removed from %s)\n", PR_PIN_DIR);
 	return 0;
 }
@@ -123,18 +134,31 @@ static int do_status(void)
 			return 1;
 		}
 		printf("probes: not pinned by the operator; the first probed run loads a shared set under %s, "
-		       "the runs that overlap it use it, the last one out removes it (sbxsup probes load "
-		       "pins one that stays)\n", PR_AUTO_DIR);
+		       "the runs that overlap it use it, it stays loaded %ld s after the last one ends "
+		       "(SBXSUP_PROBES_IDLE; sbxsup probes load pins one that stays)\n", PR_AUTO_DIR,
+		       pr_share_idle_secs());
 		struct pr_loaded A;
 		int arc = pr_bpf_open_pinned(PR_AUTO_DIR, &A, why, sizeof(why));
 		if (arc == 0) {
 			unsigned live, tracked;
 			usage_counts(&A, &live, &tracked);
-			printf("probes: shared set live under %s: %u run(s) using it, %u process(es) tracked\n",
-			       PR_AUTO_DIR, live, tracked);
+			time_t until = pr_share_idle_until();
+			if (until < 0 || live) {
+				printf("probes: shared set live under %s: %u run(s) using it, %u process(es) tracked\n",
+				       PR_AUTO_DIR, live, tracked);
+			} else {
+				struct tm tm;
+				char when[32] = "?";
+				if (gmtime_r(&until, &tm))
+					strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+				printf("probes: shared set idle under %s: no run using it, programs detached, kept "
+				       "loaded until %s "
+				       "(the first run after that without probes removes it; sbxsup probes unload "
+				       "removes it now)\n", PR_AUTO_DIR, when);
+			}
 			pr_bpf_close(&A);
 		} else if (arc == 1) {
-			printf("probes: shared set: none (no probed run is live)\n");
+			printf("probes: shared set: none (no probed run is live or recent)\n");
 		} else {
 			printf("probes: shared set under %s unusable (the next run replaces it): %s\n",
 			       PR_AUTO_DIR, why);
@@ -190,6 +214,11 @@ int cmd_probes(int argc, char **argv)
 		return do_unload(force);
 	if (!strcmp(sub, "status") && !extra && !force)
 		return do_status();
+	if (!strcmp(sub, "expire") && !extra && !force) {
+		if (pr_share_expire(false) == 1)
+			printf("probes: idle shared set removed from %s\n", PR_AUTO_DIR);
+		return 0;
+	}
 	usage(stderr);
 	return SBX_EXIT_INTERNAL;
 }

@@ -32,7 +32,7 @@
 extern char **environ;
 
 static const char usage[] =
-	"usage: sbxsup serve --socket PATH [--quiet] [--no-warm] [RUN OPTIONS]\n"
+	"usage: sbxsup serve --socket PATH [--quiet] [--warm N | --no-warm] [RUN OPTIONS]\n"
 	"\n"
 	"Serve `sbxsup run --server PATH` calls (and the Python binding's server=PATH) on a\n"
 	"Unix socket, warm: the probes stay loaded and, after each call, the next call's sandbox\n"
@@ -42,6 +42,8 @@ static const char usage[] =
 	"                  writable by group or others; never inside a grant of the server's own\n"
 	"                  manifest, e.g. its workspace; a stale socket of yours is replaced)\n"
 	"  --quiet         no start/stop lines on stderr\n"
+	"  --warm N        up to N sandboxes parked at once (default 2, at most 16; 0: --no-warm): a\n"
+	"                  burst of up to N back-to-back calls starts in parked sandboxes\n"
 	"  --no-warm       no pre-created sandbox: every call starts its sandbox when it arrives\n"
 	"  RUN OPTIONS     defaults for every call, as `sbxsup run` takes them (-m, -w, -a, --layers,\n"
 	"                  --require, --timeout, --audit-budget, --tag); a call's own options win,\n"
@@ -357,7 +359,7 @@ int cmd_serve(int argc, char **argv)
 	struct serve_cfg cfg = {
 		.socket = sock, .quiet = quiet, .run = serve_run_one, .arg = &d,
 		.inspect = cold ? NULL : serve_inspect, .warm = cold ? NULL : serve_warm_one,
-		.keep_probes = !o.disabled && (o.want & (1u << SBX_L_PROBES)),
+		.keep_probes = !o.disabled && (o.want & (1u << SBX_L_PROBES)), .warm_max = sv.warm,
 	};
 	int code = serve_main(&cfg);
 	free(opts);

@@ -21,7 +21,7 @@ static const char usage[] =
 	"  sbxsup validate -m FILE\n"
 	"  sbxsup status [--json]\n"
 	"  sbxsup audit summary|verify|filter|report|tail ... FILE...\n"
-	"  sbxsup probes load|unload [--force]|status\n"
+	"  sbxsup probes load|unload [--force]|status|expire\n"
 	"  sbxsup learn [-m BASE] [options] -- COMMAND [ARG...]   (propose a manifest)\n"
 	"  sbxsup serve --socket PATH [run options]   (warm server for run --server PATH)\n"
 	"  sbxsup shadow list|diff RUN|commit RUN [PATH...]|discard RUN   (a --shadow run's changes)\n"

@@ -20,6 +20,7 @@
 #include "quote.h"
 #include "run.h"
 #include "sbxsup_int.h"
+#include "serve.h"
 
 static const char usage[] =
 	"usage: sbxsup run [-m MANIFEST] [options] -- COMMAND [ARG...]\n"
@@ -69,7 +70,7 @@ bool run_env_false(const char *s)
 static int parse(int argc, char **argv, struct sbx_opts *o, struct serve_args *sv, struct run_words *rw)
 {
 	enum { O_LAYERS = 256, O_REQUIRE, O_TIMEOUT, O_DRY_RUN, O_AUDIT_BUDGET, O_RESULT, O_TAG, O_SERVER,
-	       O_SHADOW, O_SENSOR, O_SOCKET, O_QUIET, O_NO_WARM };
+	       O_SHADOW, O_SENSOR, O_SOCKET, O_QUIET, O_NO_WARM, O_WARM };
 	static const struct option run_opts[] = {
 		{"manifest", required_argument, NULL, 'm'},
 		{"workspace", required_argument, NULL, 'w'},
@@ -105,6 +106,7 @@ static int parse(int argc, char **argv, struct sbx_opts *o, struct serve_args *s
 		{"socket", required_argument, NULL, O_SOCKET},
 		{"quiet", no_argument, NULL, O_QUIET},
 		{"no-warm", no_argument, NULL, O_NO_WARM},
+		{"warm", required_argument, NULL, O_WARM},
 		{NULL, 0, NULL, 0},
 	};
 	const struct option *opts = sv ? serve_opts : run_opts;
@@ -208,6 +210,18 @@ static int parse(int argc, char **argv, struct sbx_opts *o, struct serve_args *s
 		case O_NO_WARM:
 			sv->no_warm = true;
 			break;
+		case O_WARM: {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+			if (!*optarg || *end || n < 0 || n > SERVE_WARM_LIMIT) {
+				sbx_msg("serve: --warm takes a number of parked sandboxes from 0 to %d, not '%s'",
+					SERVE_WARM_LIMIT, optarg);
+				return -1;
+			}
+			sv->warm = (int)n;
+			sv->no_warm = sv->no_warm || n == 0;
+			break;
+		}
 		case 'h':
 			if (!sv)
 				fputs(usage, stdout);
@@ -222,7 +236,7 @@ static int parse(int argc, char **argv, struct sbx_opts *o, struct serve_args *s
 			int *w = c == O_TAG ? rw->tag : rw->result;
 			w[0] = before, w[1] = optind;
 		}
-		if (sv && c != O_SOCKET && c != O_QUIET && c != O_NO_WARM) { /* a default of every call */
+		if (sv && c != O_SOCKET && c != O_QUIET && c != O_NO_WARM && c != O_WARM) { /* a default of every call */
 			char **more = realloc(sv->opts, (size_t)(nopts + optind - before + 1) * sizeof *more);
 			if (!more)
 				goto nomem;

@@ -16,13 +16,14 @@
 
 struct sbx_opts;
 int run_args_parse(int argc, char **argv, struct sbx_opts *o);
-/* `sbxsup serve --socket PATH [--quiet] [--no-warm] [RUN OPTIONS]`: the same parser and the same
+/* `sbxsup serve --socket PATH [--quiet] [--warm N | --no-warm] [RUN OPTIONS]`: the same parser and the same
  * options (o: the server's defaults, checked as `run` checks them; their words, in order, in
  * opts[0..nopts), NULL-terminated, malloc'd: the caller frees the array), no command. 1: --help
  * (the caller prints serve's usage), -1: said why. */
 struct serve_args {
 	const char *socket;
 	bool quiet, no_warm;
+	int warm;          /* --warm N: sandboxes parked at once (0: not given, the default) */
 	char **opts;
 	int nopts;
 };

@@ -443,7 +443,7 @@ static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size
 {
 	bool preload = sbx_layer_on(c->L, SBX_L_PRELOAD);
 	struct bwrap_in bi = {
-		.bwrap = c->d->bwrap, .self_exe = c->d->self,
+		.bwrap = c->d->bwrap, .self_exe = c->d->stage[0] ? c->d->stage : c->d->self,
 		.preload_lib = preload ? c->d->preload : NULL,
 		.ldso_fd = c->fds.ldso, .workspace = c->workspace,
 		.share_net = !pol_own_netns(c->pol), .env = c->env,

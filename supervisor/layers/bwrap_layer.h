@@ -52,7 +52,7 @@ int bwrap_find(char *path, size_t pathlen, char *why, size_t whylen);
 
 struct bwrap_in {
 	const char *bwrap;         /* path of bwrap */
-	const char *self_exe;      /* real path of the sbxsup binary */
+	const char *self_exe;      /* real path of the stage binary (sbxsup-stage, else sbxsup) */
 	const char *preload_lib;   /* real path of libsbxpreload.so, or NULL (preload off) */
 	int ldso_fd;               /* fd with "/run/sbxsup/libsbxpreload.so\n" for --ro-bind-data, or -1 */
 	const char *workspace;

@@ -13,6 +13,8 @@
 struct detect {
 	char bwrap[PATH_MAX];      /* "" when none */
 	char self[PATH_MAX];       /* real path of the running sbxsup */
+	char stage[PATH_MAX];      /* what bwrap runs as the exec stage: sbxsup-stage beside self when
+				    * it is there (same owner, not group/other-writable), else self */
 	char preload[PATH_MAX];    /* real path of libsbxpreload.so, "" when none */
 	int landlock_abi;          /* 0 when none */
 	char cgroups[400];         /* which cgroup hierarchies are writable ("" unknown) */

@@ -4,6 +4,7 @@
 #include "seccomp_layer.h"
 
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,10 +24,27 @@ const struct layer_ops *const sbx_layer_ops[SBX_L__N] = {
 
 /* ---- walkers ----------------------------------------------------------------------------------- */
 
+/* d->stage: the stage-only binary beside sbxsup (Makefile STAGE_BIN, installed beside it), owned
+ * like sbxsup and writable by nobody else; else sbxsup itself (`__stage` works in both). */
+static void detect_stage(struct detect *d)
+{
+	snprintf(d->stage, sizeof d->stage, "%s", d->self);
+	const char *slash = strrchr(d->self, '/');
+	struct stat self_st, st;
+	char p[PATH_MAX];
+	if (!slash || stat(d->self, &self_st) < 0 ||
+	    snprintf(p, sizeof p, "%.*s/sbxsup-stage", (int)(slash - d->self), d->self) >= (int)sizeof p)
+		return;
+	if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & S_IXUSR) && !(st.st_mode & (S_IWGRP | S_IWOTH)) &&
+	    st.st_uid == self_st.st_uid)
+		snprintf(d->stage, sizeof d->stage, "%s", p);
+}
+
 void layers_detect(struct sbx_layers *L, struct detect *d)
 {
 	if (!d->self[0] && !realpath("/proc/self/exe", d->self)) /* set by the caller: the library's helper */
 		d->self[0] = 0;
+	detect_stage(d);
 	FOR_EACH_LAYER(l, o) {
 		if (o->always)
 			L->want |= 1u << l;
@@ -65,6 +83,7 @@ void layers_probe_all(struct detect *d, struct layer_probe st[SBX_L__N])
 {
 	if (!realpath("/proc/self/exe", d->self))
 		d->self[0] = 0;
+	detect_stage(d);
 	FOR_EACH_LAYER(l, o) {
 		memset(&st[l], 0, sizeof st[l]);
 		o->probe(LAYER_FUNCTIONAL, d, &st[l]);

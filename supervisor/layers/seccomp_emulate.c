@@ -1702,6 +1702,33 @@ static int copy_times(pid_t pid, const char *sys, uint64_t addr, struct timespec
 }
 
 /* xval: XATTR_SIZE_MAX bytes for an attribute's value (NULL for the other calls) */
+/* An owner id as the target passed it (in its own user namespace) to the id the supervisor's
+ * namespace gives it, through /proc/PID/{uid,gid}_map read from here (each line: the id inside,
+ * the id here, the count). (uint32_t)-1 ("leave unchanged") stays. 0, or -1 when the id has no
+ * mapping (the call is answered EPERM: a non-root process chowning to another id gets EPERM). */
+static int id_to_host(pid_t pid, const char *map, uint32_t id, uint32_t *out)
+{
+	if (id == (uint32_t)-1) {
+		*out = id;
+		return 0;
+	}
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, map);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	unsigned long in, here, n;
+	int r = -1;
+	while (fscanf(f, "%lu %lu %lu", &in, &here, &n) == 3)
+		if (id >= in && (unsigned long)id - in < n) {
+			*out = (uint32_t)(here + (id - in));
+			r = 0;
+			break;
+		}
+	fclose(f);
+	return r;
+}
+
 static int emulate_meta_in(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const char *sys,
 			   const uint64_t args[6], struct sbx_sn_report *rep, char *xval)
 {
@@ -1774,6 +1801,11 @@ static int emulate_meta_in(const struct sbx_sn_ctx *c, int listener, uint64_t re
 				return 0;
 			}
 		}
+	}
+	/* the ids are the target's (its user namespace); the call below is made from ours */
+	if (kind == M_OWNER && (id_to_host(pid, "uid_map", uid, &uid) < 0 || id_to_host(pid, "gid_map", gid, &gid) < 0)) {
+		answer(listener, req_id, 0, EPERM);
+		return 0;
 	}
 	if (fl & AT_SYMLINK_NOFOLLOW)
 		nofollow = true;

@@ -19,6 +19,7 @@ const char *learn_kind_name(enum learn_kind k)
 	case LEARN_WRITE: return "fs:write";
 	case LEARN_EXEC:  return "code:exec";
 	case LEARN_HOST:  return "network:tcp";
+	case LEARN_DNS:   return "network:dns";
 	}
 	return "?";
 }
@@ -161,11 +162,45 @@ static int note_host(struct learn *l, const cJSON *ev)
 	return add(l, LEARN_HOST, h, ev, h);
 }
 
+/* A name the executor sent, as a host grant: a plain name (never a wildcard, an address or anything
+ * mf_parse_host would read as more than the name), with the port when one is given. */
+static int literal_name(const char *name, long port, char *out, size_t outlen)
+{
+	if (!name || !*name || name[0] == '*' || strchr(name, ':'))
+		return -1;
+	snprintf(out, outlen, port > 0 ? "%s:%ld" : "%s", name, port);
+	struct mf_host h;
+	char why[160];
+	if (mf_parse_host(out, &h, why, sizeof why) < 0)
+		return -1;
+	int ok = h.kind == MF_HOST_NAME && h.name[0] != '*';
+	mf_host_clear(&h);
+	return ok ? 0 : -1;
+}
+
+/* The gateway's refusals (net.deny, dns.deny). */
+static int note_gateway(struct learn *l, const cJSON *ev, const char *event)
+{
+	char h[300];
+	if (!strcmp(event, "dns.deny"))
+		return literal_name(jstr(ev, "name"), 0, h, sizeof h) == 0 ? add(l, LEARN_DNS, h, ev, h) : 0;
+	const char *reason = jstr(ev, "reason");
+	if (!reason)
+		return 0;
+	if (!strcmp(reason, "name-not-granted"))
+		return literal_name(jstr(ev, "peer"), jnum(ev, "port"), h, sizeof h) == 0 ? add(l, LEARN_HOST, h, ev, h) : 0;
+	if (!strcmp(reason, "no-name") || !strcmp(reason, "addr-not-granted") || !strcmp(reason, "timeout"))
+		return jstr(ev, "addr") ? note_host(l, ev) : 0;
+	return 0; /* HTTP rules, malformed bytes, an unreachable host: nothing a host grant changes */
+}
+
 int learn_note(struct learn *l, const cJSON *ev)
 {
 	const char *event = jstr(ev, "event");
 	if (!event)
 		return 0;
+	if (!strcmp(event, "net.deny") || !strcmp(event, "dns.deny"))
+		return note_gateway(l, ev, event);
 	const char *path = jstr(ev, "path"), *access = jstr(ev, "access"), *rule = jstr(ev, "rule");
 	if (!strcmp(event, "netfilter.deny"))
 		return note_host(l, ev);
@@ -188,7 +223,7 @@ static cJSON *cap_of(const struct learn_item *it)
 	if (!c)
 		return NULL;
 	cJSON_AddStringToObject(c, "cap", learn_kind_name(it->kind));
-	if (it->kind == LEARN_HOST) {
+	if (it->kind == LEARN_HOST || it->kind == LEARN_DNS) {
 		cJSON *a = cJSON_AddArrayToObject(c, "hosts");
 		cJSON_AddItemToArray(a, cJSON_CreateString(it->object));
 	} else {
@@ -243,7 +278,7 @@ static int allows(const cJSON *manifest, const struct learn_item *it, const stru
 	if (it->kind == LEARN_EXEC) {
 		v = pol_code_exec(p) ? POL_ALLOW : POL_DENY;
 		d.rule = POL_RULE_NO_EXEC;
-	} else if (it->kind == LEARN_HOST) {
+	} else if (it->kind == LEARN_HOST || it->kind == LEARN_DNS) {
 		char host[300];
 		unsigned long port = 0;
 		snprintf(host, sizeof host, "%s", it->object);

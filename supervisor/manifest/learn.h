@@ -15,6 +15,9 @@
  * a grant is the object itself — the file, or for a file to be created its directory — never more.
  * A write of "/", of a never-writable path, or under /boot, /var/lib, /root, /lib* or another
  * user's home (syspaths.h: learn_write_refused) is listed as refused, never proposed.
+ * The network gateway's refusals: `net.deny` of a name not granted proposes that name and port as the
+ * client sent it (never a wildcard), one to an address proposes the address and port; `dns.deny`
+ * proposes the name for resolution only (network:dns: no connection, no port).
  * learn_check() validates the final manifest as `sbxsup validate` does and records, for each
  * proposed grant, what `explain` says of its object under that manifest.
  * Ownership: struct learn owns its proposals; learn_free() releases them. No I/O but lstat(2).
@@ -28,7 +31,7 @@
 
 #include "manifest.h"
 
-enum learn_kind { LEARN_READ, LEARN_WRITE, LEARN_EXEC, LEARN_HOST };
+enum learn_kind { LEARN_READ, LEARN_WRITE, LEARN_EXEC, LEARN_HOST, LEARN_DNS };
 
 struct learn_item {
 	enum learn_kind kind;

@@ -291,6 +291,14 @@ static void add_hosts(struct ps *s, const cJSON *hosts, const char *cj, const ch
 			perr(s, jp, "\"%s\": %s", qs, why);
 			continue;
 		}
+		if (!strcmp(mode, "udp") && tmp.port == 0) {
+			/* the gateway has a UDP socket per granted port: "any port" cannot be carried */
+			q(hv->valuestring, qs);
+			perr(s, jp, "\"%s\": a UDP grant needs a port (host:port): the network gateway carries "
+				    "UDP to single granted ports", qs);
+			mf_host_clear(&tmp);
+			continue;
+		}
 		struct mf_host *slot = push(s, jp, (void **)&s->m->hosts, &s->m->nhosts, sizeof *slot);
 		if (!slot) {
 			mf_host_clear(&tmp);

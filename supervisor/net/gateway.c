@@ -27,7 +27,7 @@ void sbx_gw_spec_init(struct sbx_gw_spec *spec)
 	memset(spec, 0, sizeof *spec);
 	spec->tcp_fd = spec->dns_fd = spec->dns_tcp_fd = spec->proxy_fd = spec->report_fd = -1;
 	for (size_t i = 0; i < SBX_GW_MAX_PORT_FDS; i++)
-		spec->port_fds[i] = -1;
+		spec->port_fds[i] = spec->udp_fds[i] = -1;
 }
 
 static void grant_free(struct sbx_gw_grant *g)
@@ -139,6 +139,8 @@ static int write_config(FILE *f, const struct sbx_gw_spec *s)
 		s->tcp_fd, s->dns_fd, s->dns_tcp_fd, s->proxy_fd);
 	for (size_t i = 0; i < s->nport_fds; i++)
 		fprintf(f, "fd port %d\n", s->port_fds[i]);
+	for (size_t i = 0; i < s->nudp_fds; i++)
+		fprintf(f, "fd udp %d\n", s->udp_fds[i]);
 	for (size_t i = 0; i < s->ngrants; i++) {
 		const struct sbx_gw_grant *g = &s->grants[i];
 		char hex[33] = "-";
@@ -199,22 +201,34 @@ int sbx_gw_spawn(const struct sbx_gw_spec *spec, pid_t *pid, char *err, size_t e
 		close(mfd);
 		return -1;
 	}
+	int ready[2];
+	if (pipe2(ready, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "gateway: pipe: %s", strerror(errno));
+		close(mfd);
+		close(exe_fd);
+		return -1;
+	}
 	pid_t p = fork();
 	if (p < 0) {
 		snprintf(err, errlen, "gateway: fork: %s", strerror(errno));
 		close(mfd);
 		close(exe_fd);
+		close(ready[0]);
+		close(ready[1]);
 		return -1;
 	}
 	if (p == 0) {
 		/* only the spec's descriptors and the configuration cross the exec */
 		(void)syscall(SYS_close_range, 3u, ~0u, 4u /* CLOSE_RANGE_CLOEXEC */);
-		int keep[] = {mfd, spec->report_fd, spec->tcp_fd, spec->dns_fd, spec->dns_tcp_fd, spec->proxy_fd};
+		int keep[] = {mfd, ready[1], spec->report_fd, spec->tcp_fd, spec->dns_fd, spec->dns_tcp_fd, spec->proxy_fd};
 		for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
 			if (keep_fd(keep[i]) < 0)
 				_exit(127);
 		for (size_t i = 0; i < spec->nport_fds && i < SBX_GW_MAX_PORT_FDS; i++)
 			if (keep_fd(spec->port_fds[i]) < 0)
+				_exit(127);
+		for (size_t i = 0; i < spec->nudp_fds && i < SBX_GW_MAX_PORT_FDS; i++)
+			if (keep_fd(spec->udp_fds[i]) < 0)
 				_exit(127);
 		int devnull = open("/dev/null", O_RDWR);
 		if (devnull >= 0) {
@@ -223,9 +237,10 @@ int sbx_gw_spawn(const struct sbx_gw_spec *spec, pid_t *pid, char *err, size_t e
 			if (devnull > 2)
 				close(devnull);
 		}
-		char fdarg[16];
+		char fdarg[16], rdarg[16];
 		snprintf(fdarg, sizeof fdarg, "%d", mfd);
-		char *argv[] = {"sbxsup", "__gateway", fdarg, NULL};
+		snprintf(rdarg, sizeof rdarg, "%d", ready[1]);
+		char *argv[] = {"sbxsup", "__gateway", fdarg, rdarg, NULL};
 		extern char **environ;
 		/* the environment passes through only SBXSUP_GW_HOSTS (tests) and the resolver's own */
 		char *envp[4];
@@ -240,6 +255,22 @@ int sbx_gw_spawn(const struct sbx_gw_spec *spec, pid_t *pid, char *err, size_t e
 	}
 	close(mfd);
 	close(exe_fd);
+	close(ready[1]);
+	/* ready: one byte once the configuration is read and the process locked down; EOF = it died */
+	struct pollfd pf = {ready[0], POLLIN, 0};
+	char b = 0;
+	int pr = poll(&pf, 1, 10000);
+	ssize_t got = pr > 0 ? read(ready[0], &b, 1) : -1;
+	close(ready[0]);
+	if (got != 1 || b != 'R') {
+		int st = sbx_gw_stop(p, 100);
+		snprintf(err, errlen, "gateway failed to start%s",
+			 st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 2 ? " (configuration refused)"
+			 : st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 126 ? " (could not lock itself down)"
+			 : pr == 0 ? " (no answer in 10 s)" : "");
+		errno = ECHILD;
+		return -1;
+	}
 	*pid = p;
 	return 0;
 }

@@ -5,8 +5,10 @@
  * - The gateway is a separate process. sbx_gw_spawn() forks and execs the sbxsup binary
  *   (`spec->exe`, NULL = /proc/self/exe) as `sbxsup __gateway`: it parses bytes the executor
  *   controls, so it never shares the supervisor's address space (no audit key, no policy writer).
- *   The child keeps only the descriptors named in the spec (moved to fixed numbers), reads its grants
- *   from a sealed memfd, sets no_new_privs and a seccomp filter, and serves until sbx_gw_stop().
+ *   The child keeps only the descriptors named in the spec (their numbers unchanged), reads its
+ *   grants from a sealed memfd, sets no_new_privs, gives up root (uid/gid 65534) when it has it,
+ *   makes itself not dumpable, loads a seccomp filter (no exec, ptrace, mount, namespaces, BPF), says
+ *   it is ready (sbx_gw_spawn waits for that) and serves until sbx_gw_stop().
  *   The spec is copied: the caller may free it and must close its own copies of the listener
  *   descriptors after the spawn (the run's namespace keeps them alive only through the gateway).
  * - Listeners are created by the caller INSIDE the run's network namespace, and handed over:
@@ -16,6 +18,9 @@
  *     0/0 with an IP_TRANSPARENT / any-address listener). -1 = none.
  *   `port_fds`: zero or more extra listening TCP sockets (one per granted port, bound to the
  *     any-address); the destination is their getsockname() (the `local` route case).
+ *   `udp_fds`: zero or more UDP sockets (one per granted UDP port other than 53, and family, bound
+ *     to the any-address): every datagram to that port reaches one; its destination is the packet's
+ *     (IP_PKTINFO / IPV6_PKTINFO, set by the gateway). Relayed by gw_udp.c (see gw_udp.h).
  *   `dns_fd`: a UDP socket bound to port 53 inside the run (the address /etc/resolv.conf names, or
  *     the any-address: replies carry IP_PKTINFO so their source is the address queried).
  *   `dns_tcp_fd`: optional listening TCP socket on port 53 (-1 = none).
@@ -33,12 +38,18 @@
  *   sbx_gw_stop for those still open). Names are written as received; the audit writer escapes them.
  * - Decisions: DNS answers only granted names (`*.x` wildcards match one or more labels under x, not x
  *   itself), with the addresses the gateway resolved on the host side (TTL honoured, re-resolved when
- *   it expires); every other query gets REFUSED (NXDOMAIN for a granted name with no address of that
- *   family: empty NOERROR). TCP: the first bytes must carry a granted name for the destination port
+ *   it expires; a granted name without any address: NXDOMAIN; none of the asked family: an empty
+ *   answer); every other query gets REFUSED. TCP: the first bytes must carry a granted name for the
+ *   destination port
  *   (TLS ClientHello SNI, HTTP Host, proxy CONNECT/absolute URI); then the gateway connects from the
  *   host side to an address it resolved itself for that name (the client's destination when it is
- *   one of them). Other TCP only to an IP literal / CIDR grant (or net_any). HTTP rules (methods,
- *   path prefixes) apply to plain HTTP requests (403 + net.deny reason "http-rule").
+ *   one of them). Other TCP only to an IP literal / CIDR grant (or net_any). UDP (granted UDP ports): decided by
+ *   address and port only, no name check (QUIC, DTLS carry none the gateway reads): the destination
+ *   must be an address the gateway resolved for a name granted for UDP on that port, or a granted
+ *   UDP address/CIDR; refused datagrams are dropped + net.deny proto udp (once per destination per
+ *   10 s); each flow (client addr:port + destination, 30 s idle) is one net.flow proto udp. Every request of a
+ *   plain-HTTP connection is checked (same host, HTTP rules: methods, path prefixes; 403 or the end of
+ *   the connection + net.deny reason "http-rule"/"name-not-granted"). Design: docs/gateway.md.
  * - Test hook (tests only): SBXSUP_GW_HOSTS=FILE in the gateway's environment replaces host-side
  *   resolution by FILE, lines "ADDRESS NAME [TTL]" (TTL seconds, default 1), re-read whenever an
  *   answer expires; tests map names to 127.0.0.x servers. Never set it in production.
@@ -78,12 +89,15 @@ struct sbx_gw_grant {
 };
 
 struct sbx_gw_spec {
-	const char *exe;           /* sbxsup binary to exec; NULL = /proc/self/exe */
+	const char *exe;           /* sbxsup binary to exec; NULL = /proc/self/exe, right only inside the
+				    * sbxsup binary: pass run_opts.helper (the library's callers) */
 	bool net_any;              /* unrestricted grant: any TCP, any name resolved; still recorded */
 	struct sbx_gw_grant *grants; size_t ngrants;
 	enum sbx_gw_dst dst_mode;  /* how tcp_fd learns the original destination */
 	int tcp_fd;                /* -1 = none */
 	int port_fds[SBX_GW_MAX_PORT_FDS]; size_t nport_fds;
+	int udp_fds[SBX_GW_MAX_PORT_FDS]; size_t nudp_fds; /* UDP sockets, one per granted UDP port and
+				    * family, bound to the any-address (the `local` route case) */
 	int dns_fd;                /* -1 = none */
 	int dns_tcp_fd;            /* -1 = none */
 	int proxy_fd;              /* -1 = none */

@@ -1,13 +1,14 @@
 /* gw_main.c — the gateway process (`sbxsup __gateway CONFIG_FD`, spawned by sbx_gw_spawn; the
  * contract is gateway.h).
  *
- * Promise: one single-threaded poll loop serves the DNS stub and every TCP connection the run
- * makes; no connection leaves before its name is checked, and every allowed one is recorded when
+ * Promise: one single-threaded poll loop serves the DNS stub, every TCP connection the run
+ * makes and the UDP flows to granted UDP ports (gw_udp.c); no connection leaves before its name is checked, and every allowed one is recorded when
  * it closes (or at SIGTERM). Bounded: at most GW_CONN_MAX connections at once (more are refused and
  * closed), GW_PEEK_MAX bytes and GW_PEEK_MS milliseconds to carry a name, GW_CONNECT_MS to reach
  * the host. Relaying moves bytes with splice(2) through a pipe per direction (no copy through this
  * process). After reading its configuration it sets no_new_privs, gives up root (nobody) when it
- * has it, and loads a seccomp filter refusing exec, ptrace, mounts and namespaces.
+ * has it, makes itself not dumpable (no ptrace, no /proc/PID/mem for a process of the same uid) and
+ * loads a seccomp filter refusing exec, ptrace, mounts and namespaces.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -34,6 +35,7 @@
 #include "gateway.h"
 #include "gw_names.h"
 #include "gw_parse.h"
+#include "gw_udp.h"
 #include "policy.h"
 #include "report.h"
 
@@ -51,6 +53,8 @@ struct cfg {
 	int report, tcp, dns, dnstcp, proxy;
 	int ports[SBX_GW_MAX_PORT_FDS];
 	size_t nports;
+	int udp[SBX_GW_MAX_PORT_FDS];
+	size_t nudp;
 	struct sbx_gw_grant *g;
 	size_t ng;
 };
@@ -81,11 +85,18 @@ struct conn {
 	long t0, deadline;
 	struct dir up, down;     /* client -> host, host -> client */
 	bool tls;
+	/* plain HTTP: the client's bytes go through the request scanner (every head checked), not
+	 * splice; buf[0..hok) is cleared to be sent */
+	bool hscan;
+	struct gw_http_stream hs;
+	size_t hok;
+	const struct sbx_gw_grant *agrant; /* an address grant with HTTP rules: its rules apply */
 };
 
 struct gw {
 	struct cfg c;
 	struct gw_names names;
+	struct gw_udp udp;
 	struct conn *conns[GW_CONN_MAX];
 	size_t nconns;
 	size_t pipe_cap;
@@ -152,6 +163,7 @@ static int read_config(int fd, struct cfg *c)
 			else if (!strcmp(k, "dnstcp")) c->dnstcp = v;
 			else if (!strcmp(k, "proxy")) c->proxy = v;
 			else if (!strcmp(k, "port") && c->nports < SBX_GW_MAX_PORT_FDS) c->ports[c->nports++] = v;
+			else if (!strcmp(k, "udp") && c->nudp < SBX_GW_MAX_PORT_FDS) c->udp[c->nudp++] = v;
 			else goto bad;
 		} else if (sscanf(line, "grant %u %u %d %63s %u %511s %511s", &proto, &port, &fam, hex, &prefix,
 				  name, jp) == 7) {
@@ -230,15 +242,21 @@ static bool prefix_match(const uint8_t *net, const uint8_t *a, unsigned prefix)
 	return !rest || ((net[full] ^ a[full]) & (uint8_t)(0xff << (8 - rest))) == 0;
 }
 
-static const struct sbx_gw_grant *grant_addr(const struct cfg *c, int fam, const uint8_t *a, uint16_t port)
+static const struct sbx_gw_grant *grant_addr_p(const struct cfg *c, int fam, const uint8_t *a, uint16_t port,
+					       unsigned proto)
 {
 	for (size_t i = 0; i < c->ng; i++) {
 		const struct sbx_gw_grant *g = &c->g[i];
-		if (g->family == fam && (g->proto & SBX_GW_TCP) && (!g->port || g->port == port) &&
+		if (g->family == fam && (g->proto & proto) && (!g->port || g->port == port) &&
 		    prefix_match(g->addr, a, g->prefix))
 			return g;
 	}
 	return NULL;
+}
+
+static const struct sbx_gw_grant *grant_addr(const struct cfg *c, int fam, const uint8_t *a, uint16_t port)
+{
+	return grant_addr_p(c, fam, a, port, SBX_GW_TCP);
 }
 
 static const struct sbx_gw_grant *grant_name(const struct cfg *c, const char *name, uint16_t port, bool tcp)
@@ -251,6 +269,67 @@ static const struct sbx_gw_grant *grant_name(const struct cfg *c, const char *na
 			return g;
 	}
 	return NULL;
+}
+
+/* ---- UDP (gw_udp.c relays; the decision is here) ------------------------------------------- */
+
+static bool udp_name_granted(const struct cfg *c, const char *name, uint16_t port)
+{
+	for (size_t i = 0; i < c->ng; i++) {
+		const struct sbx_gw_grant *g = &c->g[i];
+		if (g->name && (g->proto & SBX_GW_UDP) && g->port == port &&
+		    pol_host_match(g->name, name, strlen(name)))
+			return true;
+	}
+	return false;
+}
+
+/* UDP carries no name: a flow is allowed to an address granted as such, or to an address the
+ * gateway resolved (now or earlier in the run) for a name granted for UDP on that port. The
+ * datagrams go to that same address: it is one the gateway's own resolution gave. */
+static int udp_decide(void *ctx, int fam, const uint8_t *a, uint16_t port, char host[GW_NAME_MAX],
+		      int *ufam, uint8_t uaddr[16])
+{
+	struct gw *g = ctx;
+	*ufam = fam;
+	memcpy(uaddr, a, 16);
+	if (g->c.any || grant_addr_p(&g->c, fam, a, port, SBX_GW_UDP)) {
+		const char *n = gw_names_by_addr(&g->names, fam, a);
+		if (n)
+			snprintf(host, GW_NAME_MAX, "%s", n);
+		else
+			inet_ntop(fam, a, host, GW_NAME_MAX);
+		return 1;
+	}
+	/* names granted as such: resolved by the gateway (cached for their TTL) */
+	for (size_t i = 0; i < g->c.ng; i++) {
+		const struct sbx_gw_grant *gr = &g->c.g[i];
+		if (!gr->name || gr->name[0] == '*' || !(gr->proto & SBX_GW_UDP) || gr->port != port)
+			continue;
+		struct gw_name_ent *e = gw_names_get(&g->names, gr->name);
+		if (e && gw_names_has(e, fam, a)) {
+			snprintf(host, GW_NAME_MAX, "%s", e->name);
+			return 1;
+		}
+	}
+	/* wildcards: the names the gateway answered for them */
+	for (size_t i = 0; i < g->names.n; i++) {
+		const struct gw_name_ent *e = &g->names.v[i];
+		if (gw_names_has(e, fam, a) && udp_name_granted(&g->c, e->name, port)) {
+			snprintf(host, GW_NAME_MAX, "%s", e->name);
+			return 1;
+		}
+	}
+	const char *n = gw_names_by_addr(&g->names, fam, a);
+	if (n)
+		snprintf(host, GW_NAME_MAX, "%s", n);
+	return 0;
+}
+
+static void udp_record(void *ctx, const struct sbx_net_hdr *h, const char *host)
+{
+	struct sbx_net_hdr c = *h;
+	rec_send(ctx, &c, host, NULL);
 }
 
 static bool http_rules_ok(const struct sbx_gw_grant *g, const struct gw_http_req *r)
@@ -321,6 +400,81 @@ static void refuse(struct gw *g, size_t i, enum sbx_net_reason why, const char *
 		rst_close(c->cfd);
 	}
 	conn_free(g, i, false);
+}
+
+/* A later request of a plain-HTTP connection is refused: what was cleared before it still goes
+ * (the earlier requests and their answers), nothing after it is read; the connection then ends
+ * as a normal one (its flow recorded). */
+static void refuse_mid(struct gw *g, struct conn *c, enum sbx_net_reason why, const char *peer)
+{
+	rec_deny(g, c, why, c->host, peer);
+	c->blen = c->hok;
+	c->up.eof = true;
+}
+
+/* Scan the client's bytes of a plain-HTTP connection from hok on: bodies pass as framed, every
+ * request head is checked as the first was (the same host, the grant's HTTP rules). Always 0 (a
+ * refused request ends the connection after what was cleared, refuse_mid). */
+static int http_check_more(struct gw *g, size_t i)
+{
+	struct conn *c = g->conns[i];
+	for (;;) {
+		int head;
+		struct gw_http_req rq;
+		c->hok += gw_http_stream_scan(&c->hs, c->buf + c->hok, c->blen - c->hok, &head, &rq);
+		if (head == GW_MORE || c->hok == c->blen || c->up.eof)
+			return 0;
+		if (head == GW_BAD || rq.connect) {
+			refuse_mid(g, c, SBX_NR_BAD_REQUEST, NULL);
+			return 0;
+		}
+		const struct sbx_gw_grant *gr = c->agrant;
+		if (!gr && strcmp(rq.host, c->host) == 0)
+			gr = grant_name(&g->c, rq.host, c->port, true);
+		if (!gr && !g->c.any) {
+			refuse_mid(g, c, SBX_NR_NAME_NOT_GRANTED, rq.host);
+			return 0;
+		}
+		if (gr && !http_rules_ok(gr, &rq)) {
+			refuse_mid(g, c, SBX_NR_HTTP_RULE, rq.host);
+			return 0;
+		}
+		c->hok += gw_http_stream_head(&c->hs, &rq);
+	}
+}
+
+/* The client -> host direction of a plain-HTTP connection. 0, or -1 when the connection is over. */
+static int http_up(struct gw *g, size_t i, short crev)
+{
+	struct conn *c = g->conns[i];
+	if (c->hok == 0 && !c->up.eof && c->blen < sizeof c->buf && (crev & (POLLIN | POLLHUP | POLLERR))) {
+		ssize_t n = recv(c->cfd, c->buf + c->blen, sizeof c->buf - c->blen, MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			c->up.eof = true;
+		else if (n > 0) {
+			c->blen += (size_t)n;
+			if (http_check_more(g, i) < 0)
+				return -1;
+		}
+	}
+	if (c->hok > 0) {
+		ssize_t n = send(c->ufd, c->buf, c->hok, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			conn_free(g, i, true);
+			return -1;
+		}
+		if (n > 0) {
+			memmove(c->buf, c->buf + n, c->blen - (size_t)n);
+			c->blen -= (size_t)n;
+			c->hok -= (size_t)n;
+			c->up.bytes += (uint64_t)n;
+		}
+	}
+	if (c->up.eof && c->hok == 0 && !c->up.shut) {
+		shutdown(c->ufd, SHUT_WR);
+		c->up.shut = true;
+	}
+	return 0;
 }
 
 static void norm_mapped(int *fam, uint8_t *a)
@@ -484,6 +638,10 @@ static int decide(struct gw *g, size_t i, bool timed_out)
 		}
 		c->family = lfam;
 		memcpy(c->addr, lit, 16);
+		if (http) {
+			c->hscan = true;
+			c->agrant = ga;
+		}
 		allow_addr(g, i);
 		return 0;
 	}
@@ -497,6 +655,7 @@ static int decide(struct gw *g, size_t i, bool timed_out)
 		return 0;
 	}
 	snprintf(c->host, sizeof c->host, "%s", name);
+	c->hscan = http;
 	if (pick_upstream(g, c, name) < 0 || start_connect(g, c) < 0) {
 		refuse(g, i, SBX_NR_UPSTREAM, name, name, http);
 		return 0;
@@ -583,7 +742,7 @@ static int dir_init(struct gw *g, struct dir *d, int from, int to)
 /* Move what can move. -1: the connection is over (an error on either side). */
 static int dir_step(struct gw *g, struct dir *d)
 {
-	for (int round = 0; round < 4; round++) {
+	for (int round = 0; round < 16; round++) {
 		bool moved = false;
 		if (!d->eof && d->inpipe < g->pipe_cap) {
 			ssize_t n = splice(d->from, NULL, d->pipe[1], NULL, g->pipe_cap - d->inpipe,
@@ -635,6 +794,8 @@ static void on_connected(struct gw *g, size_t i)
 		return;
 	}
 	c->st = ST_RELAY;
+	if (c->hscan)
+		(void)http_check_more(g, i); /* the first request, checked again with the same rules */
 }
 
 /* ---- DNS ----------------------------------------------------------------------------------- */
@@ -799,6 +960,9 @@ static void lockdown(void)
 		    setresuid(65534, 65534, 65534) < 0)
 			_exit(126);
 	}
+	/* not dumpable: no process of the same uid (the executor may run as nobody too) can ptrace it
+	 * or read its memory through /proc and borrow its host-side network */
+	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
 	if (!f)
 		return;
@@ -822,13 +986,18 @@ static void lockdown(void)
 static void relay_events(struct conn *c, short *ce, short *ue)
 {
 	*ce = *ue = 0;
-	if (c->boff < c->blen) {
+	if (c->hscan) {
+		if (c->hok == 0 && !c->up.eof && c->blen < sizeof c->buf)
+			*ce |= POLLIN;
+		if (c->hok > 0)
+			*ue |= POLLOUT;
+	} else if (c->boff < c->blen) {
 		*ue |= POLLOUT;
 		return;
 	}
-	if (!c->up.eof && c->up.inpipe == 0)
+	if (!c->hscan && !c->up.eof && c->up.inpipe == 0)
 		*ce |= POLLIN;
-	if (c->up.inpipe > 0)
+	if (!c->hscan && c->up.inpipe > 0)
 		*ue |= POLLOUT;
 	if (!c->down.eof && c->down.inpipe == 0)
 		*ue |= POLLIN;
@@ -874,6 +1043,13 @@ static void serve_conn(struct gw *g, size_t i, short crev, short urev, long now)
 		return;
 	}
 	/* relay */
+	if (c->hscan) {
+		if (http_up(g, i, crev) < 0)
+			return;
+		if (dir_step(g, &c->down) < 0 || (c->up.shut && c->down.shut))
+			conn_free(g, i, true);
+		return;
+	}
 	if (c->boff < c->blen) {
 		if (!(urev & (POLLOUT | POLLERR | POLLHUP)))
 			return;
@@ -894,7 +1070,7 @@ static void serve_conn(struct gw *g, size_t i, short crev, short urev, long now)
 	}
 }
 
-static int run(struct gw *g)
+static int serve_loop(struct gw *g)
 {
 	sigset_t ss;
 	sigemptyset(&ss);
@@ -924,7 +1100,10 @@ static int run(struct gw *g)
 		(void)setsockopt(g->c.dns, IPPROTO_IP, IP_PKTINFO, &one, sizeof one);
 		(void)setsockopt(g->c.dns, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof one);
 	}
-	static struct pollfd pf[2 + 4 + SBX_GW_MAX_PORT_FDS + 2 * GW_CONN_MAX];
+	if (gw_udp_init(&g->udp, g->c.udp, g->c.nudp, udp_decide, udp_record, g) < 0)
+		return 1;
+	static struct pollfd pf[2 + 4 + SBX_GW_MAX_PORT_FDS + 2 * GW_CONN_MAX + GW_UDP_LISTENERS_MAX +
+				GW_UDP_FLOWS_MAX];
 	while (!stop_now) {
 		size_t np = 0;
 		pf[np++] = (struct pollfd){sfd, POLLIN, 0};
@@ -952,6 +1131,9 @@ static int run(struct gw *g)
 					wait = w;
 			}
 		}
+		size_t ubase = np;
+		size_t nu = gw_udp_poll(&g->udp, pf + ubase, now, &wait);
+		np += nu;
 		int n = poll(pf, np, (int)(wait < 0 ? -1 : wait + 1));
 		if (n < 0 && errno != EINTR)
 			return 1;
@@ -963,6 +1145,7 @@ static int run(struct gw *g)
 		if (pf[1].revents & POLLIN)
 			dns_udp(g);
 		now = now_ms();
+		gw_udp_serve(&g->udp, pf + ubase, nu, now);
 		/* connections first (their slots are those of this poll), newest last */
 		size_t nc = g->nconns;
 		struct conn *seen[GW_CONN_MAX];
@@ -982,6 +1165,7 @@ static int run(struct gw *g)
 				accept_on(g, ls[i].fd, ls[i].kind, ls[i].sockname);
 	}
 	/* stopping: every open flow is recorded */
+	gw_udp_close(&g->udp, now_ms());
 	while (g->nconns) {
 		struct conn *c = g->conns[g->nconns - 1];
 		conn_free(g, g->nconns - 1, c->st == ST_RELAY);
@@ -1010,7 +1194,13 @@ int sbx_gw_main(int argc, char **argv)
 		(void)setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	lockdown();
-	int rc = run(g);
+	/* tell the spawner the gateway is up (gateway.c waits for this byte) */
+	long rfd = argc > 2 ? strtol(argv[2], &end, 10) : -1;
+	if (rfd >= 3 && rfd <= INT_MAX) {
+		(void)!write((int)rfd, "R", 1);
+		close((int)rfd);
+	}
+	int rc = serve_loop(g);
 	gw_names_free(&g->names);
 	return rc;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 static time_t mono_now(void)
@@ -62,6 +63,37 @@ static int resolve_file(const char *file, const char *name, struct gw_dns_addr *
 	return 0;
 }
 
+/* The host's /etc/hosts, as libc reads it: "ADDRESS NAME [ALIAS...]", '#' starts a comment. A name
+ * found there is answered from it (res_nquery never reads it), with GW_HOSTS_TTL. */
+#define GW_HOSTS_TTL 60
+static void resolve_etc_hosts(const char *path, const char *name, struct gw_dns_addr *out, size_t *n)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return;
+	char line[1024];
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "#\n")] = '\0';
+		char *save = NULL, *a = strtok_r(line, " \t", &save);
+		if (!a)
+			continue;
+		for (char *t = strtok_r(NULL, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+			size_t tl = strlen(t);
+			if (tl && t[tl - 1] == '.')
+				t[--tl] = '\0';
+			if (strcasecmp(t, name) != 0)
+				continue;
+			uint8_t buf[16];
+			if (inet_pton(AF_INET, a, buf) == 1)
+				add_addr(out, n, AF_INET, buf);
+			else if (inet_pton(AF_INET6, a, buf) == 1)
+				add_addr(out, n, AF_INET6, buf);
+			break;
+		}
+	}
+	fclose(f);
+}
+
 static int query_type(struct __res_state *rs, const char *name, int type, struct gw_dns_addr *out,
 		      size_t *n, uint32_t *ttl)
 {
@@ -95,6 +127,11 @@ int gw_resolve(const char *hosts_file, const char *name, struct gw_dns_addr *out
 	*n = 0;
 	if (hosts_file)
 		return resolve_file(hosts_file, name, out, n, ttl);
+	resolve_etc_hosts("/etc/hosts", name, out, n);
+	if (*n) {
+		*ttl = GW_HOSTS_TTL;
+		return 0;
+	}
 	struct __res_state rs;
 	memset(&rs, 0, sizeof rs);
 	if (res_ninit(&rs) < 0)

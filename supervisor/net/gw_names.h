@@ -5,7 +5,8 @@
  * when it has expired (at least GW_TTL_MIN, at most GW_TTL_MAX seconds); addresses once handed out
  * are remembered (`seen`, bounded) so a connection to an address the run got earlier is still
  * recognised after the answer changed. Resolution is the host's resolver (res_nquery: A and AAAA,
- * with their TTL), or — tests only — a hosts file "ADDRESS NAME [TTL]" re-read on every expiry.
+ * with their TTL) after the host's /etc/hosts (a name there is answered from it, TTL 60 s, as libc
+ * would), or — tests only — a hosts file "ADDRESS NAME [TTL]" re-read on every expiry.
  * A name that does not resolve is cached empty for GW_TTL_MIN (never an error). Owns its entries.
  */
 #ifndef SBX_GW_NAMES_H

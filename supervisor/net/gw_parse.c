@@ -263,7 +263,7 @@ int gw_http_parse(const uint8_t *b, size_t n, struct gw_http_req *r)
 		return GW_BAD; /* asterisk-form, https:// through a plain request, anything else */
 	}
 	/* headers */
-	int nhost = 0;
+	int nhost = 0, ncl = 0, nte = 0;
 	for (const char *l = le + 2; l < end + 2; ) {
 		const char *e = memchr(l, '\r', (size_t)(end + 2 - l));
 		if (!e)
@@ -278,17 +278,38 @@ int gw_http_parse(const uint8_t *b, size_t n, struct gw_http_req *r)
 		for (const char *p = l; p < colon; p++)
 			if (*p == ' ' || *p == '\t')
 				return GW_BAD; /* "Host :" */
-		if ((size_t)(colon - l) == 4 && strncasecmp(l, "host", 4) == 0) {
-			const char *v = colon + 1, *ve = e;
-			while (v < ve && (*v == ' ' || *v == '\t'))
-				v++;
-			while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
-				ve--;
-			if (++nhost > 1 || parse_authority(v, (size_t)(ve - v), r->host, &r->port) < 0)
+		const char *v = colon + 1, *ve = e;
+		while (v < ve && (*v == ' ' || *v == '\t'))
+			v++;
+		while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
+			ve--;
+		size_t kl = (size_t)(colon - l), vl = (size_t)(ve - v);
+		if (kl == 14 && strncasecmp(l, "content-length", 14) == 0) {
+			uint64_t cl = 0;
+			if (vl == 0 || vl > 15)
 				return GW_BAD;
+			for (size_t k = 0; k < vl; k++) {
+				if (v[k] < '0' || v[k] > '9')
+					return GW_BAD;
+				cl = cl * 10 + (uint64_t)(v[k] - '0');
+			}
+			if (ncl++ && cl != r->content_length)
+				return GW_BAD;
+			r->content_length = cl;
+		} else if (kl == 17 && strncasecmp(l, "transfer-encoding", 17) == 0) {
+			if (nte++ || vl != 7 || strncasecmp(v, "chunked", 7) != 0)
+				return GW_BAD; /* only exactly "chunked": anything else frames ambiguously */
+			r->chunked = true;
+		} else if (kl == 7 && strncasecmp(l, "upgrade", 7) == 0) {
+			r->upgrade = true;
 		}
+		if (kl == 4 && strncasecmp(l, "host", 4) == 0)
+			if (++nhost > 1 || parse_authority(v, vl, r->host, &r->port) < 0)
+				return GW_BAD;
 		l = e + 2;
 	}
+	if (ncl && nte)
+		return GW_BAD; /* both framings: request smuggling */
 	if (r->connect || r->absolute) {
 		if (nhost && strcmp(r->host, thost) != 0)
 			return GW_BAD;  /* absolute target and Host disagree */
@@ -298,6 +319,97 @@ int gw_http_parse(const uint8_t *b, size_t n, struct gw_http_req *r)
 		return GW_BAD;
 	}
 	return GW_OK;
+}
+
+size_t gw_http_stream_scan(struct gw_http_stream *s, const uint8_t *b, size_t n, int *head,
+			   struct gw_http_req *r)
+{
+	size_t ok = 0;
+	*head = GW_MORE;
+	while (ok < n) {
+		size_t avail = n - ok;
+		switch (s->st) {
+		case GW_HS_OPAQUE:
+			return n;
+		case GW_HS_HEAD:
+			*head = gw_http_parse(b + ok, avail, r);
+			if (*head == GW_MORE && avail >= GW_PEEK_MAX)
+				*head = GW_BAD;
+			return ok; /* the caller checks a complete head, then gw_http_stream_head */
+		case GW_HS_BODY:
+		case GW_HS_CDATA: {
+			size_t k = avail < s->left ? avail : (size_t)s->left;
+			ok += k;
+			s->left -= k;
+			if (s->left == 0)
+				s->st = s->st == GW_HS_BODY ? GW_HS_HEAD : GW_HS_CCRLF;
+			break;
+		}
+		case GW_HS_CCRLF:
+			if (avail < 2)
+				return ok;
+			if (b[ok] != '\r' || b[ok + 1] != '\n') {
+				*head = GW_BAD;
+				return ok;
+			}
+			ok += 2;
+			s->st = GW_HS_CSIZE;
+			break;
+		case GW_HS_CSIZE:
+		case GW_HS_TRAILER: {
+			const uint8_t *lf = memchr(b + ok, '\n', avail < 4096 ? avail : 4096);
+			if (!lf) {
+				if (avail >= 4096)
+					*head = GW_BAD;
+				return ok;
+			}
+			size_t ll = (size_t)(lf - (b + ok)) + 1;
+			if (ll < 2 || lf[-1] != '\r') {
+				*head = GW_BAD;
+				return ok;
+			}
+			if (s->st == GW_HS_TRAILER) {
+				ok += ll;
+				if (ll == 2)
+					s->st = GW_HS_HEAD;
+				break;
+			}
+			uint64_t size = 0;
+			size_t k = 0;
+			for (; k < ll - 2 && isxdigit(b[ok + k]); k++) {
+				if (size >> 56)
+					break;
+				size = size * 16 + (uint64_t)(isdigit(b[ok + k]) ? b[ok + k] - '0'
+										 : (tolower(b[ok + k]) - 'a' + 10));
+			}
+			if (k == 0 || (k < ll - 2 && b[ok + k] != ';')) {
+				*head = GW_BAD;
+				return ok;
+			}
+			ok += ll;
+			s->left = size;
+			s->st = size ? GW_HS_CDATA : GW_HS_TRAILER;
+			break;
+		}
+		default:
+			*head = GW_BAD;
+			return ok;
+		}
+	}
+	return ok;
+}
+
+size_t gw_http_stream_head(struct gw_http_stream *s, const struct gw_http_req *r)
+{
+	if (r->upgrade)
+		s->st = GW_HS_OPAQUE;
+	else if (r->chunked)
+		s->st = GW_HS_CSIZE;
+	else if (r->content_length)
+		s->st = GW_HS_BODY, s->left = r->content_length;
+	else
+		s->st = GW_HS_HEAD;
+	return r->head_len;
 }
 
 bool gw_path_plain(const char *p, size_t n)
@@ -337,6 +449,7 @@ int gw_dns_parse(const uint8_t *b, size_t n, struct gw_dns_q *q)
 	if ((q->flags & 0x7800) != 0 || be16(b + 4) != 1)
 		return GW_NONAME;
 	size_t off = 12, tl = 0, wl = 0;
+	bool plain = true; /* no byte in a label that a host name cannot hold as it is */
 	char wire[256];
 	for (;;) {
 		if (off >= n)
@@ -360,14 +473,12 @@ int gw_dns_parse(const uint8_t *b, size_t n, struct gw_dns_q *q)
 			else
 				q->text[tl++] = (char)c;
 			if (c == '.')
-				wl = 256; /* a dot inside a label: never a host name */
+				plain = false; /* a dot inside a label: never a host name */
 		}
 		if (tl + 1 >= sizeof q->text)
 			return GW_NONAME;
 		q->text[tl++] = '.';
 		off += l;
-		if (wl > 255)
-			wl = 255;
 	}
 	if (tl == 0)
 		q->text[tl++] = '.';
@@ -379,7 +490,7 @@ int gw_dns_parse(const uint8_t *b, size_t n, struct gw_dns_q *q)
 	q->qtype = (uint16_t)be16(b + off);
 	q->qclass = (uint16_t)be16(b + off + 2);
 	q->qend = off + 4;
-	if (wl > 0 && wl < 255 && gw_name_norm(wire, wl, q->name) < 0)
+	if (!plain || wl == 0 || gw_name_norm(wire, wl, q->name) < 0)
 		q->name[0] = '\0';
 	return GW_OK;
 }

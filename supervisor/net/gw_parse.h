@@ -43,15 +43,37 @@ struct gw_http_req {
 	const char *path;        /* into the buffer: origin-form path (after the authority) */
 	size_t path_len;
 	size_t head_len;         /* bytes up to and including the empty line */
+	uint64_t content_length; /* the body's length (Content-Length), 0 without one */
+	bool chunked;            /* Transfer-Encoding: chunked */
+	bool upgrade;            /* Upgrade: the stream may stop being HTTP after this request */
 };
 /* Looks like the start of an HTTP request (an upper-case token and a space). */
 bool gw_is_http(const uint8_t *b, size_t n);
 /* GW_OK, GW_MORE, GW_BAD (malformed, bare LF, obs-fold, control bytes, no or several Host headers,
- * a Host that is not a host name, an absolute target naming another host). CONNECT needs no Host. */
+ * a Host that is not a host name, an absolute target naming another host; a body framed two ways or
+ * ambiguously: Content-Length with Transfer-Encoding, differing or non-numeric Content-Lengths, a
+ * transfer coding other than "chunked"). CONNECT needs no Host. */
 int gw_http_parse(const uint8_t *b, size_t n, struct gw_http_req *r);
 /* A path that stays under a prefix when the server decodes it: no "." or ".." segment, no
  * percent-encoded '.', '/' or '\\', no backslash. */
 bool gw_path_plain(const char *p, size_t n);
+
+/* The request stream of a plain-HTTP connection, request after request: which bytes are heads
+ * (to be checked), which are bodies (Content-Length or chunked, passed as they are). */
+struct gw_http_stream {
+	int st;                  /* GW_HS_* */
+	uint64_t left;           /* body or chunk bytes still to pass */
+};
+enum { GW_HS_HEAD = 0, GW_HS_BODY, GW_HS_CSIZE, GW_HS_CDATA, GW_HS_CCRLF, GW_HS_TRAILER, GW_HS_OPAQUE };
+/* Advance over b[0..n): returns how many bytes can pass, and stops at the start of a request head
+ * (*head set to GW_OK with r filled when that head is complete — the caller checks it and calls
+ * gw_http_stream_head to go on —, GW_MORE when it is not yet complete). GW_BAD in *head: the
+ * stream is not HTTP framing (refuse the connection). After a head with `upgrade` the rest is
+ * opaque. */
+size_t gw_http_stream_scan(struct gw_http_stream *s, const uint8_t *b, size_t n, int *head,
+			   struct gw_http_req *r);
+/* The head scan_ returned was accepted: pass it (returns its length) and frame its body. */
+size_t gw_http_stream_head(struct gw_http_stream *s, const struct gw_http_req *r);
 
 /* DNS. */
 struct gw_dns_q {

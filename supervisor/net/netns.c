@@ -10,6 +10,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <grp.h>
+#include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -20,7 +22,7 @@
 #include <linux/nsfs.h>
 #include <linux/rtnetlink.h>
 
-#define MAX_FDS (2 * SBX_NETNS_MAX_PORTS + 3)
+#define MAX_FDS (4 * SBX_NETNS_MAX_PORTS + 3)
 
 int sbx_netns_lo_up(void)
 {
@@ -47,6 +49,10 @@ void sbx_netns_close(struct sbx_netns_out *o)
 		if (o->port_fds[i] >= 0)
 			close(o->port_fds[i]);
 	o->nport_fds = 0;
+	for (size_t i = 0; i < o->nudp_fds; i++)
+		if (o->udp_fds[i] >= 0)
+			close(o->udp_fds[i]);
+	o->nudp_fds = 0;
 	int *one[3] = {&o->dns_fd, &o->dns_tcp_fd, &o->proxy_fd};
 	for (int i = 0; i < 3; i++) {
 		if (*one[i] >= 0)
@@ -116,7 +122,7 @@ fail:;
 struct reply {
 	int ok;
 	int ipv6;
-	int nport_fds, dns, dns_tcp, proxy;
+	int nport_fds, nudp_fds, dns, dns_tcp, proxy;
 	char why[200];
 };
 
@@ -174,6 +180,18 @@ static int child_build(const struct sbx_netns_req *rq, struct reply *r, int *fds
 			r->nport_fds++;
 		}
 	}
+	for (size_t i = 0; i < rq->nudp_ports && i < SBX_NETNS_MAX_PORTS; i++) {
+		char what[64];
+		snprintf(what, sizeof what, "UDP socket on port %u", rq->udp_ports[i]);
+		if ((fds[(*nfds)++] = listener(AF_INET, SOCK_DGRAM, NULL, rq->udp_ports[i], true)) < 0)
+			return child_fail(r, what);
+		r->nudp_fds++;
+		if (r->ipv6) {
+			if ((fds[(*nfds)++] = listener(AF_INET6, SOCK_DGRAM, NULL, rq->udp_ports[i], false)) < 0)
+				return child_fail(r, what);
+			r->nudp_fds++;
+		}
+	}
 	if (rq->dns) {
 		if ((fds[(*nfds)++] = listener(AF_INET, SOCK_DGRAM, NULL, 53, true)) < 0)
 			return child_fail(r, "DNS socket on port 53/udp");
@@ -191,17 +209,73 @@ static int child_build(const struct sbx_netns_req *rq, struct reply *r, int *fds
 	return 0;
 }
 
+/* The member's real uid and gid as this namespace sees them (/proc/PID/status), -1 when unread. */
+static int member_ids(pid_t member, uid_t *uid, gid_t *gid)
+{
+	char p[64], line[256];
+	snprintf(p, sizeof p, "/proc/%d/status", (int)member);
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return -1;
+	int got = 0;
+	unsigned long v;
+	while (fgets(line, sizeof line, f) && got != 3) {
+		if (sscanf(line, "Uid: %lu", &v) == 1)
+			*uid = (uid_t)v, got |= 1;
+		else if (sscanf(line, "Gid: %lu", &v) == 1)
+			*gid = (gid_t)v, got |= 2;
+	}
+	fclose(f);
+	return got == 3 ? 0 : -1;
+}
+
 /* Join the network namespace of `member`, and (not root) first the user namespace that owns it:
  * bwrap as a normal user runs the sandbox in a user namespace nested in the one owning its network
  * namespace, whose capabilities would not reach the routes. /proc/PID/ns/net needs the member to
- * be dumpable to a normal user (the direct mode's stage is, sbxsup's child_direct). */
+ * be dumpable to a normal user (the direct mode's stage is, sbxsup's child_direct).
+ * Root without CAP_SYS_PTRACE (a container's default) reaches a member of another uid only with
+ * that uid as its fs ids (the ptrace check compares them); where root also holds no capability in
+ * the namespace's owner (a user namespace the executor's identity made), this child — forked for
+ * this alone — becomes that owner, which has every capability there, and joins as a normal user
+ * does. */
 static int join(pid_t member, struct reply *r)
 {
 	char p[64];
 	snprintf(p, sizeof p, "/proc/%d/ns/net", (int)member);
 	int net = open(p, O_RDONLY | O_CLOEXEC);
+	uid_t mu = (uid_t)-1;
+	gid_t mg = (gid_t)-1;
+	if (net < 0 && (errno == EACCES || errno == EPERM) && geteuid() == 0 && member_ids(member, &mu, &mg) == 0) {
+		setfsgid(mg);
+		setfsuid(mu);
+		net = open(p, O_RDONLY | O_CLOEXEC);
+		int e = errno;
+		setfsuid(0);
+		setfsgid(0);
+		errno = e;
+	}
 	if (net < 0)
 		return child_fail(r, "open the run's network namespace");
+	if (geteuid() == 0 && setns(net, CLONE_NEWNET) == 0) {
+		close(net);
+		return 0;
+	}
+	if (geteuid() == 0) {
+		/* no capability in the owning user namespace: become its owner */
+		int user = ioctl(net, NS_GET_USERNS);
+		uid_t owner;
+		if (user < 0 || ioctl(user, NS_GET_OWNER_UID, &owner) < 0 || owner == 0 ||
+		    (mg == (gid_t)-1 && member_ids(member, &mu, &mg) < 0) || setgroups(0, NULL) < 0 ||
+		    setresgid(mg, mg, mg) < 0 || setresuid(owner, owner, owner) < 0) {
+			int e = errno;
+			if (user >= 0)
+				close(user);
+			close(net);
+			errno = e;
+			return child_fail(r, "setns (the run's network namespace)");
+		}
+		close(user);
+	}
 	if (geteuid() != 0) {
 		int user = ioctl(net, NS_GET_USERNS);
 		if (user < 0 || setns(user, CLONE_NEWUSER) < 0) {
@@ -263,8 +337,9 @@ int sbx_netns_setup(pid_t member, const struct sbx_netns_req *rq, struct sbx_net
 {
 	memset(out, 0, sizeof *out);
 	out->dns_fd = out->dns_tcp_fd = out->proxy_fd = -1;
-	if (rq->nports > SBX_NETNS_MAX_PORTS) {
-		snprintf(why, whylen, "more than %d granted TCP ports", SBX_NETNS_MAX_PORTS);
+	if (rq->nports > SBX_NETNS_MAX_PORTS || rq->nudp_ports > SBX_NETNS_MAX_PORTS) {
+		snprintf(why, whylen, "more than %d granted %s ports", SBX_NETNS_MAX_PORTS,
+			 rq->nports > SBX_NETNS_MAX_PORTS ? "TCP" : "UDP");
 		return -1;
 	}
 	int sp[2];
@@ -307,8 +382,9 @@ int sbx_netns_setup(pid_t member, const struct sbx_netns_req *rq, struct sbx_net
 			nfds = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
 			memcpy(fds, CMSG_DATA(c), sizeof(int) * (size_t)nfds);
 		}
-	int want = r.nport_fds + r.dns + r.dns_tcp + r.proxy;
+	int want = r.nport_fds + r.nudp_fds + r.dns + r.dns_tcp + r.proxy;
 	if (n != (ssize_t)sizeof r || !r.ok || nfds != want || r.nport_fds > 2 * SBX_NETNS_MAX_PORTS ||
+	    r.nudp_fds > 2 * SBX_NETNS_MAX_PORTS ||
 	    (msg.msg_flags & MSG_CTRUNC)) {
 		for (int i = 0; i < nfds; i++)
 			close(fds[i]);
@@ -323,6 +399,8 @@ int sbx_netns_setup(pid_t member, const struct sbx_netns_req *rq, struct sbx_net
 	int k = 0;
 	for (int i = 0; i < r.nport_fds; i++)
 		out->port_fds[out->nport_fds++] = fds[k++];
+	for (int i = 0; i < r.nudp_fds; i++)
+		out->udp_fds[out->nudp_fds++] = fds[k++];
 	if (r.dns)
 		out->dns_fd = fds[k++];
 	if (r.dns_tcp)
@@ -330,8 +408,11 @@ int sbx_netns_setup(pid_t member, const struct sbx_netns_req *rq, struct sbx_net
 	if (r.proxy)
 		out->proxy_fd = fds[k++];
 	out->ipv6 = r.ipv6;
-	snprintf(out->level, sizeof out->level, "local route 0.0.0.0/0%s on lo; %zu TCP port%s%s%s",
-		 r.ipv6 ? " and ::/0" : "", rq->nports, rq->nports == 1 ? "" : "s",
+	char udp[32] = "";
+	if (rq->nudp_ports)
+		snprintf(udp, sizeof udp, ", %zu UDP port%s", rq->nudp_ports, rq->nudp_ports == 1 ? "" : "s");
+	snprintf(out->level, sizeof out->level, "local route 0.0.0.0/0%s on lo; %zu TCP port%s%s%s%s",
+		 r.ipv6 ? " and ::/0" : "", rq->nports, rq->nports == 1 ? "" : "s", udp,
 		 r.dns ? ", DNS on port 53" : "", r.proxy ? ", HTTP proxy" : "");
 	return 0;
 }

@@ -13,7 +13,8 @@
  *     asked for: SBX_GW_DST_SOCKNAME), UDP to port 53 of any IPv4 address reaches the DNS socket,
  *     every other datagram and connect is answered inside (port unreachable, RST);
  *   - creates the listeners asked for, bound to the any-address: TCP on each port (IPv4, and an
- *     IPv6-only twin where there is IPv6), UDP and TCP port 53 for DNS (UDP with IP_PKTINFO, so
+ *     IPv6-only twin where there is IPv6), UDP on each granted UDP port (the same twins; a
+ *     datagram to any address on that port reaches it, pktinfo names the address), UDP and TCP port 53 for DNS (UDP with IP_PKTINFO, so
  *     replies leave from the address queried), and the HTTP proxy on 127.0.0.1:proxy_port.
  * The descriptors come back over SCM_RIGHTS (a socket stays in the namespace it was made in,
  * whoever holds it). Bounded: the child is waited for at most 5 s, then killed.
@@ -39,6 +40,8 @@
 struct sbx_netns_req {
 	uint16_t ports[SBX_NETNS_MAX_PORTS]; /* TCP listeners on the any-address */
 	size_t nports;
+	uint16_t udp_ports[SBX_NETNS_MAX_PORTS]; /* UDP sockets on the any-address (not 53: DNS) */
+	size_t nudp_ports;
 	bool dns;                            /* UDP + TCP port 53 on the any-address */
 	uint16_t proxy_port;                 /* TCP 127.0.0.1:proxy_port, 0: none */
 };
@@ -46,6 +49,8 @@ struct sbx_netns_req {
 struct sbx_netns_out {
 	int port_fds[2 * SBX_NETNS_MAX_PORTS]; /* listening TCP sockets (IPv4 and IPv6 per port) */
 	size_t nport_fds;
+	int udp_fds[2 * SBX_NETNS_MAX_PORTS];  /* UDP sockets (IPv4 with IP_PKTINFO, IPv6 per port) */
+	size_t nudp_fds;
 	int dns_fd, dns_tcp_fd, proxy_fd;      /* -1: none */
 	bool ipv6;                             /* the namespace has IPv6 (route and listeners made) */
 	char level[160];                       /* what was made, for run.start.level.network */

@@ -167,10 +167,10 @@ static int try_tier(struct pr_loaded *L, const struct tier *t, char *why, size_t
 	/* PR_NLINKS programs per tier; the last one (io_uring) is optional */
 	struct bpf_program *btfp[PR_NLINKS] = { s->progs.btf_sys_enter, s->progs.btf_sys_exit, s->progs.btf_exec,
 						s->progs.btf_fork, s->progs.btf_exit, s->progs.btf_free,
-						s->progs.btf_uring };
+						s->progs.btf_kfree, s->progs.btf_uring };
 	struct bpf_program *rawp[PR_NLINKS] = { s->progs.raw_sys_enter, s->progs.raw_sys_exit, s->progs.raw_exec,
 						s->progs.raw_fork, s->progs.raw_exit, s->progs.raw_free,
-						s->progs.raw_uring };
+						s->progs.raw_kfree, s->progs.raw_uring };
 	for (size_t i = 0; i < PR_NLINKS - 1; i++) {
 		bpf_program__set_autoload(btfp[i], t->btf);
 		bpf_program__set_autoload(rawp[i], !t->btf);
@@ -363,13 +363,17 @@ int pr_bpf_open_pinned(const char *dir, struct pr_loaded *L, char *why, size_t w
 		}
 		*map_slot(&L->m, i) = fd;
 	}
+	/* the tier: by its sys_exit link, or its pinned program (an idle shared set: detached) */
 	const char *tier = NULL;
-	snprintf(p, sizeof(p), "%s/link_btf_sys_exit", dir);
-	if (access(p, F_OK) == 0)
-		tier = "tp_btf";
-	snprintf(p, sizeof(p), "%s/link_raw_sys_exit", dir);
-	if (!tier && access(p, F_OK) == 0)
-		tier = "raw_tp";
+	static const char *const kinds[] = { "link", "prog" };
+	for (size_t k = 0; k < 2 && !tier; k++) {
+		snprintf(p, sizeof(p), "%s/%s_btf_sys_exit", dir, kinds[k]);
+		if (access(p, F_OK) == 0)
+			tier = "tp_btf";
+		snprintf(p, sizeof(p), "%s/%s_raw_sys_exit", dir, kinds[k]);
+		if (!tier && access(p, F_OK) == 0)
+			tier = "raw_tp";
+	}
 	if (!tier) {
 		snprintf(why, whylen, "pinned set under %s has no sys_exit link (damaged; run sbxsup probes unload)", dir);
 		pr_bpf_close(L);
@@ -377,6 +381,8 @@ int pr_bpf_open_pinned(const char *dir, struct pr_loaded *L, char *why, size_t w
 	}
 	snprintf(p, sizeof(p), "%s/link_%s_uring", dir, tier[0] == 't' ? "btf" : "raw");
 	bool uring = access(p, F_OK) == 0;
+	snprintf(p, sizeof(p), "%s/prog_%s_uring", dir, tier[0] == 't' ? "btf" : "raw");
+	uring = uring || access(p, F_OK) == 0;
 	if (!uring)
 		snprintf(L->uring_why, sizeof(L->uring_why), "io_uring_submit_req not attached in the pinned set");
 	L->pinned = true;
@@ -388,16 +394,18 @@ int pr_bpf_open_pinned(const char *dir, struct pr_loaded *L, char *why, size_t w
 int pr_bpf_unpin(const char *dir, char *why, size_t whylen)
 {
 	static const char *const links[] = { "btf_sys_enter", "btf_sys_exit", "btf_exec", "btf_fork", "btf_exit",
-					     "btf_free", "btf_uring", "raw_sys_enter", "raw_sys_exit", "raw_exec",
-					     "raw_fork", "raw_exit", "raw_free", "raw_uring" };
+					     "btf_free", "btf_kfree", "btf_uring", "raw_sys_enter", "raw_sys_exit",
+					     "raw_exec", "raw_fork", "raw_exit", "raw_free", "raw_kfree", "raw_uring" };
 	/* maps of older layouts too ("map_*" listed by readdir would also do; these are all there were) */
 	char p[512];
 	int rc = 0;
 	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
-		snprintf(p, sizeof(p), "%s/link_%s", dir, links[i]);
-		if (unlink(p) != 0 && errno != ENOENT) {
-			snprintf(why, whylen, "unlink %s: %s", p, strerror(errno));
-			rc = -1;
+		for (int k = 0; k < 2; k++) {      /* links, and the programs of an automatic set */
+			snprintf(p, sizeof(p), "%s/%s_%s", dir, k ? "prog" : "link", links[i]);
+			if (unlink(p) != 0 && errno != ENOENT) {
+				snprintf(why, whylen, "unlink %s: %s", p, strerror(errno));
+				rc = -1;
+			}
 		}
 	}
 	for (size_t i = 0; i < PR_NMAPS; i++) {
@@ -429,13 +437,102 @@ void pr_bpf_close(struct pr_loaded *L)
 	L->pinned = pinned;
 }
 
+static const char *const BTF_NAMES[PR_NLINKS] = { "btf_sys_enter", "btf_sys_exit", "btf_exec", "btf_fork",
+						   "btf_exit", "btf_free", "btf_kfree", "btf_uring" };
+static const char *const RAW_NAMES[PR_NLINKS] = { "raw_sys_enter", "raw_sys_exit", "raw_exec", "raw_fork",
+						   "raw_exit", "raw_free", "raw_kfree", "raw_uring" };
+/* the raw_tp programs' tracepoints, in the same order (their SEC names in bpf/probes.bpf.c) */
+static const char *const TP_NAMES[PR_NLINKS] = { "sys_enter", "sys_exit", "sched_process_exec",
+						  "sched_process_fork", "sched_process_exit", "sched_process_free",
+						  "kmem_cache_free", "io_uring_submit_req" };
+
+int pr_bpf_pin_progs(const struct pr_loaded *L, const char *dir, char *why, size_t whylen)
+{
+	char p[512];
+	for (size_t i = 0; i < PR_NLINKS; i++) {
+		if (L->links[i] < 0)
+			continue;
+		struct bpf_link_info info;
+		uint32_t len = sizeof(info);
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(L->links[i], &info, &len) != 0) {
+			snprintf(why, whylen, "link info of %s: %s", L->link_names[i], strerror(errno));
+			return -1;
+		}
+		int fd = bpf_prog_get_fd_by_id(info.prog_id);
+		if (fd < 0) {
+			snprintf(why, whylen, "program of %s: %s", L->link_names[i], strerror(errno));
+			return -1;
+		}
+		snprintf(p, sizeof(p), "%s/prog_%s", dir, L->link_names[i]);
+		int rc = bpf_obj_pin(fd, p);
+		int e = errno;
+		close(fd);
+		if (rc != 0) {
+			snprintf(why, whylen, "pin %s: %s", p, strerror(e));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int pr_bpf_detach_pinned(const char *dir)
+{
+	char p[512];
+	int rc = 0;
+	for (size_t i = 0; i < PR_NLINKS; i++) {
+		snprintf(p, sizeof(p), "%s/prog_%s", dir, BTF_NAMES[i]);
+		bool btf = access(p, F_OK) == 0;
+		snprintf(p, sizeof(p), "%s/prog_%s", dir, RAW_NAMES[i]);
+		bool raw = access(p, F_OK) == 0;
+		if (!btf && !raw)
+			continue;                  /* no program pinned: keep its link (nothing to re-attach) */
+		snprintf(p, sizeof(p), "%s/link_%s", dir, btf ? BTF_NAMES[i] : RAW_NAMES[i]);
+		if (unlink(p) != 0 && errno != ENOENT)
+			rc = -1;
+	}
+	return rc;
+}
+
+int pr_bpf_attach_pinned(const char *dir, const char *tier, char *why, size_t whylen)
+{
+	bool raw = strcmp(tier, "raw_tp") == 0;
+	const char *const *names = raw ? RAW_NAMES : BTF_NAMES;
+	char p[512], l[512];
+	for (size_t i = 0; i < PR_NLINKS; i++) {
+		snprintf(l, sizeof(l), "%s/link_%s", dir, names[i]);
+		if (access(l, F_OK) == 0)
+			continue;                  /* attached */
+		snprintf(p, sizeof(p), "%s/prog_%s", dir, names[i]);
+		int pfd = bpf_obj_get(p);
+		if (pfd < 0) {
+			if (errno == ENOENT && i == PR_NLINKS - 1)
+				break;             /* io_uring is optional */
+			snprintf(why, whylen, "open pinned %s: %s", p, strerror(errno));
+			return -1;
+		}
+		/* tp_btf: the tracepoint is the program's own (its BTF id, set at load) */
+		int lfd = bpf_raw_tracepoint_open(raw ? TP_NAMES[i] : NULL, pfd);
+		int e = errno;
+		close(pfd);
+		if (lfd < 0) {
+			snprintf(why, whylen, "attach %s: %s", names[i], strerror(e));
+			return -1;
+		}
+		int rc = bpf_obj_pin(lfd, l);
+		e = errno;
+		close(lfd);
+		if (rc != 0) {
+			snprintf(why, whylen, "pin %s: %s", l, strerror(e));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int pr_bpf_hold_links(const char *dir, struct pr_loaded *L, char *why, size_t whylen)
 {
-	static const char *const btf[PR_NLINKS] = { "btf_sys_enter", "btf_sys_exit", "btf_exec", "btf_fork",
-						    "btf_exit", "btf_free", "btf_uring" };
-	static const char *const raw[PR_NLINKS] = { "raw_sys_enter", "raw_sys_exit", "raw_exec", "raw_fork",
-						    "raw_exit", "raw_free", "raw_uring" };
-	const char *const *names = strcmp(L->tier, "raw_tp") == 0 ? raw : btf;
+	const char *const *names = strcmp(L->tier, "raw_tp") == 0 ? RAW_NAMES : BTF_NAMES;
 	char p[512];
 	for (size_t i = 0; i < PR_NLINKS; i++) {
 		snprintf(p, sizeof(p), "%s/link_%s", dir, names[i]);

@@ -21,11 +21,13 @@
 
 #define PR_PIN_DIR "/sys/fs/bpf/sbxsup/probes"
 /* The automatic shared set: pinned by the first run that finds none, opened (links held) by the
- * runs that start while it is there, unpinned by the last run to stop (probes_share.h). Named by
- * the record layout so sbxsup builds of another layout never meet it. */
+ * runs that start while it is there, kept idle (programs pinned, detached) after the last one
+ * (probes_share.h). Named by the record layout so sbxsup builds of another layout never meet it,
+ * and "warm" since the programs are pinned too: builds that pinned only links and maps
+ * (probes-auto-v<N>) would remove the links and maps of an idle set and leave its programs. */
 #define PR_AUTO_STR_(x) #x
 #define PR_AUTO_STR(x) PR_AUTO_STR_(x)
-#define PR_AUTO_DIR "/sys/fs/bpf/sbxsup/probes-auto-v" PR_AUTO_STR(PR_ABI_VERSION_NUM)
+#define PR_AUTO_DIR "/sys/fs/bpf/sbxsup/probes-warm-v" PR_AUTO_STR(PR_ABI_VERSION_NUM)
 
 struct pr_maps {
 	int rings, lost, untracked, armed, tracked, cgroups, owners, config, overflow, lost_ok, live;
@@ -34,7 +36,7 @@ struct pr_maps {
 #define PR_NMAPS 15
 
 /* links of the tier in use, in this order (names: "link_<program name>" when pinned) */
-#define PR_NLINKS 7
+#define PR_NLINKS 8
 
 struct pr_loaded {
 	struct pr_maps m;          /* fds owned by this struct (CLOEXEC) */
@@ -55,6 +57,15 @@ int pr_bpf_open_pinned(const char *dir, struct pr_loaded *L, char *why, size_t w
 /* Open the link pins of an opened set too (L->links): while this struct holds them the programs
  * stay attached, even if the pins are removed. 0, or -1 with why. */
 int pr_bpf_hold_links(const char *dir, struct pr_loaded *L, char *why, size_t whylen);
+/* Pin the programs of the set's links too ("prog_<name>"): the automatic shared set keeps them
+ * while idle, detached. 0, or -1 with why. */
+int pr_bpf_pin_progs(const struct pr_loaded *L, const char *dir, char *why, size_t whylen);
+/* Remove the link pins whose program is pinned (the programs detach when the last link fd closes;
+ * maps and programs stay). 0, or -1 when an unlink failed. */
+int pr_bpf_detach_pinned(const char *dir);
+/* Attach each pinned program of the tier that has no link pin, and pin the new link ("link_<name>"):
+ * an idle set is live again, no load, no verification. 0, or -1 with why. */
+int pr_bpf_attach_pinned(const char *dir, const char *tier, char *why, size_t whylen);
 /* /sys/fs/bpf is a bpffs (mounted there when missing). 0, or -1 with why. */
 int pr_bpf_ensure_fs(char *why, size_t whylen);
 /* Remove the pins (the programs detach when the last reference goes). Returns 0 or -1 with why. */

@@ -167,10 +167,10 @@ static void copy_req(const struct pr_event *ev, char *dst, size_t dstlen)
 		copy_str(dst, dstlen, ev->req, sizeof(ev->req));
 }
 
-int pr_event_path(const struct pr_event *ev, char *out, size_t outlen)
+/* pr_event_path with the requested string given. */
+static int event_path_req(const struct pr_event *ev, const char *req, char *out, size_t outlen)
 {
-	char req[PR_REQ_MAX + 1], base[4096];
-	copy_req(ev, req, sizeof(req));
+	char base[4096];
 	int rc;
 	switch (ev->path_kind) {
 	case PR_PK_FULL:
@@ -194,6 +194,13 @@ int pr_event_path(const struct pr_event *ev, char *out, size_t outlen)
 	proc_self(ev, out, outlen);
 	proc_self_root(out, outlen);
 	return 0;
+}
+
+int pr_event_path(const struct pr_event *ev, char *out, size_t outlen)
+{
+	char req[PR_REQ_MAX + 1];
+	copy_req(ev, req, sizeof(req));
+	return event_path_req(ev, req, out, outlen);
 }
 
 static unsigned open_access(unsigned long long fl)
@@ -343,6 +350,93 @@ static int decide_unix(const struct policy *p, const struct pr_event *ev, struct
 	return 1;
 }
 
+static const char *priv_rule(const struct pr_event *ev);
+
+/* A raced record (see probes_decode.h): v->path holds the path from the enter copy (or the object
+ * for PR_PK_FULL). Always 1 (reported). */
+static int decide_raced(const struct policy *p, const struct pr_event *ev, struct pr_view *v, unsigned acc)
+{
+	char kreq[PR_NAME_MAX + 1];
+	copy_str(kreq, sizeof(kreq), ev->kname, sizeof(ev->kname));
+	v->raced = true;
+	v->violation = true;
+	if (ev->path_kind == PR_PK_FULL) {
+		/* the object is what the kernel reached; the other name as the program gave it */
+		if (v->requested[0] != '/' ||
+		    pol_normalize("/", v->requested, v->path_raced, sizeof(v->path_raced)) != 0)
+			snprintf(v->path_raced, sizeof(v->path_raced), "%s", v->requested);
+	} else {
+		snprintf(v->path_raced, sizeof(v->path_raced), "%s", v->path);
+		if (event_path_req(ev, kreq, v->path, sizeof(v->path)) != 0)
+			snprintf(v->path, sizeof(v->path), "%s", kreq);
+	}
+	snprintf(v->requested, sizeof(v->requested), "%s", kreq);
+	struct pol_decision d1, d2;
+	bool den1 = v->path[0] == '/' && pol_path(p, v->path, acc, &d1) != POL_ALLOW;
+	bool den2 = v->path_raced[0] == '/' && pol_path(p, v->path_raced, acc, &d2) != POL_ALLOW;
+	const char *priv = priv_rule(ev);
+	v->raced_denied = den1 || den2 || priv;
+	if (priv) {
+		v->access = "privilege";
+		v->rule = priv;
+	} else if (den1)
+		v->rule = pol_rule_text(p, d1.rule);
+	else if (den2)
+		v->rule = pol_rule_text(p, d2.rule);
+	else
+		v->rule = PR_RULE_RACED;
+	if (!v->contained && !den1)
+		v->outcome = "raced";       /* succeeded, on an allowed object */
+	return 1;
+}
+
+/* An io_uring op naming its object (PR_EVF_URING_OBJ): decided like its system-call twin — the
+ * openat's name (the kernel's copy, taken at submit) for the access its flags ask, an fd op's file
+ * for read or write. A denied object: its rule and access; else the escape-class report keeps the
+ * object's path. */
+static void uring_object(const struct policy *p, const struct pr_event *ev, struct pr_view *v)
+{
+	int op = (int)(ev->aflags & 0xff);
+	unsigned acc;
+	if (op == 16) {                                 /* connect: decided as connect(2) */
+		int fam = ev->family == AF_INET ? AF_INET : ev->family == AF_INET6 ? AF_INET6 : 0;
+		if (!fam || !inet_ntop(fam, ev->addr, v->addr, sizeof(v->addr)))
+			return;
+		v->is_net = true;
+		v->port = ev->port;
+		struct pol_decision d;
+		if (pol_net_addr(p, fam, ev->addr, ev->port, &d) == POL_ALLOW)
+			return;
+		v->is_escape = false;
+		v->access = "connect";
+		v->rule = pol_rule_text(p, d.rule);
+		return;
+	}
+	if (op == 18 || op == 28)                       /* openat, openat2 */
+		acc = open_access(ev->aflags >> PR_URING_OP_SHIFT);
+	else if (op == 2 || op == 3 || op == 5 || op == 9 || op == 17 || op == 23 || op == 26)
+		acc = POL_WRITE;                        /* writev fsync write_fixed sendmsg fallocate write send */
+	else
+		acc = POL_READ;
+	if ((ev->flags & (PR_EVF_NOPATH | PR_EVF_TRUNC)) || (ev->flags & PR_EVF_REQ_TRUNC) ||
+	    no_path_object(ev) || (ev->path_kind == PR_PK_NONE && ev->req[0] != '/' && op != 18 && op != 28))
+		return;
+	if (ev->path_kind == PR_PK_FULL && ev->ncomp == 0)
+		return;                                 /* no file walked */
+	char path[sizeof(v->path)];
+	if (pr_event_path(ev, path, sizeof(path)) != 0)
+		return;
+	snprintf(v->path, sizeof(v->path), "%s", path);
+	copy_str(v->requested, sizeof(v->requested), ev->path_kind == PR_PK_FULL ? path : ev->req,
+		 ev->path_kind == PR_PK_FULL ? sizeof(path) : sizeof(ev->req));
+	struct pol_decision d;
+	if (pol_path(p, v->path, acc, &d) == POL_ALLOW)
+		return;
+	v->is_escape = false;
+	v->access = access_name(acc);
+	v->rule = pol_rule_text(p, d.rule);
+}
+
 static void outcome(const struct pr_event *ev, struct pr_view *v)
 {
 	long long r = ev->ret;
@@ -388,8 +482,11 @@ int pr_decide(const struct policy *p, const struct pr_event *ev, struct pr_view 
 		v->violation = true;
 		v->access = "escape";
 		v->rule = PR_RULE_ESCAPE;
-		if (ev->sc == PR_SC_IO_URING_OP)
+		if (ev->sc == PR_SC_IO_URING_OP) {
 			v->io_op = (int)(ev->aflags & 0xff);
+			if (ev->flags & PR_EVF_URING_OBJ)
+				uring_object(p, ev, v);
+		}
 		return 1;
 	}
 
@@ -445,6 +542,8 @@ int pr_decide(const struct policy *p, const struct pr_event *ev, struct pr_view 
 		snprintf(v->path, sizeof(v->path), "%s", v->requested);
 		return undecidable(v, why ? why : PR_RULE_UNASSEMBLED);
 	}
+	if (ev->flags & PR_EVF_RACED)
+		return decide_raced(p, ev, v, acc);
 	const char *priv = priv_rule(ev);
 	if (priv) { /* the privilege guard: wherever the object is (the same predicate as every layer) */
 		v->access = "privilege";
@@ -575,6 +674,12 @@ int pr_emit_violation(struct audit *a, const struct pr_view *v)
 		cJSON_AddNumberToObject(ev, "errno", v->err);
 	if (v->compat)
 		cJSON_AddTrueToObject(ev, "compat");
+	if (v->raced) {
+		cJSON_AddTrueToObject(ev, "raced");
+		audit_add_str(ev, "path_raced", v->path_raced, sizeof(v->path_raced));
+		if (v->raced_denied)
+			cJSON_AddStringToObject(ev, "sev", "critical");
+	}
 	if (v->count > 0) {                      /* records the ring could not take, counted in the kernel */
 		cJSON_AddNumberToObject(ev, "count", (double)v->count);
 		cJSON_AddStringToObject(ev, "summary", "ring overflow");

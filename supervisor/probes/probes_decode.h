@@ -42,6 +42,12 @@
  *     given, as the preload decides it (the BPF side sends it so; bpf/probes.h).
  *   - an AF_UNIX name is abstract only when the kernel record says so (PR_EVF_ABSTRACT); a socket
  *     file whose name begins with '@' is a path.
+ *   - a raced record (PR_EVF_RACED: the kernel's own copy of the name differs from what the buffer
+ *     held at sys_enter) is always reported, with both names: `path` is what the kernel used (the
+ *     object of a successful open, else the kernel's string joined like the requested one),
+ *     `path_raced` the other name. Either name denied: a violation with that name's rule, stamped
+ *     critical; neither: rule PR_RULE_RACED. Outcome: contained (failed), breach (succeeded on a
+ *     denied object), raced (succeeded on an allowed object while the other name was denied).
  */
 #ifndef SBX_PROBES_DECODE_H
 #define SBX_PROBES_DECODE_H
@@ -63,6 +69,7 @@
 #define PR_RULE_NOBASE "probes: relative path without its directory (undecidable)"
 #define PR_RULE_GONE "probes: refused, and its name was gone before the decode (a link removed: undecidable)"
 #define PR_RULE_LOST "probes: records lost when the ring and its overflow counters were full (undecidable)"
+#define PR_RULE_RACED "probes: the name changed while the kernel used it (raced)"
 
 struct pr_view {
 	bool violation;
@@ -95,6 +102,10 @@ struct pr_view {
 	const char *exe_path;       /* full exe path from the process records, or NULL */
 	bool compat;
 	uint64_t count;             /* > 0: a summary of this many identical records (ring overflow) */
+	bool raced;                 /* PR_EVF_RACED: path = what the kernel used, path_raced = the name
+				     * the buffer held when the call began */
+	bool raced_denied;          /* raced, and either name is denied (sev critical) */
+	char path_raced[8192];
 };
 
 const char *pr_sc_name(unsigned sc);

@@ -115,6 +115,7 @@ int sbx_probes_probe(char *level, size_t levellen, char *why, size_t whylen)
 	set(level, levellen, rc < 0 ? "per-run load (pinned set unusable)"
 		  : !share ? "per-run load (SBXSUP_PROBES_SHARE=0)"
 		  : pr_share_holders() > 0 ? "shared set (live)"
+		  : pr_share_holders() == 0 ? "shared set (idle, loaded)"
 		  : "shared set (loaded by the first run)");
 	return 1;
 }
@@ -777,7 +778,7 @@ void sbx_probes_stop(struct sbx_probes *pr)
 		bpf_map_delete_elem(pr->L.m.owners, &pr->slot);
 	}
 	if (pr->shared)
-		pr_share_release(&pr->sh);        /* the last holder unpins */
+		pr_share_release(&pr->sh, &pr->L); /* the last holder detaches (idle) or unpins */
 	if (pr->pidmode && pr->cfg != MAP_FAILED)
 		__atomic_sub_fetch(&pr->cfg->pidmode_runs, 1, __ATOMIC_SEQ_CST);
 	if (pr->cfg != MAP_FAILED)

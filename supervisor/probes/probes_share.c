@@ -2,16 +2,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include "probes_share.h"
 
 #define PR_BPFFS "/sys/fs/bpf"
 
 /* The gate: an exclusive flock on the bpffs root, held for each transition. -1 on error (why). */
-static int gate_lock(char *why, size_t whylen)
+static int gate_lock_how(int how, char *why, size_t whylen)
 {
 	if (pr_bpf_ensure_fs(why, whylen) != 0)
 		return -1;
@@ -20,7 +23,7 @@ static int gate_lock(char *why, size_t whylen)
 		snprintf(why, whylen, "open %s: %s", PR_BPFFS, strerror(errno));
 		return -1;
 	}
-	while (flock(g, LOCK_EX) != 0) {
+	while (flock(g, how) != 0) {
 		if (errno != EINTR) {
 			snprintf(why, whylen, "lock %s: %s", PR_BPFFS, strerror(errno));
 			close(g);
@@ -28,6 +31,11 @@ static int gate_lock(char *why, size_t whylen)
 		}
 	}
 	return g;
+}
+
+static int gate_lock(char *why, size_t whylen)
+{
+	return gate_lock_how(LOCK_EX, why, whylen);
 }
 
 /* Does any run hold the set? (called under the gate, before or after our own reference) */
@@ -63,6 +71,8 @@ static int load_and_pin(char *why, size_t whylen)
 		int rc = pr_bpf_load(&L, w, sizeof w);
 		if (rc == 0) {
 			rc = pr_bpf_pin(&L, PR_AUTO_DIR, w, sizeof w);
+			if (rc == 0)            /* kept while the set is idle, detached */
+				rc = pr_bpf_pin_progs(&L, PR_AUTO_DIR, w, sizeof w);
 			pr_bpf_close(&L);       /* the pins hold it now */
 		}
 		if (rc != 0)
@@ -90,6 +100,43 @@ static void unpin_all(void)
 	rmdir("/sys/fs/bpf/sbxsup");       /* only when empty (no operator set) */
 }
 
+long pr_share_idle_secs(void)
+{
+	const char *e = getenv("SBXSUP_PROBES_IDLE");
+	if (!e || !*e)
+		return PR_IDLE_DEFAULT;
+	char *end;
+	errno = 0;
+	long v = strtol(e, &end, 10);
+	if (errno || *end || v < 0)
+		return PR_IDLE_DEFAULT;
+	return v > PR_IDLE_MAX ? PR_IDLE_MAX : v;
+}
+
+/* The last holder is gone (called under the gate, the holders' link fds closed): keep the set
+ * loaded until now + the idle period with its programs detached (link pins removed, programs and
+ * maps kept), the deadline stamped as the pin directory's mtime (after the unlinks, which move it),
+ * or unpin at once (idle 0, a set without pinned programs, a failed detach or stamp). */
+static void keep_or_unpin(void)
+{
+	long idle = pr_share_idle_secs();
+	char p[sizeof PR_AUTO_DIR + 32];
+	snprintf(p, sizeof p, "%s/prog_btf_sys_exit", PR_AUTO_DIR);
+	bool progs = access(p, F_OK) == 0;
+	snprintf(p, sizeof p, "%s/prog_raw_sys_exit", PR_AUTO_DIR);
+	progs = progs || access(p, F_OK) == 0;
+	if (idle > 0 && progs && pr_bpf_detach_pinned(PR_AUTO_DIR) == 0) {
+		struct timespec ts[2];
+		clock_gettime(CLOCK_REALTIME, &ts[0]);
+		ts[0].tv_sec += idle;
+		ts[0].tv_nsec = 0;
+		ts[1] = ts[0];
+		if (utimensat(AT_FDCWD, PR_AUTO_DIR, ts, 0) == 0)
+			return;
+	}
+	unpin_all();
+}
+
 int pr_share_acquire(struct pr_share *s, struct pr_loaded *L, char *why, size_t whylen)
 {
 	s->dirfd = -1;
@@ -103,6 +150,14 @@ int pr_share_acquire(struct pr_share *s, struct pr_loaded *L, char *why, size_t 
 	if (o < 0 && !held_by_others()) {
 		unpin_all();                   /* stale: another layout, or half pinned by a killed loader */
 		o = 1;
+	}
+	if (o == 0 && pr_bpf_attach_pinned(PR_AUTO_DIR, L->tier, w, sizeof w) != 0) {
+		pr_bpf_close(L);               /* an idle set whose programs do not attach again */
+		o = -1;
+		if (!held_by_others()) {
+			unpin_all();
+			o = 1;
+		}
 	}
 	if (o < 0) {
 		snprintf(why, whylen, "shared set unusable and in use: %s", w);
@@ -124,7 +179,11 @@ int pr_share_acquire(struct pr_share *s, struct pr_loaded *L, char *why, size_t 
 		goto out;
 	}
 	s->dirfd = open(PR_AUTO_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (s->dirfd < 0 || flock(s->dirfd, LOCK_SH | LOCK_NB) != 0) {
+	/* blocking: a probe of "held?" outside the gate (status, --dry-run) holds LOCK_EX for an instant */
+	int fl = -1;
+	while (s->dirfd >= 0 && (fl = flock(s->dirfd, LOCK_SH)) != 0 && errno == EINTR)
+		;
+	if (s->dirfd < 0 || fl != 0) {
 		snprintf(why, whylen, "hold %s: %s", PR_AUTO_DIR, strerror(errno));
 		if (s->dirfd >= 0)
 			close(s->dirfd);
@@ -140,18 +199,23 @@ out:
 	return rc;
 }
 
-void pr_share_release(struct pr_share *s)
+void pr_share_release(struct pr_share *s, struct pr_loaded *L)
 {
 	if (s->dirfd < 0)
 		return;
 	char w[256];
 	int g = gate_lock(w, sizeof w);
+	for (size_t i = 0; i < PR_NLINKS; i++) {
+		if (L->links[i] >= 0)
+			close(L->links[i]);    /* so that detaching an idle set takes effect now */
+		L->links[i] = -1;
+	}
 	close(s->dirfd);                   /* our reference */
 	s->dirfd = -1;
 	if (g < 0)
 		return;                    /* cannot lock: the next run or the janitor reclaims */
 	if (!held_by_others())
-		unpin_all();
+		keep_or_unpin();
 	close(g);
 }
 
@@ -165,6 +229,34 @@ int pr_share_reclaim(void)
 		return 0;
 	int done = 0;
 	if (access(PR_AUTO_DIR, F_OK) == 0 && !held_by_others()) {
+		keep_or_unpin();
+		done = access(PR_AUTO_DIR, F_OK) != 0;
+	}
+	close(g);
+	return done;
+}
+
+time_t pr_share_idle_until(void)
+{
+	struct stat st;
+	if (stat(PR_AUTO_DIR, &st) != 0 || held_by_others())
+		return -1;
+	return st.st_mtime;
+}
+
+int pr_share_expire(bool force)
+{
+	struct stat st;
+	if (stat(PR_AUTO_DIR, &st) != 0)
+		return 0;
+	if (!force && st.st_mtime > time(NULL))
+		return 0;                  /* still within its idle period (or in use: checked below) */
+	char w[256];
+	int g = gate_lock_how(force ? LOCK_EX : LOCK_EX | LOCK_NB, w, sizeof w);
+	if (g < 0)
+		return 0;                  /* busy: a run is loading or leaving; the next check decides */
+	int done = 0;
+	if (stat(PR_AUTO_DIR, &st) == 0 && (force || st.st_mtime <= time(NULL)) && !held_by_others()) {
 		unpin_all();
 		done = 1;
 	}

@@ -22,6 +22,7 @@ void janitor_init(struct janitor *j)
 {
 	j->fd = -1;
 	j->pid = -1;
+	j->expire_probes = false;
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -95,8 +96,8 @@ static __attribute__((noreturn)) void janitor_main(int rfd)
 		for (int i = 0; i < n; i++)
 			if (kind[i] == 't')
 				(void)nftw(path[i], rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
-		/* the supervisor's reference on the automatic shared probe set died with it: unpin the
-		 * set if no other run holds it (a no-op when there is none or another run uses it) */
+		/* the supervisor's reference on the automatic shared probe set died with it: when no
+		 * other run holds the set, stamp its idle deadline or unpin it (probes_share.h) */
 		(void)pr_share_reclaim();
 	}
 	_exit(0);
@@ -132,6 +133,10 @@ int janitor_start(struct janitor *j)
 		}
 		/* hold nothing of the supervisor's: not the audit fd, not the run's sockets */
 		syscall(SYS_close_range, 4u, ~0u, 0u);
+		/* off the run's path: an idle shared probe set past its deadline is unloaded here
+		 * (never waits for the gate, so janitor_done is not held up) */
+		if (j->expire_probes)
+			(void)pr_share_expire(false);
 		janitor_main(3);
 	}
 	close(p[0]);

@@ -8,17 +8,22 @@
  * cgroups, waits (bounded) until they are empty, removes them, removes the tmp dir tree, and exits.
  * After a normal end the supervisor has removed everything itself and calls janitor_done(): the
  * janitor exits at once. A killed supervisor's reference on the automatic shared probe set goes with
- * its descriptors; the janitor then unpins the set when no other run holds it (probes_share.h). A janitor that could not be started is reported, never fatal (the next
- * run's tmp sweep and a manual rmdir remain).
+ * its descriptors; the janitor then releases it on its behalf when no other run holds it (stamps the
+ * idle deadline, or unpins: probes_share.h). With expire_probes (a run without the probes layer) the
+ * janitor first unloads an idle shared probe set past its deadline, off the run's path. A janitor
+ * that could not be started is reported, never fatal (the next run's tmp sweep and a manual rmdir
+ * remain).
  */
 #ifndef SBX_JANITOR_H
 #define SBX_JANITOR_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 struct janitor {
 	int fd;       /* write end, O_CLOEXEC; -1 when no janitor */
 	pid_t pid;
+	bool expire_probes; /* set before janitor_start: expire an idle shared probe set */
 };
 
 void janitor_init(struct janitor *j);

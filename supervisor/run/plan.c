@@ -90,7 +90,8 @@ int plan_policy(struct run_plan *p, const struct manifest *m, const struct detec
 		(void)pol_command_path(p->cmd, getenv("PATH"), cmdpath, sizeof cmdpath);
 	struct pol_build_opts bo = {.resolve = true, .uid = getuid(), .extra_read = extra,
 				    .extra_write = wextra, .tmp_dir = tmp, .command = cmdpath,
-				    .private_root = p->wrapped, .stage_exe = d->self[0] ? d->self : NULL,
+				    .private_root = p->wrapped, .stage_exe = p->wrapped && d->stage[0] ? d->stage
+						       : d->self[0] ? d->self : NULL,
 				    /* bwrap --unshare-net, or direct mode's netns beside its mount ns */
 				    .own_netns = plan_own_netns(p, m),
 				    /* bwrap --unshare-pid --proc, or direct mode's procfs of its pid ns */

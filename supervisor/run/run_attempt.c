@@ -184,7 +184,7 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 	if (r->sp.on && !ws_staged && shadow_mount_at(&r->sp, geteuid() != 0) < 0)
 		_exit(SBX_EXIT_INTERNAL);
 	/* root: the write grants' idmapped mounts where bwrap binds them from, no supplementary groups */
-	if (r->lc.own_userns && sd_bwrap_child(&r->sd, r->lc.stage_dir, r->d.self,
+	if (r->lc.own_userns && sd_bwrap_child(&r->sd, r->lc.stage_dir, r->d.stage[0] ? r->d.stage : r->d.self,
 						 sbx_layer_on(&r->L, layer_preload.id) ? r->d.preload : NULL) < 0)
 		_exit(SBX_EXIT_INTERNAL);
 	if (r->lc.etc_view && bwrap_etc_mount(r->plan.pol, r->plan.etclow, r->lc.etc_view, SBX_RUN_PRELOAD) < 0) {

@@ -57,22 +57,40 @@ void run_net_stop(struct run *r)
 	n->gw_rep = -1;
 }
 
-/* The TCP ports the gateway listens on: every port a host grant names (0: none). */
+/* Add p to ports[*n] once. -1 when full. */
+static int port_add(uint16_t *ports, size_t *n, uint16_t p)
+{
+	for (size_t j = 0; j < *n; j++)
+		if (ports[j] == p)
+			return 0;
+	if (*n == SBX_NETNS_MAX_PORTS)
+		return -1;
+	ports[(*n)++] = p;
+	return 0;
+}
+
+/* The ports the gateway listens on: TCP, every port a host grant names (a TCP connect to a
+ * network:udp grant's port reaches the gateway too, which refuses and reports it: the layers let
+ * any address through on a granted port); UDP, every port a network:udp or network:any grant
+ * names, but 53 (the DNS stub has it). */
 static int gw_ports(const struct manifest *m, struct sbx_netns_req *rq, char *why, size_t whylen)
 {
 	for (size_t i = 0; i < m->nhosts; i++) {
-		uint16_t p = m->hosts[i].port;
-		size_t j;
-		for (j = 0; j < rq->nports && rq->ports[j] != p; j++)
-			;
-		if (!p || j < rq->nports)
+		const struct mf_host *h = &m->hosts[i];
+		const char *mode = h->mode ? h->mode : "";
+		bool udp = !strcmp(mode, "udp") || !strcmp(mode, "any");
+		if (!h->port)
 			continue;
-		if (rq->nports == SBX_NETNS_MAX_PORTS) {
+		if (port_add(rq->ports, &rq->nports, h->port) < 0) {
 			snprintf(why, whylen, "the grants name more than %d TCP ports (the gateway listens on each)",
 				 SBX_NETNS_MAX_PORTS);
 			return -1;
 		}
-		rq->ports[rq->nports++] = p;
+		if (udp && h->port != 53 && port_add(rq->udp_ports, &rq->nudp_ports, h->port) < 0) {
+			snprintf(why, whylen, "the grants name more than %d UDP ports (the gateway listens on each)",
+				 SBX_NETNS_MAX_PORTS);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -103,6 +121,8 @@ static int gw_start(struct run *r, char *why, size_t whylen)
 	spec.dst_mode = SBX_GW_DST_SOCKNAME; /* the local route: getsockname() is where it was going */
 	for (size_t i = 0; i < ns.nport_fds && i < SBX_GW_MAX_PORT_FDS; i++)
 		spec.port_fds[spec.nport_fds++] = ns.port_fds[i];
+	for (size_t i = 0; i < ns.nudp_fds && i < SBX_GW_MAX_PORT_FDS; i++)
+		spec.udp_fds[spec.nudp_fds++] = ns.udp_fds[i];
 	spec.dns_fd = ns.dns_fd;
 	spec.dns_tcp_fd = ns.dns_tcp_fd;
 	spec.proxy_fd = ns.proxy_fd;

@@ -39,7 +39,8 @@ struct server {
 	int live;
 	unsigned long served;
 	struct sbx_probes *probes;
-	int nwarm;     /* children that pre-create sandboxes (channel open): at most SERVE_WARM_MAX */
+	int nwarm;     /* children that pre-create sandboxes (channel open): at most warm_max */
+	int warm_max;  /* cfg->warm_max, else SERVE_WARM_MAX */
 };
 
 /* Hold a slot of the shared probe set while the server lives: each run then opens the pinned set
@@ -126,7 +127,7 @@ static void start_cold(struct server *s, int conn)
 		return;
 	}
 	int ch[2] = {-1, -1};
-	if (s->cfg->warm && s->nwarm < SERVE_WARM_MAX && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ch) < 0)
+	if (s->cfg->warm && s->nwarm < s->warm_max && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ch) < 0)
 		ch[0] = ch[1] = -1;
 	fflush(NULL);
 	pid_t child = fork();
@@ -196,7 +197,7 @@ static void on_warm(struct call *c)
 }
 
 /* The pre-creating child a connection goes to: one with a parked sandbox; else, while fewer than
- * SERVE_WARM_MAX children pre-create, none (a cold child, which pre-creates after its call);
+ * warm_max children pre-create, none (a cold child, which pre-creates after its call);
  * else one between calls (the call waits for the sandbox it is preparing). -1: none. */
 static int pick_warm(struct server *s)
 {
@@ -210,7 +211,7 @@ static int pick_warm(struct server *s)
 		if (idle < 0)
 			idle = i;
 	}
-	return s->nwarm < SERVE_WARM_MAX ? -1 : idle;
+	return s->nwarm < s->warm_max ? -1 : idle;
 }
 
 static void accept_one(struct server *s)
@@ -294,6 +295,7 @@ int serve_main(const struct serve_cfg *cfg)
 		return SBX_EXIT_INTERNAL;
 	}
 	s->cfg = cfg;
+	s->warm_max = cfg->warm_max > 0 && cfg->warm_max <= SERVE_WARM_LIMIT ? cfg->warm_max : SERVE_WARM_MAX;
 	for (int i = 0; i < SERVE_MAX_LIVE; i++)
 		s->calls[i] = (struct call){.conn = -1, .ch = -1, .pending = -1};
 	sigset_t set, old;

@@ -7,11 +7,12 @@
  * nothing of the server or of another call reaches the run), takes the client's working directory
  * and environment, calls cfg->run (which runs `sbxsup run` with those arguments: its own plan,
  * sandbox, audit run and result record), and replies with the exit status and the result record.
- * Pre-created sandboxes (cfg->warm): after replying, the child of a call (at most SERVE_WARM_MAX
- * such children at a time, each with one sandbox) prepares the next run for the same command,
+ * Pre-created sandboxes (cfg->warm): after replying, the child of a call (at most cfg->warm_max,
+ * default SERVE_WARM_MAX, such children at a time, each with one sandbox) prepares the next run for the same command,
  * options, working directory and environment and parks it before run.start; the server hands the
  * next connection to a child whose sandbox is parked (else to a new cold child while fewer than
- * SERVE_WARM_MAX pre-create, else to one that is preparing); a call that matches is released
+ * cfg->warm_max pre-create, else to one that is preparing), so a burst of up to warm_max
+ * back-to-back calls finds parked sandboxes once that many children pre-create; a call that matches is released
  * into it (its argv, stdio and tag; run.start written then), one that does not ends the parked
  * sandbox unaudited and runs cold in that child. A sandbox runs at most one call.
  * What is kept between calls: the probe programs (the server holds a slot of the shared probe set
@@ -30,7 +31,8 @@
 #include <stddef.h>
 
 #define SERVE_MAX_LIVE      64      /* concurrent calls; more are refused with a reply */
-#define SERVE_WARM_MAX      2       /* children that each keep one sandbox parked (docs/serve.md) */
+#define SERVE_WARM_MAX      2       /* default: children that each keep one sandbox parked (docs/serve.md) */
+#define SERVE_WARM_LIMIT    16      /* the most `sbxsup serve --warm N` takes */
 #define SERVE_STOP_GRACE_MS 5000
 #define SERVE_REQ_TIMEOUT_S 10      /* a connection must deliver its request within this */
 
@@ -63,6 +65,8 @@ struct serve_cfg {
 	int (*inspect)(int argc, char **argv, void *arg, struct serve_call_info *out);
 	int (*warm)(int argc, char **argv, int record_fd, const struct run_warm *w, void *arg);
 	void *arg;
+	int warm_max;           /* children that pre-create (one parked sandbox each): 1..SERVE_WARM_LIMIT;
+				 * 0: SERVE_WARM_MAX */
 };
 
 int serve_main(const struct serve_cfg *cfg);

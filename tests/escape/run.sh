@@ -9,5 +9,6 @@ set -u
 cd "$(dirname "$0")/../.."
 export B=${B:-build}
 export SBXSUP=${SBXSUP:-$PWD/$B/sbxsup}
+export SBXSUP_PROBES_IDLE=${SBXSUP_PROBES_IDLE:-0} # no idle shared probe set left behind
 command -v python3 >/dev/null || { echo "FAIL: escape: python3 is required"; exit 1; }
 exec python3 tests/escape/escape.py "$@"

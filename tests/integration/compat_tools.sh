@@ -120,6 +120,16 @@ for u, g in ((4242, -1), (-1, 4242), (0, -1)):
 		t_pass "compat_tools_chown_eperm_$mode"
 	else t_fail "compat_tools_chown_eperm_$mode" "rc=$rc out=$out owner=$own"; fi
 
+	# ---- chown to the executor's own ids (in its namespace's terms) succeeds ------------------------------
+	n=chown_self_$mode
+	run_in "$mode" "$n" 'echo x > g; python3 -c "
+import os
+os.chown(\"g\", os.getuid(), os.getgid()); os.chown(\"g\", -1, os.getgid()); print(\"ok\")
+"'
+	rc=$?
+	if [ $rc -eq 0 ] && grep -q '^ok$' "$T_TMP/$n.out"; then t_pass "compat_tools_chown_self_$mode"
+	else t_fail "compat_tools_chown_self_$mode" "rc=$rc out=$(cat "$T_TMP/$n.out") err=$(tail -c 300 "$T_TMP/$n.err")"; fi
+
 	# ---- a tree ~3000 bytes deep: create, write, read, remove -------------------------------------------
 	n=deep_$mode
 	run_in "$mode" "$n" 'python3 -c "

@@ -12,7 +12,7 @@ B=${B:-build}
 if ! out=$(make -C "$SBX_ROOT" --no-print-directory install DESTDIR="$D" PREFIX=/usr B="$B" 2>&1); then
 	t_fail install_tree "make install failed: $(tail -3 <<<"$out")"; exit 0
 fi
-want=(usr/bin/sbxsup usr/lib/sbxsup/libsbxpreload.so usr/share/man/man1/sbxsup.1
+want=(usr/bin/sbxsup usr/bin/sbxsup-stage usr/lib/sbxsup/libsbxpreload.so usr/share/man/man1/sbxsup.1
       usr/share/bash-completion/completions/sbxsup usr/share/zsh/vendor-completions/_sbxsup
       usr/share/doc/sbxsup/SPEC.md usr/share/doc/sbxsup/cli.md usr/share/doc/sbxsup/audit-schema.json
       usr/share/doc/sbxsup/examples/manifests/notes-search.json
@@ -31,6 +31,13 @@ else t_fail install_run_true_from_root "rc=$rc out=$out"; fi
 out=$(cd / && env -u SBXSUP_PRELOAD_LIB "$D/usr/bin/sbxsup" run --dry-run -w "$T_TMP" -- true 2>&1)
 if grep -q "\"$D/usr/lib/sbxsup/libsbxpreload.so\"" <<<"$out"; then t_pass install_preload_relative
 else t_fail install_preload_relative "$(grep -i preload <<<"$out" | head -3)"; fi
+# the stage binary installed beside sbxsup is what bwrap runs at /run/sbxsup/sbxsup (bound, or staged
+# as root): its size inside is the installed sbxsup-stage's, not sbxsup's
+want_sz=$(stat -c %s "$D/usr/bin/sbxsup-stage")
+out=$(cd / && env -u SBXSUP_PRELOAD_LIB "$D/usr/bin/sbxsup" run -- sh -c 'stat -c %s /run/sbxsup/sbxsup' 2>/dev/null)
+if [ "$out" = "$want_sz" ] || { [ -z "$out" ] && ! "$D/usr/bin/sbxsup" status 2>/dev/null | grep -q '^ *bwrap *yes'; }; then
+	t_pass install_stage_binary
+else t_fail install_stage_binary "inside: '$out', sbxsup-stage: $want_sz, sbxsup: $(stat -c %s "$D/usr/bin/sbxsup")"; fi
 # no temporary workspace left behind by the run from /
 if ! ls -d /tmp/sbxsup-ws.* >/dev/null 2>&1; then t_pass install_tmp_workspace_removed
 else t_fail install_tmp_workspace_removed "$(ls -d /tmp/sbxsup-ws.*)"; fi

@@ -8,6 +8,10 @@
 #     hosts file SBXSUP_GW_HOSTS, names mapped to the host's loopback) and HTTP to it reaches this
 #     test's server through the gateway (the server saw the Host; net.flow); a wrong Host is refused
 #     (the server saw nothing; net.deny naming both);
+#   - a network:udp grant: datagrams to the granted name's address and port reach this test's UDP
+#     echo server through the gateway and its answers come back from the address sent to
+#     (net.flow proto udp with the exact bytes); to another address on that port they are dropped
+#     (the server saw only the granted ones; net.deny proto udp);
 #   - TCP to an address on a port no grant names is refused and reported (preload.deny / netfilter.deny
 #     / seccomp.deny, whichever layer is up);
 # and as root, in a network namespace this test makes: a static binary's raw UDP to port 53 of an
@@ -38,11 +42,23 @@ PY
 SPID=$!; t_on_exit "kill $SPID 2>/dev/null"
 for _ in $(seq 1 200); do [ -s "$T_TMP/port" ] && break; sleep 0.05; done
 PORT=$(cat "$T_TMP/port")
-echo "127.0.0.1 app.test 5" > "$T_TMP/hosts"
+# the test's UDP echo server on the host's loopback: it logs each datagram
+ULOG=$T_TMP/udp_served; : > "$ULOG"
+$PY - "$T_TMP/uport" "$ULOG" <<'PY' &
+import socket, sys, os
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(("127.0.0.1", 0))
+open(sys.argv[1] + ".tmp", "w").write(str(u.getsockname()[1])); os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+while True:
+    d, a = u.recvfrom(2048); open(sys.argv[2], "a").write("udp=%s\n" % d.decode(errors="replace")); u.sendto(b"ECHO:" + d, a)
+PY
+UPID=$!; t_on_exit "kill $UPID 2>/dev/null"
+for _ in $(seq 1 200); do [ -s "$T_TMP/uport" ] && break; sleep 0.05; done
+UPORT=$(cat "$T_TMP/uport")
+printf '127.0.0.1 app.test 5\n127.0.0.1 udp.test 5\n' > "$T_TMP/hosts"
 chmod 644 "$T_TMP/hosts"
 M=$T_TMP/m.json
 cat > "$M" <<J
-{"sbxsup": 1, "name": "netns-test", "capabilities": ["code:exec", {"cap": "network:http", "hosts": ["app.test:$PORT"]}]}
+{"sbxsup": 1, "name": "netns-test", "capabilities": ["code:exec", {"cap": "network:http", "hosts": ["app.test:$PORT"]}, {"cap": "network:udp", "hosts": ["udp.test:$UPORT"]}]}
 J
 export SBXSUP_GW_HOSTS=$T_TMP/hosts
 
@@ -76,6 +92,25 @@ curl -s --max-time 10 -H 'Host: evil.test' http://app.test:$PORT/; echo curl2=\$
 	   audit_has "$T_TMP/gw.$tag" net.deny proto=tcp; then
 		t_pass netns_gateway_http_$tag
 	else t_fail netns_gateway_http_$tag "out=$(tr "\n" "|" <<<"$out") log=$(cat "$LOG")"; fi
+
+	# 2b. granted UDP: relayed to the name's address, answered from the address sent to; another
+	# address on the granted port is dropped and reported
+	: > "$ULOG"
+	out=$(cd "$WS" && "$SBXSUP" run "${L[@]}" -m "$M" -a "$T_TMP/udp.$tag" -- $PY -c "
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(3)
+a = (socket.gethostbyname('udp.test'), $UPORT)
+for p in (b'one', b'three'):
+    s.sendto(p, a); d, f = s.recvfrom(100); print('reply', d.decode(), f[0], f[1] == $UPORT)
+s.sendto(b'leak', ('10.255.255.1', $UPORT))
+try: print('leak-reply', s.recvfrom(100))
+except OSError as e: print('leak-dropped')" 2>&1)
+	if grep -q "reply ECHO:one 127.0.0.1 True" <<<"$out" && grep -q "reply ECHO:three 127.0.0.1 True" <<<"$out" &&
+	   grep -q leak-dropped <<<"$out" && [ "$(cat "$ULOG")" = "$(printf 'udp=one\nudp=three')" ] &&
+	   audit_has "$T_TMP/udp.$tag" net.flow host=udp.test port="$UPORT" proto=udp bytes_out=8 bytes_in=18 &&
+	   audit_has "$T_TMP/udp.$tag" net.deny addr=10.255.255.1 port="$UPORT" proto=udp; then
+		t_pass netns_gateway_udp_$tag
+	else t_fail netns_gateway_udp_$tag "out=$(tr "\n" "|" <<<"$out") log=$(tr "\n" "|" < "$ULOG")"; fi
 
 	# 3. TCP to a port no grant names: refused and reported by the layer that is up
 	out=$(cd "$WS" && "$SBXSUP" run "${L[@]}" -m "$M" -a "$T_TMP/deny.$tag" -- sh -c "

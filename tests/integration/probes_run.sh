@@ -5,7 +5,9 @@
 # produce none, the loss counter is exact under a 1e6-open flood, the pinned set
 # (`sbxsup probes load|status|unload`) is used when present, and the automatic shared set lives
 # exactly as long as the runs that hold it (overlapping runs share it, runs starting together never
-# see it half pinned, a SIGKILLed run's share is reclaimed).
+# see it half pinned, a SIGKILLed run's share is reclaimed), or, with an idle period
+# (SBXSUP_PROBES_IDLE), stays loaded that long after the last run: reused by the next probed run,
+# removed by the next run without probes after the deadline or by `sbxsup probes unload`.
 source "$(dirname "$0")/../lib.sh"
 S=$SBXSUP
 need_root probes_run || exit 0
@@ -290,7 +292,8 @@ if [ $PINNED_BEFORE = 1 ]; then
 	t_skip probes_shared_set "an operator-pinned set is in use (runs use it instead)"
 elif [ -z "$AUTO" ]; then
 	t_fail probes_shared_set "probes status names no shared set directory"
-elif [ -e "$AUTO" ]; then
+elif [ -e "$AUTO" ] && ! { "$S" probes status 2>/dev/null | grep -q 'shared set idle' &&
+			   "$S" probes unload >/dev/null 2>&1 && [ ! -e "$AUTO" ]; }; then
 	t_skip probes_shared_set "another run on this host holds the shared set ($AUTO): its lifecycle cannot be judged now"
 else
 	# two overlapping runs: the first loads and pins, the second only opens it; then nothing is left
@@ -343,6 +346,44 @@ else
 	if [ $held = 1 ] && audit_has "$A1" kernel.violation syscall=openat path=/etc/shadow && until_t 5 no_auto; then
 		t_pass probes_shared_set_sigkill_other_live
 	else t_fail probes_shared_set_sigkill_other_live "held while the other run lived: $held; $(grep -c kernel.violation "$A1") violation(s); left: $(ls "$AUTO" 2>&1 | head -2 | tr '\n' ' ')"; fi
+
+	# an idle period: the set stays after the last run, the next probed run reuses it (no load) and
+	# still sees what the first did not do; `probes unload` removes the idle set; a run without
+	# probes after the deadline removes it; a killed run's janitor keeps it warm too
+	N=$((N + 1)); A1=$AUD/w$N.jsonl
+	SBXSUP_PROBES_IDLE=60 "$S" run --layers preload,probes -m m.json -w "$T_TMP" -a "$A1" -- /bin/true >/dev/null 2>&1
+	kept=0; [ -e "$AUTO/map_rings" ] && kept=1
+	idle=0; "$S" probes status 2>/dev/null | grep -q "shared set idle under $AUTO" && idle=1
+	SBXSUP_PROBES_IDLE=60 prun preload,probes ./pr_static_reader_static /etc/shadow
+	kept2=0; [ -e "$AUTO/map_rings" ] && kept2=1
+	"$S" probes unload >/dev/null 2>&1
+	if [ $kept = 1 ] && [ $idle = 1 ] && [ $kept2 = 1 ] && audit_has "$A1" run.start "level.probes~shared, loaded here" &&
+	   audit_has "$A" run.start "level.probes~shared;" &&
+	   audit_has "$A" kernel.violation syscall=openat path=/etc/shadow outcome="$(oc)" && no_auto; then
+		t_pass probes_shared_set_idle_kept
+	else t_fail probes_shared_set_idle_kept "kept after the run: $kept, status idle: $idle, kept after the second: $kept2; first: $(grep -o '"probes":"[^"]*"' "$A1" | head -1) / second: $(why) / after unload: $(ls "$AUTO" 2>&1 | head -2 | tr '\n' ' ')"; fi
+
+	SBXSUP_PROBES_IDLE=1 "$S" run --layers preload,probes -m m.json -w "$T_TMP" -- /bin/true >/dev/null 2>&1
+	kept=0; [ -e "$AUTO/map_rings" ] && kept=1
+	sleep 1.5
+	# (the janitor never waits for the bpffs lock: when another run holds it, the next run expires)
+	gone=0; for i in 1 2 3 4 5; do
+		"$S" run --layers preload -m m.json -w "$T_TMP" -- /bin/true >/dev/null 2>&1
+		until_t 1 no_auto && { gone=1; break; }
+	done
+	if [ $kept = 1 ] && [ $gone = 1 ]; then t_pass probes_shared_set_idle_expired
+	else t_fail probes_shared_set_idle_expired "kept after the run: $kept; after the deadline and a run without probes: $(ls "$AUTO" 2>&1 | head -2 | tr '\n' ' ')"; fi
+
+	SBXSUP_PROBES_IDLE=60 "$S" run --layers preload,probes -m m.json -w "$T_TMP" -- sleep 30 >/dev/null 2>&1 &
+	k=$!
+	until_t 30 test -e "$AUTO/map_rings"
+	sleep 0.5
+	kill -KILL $k; wait $k 2>/dev/null
+	sleep 1
+	idle=0; "$S" probes status 2>/dev/null | grep -q "shared set idle under $AUTO" && idle=1
+	"$S" probes unload >/dev/null 2>&1
+	if [ $idle = 1 ] && no_auto; then t_pass probes_shared_set_idle_sigkill
+	else t_fail probes_shared_set_idle_sigkill "idle after the supervisor was killed: $idle; after unload: $(ls "$AUTO" 2>&1 | head -2 | tr '\n' ' ')"; fi
 fi
 
 # ---- pinned set: load once, runs reuse it, status shows it, unload removes it --------------------------------

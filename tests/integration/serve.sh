@@ -188,8 +188,9 @@ else t_fail serve_refuses_socket_in_grant "rc=$rc out=$out; rc2=$rc2 out2=$out2"
 RW=$T_TMP/runws; mkdir -p "$RW/sock"; chmod 700 "$RW/sock"; mkdir -p "$T_TMP/srvws"
 SX=$RW/sock/s; sx=
 if (cd "$T_TMP/srvws" && start_server "$SX" "$T_TMP/sx.log"); then sx=$(pgrep -f "serve --socket $SX" | head -1); fi
-# the executor's client: the sbxsup binary it can run (bound at /run/sbxsup inside bwrap, else itself)
-ATTACK='X=/run/sbxsup/sbxsup; [ -x "$X" ] || X='"$SBXSUP"'; SBXSUP_SANDBOX=0 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 "$X" run --server ./sock/s -w '"$RW"' -- sh -c "cat '"$SECRET"'; touch '"$HMD"'/ran.$M"'
+# the executor's client: sbxsup at its own path (bound there inside bwrap for nested runs; the
+# binary at /run/sbxsup/sbxsup is the stage only)
+ATTACK='X='"$SBXSUP"'; SBXSUP_SANDBOX=0 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 "$X" run --server ./sock/s -w '"$RW"' -- sh -c "cat '"$SECRET"'; touch '"$HMD"'/ran.$M"'
 for mode in full nobwrap preload; do
 	case $mode in
 	full) L=;;
@@ -265,7 +266,7 @@ if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null; then
 			cd && mkdir -p ws srv && mkdir -m 700 ws/sock hm && echo "USER-SECRET-$$" > sec && chmod 600 sec
 			(cd srv && exec "$SBXSUP" serve --socket "$HOME/ws/sock/s" > ../serve.log 2>&1) & sp=$!
 			for i in $(seq 1 100); do [ -S ws/sock/s ] && break; sleep 0.05; done
-			cd ws && timeout 60 "$SBXSUP" run -- sh -c "SBXSUP_SANDBOX=0 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 /run/sbxsup/sbxsup run --server ./sock/s -w $HOME/ws -- sh -c \"cat $HOME/sec; touch $HOME/hm/ran\"" 2>&1
+			cd ws && timeout 60 "$SBXSUP" run -- sh -c "SBXSUP_SANDBOX=0 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 $SBXSUP run --server ./sock/s -w $HOME/ws -- sh -c \"cat $HOME/sec; touch $HOME/hm/ran\"" 2>&1
 			SBXSUP_SANDBOX=0 "$SBXSUP" run --server ./sock/s -- sh -c "touch $HOME/hm/lowered" >/dev/null 2>&1; echo "LOWER-RC: $?"
 			timeout 10 "$SBXSUP" serve --socket "$HOME/ws/s2" >/dev/null 2>&1; echo "SOCK-RC: $? $([ -e s2 ] && echo bound)"
 			kill -TERM $sp; wait $sp
@@ -417,4 +418,37 @@ for l in open(sys.argv[1]):
 	if [ -z "$why" ]; then t_pass serve_warm_clean_stop; else t_fail serve_warm_clean_stop "$why"; fi
 else
 	t_fail serve_warm_call_isolated "the server did not start: $(cat "$T_TMP/warm.log")"
+fi
+
+# 13. --warm N: a burst of N concurrent calls makes N pre-creating children, each then parks one
+# sandbox (its stage waiting for a call), and a burst of N back-to-back calls runs in them (each
+# call's run.start comes after the previous call: nothing cold is started, the server keeps N)
+S3=$SD/s3; A3=$T_TMP/audit.warmn
+# stages waiting among the server's descendants (argv[1] `__stage`, inside the parked bwrap)
+parked() {
+	local p n=0 kids=("$1") all=() k
+	while [ ${#kids[@]} -gt 0 ]; do
+		k=${kids[0]}; kids=("${kids[@]:1}"); all+=("$k")
+		for p in $(cat /proc/"$k"/task/*/children 2>/dev/null); do kids+=("$p"); done
+	done
+	for p in "${all[@]}"; do [ "$(tr '\0' '\n' 2>/dev/null </proc/"$p"/cmdline | sed -n 2p)" = __stage ] && n=$((n + 1)); done
+	echo $n
+}
+if start_server "$S3" "$T_TMP/warmn.log" --warm 3 -a "$A3" -w "$WS" -m "$T_TMP/pass.json"; then
+	sp3=$SPID why=
+	ps3=(); for i in 1 2 3; do (cd "$WS" && timeout 60 "$SBXSUP" run --server "$S3" -- true >/dev/null 2>&1) & ps3+=($!); done
+	for p in "${ps3[@]}"; do wait "$p" || why="$why a warm-up call failed;"; done
+	n=0; for i in $(seq 1 100); do n=$(parked "$sp3"); [ "$n" -ge 3 ] && break; sleep 0.1; done
+	[ "$n" = 3 ] || why="$why $n sandboxes parked after 3 concurrent calls with --warm 3 (want 3);"
+	for i in 1 2 3; do (cd "$WS" && timeout 60 "$SBXSUP" run --server "$S3" -- true >/dev/null 2>&1) || why="$why burst call $i failed;"; done
+	m=0; for i in $(seq 1 100); do m=$(parked "$sp3"); [ "$m" -ge 3 ] && break; sleep 0.1; done
+	[ "$m" = 3 ] || why="$why $m parked after the burst (want 3 again: no more children than --warm);"
+	out=$("$SBXSUP" serve --socket "$SD/bad" --warm 17 2>&1); [ $? = 125 ] && grep -q 'warm takes' <<<"$out" || why="$why --warm 17 accepted: $out;"
+	stop_server "$sp3" || why="$why server exit $?;"
+	SPID=
+	n=$(audit_count "$A3" run.start 2>/dev/null)
+	[ "$n" = 6 ] || why="$why $n run.start events for 6 calls;"
+	if [ -z "$why" ]; then t_pass serve_warm_n_parked; else t_fail serve_warm_n_parked "$why"; fi
+else
+	t_fail serve_warm_n_parked "the server did not start: $(cat "$T_TMP/warmn.log")"
 fi

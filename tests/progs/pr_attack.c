@@ -14,6 +14,8 @@
  *   exec-stripped PROG ARG... unsetenv LD_PRELOAD and execv(PROG) (no preload in PROG)
  *   uring                   io_uring_setup(2)
  *   uring-open PATH         an IORING_OP_OPENAT of PATH submitted through io_uring (no open syscall)
+ *   uring-read PATH         IORING_OP_OPENAT of PATH, then IORING_OP_READ of the fd; prints the bytes
+ *   uring-connect IP PORT   IORING_OP_CONNECT of a TCP socket (IPv4) through io_uring
  *   unshare                 raw unshare(CLONE_NEWUSER)
  *   memfd-exec PROG         copy PROG into a memfd, raw execveat(memfd, "", AT_EMPTY_PATH)
  * Exit 0 when the attacked call succeeded, 1 when it failed, 2 on usage. */
@@ -77,38 +79,121 @@ static long raw6(long nr, long a, long b, long c, long d, long e, long f)
 #endif
 }
 
-/* One IORING_OP_OPENAT through a minimal ring; returns the completion's result (fd or -errno). */
+/* A minimal ring (raw system calls, no liburing): set up once, one operation at a time. */
+struct ring {
+	long fd;
+	char *mem;
+	struct io_uring_sqe *sqes;
+	struct io_uring_params p;
+};
+
+static long ring_setup(struct ring *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->fd = raw6(__NR_io_uring_setup, 4, (long)&r->p, 0, 0, 0, 0);
+	if (r->fd < 0)
+		return -errno;
+	size_t sqlen = r->p.sq_off.array + r->p.sq_entries * sizeof(unsigned);
+	size_t cqlen = r->p.cq_off.cqes + r->p.cq_entries * sizeof(struct io_uring_cqe);
+	size_t len = sqlen > cqlen ? sqlen : cqlen;
+	r->mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, (int)r->fd, IORING_OFF_SQ_RING);
+	r->sqes = mmap(NULL, r->p.sq_entries * sizeof(struct io_uring_sqe), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_POPULATE, (int)r->fd, IORING_OFF_SQES);
+	if (r->mem == MAP_FAILED || r->sqes == MAP_FAILED || !(r->p.features & IORING_FEAT_SINGLE_MMAP))
+		return -ENOSYS;
+	return 0;
+}
+
+/* Submit *sqe, wait for its completion; returns the completion's result. */
+static long ring_op(struct ring *r, const struct io_uring_sqe *sqe)
+{
+	unsigned *tail = (unsigned *)(r->mem + r->p.sq_off.tail), mask = *(unsigned *)(r->mem + r->p.sq_off.ring_mask);
+	unsigned *array = (unsigned *)(r->mem + r->p.sq_off.array);
+	unsigned i = *tail & mask;
+	r->sqes[i] = *sqe;
+	array[i] = i;
+	__atomic_store_n(tail, *tail + 1, __ATOMIC_RELEASE);
+	if (raw6(__NR_io_uring_enter, r->fd, 1, 1, IORING_ENTER_GETEVENTS, 0, 0) < 0)
+		return -errno;
+	unsigned *chead = (unsigned *)(r->mem + r->p.cq_off.head);
+	struct io_uring_cqe *cqes = (struct io_uring_cqe *)(r->mem + r->p.cq_off.cqes);
+	unsigned cmask = *(unsigned *)(r->mem + r->p.cq_off.ring_mask);
+	long res = cqes[*chead & cmask].res;
+	__atomic_store_n(chead, *chead + 1, __ATOMIC_RELEASE);
+	return res;
+}
+
+/* One IORING_OP_OPENAT through the ring; returns the completion's result (fd or -errno). */
+static long ring_open(struct ring *r, const char *path)
+{
+	struct io_uring_sqe sqe;
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_OPENAT;
+	sqe.fd = AT_FDCWD;
+	sqe.addr = (unsigned long)path;
+	sqe.open_flags = O_RDONLY;
+	return ring_op(r, &sqe);
+}
+
 static long uring_open(const char *path)
 {
-	struct io_uring_params p;
-	memset(&p, 0, sizeof(p));
-	long fd = raw6(__NR_io_uring_setup, 4, (long)&p, 0, 0, 0, 0);
-	if (fd < 0)
-		return -errno;
-	size_t sqlen = p.sq_off.array + p.sq_entries * sizeof(unsigned);
-	size_t cqlen = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
-	size_t len = sqlen > cqlen ? sqlen : cqlen;
-	char *ring = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, (int)fd, IORING_OFF_SQ_RING);
-	struct io_uring_sqe *sqes = mmap(NULL, p.sq_entries * sizeof(struct io_uring_sqe), PROT_READ | PROT_WRITE,
-					 MAP_SHARED | MAP_POPULATE, (int)fd, IORING_OFF_SQES);
-	if (ring == MAP_FAILED || sqes == MAP_FAILED || !(p.features & IORING_FEAT_SINGLE_MMAP))
-		return -ENOSYS;
-	unsigned *tail = (unsigned *)(ring + p.sq_off.tail), mask = *(unsigned *)(ring + p.sq_off.ring_mask);
-	unsigned *array = (unsigned *)(ring + p.sq_off.array);
-	struct io_uring_sqe *sqe = &sqes[0];
-	memset(sqe, 0, sizeof(*sqe));
-	sqe->opcode = IORING_OP_OPENAT;
-	sqe->fd = AT_FDCWD;
-	sqe->addr = (unsigned long)path;
-	sqe->open_flags = O_RDONLY;
-	array[*tail & mask] = 0;
-	__atomic_store_n(tail, *tail + 1, __ATOMIC_RELEASE);
-	if (raw6(__NR_io_uring_enter, fd, 1, 1, IORING_ENTER_GETEVENTS, 0, 0) < 0)
-		return -errno;
-	unsigned *chead = (unsigned *)(ring + p.cq_off.head);
-	struct io_uring_cqe *cqes = (struct io_uring_cqe *)(ring + p.cq_off.cqes);
-	unsigned cmask = *(unsigned *)(ring + p.cq_off.ring_mask);
-	return cqes[*chead & cmask].res;
+	struct ring r;
+	long e = ring_setup(&r);
+	return e < 0 ? e : ring_open(&r, path);
+}
+
+/* IORING_OP_CONNECT of a TCP socket to IP:PORT (IPv4). */
+static int uring_connect(const char *ip, int port)
+{
+	struct ring r;
+	long e = ring_setup(&r);
+	if (e < 0) {
+		errno = (int)-e;
+		return report("uring-connect", -1);
+	}
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	inet_pton(AF_INET, ip, &sa.sin_addr);
+	struct io_uring_sqe sqe;
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_CONNECT;
+	sqe.fd = fd;
+	sqe.addr = (unsigned long)&sa;
+	sqe.off = sizeof(sa);                  /* addr2: the address length */
+	long res = ring_op(&r, &sqe);
+	if (res < 0) {
+		errno = (int)-res;
+		return report("uring-connect", -1);
+	}
+	return report("uring-connect", 0);
+}
+
+/* IORING_OP_OPENAT then IORING_OP_READ of the fd: prints what was read. */
+static int uring_read(const char *path)
+{
+	struct ring r;
+	long fd = ring_setup(&r);
+	if (fd == 0)
+		fd = ring_open(&r, path);
+	if (fd < 0) {
+		errno = (int)-fd;
+		return report("uring-read: open", -1);
+	}
+	char buf[256];
+	struct io_uring_sqe sqe;
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.opcode = IORING_OP_READ;
+	sqe.fd = (int)fd;
+	sqe.addr = (unsigned long)buf;
+	sqe.len = sizeof(buf) - 1;
+	long n = ring_op(&r, &sqe);
+	if (n < 0) {
+		errno = (int)-n;
+		return report("uring-read: read", -1);
+	}
+	buf[n] = 0;
+	printf("uring-read: ok %ld bytes: %s\n", n, buf);
+	return 0;
 }
 
 static long raw_openat(int dirfd, const char *p, int flags)
@@ -227,6 +312,10 @@ int main(int argc, char **argv)
 		}
 		return report("uring-open", r);
 	}
+	if (!strcmp(c, "uring-read") && argc == 3)
+		return uring_read(argv[2]);
+	if (!strcmp(c, "uring-connect") && argc == 4)
+		return uring_connect(argv[2], atoi(argv[3]));
 	if (!strcmp(c, "unshare") && argc == 2)
 		return report("unshare", raw(SYS_unshare, 0x10000000 /* CLONE_NEWUSER */, 0, 0, 0));
 	if (!strcmp(c, "memfd-exec") && argc == 3) {

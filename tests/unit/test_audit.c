@@ -39,9 +39,12 @@ static char *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	assert_non_null(f);
-	char *buf = malloc(4 * 1024 * 1024);
+	struct stat st;
+	assert_int_equal(fstat(fileno(f), &st), 0);
+	size_t cap = (size_t)st.st_size + 1 > 4 * 1024 * 1024 ? (size_t)st.st_size + 1 : 4 * 1024 * 1024;
+	char *buf = malloc(cap);
 	assert_non_null(buf);
-	size_t n = fread(buf, 1, 4 * 1024 * 1024 - 1, f);
+	size_t n = fread(buf, 1, cap - 1, f);
 	fclose(f);
 	buf[n] = '\0';
 	*len = n;
@@ -648,6 +651,116 @@ static void test_budget_kernel_never_displaced(void **state)
 	unlink(t.path);
 }
 
+/* Criticals and breaches are never budgeted: 12 000 distinct critical decoys past a 1 MiB budget,
+ * then the real breach — every one is a line of its own. */
+static void test_critical_never_buried(void **state)
+{
+	(void)state;
+	struct tmp t;
+	tmp_make(&t);
+	struct audit a;
+	char err[256];
+	assert_int_equal(audit_open(&a, t.path, "unit-exec", err, sizeof err), 0);
+	assert_int_equal(audit_set_flow(&a, 1), 0);
+	assert_int_equal(audit_emit(&a, audit_event(&a, "run.start", "kernel")), 0);
+	char path[64];
+	const int N = 12000;
+	for (int i = 0; i < N; i++) {
+		snprintf(path, sizeof path, "/root/.ssh/decoy%d", i); /* a secret path: critical */
+		emit_simple(&a, "kernel.violation", "kernel", path, "contained");
+		emit_simple(&a, "preload.deny", "preload", path, NULL);
+	}
+	for (int i = 0; i < 3000; i++) { /* low: budgeted as before */
+		snprintf(path, sizeof path, "/usr/share/x%d", i);
+		emit_simple(&a, "kernel.violation", "kernel", path, "contained");
+	}
+	emit_simple(&a, "kernel.violation", "kernel", "/root/.ssh/id_rsa", "breach");
+	emit_end(&a);
+	audit_close(&a);
+	int n;
+	cJSON **v = parse_lines(t.path, NULL, &n);
+	int crit_k = 0, crit_p = 0, breach = 0, low_lines = 0;
+	for (int i = 0; i < n; i++) {
+		const char *ev = sget(v[i], "event"), *sev = sget(v[i], "sev");
+		if (!sev)
+			continue;
+		if (!strcmp(sev, "critical"))
+			assert_null(cJSON_GetObjectItem(v[i], "summary"));
+		if (!strcmp(sev, "critical") && !strcmp(ev, "preload.deny"))
+			crit_p++;
+		else if (!strcmp(sev, "critical") && !strcmp(sget(v[i], "outcome"), "breach"))
+			breach++, assert_string_equal(sget(v[i], "path"), "/root/.ssh/id_rsa");
+		else if (!strcmp(sev, "critical"))
+			crit_k++;
+		else
+			low_lines++;
+	}
+	assert_int_equal(crit_k, N);
+	assert_int_equal(crit_p, N);
+	assert_int_equal(breach, 1);
+	assert_true(low_lines < 3000); /* the lows met the budget, which the criticals did not use up */
+	const cJSON *au = cJSON_GetObjectItem(v[n - 1], "audit");
+	assert_int_equal(nget(au, "breaches"), 1);
+	assert_int_equal(nget(cJSON_GetObjectItem(au, "kernel"), "urgent_lines"), N + 1);
+	assert_int_equal(nget(cJSON_GetObjectItem(au, "preload"), "urgent_lines"), N);
+	assert_int_equal(nget(cJSON_GetObjectItem(v[n - 1], "severity"), "critical"), 2 * N + 1);
+	free_lines(v, n);
+	unlink(t.path);
+}
+
+/* Past the cap: one limit.hit at once, and at run.end a summary line naming the objects. */
+static void test_critical_cap_summary(void **state)
+{
+	(void)state;
+	struct tmp t;
+	tmp_make(&t);
+	struct audit a;
+	char err[256];
+	assert_int_equal(audit_open(&a, t.path, "unit-exec", err, sizeof err), 0);
+	assert_int_equal(audit_set_flow(&a, 1), 0);
+	audit_set_urgent_cap(&a, 100);
+	assert_int_equal(audit_emit(&a, audit_event(&a, "run.start", "kernel")), 0);
+	char path[64];
+	for (int i = 0; i < 150; i++) {
+		snprintf(path, sizeof path, "/root/.ssh/decoy%d", i);
+		emit_simple(&a, "kernel.violation", "kernel", path, "contained");
+	}
+	emit_simple(&a, "kernel.violation", "kernel", "/root/.ssh/decoy120", "contained"); /* named once */
+	emit_simple(&a, "kernel.violation", "kernel", "/root/.ssh/id_rsa", "breach");
+	emit_end(&a);
+	audit_close(&a);
+	int n;
+	cJSON **v = parse_lines(t.path, NULL, &n);
+	int lines = 0, hits = 0;
+	const cJSON *sum = NULL;
+	for (int i = 0; i < n; i++) {
+		const char *ev = sget(v[i], "event");
+		if (!strcmp(ev, "kernel.violation"))
+			lines++;
+		if (!strcmp(ev, "limit.hit")) {
+			assert_string_equal(sget(v[i], "limit"), "audit_urgent");
+			hits++;
+			if (cJSON_IsTrue(cJSON_GetObjectItem(v[i], "summary")))
+				sum = v[i];
+		}
+	}
+	assert_int_equal(lines, 100);
+	assert_int_equal(hits, 2);
+	assert_non_null(sum);
+	assert_int_equal(nget(sum, "suppressed"), 52);
+	const cJSON *objs = cJSON_GetObjectItem(sum, "objects");
+	assert_int_equal(cJSON_GetArraySize(objs), 51);
+	bool named = false;
+	for (const cJSON *o = objs->child; o; o = o->next)
+		named |= !strcmp(o->valuestring, "/root/.ssh/id_rsa");
+	assert_true(named);
+	const cJSON *au = cJSON_GetObjectItem(v[n - 1], "audit");
+	assert_int_equal(nget(au, "breaches"), 1);
+	assert_int_equal(nget(cJSON_GetObjectItem(au, "kernel"), "urgent_suppressed"), 52);
+	free_lines(v, n);
+	unlink(t.path);
+}
+
 static void test_run_dest_refusals(void **state)
 {
 	(void)state;
@@ -693,6 +806,8 @@ int main(void)
 		cmocka_unit_test(test_keyed_mac_and_key_id),
 		cmocka_unit_test(test_coalescing),
 		cmocka_unit_test(test_budget_kernel_never_displaced),
+		cmocka_unit_test(test_critical_never_buried),
+		cmocka_unit_test(test_critical_cap_summary),
 		cmocka_unit_test(test_run_dest_refusals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

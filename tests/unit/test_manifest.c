@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include <sodium.h>
 
+#include "learn.h"
 #include "manifest.h"
 
 static struct mf_ctx ctx = {.home = "/home/u", .workspace = "/work/ws", .uid = 1000};
@@ -800,6 +801,38 @@ static void t_bad_hosts(void **st)
 	mf_errors_free(&e);
 }
 
+/* learn from the network gateway's refusals: the name as sent (never a wildcard), or the address. */
+static void t_learn_gateway(void **st)
+{
+	(void)st;
+	struct learn l = {0};
+	const char *evs[] = {
+		"{\"event\":\"net.deny\",\"host\":\"api.example.com\",\"addr\":\"10.0.0.5\",\"port\":443,"
+		"\"proto\":\"tcp\",\"peer\":\"other.example.com\",\"reason\":\"name-not-granted\"}",
+		"{\"event\":\"net.deny\",\"addr\":\"10.0.0.6\",\"port\":22,\"proto\":\"tcp\",\"reason\":\"no-name\"}",
+		"{\"event\":\"dns.deny\",\"name\":\"pypi.org\",\"qtype\":1}",
+		"{\"event\":\"dns.deny\",\"name\":\"*.example.com\",\"qtype\":1}",
+		"{\"event\":\"dns.deny\",\"name\":\"a\\\\.b.example.com\",\"qtype\":1}",
+		"{\"event\":\"net.deny\",\"addr\":\"10.0.0.5\",\"port\":80,\"proto\":\"tcp\",\"peer\":\"api.example.com\",\"reason\":\"http-rule\"}",
+		"{\"event\":\"net.deny\",\"addr\":\"10.0.0.5\",\"port\":443,\"proto\":\"tcp\",\"peer\":\"*.evil.com\",\"reason\":\"name-not-granted\"}",
+	};
+	for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
+		cJSON *ev = cJSON_Parse(evs[i]);
+		assert_non_null(ev);
+		assert_true(learn_note(&l, ev) >= 0);
+		cJSON_Delete(ev);
+	}
+	assert_int_equal(l.n, 3);
+	assert_int_equal(l.v[0].kind, LEARN_HOST);
+	assert_string_equal(l.v[0].object, "other.example.com:443");
+	assert_int_equal(l.v[1].kind, LEARN_HOST);
+	assert_string_equal(l.v[1].object, "10.0.0.6:22");
+	assert_int_equal(l.v[2].kind, LEARN_DNS);
+	assert_string_equal(l.v[2].object, "pypi.org");
+	assert_string_equal(learn_kind_name(LEARN_DNS), "network:dns");
+	learn_free(&l);
+}
+
 /* Wildcards ("*.x.y") are host grants the gateway serves; a port range is refused as such. */
 static void t_wildcard_hosts(void **st)
 {
@@ -1009,6 +1042,7 @@ int main(void)
 		cmocka_unit_test(t_cap_unknown_key),
 		cmocka_unit_test(t_bad_hosts),
 		cmocka_unit_test(t_wildcard_hosts),
+		cmocka_unit_test(t_learn_gateway),
 		cmocka_unit_test(t_empty_hosts),
 		cmocka_unit_test(t_bad_hints),
 		cmocka_unit_test(t_long_hint),

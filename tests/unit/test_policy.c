@@ -635,6 +635,7 @@ static void test_net_list(void **state)
 		host6("[::ffff:192.168.7.0]/120", "::ffff:192.168.7.0", 120, 0,
 		      "capabilities[3].hosts[5]"),
 		host4("172.16.0.0/12:53", "172.16.0.0", 12, 53, "capabilities[3].hosts[6]"),
+		hostname("*.cdn.example.net:443", "*.cdn.example.net", 443, "capabilities[3].hosts[7]"),
 	};
 	m.net_granted = true;
 	m.hosts = hosts;
@@ -692,13 +693,23 @@ static void test_net_list(void **state)
 	expect_name(p, ".", 443, D, def);
 	expect_name(p, "127.0.0.1", 8080, A, h1);         /* numeric: decided as the address */
 	expect_name(p, "::ffff:127.0.0.1", 8080, A, h1);
+	/* a wildcard: names under it, never the name itself */
+	const char *h7 = "capabilities[3].hosts[7]: *.cdn.example.net:443";
+	expect_name(p, "a.cdn.example.net", 443, A, h7);
+	expect_name(p, "x.y.CDN.example.net.", 443, A, h7);
+	expect_name(p, "cdn.example.net", 443, D, def);
+	expect_name(p, "evilcdn.example.net", 443, D, def);
+	expect_name(p, "a.cdn.example.net", 80, D, def);
 
 	/* the net view for the kernel layers */
 	bool saw_name = false, saw_mapped = false;
 	for (size_t i = 0; i < pol_net_count(p); i++) {
 		struct pol_net n;
 		assert_int_equal(pol_net_get(p, i, &n), 0);
-		if (n.is_name) {
+		if (n.is_name && n.name[0] == '*') {
+			assert_string_equal(n.name, "*.cdn.example.net");
+			assert_int_equal(n.family, 0); /* a wildcard names no address */
+		} else if (n.is_name) {
 			assert_string_equal(n.name, "api.example.com");
 			assert_int_equal(n.family, 0); /* not resolved (opts.resolve false) */
 			saw_name = true;

@@ -484,13 +484,48 @@ static void test_io_uring_escape(void **state)
 	assert_string_equal(sget(o, "access"), "escape");
 	cJSON_Delete(v);
 
-	/* an open that never is a syscall: seen at io_uring_submit_req */
+	/* an open that never is a syscall: seen at io_uring_submit_req, named as its openat twin
+	 * (the kernel's copy of the name, taken at submit) */
 	char *a2[] = { p, "uring-open", "/etc/shadow", NULL };
 	assert_int_equal(run_attack(E.pr, NULL, NULL, a2), 0);
 	v = new_violations();
 	o = must_find(v, "io_uring_submit_req", "op", "openat");
 	assert_string_equal(sget(o, "sensor"), "tp_btf:io_uring_submit_req");
+	assert_string_equal(sget(o, "path"), "/etc/shadow");
+	assert_string_equal(sget(o, "access"), "read");
+	assert_true(strstr(sget(o, "rule"), "shadow") || strstr(sget(o, "rule"), "secret"));
+	cJSON_Delete(v);
+
+	/* openat + read through the ring: both ops name the file (the read: its fd's file) */
+	char *a3[] = { p, "uring-read", "/etc/shadow", NULL };
+	assert_int_equal(run_attack(E.pr, NULL, NULL, a3), 0);
+	v = new_violations();
+	o = must_find(v, "io_uring_submit_req", "op", "openat");
+	assert_string_equal(sget(o, "path"), "/etc/shadow");
+	o = must_find(v, "io_uring_submit_req", "op", "read");
+	assert_string_equal(sget(o, "path"), "/etc/shadow");
+	assert_string_equal(sget(o, "access"), "read");
+	assert_true(strstr(sget(o, "rule"), "shadow") || strstr(sget(o, "rule"), "secret"));
+	cJSON_Delete(v);
+
+	/* a connect through the ring: decided on the kernel's copy of the address, as connect(2) */
+	char *a5[] = { p, "uring-connect", "127.0.0.2", "9", NULL };
+	run_attack(E.pr, NULL, NULL, a5);
+	v = new_violations();
+	o = must_find(v, "io_uring_submit_req", "op", "connect");
+	assert_string_equal(sget(o, "addr"), "127.0.0.2");
+	assert_int_equal((int)nget(o, "port"), 9);
+	assert_string_equal(sget(o, "access"), "connect");
+	assert_string_not_equal(sget(o, "rule"), PR_RULE_ESCAPE);
+	cJSON_Delete(v);
+
+	/* an allowed file through the ring: still reported (escape class), with its path */
+	char *a4[] = { p, "uring-open", "/etc/hostname", NULL };
+	run_attack(E.pr, NULL, NULL, a4);
+	v = new_violations();
+	o = must_find(v, "io_uring_submit_req", "op", "openat");
 	assert_string_equal(sget(o, "rule"), PR_RULE_ESCAPE);
+	assert_string_equal(sget(o, "path"), "/etc/hostname");
 	cJSON_Delete(v);
 }
 
@@ -1146,6 +1181,66 @@ static void test_decode_decisions(void **state)
 	put_comps(ev, (const char *const[]){ "x" }, 1);
 	assert_int_equal(pr_decide(E.p, ev, v), 1);
 	assert_string_equal(v->rule, PR_RULE_DETACHED);
+
+	/* raced (issue 27): the kernel's copy of the name differs from the enter copy. A failed open:
+	 * path = the kernel's name, path_raced = the buffer's at entry; a secret either way: denied */
+	memset(ev, 0, sizeof(*ev));
+	ev->sc = PR_SC_OPENAT;
+	ev->path_kind = PR_PK_NONE;
+	ev->flags = PR_EVF_RACED;
+	snprintf(ev->req, sizeof(ev->req), "/usr/lib/x");
+	snprintf(ev->kname, sizeof(ev->kname), "/etc/shadow");
+	ev->ret = -EACCES;
+	assert_int_equal(pr_decide(E.p, ev, v), 1);
+	assert_true(v->raced && v->raced_denied);
+	assert_string_equal(v->path, "/etc/shadow");
+	assert_string_equal(v->path_raced, "/usr/lib/x");
+	assert_string_equal(pr_outcome(v), "contained");
+	assert_true(strstr(v->rule, "shadow") || strstr(v->rule, "secret"));
+	/* the other way round, and the open succeeded on the allowed file: outcome raced */
+	snprintf(ev->req, sizeof(ev->req), "/etc/shadow");
+	snprintf(ev->kname, sizeof(ev->kname), "/usr/lib/x");
+	ev->ret = 3;
+	ev->path_kind = PR_PK_FULL;
+	put_comps(ev, (const char *const[]){ "x", "lib", "usr" }, 3);
+	assert_int_equal(pr_decide(E.p, ev, v), 1);
+	assert_true(v->raced && v->raced_denied);
+	assert_string_equal(v->path, "/usr/lib/x");
+	assert_string_equal(v->path_raced, "/etc/shadow");
+	assert_string_equal(pr_outcome(v), "raced");
+	/* ... and on the secret itself: a breach */
+	put_comps(ev, (const char *const[]){ "shadow", "etc" }, 2);
+	snprintf(ev->kname, sizeof(ev->kname), "/etc/shadow");
+	snprintf(ev->req, sizeof(ev->req), "/usr/lib/x");
+	assert_int_equal(pr_decide(E.p, ev, v), 1);
+	assert_string_equal(v->path, "/etc/shadow");
+	assert_string_equal(v->path_raced, "/usr/lib/x");
+	assert_string_equal(pr_outcome(v), "breach");
+	/* two allowed names: still reported (never dropped), rule PR_RULE_RACED, not critical */
+	ev->path_kind = PR_PK_NONE;
+	ev->ret = -ENOENT;
+	snprintf(ev->req, sizeof(ev->req), "/usr/lib/x");
+	snprintf(ev->kname, sizeof(ev->kname), "/usr/lib/y");
+	assert_int_equal(pr_decide(E.p, ev, v), 1);
+	assert_true(v->raced && !v->raced_denied);
+	assert_string_equal(v->rule, PR_RULE_RACED);
+
+	/* io_uring (issue 27): an openat named by the kernel's copy, decided as its twin */
+	memset(ev, 0, sizeof(*ev));
+	ev->sc = PR_SC_IO_URING_OP;
+	ev->flags = PR_EVF_URING_OBJ;
+	ev->aflags = 18 | ((unsigned long long)O_RDONLY << PR_URING_OP_SHIFT);
+	ev->path_kind = PR_PK_NONE;
+	snprintf(ev->req, sizeof(ev->req), "/etc/shadow");
+	assert_int_equal(pr_decide(E.p, ev, v), 1);
+	assert_string_equal(v->path, "/etc/shadow");
+	assert_string_equal(v->access, "read");
+	assert_int_equal(v->io_op, 18);
+	assert_true(strstr(v->rule, "shadow") || strstr(v->rule, "secret"));
+	snprintf(ev->req, sizeof(ev->req), "/usr/lib/x");    /* allowed: the escape-class report, named */
+	assert_int_equal(pr_decide(E.p, ev, v), 1);
+	assert_string_equal(v->rule, PR_RULE_ESCAPE);
+	assert_string_equal(v->path, "/usr/lib/x");
 
 	ev->sc = 999;
 	assert_int_equal(pr_decide(E.p, ev, v), -1);

@@ -54,6 +54,7 @@ static const struct ex examples[] = {
 	{"secret-path", SBX_SEV_CRITICAL, PD("\"op\":\"open\",\"path\":\"/home/user/.aws/credentials\",\"access\":\"read\",\"rule\":\"default: not granted\"")},
 	/* a secret under a benign-looking directory is still a secret */
 	{"secret-path", SBX_SEV_CRITICAL, PD("\"op\":\"open\",\"path\":\"/root/.local/lib/python3.11/../../../.ssh/id_rsa\",\"access\":\"read\",\"rule\":\"builtin:home-blanket: /root\"")},
+	{"raced", SBX_SEV_HIGH, KV("\"syscall\":\"openat\",\"path\":\"/w/a\",\"path_raced\":\"/w/b\",\"raced\":true,\"access\":\"read\",\"rule\":\"probes: the name changed while the kernel used it (raced)\",\"outcome\":\"raced\"")},
 	{"unverifiable", SBX_SEV_HIGH, KV("\"syscall\":\"openat\",\"path\":\"?\",\"access\":\"read\",\"rule\":\"probes: path argument unreadable (unverifiable)\",\"outcome\":\"contained\"")},
 	{"benign-nscd-socket", SBX_SEV_INFO, KV("\"syscall\":\"connect\",\"path\":\"/var/run/nscd/socket\",\"access\":\"connect\",\"rule\":\"default: not granted\",\"outcome\":\"contained\",\"errno\":2")},
 	{"benign-nscd-socket", SBX_SEV_INFO, PD("\"op\":\"connect\",\"path\":\"/run/nscd/socket\",\"access\":\"connect\",\"rule\":\"default: not granted\"")},
@@ -109,6 +110,7 @@ T(secret_rule, "secret-rule")
 T(manifest_deny, "manifest-deny")
 T(secret_path, "secret-path")
 T(unverifiable, "unverifiable")
+T(raced, "raced")
 T(benign_nscd_socket, "benign-nscd-socket")
 T(benign_userdb_socket, "benign-userdb-socket")
 T(benign_uuidd_socket, "benign-uuidd-socket")
@@ -176,7 +178,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_breach), cmocka_unit_test(test_privilege), cmocka_unit_test(test_secret_metadata), cmocka_unit_test(test_benign_loopback_bind_probe), cmocka_unit_test(test_secret_rule),
 		cmocka_unit_test(test_manifest_deny), cmocka_unit_test(test_secret_path),
-		cmocka_unit_test(test_unverifiable), cmocka_unit_test(test_benign_nscd_socket),
+		cmocka_unit_test(test_unverifiable), cmocka_unit_test(test_raced), cmocka_unit_test(test_benign_nscd_socket),
 		cmocka_unit_test(test_benign_userdb_socket), cmocka_unit_test(test_benign_uuidd_socket),
 		cmocka_unit_test(test_benign_utmp), cmocka_unit_test(test_benign_user_site),
 		cmocka_unit_test(test_benign_locale),
