@@ -348,8 +348,19 @@ static void report_net(unsigned op, const char *subject, uint16_t port, int fami
 static int check_unix(unsigned op, const struct sockaddr_un *sun, socklen_t len)
 {
 	size_t off = offsetof(struct sockaddr_un, sun_path);
+	/* inside the run's own network namespace abstract names reach only the run (issue 17); in the
+	 * host's, whatever the network grant, a name the run binds (an autobind too) is one a host
+	 * client could connect to, and a name it connects or sends to is the host's (issue 28) */
+	bool inside = sbx_pl_mode() == SBX_PL_ENFORCE && pol_abstract_inside(sbx_pl.pol) &&
+		      (!sbx_pl.pol2 || pol_abstract_inside(sbx_pl.pol2));
+	if (len == off && op == SBX_OP_BIND && !inside) {
+		report_net(op, "@ (autobind)", 0, AF_UNIX, sbx_pl.net_mode == POL_NET_NONE ? POL_RULE_NET_NONE
+						  : POL_RULE_DEFAULT, EPERM);
+		errno = EPERM;
+		return -1;
+	}
 	if (len <= off)
-		return 0;                     /* unnamed / autobind */
+		return 0;                     /* unnamed */
 	size_t n = len - off;
 	if (n > sizeof sun->sun_path)
 		n = sizeof sun->sun_path;
@@ -362,10 +373,7 @@ static int check_unix(unsigned op, const struct sockaddr_un *sun, socklen_t len)
 			name[1 + k++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
 		}
 		name[1 + k] = 0;
-		/* inside the run's own network namespace abstract names reach only the run (issue 17) */
-		if (sbx_pl_mode() == SBX_PL_ENFORCE &&
-		    (sbx_pl.net_mode == POL_NET_ANY ||
-		     (pol_abstract_inside(sbx_pl.pol) && (!sbx_pl.pol2 || pol_abstract_inside(sbx_pl.pol2)))))
+		if (inside)
 			return 0;
 		report_net(op, name, 0, AF_UNIX, sbx_pl.net_mode == POL_NET_NONE ? POL_RULE_NET_NONE
 					       : POL_RULE_DEFAULT, EPERM);

@@ -2,9 +2,10 @@
  * argument (network, escape class, signals, io_uring operations).
  *
  * Promise: net_enter() copies the peer's sockaddr from user memory (also from msghdr.msg_name, in
- * either ABI); only AF_INET, AF_INET6 and named AF_UNIX addresses are candidates. AF_UNIX: req =
- * the path as given (a path may itself begin with '@'), or, with PR_EVF_ABSTRACT, the abstract
- * name's raw bytes after a leading '@'.
+ * either ABI); only AF_INET, AF_INET6 and named AF_UNIX addresses (and an autobind: addrlen ==
+ * sizeof(sa_family_t)) are candidates. AF_UNIX: req = the path as given (a path may itself begin
+ * with '@'), or, with PR_EVF_ABSTRACT, the abstract name's raw bytes after a leading '@' (none: an
+ * autobind).
  * emit_other() writes the record at exit; for a connect that went out, the peer is re-read from the
  * kernel socket (PR_EVF_KTUPLE), not taken from the caller's memory.
  */
@@ -20,14 +21,19 @@ static __always_inline bool read_sockaddr(struct pr_stash *s, const void *uaddr,
 	if (!uaddr || bpf_probe_read_user(&fam, sizeof(fam), uaddr))
 		return false;
 	if (fam == AF_UNIX_) {
-		if (alen <= 2 || alen > 2 + 108)
-			return false;               /* unnamed / autobind: no name to decide */
+		if (alen < 2 || alen > 2 + 108)
+			return false;
 		char first = 0;
-		if (bpf_probe_read_user(&first, 1, uaddr + 2))
+		if (alen > 2 && bpf_probe_read_user(&first, 1, uaddr + 2))
 			return false;
 		s->family = AF_UNIX_;
 		s->evflags |= PR_EVF_UNIX;
-		if (first == 0) {
+		if (alen == 2) {                    /* autobind: the kernel picks an abstract name */
+			s->evflags |= PR_EVF_ABSTRACT;
+			s->req[0][0] = '@';
+			s->req[0][1] = 0;
+			s->req_ok[0] = 1;
+		} else if (first == 0) {
 			__u32 n = (__u32)alen - 3;
 			if (n > 107)
 				n = 0;

@@ -118,6 +118,8 @@ struct layer_stage {
 	char *status;              /* "key=value\n" lines for the supervisor (ctl "ready") */
 	size_t status_len;
 	int listener;              /* the seccomp listener an op made, -1 */
+	bool listener_by_number;   /* its filter notifies sendmsg: the supervisor takes it with
+				    * pidfd_getfd (ctl.h ctl_send_ready), the stage is dumpable */
 };
 
 /* One "key=value" line of the stage's status. */

@@ -2,6 +2,7 @@
 #include "seccomp_emulate.h"
 #include "idmap.h"
 #include "smallfile.h"
+#include "seccomp_unix.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,6 +49,10 @@ static bool in(const char *sys, const char *const *list)
 
 static const char *const open_calls[] = {"open", "openat", "creat", NULL};
 static const char *const net_calls[] = {"connect", "bind", NULL};
+/* a send's peer (sendto's address, a msghdr's msg_name) and the socket are in memory or the
+ * descriptor table: no layer but bwrap's mount tree (the host's sockets outside the grants are not
+ * in the target's view) stands behind a "continue" */
+static const char *const send_calls[] = {"sendto", "sendmsg", "sendmmsg", NULL};
 /* Landlock has no right for these: only bwrap (the object outside the grants is not in the
  * target's view; read grants are read-only binds) stands behind them */
 static const char *const meta_emulated[] = {"chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "lchown",
@@ -65,6 +70,8 @@ enum sbx_sn_route sbx_sn_route(const struct sbx_sn_walls *w, const char *sys)
 	if (in(sys, net_calls))
 		return SBX_SN_EMULATE; /* no layer decides a unix path by its name; the family is in
 					* memory too (a flip to AF_UNIX after an AF_INET check) */
+	if (in(sys, send_calls))
+		return w->bwrap ? SBX_SN_CONTINUE : SBX_SN_EMULATE;
 	if (in(sys, open_calls))
 		return w->landlock || w->bwrap ? SBX_SN_CONTINUE : SBX_SN_EMULATE;
 	if (in(sys, meta_emulated))
@@ -349,6 +356,25 @@ static int take_fd(pid_t pid, int tfd)
 	return fd;
 }
 
+int sbx_sn_take_fd(pid_t pid, int num)
+{
+	int fd = take_fd(pid, num);
+	if (fd >= 0 || (errno != EPERM && errno != EACCES) || geteuid() != 0)
+		return fd;
+	int e = errno;
+	struct se_creds cr;
+	struct se_saved sv;
+	if (target_creds(pid, &cr) < 0 || as_target_real(&cr, &sv, true) < 0) {
+		errno = e;
+		return -1;
+	}
+	fd = take_fd(pid, num);
+	e = errno;
+	as_self(&sv);
+	errno = e;
+	return fd;
+}
+
 /* `path` names one of the target's own descriptors through a magic link: /dev/std{in,out,err},
  * /dev/fd/N, /proc/self/fd/N, /proc/thread-self/fd/N, /proc/<its pid>/fd/N. Its number, or -1. */
 static int own_fd_name(pid_t pid, const char *path)
@@ -447,7 +473,103 @@ struct conn_req {
 	int named;    /* 1: connect to the received O_PATH descriptor (a reached unix socket) */
 	socklen_t len;
 	struct sockaddr_storage ss;
+	int send;     /* 1: a send (below), not a connect; len 0: no address */
+	int flags;    /* send: the call's flags (MSG_NOSIGNAL added) */
+	uint32_t dlen, clen, nrights; /* send: payload and control bytes, then descriptors, follow on
+				       * the reply stream; the reply is a struct conn_sent */
 };
+
+struct conn_sent {
+	long val;     /* bytes sent, or -1 */
+	int err;
+};
+
+#define SE_SEND_MAX  (256 * 1024) /* payload bytes of one emulated send (more: a stream sends a
+				   * prefix, a datagram is EMSGSIZE) */
+#define SE_CTL_MAX   4096         /* control bytes of one emulated send */
+#define SE_RIGHTS_MAX 253         /* the kernel's SCM_MAX_FD */
+
+static int read_all(int fd, void *buf, size_t n)
+{
+	for (size_t got = 0; got < n;) {
+		ssize_t k = read(fd, (char *)buf + got, n - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		got += (size_t)k;
+	}
+	return 0;
+}
+
+static int send_all(int fd, const void *buf, size_t n)
+{
+	for (size_t put = 0; put < n;) {
+		ssize_t k = send(fd, (const char *)buf + put, n - put, MSG_NOSIGNAL);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		put += (size_t)k;
+	}
+	return 0;
+}
+
+/* In the connector: the send of a request (payload, control and descriptors read from `reply`),
+ * made on `sock`; the result written back on `reply`. */
+static void conn_send(int sock, int reply, const struct conn_req *r)
+{
+	struct conn_sent out = {.val = -1, .err = EAGAIN};
+	int rights[SE_RIGHTS_MAX], nr = 0;
+	char *data = NULL, *ctl = NULL;
+	if (r->dlen > SE_SEND_MAX || r->clen > SE_CTL_MAX || r->nrights > SE_RIGHTS_MAX)
+		goto done;
+	if (r->nrights) {
+		char one;
+		char cbuf[CMSG_SPACE(SE_RIGHTS_MAX * sizeof(int))];
+		struct iovec iov = {&one, 1};
+		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+		if (recvmsg(reply, &m, MSG_CMSG_CLOEXEC) != 1)
+			goto done;
+		for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h))
+			if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS) {
+				int k = (int)((h->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+				for (int i = 0; i < k && nr < SE_RIGHTS_MAX; i++)
+					memcpy(&rights[nr++], CMSG_DATA(h) + (size_t)i * sizeof(int), sizeof(int));
+			}
+		if ((uint32_t)nr != r->nrights)
+			goto done;
+	}
+	data = malloc(r->dlen ? r->dlen : 1);
+	ctl = malloc(r->clen ? r->clen : 1);
+	if (!data || !ctl || read_all(reply, data, r->dlen) || read_all(reply, ctl, r->clen))
+		goto done;
+	struct iovec iov = {data, r->dlen};
+	struct msghdr m = {.msg_name = r->len ? (void *)&r->ss : NULL, .msg_namelen = r->len, .msg_iov = &iov,
+			   .msg_iovlen = 1, .msg_control = r->clen ? ctl : NULL, .msg_controllen = r->clen};
+	/* the executor's descriptors, in the order its SCM_RIGHTS named them, as ours */
+	int next = 0;
+	for (struct cmsghdr *h = r->clen ? CMSG_FIRSTHDR(&m) : NULL; h; h = CMSG_NXTHDR(&m, h))
+		if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS) {
+			int k = (int)((h->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+			for (int i = 0; i < k; i++) {
+				if (next >= nr)
+					goto done;
+				memcpy(CMSG_DATA(h) + (size_t)i * sizeof(int), &rights[next++], sizeof(int));
+			}
+		}
+	if (next != nr)
+		goto done;
+	ssize_t n = sendmsg(sock, &m, r->flags | MSG_NOSIGNAL);
+	out.val = n;
+	out.err = n < 0 ? errno : 0;
+done:
+	(void)send_all(reply, &out, sizeof out);
+	for (int i = 0; i < nr; i++)
+		close(rights[i]);
+	free(data);
+	free(ctl);
+}
 
 struct conn_job {
 	int sock, hold, reply;
@@ -463,8 +585,12 @@ static void *conn_thread(void *arg)
 		int k = snprintf(u->sun_path, sizeof u->sun_path, "/proc/self/fd/%d", c->hold);
 		c->r.len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (size_t)k + 1);
 	}
-	int e = connect(c->sock, (struct sockaddr *)&c->r.ss, c->r.len) < 0 ? errno : 0;
-	(void)!write(c->reply, &e, sizeof e);
+	if (c->r.send) {
+		conn_send(c->sock, c->reply, &c->r);
+	} else {
+		int e = connect(c->sock, (struct sockaddr *)&c->r.ss, c->r.len) < 0 ? errno : 0;
+		(void)!write(c->reply, &e, sizeof e);
+	}
 	close(c->sock);
 	close(c->reply);
 	if (c->hold >= 0)
@@ -642,12 +768,71 @@ static int connector_connect(struct sbx_sn_emu *e, int sock, int hold, const str
 	return err;
 }
 
+/* In a job thread: the send of `r` on `sock` by the connector, with the payload `data`, control
+ * `ctl` (its SCM_RIGHTS numbers are replaced there by `rights`, in order). Bytes sent, or -1 with
+ * *err. */
+static long connector_send(struct sbx_sn_emu *e, int sock, int hold, const struct conn_req *r, const char *data,
+			   const char *ctl, const int *rights, int *err)
+{
+	int rp[2];
+	*err = EAGAIN;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, rp) < 0)
+		return -1;
+	int fds[3] = {sock, rp[1], hold};
+	int nf = hold >= 0 ? 3 : 2;
+	char cbuf[CMSG_SPACE(3 * sizeof(int))];
+	memset(cbuf, 0, sizeof cbuf);
+	struct iovec iov = {(void *)r, sizeof *r};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			   .msg_controllen = CMSG_SPACE((size_t)nf * sizeof(int))};
+	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = SCM_RIGHTS;
+	h->cmsg_len = CMSG_LEN((size_t)nf * sizeof(int));
+	memcpy(CMSG_DATA(h), fds, (size_t)nf * sizeof(int));
+	pthread_mutex_lock(&e->mu);
+	int sp = e->sp >= 0 ? fcntl(e->sp, F_DUPFD_CLOEXEC, 0) : -1;
+	pthread_mutex_unlock(&e->mu);
+	ssize_t n = sp >= 0 ? sendmsg(sp, &m, MSG_NOSIGNAL) : -1;
+	if (sp >= 0)
+		close(sp);
+	close(rp[1]);
+	long val = -1;
+	if (n == (ssize_t)sizeof *r) {
+		int ok = 0;
+		if (r->nrights) {
+			char one = 0;
+			char rb[CMSG_SPACE(SE_RIGHTS_MAX * sizeof(int))];
+			memset(rb, 0, sizeof rb);
+			struct iovec i1 = {&one, 1};
+			struct msghdr rm = {.msg_iov = &i1, .msg_iovlen = 1, .msg_control = rb,
+					    .msg_controllen = CMSG_SPACE(r->nrights * sizeof(int))};
+			struct cmsghdr *rh = CMSG_FIRSTHDR(&rm);
+			rh->cmsg_level = SOL_SOCKET;
+			rh->cmsg_type = SCM_RIGHTS;
+			rh->cmsg_len = CMSG_LEN(r->nrights * sizeof(int));
+			memcpy(CMSG_DATA(rh), rights, r->nrights * sizeof(int));
+			ok = sendmsg(rp[0], &rm, MSG_NOSIGNAL) == 1 ? 0 : -1;
+		}
+		struct conn_sent out;
+		if (ok == 0 && send_all(rp[0], data, r->dlen) == 0 && send_all(rp[0], ctl, r->clen) == 0 &&
+		    read_all(rp[0], &out, sizeof out) == 0) {
+			val = out.val;
+			*err = out.err;
+		} else {
+			*err = ECONNABORTED; /* the connector died meanwhile */
+		}
+	}
+	close(rp[0]);
+	return val;
+}
+
 /* ---- blocking calls: a detached thread acting as the target ------------------------------------ */
 
-enum job_op { JOB_REOPEN, JOB_CONNECT };
+enum job_op { JOB_REOPEN, JOB_CONNECT, JOB_SEND };
 struct job {
 	enum job_op op;
-	struct sbx_sn_emu *emu;   /* CONNECT: the run's connector */
+	struct sbx_sn_emu *emu;   /* CONNECT, SEND: the run's connector */
 	int listener;
 	uint64_t id;
 	struct se_creds cr;
@@ -655,15 +840,56 @@ struct job {
 	uint64_t flags;           /* REOPEN */
 	struct sockaddr_storage ss; /* CONNECT */
 	socklen_t sslen;
-	int holdfd;               /* CONNECT: an O_PATH fd named by ss (a unix path), or -1 */
+	int holdfd;               /* CONNECT, SEND: an O_PATH fd named by ss (a unix path), or -1 */
+	/* SEND: the copied payload and control, the executor's SCM_RIGHTS descriptors as ours, the
+	 * call's flags; mm: a sendmmsg's first mmsghdr in the target (its msg_len is written), or 0 */
+	char *data, *ctl;
+	uint32_t dlen, clen;
+	int *rights;
+	uint32_t nrights;
+	int sflags;
+	pid_t pid;
+	uint64_t mm;
 };
+
+/* Close and free what a job holds (not its listener). */
+static void job_drop(struct job *j)
+{
+	if (j->fd >= 0)
+		close(j->fd);
+	if (j->op != JOB_REOPEN && j->holdfd >= 0)
+		close(j->holdfd);
+	for (uint32_t i = 0; j->rights && i < j->nrights; i++)
+		close(j->rights[i]);
+	free(j->rights);
+	free(j->data);
+	free(j->ctl);
+	free(j);
+}
 
 static void *job_run(void *arg)
 {
 	struct job *j = arg;
 	struct se_saved sv;
-	if (as_target(&j->cr, &sv) < 0) {
+	/* a sendmmsg writes its msg_len into the target: with the target's real ids (the thread never
+	 * switches back anyway) */
+	if (as_target_real(&j->cr, &sv, j->op == JOB_SEND && j->mm) < 0) {
 		answer(j->listener, j->id, 0, EPERM);
+	} else if (j->op == JOB_SEND) {
+		struct conn_req r = {.named = j->holdfd >= 0, .len = j->sslen, .ss = j->ss, .send = 1,
+				     .flags = j->sflags, .dlen = j->dlen, .clen = j->clen, .nrights = j->nrights};
+		int err = 0;
+		long n = connector_send(j->emu, j->fd, j->holdfd, &r, j->data, j->ctl, j->rights, &err);
+		if (n >= 0 && j->mm) {
+			/* the first message went: msg_len of msgvec[0], the call's result 1 (the caller
+			 * sends the rest again, as after any partial sendmmsg) */
+			unsigned int ml = (unsigned int)n;
+			struct iovec l = {&ml, sizeof ml},
+				     rr = {(void *)(uintptr_t)(j->mm + offsetof(struct mmsghdr, msg_len)), sizeof ml};
+			(void)process_vm_writev(j->pid, &l, 1, &rr, 1, 0);
+			n = 1;
+		}
+		answer(j->listener, j->id, n < 0 ? 0 : n, n < 0 ? err : 0);
 	} else if (j->op == JOB_REOPEN) {
 		int fd = reopen(j->fd, j->flags, 0);
 		if (fd < 0)
@@ -676,10 +902,7 @@ static void *job_run(void *arg)
 	}
 	/* this thread never switches back: it ends here */
 	close(j->listener);
-	close(j->fd);
-	if (j->op == JOB_CONNECT && j->holdfd >= 0)
-		close(j->holdfd);
-	free(j);
+	job_drop(j);
 	return NULL;
 }
 
@@ -692,10 +915,7 @@ static int job_start(struct job *j)
 	int own = fcntl(j->listener, F_DUPFD_CLOEXEC, 0);
 	if (own < 0) {
 		answer(j->listener, j->id, 0, EAGAIN);
-		close(j->fd);
-		if (j->op == JOB_CONNECT && j->holdfd >= 0)
-			close(j->holdfd);
-		free(j);
+		job_drop(j);
 		return -1;
 	}
 	int shared = j->listener;
@@ -711,10 +931,7 @@ static int job_start(struct job *j)
 	if (rc) {
 		answer(shared, j->id, 0, EAGAIN);
 		close(own);
-		close(j->fd);
-		if (j->op == JOB_CONNECT && j->holdfd >= 0)
-			close(j->holdfd);
-		free(j);
+		job_drop(j);
 		return -1;
 	}
 	return 0;
@@ -936,6 +1153,99 @@ done:
 
 /* ---- connect / bind --------------------------------------------------------------------------- */
 
+/* A named unix socket address (copied in `ss`, `*len` bytes): resolved here, by the target (`cr`),
+ * decided on what is reached (bind: the parent directory and the name; else the socket), and
+ * rewritten to name the reached object through our descriptor *hold ("/proc/self/fd/N[/name]",
+ * which the performer — the connector — rewrites to its own number). -1: go on (the call may be
+ * performed); else what the emulation returns (answered, refused with rep, or undecidable). */
+static int unix_path_obj(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const struct se_creds *crp,
+			 bool bind_, const char *access, struct sockaddr_storage *ssp, socklen_t *lenp, int *holdp,
+			 struct sbx_sn_report *rep)
+{
+	struct se_creds cr = *crp;
+	size_t off = offsetof(struct sockaddr_un, sun_path);
+	struct sockaddr_un *sun = (struct sockaddr_un *)ssp;
+	socklen_t len = *lenp;
+	int hold = -1;
+	/* a named unix socket: resolved here, by the target, decided on what is reached */
+	char req[sizeof sun->sun_path + 1], path[4096], real[4096];
+	size_t n = len - off;
+	memcpy(req, sun->sun_path, n);
+	req[n] = 0;
+	snprintf(path, sizeof path, "%s", req);
+	uint64_t resolve = RESOLVE_NO_MAGICLINKS;
+	int b = target_base(pid, AT_FDCWD, path, sizeof path, &resolve);
+	struct se_saved sv;
+	if (b < 0 && (errno == EPERM || errno == EACCES)) {
+		int e = errno;
+		return undecidable(pid, access, req, e, rep);
+	}
+	if (b < 0) {
+		answer(listener, req_id, 0, ENOENT);
+		return 0;
+	}
+	if (as_target(&cr, &sv) < 0) {
+		int e = errno;
+		close(b);
+		return undecidable(pid, access, req, e, rep);
+	}
+	const char *base = NULL;
+	if (bind_) {
+		char *sl = strrchr(path, '/');
+		base = sl ? sl + 1 : path;
+		if (sl == path)
+			hold = o2(b, "/", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
+		else if (sl) {
+			*sl = 0;
+			hold = o2(b, path, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
+			*sl = '/';
+		} else
+			hold = o2(b, ".", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
+	} else {
+		hold = o2(b, path, O_PATH | O_CLOEXEC, 0, resolve);
+	}
+	int e = errno;
+	as_self(&sv);
+	close(b);
+	if (hold < 0) {
+		answer(listener, req_id, 0, e);
+		return 0;
+	}
+	uint32_t rule;
+	int denied;
+	if (bind_) {
+		if (fd_path(hold, real, sizeof real) < 0)
+			snprintf(real, sizeof real, "?");
+		else if (strlen(real) + strlen(base) + 2 < sizeof real)
+			snprintf(real + strlen(real), sizeof real - strlen(real), "%s%s", strcmp(real, "/") ? "/" : "",
+				 base);
+		denied = decide_obj(c, pid, -1, POL_WRITE, false, real, sizeof real, &rule);
+	} else {
+		denied = decide_obj(c, pid, hold, POL_WRITE, false, real, sizeof real, &rule);
+	}
+	if (denied) {
+		close(hold);
+		if (seccomp_notify_id_valid(listener, req_id) != 0)
+			return 0;
+		refuse(c, pid, access, real, req, rule, bind_ ? EACCES : EPERM, rep);
+		return 1;
+	}
+	/* the object reached, named by our descriptor (short enough for sun_path) */
+	memset(sun->sun_path, 0, sizeof sun->sun_path);
+	int k = bind_ ? snprintf(sun->sun_path, sizeof sun->sun_path, "/proc/self/fd/%d/%s", hold, base)
+		      : snprintf(sun->sun_path, sizeof sun->sun_path, "/proc/self/fd/%d", hold);
+	if (k < 0 || (size_t)k >= sizeof sun->sun_path) {
+		close(hold);
+		answer(listener, req_id, 0, ENAMETOOLONG);
+		return 0;
+	}
+	len = (socklen_t)(off + (size_t)k + 1);
+	*holdp = hold;
+	*lenp = len;
+	return -1;
+}
+
+
 static int emulate_net(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, bool bind_,
 		       const uint64_t args[6], struct sbx_sn_report *rep)
 {
@@ -970,90 +1280,15 @@ static int emulate_net(const struct sbx_sn_ctx *c, int listener, uint64_t req_id
 	size_t off = offsetof(struct sockaddr_un, sun_path);
 	struct sockaddr_un *sun = (struct sockaddr_un *)&ss;
 	if (ss.ss_family == AF_UNIX && len > off && sun->sun_path[0]) {
-		/* a named unix socket: resolved here, by the target, decided on what is reached */
-		char req[sizeof sun->sun_path + 1], path[4096], real[4096];
-		size_t n = len - off;
-		memcpy(req, sun->sun_path, n);
-		req[n] = 0;
-		snprintf(path, sizeof path, "%s", req);
-		uint64_t resolve = RESOLVE_NO_MAGICLINKS;
-		int b = target_base(pid, AT_FDCWD, path, sizeof path, &resolve);
-		struct se_saved sv;
-		if (b < 0 && (errno == EPERM || errno == EACCES)) {
-			int e = errno;
+		int u = unix_path_obj(c, listener, req_id, pid, &cr, bind_, access, &ss, &len, &hold, rep);
+		if (u >= 0) {
 			close(sock);
-			return undecidable(pid, access, req, e, rep);
+			return u;
 		}
-		if (b < 0) {
-			close(sock);
-			answer(listener, req_id, 0, ENOENT);
-			return 0;
-		}
-		if (as_target(&cr, &sv) < 0) {
-			int e = errno;
-			close(b);
-			close(sock);
-			return undecidable(pid, access, req, e, rep);
-		}
-		const char *base = NULL;
-		if (bind_) {
-			char *sl = strrchr(path, '/');
-			base = sl ? sl + 1 : path;
-			if (sl == path)
-				hold = o2(b, "/", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
-			else if (sl) {
-				*sl = 0;
-				hold = o2(b, path, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
-				*sl = '/';
-			} else
-				hold = o2(b, ".", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
-		} else {
-			hold = o2(b, path, O_PATH | O_CLOEXEC, 0, resolve);
-		}
-		int e = errno;
-		as_self(&sv);
-		close(b);
-		if (hold < 0) {
-			close(sock);
-			answer(listener, req_id, 0, e);
-			return 0;
-		}
-		uint32_t rule;
-		int denied;
-		if (bind_) {
-			if (fd_path(hold, real, sizeof real) < 0)
-				snprintf(real, sizeof real, "?");
-			else if (strlen(real) + strlen(base) + 2 < sizeof real)
-				snprintf(real + strlen(real), sizeof real - strlen(real), "%s%s", strcmp(real, "/") ? "/" : "",
-					 base);
-			denied = decide_obj(c, pid, -1, POL_WRITE, false, real, sizeof real, &rule);
-		} else {
-			denied = decide_obj(c, pid, hold, POL_WRITE, false, real, sizeof real, &rule);
-		}
-		if (denied) {
-			close(hold);
-			close(sock);
-			if (seccomp_notify_id_valid(listener, req_id) != 0)
-				return 0;
-			refuse(c, pid, access, real, req, rule, bind_ ? EACCES : EPERM, rep);
-			return 1;
-		}
-		/* the object reached, named by our descriptor (short enough for sun_path) */
-		memset(sun->sun_path, 0, sizeof sun->sun_path);
-		int k = bind_ ? snprintf(sun->sun_path, sizeof sun->sun_path, "/proc/self/fd/%d/%s", hold, base)
-			      : snprintf(sun->sun_path, sizeof sun->sun_path, "/proc/self/fd/%d", hold);
-		if (k < 0 || (size_t)k >= sizeof sun->sun_path) {
-			close(hold);
-			close(sock);
-			answer(listener, req_id, 0, ENAMETOOLONG);
-			return 0;
-		}
-		len = (socklen_t)(off + (size_t)k + 1);
 	}
-	if (ss.ss_family == AF_UNIX && len > off + 1 && !sun->sun_path[0] && c->pol && !pol_abstract_inside(c->pol) &&
-	    pol_net_mode(c->pol) != POL_NET_ANY) {
-		/* an abstract name in the host's network namespace: the policy refuses it unless the
-		 * network is unrestricted (docs/layers.md "Abstract unix sockets"). Performed here, the
+	if (ss.ss_family == AF_UNIX && len > off + 1 && !sun->sun_path[0] && c->pol && !pol_abstract_inside(c->pol)) {
+		/* an abstract name in the host's network namespace: the policy refuses it whatever the
+		 * network grant (docs/layers.md "Abstract unix sockets", seccomp_unix.h). Performed here, the
 		 * connect would not meet Landlock's abstract-socket scoping (the connector is outside the
 		 * run's domain), so the policy is applied itself. */
 		close(sock);
@@ -1127,6 +1362,266 @@ static int emulate_net(const struct sbx_sn_ctx *c, int listener, uint64_t req_id
 	memcpy(&j->ss, &ss, sizeof ss);
 	job_start(j);
 	return 0;
+}
+
+/* ---- sends: sendto with an address, sendmsg, sendmmsg ------------------------------------------ */
+
+/* A refusal of something the connector cannot carry for the caller. */
+static int send_refuse(pid_t pid, const char *what, struct sbx_sn_report *rep)
+{
+	memset(rep, 0, sizeof *rep);
+	rep->port = -1;
+	rep->violation = true;
+	rep->access = "connect";
+	rep->err = EPERM;
+	snprintf(rep->path, sizeof rep->path, "%s", what);
+	snprintf(rep->requested, sizeof rep->requested, "%s", what);
+	snprintf(rep->rule, sizeof rep->rule, "%s cannot be passed for the caller (no layer stands behind a send in this mode)",
+		 what);
+	sbx_sn_fill_proc(pid, rep);
+	return 1;
+}
+
+/* The whole send copied once (the message header, the address, the payload up to SE_SEND_MAX, the
+ * control), decided on that copy, and made by the connector on the executor's socket. A sendmmsg
+ * sends its first message only (result 1; callers send the rest again, as after any partial
+ * sendmmsg). SCM_RIGHTS descriptors are taken from the executor and passed on; SCM_CREDENTIALS are
+ * refused (the connector's pid is not the caller's: the kernel would refuse them, or they would
+ * name another process). */
+static int emulate_send(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const char *sys,
+			const uint64_t args[6], struct sbx_sn_report *rep)
+{
+	bool to = !strcmp(sys, "sendto"), mm = !strcmp(sys, "sendmmsg");
+	if (to && !args[4])
+		return 3; /* no address, and a register says so: nothing to race */
+	struct msghdr m;
+	memset(&m, 0, sizeof m);
+	struct iovec one;
+	uint64_t tiov_addr = 0;
+	int flags;
+	if (to) {
+		one.iov_base = (void *)(uintptr_t)args[1];
+		one.iov_len = (size_t)args[2];
+		m.msg_name = (void *)(uintptr_t)args[4];
+		m.msg_namelen = (socklen_t)args[5];
+		m.msg_iovlen = 1;
+		flags = (int)args[3];
+	} else {
+		if (mm && (uint32_t)args[2] == 0) {
+			answer(listener, req_id, 0, 0);
+			return 0;
+		}
+		/* a sendmmsg sends its first message here, but every peer it names is decided (and a
+		 * refused one refuses the call, as sbx_sn_decide does where it can read the target) */
+		if (mm && sbx_sn_decide_send(c, pid, sys, args, rep) == 1) {
+			if (seccomp_notify_id_valid(listener, req_id) != 0)
+				return 0;
+			sbx_sn_fill_proc(pid, rep);
+			return 1;
+		}
+		flags = (int)(mm ? args[3] : args[2]);
+		struct iovec l = {&m, sizeof m}, r = {(void *)(uintptr_t)args[1], sizeof m};
+		if (process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)sizeof m) {
+			if (errno == EPERM || errno == EACCES)
+				return undecidable(pid, "connect", "?", errno, rep);
+			answer(listener, req_id, 0, EFAULT);
+			return 0;
+		}
+		tiov_addr = (uint64_t)(uintptr_t)m.msg_iov;
+		if (m.msg_iovlen > 1024) {
+			answer(listener, req_id, 0, EMSGSIZE);
+			return 0;
+		}
+	}
+	size_t niov = m.msg_iovlen;
+	struct iovec *tiov = calloc(niov ? niov : 1, sizeof *tiov);
+	struct sockaddr_storage ss;
+	memset(&ss, 0, sizeof ss);
+	socklen_t len = 0;
+	char *data = NULL, *ctl = NULL;
+	int *rights = NULL, sock = -1, hold = -1, rc = 0;
+	uint32_t nrights = 0, clen = 0;
+	size_t total = 0, dlen = 0;
+	if (!tiov)
+		goto nomem;
+	if (to) {
+		tiov[0] = one;
+	} else if (niov) {
+		struct iovec l = {tiov, niov * sizeof *tiov}, r = {(void *)(uintptr_t)tiov_addr, niov * sizeof *tiov};
+		if (process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)(niov * sizeof *tiov))
+			goto fault;
+	}
+	/* the peer, once */
+	if (m.msg_name && m.msg_namelen) {
+		if (m.msg_namelen > sizeof ss) {
+			answer(listener, req_id, 0, EINVAL);
+			goto out;
+		}
+		len = m.msg_namelen;
+		struct iovec l = {&ss, len}, r = {m.msg_name, len};
+		if (process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)len)
+			goto fault;
+	}
+	/* the control, once: SCM_RIGHTS counted, SCM_CREDENTIALS refused */
+	if (m.msg_control && m.msg_controllen) {
+		if (m.msg_controllen > SE_CTL_MAX) {
+			answer(listener, req_id, 0, ENOBUFS);
+			goto out;
+		}
+		clen = (uint32_t)m.msg_controllen;
+		ctl = malloc(clen);
+		if (!ctl)
+			goto nomem;
+		struct iovec l = {ctl, clen}, r = {m.msg_control, clen};
+		if (process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)clen)
+			goto fault;
+		struct msghdr cm = {.msg_control = ctl, .msg_controllen = clen};
+		for (struct cmsghdr *h = CMSG_FIRSTHDR(&cm); h; h = CMSG_NXTHDR(&cm, h)) {
+			if (h->cmsg_level != SOL_SOCKET)
+				continue;
+			if (h->cmsg_type == SCM_CREDENTIALS) {
+				rc = send_refuse(pid, "SCM_CREDENTIALS", rep);
+				goto out;
+			}
+			if (h->cmsg_type == SCM_RIGHTS)
+				nrights += (uint32_t)((h->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+		}
+		if (nrights > SE_RIGHTS_MAX) {
+			answer(listener, req_id, 0, EINVAL);
+			goto out;
+		}
+		if (nrights) {
+			rights = calloc(nrights, sizeof *rights);
+			if (!rights)
+				goto nomem;
+			uint32_t k = 0;
+			for (struct cmsghdr *h = CMSG_FIRSTHDR(&cm); h; h = CMSG_NXTHDR(&cm, h))
+				if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS) {
+					int cnt = (int)((h->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+					for (int i = 0; i < cnt; i++) {
+						int tfd;
+						memcpy(&tfd, CMSG_DATA(h) + (size_t)i * sizeof(int), sizeof tfd);
+						int f = take_fd(pid, tfd);
+						if (f < 0) {
+							int e = errno;
+							for (uint32_t q = 0; q < k; q++)
+								close(rights[q]);
+							k = 0;
+							nrights = 0;
+							if (e == EPERM || e == EACCES) {
+								rc = undecidable(pid, "connect", "?", e, rep);
+								goto out;
+							}
+							answer(listener, req_id, 0, EBADF);
+							goto out;
+						}
+						rights[k++] = f;
+					}
+				}
+		}
+	}
+	/* the payload, once (bounded) */
+	for (size_t i = 0; i < niov; i++)
+		total += tiov[i].iov_len;
+	dlen = total > SE_SEND_MAX ? SE_SEND_MAX : total;
+	data = malloc(dlen ? dlen : 1);
+	if (!data)
+		goto nomem;
+	if (dlen) {
+		size_t k = 0, left = dlen;
+		while (k < niov && left) { /* the remote list cut to dlen bytes */
+			if (tiov[k].iov_len > left)
+				tiov[k].iov_len = left;
+			left -= tiov[k].iov_len;
+			k++;
+		}
+		struct iovec l = {data, dlen};
+		if (process_vm_readv(pid, &l, 1, tiov, (unsigned long)k, 0) != (ssize_t)dlen)
+			goto fault;
+	}
+	/* the socket, once */
+	sock = take_fd(pid, (int)args[0]);
+	if (sock < 0) {
+		if (errno == EPERM || errno == EACCES) {
+			rc = undecidable(pid, "connect", "?", errno, rep);
+			goto out;
+		}
+		answer(listener, req_id, 0, errno == EBADF ? EBADF : ENOTSOCK);
+		goto out;
+	}
+	int type = 0;
+	socklen_t tl = sizeof type;
+	if (getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &tl) < 0) {
+		answer(listener, req_id, 0, ENOTSOCK);
+		goto out;
+	}
+	if (total > dlen && type != SOCK_STREAM) {
+		answer(listener, req_id, 0, EMSGSIZE); /* a datagram is never cut */
+		goto out;
+	}
+	struct se_creds cr;
+	if (target_creds(pid, &cr) < 0) {
+		answer(listener, req_id, 0, ESRCH);
+		goto out;
+	}
+	/* the peer decided on this copy, the one sent to */
+	size_t off = offsetof(struct sockaddr_un, sun_path);
+	struct sockaddr_un *sun = (struct sockaddr_un *)&ss;
+	if (len && ss.ss_family == AF_UNIX && len > off && sun->sun_path[0]) {
+		int u = unix_path_obj(c, listener, req_id, pid, &cr, false, "connect", &ss, &len, &hold, rep);
+		if (u >= 0) {
+			rc = u;
+			goto out;
+		}
+	} else if (len && sbx_sn_decide_addr(c, pid, false, &ss, len, rep) == 1) {
+		if (seccomp_notify_id_valid(listener, req_id) == 0) {
+			sbx_sn_fill_proc(pid, rep);
+			rc = 1;
+		}
+		goto out;
+	}
+	if (seccomp_notify_id_valid(listener, req_id) != 0)
+		goto out;
+	struct job *j = c->emu && connector_ready(c->emu, &cr) == 0 ? calloc(1, sizeof *j) : NULL;
+	if (!j) {
+		if (!c->emu) {
+			rc = undecidable(pid, "connect", "?", ENOSYS, rep);
+			goto out;
+		}
+		answer(listener, req_id, 0, EAGAIN);
+		goto out;
+	}
+	*j = (struct job){.op = JOB_SEND, .listener = listener, .id = req_id, .cr = cr, .fd = sock, .sslen = len,
+			  .holdfd = hold, .emu = c->emu, .data = data, .ctl = ctl, .dlen = (uint32_t)dlen,
+			  .clen = clen, .rights = rights, .nrights = nrights, .sflags = flags, .pid = pid,
+			  .mm = mm ? args[1] : 0};
+	memcpy(&j->ss, &ss, sizeof ss);
+	sock = hold = -1;
+	data = ctl = NULL;
+	rights = NULL;
+	nrights = 0;
+	job_start(j);
+	goto out;
+fault: /* the target's memory: out of our reach (as the target then), or not mapped */
+	if (errno == EPERM || errno == EACCES)
+		rc = undecidable(pid, "connect", "?", errno, rep);
+	else
+		answer(listener, req_id, 0, EFAULT);
+	goto out;
+nomem:
+	answer(listener, req_id, 0, ENOMEM);
+out:
+	if (sock >= 0)
+		close(sock);
+	if (hold >= 0)
+		close(hold);
+	for (uint32_t i = 0; rights && i < nrights; i++)
+		close(rights[i]);
+	free(rights);
+	free(data);
+	free(ctl);
+	free(tiov);
+	return rc;
 }
 
 /* ---- metadata: modes, owners, times, watches --------------------------------------------------- */
@@ -1654,6 +2149,8 @@ static int emulate_once(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 		return emulate_open(c, listener, req_id, pid, sys, args, rep);
 	if (in(sys, net_calls))
 		return emulate_net(c, listener, req_id, pid, !strcmp(sys, "bind"), args, rep);
+	if (in(sys, send_calls))
+		return emulate_send(c, listener, req_id, pid, sys, args, rep);
 	if (in(sys, meta_emulated))
 		return emulate_meta(c, listener, req_id, pid, sys, args, rep);
 	if (in(sys, ll_covered) && strncmp(sys, "exec", 4))

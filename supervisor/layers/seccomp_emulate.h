@@ -19,7 +19,10 @@
  *   4. perform the call on that descriptor (reopen via /proc/self/fd/N with the requested flags;
  *      fchmodat2/fchownat/utimensat with AT_EMPTY_PATH; setxattr/removexattr/inotify_add_watch
  *      through /proc/self/fd/N; mkdirat/unlinkat/linkat/renameat2/... in the reached parent;
- *      connect/bind of the target's own socket taken with pidfd_getfd, with the copied address)
+ *      connect/bind of the target's own socket taken with pidfd_getfd, with the copied address;
+ *      a send (sendto with an address, sendmsg, a sendmmsg's first message) with the copied
+ *      header, peer, payload (SE_SEND_MAX) and control, SCM_RIGHTS descriptors taken with
+ *      pidfd_getfd, SCM_CREDENTIALS refused)
  *      and answer the notification with
  *      its result: an fd installed with SECCOMP_IOCTL_NOTIF_ADDFD (SECCOMP_ADDFD_FLAG_SEND,
  *      O_CLOEXEC as requested), or the call's return value / errno. Never
@@ -39,8 +42,9 @@
  * its own, or the target cannot be reached either way, the call is refused (EPERM, reported:
  * "undecidable").
  * Fidelity differences (documented in docs/layers.md): SO_PEERCRED of an emulated unix connect
- * names the run's connector (a process of the executor's identity), not the connecting thread's
- * process; an absolute symlink met below a relative
+ * (and SCM_CREDENTIALS a receiver gets with SO_PASSCRED from an emulated send) names the run's
+ * connector (a process of the executor's identity), not the calling process; a send on a broken
+ * stream gets EPIPE without SIGPIPE; an absolute symlink met below a relative
  * path is followed in the supervisor's root; O_CREAT through a dangling final symlink and magic
  * links other than the target's own descriptors fail with ELOOP.
  *
@@ -104,5 +108,13 @@ int sbx_sn_emulate(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pi
  * a run through the supervisor (manifest deny globs below libc). */
 int sbx_sn_emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const char *sys,
 			const uint64_t args[6], struct sbx_sn_report *rep);
+
+/* The descriptor `num` of process `pid` as one of ours (pidfd_getfd, close-on-exec), taken by the
+ * calling thread as itself, or — where a root supervisor may not reach `pid` itself (no
+ * CAP_SYS_PTRACE, as in a container with Docker's defaults, and `pid` of another uid) — with
+ * `pid`'s real ids for that one call (the same per-thread identity switch the emulation uses; the
+ * saved ids stay the supervisor's, and the thread switches back: a failure to do so aborts).
+ * -1 with errno when neither can. */
+int sbx_sn_take_fd(pid_t pid, int num);
 
 #endif

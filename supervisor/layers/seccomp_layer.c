@@ -24,6 +24,7 @@
  */
 #include "seccomp_layer.h"
 #include "seccomp_notify.h"
+#include "seccomp_unix.h"
 #include "probes_decode.h"
 #include "layer.h"
 #include "msg.h"
@@ -71,7 +72,8 @@ enum sc_when {
 	W_PRLIMIT,         /* prlimit64(pid, res, new != NULL, ...): notify only */
 	W_EXEC_GATE,       /* execve/execveat, only with opts.deny_exec, report_files or deny_files (notify) */
 	W_NET,             /* connect/bind: opts.net_notify and user notification */
-	W_SENDTO,          /* sendto with a destination: opts.net_notify, netfilter off, notification */
+	W_SENDTO,          /* sendto with a destination: opts.net_notify and user notification */
+	W_SENDMSG,         /* sendmsg/sendmmsg (the peer is in memory): opts.net_notify, notification */
 	W_FILES,           /* open/openat/openat2/creat and the write class: opts.report_files or
 			    * opts.deny_files, and user notification */
 	W_META,            /* metadata changes and watches: opts.meta_notify and user notification */
@@ -142,6 +144,8 @@ static const struct sc_rule deny_table[] = {
 	{"connect", EPERM, W_NET, false},
 	{"bind", EACCES, W_NET, false},
 	{"sendto", EPERM, W_SENDTO, false},
+	{"sendmsg", EPERM, W_SENDMSG, false},
+	{"sendmmsg", EPERM, W_SENDMSG, false},
 	{"open", EACCES, W_FILES, false},
 	{"openat", EACCES, W_FILES, false},
 	{"openat2", EACCES, W_FILES, false},
@@ -254,7 +258,8 @@ static const char *when_text(enum sc_when w)
 	case W_SOCKET: return "family/type/protocol outside the allowlist: AF_UNIX; AF_INET/AF_INET6 with TCP, UDP (ICMP ping only with an unrestricted network); AF_NETLINK with NETLINK_ROUTE. "
 			      "Unknown families EAFNOSUPPORT, AF_PACKET and SOCK_RAW EPERM, other protocols/types EPROTONOSUPPORT";
 	case W_NET: return "connect/bind naming a unix socket path outside the write grants, an AF_INET/6 peer the policy denies (when netfilter is off), a bind outside the granted loopback addresses (notify only)";
-	case W_SENDTO: return "sendto with a destination address, when netfilter is off: the peer decided as a connect (notify only)";
+	case W_SENDTO: return "sendto with a destination address: the peer decided as a connect (a unix path outside the write grants, an abstract name outside a network namespace of the run's own; AF_INET/6 when netfilter is off) (notify only)";
+	case W_SENDMSG: return "sendmsg/sendmmsg naming a peer (msg_name of every message): decided as a connect, as sendto (notify only)";
 	case W_META: return "the object (path, descriptor, dirfd + path; symlinks followed as the call does) outside the write grants "
 			    "(inotify_add_watch/fanotify_mark: outside the read grants): EPERM for mode/owner/xattr/times, "
 			    "EACCES for mknod/link/watches (notify only; kernel.violation sensor seccomp-notify)";
@@ -390,6 +395,7 @@ static int add_rule(scmp_filter_ctx ctx, const struct sc_rule *r, int nr, bool n
 		rc = seccomp_rule_add(ctx, act, nr, 1, SCMP_A2_64(SCMP_CMP_NE, 0));
 		break;
 	case W_NET:
+	case W_SENDMSG: /* msg_name is in memory: every call, the supervisor reads it */
 	case W_FILES:
 	case W_META:
 		rc = seccomp_rule_add(ctx, act, nr, 0);
@@ -428,8 +434,8 @@ static bool rule_in_filter(const struct sc_rule *r, bool notify, const struct sb
 		return false; /* errno only: the kernel (no CAP_SYS_RESOURCE after the caps drop) refuses raises */
 	if ((w == W_NET && !(notify && o->net_notify)) || (w == W_FILES && !(notify && files)))
 		return false;
-	if (w == W_SENDTO && !(notify && o->net_notify && !o->netfilter))
-		return false;
+	if ((w == W_SENDTO || w == W_SENDMSG) && !(notify && o->net_notify))
+		return false; /* unix peers are decided whatever netfilter does (AF_INET/6: left to it) */
 	if (w == W_SIGNAL && !(notify && o->report_only))
 		return false; /* the sensor's: the layer does not decide signals */
 	if (w == W_META && !(notify && o->meta_notify))
@@ -517,8 +523,9 @@ static int priv_rules_one(scmp_filter_ctx ctx, uint32_t act, size_t i)
 static int priv_rules(scmp_filter_ctx ctx, bool notify, const struct sbx_seccomp_opts *o)
 {
 	static const struct sbx_seccomp_opts none = {.deny_exec = false};
-	bool alone = !o;
-	if (alone)
+	bool alone = !o || o->guard;
+	bool abstract = o && o->guard && o->guard_abstract;
+	if (!o || o->guard)
 		o = &none;
 	uint32_t act = notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM);
 	int rc = 0, nr;
@@ -550,20 +557,28 @@ static int priv_rules(scmp_filter_ctx ctx, bool notify, const struct sbx_seccomp
 	for (size_t i = 0; notify && i < 4 && !rc; i++)
 		if ((nr = sc_resolve(xattr_calls[i])) >= 0)
 			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+	/* the run shares the host's network namespace: an abstract name bound there can capture a
+	 * host client, one connected to is the host's (seccomp_unix.h); the supervisor refuses those
+	 * and lets every other bind/connect continue. The name is in memory: notify only */
+	static const char *const net_calls[] = {"bind", "connect"};
+	for (size_t i = 0; notify && abstract && i < 2 && !rc; i++)
+		if ((nr = sc_resolve(net_calls[i])) >= 0)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
 	return rc;
 }
 
 static int install(bool notify, bool tsync, const struct sbx_seccomp_opts *o, int *listener, char *why,
 		   size_t whylen);
 
-int sbx_privguard_install(int *listener, char *why, size_t whylen)
+int sbx_privguard_install(int *listener, bool abstract, char *why, size_t whylen)
 {
 	bool tsync = true;
 	char nwhy[160];
 	bool notify = notify_usable(&tsync, nwhy, sizeof nwhy);
-	int rc = install(notify, tsync, NULL, listener, why, whylen);
+	const struct sbx_seccomp_opts g = {.guard = true, .guard_abstract = abstract};
+	int rc = install(notify, tsync, &g, listener, why, whylen);
 	if (rc < 0 && notify) /* an outer sandbox holds the listener (EBUSY): errno only */
-		rc = install(false, tsync, NULL, listener, why, whylen);
+		rc = install(false, tsync, &g, listener, why, whylen);
 	return rc;
 }
 
@@ -588,7 +603,7 @@ static scmp_filter_ctx build(bool notify, bool tsync, const struct sbx_seccomp_o
 		snprintf(why, whylen, "TSYNC: %s", strerror(-rc));
 		goto fail;
 	}
-	for (size_t i = 0; o && i < NRULES; i++) {
+	for (size_t i = 0; o && !o->guard && i < NRULES; i++) {
 		if (!rule_in_filter(&deny_table[i], notify, o))
 			continue;
 		int nr = sc_resolve(deny_table[i].name);
@@ -773,7 +788,7 @@ static bool sensor_decide(int listener, const struct sbx_seccomp_state *st, cons
 	v->rule = rule;
 	v->io_op = -1;
 	v->pid = v->tid = req->pid;
-	bool net = !strcmp(sys, "connect") || !strcmp(sys, "bind") || !strcmp(sys, "sendto");
+	bool net = !strcmp(sys, "connect") || !strcmp(sys, "bind") || sbx_sn_is_send(sys);
 	if (net && rep->addr[0]) {
 		v->is_net = true;
 		snprintf(v->addr, sizeof v->addr, "%s", rep->addr);
@@ -939,6 +954,17 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 			respond_err(listener, req, resp, ENOSYS);
 			if (d == 1 && rep.violation && a && emit_contained(a, sys, req->pid, &rep, ENOSYS) < 0)
 				ret = -1;
+		} else if (!strcmp(sys, "bind") || !strcmp(sys, "connect")) {
+			/* routed only where the run shares the host's network namespace: an abstract
+			 * name is refused and reported, everything else continues (the preload and the
+			 * probes decide the rest, as without the guard) */
+			int d = sbx_sn_decide(&st->ctx, listener, req->id, (pid_t)req->pid, sys,
+					      (const uint64_t *)req->data.args, &rep);
+			if (d != 1 || rep.path[0] != '@')
+				goto cont;
+			respond_err(listener, req, resp, rep.err);
+			if (a && emit_contained(a, sys, req->pid, &rep, rep.err) < 0)
+				ret = -1;
 		} else if (newuser || uring) {
 			int e = uring ? ENOSYS : EPERM;
 			respond_err(listener, req, resp, e);
@@ -962,7 +988,8 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 		struct pr_view v;
 		bool report = sensor_decide(listener, st, req, sys, &srep, &v);
 		int refuse = is_openat2 || uring ? ENOSYS : 0;
-		if (newuser)
+		if (newuser || (report && srep.hard)) /* srep.hard: an abstract name bound in the host's
+						       * network namespace (seccomp_unix.h) */
 			refuse = EPERM;
 		if (refuse) {
 			respond_err(listener, req, resp, refuse);
@@ -1286,10 +1313,25 @@ int sbx_seccomp_stage(struct layer_stage *s, bool on)
 		return 0;
 	if (!guarded) {
 		why[0] = 0;
-		if (sbx_privguard_install(&s->listener, why, sizeof why) < 0) {
+		/* abstract unix names where the run shares the host's network namespace: refused and
+		 * reported by the guard's filter too (seccomp_unix.h) */
+		bool abstract = s->pol && !pol_abstract_inside(s->pol);
+		if (sbx_privguard_install(&s->listener, abstract, why, sizeof why) < 0) {
 			sbx_msg("%s", why[0] ? why : "privilege guard: install failed");
 			return -1;
 		}
+	} else if (s->listener >= 0) {
+		/* The layer's and the sensor's filters notify every sendmsg, so the stage cannot attach
+		 * the listener to one: the supervisor takes it by number with pidfd_getfd (ctl.h), a
+		 * ptrace-mode access. A non-dumpable stage (the direct sandbox's init is one, and we
+		 * are its fork) needs CAP_SYS_PTRACE where it was made, which a normal user's supervisor
+		 * lacks. Nothing else of the run exists yet, and the exec makes the command dumpable
+		 * anyway. (prctl is not notified.) */
+		if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0) {
+			sbx_msg("seccomp: PR_SET_DUMPABLE: %s", strerror(errno));
+			return -1;
+		}
+		s->listener_by_number = true;
 	}
 	layer_stage_add(s, "privguard", s->listener >= 0 ? "notify" : "errno");
 	return 0;

@@ -59,6 +59,9 @@ struct sbx_seccomp_opts {
 			   * supervisor decides with the same policy, writes kernel.violation (sensor
 			   * seccomp-notify, outcome "attempted") and lets every call continue. Needs user
 			   * notification: without it (or with an outer listener) install fails (why). */
+	bool guard;       /* in: the privilege guard's own filter (sbx_privguard_install): no deny table */
+	bool guard_abstract; /* in, with guard: bind/connect routed to the supervisor, which refuses
+			   * abstract names (the run shares the host's network namespace: seccomp_unix.h) */
 	bool exec_gated;  /* out */
 	bool notify_busy; /* out: an outer filter already has a listener (sbxsup in sbxsup): errno only */
 };
@@ -118,11 +121,13 @@ bool sbx_seccomp_sensor_wanted(const struct sbx_layers *L);
  * the privileged ones with EPERM and a critical kernel.violation and lets the rest continue
  * (sbx_seccomp_state.guard_only); unshare/clone with CLONE_NEWUSER: EPERM; openat2 and clone3
  * (their mode/flags are in memory) and io_uring_setup (a ring opens files with no system call):
- * ENOSYS. Without user notification (or with an outer
+ * ENOSYS. abstract (the run shares the host's network namespace): bind and connect are routed too,
+ * and an abstract name (or an autobind) is refused with EPERM and reported (seccomp_unix.h); the
+ * rest continues. Without user notification (or with an outer
  * listener) the same rules answer EPERM themselves (*listener -1; the setxattr family is then
  * left to the kernel, foreign calls are refused). The layer's and the sensor's filters carry the
  * same rules. Needs no_new_privs (set by the capability drop). 0, or -1 (why). */
-int sbx_privguard_install(int *listener, char *why, size_t whylen);
+int sbx_privguard_install(int *listener, bool abstract, char *why, size_t whylen);
 
 /* For --dry-run: the rules as JSON ({"deny":[{"syscall":..,"errno":..,"when":..}],...}). */
 cJSON *sbx_seccomp_plan(void);

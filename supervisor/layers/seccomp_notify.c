@@ -1,6 +1,7 @@
 /* seccomp_notify.c — decisions on notified calls (see seccomp_notify.h for the promise). */
 #include "seccomp_notify.h"
 #include "idmap.h"
+#include "seccomp_unix.h"
 #include "smallfile.h"
 
 #include <arpa/inet.h>
@@ -32,6 +33,11 @@ static ssize_t read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
 	struct iovec l = {.iov_base = buf, .iov_len = len};
 	struct iovec r = {.iov_base = (void *)(uintptr_t)addr, .iov_len = len};
 	return process_vm_readv(pid, &l, 1, &r, 1, 0);
+}
+
+ssize_t sbx_sn_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	return read_mem(pid, addr, buf, len);
 }
 
 /* A NUL-terminated string from the target, read page by page (a string may end just before an
@@ -280,68 +286,15 @@ static bool is_loopback(int family, const uint8_t *a)
 	return !memcmp(a, v6lo, 16);
 }
 
-/* Is the abstract name (`name`, `n` bytes after the leading NUL) bound in the network namespace of
- * task `pid`? /proc/<pid>/net/unix lists that namespace's sockets, an abstract one as "@" and its
- * name with each NUL shown as "@". Unreadable: false (the caller reports, as before). */
-static bool abstract_bound_in(pid_t pid, const char *name, size_t n)
-{
-	char p[64], want[110];
-	if (n + 2 > sizeof want)
-		return false;
-	want[0] = '@';
-	for (size_t i = 0; i < n; i++)
-		want[i + 1] = name[i] ? name[i] : '@';
-	want[n + 1] = 0;
-	snprintf(p, sizeof p, "/proc/%d/net/unix", (int)pid);
-	FILE *f = fopen(p, "re");
-	if (!f)
-		return false;
-	char *line = NULL;
-	size_t cap = 0;
-	bool found = false;
-	while (!found && getline(&line, &cap, f) > 0) {
-		int at = -1;
-		if (sscanf(line, "%*s %*s %*s %*s %*s %*s %*s %n", &at) < 0 || at <= 0)
-			continue;
-		char *path = line + at;
-		path[strcspn(path, "\n")] = 0;
-		found = strcmp(path, want) == 0;
-	}
-	free(line);
-	fclose(f);
-	return found;
-}
-
 static int decide_unix(const struct sbx_sn_ctx *c, pid_t pid, bool bind, const struct sockaddr_un *sun,
 		       size_t len, struct sbx_sn_report *rep)
 {
 	size_t off = offsetof(struct sockaddr_un, sun_path);
-	if (len > off + 1 && sun->sun_path[0] == 0 && !bind && c->report_only && c->pol &&
-	    pol_net_mode(c->pol) != POL_NET_ANY) {
-		/* an abstract name, for the sensor: Landlock's scoping (ABI 6) or the run's network
-		 * namespace refuse it silently; a violation unless the network is unrestricted, as the
-		 * probes decide it */
-		size_t n = len - off - 1;
-		if (n > sizeof sun->sun_path - 1)
-			n = sizeof sun->sun_path - 1;
-		/* with a network namespace of its own, a name the run itself has bound is the run's own
-		 * (the preload allows it: pol_abstract_inside); only a name nobody in the run holds is an
-		 * attempt to reach outside */
-		if (pol_abstract_inside(c->pol) && abstract_bound_in(pid, sun->sun_path + 1, n))
-			return 0;
-		rep->path[0] = '@';
-		for (size_t i = 0; i < n && i + 2 < sizeof rep->path; i++)
-			rep->path[i + 1] = sun->sun_path[i + 1] >= 0x20 && sun->sun_path[i + 1] < 0x7f ? sun->sun_path[i + 1] : '?';
-		rep->path[n + 1] = 0;
-		snprintf(rep->requested, sizeof rep->requested, "%s", rep->path);
-		snprintf(rep->rule, sizeof rep->rule, "abstract unix socket");
-		rep->access = "connect";
-		rep->port = -1;
-		rep->err = EPERM;
-		return 1;
-	}
-	if (len <= off || sun->sun_path[0] == 0)
-		return 0; /* unnamed / autobind / abstract: Landlock scoping (ABI 6) or the run's netns */
+	int ab = sbx_sn_decide_abstract(c, pid, bind, sun, len, rep); /* seccomp_unix.h */
+	if (ab >= 0)
+		return ab;
+	if (len <= off)
+		return 0; /* unnamed */
 	size_t n = len - off;
 	if (n > sizeof sun->sun_path)
 		n = sizeof sun->sun_path;
@@ -372,7 +325,7 @@ static int decide_unix(const struct sbx_sn_ctx *c, pid_t pid, bool bind, const s
 	return 1;
 }
 
-static int decide_sockaddr(const struct sbx_sn_ctx *c, pid_t pid, bool bind, uint64_t addr, uint64_t len,
+int sbx_sn_decide_sockaddr(const struct sbx_sn_ctx *c, pid_t pid, bool bind, uint64_t addr, uint64_t len,
 			   struct sbx_sn_report *rep)
 {
 	struct sockaddr_storage ss;
@@ -1079,11 +1032,11 @@ int sbx_sn_decide(const struct sbx_sn_ctx *c, int listener, uint64_t id, pid_t p
 	else if (!strcmp(sys, "prlimit64"))
 		rc = args[2] ? decide_rlimit(pid, (unsigned)args[1], args[2], rep) : 0;
 	else if (!strcmp(sys, "connect"))
-		rc = decide_sockaddr(c, pid, false, args[1], args[2], rep);
+		rc = sbx_sn_decide_sockaddr(c, pid, false, args[1], args[2], rep);
 	else if (!strcmp(sys, "bind"))
-		rc = decide_sockaddr(c, pid, true, args[1], args[2], rep);
-	else if (!strcmp(sys, "sendto"))
-		rc = args[4] ? decide_sockaddr(c, pid, false, args[4], args[5], rep) : 0;
+		rc = sbx_sn_decide_sockaddr(c, pid, true, args[1], args[2], rep);
+	else if (sbx_sn_is_send(sys))
+		rc = sbx_sn_decide_send(c, pid, sys, args, rep);
 	else if (!strcmp(sys, "open"))
 		rc = decide_path(c, pid, AT_FDCWD, args[0], args[1], false, false, rep);
 	else if (!strcmp(sys, "creat"))

@@ -10,10 +10,11 @@
  *   - socket/socketpair: the family/type/protocol allowlist (register values only: no race).
  *   - setrlimit/prlimit64: lowering is allowed; a new hard limit above the caller's current hard
  *     limit (the run's limit) is refused with EPERM.
- *   - connect/bind: named AF_UNIX paths decided as a write of the socket path (as the preload
- *     does), lexically AND on the object the kernel resolves in the target's root (for the
- *     report-only sensor also abstract names: rule "abstract unix socket"); AF_INET/6 peers
- *     (connect) and local addresses (bind: only granted loopback addresses) when netfilter does not
+ *   - connect/bind, and the peer of sendto/sendmsg/sendmmsg (seccomp_unix.h): named AF_UNIX paths
+ *     decided as a write of the socket path (as the preload does), lexically AND on the object the
+ *     kernel resolves in the target's root; abstract names and autobind as seccomp_unix.h says
+ *     (refused where the run shares the host's network namespace); AF_INET/6 peers (connect,
+ *     sends) and local addresses (bind: only granted loopback addresses) when netfilter does not
  *     enforce them.
  *   - metadata changes (issue 13: Landlock has no right for them): chmod/fchmod/fchmodat/
  *     fchmodat2, chown/lchown/fchown/fchownat, set/removexattr (path, l*, f*, *at), utime/utimes/
@@ -65,6 +66,8 @@ struct sbx_sn_report {
 	char rule[1024];
 	char comm[17];
 	char exe[4096];
+	bool hard;                 /* refused by the report-only sensor too (an abstract bind in the
+				    * host's network namespace: seccomp_unix.h) */
 	bool signal;               /* a signal outside the run (report-only sensor): target, sig */
 	int target, sig;           /* the pid as given; the signal (-1: none, pidfd_open) */
 };
@@ -76,8 +79,8 @@ struct sbx_sn_ctx {
 				    * left to it (it decides on the kernel's copy of the address) */
 	bool report_only;          /* the report-only sensor asks (nothing is refused, so decisions
 				    * whose refusal errno could differ from the kernel's are made too):
-				    * abstract unix names (violations unless the network is unrestricted,
-				    * as the probes decide), metadata calls through dangling links, and
+				    * connects to abstract names nobody in the run's own network
+				    * namespace holds (seccomp_unix.h), metadata calls through dangling links, and
 				    * signals: kill/tkill/tgkill/rt_[tg]sigqueueinfo/pidfd_open naming a
 				    * process outside the run (rule "signal outside the run") */
 	struct sbx_sn_emu *emu;    /* seccomp_emulate.h: the run's connector (NULL: connects cannot
@@ -95,6 +98,14 @@ struct sbx_sn_ctx {
 				    * class is decided on the name and the object it resolves to, and
 				    * continued or emulated as sbx_sn_route says. */
 };
+
+/* A peer or local address in the target's memory (`addr`, `len` bytes as given), decided as
+ * connect (bind: as bind) decides it: 0 allowed (or left to the kernel: unreadable, another family,
+ * netfilter's), 1 refused (rep filled). The address is copied once. */
+int sbx_sn_decide_sockaddr(const struct sbx_sn_ctx *c, pid_t pid, bool bind, uint64_t addr, uint64_t len,
+			   struct sbx_sn_report *rep);
+/* process_vm_readv of `len` bytes at `addr` of `pid`: bytes read, or -1. */
+ssize_t sbx_sn_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len);
 
 /* Whether `sys` is one of the metadata calls decided here (chmod/chown/xattr/utimes/mknod/link
  * families, inotify_add_watch, fanotify_mark). */

@@ -325,8 +325,12 @@ static int decide_unix(const struct policy *p, const struct pr_event *ev, struct
 			v->path[1 + i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
 		}
 		v->path[1 + n] = 0;
-		copy_str(v->requested, sizeof(v->requested), v->path, n + 1);
-		if (pol_net_mode(p) == POL_NET_ANY || pol_abstract_inside(p)) /* own netns: inside the run */
+		if (n == 0) /* autobind: the kernel picks the name */
+			snprintf(v->path, sizeof(v->path), "@ (autobind)");
+		copy_str(v->requested, sizeof(v->requested), v->path, sizeof(v->path));
+		/* own netns: inside the run. Else the host's namespace, whatever the network grant: a
+		 * bind there can be reached by a host client, a connect reaches a host service */
+		if (pol_abstract_inside(p))
 			return 0;
 		v->rule = PR_RULE_ABSTRACT;
 		v->violation = true;

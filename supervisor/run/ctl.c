@@ -1,5 +1,6 @@
 /* ctl.c — see ctl.h. */
 #include "ctl.h"
+#include "seccomp_emulate.h"
 #include "fdpass.h"
 
 #include <errno.h>
@@ -8,35 +9,56 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include "msg.h"
 
-int ctl_send_ready(int fd, const char *status, int passfd)
+int ctl_send_ready(int fd, const char *status, int passfd, bool by_number)
 {
 	char buf[CTL_MAX];
-	int n = snprintf(buf, sizeof buf, "ready\n%s", status);
+	int n = passfd >= 0 && by_number ? snprintf(buf, sizeof buf, "ready\n" CTL_LISTENER "%d\n%s", passfd, status)
+					 : snprintf(buf, sizeof buf, "ready\n%s", status);
 	if (n < 0 || (size_t)n >= sizeof buf)
 		n = (int)sizeof buf - 1;
+	ssize_t r;
+	if (by_number || passfd < 0) {
+		/* one send() (sendto without an address, which no filter routes to the supervisor):
+		 * a filter that notifies every sendmsg would wait for a supervisor that has not got
+		 * its listener yet. The supervisor takes it with pidfd_getfd */
+		do
+			r = send(fd, buf, (size_t)n, MSG_NOSIGNAL);
+		while (r < 0 && errno == EINTR);
+		return r == n ? 0 : -1;
+	}
 	struct iovec iov = {buf, (size_t)n};
 	union {
 		struct cmsghdr h;
 		char b[CMSG_SPACE(sizeof(int))];
 	} c;
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-	if (passfd >= 0) {
-		memset(&c, 0, sizeof c);
-		mh.msg_control = c.b;
-		mh.msg_controllen = sizeof c.b;
-		struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &passfd, sizeof(int));
-	}
-	ssize_t r;
+	memset(&c, 0, sizeof c);
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b, .msg_controllen = sizeof c.b};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &passfd, sizeof(int));
 	do
 		r = sendmsg(fd, &mh, MSG_NOSIGNAL);
 	while (r < 0 && errno == EINTR);
 	return r == n ? 0 : -1;
+}
+
+/* The stage's descriptor `num`, taken from the stage `pid` (our pid namespace's number, from
+ * SCM_CREDENTIALS; the stage waits for "go", so the number is still its). -1 when it cannot be. */
+static int take_fd(pid_t pid, long num)
+{
+	if (pid <= 0 || num < 0 || num > 1 << 20) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* as the supervisor, or (root without CAP_SYS_PTRACE, a stage of another uid) with the stage's
+	 * real ids for that one call (seccomp_emulate.h) */
+	return sbx_sn_take_fd(pid, (int)num);
 }
 
 int ctl_recv_ready(int fd, char *status, size_t len, int *passfd, pid_t *pid, uid_t *uid)
@@ -87,7 +109,23 @@ int ctl_recv_ready(int fd, char *status, size_t len, int *passfd, pid_t *pid, ui
 		*passfd = -1;
 		return -1;
 	}
-	snprintf(status, len, "%s", buf + 6);
+	const char *body = buf + 6;
+	size_t ll = strlen(CTL_LISTENER);
+	if (!strncmp(body, CTL_LISTENER, ll)) {
+		char *end;
+		long num = strtol(body + ll, &end, 10);
+		if (end == body + ll || *end != '\n') {
+			if (*passfd >= 0)
+				close(*passfd);
+			*passfd = -1;
+			return -1;
+		}
+		body = end + 1;
+		if (*passfd < 0 && (*passfd = take_fd(*pid, num)) < 0)
+			sbx_msg("warning: cannot take the seccomp listener from the stage (pidfd_getfd: %s): "
+				"its notified calls fail with ENOSYS", strerror(errno));
+	}
+	snprintf(status, len, "%s", body);
 	return 1;
 }
 

@@ -2,7 +2,13 @@
  *
  * Promise: the command is exec'd only after the supervisor's "go"; the supervisor learns the
  * stage's real pid from the kernel, never from the message. Stage -> supervisor: one "ready" message: "ready\n" + "key=value\n" lines (landlock / seccomp
- * status), with the seccomp listener fd attached (SCM_RIGHTS) when there is one. The supervisor
+ * status), sent with send() — the stage's filter notifies every sendmsg, so the ready message
+ * must not be one; the seccomp listener, when there is one, is named on a first line
+ * "listener_fd=N" and the supervisor takes it from the stage with pidfd_getfd (the stage waits
+ * for "go" meanwhile, so the number is still its; a root supervisor without CAP_SYS_PTRACE and a
+ * stage of another uid take it with a thread switched to the stage's real ids, seccomp_emulate.h
+ * sbx_sn_take_fd); a filter that does not route sendmsg (the
+ * privilege guard's own) has it attached (SCM_RIGHTS) as before. The supervisor
  * sets SO_PASSCRED on its end, so the kernel attaches the stage's pid (translated into the
  * supervisor's pid namespace) — the record's own claims are never trusted for the pid.
  * Supervisor -> stage: "go". Anything else, or EOF, means "do not exec".
@@ -14,12 +20,17 @@
 #ifndef SBX_CTL_H
 #define SBX_CTL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
 #define CTL_MAX 2048
+#define CTL_LISTENER "listener_fd="
 
-int ctl_send_ready(int fd, const char *status, int passfd);
+/* by_number: the installed filter routes sendmsg to the supervisor (the seccomp layer's, the
+ * sensor's): the listener is named, not attached. Else it is attached (SCM_RIGHTS), which needs no
+ * ptrace access (the privilege guard's own filter, e.g. a container without CAP_SYS_PTRACE). */
+int ctl_send_ready(int fd, const char *status, int passfd, bool by_number);
 /* Returns 1 (ready received; *passfd = attached fd or -1; *pid and *uid from SCM_CREDENTIALS, as
  * the receiver's namespaces see them, or 0 and (uid_t)-1), 0 on EOF (the stage died before being
  * ready), -1 on error or a malformed message. */

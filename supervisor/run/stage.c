@@ -8,6 +8,7 @@
 #include <string.h>
 #include <dirent.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -152,13 +153,15 @@ int stage_exec(const struct stage_args *a)
 	if (resolve_err)
 		layer_stage_add(&ls, "command", resolve_err == ENOENT || resolve_err == ENOTDIR ? "not_found"
 								      : "not_executable");
-	if (ctl_send_ready(a->ctl_fd, st, listener) < 0)
+	/* by number: the filter notifies every sendmsg, the supervisor takes it (ctl.h) */
+	if (ctl_send_ready(a->ctl_fd, st, listener, ls.listener_by_number) < 0)
 		return SBX_EXIT_INTERNAL;
-	if (listener >= 0)
-		close(listener);
 	char **call = NULL;
 	int stdio[3];
 	int go = ctl_wait_go_call(a->ctl_fd, &call, stdio);
+	/* kept open until "go": the supervisor takes it from us by its number (ctl.h) */
+	if (listener >= 0)
+		close(listener);
 	if (go < 0)
 		return SBX_EXIT_INTERNAL; /* the supervisor refused or died: never run the command */
 	if (fcntl(a->ctl_fd, F_SETFD, FD_CLOEXEC) < 0)

@@ -15,9 +15,10 @@ in every mode and the attack x mode table is written as Markdown.
 
 Expectations live in each attack's header comment:
   // profile: fs|fs-raw|exec|exec-raw|net|net-raw|syscall|proc|env|limits   (defaults per mode)
-  // manifest: base|exec|net|env|limits|ro|deny|deny-float|deny-nested (ro: base + fs:read of a dir
-                 holding rotarget=; deny: base + fs:read of the dir holding secret= and a manifest
-                 deny of secret=, a world-readable file: only the deny stands in the way;
+  // manifest: base|exec|net|netany|env|limits|ro|deny|deny-float|deny-nested (netany: an unrestricted
+                 network; ro: base + fs:read of a dir holding rotarget=; deny: base + fs:read of the
+                 dir holding secret= and a manifest deny of secret=, a world-readable file: only the
+                 deny stands in the way;
                  deny-float: base + code:exec + the floating deny "**/.env" (setup dotenv puts the
                  canary in dotenv=, the workspace's app/.env); deny-nested: base + fs:read of the
                  dir holding secret= and a deny of its private/** (setup nested puts the canary in
@@ -40,6 +41,9 @@ Expectations live in each attack's header comment:
                                      error: the command never ran; the mode's layer check is skipped)
   // setup: setuid-files            (the runner puts premade-suid (04755) and premade-sgid (02644,
                                      no group-exec) into the workspace before the run)
+  // setup: abstract-squat          (during the run a host client keeps connecting to the abstract
+                                     name squat=, which nobody on the host holds: a connect that
+                                     succeeds was captured by the executor — a listener hit)
   // setup: dotenv | dotenv-late | nested  (a world-readable canary at dotenv= before the run; the
                                      same at lateenv=, the workspace's late/.env, written by the
                                      runner 1 s after the run started; at nested= before the run.
@@ -343,7 +347,8 @@ def _die_with_parent():
 # ---------------------------------------------------------------------------------------------
 class Listener:
     """Loopback listeners outside the sandbox. Good: 127.0.0.1:ok. Bad (counted): 127.0.0.1:bad,
-    127.0.0.2:ok, [::1]:bad, UDP 127.0.0.1:u, a unix path socket and an abstract socket."""
+    127.0.0.2:ok, [::1]:bad, UDP 127.0.0.1:u, a unix path socket, a 0666 unix datagram socket and an
+    abstract socket; and a host client of the abstract squat name (squat_start)."""
 
     def __init__(self, esc):
         self.hits = 0
@@ -384,6 +389,17 @@ class Listener:
         ab = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         ab.bind('\0' + self.abstract)
         streams.append((ab, True))
+        # a host datagram socket anyone may write to (the /dev/log, sd_notify class), outside
+        # every grant: each datagram that arrives is a hit
+        self.dgram = os.path.join(esc, 'outside', 'host.dgram')
+        dg = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        dg.bind(self.dgram)
+        os.chmod(self.dgram, 0o666)
+        self.socks.append(dg)
+        threading.Thread(target=self._dgram, args=(dg,), daemon=True).start()
+        # an abstract name nobody holds: the executor's squat target (setup: abstract-squat)
+        self.squat = 'sbxesc-squat-' + secrets.token_hex(6)
+        self.squatting = None
         for s, counted in streams:
             s.listen(64)
             self.socks.append(s)
@@ -411,6 +427,41 @@ class Listener:
                 c.close()
             except OSError:
                 pass
+
+    def _dgram(self, d):
+        while True:
+            try:
+                d.recv(65536)
+            except OSError:
+                return
+            self._hit()
+
+    def squat_start(self):
+        """A host client that keeps connecting to the squat name during the run: a connect that
+        succeeds reached whatever the executor bound there — captured (a hit)."""
+        stop = threading.Event()
+
+        def client():
+            while not stop.is_set():
+                c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                try:
+                    c.connect('\0' + self.squat)
+                    c.sendall(b'host client\n')
+                    self._hit()
+                    c.close()
+                    return
+                except OSError:
+                    c.close()
+                stop.wait(0.05)
+        t = threading.Thread(target=client, daemon=True)
+        t.start()
+        self.squatting = (stop, t)
+
+    def squat_stop(self):
+        if self.squatting:
+            self.squatting[0].set()
+            self.squatting[1].join(2)
+            self.squatting = None
 
     def _udp(self, u):
         while True:
@@ -496,7 +547,7 @@ class Env:
                 except OSError:
                     pass
         for name in os.listdir(self.outside):
-            if name not in ('secret.txt', 'target.txt', 'host.sock'):
+            if name not in ('secret.txt', 'target.txt', 'host.sock', 'host.dgram'):
                 p = os.path.join(self.outside, name)
                 shutil.rmtree(p, ignore_errors=True) if os.path.isdir(p) else os.unlink(p)
         for name in os.listdir(self.sshdir):
@@ -568,6 +619,8 @@ class Env:
         elif kind == 'net':
             m['capabilities'].append({'cap': 'network:tcp',
                                       'hosts': ['127.0.0.1:%d' % self.listener.port_ok]})
+        elif kind == 'netany':
+            m['capabilities'].append('network:tcp')    # no hosts: any host (unrestricted)
         elif kind == 'env':
             m['env'] = {'pass': ['LANG', 'AWS_SECRET_ACCESS_KEY', '*_TOKEN']}
         elif kind == 'limits':
@@ -613,6 +666,7 @@ class Env:
                 'port_ok=%d' % self.listener.port_ok, 'port_bad=%d' % self.listener.port_bad,
                 'uport=%d' % self.listener.uport, 'victim=%d' % self.victim.pid,
                 'unix=' + self.listener.unix, 'abstract=' + self.listener.abstract,
+                'dgram=' + self.listener.dgram, 'squat=' + self.listener.squat,
                 'bin=' + self.bin, 'marker=' + marker, 'dotenv=' + self.dotenv,
                 'lateenv=' + self.lateenv, 'nested=' + self.nested]
 
@@ -734,6 +788,8 @@ def run_one(env, sbxsup, attack, mode, idx, off=()):
     if attack.setup in ('dotenv', 'nested'):
         plant(env, env.dotenv if attack.setup == 'dotenv' else env.nested)
     before = env.snapshot()
+    if attack.setup == 'abstract-squat':
+        env.listener.squat_start()
     victim_pid = env.victim.pid
     marker = 'SBXESC_MARK_%s_%d' % (secrets.token_hex(4), idx)
     audit = os.path.join(env.audit, '%s.%s.jsonl' % (attack.name, mode))
@@ -766,6 +822,7 @@ def run_one(env, sbxsup, attack, mode, idx, off=()):
     if late:
         late.join()
     rc = p.returncode
+    env.listener.squat_stop()
     survivors = pgrep(marker)
     for pid in survivors:          # descendants of the run we started: ours to kill
         try:
@@ -840,6 +897,9 @@ def run_one(env, sbxsup, attack, mode, idx, off=()):
         if attack.static:
             # a static initial command cannot load the preload: sbxsup rightly records it off
             want = [l for l in want if l != 'preload']
+        if attack.manifest == 'netany':
+            # an unrestricted network leaves netfilter no allowlist to enforce: rightly off
+            want = [l for l in want if l != 'netfilter']
         off = [l for l in want if layers.get(l) is not True]
         if off:
             why = next((e.get('why') for e in events if e.get('event') == 'run.start'), {}) or {}

@@ -3,7 +3,10 @@
 # its own (no network granted; bwrap, or no-bwrap with namespaces) an abstract name reaches only the
 # run, so a server and client inside it work in every mode, with no report from any layer (preload,
 # probes, seccomp). A host list runs in a namespace of its own too (out only through the gateway,
-# docs/network.md): the same holds, and a host listener on an abstract name receives nothing.
+# docs/network.md): the same holds, and a host listener on an abstract name receives nothing. Where
+# the run shares the host's namespace (an unrestricted network without a namespace of its own,
+# preload-only) binding an abstract name, an autobind included, is refused and reported (it could
+# squat a host service's name), and a host listener on an abstract name receives nothing (issue 28).
 source "$(dirname "$0")/../lib.sh"
 S=$SBXSUP
 need_cmd preload_abstract python3 || exit 0
@@ -23,6 +26,15 @@ try:
     c.send(b'x'); print('HOST reached')
 except OSError as e:
     print('HOST refused', e.errno)
+if len(sys.argv) > 2:  # autobind: the kernel picks an abstract name (addrlen == sizeof(sa_family_t))
+    try:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.bind(''); s.listen(1)
+        print('AUTO', repr(s.getsockname()))
+    except OSError as e:
+        print('AUTO refused', e.errno)
+EOF2
+cat > "$T_TMP/any.json" <<'EOF2'
+{"sbxsup": 1, "name": "abstract-any", "capabilities": ["network:tcp"], "limits": {"wall_s": 30}}
 EOF2
 cat > "$T_TMP/lb.json" <<'EOF2'
 {"sbxsup": 1, "name": "abstract-lb", "capabilities": [{"cap": "network:tcp", "hosts": ["127.0.0.1"]}],
@@ -83,6 +95,30 @@ for mode in full no-bwrap; do
 		t_pass "preload_abstract_hostlist_own_netns_$mode"
 	else
 		t_fail "preload_abstract_hostlist_own_netns_$mode" "rc=$rc: $out"
+	fi
+done
+# an unrestricted network (issue 28): where the run shares the host's namespace the same refusals
+# hold, an autobind included (any name bound there is one a host client could reach); where it has
+# a namespace of its own (run.start level.ns names net) the names stay inside the run
+for mode in full no-bwrap preload-only; do
+	n=any-$mode
+	# shellcheck disable=SC2086
+	out=$("$S" run -m "$T_TMP/any.json" -w "$WS" -a "$T_TMP/$n.audit" ${LAYERS[$mode]} -- python3 abs.py "$NAME" auto 2>&1); rc=$?
+	if grep -q '"ns":"[^"]*net' "$T_TMP/$n.audit"; then
+		if [ $rc -eq 0 ] && grep -q '^ABS hi$' <<<"$out" && grep -q '^HOST refused' <<<"$out" &&
+		   grep -q '^AUTO ' <<<"$out" && ! audit_has "$T_TMP/$n.audit" preload.deny path~@; then
+			t_pass "preload_abstract_any_net_$mode"
+		else
+			t_fail "preload_abstract_any_net_$mode" "own netns: rc=$rc: $out"
+		fi
+	elif [ $rc -eq 0 ] && grep -q '^ABS refused 1$' <<<"$out" && grep -q '^HOST refused' <<<"$out" &&
+	     grep -q '^AUTO refused 1$' <<<"$out" &&
+	     audit_has "$T_TMP/$n.audit" preload.deny op=bind path="@$NAME" &&
+	     audit_has "$T_TMP/$n.audit" preload.deny op=bind path="@ (autobind)" &&
+	     audit_has "$T_TMP/$n.audit" preload.deny path="@$NAME-host"; then
+		t_pass "preload_abstract_any_net_$mode"
+	else
+		t_fail "preload_abstract_any_net_$mode" "shared netns: rc=$rc: $out $(grep -o '"event":"preload.deny"[^}]*' "$T_TMP/$n.audit" | head -3 | tr '\n' ' ')"
 	fi
 done
 sleep 0.3

@@ -6,7 +6,9 @@
 # only sbxsup stands in the way):
 #   connect: a 0777 unix socket (the docker.sock class) — the host listener must never accept,
 #   chmod:   a 0600 file owned by the executor's identity — its mode must stay 0600,
-#   open:    a 0644 file holding a canary — the canary must never come out.
+#   open:    a 0644 file holding a canary — the canary must never come out,
+#   sendto, sendmsg: a datagram to a 0666 unix datagram socket (the /dev/log class) — its host
+#            receiver must never get one (the executor's own datagram socket is the granted peer).
 # Each also asserts the audit event naming the forbidden object (kernel.violation / seccomp.deny)
 # where a reporting layer runs. Modes: seccomp alone without namespaces (SBXSUP_USERNS=0: the
 # no-namespace fallback, the notify decision the only wall), seccomp alone with the fallback's
@@ -37,7 +39,19 @@ while True:
 PY
 LPID=$!
 t_on_exit "kill $LPID 2>/dev/null"
-for _ in $(seq 50); do [ -S "$OUT/sock" ] && [ -f "$OUT/hits" ] && break; sleep 0.1; done
+# the host's unix datagram receiver, counting datagrams into $OUT/dhits
+python3 - "$OUT/dsock" "$OUT/dhits" <<'PY' &
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(sys.argv[1]); os.chmod(sys.argv[1], 0o666)
+n = 0
+open(sys.argv[2], 'w').write('0\n')
+while True:
+    s.recv(256); n += 1
+    open(sys.argv[2], 'w').write('%d\n' % n)
+PY
+DPID=$!
+t_on_exit "kill $DPID 2>/dev/null"
+for _ in $(seq 50); do [ -S "$OUT/sock" ] && [ -f "$OUT/hits" ] && [ -S "$OUT/dsock" ] && [ -f "$OUT/dhits" ] && break; sleep 0.1; done
 
 M=$T_TMP/m.json
 cat > "$M" <<EOF
@@ -56,8 +70,9 @@ race() {
 	connect) good=$WS/good.sock bad=$OUT/sock ;;
 	chmod) good=$WS/good bad=$OUT/victim ;;
 	open) good=$WS/good bad=$OUT/secret ;;
+	sendto|sendmsg) good=$WS/good.dsock bad=$OUT/dsock ;;
 	esac
-	hits0=$(cat "$OUT/hits")
+	hits0=$(cat "$OUT/hits"); local dhits0; dhits0=$(cat "$OUT/dhits")
 	rm -f "$AUD"
 	local la=(); [ -n "$layers" ] && la=(--layers "$layers")
 	out=$(cd "$WS" && "${PFX[@]+"${PFX[@]}"}" env "${USERENV[@]+"${USERENV[@]}"}" "$@" timeout 60 "$SBXSUP" run -m "$M" "${la[@]+"${la[@]}"}" \
@@ -69,6 +84,8 @@ race() {
 	connect) [ "$hits1" = "$hits0" ] || why="$why; the host listener accepted $((hits1 - hits0)) connection(s)" ;;
 	chmod) [ "$(stat -c %a "$OUT/victim")" = 600 ] || why="$why; the victim's mode is now $(stat -c %a "$OUT/victim")" ;;
 	open) ! grep -q "CANARY-RACE" <<<"$out" || why="$why; the secret's bytes came out" ;;
+	sendto|sendmsg) sleep 0.2; [ "$(cat "$OUT/dhits")" = "$dhits0" ] ||
+		why="$why; the host datagram socket received $(($(cat "$OUT/dhits") - dhits0)) datagram(s)" ;;
 	esac
 	if [ "$ev" = 1 ] && [ -z "$why" ]; then
 		audit_has "$AUD" kernel.violation "path=$bad" 2>/dev/null || audit_has "$AUD" seccomp.deny "path=$bad" 2>/dev/null ||
@@ -79,7 +96,7 @@ race() {
 
 NB="preload,seccomp,landlock,limits"; [ $ROOT = 1 ] && NB="$NB,probes"
 PFX=()
-for op in connect chmod open; do
+for op in connect chmod open sendto sendmsg; do
 	if [ $ROOT = 1 ]; then
 		race "seccomp-no-namespaces" "seccomp,limits" $op 1 SBXSUP_USERNS=0
 		# a container's root without CAP_SYS_PTRACE (Docker's default): the supervisor reaches the
@@ -113,6 +130,47 @@ out=$(cd "$WS" && env "${USERENV[@]+"${USERENV[@]}"}" timeout 60 "$SBXSUP" run -
 if grep -q "tries=50" "$T_TMP/err" && ! grep -q CANARY-RACE <<<"$out"; then
 	t_pass "race_emulate: deny manifest, an ungranted file stays unread (no-bwrap)"
 else t_fail "race_emulate: deny manifest, an ungranted file stays unread (no-bwrap)" "$(grep -c CANARY-RACE <<<"$out") reads; $(tail -2 "$T_TMP/err" | tr '\n' ' ')"; fi
+
+# An emulated send keeps what the kernel's does (no-bwrap: every sendmsg is performed by the
+# connector): descriptors passed with SCM_RIGHTS arrive and work, a stream write larger than one
+# emulated send is completed by the caller's loop; SCM_CREDENTIALS cannot be the caller's there:
+# refused (EPERM) and reported.
+cat > "$WS/fdp.py" <<'PY'
+import os, socket, struct, threading
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+r, w = os.pipe(); os.write(w, b"through-the-fd")
+socket.send_fds(a, [b"hello"], [r])
+msg, fds, _, _ = socket.recv_fds(b, 100, 4)
+print("FD", msg.decode(), os.read(fds[0], 100).decode())
+s1, s2 = socket.socketpair(); got = []
+def rd():
+    t = 0
+    while t < 300000:
+        d = s2.recv(65536)
+        if not d: break
+        t += len(d)
+    got.append(t)
+th = threading.Thread(target=rd); th.start()
+n = 0
+while n < 300000:
+    n += s1.sendmsg([b"x" * (300000 - n)])
+th.join(); print("STREAM", n, got[0])
+try:
+    a.sendmsg([b"c"], [(socket.SOL_SOCKET, socket.SCM_CREDENTIALS, struct.pack("iII", os.getpid(), os.getuid(), os.getgid()))])
+    print("CREDS sent")
+except OSError as e:
+    print("CREDS", e.errno)
+PY
+chmod 644 "$WS/fdp.py"
+for m in no-namespaces no-bwrap; do
+	env=(); la=$NB; [ $m = no-namespaces ] && env=(SBXSUP_USERNS=0) la="seccomp,limits"
+	out=$(cd "$WS" && env "${USERENV[@]+"${USERENV[@]}"}" "${env[@]+"${env[@]}"}" timeout 60 "$SBXSUP" run -m "$M" --layers "$la" \
+		-a "$AUD.fdp" -- python3 fdp.py 2>"$T_TMP/err")
+	if grep -q '^FD hello through-the-fd$' <<<"$out" && grep -q '^STREAM 300000 300000$' <<<"$out" &&
+	   grep -q '^CREDS 1$' <<<"$out" && audit_has "$AUD.fdp" kernel.violation syscall=sendmsg path=SCM_CREDENTIALS; then
+		t_pass "race_emulate: emulated sends pass descriptors, refuse credentials ($m)"
+	else t_fail "race_emulate: emulated sends pass descriptors, refuse credentials ($m)" "$out $(tail -2 "$T_TMP/err" | tr '\n' ' ')"; fi
+done
 
 # --layers landlock: connect and chmod are not asserted here: no selected layer decides unix paths
 # or modes there (the report-only sensor reports them; docs/known-gaps.md). Not a host limit, so no SKIP.

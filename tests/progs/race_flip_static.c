@@ -4,13 +4,16 @@
  *
  *   race_flip_static OP GOOD BAD TRIES SECONDS
  *     OP: connect (AF_UNIX stream socket to the path), chmod (mode 0666 by fchmodat), open (read the
- *         file and print what it read), unlink, link (a hard link of the path at GOOD.lnk).
+ *         file and print what it read), unlink, link (a hard link of the path at GOOD.lnk),
+ *         sendto / sendmsg (a datagram from an AF_UNIX datagram socket to the path: sendto's
+ *         address, sendmsg's msg_name; GOOD is the program's own datagram socket, drained).
  *   Stops after TRIES calls or SECONDS seconds. Prints "tries=N ok=N" on stderr (ok: calls that
  *   succeeded, on either name); for open, every byte read is printed on stdout (the runner looks
  *   for its canary there). Exit 0. The judge is the host (listener, mode, bytes), never this exit.
  * Static and raw (no libc wrapper the preload could see).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -20,6 +23,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,6 +49,16 @@ static void *flipper(void *arg)
 	return NULL;
 }
 
+/* sendto/sendmsg: our own datagram socket at GOOD, drained (the granted object) */
+static void *drainer(void *arg)
+{
+	(void)arg;
+	char b[64];
+	while (read(own_listener, b, sizeof b) >= 0)
+		;
+	return NULL;
+}
+
 /* connect: our own socket at GOOD, accepted and closed (the granted object) */
 static void *acceptor(void *arg)
 {
@@ -60,7 +74,8 @@ static void *acceptor(void *arg)
 int main(int argc, char **argv)
 {
 	if (argc != 6) {
-		fprintf(stderr, "usage: race_flip_static connect|chmod|open|unlink|link GOOD BAD TRIES SECONDS\n");
+		fprintf(stderr, "usage: race_flip_static connect|chmod|open|unlink|link|sendto|sendmsg GOOD BAD TRIES "
+				"SECONDS\n");
 		return 2;
 	}
 	const char *op = argv[1];
@@ -82,6 +97,21 @@ int main(int argc, char **argv)
 		if (own_listener < 0 || bind(own_listener, (struct sockaddr *)&own, sizeof own) < 0 ||
 		    listen(own_listener, 128) < 0 || pthread_create(&at, NULL, acceptor, NULL)) {
 			perror("race_flip_static: own socket");
+			return 2;
+		}
+	}
+	bool send_op = !strcmp(op, "sendto") || !strcmp(op, "sendmsg");
+	long ds = -1;
+	if (send_op) {
+		struct sockaddr_un own = {.sun_family = AF_UNIX};
+		memcpy(own.sun_path, good, strlen(good) + 1);
+		unlink(good);
+		own_listener = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		ds = syscall(SYS_socket, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		pthread_t dt;
+		if (own_listener < 0 || ds < 0 || bind(own_listener, (struct sockaddr *)&own, sizeof own) < 0 ||
+		    pthread_create(&dt, NULL, drainer, NULL)) {
+			perror("race_flip_static: own datagram socket");
 			return 2;
 		}
 	}
@@ -115,6 +145,12 @@ int main(int argc, char **argv)
 					(void)!write(1, b, (size_t)k);
 				close((int)r);
 			}
+		} else if (!strcmp(op, "sendto")) {
+			r = syscall(SYS_sendto, ds, "race", 4, MSG_DONTWAIT, &sa, sizeof sa);
+		} else if (!strcmp(op, "sendmsg")) {
+			struct iovec io = {.iov_base = "race", .iov_len = 4};
+			struct msghdr mh = {.msg_name = &sa, .msg_namelen = sizeof sa, .msg_iov = &io, .msg_iovlen = 1};
+			r = syscall(SYS_sendmsg, ds, &mh, MSG_DONTWAIT);
 		} else if (!strcmp(op, "unlink")) {
 			r = syscall(SYS_unlinkat, AT_FDCWD, buf, 0);
 		} else if (!strcmp(op, "link")) {

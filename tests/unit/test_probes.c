@@ -1073,6 +1073,14 @@ static void test_decode_decisions(void **state)
 	assert_int_equal(pr_decide(E.p, ev, v), 1);
 	assert_string_equal(v->path, "@a?b");
 	assert_string_equal(v->rule, PR_RULE_ABSTRACT);
+	ev->sc = PR_SC_BIND;                          /* an autobind (addrlen 2): the kernel names it */
+	memcpy(ev->req, "@", 2);
+	ev->argi = 1;
+	assert_int_equal(pr_decide(E.p, ev, v), 1);
+	assert_string_equal(v->path, "@ (autobind)");
+	assert_string_equal(v->access, "bind");
+	assert_string_equal(v->rule, PR_RULE_ABSTRACT);
+	ev->sc = PR_SC_CONNECT;
 	ev->argi = 200;                               /* claims more than a sun_path holds */
 	assert_int_equal(pr_decide(E.p, ev, v), -1);
 	ev->flags = PR_EVF_UNIX;                      /* "@sock" without the flag: a socket file */

@@ -67,12 +67,26 @@ static void test_registers_continue(void **state)
 	assert_int_equal(sbx_sn_route(&none, "prlimit64"), SBX_SN_CONTINUE);
 }
 
+/* a send's peer and socket are in memory or the descriptor table: only bwrap's mount tree (the
+ * host's sockets not in view) stands behind a continue (issue 28) */
+static void test_sends(void **state)
+{
+	(void)state;
+	static const char *const calls[] = {"sendto", "sendmsg", "sendmmsg"};
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(sbx_sn_route(&none, calls[i]), SBX_SN_EMULATE);
+		assert_int_equal(sbx_sn_route(&ll, calls[i]), SBX_SN_EMULATE);
+		assert_int_equal(sbx_sn_route(&bw, calls[i]), SBX_SN_CONTINUE);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_connect_never_continues),
 		cmocka_unit_test(test_opens),
 		cmocka_unit_test(test_metadata),
+		cmocka_unit_test(test_sends),
 		cmocka_unit_test(test_write_class),
 		cmocka_unit_test(test_registers_continue),
 	};
