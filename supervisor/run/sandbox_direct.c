@@ -951,14 +951,14 @@ int sd_child_identity(const struct sd_plan *p)
 	return 0;
 }
 
-void sd_level(struct sd_plan *p, void *level_obj, bool bwrap_mode, bool disabled)
+void sd_level(struct sd_plan *p, void *level_obj, bool bwrap_mode, bool bwrap_net, bool disabled)
 {
 	cJSON *level = level_obj;
 	if (disabled || !level)
 		return;
 	if (bwrap_mode) {
 		identity_text(p, true);
-		snprintf(p->ns, sizeof p->ns, "pid,user,ipc,uts,mnt,cgroup%s", p->netns ? ",net" : "");
+		snprintf(p->ns, sizeof p->ns, "pid,user,ipc,uts,mnt,cgroup%s", bwrap_net ? ",net" : "");
 	} else if (!p->identity[0]) {
 		snprintf(p->identity, sizeof p->identity, "uid %u (no namespace)", (unsigned)getuid());
 	}

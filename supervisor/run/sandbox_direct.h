@@ -188,8 +188,9 @@ int sd_env(struct sd_plan *p, struct strv *env, const char *tmp_in_sandbox);
 void sd_inside_ids(const struct sd_plan *p, uid_t *uid, gid_t *gid);
 
 /* run.start.level: "identity", "ns", "home" (level_obj is the cJSON object). Also in bwrap mode
- * (what bwrap is told: --uid/--gid). Nothing when the sandbox is disabled. */
-void sd_level(struct sd_plan *p, void *level_obj, bool bwrap_mode, bool disabled);
+ * (what bwrap is told: --uid/--gid; bwrap_net: --unshare-net, the run's own network namespace).
+ * Nothing when the sandbox is disabled. */
+void sd_level(struct sd_plan *p, void *level_obj, bool bwrap_mode, bool bwrap_net, bool disabled);
 
 /* True when path is a mount point (e.g. a parent run's directory bound into this run's private
  * /tmp, sd_expose): never a stale tmp dir of ours, even when its pid is not in our pid namespace. */
