@@ -372,11 +372,12 @@ race_group() {
 	[ "$user" = 0 ] && exu=65534 env=(-e SBXSUP_USER=nobody)
 	mkdir -p "$rd" "$au" "$ws"; chmod 755 "$rd"; chmod 777 "$au" "$ws"; chown "$exu:$exu" "$ws"
 	cp "$SBX_PROGS/race_flip_static" "$ws/rf"; cp "$SBX_PROGS/ev_attack" "$ws/ev"; chmod 755 "$ws/rf" "$ws/ev"
-	echo ok >"$ws/good"; chmod 666 "$ws/good"
+	echo ok >"$ws/good"; chown "$exu:$exu" "$ws/good"; chmod 666 "$ws/good"
 	printf '{"sbxsup": 1, "name": "race", "capabilities": [{"cap": "code:exec"}, {"cap": "fs:read", "hint": "/ws/rf"}]}\n' >"$ws/m.json"
 	flood_tree "$rd/ev"; flood_manifest "$ws/flood.json" /race/ev
 	# the host's listeners, one socket per case, counting accepted connections into $au/hits.json
-	local socks=()
+	local socks=("$rd/ctl.sock:$exu")
+	echo data >"$rd/ctl.file"; chown "$exu:$exu" "$rd/ctl.file"; chmod 600 "$rd/ctl.file"
 	for l in "${RACE_LAYERS[@]}"; do
 		socks+=("$rd/root-${l%%,*}.sock:0" "$rd/ex-${l%%,*}.sock:$exu")
 		for kind in root ex; do
@@ -401,8 +402,13 @@ while True:
 PY
 	local lpid=$!
 	for _ in $(seq 50); do [ -s "$au/hits.json" ] && break; sleep 0.1; done
+	# the control, outside sbxsup: the executor's identity itself reaches the objects it owns through
+	# the mount (so the cases on them are decided by sbxsup, not by the file's owner or the mount)
 	local script='
 S='"$SBXSUP"'
+as=; [ "$(id -u)" = 0 ] && as="setpriv --reuid='"$exu"' --regid='"$exu"' --clear-groups"
+$as curl -s -m 5 --unix-socket /race/ctl.sock http://ctl/ >/dev/null 2>/au/ctl-connect.err
+$as /ws/rf chmod /race/ctl.file /race/ctl.file 1 2 2>/au/ctl-chmod.err
 for l in '"${RACE_LAYERS[*]}"'; do
 	la=; [ "$l" = default ] || la="--layers $l"; t=${l%%,*}
 	for c in '"${RACE_OPS[*]}"'; do
@@ -429,6 +435,10 @@ done
 	[ -n "${SBX_CONTAINER_DEBUG:-}" ] && echo "$out" | sed 's/^/# /'
 	if [ $rc -ne 0 ]; then t_fail "container_race_$n" "rc=$rc $(tail -3 <<<"$out" | tr '\n' ' ')"; return; fi
 	local hits bad why a tries mode
+	hits=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], "?"))' "$au/hits.json" "$rd/ctl.sock")
+	mode=$(stat -c %a "$rd/ctl.file")
+	if [ "${hits:-0}" -gt 0 ] 2>/dev/null && [ "$mode" = 666 ]; then t_pass "container_race_${n}_control"
+	else t_fail "container_race_${n}_control" "outside sbxsup, uid $exu reached the host listener $hits time(s) and left its file at mode $mode: $(cat "$au/ctl-connect.err" "$au/ctl-chmod.err" 2>/dev/null | tr '\n' ' ')"; fi
 	for l in "${RACE_LAYERS[@]}"; do
 		local t=${l%%,*}
 		for c in "${RACE_OPS[@]}"; do
@@ -440,6 +450,8 @@ done
 			esac
 			a=$au/$op-$kind-$t.jsonl
 			tries=$(grep -o 'tries=[0-9]* ok=[0-9]*' "$au/$op-$kind-$t.err" 2>/dev/null)
+			# the granted name works: the calls reached a decision both ways
+			[ "${tries##*ok=}" != 0 ] || why="no call succeeded, not even on the granted name ($tries: $(grep -v warning "$au/$op-$kind-$t.err" | tail -1))"
 			[ -n "$tries" ] || why="the attack did not run ($(grep "^$op-$kind-$t rc=" <<<"$out"): $(grep -v warning "$au/$op-$kind-$t.err" 2>/dev/null | tail -2 | tr '\n' ' '))"
 			case $op in
 			connect)
