@@ -20,6 +20,8 @@
 #   refusal:   root without CAP_SETUID/CAP_SETGID and no namespace: 125 unless accepted; `status`,
 #   escape:    the corpus's core (below), as uid 1000 and as root (default, Docker-like; as root also
 #              the documented settings).
+#   race:      issue 27's races (connect, chmod, open against a racing name) and the 12 000-decoy
+#              flood, Docker-like as root and uid 1000, podman's own as root (race_group below).
 # SKIPs with a reason where podman or runc is absent or cannot start a container (rootless podman
 # without subordinate ids, ...). Bounded: the image is built once per host state (a few seconds),
 # each container run is under a timeout.
