@@ -367,6 +367,7 @@ PY
 # record and `audit summary` agree. As root (executor nobody) and as uid 1000, with the Docker-like
 # profile; as root with podman's own profile.
 RACE_OPS=(connect:root connect:ex chmod:root chmod:ex open:secret)
+# shellcheck disable=SC2054 # a layer list is one comma-separated word
 RACE_LAYERS=(default seccomp,limits)
 race_group() {
 	local n=$1 user=$2; shift 2
@@ -429,7 +430,8 @@ for how in raw libc; do
 	echo "flood-$how rc=$?"
 done
 '
-	local out rc t=$(date +%s)
+	local out rc t
+	t=$(date +%s)
 	out=$(timeout 400 "${PODMAN[@]}" run "${RUNOPTS[@]}" --name "sbxctrrace-$$-$n" --user "$user" "${env[@]}" "$@" \
 		-v "$B_ABS:$B_ABS:ro" -v "$ws:/ws" -v "$au:/au" -v "$rd:/race" -w /ws "$IMG" sh -c "$script" 2>&1); rc=$?
 	kill "$lpid" 2>/dev/null; wait "$lpid" 2>/dev/null

@@ -3,6 +3,7 @@
 # tests/progs/ev_attack (`flood N DIR REAL libc|raw`: N distinct decoy names under DIR, then the
 # real read of REAL); the manifest denies the tree that holds both.
 #
+# shellcheck shell=bash
 # flood_manifest FILE DIR   — writes the manifest: DIR/** readable, DIR/sec/s/** denied (the decoys
 #                             live in DIR/sec/s/decoys, the real secret is DIR/sec/s/key)
 # flood_tree HOSTDIR        — makes that tree on the host (HOSTDIR/sec/s/key holding a canary,
