@@ -20,6 +20,8 @@
 #   refusal:   root without CAP_SETUID/CAP_SETGID and no namespace: 125 unless accepted; `status`,
 #   escape:    the corpus's core (below), as uid 1000 and as root (default, Docker-like; as root also
 #              the documented settings).
+#   race:      issue 27's races (connect, chmod, open against a racing name) and the 12 000-decoy
+#              flood, Docker-like as root and uid 1000, podman's own as root (race_group below).
 # SKIPs with a reason where podman or runc is absent or cannot start a container (rootless podman
 # without subordinate ids, ...). Bounded: the image is built once per host state (a few seconds),
 # each container run is under a timeout.
@@ -346,6 +348,144 @@ PY
 	else t_fail "container_compat_no_rc_noise_$n" "home=$home $(grep -E '^(curl|sqlite)=' "$o" | tr '\n' ' ') denials=$(head -n 3 <<<"$other" | tr '\n' ' ')"; fi
 }
 
+# race: issue 27's races and flood inside a container (no namespace can be made with the Docker-like
+# profile: the no-namespace fallback, sbxsup's decisions on the executor's memory the only wall where
+# no Landlock right covers the call). A static two-thread executor (tests/progs/race_flip_static.c)
+# flips a path between a granted workspace name and a forbidden one, up to 3000 calls or 5 s per
+# case, in the default layers and with seccomp alone, against objects in a host directory mounted
+# at /race (outside every grant):
+#   connect: unix sockets the host listens on — root-only (root:root 0600, a docker.sock stand-in:
+#            reachable only if sbxsup lent its own identity) and one the executor's identity owns
+#            (0600: only sbxsup stands in the way); the host's listener must accept nothing,
+#   chmod:   a root-owned 0600 file and one the executor's identity owns — the mode stays 0600,
+#   open:    a world-readable secret — its canary never comes out.
+# Judged on the host (what the listener accepted, the modes, the bytes the attack printed), plus a
+# kernel.violation/seccomp.deny naming the forbidden object, or a `raced` line naming it, in the
+# stream. Then the flood (tests/lib/flood.sh, tests/progs/ev_attack): 12 000 distinct critical
+# decoys under a manifest deny, then the real read, by raw openat (seccomp decides) and by libc (the
+# preload decides); every decoy and the real attempt are lines of their own and run.end, the result
+# record and `audit summary` agree. As root (executor nobody) and as uid 1000, with the Docker-like
+# profile; as root with podman's own profile.
+RACE_OPS=(connect:root connect:ex chmod:root chmod:ex open:secret)
+# shellcheck disable=SC2054 # a layer list is one comma-separated word
+RACE_LAYERS=(default seccomp,limits)
+race_group() {
+	local n=$1 user=$2; shift 2
+	local rd=$T_TMP/race-$n au=$T_TMP/au-race-$n ws=$T_TMP/ws-race-$n exu=1000 env=() c op kind l
+	[ "$user" = 0 ] && exu=65534 env=(-e SBXSUP_USER=nobody)
+	mkdir -p "$rd" "$au" "$ws"; chmod 755 "$rd"; chmod 777 "$au" "$ws"; chown "$exu:$exu" "$ws"
+	cp "$SBX_PROGS/race_flip_static" "$ws/rf"; cp "$SBX_PROGS/ev_attack" "$ws/ev"; chmod 755 "$ws/rf" "$ws/ev"
+	echo ok >"$ws/good"; chown "$exu:$exu" "$ws/good"; chmod 666 "$ws/good"
+	printf '{"sbxsup": 1, "name": "race", "capabilities": [{"cap": "code:exec"}, {"cap": "fs:read", "hint": "/ws/rf"}]}\n' >"$ws/m.json"
+	flood_tree "$rd/ev"; flood_manifest "$ws/flood.json" /race/ev
+	# the host's listeners, one socket per case, counting accepted connections into $au/hits.json
+	local socks=("$rd/ctl.sock:$exu")
+	echo data >"$rd/ctl.file"; chown "$exu:$exu" "$rd/ctl.file"; chmod 600 "$rd/ctl.file"
+	for l in "${RACE_LAYERS[@]}"; do
+		socks+=("$rd/root-${l%%,*}.sock:0" "$rd/ex-${l%%,*}.sock:$exu")
+		for kind in root ex; do
+			echo data >"$rd/$kind-${l%%,*}.file"; chmod 600 "$rd/$kind-${l%%,*}.file"
+			[ $kind = ex ] && chown "$exu:$exu" "$rd/$kind-${l%%,*}.file"
+		done
+	done
+	echo "CANARY-CTRRACE-$$-$n" >"$rd/secret"; chmod 644 "$rd/secret"
+	python3 - "$au/hits.json" "${socks[@]}" <<'PY' &
+import json, os, selectors, socket, sys
+out, sel, hits = sys.argv[1], selectors.DefaultSelector(), {}
+for a in sys.argv[2:]:
+    p, uid = a.rsplit(':', 1)
+    s = socket.socket(socket.AF_UNIX); s.bind(p); os.chown(p, int(uid), int(uid)); os.chmod(p, 0o600); s.listen(128)
+    sel.register(s, selectors.EVENT_READ, p); hits[p] = 0
+def dump():
+    open(out + '.tmp', 'w').write(json.dumps(hits)); os.rename(out + '.tmp', out)
+dump()
+while True:
+    for k, _ in sel.select():
+        c, _ = k.fileobj.accept(); c.close(); hits[k.data] += 1; dump()
+PY
+	local lpid=$!
+	for _ in $(seq 50); do [ -s "$au/hits.json" ] && break; sleep 0.1; done
+	# the control, outside sbxsup: the executor's identity itself reaches the objects it owns through
+	# the mount (so the cases on them are decided by sbxsup, not by the file's owner or the mount)
+	local script='
+S='"$SBXSUP"'
+as=; [ "$(id -u)" = 0 ] && as="setpriv --reuid='"$exu"' --regid='"$exu"' --clear-groups"
+$as curl -s -m 5 --unix-socket /race/ctl.sock http://ctl/ >/dev/null 2>/au/ctl-connect.err
+$as /ws/rf chmod /race/ctl.file /race/ctl.file 1 2 2>/au/ctl-chmod.err
+for l in '"${RACE_LAYERS[*]}"'; do
+	la=; [ "$l" = default ] || la="--layers $l"; t=${l%%,*}
+	for c in '"${RACE_OPS[*]}"'; do
+		op=${c%:*} kind=${c#*:}
+		case $c in
+		connect:*) good=/ws/good.sock bad=/race/$kind-$t.sock ;;
+		chmod:*) good=/ws/good bad=/race/$kind-$t.file ;;
+		open:*) good=/ws/good bad=/race/secret ;;
+		esac
+		timeout 60 $S run -m /ws/m.json $la -a /au/$op-$kind-$t.jsonl -- /ws/rf $op $good $bad 3000 5 >/au/$op-$kind-$t.out 2>/au/$op-$kind-$t.err
+		echo "$op-$kind-$t rc=$?"
+	done
+done
+for how in raw libc; do
+	timeout 120 $S run -m /ws/flood.json -a /au/flood-$how.jsonl --result /au/flood-$how.json -- /ws/ev flood 12000 /race/ev/sec/s/decoys /race/ev/sec/s/key $how >/au/flood-$how.out 2>&1
+	echo "flood-$how rc=$?"
+done
+'
+	local out rc t
+	t=$(date +%s)
+	out=$(timeout 400 "${PODMAN[@]}" run "${RUNOPTS[@]}" --name "sbxctrrace-$$-$n" --user "$user" "${env[@]}" "$@" \
+		-v "$B_ABS:$B_ABS:ro" -v "$ws:/ws" -v "$au:/au" -v "$rd:/race" -w /ws "$IMG" sh -c "$script" 2>&1); rc=$?
+	kill "$lpid" 2>/dev/null; wait "$lpid" 2>/dev/null
+	echo "# race, $n: container done in $(( $(date +%s) - t ))s"
+	[ -n "${SBX_CONTAINER_DEBUG:-}" ] && echo "$out" | sed 's/^/# /'
+	if [ $rc -ne 0 ]; then t_fail "container_race_$n" "rc=$rc $(tail -3 <<<"$out" | tr '\n' ' ')"; return; fi
+	local hits bad why a tries mode
+	hits=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], "?"))' "$au/hits.json" "$rd/ctl.sock")
+	mode=$(stat -c %a "$rd/ctl.file")
+	if [ "${hits:-0}" -gt 0 ] 2>/dev/null && [ "$mode" = 666 ]; then t_pass "container_race_${n}_control"
+	else t_fail "container_race_${n}_control" "outside sbxsup, uid $exu reached the host listener $hits time(s) and left its file at mode $mode: $(cat "$au/ctl-connect.err" "$au/ctl-chmod.err" 2>/dev/null | tr '\n' ' ')"; fi
+	for l in "${RACE_LAYERS[@]}"; do
+		local t=${l%%,*}
+		for c in "${RACE_OPS[@]}"; do
+			op=${c%:*} kind=${c#*:} why=
+			case $c in
+			connect:*) bad=/race/$kind-$t.sock ;;
+			chmod:*) bad=/race/$kind-$t.file ;;
+			open:*) bad=/race/secret ;;
+			esac
+			a=$au/$op-$kind-$t.jsonl
+			tries=$(grep -o 'tries=[0-9]* ok=[0-9]*' "$au/$op-$kind-$t.err" 2>/dev/null)
+			# the granted name works: the calls reached a decision both ways
+			[ "${tries##*ok=}" != 0 ] || why="no call succeeded, not even on the granted name ($tries: $(grep -v warning "$au/$op-$kind-$t.err" | tail -1))"
+			[ -n "$tries" ] || why="the attack did not run ($(grep "^$op-$kind-$t rc=" <<<"$out"): $(grep -v warning "$au/$op-$kind-$t.err" 2>/dev/null | tail -2 | tr '\n' ' '))"
+			case $op in
+			connect)
+				hits=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], "?"))' "$au/hits.json" "$rd/$kind-$t.sock")
+				[ "$hits" = 0 ] || why="$why; the host listener on $bad accepted $hits connection(s)" ;;
+			chmod)
+				mode=$(stat -c %a "$rd/$kind-$t.file")
+				[ "$mode" = 600 ] || why="$why; $bad is now mode $mode" ;;
+			open)
+				! grep -q "CANARY-CTRRACE" "$au/$op-$kind-$t.out" || why="$why; the secret's bytes came out" ;;
+			esac
+			if [ -z "$why" ] && ! audit_has "$a" kernel.violation "path=$bad" 2>/dev/null \
+			   && ! audit_has "$a" seccomp.deny "path=$bad" 2>/dev/null && ! audit_has "$a" kernel.violation raced=true "path_raced=$bad" 2>/dev/null; then
+				why="no kernel.violation/seccomp.deny (or raced line) names $bad; events: $(grep -o '"event":"[^"]*"' "$a" 2>/dev/null | sort | uniq -c | tr -s ' \n' ' ')"
+			fi
+			if [ -z "$why" ]; then t_pass "container_race_${n}_${t}_${op}_${kind} ($tries)"
+			else t_fail "container_race_${n}_${t}_${op}_${kind}" "${why#; }"; fi
+		done
+	done
+	local how ev
+	for how in raw libc; do
+		ev=preload.deny; [ $how = raw ] && ev=kernel.violation
+		if grep -q 'real: ok' "$au/flood-$how.out"; then
+			t_fail "container_flood_${n}_$how" "the secret was read: $(head -c 200 "$au/flood-$how.out")"; continue
+		fi
+		flood_check "container_flood_${n}_$how" "$au/flood-$how.jsonl" "$au/flood-$how.json" "$ev" \
+			"$(cat "$au/flood-$how.out" 2>/dev/null)" /race/ev/sec/s 12000
+	done
+}
+
 # The documented settings (docs/deployment.md): the shipped profile, the capabilities, /proc
 # unmasked: bwrap comes up (the probes and netfilter need more: all_seven).
 # shellcheck disable=SC2054 # the capability list is one comma-separated argument
@@ -353,7 +493,7 @@ DOC=(--security-opt "seccomp=$SBX_ROOT/deploy/seccomp-sbxsup.json" --security-op
      --cap-add SYS_ADMIN,BPF,PERFMON,NET_ADMIN)
 # SBX_CONTAINER_ESCAPE_ONLY="attack ..." narrows the escape group to those attacks.
 # SBX_CONTAINER_CASES="all7 ..." runs only the named groups (refusal defaults compat documented
-# all7 escape); default: all of them.
+# all7 escape race); default: all of them.
 want() { [ -z "${SBX_CONTAINER_CASES:-}" ] || [[ " $SBX_CONTAINER_CASES " == *" $1 "* ]]; }
 ts=$(date +%s)
 want refusal && refusal
@@ -362,6 +502,11 @@ if want defaults; then
 	one_case default_user 1000:1000
 	one_case dockerlike_root 0 --security-opt "seccomp=$DL"
 	one_case dockerlike_user 1000:1000 --security-opt "seccomp=$DL"
+fi
+if want race; then
+	race_group dockerlike_root 0 --security-opt "seccomp=$DL"
+	race_group dockerlike_user 1000:1000 --security-opt "seccomp=$DL"
+	race_group default_root 0
 fi
 if want compat; then
 	compat_case default_root 0

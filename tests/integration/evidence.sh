@@ -25,74 +25,15 @@ PA=$SBX_PROGS/pr_attack
 need_root evidence || exit 0
 
 D=$T_TMP/g
-mkdir -p "$D/sec/s/decoys" "$D/sec/a" "$T_TMP/aud" "$T_TMP/ws"
-echo "SECRET-$$-CANARY" > "$D/sec/s/key"
-echo "harmless" > "$D/sec/a/key"
-chmod 755 "$T_TMP"; chmod -R a+rX "$D"; chmod 777 "$T_TMP/aud" "$T_TMP/ws"
+flood_tree "$D"
+mkdir -p "$T_TMP/aud" "$T_TMP/ws"
+chmod 755 "$T_TMP"; chmod 777 "$T_TMP/aud" "$T_TMP/ws"
 MF=$T_TMP/m.json
-printf '{"sbxsup": 1, "name": "evidence", "capabilities": [{"cap": "fs:read", "hints": ["%s/**"]}], "deny": ["%s/sec/s/**"], "limits": {"wall_s": 120}}\n' \
-	"$D" "$D" > "$MF"
-chmod 644 "$MF"
+flood_manifest "$MF" "$D"
 N=12000
 
-# check_flood NAME AUDIT RESULT EVENT OUT: every decoy and the real attempt are lines of their own
-# (EVENT: kernel.violation or preload.deny), and run.end, the result record and audit summary agree.
-check_flood() {
-	local name=$1 a=$2 r=$3 event=$4 out=$5
-	local why
-	"$S" audit summary --json "$a" >"$a.summary" 2>&1
-	why=$(python3 - "$a" "$r" "$D/sec/s" "$N" "$event" "$a.summary" <<'PY' || echo "the check failed"
-import json, sys
-a, r, d, n, event, summ = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5], open(sys.argv[6]).read()
-decoys, real, why, end, breach_lines = {}, [], [], None, 0
-for l in open(a):
-    o = json.loads(l)
-    if o['event'] == 'run.end':
-        end = o
-    if o.get('outcome') == 'breach':
-        breach_lines += o.get('count', 1)
-    if o['event'] != event:
-        continue
-    p = o.get('path', '')
-    if p.startswith(d + '/decoys/'):
-        decoys[p] = decoys.get(p, 0) + 1
-        if o.get('summary') or o.get('count', 1) != 1:
-            why.append('decoy summarised: ' + p)
-    elif p == d + '/key':
-        real.append(o)
-if len(decoys) != n:
-    why.append('%d distinct decoys named, want %d' % (len(decoys), n))
-if not real or any(o.get('summary') for o in real):
-    why.append('the real attempt is not a line of its own: %r' % real)
-elif any(o.get('sev') != 'critical' for o in real):
-    why.append('real attempt not critical')
-if end is None:
-    why.append('no run.end')
-else:
-    au = end.get('audit', {})
-    for c in ('kernel', 'preload'):
-        if au.get(c, {}).get('unsummarised') or au.get(c, {}).get('urgent_suppressed'):
-            why.append('%s: something unsummarised/suppressed: %r' % (c, au.get(c)))
-    if au.get('breaches') != breach_lines:
-        why.append('run.end breaches %r, breach lines %d' % (au.get('breaches'), breach_lines))
-    res = json.load(open(r))
-    if res['counts']['critical'] != end['severity']['critical']:
-        why.append('result critical %r != run.end %r' % (res['counts']['critical'], end['severity']['critical']))
-    want = 'breach' if breach_lines else 'contained'
-    if res['verdict'] != want:
-        why.append('result verdict %s, want %s' % (res['verdict'], want))
-    run = json.loads(summ)['runs'][0]
-    if (run['verdict'] == 'breach') != (want == 'breach'):
-        why.append('summary verdict %s, result %s' % (run['verdict'], res['verdict']))
-    if run['counts']['severity']['critical'] != end['severity']['critical']:
-        why.append('summary critical %r != run.end %r' % (run['counts']['severity']['critical'], end['severity']['critical']))
-print('; '.join(why))
-PY
-)
-	audit_has "$a" run.end || why="$why; a line does not match docs/audit-schema.json or no run.end"
-	if [ -z "$why" ] && grep -q "^decoys $N failed $N" <<<"$out"; then t_pass "$name"
-	else t_fail "$name" "$why out=$(head -c 300 <<<"$out")"; fi
-}
+# check_flood NAME AUDIT RESULT EVENT OUT: tests/lib/flood.sh
+check_flood() { flood_check "$1" "$2" "$3" "$4" "$5" "$D/sec/s" "$N"; }
 
 # ---- buried: kernel-side decoys (root, the probes) ------------------------------------------------
 declare -A MODE=([full]="" [no-bwrap]="--layers preload,seccomp,landlock,netfilter,probes" [preload-only]="--layers preload,probes")
