@@ -350,34 +350,24 @@ static int join(pid_t member, struct reply *r)
 		close(net);
 		return 0;
 	}
-	if (geteuid() == 0) {
-		/* no capability in the owning user namespace: become its owner */
-		int user = ioctl(net, NS_GET_USERNS);
-		uid_t owner;
-		if (user < 0 || ioctl(user, NS_GET_OWNER_UID, &owner) < 0 || owner == 0 ||
-		    (mg == (gid_t)-1 && member_ids(member, &mu, &mg) < 0) || setgroups(0, NULL) < 0 ||
-		    setresgid(mg, mg, mg) < 0 || setresuid(owner, owner, owner) < 0) {
-			int e = errno;
-			if (user >= 0)
-				close(user);
-			close(net);
-			errno = e;
-			return child_fail(r, "setns (the run's network namespace)");
-		}
-		close(user);
+	/* Not root, or root without CAP_SYS_ADMIN here or in the owning user namespace: join the
+	 * owning user namespace first (its owner has every capability there); root that is not the
+	 * owner becomes it (this child exists for this alone). */
+	int user = ioctl(net, NS_GET_USERNS);
+	uid_t owner = 0;
+	int bad = user < 0;
+	if (!bad && geteuid() == 0 && ioctl(user, NS_GET_OWNER_UID, &owner) == 0 && owner != 0)
+		bad = (mg == (gid_t)-1 && member_ids(member, &mu, &mg) < 0) || setgroups(0, NULL) < 0 ||
+		      setresgid(mg, mg, mg) < 0 || setresuid(owner, owner, owner) < 0;
+	if (bad || setns(user, CLONE_NEWUSER) < 0) {
+		int e = errno;
+		if (user >= 0)
+			close(user);
+		close(net);
+		errno = e;
+		return child_fail(r, "join the user namespace owning the run's network namespace");
 	}
-	if (geteuid() != 0) {
-		int user = ioctl(net, NS_GET_USERNS);
-		if (user < 0 || setns(user, CLONE_NEWUSER) < 0) {
-			int e = errno;
-			if (user >= 0)
-				close(user);
-			close(net);
-			errno = e;
-			return child_fail(r, "join the user namespace owning the run's network namespace");
-		}
-		close(user);
-	}
+	close(user);
 	int rc = setns(net, CLONE_NEWNET);
 	int e = errno;
 	close(net);
