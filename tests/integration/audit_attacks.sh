@@ -222,8 +222,12 @@ for l in open(sys.argv[1]):
 	|| t_fail "audit_preload_flood_keeps_kernel_event/$m" "$why (written/counted/summarised: $n) out=$(tail -c 200 <<<"$out")"
 done
 # 1e6 denied calls: coalesced into a bounded stream with exact counts (preload + seccomp/probes free)
+# (its own wall limit: every preload record is a unix send the seccomp layer decides, one round trip
+# to the supervisor each; a million of them take minutes: docs/known-gaps.md)
 A=$AD/million.log
-out=$(cd "$WS" && "$S" run -m "$MF" -w "$WS" -a "$A" -- "$FLOOD" deny 1000000 "$OUT/secret" 2>&1); rc=$?
+MFM=$T_TMP/m-million.json
+sed 's/"wall_s": 120/"wall_s": 600/' "$MF" > "$MFM"
+out=$(cd "$WS" && "$S" run -m "$MFM" -w "$WS" -a "$A" -- "$FLOOD" deny 1000000 "$OUT/secret" 2>&1); rc=$?
 res=$(python3 -c 'import json,sys
 tot=0; lines=0
 for l in open(sys.argv[1]):
