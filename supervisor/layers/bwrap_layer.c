@@ -306,7 +306,12 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 		const struct { int fd; const char *at; } db[] = {{in->passwd_fd, "/etc/passwd"},
 								 {in->group_fd, "/etc/group"},
 								 {in->resolv_fd, "/etc/resolv.conf"}};
-		for (size_t i = 0; i < (in->resolv ? 3u : 2u); i++) {
+		/* no /etc/resolv.conf to cover (a container started without a network): bwrap could not
+		 * make one in the read-only /etc, and none is needed — the resolver's default server,
+		 * 127.0.0.1:53, is the run's stub too (every address is local in the run's namespace) */
+		struct stat rs;
+		bool resolv = in->resolv && lstat("/etc/resolv.conf", &rs) == 0;
+		for (size_t i = 0; i < (resolv ? 3u : 2u); i++) {
 			rc |= strv_add(out, "--ro-bind-data");
 			rc |= db[i].fd >= 0 ? strv_addf(out, "%d", db[i].fd) : strv_add(out, LAYER_FD_PLACEHOLDER);
 			rc |= strv_add(out, db[i].at);
