@@ -12,6 +12,7 @@
 // expect-seccomp: blocked; events: seccomp.deny(syscall=bind)|run.start(level.ns~net)
 // expect-landlock: blocked-or-reported; events: kernel.violation(access=bind)|run.start(level.ns~net)
 // expect-bwrap: blocked-or-reported; events: kernel.violation(access=bind)|run.start(level.ns~net)
+// expect-probes: blocked-or-reported; events: kernel.violation(access=bind)|run.start(level.ns~net)
 // expect-netfilter: none
 // silent-ok: with a network namespace of its own (run.start level.ns has "net") the name stays inside the run: allowed, not reported, and the host's client cannot reach it
 */
