@@ -68,7 +68,7 @@ static bool network_status(const struct layer_probe *st, char *out, size_t len)
 	struct sd_plan *p = calloc(1, sizeof *p);
 	bool ns = st[layer_bwrap.id].available || (p && sd_probe(p, true, false, NULL) == 0 && p->mnt);
 	free(p);
-	char nwhy[160] = "", nft[240] = "";
+	char nwhy[160] = "", nft[400] = "";
 	if (ns && sbx_netns_nft_probe(nwhy, sizeof nwhy))
 		snprintf(nft, sizeof nft, "; nftables redirect: every TCP port (an unrestricted network too)");
 	else if (ns)

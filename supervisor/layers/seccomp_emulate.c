@@ -939,6 +939,15 @@ static int job_start(struct job *j)
 
 /* ---- open ---------------------------------------------------------------------------------- */
 
+/* real + "/" + base in place (no "/" after the root); the caller checked that it fits. */
+static void join_name(char *real, const char *base)
+{
+	size_t l = strlen(real);
+	if (strcmp(real, "/"))
+		real[l++] = '/';
+	memcpy(real + l, base, strlen(base) + 1);
+}
+
 static int emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const char *sys,
 			const uint64_t args[6], struct sbx_sn_report *rep)
 {
@@ -1070,8 +1079,7 @@ static int emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 		if (fd_path(parent, real, sizeof real) < 0 || strlen(real) + strlen(base) + 2 > sizeof real)
 			snprintf(real, sizeof real, "?");
 		else
-			snprintf(real + strlen(real), sizeof real - strlen(real), "%s%s",
-				 strcmp(real, "/") ? "/" : "", base);
+			join_name(real, base); /* the length was checked above */
 		denied = decide_obj(c, pid, -1, POL_WRITE, false, real, sizeof real, &rule);
 	}
 	/* routed only for the manifest's denies (seccomp_notify.h files_deny_only): only a hard deny
@@ -1217,8 +1225,7 @@ static int unix_path_obj(const struct sbx_sn_ctx *c, int listener, uint64_t req_
 		if (fd_path(hold, real, sizeof real) < 0)
 			snprintf(real, sizeof real, "?");
 		else if (strlen(real) + strlen(base) + 2 < sizeof real)
-			snprintf(real + strlen(real), sizeof real - strlen(real), "%s%s", strcmp(real, "/") ? "/" : "",
-				 base);
+			join_name(real, base); /* the length was checked above */
 		denied = decide_obj(c, pid, -1, POL_WRITE, false, real, sizeof real, &rule);
 	} else {
 		denied = decide_obj(c, pid, hold, POL_WRITE, false, real, sizeof real, &rule);
@@ -1866,7 +1873,7 @@ static int emulate_meta_in(const struct sbx_sn_ctx *c, int listener, uint64_t re
 			rep->violation = true;
 			rep->access = "privilege";
 			rep->err = EPERM;
-			snprintf(rep->what, sizeof rep->what, "%s", xname);
+			snprintf(rep->what, sizeof rep->what, "%.*s", (int)sizeof rep->what - 1, xname);
 			snprintf(rep->path, sizeof rep->path, "%s", real);
 			snprintf(rep->requested, sizeof rep->requested, "%s", req);
 			snprintf(rep->rule, sizeof rep->rule, "%s", prule);

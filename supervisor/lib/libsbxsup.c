@@ -427,6 +427,8 @@ static void restore_process(const struct saved *s)
  * whatever PREFIX it was built with. */
 static int beside_us(char *out, size_t outlen)
 {
+	if (!out || !outlen)
+		return -1;
 	Dl_info info;
 	char self[PATH_MAX];
 	if (!dladdr((void *)beside_us, &info) || !info.dli_fname || !realpath(info.dli_fname, self))

@@ -49,7 +49,7 @@ struct run_plan {
 				    * first of 3128.. that no grant names), 0 none */
 	int nft;                   /* an unrestricted network: nftables can redirect in a namespace like
 				    * the run's (sbx_netns_nft_probe): 1 yes, -1 no (nft_why), 0 not probed */
-	char nft_why[160];
+	char nft_why[200];
 	struct strv env;           /* the executor's environment, before the attempt's variables */
 	struct strv dropped;       /* secret-shaped names dropped from it */
 };
