@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -850,6 +851,7 @@ struct job {
 	int sflags;
 	pid_t pid;
 	uint64_t mm;
+	int done;                 /* SEND: the call's errno is sent here once answered (-1: none) */
 };
 
 /* Close and free what a job holds (not its listener). */
@@ -859,6 +861,8 @@ static void job_drop(struct job *j)
 		close(j->fd);
 	if (j->op != JOB_REOPEN && j->holdfd >= 0)
 		close(j->holdfd);
+	if (j->op == JOB_SEND && j->done >= 0)
+		close(j->done);
 	for (uint32_t i = 0; j->rights && i < j->nrights; i++)
 		close(j->rights[i]);
 	free(j->rights);
@@ -890,6 +894,10 @@ static void *job_run(void *arg)
 			n = 1;
 		}
 		answer(j->listener, j->id, n < 0 ? 0 : n, n < 0 ? err : 0);
+		if (j->done >= 0) {
+			int e = n < 0 ? err : 0;
+			(void)send(j->done, &e, sizeof e, MSG_NOSIGNAL | MSG_DONTWAIT);
+		}
 	} else if (j->op == JOB_REOPEN) {
 		int fd = reopen(j->fd, j->flags, 0);
 		if (fd < 0)
@@ -1446,7 +1454,7 @@ static int emulate_send(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 	memset(&ss, 0, sizeof ss);
 	socklen_t len = 0;
 	char *data = NULL, *ctl = NULL;
-	int *rights = NULL, sock = -1, hold = -1, rc = 0;
+	int *rights = NULL, sock = -1, hold = -1, rc = 0, sent[2] = {-1, -1};
 	uint32_t nrights = 0, clen = 0;
 	size_t total = 0, dlen = 0;
 	if (!tiov)
@@ -1589,6 +1597,20 @@ static int emulate_send(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 	}
 	if (seccomp_notify_id_valid(listener, req_id) != 0)
 		goto out;
+	/* An internet peer netfilter decides (sbx_sn_decide_addr left it to it) that the policy does
+	 * not grant: netfilter refuses the connector's send and reports it (netfilter.deny), but the
+	 * probes, which watch the run's processes, never see the call. Its refusal is reported here
+	 * as theirs would be (kernel.violation with the peer), once the call's errno is known. */
+	struct sbx_sn_report pred;
+	if (c->netfilter && len && (ss.ss_family == AF_INET || ss.ss_family == AF_INET6)) {
+		struct sbx_sn_ctx own = *c;
+		own.netfilter = false;
+		memset(&pred, 0, sizeof pred);
+		pred.port = -1;
+		if (sbx_sn_decide_addr(&own, pid, false, &ss, len, &pred) == 1 &&
+		    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sent) == 0)
+			sbx_sn_fill_proc(pid, &pred);
+	}
 	struct job *j = c->emu && connector_ready(c->emu, &cr) == 0 ? calloc(1, sizeof *j) : NULL;
 	if (!j) {
 		if (!c->emu) {
@@ -1601,13 +1623,25 @@ static int emulate_send(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 	*j = (struct job){.op = JOB_SEND, .listener = listener, .id = req_id, .cr = cr, .fd = sock, .sslen = len,
 			  .holdfd = hold, .emu = c->emu, .data = data, .ctl = ctl, .dlen = (uint32_t)dlen,
 			  .clen = clen, .rights = rights, .nrights = nrights, .sflags = flags, .pid = pid,
-			  .mm = mm ? args[1] : 0};
+			  .mm = mm ? args[1] : 0, .done = sent[1]};
+	sent[1] = -1;
 	memcpy(&j->ss, &ss, sizeof ss);
 	sock = hold = -1;
 	data = ctl = NULL;
 	rights = NULL;
 	nrights = 0;
-	job_start(j);
+	if (job_start(j) == 0 && sent[0] >= 0) {
+		/* the hook refuses before anything could block: a short wait; no answer in time, no
+		 * report (the job has answered or will) */
+		struct pollfd pw = {.fd = sent[0], .events = POLLIN};
+		int e = 0;
+		if (poll(&pw, 1, 2000) == 1 && recv(sent[0], &e, sizeof e, 0) == (ssize_t)sizeof e && e == EPERM) {
+			*rep = pred;
+			rep->violation = true;
+			rep->err = EPERM;
+			rc = 1; /* answered by the job: the caller's answer finds no notification */
+		}
+	}
 	goto out;
 fault: /* the target's memory: out of our reach (as the target then), or not mapped */
 	if (errno == EPERM || errno == EACCES)
@@ -1618,6 +1652,9 @@ fault: /* the target's memory: out of our reach (as the target then), or not map
 nomem:
 	answer(listener, req_id, 0, ENOMEM);
 out:
+	for (int i = 0; i < 2; i++)
+		if (sent[i] >= 0)
+			close(sent[i]);
 	if (sock >= 0)
 		close(sock);
 	if (hold >= 0)

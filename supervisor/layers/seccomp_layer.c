@@ -841,6 +841,11 @@ static int emit_contained(struct audit *a, const char *sys, uint32_t pid, const 
 	snprintf(v.comm, sizeof v.comm, "%s", rep->comm);
 	snprintf(v.path, sizeof v.path, "%s", rep->path);
 	snprintf(v.requested, sizeof v.requested, "%.*s", (int)sizeof v.requested - 1, rep->requested);
+	if (rep->addr[0] && rep->port >= 0) { /* an address and port (an emulated send's peer) */
+		v.is_net = true;
+		snprintf(v.addr, sizeof v.addr, "%s", rep->addr);
+		v.port = (uint16_t)rep->port;
+	}
 	v.exe_path = rep->exe[0] ? rep->exe : NULL;
 	return pr_emit_violation(a, &v);
 }

@@ -192,11 +192,15 @@ ordering() { # ordering LAYERS EVENT ERRNO TAG
 }
 
 # UDP sendto naming a peer that is not granted: netfilter's sendmsg hook, or without netfilter
-# seccomp's decision on the address (sendto with a destination is notified only then)
-udp_case() { # udp_case LAYERS EVENT TAG
+# seccomp's decision on the address (sendto with a destination is notified only then). Without bwrap
+# the send is made by the run's connector (emulated): netfilter refuses it, and the emulation reports
+# the refusal as the probes would (EXTRA: that kernel.violation, sensor seccomp-notify)
+udp_case() { # udp_case LAYERS EVENT TAG [EXTRA]
 	local A=$T_TMP/d_$3.jsonl O=$T_TMP/d_$3
 	krun "$MF_LO" "$1" "$A" "$O" -- "$ATT" udp 10.255.255.1 "$PORT_NO"
-	if grep -qx "udp: blocked EPERM" "$O" && audit_has "$A" "$2" addr=10.255.255.1 "port=$PORT_NO"; then
+	if grep -qx "udp: blocked EPERM" "$O" && audit_has "$A" "$2" addr=10.255.255.1 "port=$PORT_NO" \
+	   && { [ -z "${4:-}" ] || audit_has "$A" "$4" addr=10.255.255.1 "port=$PORT_NO" sensor=seccomp-notify \
+		outcome=contained; }; then
 		t_pass "kernel_sockets_udp_sendto_$3"
 	else
 		t_fail "kernel_sockets_udp_sendto_$3" "$(why "$O")"
@@ -205,7 +209,7 @@ udp_case() { # udp_case LAYERS EVENT TAG
 udp_case seccomp,landlock,limits seccomp.deny seccomp_without_netfilter
 
 if [ "$(id -u)" = 0 ]; then
-	udp_case "$NOBWRAP" netfilter.deny netfilter
+	udp_case "$NOBWRAP" netfilter.deny netfilter kernel.violation
 	ordering "$NOBWRAP" netfilter.deny EPERM netfilter_reports_not_landlock
 	ordering seccomp,landlock,netfilter,limits netfilter.deny EPERM netfilter_reports_no_probes
 	ordering seccomp,landlock,limits seccomp.deny EPERM seccomp_reports_without_netfilter
