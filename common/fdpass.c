@@ -43,3 +43,28 @@ ssize_t sbx_recv_fds(int sock, void *buf, size_t cap, int *fds, int maxfds, int 
 		*mflags = mh.msg_flags;
 	return n;
 }
+
+ssize_t sbx_send_fds(int sock, const void *buf, size_t len, const int *fds, int nfds)
+{
+	if (nfds < 0 || nfds > SBX_FDPASS_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	union {
+		char b[CMSG_SPACE(SBX_FDPASS_MAX * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	memset(&u, 0, sizeof u);
+	struct iovec iov = {(void *)buf, len};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+	if (nfds > 0) {
+		m.msg_control = u.b;
+		m.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
+		struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+		h->cmsg_level = SOL_SOCKET;
+		h->cmsg_type = SCM_RIGHTS;
+		h->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+		memcpy(CMSG_DATA(h), fds, (size_t)nfds * sizeof(int));
+	}
+	return sendmsg(sock, &m, MSG_NOSIGNAL);
+}

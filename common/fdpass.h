@@ -20,4 +20,8 @@
  * byte count (0 at end of stream), or -1 with errno and no descriptor kept. */
 ssize_t sbx_recv_fds(int sock, void *buf, size_t cap, int *fds, int maxfds, int *nfds, int *mflags);
 
+/* Send buf (len bytes) with nfds descriptors (at most SBX_FDPASS_MAX; 0: none) in one sendmsg
+ * (MSG_NOSIGNAL). Returns sendmsg's result, or -1 with errno (EINVAL: too many descriptors). */
+ssize_t sbx_send_fds(int sock, const void *buf, size_t len, const int *fds, int nfds);
+
 #endif

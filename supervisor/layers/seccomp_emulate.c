@@ -1,5 +1,6 @@
 /* seccomp_emulate.c — notified calls performed on the target's behalf (see seccomp_emulate.h). */
 #include "seccomp_emulate.h"
+#include "fdpass.h"
 #include "idmap.h"
 #include "smallfile.h"
 #include "seccomp_unix.h"
@@ -731,41 +732,42 @@ static int connector_ready(struct sbx_sn_emu *e, const struct se_creds *cr)
 	return rc;
 }
 
-/* In a job thread: the connect of `sock` to `r`, made by the connector; the errno (0: connected). */
-static int connector_connect(struct sbx_sn_emu *e, int sock, int hold, const struct conn_req *r)
+/* Hand the connector one request: r, the executor's socket, the reply end of a fresh socketpair
+ * and `hold` (-1: none). The reply end kept here, or -1 (the request did not go out). */
+static int connector_request(struct sbx_sn_emu *e, int sock, int hold, const struct conn_req *r)
 {
 	int rp[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, rp) < 0)
-		return EAGAIN;
+		return -1;
 	int fds[3] = {sock, rp[1], hold};
-	int nf = hold >= 0 ? 3 : 2;
-	char cbuf[CMSG_SPACE(3 * sizeof(int))];
-	memset(cbuf, 0, sizeof cbuf);
-	struct iovec iov = {(void *)r, sizeof *r};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			   .msg_controllen = CMSG_SPACE((size_t)nf * sizeof(int))};
-	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-	h->cmsg_level = SOL_SOCKET;
-	h->cmsg_type = SCM_RIGHTS;
-	h->cmsg_len = CMSG_LEN((size_t)nf * sizeof(int));
-	memcpy(CMSG_DATA(h), fds, (size_t)nf * sizeof(int));
 	pthread_mutex_lock(&e->mu);
 	int sp = e->sp >= 0 ? fcntl(e->sp, F_DUPFD_CLOEXEC, 0) : -1;
 	pthread_mutex_unlock(&e->mu);
-	ssize_t n = sp >= 0 ? sendmsg(sp, &m, MSG_NOSIGNAL) : -1;
+	ssize_t n = sp >= 0 ? sbx_send_fds(sp, r, sizeof *r, fds, hold >= 0 ? 3 : 2) : -1;
 	if (sp >= 0)
 		close(sp);
 	close(rp[1]);
+	if (n != (ssize_t)sizeof *r) {
+		close(rp[0]);
+		return -1;
+	}
+	return rp[0];
+}
+
+/* In a job thread: the connect of `sock` to `r`, made by the connector; the errno (0: connected). */
+static int connector_connect(struct sbx_sn_emu *e, int sock, int hold, const struct conn_req *r)
+{
+	int rp0 = connector_request(e, sock, hold, r);
 	int err = EAGAIN;
-	if (n == (ssize_t)sizeof *r) {
+	if (rp0 >= 0) {
 		ssize_t k;
 		do
-			k = read(rp[0], &err, sizeof err);
+			k = read(rp0, &err, sizeof err);
 		while (k < 0 && errno == EINTR);
 		if (k != (ssize_t)sizeof err)
 			err = ECONNABORTED; /* the connector died meanwhile */
+		close(rp0);
 	}
-	close(rp[0]);
 	return err;
 }
 
@@ -775,31 +777,10 @@ static int connector_connect(struct sbx_sn_emu *e, int sock, int hold, const str
 static long connector_send(struct sbx_sn_emu *e, int sock, int hold, const struct conn_req *r, const char *data,
 			   const char *ctl, const int *rights, int *err)
 {
-	int rp[2];
 	*err = EAGAIN;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, rp) < 0)
-		return -1;
-	int fds[3] = {sock, rp[1], hold};
-	int nf = hold >= 0 ? 3 : 2;
-	char cbuf[CMSG_SPACE(3 * sizeof(int))];
-	memset(cbuf, 0, sizeof cbuf);
-	struct iovec iov = {(void *)r, sizeof *r};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			   .msg_controllen = CMSG_SPACE((size_t)nf * sizeof(int))};
-	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-	h->cmsg_level = SOL_SOCKET;
-	h->cmsg_type = SCM_RIGHTS;
-	h->cmsg_len = CMSG_LEN((size_t)nf * sizeof(int));
-	memcpy(CMSG_DATA(h), fds, (size_t)nf * sizeof(int));
-	pthread_mutex_lock(&e->mu);
-	int sp = e->sp >= 0 ? fcntl(e->sp, F_DUPFD_CLOEXEC, 0) : -1;
-	pthread_mutex_unlock(&e->mu);
-	ssize_t n = sp >= 0 ? sendmsg(sp, &m, MSG_NOSIGNAL) : -1;
-	if (sp >= 0)
-		close(sp);
-	close(rp[1]);
+	int rp0 = connector_request(e, sock, hold, r);
 	long val = -1;
-	if (n == (ssize_t)sizeof *r) {
+	if (rp0 >= 0) {
 		int ok = 0;
 		if (r->nrights) {
 			char one = 0;
@@ -813,18 +794,18 @@ static long connector_send(struct sbx_sn_emu *e, int sock, int hold, const struc
 			rh->cmsg_type = SCM_RIGHTS;
 			rh->cmsg_len = CMSG_LEN(r->nrights * sizeof(int));
 			memcpy(CMSG_DATA(rh), rights, r->nrights * sizeof(int));
-			ok = sendmsg(rp[0], &rm, MSG_NOSIGNAL) == 1 ? 0 : -1;
+			ok = sendmsg(rp0, &rm, MSG_NOSIGNAL) == 1 ? 0 : -1;
 		}
 		struct conn_sent out;
-		if (ok == 0 && send_all(rp[0], data, r->dlen) == 0 && send_all(rp[0], ctl, r->clen) == 0 &&
-		    read_all(rp[0], &out, sizeof out) == 0) {
+		if (ok == 0 && send_all(rp0, data, r->dlen) == 0 && send_all(rp0, ctl, r->clen) == 0 &&
+		    read_all(rp0, &out, sizeof out) == 0) {
 			val = out.val;
 			*err = out.err;
 		} else {
 			*err = ECONNABORTED; /* the connector died meanwhile */
 		}
+		close(rp0);
 	}
-	close(rp[0]);
 	return val;
 }
 
