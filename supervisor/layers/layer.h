@@ -27,6 +27,7 @@
 #include <sys/types.h>
 #include <cjson/cJSON.h>
 
+#include "phase_time.h"
 #include "audit.h"
 #include "detect.h"
 #include "layers.h"
@@ -99,6 +100,7 @@ struct layer_ctx {
 	/* The stage's layer flags (layers_stage_flags), set by the walkers that call wrap and plan
 	 * (layers_wrap, layers_plan) on their copy of the context; NULL elsewhere. */
 	const struct strv *stage_flags;
+	struct phase_time *pt;     /* SBXSUP_TIMING: each supervisor-side start is a phase; NULL: none */
 };
 
 /* What a layer's stage op gets and gives, inside the sandbox (run/stage.c). */

@@ -213,6 +213,7 @@ void layers_start(struct layer_ctx *c, struct layer_rt *rt)
 		why[0] = level[0] = 0;
 		void *st = NULL;
 		int rc = o->start(c, &st, level, sizeof level, why, sizeof why);
+		pt_markf(c->pt, "setup.layer.%s", o->name);
 		if (rc == 0) {
 			rt->st[l] = st;
 			if (level[0])

@@ -354,6 +354,7 @@ static void on_ready(struct run *r)
 	int lfd = -1;
 	pid_t pid = 0;
 	int got = ctl_recv_ready(t->ctl, st, sizeof st, &lfd, &pid, &t->stage_uid);
+	pt_mark(&r->pt, "attempt.until_ready");
 	if (got <= 0) {
 		close_fd(&t->ctl); /* EOF: the stage died before being ready */
 		return;
@@ -376,11 +377,13 @@ static void on_ready(struct run *r)
 			(void)!write(sbx_msg_fd(), t->wrap_err, t->wrap_err_len);
 		t->wrap_err_len = 0;
 	}
+	pt_mark(&r->pt, "attempt.on_ready");
 	if (run_net_start(r) < 0 || run_preload_refused(r, preload) || run_require_missing(r)) {
 		t->refused = true;
 		life_kill_now(t->child, &r->cg);
 		return;
 	}
+	pt_mark(&r->pt, "attempt.net_start");
 	run_warn_off(r);
 	if (run_emit_start(r) < 0) {
 		life_kill_now(t->child, &r->cg);
@@ -389,6 +392,7 @@ static void on_ready(struct run *r)
 	if ((r->o.warm ? run_warm_go(r, t->ctl) : ctl_send_go(t->ctl)) < 0)
 		life_kill_now(t->child, &r->cg);
 	close_fd(&t->ctl);
+	pt_mark(&r->pt, "attempt.run_start_go");
 }
 
 static void reap(struct run *r)
@@ -672,6 +676,7 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 		/* the executor's identity (root: a user namespace onto an unprivileged host identity, the
 		 * write grants' idmapped mounts; sandbox_direct.h) */
 		r->sd.shadow = r->sp.on ? &r->sp : NULL;
+		pt_mark(&r->pt, "attempt.sockets_env");
 		if (!r->o.disabled && sd_bwrap_prepare(&r->sd, r->plan.repdir, r->plan.repsock) < 0) {
 			/* as a bwrap set-up failure: the run goes on without bwrap (where the executor
 			 * still never runs as host root) unless bwrap is required */
@@ -682,6 +687,7 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 			res = ATT_SETUP_FAILED;
 			goto out;
 		}
+		pt_mark(&r->pt, "attempt.identity");
 		/* ld.so.preload's text for --ro-bind-data, unless the /etc view holds the file */
 		if (sbx_layer_on(&r->L, layer_preload.id) && !r->lc.etc_view && (ldso = ldso_memfd()) < 0) {
 			sbx_msg("memfd: %s", strerror(errno));
@@ -708,6 +714,7 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 		goto out;
 	}
 
+	pt_mark(&r->pt, "attempt.argv");
 	struct child_fds cf = {.alive_r = alive[0], .ctl_c = ctlp[1], .rep_c = repp[1],
 			       .status_w = stp[1], .err_w = errp[1], .ldso = ldso, .passwd = pwfd, .group = grfd,
 			       .resolv = rsfd,
@@ -768,6 +775,7 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 		child_direct(r, &cf);
 	}
 	t->child = pid;
+	pt_mark(&r->pt, "attempt.spawn");
 	if (w)
 		sd_bwrap_done(&r->sd); /* the child holds them now */
 	close_fd(&alive[0]);
@@ -790,6 +798,7 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 	t->rx.pol = r->plan.pol;
 
 	loop(r);
+	pt_mark(&r->pt, "attempt.command");
 
 	/* The main child is gone: collect the stage's status (direct mode), drain, end the tree. */
 	if (t->status_rd >= 0) {
@@ -814,6 +823,7 @@ enum attempt_result run_attempt(struct run *r, bool wrapped)
 		     w != NULL || t->pidns) > 0)
 		sbx_msg("warning: some processes of the run could not be accounted for");
 	drain_all(r, true);
+	pt_mark(&r->pt, "attempt.end_tree");
 	if (w && !t->ready && !t->timed_out && !t->fwd_signal && !r->audit_failed)
 		res = ATT_SETUP_FAILED;
 	else
@@ -849,6 +859,7 @@ out:
 	strv_free(&env);
 	strv_free(&argv);
 	strv_free(&flags);
+	pt_mark(&r->pt, "attempt.stop");
 	return res;
 }
 

@@ -191,6 +191,7 @@ void run_setup_cgroups(struct run *r)
 					       (r->lim.pids > 0 && !r->cg.ctl_on[CG_PIDS])))
 			sbx_msg("warning: limits partly unenforced: %s", r->cg.why);
 	}
+	pt_mark(&r->pt, "setup.cgroup");
 	layers_start(&r->lc, &r->lrt);
 }
 
