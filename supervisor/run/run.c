@@ -524,7 +524,9 @@ static void run_free(struct run *r)
 	pt_mark(&r->pt, "end.result");
 	run_shadow_drop_unused(r);
 	layers_stop(&r->lrt, false);
+	pt_mark(&r->pt, "end.layers_stop");
 	run_setup_undo(r);
+	pt_mark(&r->pt, "end.setup_undo");
 	if (r->audit_ok)
 		audit_close(&r->a);
 	plan_free(&r->plan);
