@@ -473,6 +473,10 @@ static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size
 		rc |= strv_add(argv, "--close-fd");
 		rc |= c->fds.userns >= 0 ? strv_addf(argv, "%d", c->fds.userns) : strv_add(argv, LAYER_FD_PLACEHOLDER);
 	}
+	/* /etc is the view, whose secrets are whiteouts: Landlock grants its tree with one rule
+	 * (landlock_layer.h sbx_landlock_apply_stage etc_view) */
+	if (bi.etc_view)
+		rc |= strv_add(argv, "--etc-view");
 	for (size_t i = 0; c->stage_flags && i < c->stage_flags->n; i++) /* layers_wrap / layers_plan */
 		rc |= strv_add(argv, c->stage_flags->v[i]);
 	rc |= strv_add(argv, "--");

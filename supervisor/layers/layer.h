@@ -112,6 +112,7 @@ struct layer_stage {
 	bool report_files;         /*   netfilter enforces the hosts; the file/exec reporter; */
 	bool sensor;               /*   the report-only sensor (a mode of the seccomp entry) */
 	bool keep_caps;            /* SBXSUP_SANDBOX=0: nothing is applied, not even the guard */
+	bool etc_view;             /* /etc is bwrap's /etc view, the secrets absent ("--etc-view") */
 	const struct policy *pol;  /* the compiled policy in the stage, NULL: none */
 	const char *cmd_path;      /* the command as it will be exec'd, NULL: it does not resolve */
 	char **envp;               /* the command's environment, NULL: environ */
