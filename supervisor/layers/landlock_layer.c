@@ -899,15 +899,19 @@ int sbx_landlock_stage(struct layer_stage *s, bool on)
 	return 0;
 }
 
+/* its part in the exec stage (layer.h; walked by layer_stage.c) */
+const struct layer_stage_ops stage_landlock = {
+	.flag = "--landlock",
+	.apply = sbx_landlock_stage,
+	.when = LAYER_STAGE_BEFORE_CAPS,
+	.policy = true,
+};
+
 const struct layer_ops layer_landlock = {
 	.id = SBX_L_LANDLOCK,
 	.name = "landlock",
 	.lost = "no kernel fs allowlist: reads and writes outside the grants are stopped only by the "
 		"preload and bwrap",
-	.stage_flag = "--landlock",
-	.stage = sbx_landlock_stage,
-	.stage_when = LAYER_STAGE_BEFORE_CAPS,
-	.stage_policy = true,
 	.probe = ll_probe,
 	.plan = ll_plan,
 	.on_ready = ll_on_ready,

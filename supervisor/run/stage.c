@@ -217,7 +217,7 @@ static const struct policy *stage_policy(void)
 
 bool stage_flag_parse(const char *flag, struct stage_args *sa)
 {
-	unsigned bit = layers_stage_flag(flag); /* a layer's own flag (its entry's stage_flag) */
+	unsigned bit = layers_stage_flag(flag); /* a layer's own flag (layer.h layer_stage_ops) */
 	if (bit)
 		sa->layers |= bit;
 	else if (!strcmp(flag, "--netfilter"))

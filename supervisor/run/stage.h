@@ -37,7 +37,7 @@ struct stage_args {
 				     * Landlock grants the /etc tree with one rule ("--etc-view") */
 };
 
-/* One flag as `sbxsup __stage` takes it into `sa`: a layer's (its entry's stage_flag, layer.h) or
+/* One flag as `sbxsup __stage` takes it into `sa`: a layer's (its stage entry's flag, layer.h) or
  * one of the kernel layers' options ("--netfilter", "--report-files", "--sensor"), or the bwrap
  * entry's "--etc-view". True when it was one. */
 bool stage_flag_parse(const char *flag, struct stage_args *sa);
