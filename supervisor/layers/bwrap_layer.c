@@ -302,7 +302,8 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 			rc |= strv_add(out, SBX_RUN_POLICY);
 		}
 	}
-	if (in->etc_identity) { /* over the host's (or the view's) files: the executor's own entries */
+	if (in->etc_identity && !in->etc_view) { /* over the host's files: the executor's own entries
+						  * (the /etc view holds them itself: bwrap_etc_mount) */
 		const struct { int fd; const char *at; } db[] = {{in->passwd_fd, "/etc/passwd"},
 								 {in->group_fd, "/etc/group"},
 								 {in->resolv_fd, "/etc/resolv.conf"}};
@@ -443,10 +444,15 @@ static void bw_probe(enum layer_depth depth, struct detect *d, struct layer_prob
 	snprintf(out->level, sizeof out->level, "%s", d->bwrap);
 }
 
+bool bwrap_etc_bound(const struct layer_ctx *c)
+{
+	return c->etc_view && sbx_layer_on(c->L, SBX_L_PRELOAD);
+}
+
 /* The one place the bwrap argv is made: the sandbox (bwrap_argv), then the stage and the command. */
 static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size_t errlen)
 {
-	bool preload = sbx_layer_on(c->L, SBX_L_PRELOAD);
+	bool preload = sbx_layer_on(c->L, SBX_L_PRELOAD), view = bwrap_etc_bound(c);
 	struct bwrap_in bi = {
 		.bwrap = c->d->bwrap, .self_exe = c->d->stage[0] ? c->d->stage : c->d->self,
 		.preload_lib = preload ? c->d->preload : NULL,
@@ -454,7 +460,7 @@ static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size
 		.share_net = !pol_own_netns(c->pol), .env = c->env,
 		.report_sock = preload ? c->report_sock : NULL,
 		.uid = c->uid, .gid = c->gid, .home_dir = c->home_dir,
-		.etc_view = preload ? c->etc_view : NULL, .etc_lower = preload ? c->etc_lower : NULL,
+		.etc_view = view ? c->etc_view : NULL, .etc_lower = view ? c->etc_lower : NULL,
 		.fixed = preload && c->fixed_channel, .policy_fd = c->fds.policy,
 		.userns = c->own_userns, .userns_fd = c->fds.userns,
 		.stage_dir = c->stage_dir, .staged = c->staged, .nstaged = c->nstaged,

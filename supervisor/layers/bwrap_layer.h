@@ -17,7 +17,8 @@
  * `--uid`/`--gid` and a private HOME (`--dir`) when given; as root, `--userns FD` (the run's own user
  * namespace mapping the executor onto an unprivileged host identity) and the write grants bound
  * from their staged idmapped mounts (stage_dir); the executor's own /etc/passwd and /etc/group as
- * `--ro-bind-data` (etc_identity; bwrap_etc.h). /run/sbxsup is a
+ * `--ro-bind-data` (etc_identity; bwrap_etc.h) unless /etc is the view, which holds them itself
+ * (bwrap_etc_mount). /run/sbxsup is a
  * tmpfs of its own; with the preload's fixed channel the sealed policy is `--ro-bind-data` at
  * /run/sbxsup/policy. Last, /run/sbxsup and the sandbox's root tmpfs (the scaffolding bwrap makes
  * for the binds: /, /etc, /run...) are remounted read-only, so no process of the run can rename
@@ -77,12 +78,19 @@ struct bwrap_in {
 	const struct strv *unreachable; /* granted paths bwrap (as the executor's host identity) cannot
 					 * look up: left out unless staged (NULL: none) */
 	bool etc_identity;         /* the executor's passwd and group (bwrap_etc.h) --ro-bind-data at
-				    * /etc/passwd and /etc/group from passwd_fd, group_fd (-1: "<fd>") */
+				    * /etc/passwd and /etc/group from passwd_fd, group_fd (-1: "<fd>"),
+				    * unless etc_view (the view holds them, and resolv.conf) */
 	int passwd_fd, group_fd;
 	bool resolv;               /* the run's /etc/resolv.conf (the gateway's stub, pol_gateway) as
 				    * --ro-bind-data from resolv_fd (-1: "<fd>") */
 	int resolv_fd;
 };
+
+/* Does bwrap bind the run's /etc view at /etc (c->etc_view set and the preload on, whose
+ * ld.so.preload is what the view is for)? The one test of it: the argv (bw_wrap), the stage's
+ * Landlock plan, and the child that fills the view (run_attempt.c) follow it. */
+struct layer_ctx;
+bool bwrap_etc_bound(const struct layer_ctx *c);
 
 /* argv up to and including the "--" before the stage; the caller appends the stage argv.
  * Returns 0, or -1 (allocation) with err set. */

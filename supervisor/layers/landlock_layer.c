@@ -14,6 +14,7 @@
 
 #include "elfcheck.h"
 #include "landlock_deny.h"
+#include "bwrap_layer.h" /* bwrap_etc_bound: the plan follows the bwrap entry */
 
 #include <errno.h>
 #include <limits.h>
@@ -852,7 +853,7 @@ static void ll_probe(enum layer_depth depth, struct detect *d, struct layer_prob
 static cJSON *ll_plan(const struct layer_ctx *c)
 {
 	/* as the bwrap entry's stage flags say (bw_wrap: "--etc-view" when it binds the view) */
-	bool view = c->wrapped && c->etc_view && sbx_layer_on(c->L, SBX_L_PRELOAD);
+	bool view = c->wrapped && bwrap_etc_bound(c);
 	return c->pol ? sbx_landlock_plan(c->pol, c->d->landlock_abi, view) : NULL;
 }
 
