@@ -173,10 +173,14 @@ $(SBXSUP): $(B)/supervisor/cli/main.o $(B)/libsup.a $(B)/libcommon.a $(B)/libpol
 # keeps calls into libbpf, cJSON, libsodium or nftables: it links libc and libseccomp only, and
 # starts in the sandbox without loading the supervisor's seven libraries (docs/benchmarks.md
 # "Start-up, issue 31"). A stage op that calls into another library fails this link (undefined
-# reference): add the library here, and count its load in the start-up.
+# reference): add the library here, and count its load in the start-up. Linked -static-pie (still
+# position-independent: ASLR as before): no dynamic loader runs in the sandbox before the command,
+# and ld.so's /etc/ld.so.preload does not load the preload into the stage (it was passive there,
+# pol_stage_exe). The sanitizer build (SAN=1) links it dynamically, as its runtime requires.
 STAGE_LIBS := $(shell pkg-config --libs libseccomp 2>/dev/null || echo -lseccomp)
+STAGE_LINK := $(if $(SANLD),$(LDFLAGS),-static-pie -Wl,-z,relro,-z,now)
 $(STAGE_BIN): $(B)/supervisor/cli/stage_main.o $(B)/libsup.a $(B)/libcommon.a $(B)/libpolicy.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -Wl,--gc-sections -Wl,--as-needed -o $@ $< \
+	$(CC) $(CFLAGS) $(STAGE_LINK) -Wl,--gc-sections -Wl,--as-needed -o $@ $< \
 	  -Wl,--start-group $(filter %.a,$^) -Wl,--end-group $(STAGE_LIBS)
 
 # The library: the objects of the binary minus the command line. Under SAN=1 it needs the sanitizer
