@@ -176,8 +176,9 @@ $(SBXSUP): $(B)/supervisor/cli/main.o $(B)/libsup.a $(B)/libcommon.a $(B)/libpol
 # reference): add the library here, and count its load in the start-up. Linked -static-pie (still
 # position-independent: ASLR as before): no dynamic loader runs in the sandbox before the command,
 # and ld.so's /etc/ld.so.preload does not load the preload into the stage (it was passive there,
-# pol_stage_exe). The sanitizer build (SAN=1) links it dynamically, as its runtime requires.
-STAGE_LIBS := $(shell pkg-config --libs libseccomp 2>/dev/null || echo -lseccomp)
+# pol_stage_exe). The sanitizer build (SAN=1: no -ffunction-sections, so whole objects stay) links
+# it dynamically with sbxsup's libraries, as before.
+STAGE_LIBS := $(if $(SANLD),$(PKG_LIBS) -lelf -lz,$(shell pkg-config --libs libseccomp 2>/dev/null || echo -lseccomp))
 STAGE_LINK := $(if $(SANLD),$(LDFLAGS),-static-pie -Wl,-z,relro,-z,now)
 $(STAGE_BIN): $(B)/supervisor/cli/stage_main.o $(B)/libsup.a $(B)/libcommon.a $(B)/libpolicy.a
 	$(CC) $(CFLAGS) $(STAGE_LINK) -Wl,--gc-sections -Wl,--as-needed -o $@ $< \
