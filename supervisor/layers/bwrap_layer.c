@@ -118,6 +118,24 @@ static bool unreachable(const struct bwrap_in *in, const char *path)
 	return false;
 }
 
+/* Is it[i] a read-only bind of a path already bound read-only, unchanged, by its nearest bound
+ * ancestor (it[0..i) sorted by path: ancestors come first)? Such a bind shows what the ancestor's
+ * bind shows already (bwrap binds recursively), and would cost bwrap a mount and a parse of the
+ * mount table: the system paths' own files (sbxsup and its preload installed under /usr), a grant
+ * of a directory below another. A mask that hides part of the ancestor is mounted after every
+ * bind, so it covers the path either way. A symlink is kept (bwrap binds what it points to, which
+ * may lie outside the ancestor). */
+static bool bound_by_ancestor(const struct item *it, size_t i)
+{
+	struct stat st;
+	if (it[i].kind != IT_RO || it[i].src || lstat(it[i].path, &st) < 0 || S_ISLNK(st.st_mode))
+		return false;
+	for (size_t j = i; j-- > 0;) /* the nearest ancestor is the last one before i */
+		if (strcmp(it[j].path, it[i].path) && under(it[i].path, it[j].path))
+			return it[j].kind == IT_RO && !it[j].src;
+	return false;
+}
+
 /* Is `path` inside one of the directories masked so far (dirs[0..n))? That directory is an empty
  * read-only tmpfs by then: nothing can be bound inside it, and nothing needs to be (the manifest's
  * denies found by the start-up walk, deny_expand.h, may lie below a deny masked whole). */
@@ -223,6 +241,8 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct item *x = &it[i];
+		if (bound_by_ancestor(it, i))
+			continue;
 		switch (x->kind) {
 		case IT_RO: rc |= strv_addv(out, "--ro-bind", x->src ? x->src : x->path, x->path, NULL); break;
 		case IT_RW: {

@@ -6,7 +6,9 @@
  * Promise: bwrap_argv() maps the policy's directory table (pol_dir_*) onto bwrap options, in path
  * order so a parent is always mounted before what lies inside it: existing system paths and /etc
  * parts and fs:read dirs `--ro-bind` (top-level symlinks such as /bin -> usr/bin as `--symlink`),
- * fs:write dirs and the workspace `--bind`, `--proc /proc`, `--dev /dev`, a private `--tmpfs /tmp`
+ * fs:write dirs and the workspace `--bind` (a read-only path whose nearest bound ancestor is bound
+ * read-only from itself is not bound again: that bind shows it already; symlinks excepted),
+ * `--proc /proc`, `--dev /dev`, a private `--tmpfs /tmp`
  * (host /tmp is never bound); then the masks: every existing deny path that a bind made visible is
  * covered (`--tmpfs` + `--remount-ro` for a directory, `--ro-bind /dev/null` for a file). Paths
  * that do not exist are skipped. Namespaces: user, ipc, uts, pid, cgroup (try), and net unless the
