@@ -1342,15 +1342,19 @@ int sbx_seccomp_stage(struct layer_stage *s, bool on)
 	return 0;
 }
 
+/* its part in the exec stage (layer.h; walked by layer_stage.c) */
+const struct layer_stage_ops stage_seccomp = {
+	.flag = "--seccomp",
+	.apply = sbx_seccomp_stage,
+	.when = LAYER_STAGE_AFTER_CAPS,
+	.policy = true,
+};
+
 const struct layer_ops layer_seccomp = {
 	.id = SBX_L_SECCOMP,
 	.name = "seccomp",
 	.lost = "no syscall filter: dangerous syscalls (ptrace, mount, bpf, unshare, raw sockets, ...) "
 		"reach the kernel",
-	.stage_flag = "--seccomp",
-	.stage = sbx_seccomp_stage, /* also the sensor and the privilege guard alone */
-	.stage_when = LAYER_STAGE_AFTER_CAPS,
-	.stage_policy = true,
 	.per_attempt = true,
 	.probe = sc_probe,
 	.plan = sc_plan,

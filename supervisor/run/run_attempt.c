@@ -187,7 +187,11 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 	if (r->lc.own_userns && sd_bwrap_child(&r->sd, r->lc.stage_dir, r->d.stage[0] ? r->d.stage : r->d.self,
 						 sbx_layer_on(&r->L, layer_preload.id) ? r->d.preload : NULL) < 0)
 		_exit(SBX_EXIT_INTERNAL);
-	if (r->lc.etc_view && bwrap_etc_mount(r->plan.pol, r->plan.etclow, r->lc.etc_view, SBX_RUN_PRELOAD) < 0) {
+	/* the view bwrap binds holds the executor's passwd and group (and the run's resolv.conf) */
+	bool view_bound = bwrap_etc_bound(&r->lc);
+	const struct etc_view_files vf = {.passwd_fd = f->passwd, .group_fd = f->group, .resolv_fd = f->resolv};
+	if (r->lc.etc_view && bwrap_etc_mount(r->plan.pol, r->plan.etclow, r->lc.etc_view, SBX_RUN_PRELOAD,
+					      view_bound ? &vf : NULL) < 0) {
 		dprintf(f->err_w, "child setup failed: the /etc view (an overlay adding ld.so.preload) could "
 			"not be mounted: %s (SBXSUP_ETC_OVERLAY=0 binds /etc entry by entry instead)", strerror(errno));
 		_exit(SBX_EXIT_INTERNAL);
@@ -213,9 +217,11 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct ch
 	keep_fd(f->ctl_c);
 	keep_fd(f->ldso);
 	keep_fd(r->sd.userns_fd); /* bwrap joins it (--userns) and closes it */
-	keep_fd(f->passwd);
-	keep_fd(f->group);
-	keep_fd(f->resolv);
+	if (!view_bound) { /* bwrap's --ro-bind-data; else copied into the view above */
+		keep_fd(f->passwd);
+		keep_fd(f->group);
+		keep_fd(f->resolv);
+	}
 	keep_fd(r->att.stderr_copy);
 	if (child_stdio(r, false) < 0 || dup2(f->err_w, 2) < 0)
 		_exit(SBX_EXIT_INTERNAL);

@@ -130,7 +130,8 @@ int stage_exec(const struct stage_args *a)
 	 * preload's check; seccomp's filter — the layer's, the report-only sensor's or the privilege
 	 * guard's alone — last before "ready": nothing after an install may make a call it notifies). */
 	struct layer_stage ls = {.on = a->layers, .netfilter = a->netfilter, .report_files = a->report_files,
-				 .sensor = a->sensor, .keep_caps = a->keep_caps, .pol = a->pol,
+				 .sensor = a->sensor, .keep_caps = a->keep_caps, .etc_view = a->etc_view,
+				 .pol = a->pol,
 				 .cmd_path = resolve_err ? NULL : path, .envp = a->envp,
 				 .status = st, .status_len = sizeof st, .listener = -1};
 	if (layers_stage(&ls, LAYER_STAGE_BEFORE_CAPS) < 0)
@@ -216,7 +217,7 @@ static const struct policy *stage_policy(void)
 
 bool stage_flag_parse(const char *flag, struct stage_args *sa)
 {
-	unsigned bit = layers_stage_flag(flag); /* a layer's own flag (its entry's stage_flag) */
+	unsigned bit = layers_stage_flag(flag); /* a layer's own flag (layer.h layer_stage_ops) */
 	if (bit)
 		sa->layers |= bit;
 	else if (!strcmp(flag, "--netfilter"))
@@ -225,6 +226,8 @@ bool stage_flag_parse(const char *flag, struct stage_args *sa)
 		sa->report_files = true;   /* the seccomp file/exec reporter */
 	else if (!strcmp(flag, "--sensor"))
 		sa->sensor = true;         /* the report-only sensor (seccomp and probes off) */
+	else if (!strcmp(flag, "--etc-view"))
+		sa->etc_view = true;       /* /etc is bwrap's view: its secrets are absent */
 	else
 		return false;
 	return true;
