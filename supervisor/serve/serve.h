@@ -35,6 +35,9 @@
 #define SERVE_WARM_LIMIT    16      /* the most `sbxsup serve --warm N` takes */
 #define SERVE_STOP_GRACE_MS 5000
 #define SERVE_REQ_TIMEOUT_S 10      /* a connection must deliver its request within this */
+#define SERVE_QUIET_MS      50      /* no call in flight this long: answered children clean up and
+				     * prepare their next sandbox (serve_warm.c hold()) */
+#define SERVE_HOLD_MAX_MS   2000    /* ... or after this long anyway */
 
 struct run_warm;
 
