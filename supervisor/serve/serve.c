@@ -247,7 +247,8 @@ static void on_warm(struct server *s, int i)
 
 /* The pre-creating child a connection goes to: one with a parked sandbox; else, while fewer than
  * warm_max children pre-create, none (a cold child, which pre-creates after its call);
- * else one between calls (the call waits for the sandbox it is preparing). -1: none. */
+ * else one between calls, preparing rather than held (the call waits for the sandbox it is
+ * preparing). -1: none. */
 static int pick_warm(struct server *s)
 {
 	int idle = -1;
@@ -257,7 +258,8 @@ static int pick_warm(struct server *s)
 			continue;
 		if (c->ready)
 			return i;
-		if (idle < 0)
+		/* one already preparing is further along than a held one (which starts on this call) */
+		if (idle < 0 || (s->calls[idle].held && !c->held))
 			idle = i;
 	}
 	return s->nwarm < s->warm_max ? -1 : idle;
