@@ -932,6 +932,7 @@ static int hold_deny(int listener, struct audit *a, const struct sbx_seccomp_sta
 	ds.ctx.files_deny_only = true;
 	ds.ctx.report_only = false;
 	ds.deny_opens = true;
+	ds.walls.deny = true;
 	struct sbx_sn_report rep, srep;
 	struct pr_view v;
 	memset(&rep, 0, sizeof rep);
@@ -1287,6 +1288,7 @@ static void sc_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 	s->gate.deny_held = s->gate.report_only && (!strcmp(c->L->denies, "sensor") || !strcmp(c->L->denies, "guard"));
 	s->gate.walls.bwrap = sbx_layer_on(c->L, layer_bwrap.id);
 	s->gate.walls.landlock = sbx_layer_on(c->L, layer_landlock.id);
+	s->gate.walls.deny = s->gate.deny_opens || s->gate.deny_held;
 	*st = s;
 }
 

@@ -10,7 +10,10 @@
 # after the start while the executor keeps racing for it (4 s). bwrap's masks and Landlock's rules
 # were made at start, so with the seccomp layer off only the deny decision in the report-only
 # sensor's filter (--layers bwrap, --layers landlock, --layers preload) or the privilege guard's
-# (preload-only) holds it: each is asserted, with the same evidence and a critical event.
+# (preload-only) holds it: each is asserted, with the same evidence and a critical event. The same
+# racing executor also gives the late match a second name the deny does not match — a hard link
+# (linkread) or a rename (renameread) of the flipped name, then reads it there: the write class and
+# link are performed by sbxsup on the names it decided wherever a deny is held, so neither wins.
 # As root the executor is `nobody`, and the script runs again as a throwaway user (sbxu_drace,
 # removed after): without the probes the seccomp file reporter decides, and its allowed opens are
 # performed by sbxsup as well.
@@ -23,6 +26,9 @@ OUT=$(mktemp -d /var/tmp/sbxdrace.XXXXXX); chmod 755 "$OUT"; t_on_exit "rm -rf '
 cp "$RF" "$OUT/rf"; chmod 755 "$OUT/rf"
 WS=$OUT/ws; mkdir -p "$WS/app"; chmod 777 "$WS" "$WS/app"
 AUD=$T_TMP/audit
+# longer than app/.env: a name torn between the two by the flipper is never a prefix of either
+# (never the directory app itself, which a renameread would move)
+GOOD=$WS/granted-file.txt
 USERENV=(); [ $ROOT = 1 ] && USERENV=(SBXSUP_USER=nobody)
 M=$T_TMP/m.json
 cat > "$M" <<JSON
@@ -30,12 +36,13 @@ cat > "$M" <<JSON
  "deny": ["**/.env"]}
 JSON
 
-# race NAME LAYERS [late [HOLDER]]: late — app/.env is created by the host 1 s after the start;
-# HOLDER — what run.start.level.deny must name ("sensor", "guard": the filter that holds it).
+# race NAME LAYERS [late [HOLDER [RUN ARGS...]]]: late — app/.env is created by the host 1 s after
+# the start; HOLDER — what run.start.level.deny must name ("sensor", "guard": the filter that holds
+# it). OP (default open): the race_flip_static operation.
 race() {
 	local n=$1 layers=$2 late=${3:-} holder=${4:-}; shift 4 2>/dev/null || shift $#
 	local name="deny_race: $n" out rc why="" writer="" tries=3000 secs=5
-	echo ok > "$WS/good"; chmod 666 "$WS/good"
+	echo ok > "$GOOD"; chmod 666 "$GOOD"
 	rm -f "$AUD" "$WS/app/.env"
 	if [ -n "$late" ]; then
 		tries=100000000 secs=4
@@ -45,12 +52,14 @@ race() {
 	fi
 	local la=(); [ -n "$layers" ] && la=(--layers "$layers")
 	out=$(cd "$WS" && env "${USERENV[@]+"${USERENV[@]}"}" timeout 60 "$SBXSUP" run -m "$M" -w "$WS" \
-		"${la[@]+"${la[@]}"}" "$@" -a "$AUD" -- "$OUT/rf" open "$WS/good" "$WS/app/.env" $tries $secs 2>"$T_TMP/err"); rc=$?
+		"${la[@]+"${la[@]}"}" "$@" -a "$AUD" -- "$OUT/rf" "${OP:-open}" "$GOOD" "$WS/app/.env" $tries $secs 2>"$T_TMP/err"); rc=$?
 	[ -n "$writer" ] && wait "$writer"
 	local got; got=$(grep -o 'tries=[0-9]* ok=[0-9]*' "$T_TMP/err")
 	[ -n "$got" ] || why="the attack did not run (rc $rc: $(grep -v warning "$T_TMP/err" | tail -2 | tr '\n' ' '))"
 	[ -f "$WS/app/.env" ] || why="$why; the host's writer did not create app/.env"
 	! grep -q "CANARY-DRACE" <<<"$out" || why="$why; the denied file's bytes came out"
+	grep -q "CANARY-DRACE" "$WS/app/.env" 2>/dev/null || why="$why; app/.env was moved or changed"
+	! grep -rq "CANARY-DRACE" --exclude=.env "$WS" || why="$why; a second name for app/.env is left in the workspace"
 	if [ -z "$why" ]; then
 		audit_has "$AUD" kernel.violation "path=$WS/app/.env" "rule~deny[0]" "sev=critical" 2>/dev/null ||
 			why="no critical kernel.violation names $WS/app/.env with rule deny[0]"
@@ -74,6 +83,13 @@ else
 	t_skip "deny_race: bwrap alone, created late" "bwrap cannot make its namespaces here"
 fi
 race "landlock alone, created late" "landlock,limits" late sensor
+for OP in linkread renameread; do
+	race "full, created late, $OP" "" late
+	race "no-bwrap, created late, $OP" "$NB" late
+	race "landlock alone, created late, $OP" "landlock,limits" late sensor
+	race "preload alone, created late, $OP" "preload,limits" late sensor
+done
+OP=open
 race "preload alone, created late" "preload,limits" late sensor
 if [ $ROOT = 1 ]; then race "preload-only, created late" "preload,probes,limits" late guard
 else race "preload, sensor off, created late" "preload,limits" late guard --sensor off; fi
