@@ -94,6 +94,20 @@ race "preload alone, created late" "preload,limits" late sensor
 if [ $ROOT = 1 ]; then race "preload-only, created late" "preload,probes,limits" late guard
 else race "preload, sensor off, created late" "preload,limits" late guard --sensor off; fi
 
+# No user notification: inside another sbxsup (whose sensor holds the listener) no filter can hold a
+# deny below libc. The inner run says so, loudly: the warning on stderr and run.start.level.deny.
+NW=$WS/nest; mkdir -p "$NW/inner"; chmod 777 "$NW" "$NW/inner"
+printf '{"sbxsup": 1, "name": "nest", "capabilities": ["code:exec"]}\n' > "$T_TMP/nest.json"
+printf '{"sbxsup": 1, "name": "nest-deny", "capabilities": ["code:exec"], "deny": ["**/.env"]}\n' > "$NW/dm.json"
+chmod 644 "$NW/dm.json" "$T_TMP/nest.json"
+out=$(cd "$NW" && timeout 60 "$SBXSUP" run -m "$T_TMP/nest.json" -w "$NW" --layers preload,landlock,limits -a "$T_TMP/nest.audit" -- \
+	"$SBXSUP" run -m "$NW/dm.json" -w "$NW/inner" -a "$NW/in.audit" -- true 2>&1); rc=$?
+if [ $rc -eq 0 ] && grep -q 'warning: manifest deny held at start only' <<<"$out" &&
+   audit_has "$NW/in.audit" run.start "level.deny~at start only" 2>/dev/null; then
+	t_pass "deny_race: no user notification (nested): warned"
+else t_fail "deny_race: no user notification (nested): warned" "rc=$rc $(grep -i 'deny\|error' <<<"$out" | tail -3 | tr '\n' ' ')"; fi
+rm -rf "$NW"
+
 # As an unprivileged user: this script again, as that user (its own files).
 if [ $ROOT = 1 ] && [ -z "${SBX_DRACE_INNER:-}" ]; then
 	U=sbxu_drace
