@@ -919,12 +919,16 @@ static int route_allowed(int listener, const struct sbx_seccomp_state *st, const
 
 /* A call of the deny's class (deny_routed) under a filter that holds the manifest's denies while
  * the layer is off (the report-only sensor's or the privilege guard's: st->deny_held): decided
- * and performed as the layer's filter does it without the reporter — the same deny-only decision
- * (sbx_sn_decide with files_deny_only), opens performed here on the object decided, the rest by
- * the one table (route_allowed) — so a match refused anywhere is refused the same way
- * (kernel.violation, rule "deny[N]: ...", critical). The sensor also writes what the policy would
- * have refused, as it does for every call. A foreign architecture's call of this class is refused
- * (its name and arguments are not decided here). 0, or -1 (the stream failed). */
+ * with the layer's own deny-only decision (sbx_sn_decide with files_deny_only: a match refused,
+ * kernel.violation rule "deny[N]: ...", critical) and, when allowed, performed by the layer's one
+ * table (route_allowed: opens emulated on the object decided, the write class and link emulated —
+ * sbx_sn_walls.deny —, execs continued). What the emulation refuses besides (an object the policy
+ * does not grant: Landlock's or bwrap's refusal, made here since sbxsup is outside both) is
+ * reported as contained — nothing else reports it in these modes (the probes do not see a call
+ * seccomp answered). The target's memory is read once per decision: no second read for a report
+ * (a racing thread would make it name what the call did not use); an exec, which continues, gets
+ * the sensor's report as every continued call does. A foreign architecture's call of this class is
+ * refused (its arguments are not decided here). 0, or -1 (the stream failed). */
 static int hold_deny(int listener, struct audit *a, const struct sbx_seccomp_state *st,
 		     const struct seccomp_notif *req, struct seccomp_notif_resp *resp, const char *sys, int ferr)
 {
@@ -933,11 +937,9 @@ static int hold_deny(int listener, struct audit *a, const struct sbx_seccomp_sta
 	ds.ctx.report_only = false;
 	ds.deny_opens = true;
 	ds.walls.deny = true;
-	struct sbx_sn_report rep, srep;
-	struct pr_view v;
+	struct sbx_sn_report rep;
 	memset(&rep, 0, sizeof rep);
 	rep.port = -1;
-	bool report = false;
 	int d;
 	if (strchr(sys, ':')) {
 		rep.access = "escape";
@@ -950,30 +952,36 @@ static int hold_deny(int listener, struct audit *a, const struct sbx_seccomp_sta
 		d = sbx_sn_decide(&ds.ctx, listener, req->id, (pid_t)req->pid, sys, (const uint64_t *)req->data.args,
 				  &rep);
 	}
+	bool is_exec = !strcmp(sys, "execve") || !strcmp(sys, "execveat");
+	if (d == 0 && is_exec) {
+		struct sbx_sn_report srep;
+		struct pr_view v;
+		bool report = !st->guard_only && sensor_decide(listener, st, req, sys, &srep, &v);
+		resp->id = req->id;
+		resp->val = 0;
+		resp->error = 0;
+		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		(void)seccomp_notify_respond(listener, resp);
+		return a && report && pr_emit_violation(a, &v) < 0 ? -1 : 0;
+	}
 	if (d == 0) {
-		/* the sensor's own report, read while the task still waits in the call */
-		if (st->report_only)
-			report = sensor_decide(listener, st, req, sys, &srep, &v);
+		ds.ctx.files_deny_only = false; /* the emulation reports what it refuses */
 		int e = route_allowed(listener, &ds, req, sys, &rep);
+		if (e == 0)
+			return 0;
 		if (e == 1)
 			d = 1;
-		else if (e == 2) {
-			resp->id = req->id;
-			resp->val = 0;
-			resp->error = 0;
-			resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-			(void)seccomp_notify_respond(listener, resp);
-		}
-		if (e != 1)
-			return a && report && pr_emit_violation(a, &v) < 0 ? -1 : 0;
+		else
+			d = 2;
 	}
 	if (d == 1 || d == 3) {
-		respond_err(listener, req, resp, rep.err ? rep.err : EACCES);
-		if (d == 1 && rep.violation && a && emit_contained(a, sys, req->pid, &rep, rep.err ? rep.err : EACCES) < 0)
+		int err = rep.err ? rep.err : EACCES;
+		respond_err(listener, req, resp, err);
+		if (d == 1 && rep.violation && a && emit_contained(a, sys, req->pid, &rep, err) < 0)
 			return -1;
 		return 0;
 	}
-	/* not a call decided there (2): nothing to hold, let the kernel and the layers decide */
+	/* not decided there (2), or nothing to race (an O_PATH open): the kernel and the layers decide */
 	resp->id = req->id;
 	resp->val = 0;
 	resp->error = 0;
