@@ -1355,10 +1355,13 @@ static void sc_stop(void *st)
  * after an install may make a call the filter notifies). One entry, three modes:
  *   - the layer (`--seccomp`): the filter of the compiled policy; status seccomp=on with its level;
  *   - the report-only sensor (`--sensor`, the layer and the probes off): a filter whose every rule
- *     is user notification, every call continues; status sensor=on|off;
+ *     is user notification, every call continues but what the privilege guard and a manifest
+ *     deny refuse; status sensor=on|off;
  *   - neither installed: the privilege guard's own filter (notified where the kernel can, errno
  *     only else), in every mode that sandboxes (not SBXSUP_SANDBOX=0).
- * The layer's and the sensor's filters carry the guard; status privguard=notify|errno. The
+ * The layer's and the sensor's filters carry the guard; status privguard=notify|errno. With a
+ * manifest deny, status denies=seccomp|sensor|guard|none: the filter that holds it below libc
+ * (the guard's own then routes the deny's calls too; sbx_seccomp_state.deny_held). The
  * listener, when one was made, is handed to the supervisor with "ready" (s->listener).
  */
 int sbx_seccomp_stage(struct layer_stage *s, bool on)
@@ -1429,11 +1432,8 @@ int sbx_seccomp_stage(struct layer_stage *s, bool on)
 	 * sensor's filters carry it (notified: refused and reported by the supervisor); without
 	 * either, a filter of its own (notified too where the kernel can; errno only else). Nothing
 	 * the command leaves behind can gain privilege. */
-	if (s->keep_caps) {
-		if (denies)
-			layer_stage_add(s, "denies", held);
-		return 0;
-	}
+	if (s->keep_caps)
+		return 0; /* SBXSUP_SANDBOX=0: nothing holds anything (warned as a whole) */
 	if (!guarded) {
 		why[0] = 0;
 		/* abstract unix names where the run shares the host's network namespace: refused and

@@ -86,7 +86,8 @@ struct sbx_seccomp_state {
 	bool exec_spent;  /* the stage's own execve was let through */
 	bool exec_open;   /* code:exec: later execs go to the reporter's decision, not the gate */
 	bool report_only; /* the report-only sensor's filter: every call continues, refusals the
-			   * policy would make are written as kernel.violation outcome "attempted" */
+			   * policy would make are written as kernel.violation outcome "attempted"
+			   * (but the guard's refusals and, with deny_held, a manifest deny's) */
 	bool guard_only;  /* the privilege guard's own filter (sbx_privguard_install): what the guard
 			   * does not refuse continues, unreported */
 	struct sbx_sn_ctx ctx; /* policy + netfilter for the argument decisions (seccomp_notify.h) */
