@@ -152,6 +152,8 @@ bool layers_stage_wants_policy(const struct layer_stage *s)
 {
 	if (s->sensor) /* the seccomp entry's report-only mode decides on the policy */
 		return true;
+	if (!s->keep_caps) /* the privilege guard's own filter too: abstract names, a manifest deny */
+		return true;
 	FOR_EACH_LAYER(l, o)
 		if (o->stage_policy && ((s->on >> l) & 1u))
 			return true;

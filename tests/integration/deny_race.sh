@@ -78,11 +78,15 @@ if bwrap --ro-bind / / true 2>/dev/null; then
 	race "full" ""
 	race "full, created late" "" late
 	race "bwrap alone, created late" "bwrap,limits" late sensor
+	# the guard's own filter inside bwrap (the stage there reads the policy for it)
+	race "bwrap, sensor off, created late" "bwrap,limits" late guard --sensor off
+	[ $ROOT = 1 ] && race "bwrap and probes, created late" "bwrap,probes,limits" late guard
 else
 	t_skip "deny_race: full" "bwrap cannot make its namespaces here"
 	t_skip "deny_race: bwrap alone, created late" "bwrap cannot make its namespaces here"
 fi
 race "landlock alone, created late" "landlock,limits" late sensor
+race "landlock, sensor off, created late" "landlock,limits" late guard --sensor off
 for OP in linkread renameread; do
 	race "full, created late, $OP" "" late
 	race "no-bwrap, created late, $OP" "$NB" late
