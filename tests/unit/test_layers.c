@@ -346,11 +346,15 @@ static void t_stage(void **state)
 	assert_int_equal(layers_stage_flag("--preload"), 1u << SBX_L_PRELOAD);
 	assert_int_equal(layers_stage_flag("--sensor"), 0); /* an option of the seccomp entry */
 	assert_int_equal(layers_stage_flag("--bwrap"), 0);
-	struct layer_stage w = {.on = 1u << SBX_L_PRELOAD};
-	assert_false(layers_stage_wants_policy(&w));
+	struct layer_stage w = {.on = 1u << SBX_L_PRELOAD, .keep_caps = true};
+	assert_false(layers_stage_wants_policy(&w)); /* SBXSUP_SANDBOX=0: nothing at the stage needs it */
 	w.sensor = true;
 	assert_true(layers_stage_wants_policy(&w));
-	w = (struct layer_stage){.on = 1u << SBX_L_LANDLOCK};
+	w = (struct layer_stage){.on = 1u << SBX_L_LANDLOCK, .keep_caps = true};
+	assert_true(layers_stage_wants_policy(&w));
+	/* every sandboxing stage: the privilege guard's own filter decides abstract names and a manifest
+	 * deny with it */
+	w = (struct layer_stage){.on = 1u << SBX_L_PRELOAD};
 	assert_true(layers_stage_wants_policy(&w));
 	char st[512] = "";
 	char lib[300];
