@@ -13,6 +13,8 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <unistd.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 
 #include <fcntl.h>
 #include <bpf/bpf.h>
@@ -437,6 +439,106 @@ static void test_two_runs(void **state)
 	assert_true(nf_share_idle_until() > time(NULL));
 }
 
+/* fd passing over a unix socketpair */
+static int send_fd(int sock, int fd)
+{
+	char c = 'f';
+	struct iovec iov = {.iov_base = &c, .iov_len = 1};
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof fd);
+	return sendmsg(sock, &m, 0) == 1 ? 0 : -1;
+}
+
+static int recv_fd(int sock)
+{
+	char c;
+	struct iovec iov = {.iov_base = &c, .iov_len = 1};
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b};
+	if (recvmsg(sock, &m, 0) != 1)
+		return -1;
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	int fd = -1;
+	if (cm && cm->cmsg_type == SCM_RIGHTS)
+		memcpy(&fd, CMSG_DATA(cm), sizeof fd);
+	return fd;
+}
+
+/* A socket made in a run is decided by that run's list whoever calls (the seccomp layer's
+ * connector connects the executor's sockets from outside the run): granted, the connect works;
+ * not granted, refused and reported in the run's stream. */
+static void test_socket_keeps_its_run(void **state)
+{
+	(void)state;
+	struct audit a;
+	char pa[64];
+	assert_int_equal(open_audit(&a, pa, sizeof pa), 0);
+	uint16_t pok, pno;
+	int lok = listen_on("127.0.0.1", &pok), lno = listen_on("127.0.0.1", &pno);
+	int cgfd = cgroup_create();
+	assert_true(lok >= 0 && lno >= 0 && cgfd >= 0);
+	struct pol_net r = rule4("127.0.0.1", 32, pok);
+	struct sbx_netfilter *nf = NULL;
+	char why[256] = "";
+	assert_int_equal(sbx_netfilter_start_rules(&r, 1, POL_NET_LIST, cgfd, &nf, why, sizeof why), 0);
+	int sp[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(sp[0]);
+		if (join_cgroup() < 0)
+			_exit(90);
+		int s1 = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		int s2 = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		_exit(s1 >= 0 && s2 >= 0 && send_fd(sp[1], s1) == 0 && send_fd(sp[1], s2) == 0 ? 0 : 1);
+	}
+	close(sp[1]);
+	int s1 = recv_fd(sp[0]), s2 = recv_fd(sp[0]);
+	close(sp[0]);
+	int st = ku_wait(pid);
+	/* we are in no run: the sockets' run decides */
+	struct sockaddr_in ok = {.sin_family = AF_INET, .sin_port = htons(pok)};
+	struct sockaddr_in no = {.sin_family = AF_INET, .sin_port = htons(pno)};
+	inet_pton(AF_INET, "127.0.0.1", &ok.sin_addr);
+	inet_pton(AF_INET, "127.0.0.1", &no.sin_addr);
+	int rc1 = connect(s1, (struct sockaddr *)&ok, sizeof ok);
+	int rc2 = connect(s2, (struct sockaddr *)&no, sizeof no);
+	int e2 = errno;
+	bool saw_ok = saw_connection(lok), saw_no = saw_connection(lno);
+	int n = sbx_netfilter_drain(nf, &a);
+	sbx_netfilter_stop(nf);
+	audit_close(&a);
+	close(s1);
+	close(s2);
+	close(cgfd);
+	rmdir(cg);
+	close(lok);
+	close(lno);
+	assert_int_equal(st, 0);
+	assert_int_equal(rc1, 0);
+	assert_true(saw_ok);
+	assert_int_equal(rc2, -1);
+	assert_int_equal(e2, EPERM);
+	assert_false(saw_no);
+	assert_int_equal(n, 1);
+	char want[32];
+	snprintf(want, sizeof want, "\"port\":%u", pno);
+	assert_true(ku_line_has(pa, "\"event\":\"netfilter.deny\"", "\"addr\":\"127.0.0.1\"", want, NULL));
+	unlink(pa);
+}
+
 /* A run whose supervisor died: its slot and entries stay until its cgroup is gone, then the
  * reclaim (the janitor's) empties them; an expired set leaves no pin. */
 static void test_dead_run_and_expiry(void **state)
@@ -521,6 +623,7 @@ int main(void)
 		cmocka_unit_test(test_stop_detaches),
 		cmocka_unit_test(test_port_limit),
 		cmocka_unit_test(test_two_runs),
+		cmocka_unit_test(test_socket_keeps_its_run),
 		cmocka_unit_test(test_dead_run_and_expiry),
 	};
 	return cmocka_run_group_tests(tests, NULL, cleanup);
