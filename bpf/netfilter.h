@@ -26,9 +26,11 @@
 #define NF_MAX_PORTS 16       /* ports granted for one entry (user space refuses more) */
 /* sbx_ports bound (both tries full, 16 ports each); user space sizes it to the policy before load */
 #define NF_MAX_PORT_KEYS (2 * NF_MAX_RULES * NF_MAX_PORTS)
-/* bounds of the shared set (BPF_F_NO_PREALLOC: memory follows the entries present) */
+/* bounds of the shared set (BPF_F_NO_PREALLOC: memory follows the entries present, but a hash's
+ * bucket array is allocated and cleared at creation: the port keys of all runs share one run's
+ * bound; a run whose keys do not fit while others hold theirs loads a private set) */
 #define NF_SHARED_RULES (NF_SLOTS * NF_MAX_RULES)
-#define NF_SHARED_PORT_KEYS (NF_SLOTS * NF_MAX_PORT_KEYS)
+#define NF_SHARED_PORT_KEYS NF_MAX_PORT_KEYS
 #define NF_RINGBUF_BYTES (256 * 1024)
 
 /* prefixlen counts the slot's 32 bits: 32 + the rule's prefix */
