@@ -5,8 +5,8 @@
  * granted for every address under that prefix: "any port", or an id whose ports are keys
  * (id, port) of the sbx_ports hash (user space folds the ports of shorter containing prefixes into
  * each longer one, because an LPM lookup returns only the longest match). The port set is a hash
- * and not an array in the value so the programs test a port with one lookup instead of a loop:
- * the programs are verified on every run and the unrolled loop was 2/3 of their verification.
+ * and not an array in the value so the programs test a port with one lookup instead of a loop
+ * (the unrolled loop was 2/3 of their verification).
  */
 #ifndef SBX_BPF_NETFILTER_H
 #define SBX_BPF_NETFILTER_H
