@@ -300,9 +300,9 @@ static void child_cmd(const char *cmd, char *ans, size_t cap)
 		size_t off = n; /* the question is echoed */
 		for (unsigned i = 0; i < an && off + 12 <= (size_t)rl; i++) {
 			unsigned rdl = (unsigned)r[off + 10] << 8 | r[off + 11];
-			if (rdl == 4 && off + 16 <= (size_t)rl) {
-				char t[32];
-				inet_ntop(AF_INET, r + off + 12, t, sizeof t);
+			if ((rdl == 4 || rdl == 16) && off + 12 + rdl <= (size_t)rl) {
+				char t[INET6_ADDRSTRLEN];
+				inet_ntop(rdl == 4 ? AF_INET : AF_INET6, r + off + 12, t, sizeof t);
 				o += snprintf(ans + o, cap - (size_t)o, " %s", t);
 			}
 			off += 12 + rdl;
@@ -921,6 +921,12 @@ static void t_ipv6(void **st)
 	char a[4096], cmd[128];
 	ask("dns api6.example.test 1", a, sizeof a);
 	assert_string_equal(a, "rcode=0 from=127.0.0.53"); /* no IPv4 address: an empty answer */
+	ask("dns api6.example.test 28", a, sizeof a); /* AAAA: what the gateway resolved */
+	assert_string_equal(a, "rcode=0 from=127.0.0.53 ::1");
+	ask("dns evil6.example.test 28", a, sizeof a); /* refused and reported as an A query is */
+	assert_string_equal(a, "rcode=5 from=127.0.0.53");
+	assert_true(audit_has("\"event\":\"dns.deny\"", "\"name\":\"evil6.example.test\"", "\"qtype\":28",
+			      "\"sev\":\"medium\"", NULL));
 	snprintf(cmd, sizeof cmd, "tls ::1 %u api6.example.test", P_V6);
 	ask(cmd, a, sizeof a);
 	assert_string_equal(a, "SRV-OK\n");
