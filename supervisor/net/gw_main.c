@@ -443,6 +443,32 @@ static int http_check_more(struct gw *g, size_t i)
 	}
 }
 
+/* A plain-HTTP connection whose first request asked for a WebSocket upgrade (GW_HS_UPWAIT: the
+ * client's later bytes are held, the server's not relayed yet): the server's first bytes say whether
+ * it switched (101: the rest of the client's stream is carried unchecked) or not (requests are still
+ * checked). Then the held bytes go on. While the status line is incomplete, SO_RCVLOWAT keeps poll
+ * from waking for less. */
+static void upgrade_answer(struct gw *g, size_t i, short urev)
+{
+	struct conn *c = g->conns[i];
+	if (c->hs.st != GW_HS_UPWAIT || !(urev & (POLLIN | POLLHUP | POLLERR)))
+		return;
+	uint8_t b[16];
+	ssize_t n = c->down.bytes ? 0 : recv(c->ufd, b, sizeof b, MSG_PEEK | MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n > 0 && gw_http_stream_answer(&c->hs, b, (size_t)n) == GW_MORE) {
+		int lowat = 13;
+		(void)setsockopt(c->ufd, SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof lowat);
+		return;
+	}
+	if (n <= 0) /* the server spoke first, ended or failed: no switch */
+		c->hs.st = GW_HS_HEAD;
+	int one = 1;
+	(void)setsockopt(c->ufd, SOL_SOCKET, SO_RCVLOWAT, &one, sizeof one);
+	(void)http_check_more(g, i);
+}
+
 /* The client -> host direction of a plain-HTTP connection. 0, or -1 when the connection is over. */
 static int http_up(struct gw *g, size_t i, short crev)
 {
@@ -1044,7 +1070,10 @@ static void serve_conn(struct gw *g, size_t i, short crev, short urev, long now)
 	}
 	/* relay */
 	if (c->hscan) {
+		upgrade_answer(g, i, urev);
 		if (http_up(g, i, crev) < 0)
+			return;
+		if (c->hs.st == GW_HS_UPWAIT) /* the server's answer stays queued until read above */
 			return;
 		if (dir_step(g, &c->down) < 0 || (c->up.shut && c->down.shut))
 			conn_free(g, i, true);

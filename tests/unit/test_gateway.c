@@ -76,6 +76,22 @@ static void *serve(void *arg)
 			else if (n >= 4 && memmem(buf, n, "\r\n\r\n", 4))
 				break;
 		}
+		/* a WebSocket handshake: /v1/ws switches (101), /v1/noup answers 200 and stays HTTP; either
+		 * way, what the client sends after its answer is read until it is done */
+		bool ws = n >= 10 && !memcmp(buf, "GET /v1/ws", 10), noup = n >= 12 && !memcmp(buf, "GET /v1/noup", 12);
+		if (ws || noup) {
+			static const char sw[] = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+						 "Connection: Upgrade\r\n\r\n";
+			static const char no[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+			(void)!write(c, ws ? sw : no, ws ? sizeof sw - 1 : sizeof no - 1);
+			while (poll(&p, 1, 3000) > 0) {
+				ssize_t r = recv(c, buf + n, sizeof buf - n, 0);
+				if (r <= 0)
+					break;
+				n += (size_t)r;
+				total += (uint64_t)r;
+			}
+		}
 		pthread_mutex_lock(&seen.mu);
 		if (seen.n < SEEN_MAX) {
 			struct seen *e = &seen.v[seen.n++];
@@ -85,7 +101,9 @@ static void *serve(void *arg)
 			e->total = total;
 		}
 		pthread_mutex_unlock(&seen.mu);
-		if (n >= 4 && !memcmp(buf, "GET ", 4))
+		if (ws || noup)
+			(void)!write(c, "END\n", 4);
+		else if (n >= 4 && !memcmp(buf, "GET ", 4))
 			(void)!write(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok", 59);
 		else
 			(void)!write(c, "SRV-OK\n", 7);
@@ -232,6 +250,36 @@ static void child_cmd(const char *cmd, char *ans, size_t cap)
 		(void)!write(fd, req, (size_t)n);
 		read_all(fd, ans, cap);
 		ans[strcspn(ans, "\r")] = '\0';
+		close(fd);
+	} else if (sscanf(cmd, "ws %63s %u %255s", a, &port, d) == 3) {
+		/* a WebSocket handshake for path d, then (after the answer's head) a binary frame and the
+		 * text of a request naming another host; the answer's status line and what followed it */
+		int fd = tcp_to(a, (uint16_t)port);
+		if (fd < 0) {
+			snprintf(ans, cap, "noconnect");
+			return;
+		}
+		char req[512], head[1024];
+		int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: web.example.test\r\nUpgrade: websocket\r\n"
+				 "Connection: Upgrade\r\n\r\n", d);
+		(void)!write(fd, req, (size_t)n);
+		size_t hl = 0;
+		while (hl < sizeof head - 1 && !memmem(head, hl, "\r\n\r\n", 4)) {
+			ssize_t r = recv(fd, head + hl, sizeof head - 1 - hl, 0);
+			if (r <= 0)
+				break;
+			hl += (size_t)r;
+		}
+		static const char after[] = "\x82\x05hello" "GET /v1/x HTTP/1.1\r\nHost: other.example.test\r\n\r\n";
+		(void)!send(fd, after, sizeof after - 1, MSG_NOSIGNAL);
+		shutdown(fd, SHUT_WR);
+		char rest[512];
+		read_all(fd, rest, sizeof rest);
+		head[hl] = '\0';
+		char *e = strstr(head, "\r\n\r\n");
+		snprintf(ans, cap, "%.*s|%s", (int)strcspn(head, "\r"), head, e ? e + 4 : "");
+		size_t al = strlen(ans);
+		snprintf(ans + al, cap - al, "%s", rest);
 		close(fd);
 	} else if (sscanf(cmd, "raw %63s %u", a, &port) == 2) {
 		int fd = tcp_to(a, (uint16_t)port);
@@ -793,6 +841,32 @@ static void t_http_keepalive(void **st)
 	assert_non_null(memmem(s->first, s->len, "Host: other.example.test", 24)); /* as the first's body */
 }
 
+/* A WebSocket upgrade on plain HTTP: after the server's 101 the relay carries the rest unchecked
+ * (the frames are not HTTP); without a 101 the client's next request is checked as ever. */
+static void t_websocket(void **st)
+{
+	(void)st;
+	NEED_NS();
+	char a[4096], cmd[160];
+	snprintf(cmd, sizeof cmd, "ws 127.0.0.5 %u /v1/ws", P_HTTP);
+	ask(cmd, a, sizeof a);
+	assert_string_equal(a, "HTTP/1.1 101 Switching Protocols|END\n");
+	const struct seen *s = seen_last("127.0.0.5");
+	assert_non_null(s);
+	assert_non_null(memmem(s->first, s->len, "\r\n\r\n\x82\x05hello", 11)); /* the frame, as sent */
+	assert_non_null(memmem(s->first, s->len, "Host: other.example.test", 24)); /* its payload is no request */
+	assert_true(audit_has("\"event\":\"net.flow\"", "\"host\":\"web.example.test\"", NULL));
+
+	snprintf(cmd, sizeof cmd, "ws 127.0.0.5 %u /v1/noup", P_HTTP);
+	ask(cmd, a, sizeof a);
+	assert_string_equal(a, "HTTP/1.1 200 OK|okEND\n");
+	s = seen_last("127.0.0.5");
+	assert_non_null(memmem(s->first, s->len, "GET /v1/noup", 12));
+	assert_null(memmem(s->first, s->len, "hello", 5)); /* not HTTP: refused, nothing after it left */
+	assert_null(memmem(s->first, s->len, "other.example.test", 18));
+	assert_true(audit_has("\"event\":\"net.deny\"", "\"host\":\"web.example.test\"", "\"reason\":\"bad-request\"", NULL));
+}
+
 static void t_wildcard(void **st)
 {
 	(void)st;
@@ -1192,7 +1266,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_dns_granted), cmocka_unit_test(t_dns_deny),   cmocka_unit_test(t_tls_sni),
-		cmocka_unit_test(t_http_host),   cmocka_unit_test(t_http_keepalive), cmocka_unit_test(t_wildcard),   cmocka_unit_test(t_answer_changes),
+		cmocka_unit_test(t_http_host),   cmocka_unit_test(t_http_keepalive), cmocka_unit_test(t_websocket), cmocka_unit_test(t_wildcard),   cmocka_unit_test(t_answer_changes),
 		cmocka_unit_test(t_raw_tcp),     cmocka_unit_test(t_proxy),      cmocka_unit_test(t_dns_tcp),
 		cmocka_unit_test(t_redirect),    cmocka_unit_test(t_ipv6),    cmocka_unit_test(t_net_any),    cmocka_unit_test(t_udp),    cmocka_unit_test(t_spawn_fails),
 		cmocka_unit_test(t_flows),
