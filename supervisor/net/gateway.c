@@ -28,6 +28,7 @@ void sbx_gw_spec_init(struct sbx_gw_spec *spec)
 	spec->tcp_fd = spec->dns_fd = spec->dns_tcp_fd = spec->proxy_fd = spec->report_fd = -1;
 	for (size_t i = 0; i < SBX_GW_MAX_PORT_FDS; i++)
 		spec->port_fds[i] = spec->udp_fds[i] = -1;
+	spec->udp_catch_fds[0] = spec->udp_catch_fds[1] = -1;
 }
 
 static void grant_free(struct sbx_gw_grant *g)
@@ -141,6 +142,8 @@ static int write_config(FILE *f, const struct sbx_gw_spec *s)
 		fprintf(f, "fd port %d\n", s->port_fds[i]);
 	for (size_t i = 0; i < s->nudp_fds; i++)
 		fprintf(f, "fd udp %d\n", s->udp_fds[i]);
+	for (size_t i = 0; i < s->nudp_catch_fds; i++)
+		fprintf(f, "fd udpcatch %d\n", s->udp_catch_fds[i]);
 	for (size_t i = 0; i < s->ngrants; i++) {
 		const struct sbx_gw_grant *g = &s->grants[i];
 		char hex[33] = "-";
@@ -229,6 +232,9 @@ int sbx_gw_spawn(const struct sbx_gw_spec *spec, pid_t *pid, char *err, size_t e
 				_exit(127);
 		for (size_t i = 0; i < spec->nudp_fds && i < SBX_GW_MAX_PORT_FDS; i++)
 			if (keep_fd(spec->udp_fds[i]) < 0)
+				_exit(127);
+		for (size_t i = 0; i < spec->nudp_catch_fds && i < 2; i++)
+			if (keep_fd(spec->udp_catch_fds[i]) < 0)
 				_exit(127);
 		int devnull = open("/dev/null", O_RDWR);
 		if (devnull >= 0) {

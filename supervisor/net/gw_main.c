@@ -55,6 +55,8 @@ struct cfg {
 	size_t nports;
 	int udp[SBX_GW_MAX_PORT_FDS];
 	size_t nudp;
+	int ucatch[2];
+	size_t nucatch;
 	struct sbx_gw_grant *g;
 	size_t ng;
 };
@@ -164,6 +166,7 @@ static int read_config(int fd, struct cfg *c)
 			else if (!strcmp(k, "proxy")) c->proxy = v;
 			else if (!strcmp(k, "port") && c->nports < SBX_GW_MAX_PORT_FDS) c->ports[c->nports++] = v;
 			else if (!strcmp(k, "udp") && c->nudp < SBX_GW_MAX_PORT_FDS) c->udp[c->nudp++] = v;
+			else if (!strcmp(k, "udpcatch") && c->nucatch < 2) c->ucatch[c->nucatch++] = v;
 			else goto bad;
 		} else if (sscanf(line, "grant %u %u %d %63s %u %511s %511s", &proto, &port, &fam, hex, &prefix,
 				  name, jp) == 7) {
@@ -1129,7 +1132,7 @@ static int serve_loop(struct gw *g)
 		(void)setsockopt(g->c.dns, IPPROTO_IP, IP_PKTINFO, &one, sizeof one);
 		(void)setsockopt(g->c.dns, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof one);
 	}
-	if (gw_udp_init(&g->udp, g->c.udp, g->c.nudp, udp_decide, udp_record, g) < 0)
+	if (gw_udp_init(&g->udp, g->c.udp, g->c.nudp, g->c.ucatch, g->c.nucatch, udp_decide, udp_record, g) < 0)
 		return 1;
 	static struct pollfd pf[2 + 4 + SBX_GW_MAX_PORT_FDS + 2 * GW_CONN_MAX + GW_UDP_LISTENERS_MAX +
 				GW_UDP_FLOWS_MAX];

@@ -59,6 +59,10 @@ struct sbx_netns_req {
 	uint16_t lo_ports[SBX_NETNS_MAX_LO_PORTS]; /* with redirect: the granted ports (any address) */
 	size_t nlo_ports;
 	bool redirect_required;              /* no per-port fallback: fail without nftables */
+	bool udp_catch;                      /* with redirect: every other UDP datagram (not to the
+					      * loopback, not port 53 or udp_ports) to a transparent
+					      * socket (nftables tproxy), for the gateway to refuse and
+					      * report; not made where tproxy is unusable (level says) */
 };
 
 struct sbx_netns_out {
@@ -68,6 +72,8 @@ struct sbx_netns_out {
 	size_t nudp_fds;
 	int dns_fd, dns_tcp_fd, proxy_fd;      /* -1: none */
 	int redirect_fd;                       /* the nftables redirect's listener, -1: none */
+	int udp_catch_fds[2];                  /* udp_catch's sockets (IPv4, IPv6), IP_TRANSPARENT */
+	size_t nudp_catch_fds;
 	char nft_why[160];                     /* redirect asked, not made: why */
 	bool ipv6;                             /* the namespace has IPv6 (route and listeners made) */
 	char level[256];                       /* what was made, for run.start.level.network */
