@@ -29,6 +29,7 @@
  *     destination per 10 s).
  *   `dns_fd`: a UDP socket bound to port 53 inside the run (the address /etc/resolv.conf names, or
  *     the any-address: replies carry IP_PKTINFO so their source is the address queried).
+ *   `dns6_fd`: optional UDP socket bound to [::]:53 (IPv6-only) for queries sent over IPv6 (-1 = none).
  *   `dns_tcp_fd`: optional listening TCP socket on port 53 (-1 = none).
  *   `proxy_fd`: optional listening TCP socket for HTTP_PROXY/HTTPS_PROXY (CONNECT host:port and
  *     absolute-URI requests; the host is checked as SNI/Host are) (-1 = none).
@@ -107,6 +108,7 @@ struct sbx_gw_spec {
 	int udp_catch_fds[2]; size_t nudp_catch_fds; /* an unrestricted network's other UDP (IPv4, IPv6),
 				    * steered by nftables tproxy: refused and reported (udp-not-relayed) */
 	int dns_fd;                /* -1 = none */
+	int dns6_fd;               /* UDP [::]:53 (IPv6-only), -1 = none */
 	int dns_tcp_fd;            /* -1 = none */
 	int proxy_fd;              /* -1 = none */
 	int report_fd;             /* required */

@@ -50,7 +50,7 @@
 struct cfg {
 	bool any;
 	int dst_mode;
-	int report, tcp, dns, dnstcp, proxy;
+	int report, tcp, dns, dns6, dnstcp, proxy;
 	int ports[SBX_GW_MAX_PORT_FDS];
 	size_t nports;
 	int udp[SBX_GW_MAX_PORT_FDS];
@@ -141,7 +141,7 @@ static int push_str(char ***v, size_t *n, const char *s)
 static int read_config(int fd, struct cfg *c)
 {
 	memset(c, 0, sizeof *c);
-	c->report = c->tcp = c->dns = c->dnstcp = c->proxy = -1;
+	c->report = c->tcp = c->dns = c->dns6 = c->dnstcp = c->proxy = -1;
 	FILE *f = fdopen(fd, "r");
 	if (!f)
 		return -1;
@@ -162,6 +162,7 @@ static int read_config(int fd, struct cfg *c)
 			if (!strcmp(k, "report")) c->report = v;
 			else if (!strcmp(k, "tcp")) c->tcp = v;
 			else if (!strcmp(k, "dns")) c->dns = v;
+			else if (!strcmp(k, "dns6")) c->dns6 = v;
 			else if (!strcmp(k, "dnstcp")) c->dnstcp = v;
 			else if (!strcmp(k, "proxy")) c->proxy = v;
 			else if (!strcmp(k, "port") && c->nports < SBX_GW_MAX_PORT_FDS) c->ports[c->nports++] = v;
@@ -854,7 +855,7 @@ static size_t dns_answer(struct gw *g, const uint8_t *q, size_t n, uint8_t *out,
 	return gw_dns_reply(q, &dq, GW_DNS_NOERROR, e->cur, e->ncur, gw_names_ttl_left(e), out, cap);
 }
 
-static void dns_udp(struct gw *g)
+static void dns_udp(struct gw *g, int fd)
 {
 	for (int k = 0; k < 64; k++) {
 		uint8_t q[1500], out[1232];
@@ -866,7 +867,7 @@ static void dns_udp(struct gw *g)
 		struct iovec iov = {q, sizeof q};
 		struct msghdr mh = {.msg_name = &from, .msg_namelen = sizeof from, .msg_iov = &iov,
 				    .msg_iovlen = 1, .msg_control = cb.b, .msg_controllen = sizeof cb.b};
-		ssize_t n = recvmsg(g->c.dns, &mh, MSG_DONTWAIT);
+		ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT);
 		if (n < 0)
 			return;
 		size_t rl = dns_answer(g, q, (size_t)n, out, sizeof out);
@@ -906,7 +907,7 @@ static void dns_udp(struct gw *g)
 				memcpy(CMSG_DATA(o), &pi, sizeof pi);
 			}
 		}
-		(void)sendmsg(g->c.dns, &rm, MSG_DONTWAIT | MSG_NOSIGNAL);
+		(void)sendmsg(fd, &rm, MSG_DONTWAIT | MSG_NOSIGNAL);
 	}
 }
 
@@ -1127,19 +1128,22 @@ static int serve_loop(struct gw *g)
 	for (size_t i = 0; i < nls; i++)
 		if (fcntl(ls[i].fd, F_SETFL, fcntl(ls[i].fd, F_GETFL) | O_NONBLOCK) < 0)
 			return 1;
-	if (g->c.dns >= 0) {
-		int one = 1;
-		(void)setsockopt(g->c.dns, IPPROTO_IP, IP_PKTINFO, &one, sizeof one);
-		(void)setsockopt(g->c.dns, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof one);
-	}
+	int dfd[2] = {g->c.dns, g->c.dns6};
+	for (int k = 0; k < 2; k++)
+		if (dfd[k] >= 0) {
+			int one = 1;
+			(void)setsockopt(dfd[k], IPPROTO_IP, IP_PKTINFO, &one, sizeof one);
+			(void)setsockopt(dfd[k], IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof one);
+		}
 	if (gw_udp_init(&g->udp, g->c.udp, g->c.nudp, g->c.ucatch, g->c.nucatch, udp_decide, udp_record, g) < 0)
 		return 1;
-	static struct pollfd pf[2 + 4 + SBX_GW_MAX_PORT_FDS + 2 * GW_CONN_MAX + GW_UDP_LISTENERS_MAX +
+	static struct pollfd pf[3 + 4 + SBX_GW_MAX_PORT_FDS + 2 * GW_CONN_MAX + GW_UDP_LISTENERS_MAX +
 				GW_UDP_FLOWS_MAX];
 	while (!stop_now) {
 		size_t np = 0;
 		pf[np++] = (struct pollfd){sfd, POLLIN, 0};
 		pf[np++] = (struct pollfd){g->c.dns, POLLIN, 0};
+		pf[np++] = (struct pollfd){g->c.dns6, POLLIN, 0};
 		for (size_t i = 0; i < nls; i++)
 			pf[np++] = (struct pollfd){ls[i].fd, POLLIN, 0};
 		size_t base = np;
@@ -1175,7 +1179,9 @@ static int serve_loop(struct gw *g)
 				break;
 		}
 		if (pf[1].revents & POLLIN)
-			dns_udp(g);
+			dns_udp(g, g->c.dns);
+		if (pf[2].revents & POLLIN)
+			dns_udp(g, g->c.dns6);
 		now = now_ms();
 		gw_udp_serve(&g->udp, pf + ubase, nu, now);
 		/* connections first (their slots are those of this poll), newest last */
@@ -1193,7 +1199,7 @@ static int serve_loop(struct gw *g)
 				serve_conn(g, i, crev, urev, now);
 		}
 		for (size_t i = 0; i < nls; i++)
-			if (pf[2 + i].revents & POLLIN)
+			if (pf[3 + i].revents & POLLIN)
 				accept_on(g, ls[i].fd, ls[i].kind, ls[i].sockname);
 	}
 	/* stopping: every open flow is recorded */

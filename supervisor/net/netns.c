@@ -23,7 +23,7 @@
 #include <linux/nsfs.h>
 #include <linux/rtnetlink.h>
 
-#define MAX_FDS (4 * SBX_NETNS_MAX_PORTS + 6)
+#define MAX_FDS (4 * SBX_NETNS_MAX_PORTS + 8)
 
 int sbx_netns_lo_up(void)
 {
@@ -61,8 +61,8 @@ void sbx_netns_close(struct sbx_netns_out *o)
 		if (o->udp_catch_fds[i] >= 0)
 			close(o->udp_catch_fds[i]);
 	o->nudp_catch_fds = 0;
-	int *one[3] = {&o->dns_fd, &o->dns_tcp_fd, &o->proxy_fd};
-	for (int i = 0; i < 3; i++) {
+	int *one[4] = {&o->dns_fd, &o->dns_tcp_fd, &o->proxy_fd, &o->dns6_fd};
+	for (int i = 0; i < 4; i++) {
 		if (*one[i] >= 0)
 			close(*one[i]);
 		*one[i] = -1;
@@ -130,7 +130,7 @@ fail:;
 struct reply {
 	int ok;
 	int ipv6;
-	int redirect, nport_fds, nudp_fds, dns, dns_tcp, proxy, nudp_catch;
+	int redirect, nport_fds, nudp_fds, dns, dns_tcp, dns6, proxy, nudp_catch;
 	char why[200];
 	char nft_why[160];
 };
@@ -345,6 +345,11 @@ static int child_build(const struct sbx_netns_req *rq, struct reply *r, int *fds
 		if ((fds[(*nfds)++] = listener(AF_INET, SOCK_STREAM, NULL, 53, false)) < 0)
 			return child_fail(r, "DNS socket on port 53/tcp");
 		r->dns_tcp = 1;
+		if (r->ipv6) {
+			if ((fds[(*nfds)++] = listener(AF_INET6, SOCK_DGRAM, NULL, 53, false)) < 0)
+				return child_fail(r, "DNS socket on [::]:53/udp");
+			r->dns6 = 1;
+		}
 	}
 	if (rq->proxy_port) {
 		static const uint8_t lo4[4] = {127, 0, 0, 1};
@@ -489,7 +494,7 @@ int sbx_netns_setup(pid_t member, const struct sbx_netns_req *rq, struct sbx_net
 		    size_t whylen)
 {
 	memset(out, 0, sizeof *out);
-	out->dns_fd = out->dns_tcp_fd = out->proxy_fd = out->redirect_fd = -1;
+	out->dns_fd = out->dns_tcp_fd = out->proxy_fd = out->redirect_fd = out->dns6_fd = -1;
 	out->udp_catch_fds[0] = out->udp_catch_fds[1] = -1;
 	if ((rq->nports > SBX_NETNS_MAX_PORTS && !rq->redirect) || rq->nudp_ports > SBX_NETNS_MAX_PORTS) {
 		snprintf(why, whylen, "more than %d granted %s ports", SBX_NETNS_MAX_PORTS,
@@ -536,7 +541,7 @@ int sbx_netns_setup(pid_t member, const struct sbx_netns_req *rq, struct sbx_net
 			nfds = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
 			memcpy(fds, CMSG_DATA(c), sizeof(int) * (size_t)nfds);
 		}
-	int want = r.redirect + r.nport_fds + r.nudp_fds + r.dns + r.dns_tcp + r.proxy + r.nudp_catch;
+	int want = r.redirect + r.nport_fds + r.nudp_fds + r.dns + r.dns_tcp + r.dns6 + r.proxy + r.nudp_catch;
 	if (n != (ssize_t)sizeof r || !r.ok || nfds != want || r.nport_fds > 2 * SBX_NETNS_MAX_PORTS ||
 	    r.nudp_fds > 2 * SBX_NETNS_MAX_PORTS || r.nudp_catch < 0 || r.nudp_catch > 2 ||
 	    (msg.msg_flags & MSG_CTRUNC)) {
@@ -563,6 +568,8 @@ int sbx_netns_setup(pid_t member, const struct sbx_netns_req *rq, struct sbx_net
 		out->dns_fd = fds[k++];
 	if (r.dns_tcp)
 		out->dns_tcp_fd = fds[k++];
+	if (r.dns6)
+		out->dns6_fd = fds[k++];
 	if (r.proxy)
 		out->proxy_fd = fds[k++];
 	for (int i = 0; i < r.nudp_catch; i++)

@@ -52,7 +52,8 @@ struct sbx_netns_req {
 	size_t nports;
 	uint16_t udp_ports[SBX_NETNS_MAX_PORTS]; /* UDP sockets on the any-address (not 53: DNS) */
 	size_t nudp_ports;
-	bool dns;                            /* UDP + TCP port 53 on the any-address */
+	bool dns;                            /* UDP + TCP port 53 on the any-address (and UDP on the
+					      * IPv6 any-address where the namespace has IPv6) */
 	uint16_t proxy_port;                 /* TCP 127.0.0.1:proxy_port, 0: none */
 	bool redirect;                       /* TCP through one listener (nftables) */
 	bool redirect_all;                   /* every port of every non-loopback address */
@@ -71,6 +72,7 @@ struct sbx_netns_out {
 	int udp_fds[2 * SBX_NETNS_MAX_PORTS];  /* UDP sockets (IPv4 with IP_PKTINFO, IPv6 per port) */
 	size_t nudp_fds;
 	int dns_fd, dns_tcp_fd, proxy_fd;      /* -1: none */
+	int dns6_fd;                           /* UDP [::]:53 (IPv6-only) where there is IPv6, -1: none */
 	int redirect_fd;                       /* the nftables redirect's listener, -1: none */
 	int udp_catch_fds[2];                  /* udp_catch's sockets (IPv4, IPv6), IP_TRANSPARENT */
 	size_t nudp_catch_fds;

@@ -166,6 +166,7 @@ static int gw_start(struct run *r, char *why, size_t whylen)
 	for (size_t i = 0; i < ns.nudp_catch_fds && i < 2; i++)
 		spec.udp_catch_fds[spec.nudp_catch_fds++] = ns.udp_catch_fds[i];
 	spec.dns_fd = ns.dns_fd;
+	spec.dns6_fd = ns.dns6_fd;
 	spec.dns_tcp_fd = ns.dns_tcp_fd;
 	spec.proxy_fd = ns.proxy_fd;
 	spec.report_fd = sp[1];

@@ -189,7 +189,7 @@ static char dir[64], hosts[128], auditf[128];
 static uint16_t P_TLS, P_HTTP, P_RAW, P_RED, P_V6;
 static uint16_t ns_proxy_port, ns_redir_port; /* in the child: its proxy and REDIRECT listeners */
 static bool have_redirect;                    /* the child's namespace REDIRECTs to the tcp_fd listener */
-#define NFDS 8
+#define NFDS 9
 static const char *skip_why;
 
 static int tcp_to(const char *addr, uint16_t port)
@@ -316,10 +316,12 @@ static void child_cmd(const char *cmd, char *ans, size_t cap)
 		snprintf(ans, cap, "%s connect_us=%ld total_ms=%ld", tmp,
 			 (t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_nsec - t0.tv_nsec) / 1000,
 			 (t2.tv_sec - t0.tv_sec) * 1000L + (t2.tv_nsec - t0.tv_nsec) / 1000000L);
-	} else if (sscanf(cmd, "dns %255s %u", b, &port) == 2) {
-		int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-		struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(53)};
-		inet_pton(AF_INET, "127.0.0.53", &sa.sin_addr);
+	} else if (sscanf(cmd, "dns %255s %u", b, &port) == 2 || sscanf(cmd, "dns6 %255s %u", b, &port) == 2) {
+		/* dns: to 127.0.0.53:53; dns6: over IPv6, to [::1]:53 */
+		bool v6 = !strncmp(cmd, "dns6 ", 5);
+		int fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		struct sockaddr_storage sa;
+		socklen_t sal = sa_of(v6 ? "::1" : "127.0.0.53", 53, &sa);
 		uint8_t q[300] = {0x42, 0x42, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0};
 		size_t n = 12;
 		for (char *lab = strtok(b, "."); lab; lab = strtok(NULL, ".")) {
@@ -331,9 +333,9 @@ static void child_cmd(const char *cmd, char *ans, size_t cap)
 		q[n++] = 0; q[n++] = (uint8_t)port; q[n++] = 0; q[n++] = 1;
 		struct timeval tv = {3, 0};
 		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-		sendto(fd, q, n, 0, (struct sockaddr *)&sa, sizeof sa);
+		sendto(fd, q, n, 0, (struct sockaddr *)&sa, sal);
 		uint8_t r[1500];
-		struct sockaddr_in from;
+		struct sockaddr_storage from;
 		socklen_t fl = sizeof from;
 		ssize_t rl = recvfrom(fd, r, sizeof r, 0, (struct sockaddr *)&from, &fl);
 		close(fd);
@@ -341,8 +343,10 @@ static void child_cmd(const char *cmd, char *ans, size_t cap)
 			snprintf(ans, cap, "noanswer");
 			return;
 		}
-		char fa[32];
-		inet_ntop(AF_INET, &from.sin_addr, fa, sizeof fa);
+		char fa[INET6_ADDRSTRLEN];
+		inet_ntop(from.ss_family, from.ss_family == AF_INET6 ? (void *)&((struct sockaddr_in6 *)&from)->sin6_addr
+								      : (void *)&((struct sockaddr_in *)&from)->sin_addr,
+			  fa, sizeof fa);
 		int o = snprintf(ans, cap, "rcode=%d from=%s", r[3] & 0xf, fa);
 		unsigned an = (unsigned)r[6] << 8 | r[7];
 		size_t off = n; /* the question is echoed */
@@ -493,9 +497,23 @@ static uint16_t port_of(int fd)
 	return getsockname(fd, (struct sockaddr *)&sa, &sl) == 0 ? ntohs(sa.sin_port) : 0;
 }
 
+/* UDP [::]:53, IPv6 only (the run's namespace makes the same). */
+static int udp6_53(void)
+{
+	int fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0), one = 1;
+	struct sockaddr_in6 sa = {.sin6_family = AF_INET6, .sin6_port = htons(53)};
+	if (fd < 0 || setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) < 0 ||
+	    bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static void child_main(int sock, bool userns)
 {
-	int fds[NFDS] = {-1, -1, -1, -1, -1, -1, -1, -1};
+	int fds[NFDS] = {-1, -1, -1, -1, -1, -1, -1, -1, -1};
 	if (gwns_enter(userns) == 0) {
 		fds[0] = gwns_listener(P_TLS, false);
 		fds[1] = gwns_listener(P_HTTP, false);
@@ -505,6 +523,7 @@ static void child_main(int sock, bool userns)
 		fds[5] = gwns_listener(53, false); /* DNS over TCP */
 		fds[6] = gwns_listener(0, false);  /* where the REDIRECT rule sends */
 		fds[7] = listen_on("::", P_V6, NULL); /* IPv6, any address */
+		fds[8] = udp6_53();                   /* DNS over IPv6, UDP [::]:53 */
 	}
 	for (int i = 0; i < NFDS; i++)
 		if (fds[i] < 0) {
@@ -689,6 +708,7 @@ static int setup(void **st)
 	spec.port_fds[3] = fds[7];
 	spec.nport_fds = 4;
 	spec.dns_fd = fds[3];
+	spec.dns6_fd = fds[8];
 	spec.report_fd = rp[1];
 	if (sbx_gw_spawn(&spec, &gw_pid, err, sizeof err) < 0) {
 		fprintf(stderr, "# %s\n", err);
@@ -1001,6 +1021,14 @@ static void t_ipv6(void **st)
 	assert_string_equal(a, "rcode=5 from=127.0.0.53");
 	assert_true(audit_has("\"event\":\"dns.deny\"", "\"name\":\"evil6.example.test\"", "\"qtype\":28",
 			      "\"sev\":\"medium\"", NULL));
+	/* the same queries sent over IPv6 (to [::1]:53): answered from the address asked */
+	ask("dns6 api6.example.test 28", a, sizeof a);
+	assert_string_equal(a, "rcode=0 from=::1 ::1");
+	ask("dns6 api.example.test 1", a, sizeof a);
+	assert_string_equal(a, "rcode=0 from=::1 127.0.0.5");
+	ask("dns6 evil7.example.test 28", a, sizeof a);
+	assert_string_equal(a, "rcode=5 from=::1");
+	assert_true(audit_has("\"event\":\"dns.deny\"", "\"name\":\"evil7.example.test\"", "\"qtype\":28", NULL));
 	snprintf(cmd, sizeof cmd, "tls ::1 %u api6.example.test", P_V6);
 	ask(cmd, a, sizeof a);
 	assert_string_equal(a, "SRV-OK\n");
