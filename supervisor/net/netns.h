@@ -15,7 +15,8 @@
  *   - creates the listeners asked for, bound to the any-address: TCP on each port (IPv4, and an
  *     IPv6-only twin where there is IPv6), UDP on each granted UDP port (the same twins; a
  *     datagram to any address on that port reaches it, pktinfo names the address), UDP and TCP port 53 for DNS (UDP with IP_PKTINFO, so
- *     replies leave from the address queried), and the HTTP proxy on 127.0.0.1:proxy_port.
+ *     replies leave from the address queried; and UDP [::]:53 where there is IPv6), the HTTP
+ *     proxy on 127.0.0.1:proxy_port, and with udp_catch two transparent UDP sockets (see there).
  * The descriptors come back over SCM_RIGHTS (a socket stays in the namespace it was made in,
  * whoever holds it). Bounded: the child is waited for at most 5 s, then killed.
  *   - with `redirect`: one more TCP listener (the any-address, an ephemeral port, IPv4 and IPv6 on
