@@ -462,9 +462,12 @@ static void upgrade_answer(struct gw *g, size_t i, short urev)
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n > 0 && gw_http_stream_answer(&c->hs, b, (size_t)n) == GW_MORE) {
-		int lowat = 13;
-		(void)setsockopt(c->ufd, SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof lowat);
-		return;
+		if (!(urev & (POLLRDHUP | POLLHUP | POLLERR))) {
+			int lowat = 13;
+			(void)setsockopt(c->ufd, SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof lowat);
+			return;
+		}
+		c->hs.st = GW_HS_HEAD; /* the server ended inside its status line: no switch */
 	}
 	if (n <= 0) /* the server spoke first, ended or failed: no switch */
 		c->hs.st = GW_HS_HEAD;
@@ -1033,6 +1036,8 @@ static void relay_events(struct conn *c, short *ce, short *ue)
 		*ue |= POLLIN;
 	if (c->down.inpipe > 0)
 		*ce |= POLLOUT;
+	if (c->hscan && c->hs.st == GW_HS_UPWAIT)
+		*ue |= POLLRDHUP; /* the server ending inside its status line decides it (upgrade_answer) */
 }
 
 static void serve_conn(struct gw *g, size_t i, short crev, short urev, long now)

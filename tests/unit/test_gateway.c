@@ -79,6 +79,15 @@ static void *serve(void *arg)
 		/* a WebSocket handshake: /v1/ws switches (101), /v1/noup answers 200 and stays HTTP; either
 		 * way, what the client sends after its answer is read until it is done */
 		bool ws = n >= 10 && !memcmp(buf, "GET /v1/ws", 10), noup = n >= 12 && !memcmp(buf, "GET /v1/noup", 12);
+		if (n >= 13 && !memcmp(buf, "GET /v1/short", 13)) { /* ends inside its status line */
+			(void)!write(c, "HTTP/1.1", 8);
+			shutdown(c, SHUT_WR);
+			ws = false;
+			while (poll(&p, 1, 3000) > 0 && recv(c, buf + n, sizeof buf - n, 0) > 0)
+				;
+			close(c);
+			continue;
+		}
 		if (ws || noup) {
 			static const char sw[] = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
 						 "Connection: Upgrade\r\n\r\n";
@@ -885,6 +894,25 @@ static void t_websocket(void **st)
 	assert_null(memmem(s->first, s->len, "hello", 5)); /* not HTTP: refused, nothing after it left */
 	assert_null(memmem(s->first, s->len, "other.example.test", 18));
 	assert_true(audit_has("\"event\":\"net.deny\"", "\"host\":\"web.example.test\"", "\"reason\":\"bad-request\"", NULL));
+
+	/* a server that ends inside its status line: no switch, and the gateway does not spin on it */
+	snprintf(cmd, sizeof cmd, "ws 127.0.0.5 %u /v1/short", P_HTTP);
+	ask(cmd, a, sizeof a);
+	assert_int_equal(strncmp(a, "HTTP/1.1|", 9), 0);
+	char statp[64];
+	snprintf(statp, sizeof statp, "/proc/%d/stat", (int)gw_pid);
+	unsigned long long t[2];
+	for (int k = 0; k < 2; k++) {
+		FILE *f = fopen(statp, "r");
+		assert_non_null(f);
+		unsigned long long ut = 0, stt = 0;
+		assert_int_equal(fscanf(f, "%*d %*s %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &stt), 2);
+		fclose(f);
+		t[k] = ut + stt;
+		if (!k)
+			usleep(500 * 1000);
+	}
+	assert_true(t[1] - t[0] < 20); /* clock ticks (1/100 s) in half a second: idle, not spinning */
 }
 
 static void t_wildcard(void **st)
