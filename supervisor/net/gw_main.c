@@ -29,6 +29,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -102,6 +103,7 @@ struct gw {
 	struct conn *conns[GW_CONN_MAX];
 	size_t nconns;
 	size_t pipe_cap;
+	int parent_fd; /* pidfd of the process that spawned the gateway (its exit ends the gateway) */
 };
 
 static long now_ms(void)
@@ -1142,13 +1144,14 @@ static int serve_loop(struct gw *g)
 		}
 	if (gw_udp_init(&g->udp, g->c.udp, g->c.nudp, g->c.ucatch, g->c.nucatch, udp_decide, udp_record, g) < 0)
 		return 1;
-	static struct pollfd pf[3 + 4 + SBX_GW_MAX_PORT_FDS + 2 * GW_CONN_MAX + GW_UDP_LISTENERS_MAX +
+	static struct pollfd pf[4 + 4 + SBX_GW_MAX_PORT_FDS + 2 * GW_CONN_MAX + GW_UDP_LISTENERS_MAX +
 				GW_UDP_FLOWS_MAX];
 	while (!stop_now) {
 		size_t np = 0;
 		pf[np++] = (struct pollfd){sfd, POLLIN, 0};
 		pf[np++] = (struct pollfd){g->c.dns, POLLIN, 0};
 		pf[np++] = (struct pollfd){g->c.dns6, POLLIN, 0};
+		pf[np++] = (struct pollfd){g->parent_fd, POLLIN, 0};
 		for (size_t i = 0; i < nls; i++)
 			pf[np++] = (struct pollfd){ls[i].fd, POLLIN, 0};
 		size_t base = np;
@@ -1183,6 +1186,8 @@ static int serve_loop(struct gw *g)
 			if (read(sfd, &si, sizeof si) > 0)
 				break;
 		}
+		if (pf[3].revents)
+			break; /* the spawner is gone (a sbxsup killed): never outlive the run */
 		if (pf[1].revents & POLLIN)
 			dns_udp(g, g->c.dns);
 		if (pf[2].revents & POLLIN)
@@ -1204,7 +1209,7 @@ static int serve_loop(struct gw *g)
 				serve_conn(g, i, crev, urev, now);
 		}
 		for (size_t i = 0; i < nls; i++)
-			if (pf[3 + i].revents & POLLIN)
+			if (pf[4 + i].revents & POLLIN)
 				accept_on(g, ls[i].fd, ls[i].kind, ls[i].sockname);
 	}
 	/* stopping: every open flow is recorded */
@@ -1236,6 +1241,12 @@ int sbx_gw_main(int argc, char **argv)
 		rl.rlim_cur = rl.rlim_max;
 		(void)setrlimit(RLIMIT_NOFILE, &rl);
 	}
+	/* the spawner's lifetime is ours: a pidfd of the process that started us (POLLIN when it has
+	 * exited, whichever of its threads spawned us); already gone (reparented): leave at once */
+	pid_t pp = getppid();
+	g->parent_fd = pp > 1 ? (int)syscall(SYS_pidfd_open, pp, 0) : -1;
+	if (g->parent_fd < 0 || getppid() != pp)
+		return 1;
 	lockdown();
 	/* tell the spawner the gateway is up (gateway.c waits for this byte) */
 	long rfd = argc > 2 ? strtol(argv[2], &end, 10) : -1;

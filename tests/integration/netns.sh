@@ -147,6 +147,23 @@ except OSError as e: print('refused', e.errno)\"
 	     audit_has "$T_TMP/deny.$tag" seccomp.deny syscall=connect; }; then
 		t_pass netns_ungranted_tcp_$tag
 	else t_fail netns_ungranted_tcp_$tag "out=$(tr "\n" "|" <<<"$out")"; fi
+
+	# the gateway never outlives its sbxsup: SIGKILL the supervisor mid-run; its gateway leaves
+	# (host evidence: no process left with that pid that is not a zombie)
+	( cd "$WS" && exec setsid "$SBXSUP" run "${L[@]}" -m "$M" -a "$T_TMP/kill.$tag" -- sleep 30 ) >/dev/null 2>&1 &
+	SUP=$!; GW=
+	for _ in $(seq 1 100); do
+		GW=$(ps -eo pid=,ppid=,args= | awk -v s=$SUP '$2==s && /__gateway/ {print $1}')
+		[ -n "$GW" ] && break; sleep 0.05
+	done
+	kill -9 $SUP 2>/dev/null; wait $SUP 2>/dev/null
+	left=
+	for _ in $(seq 1 40); do
+		left=$(ps -o stat= -p "${GW:-0}" 2>/dev/null | grep -v Z)
+		[ -z "$left" ] && break; sleep 0.05
+	done
+	if [ -n "$GW" ] && [ -z "$left" ]; then t_pass netns_gateway_leaves_with_sbxsup_$tag
+	else t_fail netns_gateway_leaves_with_sbxsup_$tag "gateway=${GW:-none} state=$left"; [ -n "$GW" ] && kill -9 "$GW" 2>/dev/null; fi
 done
 
 # 4. root: raw UDP to port 53 from a static binary, in a network namespace this test makes
