@@ -490,7 +490,7 @@ static cJSON *bw_plan(const struct layer_ctx *c)
 	cJSON *bw = cJSON_CreateObject();
 	if (!bw)
 		return NULL;
-	if (!c->wrapped || !c->pol) {
+	if (!layer_wrapped(c) || !c->pol) {
 		cJSON_AddNullToObject(bw, "argv");
 		return bw;
 	}
@@ -515,7 +515,7 @@ static cJSON *bw_plan(const struct layer_ctx *c)
 
 static void bw_on_ready(struct layer_ctx *c, void **st, const char *status, pid_t pid, int listener)
 {
-	if (c->wrapped)
+	if (layer_wrapped(c))
 		sbx_layer_set_on(c->L, layer_bwrap.id, "%s: user, pid, ipc, uts, cgroup%s namespaces",
 				 c->d->bwrap, pol_own_netns(c->pol) ? ", net" : "");
 }

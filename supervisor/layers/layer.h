@@ -74,7 +74,10 @@ struct layer_ctx {
 	struct sbx_layers *L;      /* on/off bookkeeping: a layer records its own state here */
 	const struct run_limits *lim;
 	struct layer_cg cg;
-	bool wrapped;              /* this attempt runs the stage inside the wrapper layer (bwrap) */
+	/* This run's stage runs inside the wrapper layer (bwrap): the plan's flag (run/plan.h
+	 * run_plan.wrapped, its one owner, set by each (re-)plan), read here through layer_wrapped().
+	 * NULL: not wrapped. */
+	const bool *wrapped;
 	const char *workspace;     /* the executor's working directory */
 	char **cmd;                /* the command (NULL-terminated) */
 	const struct strv *env;    /* the attempt's environment (wrap: one --setenv each) */
@@ -100,6 +103,12 @@ struct layer_ctx {
 	 * (layers_wrap, layers_plan) on their copy of the context; NULL elsewhere. */
 	const struct strv *stage_flags;
 };
+
+/* Whether the stage runs inside the wrapper layer (c->wrapped, the plan's). */
+static inline bool layer_wrapped(const struct layer_ctx *c)
+{
+	return c->wrapped && *c->wrapped;
+}
 
 /* What a layer's stage op gets and gives, inside the sandbox (run/stage.c). */
 enum layer_stage_when {

@@ -179,7 +179,7 @@ int plan_attempt_env(const struct run_plan *p, const struct layer_ctx *c, int po
 #if defined(__SANITIZE_ADDRESS__)
 	/* ASan builds only: the instrumented stage starts behind /etc/ld.so.preload; it removes
 	 * these two before exec'ing the command. */
-	if (c->wrapped)
+	if (layer_wrapped(c))
 		rc |= env_set(out, "ASAN_OPTIONS", "verify_asan_link_order=0:detect_leaks=0") |
 		      env_set(out, "SBXSUP_ASAN_STAGE", "1");
 #endif

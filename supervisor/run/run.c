@@ -88,7 +88,7 @@ static void plan_to_ctx(struct run *r)
 	r->lc.d = &r->d;
 	r->lc.L = &r->L;
 	r->lc.lim = &r->lim;
-	r->lc.wrapped = r->plan.wrapped;
+	r->lc.wrapped = &r->plan.wrapped; /* (read through; the plan owns it) */
 	r->lc.workspace = r->m->workspace;
 	r->lc.cmd = r->o.cmd;
 	r->lc.env = &r->plan.env;
@@ -375,7 +375,7 @@ static enum attempt_result retry_direct(struct run *r)
 	layers_replan(&r->lc, &r->lrt);
 	if (run_require_missing(r))
 		return ATT_FAIL;
-	return run_attempt(r, false);
+	return run_attempt(r);
 }
 
 /* ---- 4. end ------------------------------------------------------------------------------------- */
@@ -452,7 +452,7 @@ static int run_main(struct run *r, int pr)
 		return su > 0 ? refuse(r) : SBX_EXIT_INTERNAL;
 	}
 
-	enum attempt_result ar = run_attempt(r, r->plan.wrapped); /* 3. attempt(s) */
+	enum attempt_result ar = run_attempt(r); /* 3. attempt(s) */
 	if (ar == ATT_SETUP_FAILED)
 		ar = retry_direct(r);
 

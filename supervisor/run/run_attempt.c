@@ -371,7 +371,7 @@ static void on_ready(struct run *r)
 		life_kill_now(t->child, &r->cg);
 		return;
 	}
-	if (t->wrapped) {
+	if (r->plan.wrapped) {
 		if (t->wrap_err_len) /* bwrap's own warnings during a good setup: pass them on */
 			(void)!write(sbx_msg_fd(), t->wrap_err, t->wrap_err_len);
 		t->wrap_err_len = 0;
@@ -616,10 +616,9 @@ static pid_t direct_spawn(struct run *r, struct strv *env)
 	return pid;
 }
 
-static void attempt_init(struct attempt *t, bool wrapped)
+static void attempt_init(struct attempt *t)
 {
 	memset(t, 0, sizeof *t);
-	t->wrapped = wrapped;
 	t->child = -1;
 	t->stage_uid = (uid_t)-1;
 	t->ctl = t->rep = t->status_rd = t->err_rd = t->alive_w = t->stderr_copy = -1;
@@ -627,16 +626,20 @@ static void attempt_init(struct attempt *t, bool wrapped)
 	t->net.gw = t->net.gw_rep = -1;
 }
 
-enum attempt_result run_attempt(struct run *r, bool wrapped)
+enum attempt_result run_attempt(struct run *r)
 {
 	struct attempt *t = &r->att;
 	enum attempt_result res = ATT_FAIL;
 	int ctlp[2] = {-1, -1}, repp[2] = {-1, -1}, alive[2] = {-1, -1}, stp[2] = {-1, -1},
 	    errp[2] = {-1, -1}, ldso = -1, pwfd = -1, grfd = -1, rsfd = -1;
 	struct strv env = {0}, argv = {0}, flags = {0};
-	const struct layer_ops *w = wrapped ? layers_wrapper(&r->L) : NULL;
-	attempt_init(t, w != NULL);
-	r->lc.wrapped = w != NULL;
+	/* the plan's mode: planned wrapped only while the wrapper layer is on (run.c replan) */
+	const struct layer_ops *w = r->plan.wrapped ? layers_wrapper(&r->L) : NULL;
+	attempt_init(t);
+	if (r->plan.wrapped && !w) {
+		sbx_msg("internal error: the run was planned in the wrapper layer, which is off");
+		goto out;
+	}
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctlp) < 0 ||
 	    socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, repp) < 0 ||
@@ -860,18 +863,19 @@ void run_exit_status(const struct run *r, int *code, int *sig)
 	*sig = 0;
 	*code = SBX_EXIT_INTERNAL;
 	int st = t->child_status;
-	if (!t->wrapped && !t->have_stage_status) {
+	bool wrapped = r->plan.wrapped;
+	if (!wrapped && !t->have_stage_status) {
 		*code = t->timed_out ? SBX_EXIT_TIMEOUT : SBX_EXIT_INTERNAL;
 		if (t->fwd_signal)
 			*code = 128 + t->fwd_signal, *sig = t->fwd_signal;
 		return;
 	}
-	if (!t->wrapped)
+	if (!wrapped)
 		st = t->stage_status;
 	if (WIFEXITED(st)) {
 		*code = WEXITSTATUS(st);
 		/* bwrap reports a command killed by signal N as 128+N */
-		if (t->wrapped && *code > 128 && *code < 128 + 65)
+		if (wrapped && *code > 128 && *code < 128 + 65)
 			*sig = *code - 128;
 	} else if (WIFSIGNALED(st)) {
 		*sig = WTERMSIG(st);

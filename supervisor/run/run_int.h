@@ -46,7 +46,6 @@ struct run_net {
 
 /* One start of the command. */
 struct attempt {
-	bool wrapped;              /* in bwrap (else the stage runs in the forked child) */
 	pid_t child, stage_pid;
 	uid_t stage_uid;           /* the stage's uid from its "ready" (SCM_CREDENTIALS), (uid_t)-1 */
 	bool ready;                /* the stage said "ready" */
@@ -163,7 +162,8 @@ int run_warm_go(struct run *r, int ctl);
 static inline bool run_warm_idle(const struct run *r) { return r->o.warm && r->warm != 1; }
 
 /* run_attempt.c */
-enum attempt_result run_attempt(struct run *r, bool wrapped);
+/* One attempt in the plan's mode (r->plan.wrapped: in the wrapper layer, else direct). */
+enum attempt_result run_attempt(struct run *r);
 void run_exit_status(const struct run *r, int *code, int *sig);
 
 #endif
