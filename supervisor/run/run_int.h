@@ -44,8 +44,12 @@ struct run_net {
 	char how[256];             /* what the namespace's set-up made (netns.h level) */
 };
 
+struct run_wrapper;
+
 /* One start of the command. */
 struct attempt {
+	const struct run_wrapper *wrapper; /* how this attempt starts the sandbox (wrapper.h): chosen by
+				    * run_attempt() from the plan (run_plan.wrapped) */
 	pid_t child, stage_pid;
 	uid_t stage_uid;           /* the stage's uid from its "ready" (SCM_CREDENTIALS), (uid_t)-1 */
 	bool ready;                /* the stage said "ready" */

@@ -196,6 +196,9 @@ void sd_level(struct sd_plan *p, void *level_obj, bool bwrap_mode, bool bwrap_ne
  * /tmp, sd_expose): never a stale tmp dir of ours, even when its pid is not in our pid namespace. */
 bool sd_mount_point(const char *path);
 
+/* A path below the host's /tmp ("/tmp/x", not /tmp itself): what the private /tmp hides. */
+bool sd_under_tmp(const char *path);
+
 /* True when the manifest's write hints include the home directory itself. */
 bool sd_manifest_grants_home(const void *manifest);
 
