@@ -410,6 +410,24 @@ static int o2(int dfd, const char *path, uint64_t flags, uint64_t mode, uint64_t
 	return (int)syscall(SYS_openat2, dfd, path, &how, sizeof how);
 }
 
+/* The directory holding the last name of `path` (written to in place and restored), as an O_PATH
+ * fd below dfd with `resolve`; *base = that name. A fd, or -1 with errno. */
+static int o2_parent(int dfd, char *path, uint64_t resolve, const char **base)
+{
+	char *sl = strrchr(path, '/');
+	*base = sl ? sl + 1 : path;
+	if (sl == path)
+		return o2(dfd, "/", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
+	if (!sl)
+		return o2(dfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
+	*sl = 0;
+	int fd = o2(dfd, path, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
+	int e = errno;
+	*sl = '/';
+	errno = e;
+	return fd;
+}
+
 /* Reopen the O_PATH object `obj` with the caller's flags (raw openat2: no fortify check on a
  * mode-less O_TMPFILE). O_TMPFILE makes a new file in the directory `obj`; mode as given (already
  * masked by the caller's umask). A fd, or -1 with errno. */
@@ -968,14 +986,7 @@ static int emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 			if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
 				e = EISDIR;
 			} else {
-				if (sl == path)
-					parent = o2(b, "/", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
-				else if (sl) {
-					*sl = 0;
-					parent = o2(b, path, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
-					*sl = '/';
-				} else
-					parent = o2(b, ".", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
+				parent = o2_parent(b, path, resolve, &base);
 				e = parent < 0 ? errno : 0;
 			}
 		}
@@ -1128,16 +1139,7 @@ static int unix_path_obj(const struct sbx_sn_ctx *c, int listener, uint64_t req_
 	}
 	const char *base = NULL;
 	if (bind_) {
-		char *sl = strrchr(path, '/');
-		base = sl ? sl + 1 : path;
-		if (sl == path)
-			hold = o2(b, "/", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
-		else if (sl) {
-			*sl = 0;
-			hold = o2(b, path, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
-			*sl = '/';
-		} else
-			hold = o2(b, ".", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
+		hold = o2_parent(b, path, resolve, &base);
 	} else {
 		hold = o2(b, path, O_PATH | O_CLOEXEC, 0, resolve);
 	}
