@@ -115,6 +115,12 @@ enum layer_stage_when {
 	LAYER_STAGE_BEFORE_CAPS = 1, /* before the capability drop (Landlock opens every granted path) */
 	LAYER_STAGE_AFTER_CAPS,      /* after it, as the command will run (last: seccomp's filters) */
 };
+/* The kernel layers' stage options, as layers_stage_option() reads them from their flags. */
+enum {
+	LAYER_STAGE_OPT_NETFILTER = 1,    /* layer_stage.netfilter */
+	LAYER_STAGE_OPT_REPORT_FILES = 2, /* layer_stage.report_files */
+	LAYER_STAGE_OPT_SENSOR = 4,       /* layer_stage.sensor */
+};
 struct layer_stage {
 	unsigned on;               /* the stage layers asked for (bit per enum sbx_layer: their flags) */
 	bool netfilter;            /* options of the kernel layers (seccomp_layer.h sbx_seccomp_stage_flags): */
@@ -147,6 +153,8 @@ struct layer_ops {
 	enum sbx_layer id;
 	const char *name;
 	const char *lost;          /* what protection is lost when off (the per-layer warning) */
+	const char *event;         /* the audit event type its reports take (`audit --layer NAME`),
+				    * NULL none */
 	const char *stage_flag;    /* applied by the exec stage: its `__stage` flag, else NULL */
 	bool always;               /* wanted whatever --layers says (SPEC: "rlimits always") */
 	bool needs_cgroup;         /* wants the run's cgroup (limits, netfilter, probes) */
@@ -185,6 +193,9 @@ struct layer_ops {
 	void (*stop)(void *st);
 };
 
+/* The audit event type of the layer named `name` (its entry's `event`), NULL when none. */
+const char *layers_event(const char *name);
+
 /* One entry per layer, index = enum sbx_layer (layers.c). */
 extern const struct layer_ops *const sbx_layer_ops[SBX_L__N];
 
@@ -215,6 +226,8 @@ const struct layer_ops *layers_wrapper(const struct sbx_layers *L);
 /* The stage side (run/stage.c): the layer bit of a `__stage` flag (0: not a layer's); whether an
  * op at the stage needs the compiled policy; every stage op of `when`, in table order (-1: stop). */
 unsigned layers_stage_flag(const char *flag);
+/* The option bits (LAYER_STAGE_OPT_*) of a kernel layers' stage flag, 0: not one of them. */
+unsigned layers_stage_option(const char *flag);
 bool layers_stage_wants_policy(const struct layer_stage *s);
 int layers_stage(struct layer_stage *s, enum layer_stage_when when);
 /* wrap() of the active wrapper layer, with the stage flags in its context. Returns 0, or -1 (err). */

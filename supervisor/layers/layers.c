@@ -148,6 +148,19 @@ unsigned layers_stage_flag(const char *flag)
 	return 0;
 }
 
+const char *layers_event(const char *name)
+{
+	FOR_EACH_LAYER(l, o)
+		if (o->event && !strcmp(o->name, name))
+			return o->event;
+	return NULL;
+}
+
+unsigned layers_stage_option(const char *flag)
+{
+	return sbx_seccomp_stage_option(flag); /* the seccomp entry owns them (sbx_seccomp_stage_flags) */
+}
+
 bool layers_stage_wants_policy(const struct layer_stage *s)
 {
 	if (s->sensor) /* the seccomp entry's report-only mode decides on the policy */

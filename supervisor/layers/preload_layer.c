@@ -95,6 +95,7 @@ static int pl_env(const struct layer_ctx *c, struct strv *env)
 const struct layer_ops layer_preload = {
 	.id = SBX_L_PRELOAD,
 	.name = "preload",
+	.event = "preload.deny",
 	.lost = "no libc-level filter: denied paths and hosts are neither refused early nor reported "
 		"by the preload",
 	.stage_flag = "--preload", /* the stage checks that the command can load it */

@@ -1198,6 +1198,16 @@ bool sbx_seccomp_sensor_wanted(const struct sbx_layers *L)
 	return !L->sensor_off && !sbx_layer_on(L, layer_seccomp.id) && !sbx_layer_on(L, SBX_L_PROBES);
 }
 
+static const char *const stage_opt_flag[] = {"--netfilter", "--report-files", "--sensor"}; /* bit i */
+
+unsigned sbx_seccomp_stage_option(const char *flag)
+{
+	for (unsigned i = 0; i < sizeof stage_opt_flag / sizeof *stage_opt_flag; i++)
+		if (!strcmp(flag, stage_opt_flag[i]))
+			return 1u << i;
+	return 0;
+}
+
 int sbx_seccomp_stage_flags(const struct sbx_layers *L, struct strv *out)
 {
 	int rc = 0;
@@ -1206,11 +1216,11 @@ int sbx_seccomp_stage_flags(const struct sbx_layers *L, struct strv *out)
 	if (!sc && !sbx_layer_on(L, SBX_L_LANDLOCK) && !sensor)
 		return 0;
 	if (sbx_layer_on(L, SBX_L_NETFILTER))
-		rc |= strv_add(out, "--netfilter");
+		rc |= strv_add(out, stage_opt_flag[0]);
 	if (report_files_wanted(L))
-		rc |= strv_add(out, "--report-files");
+		rc |= strv_add(out, stage_opt_flag[1]);
 	if (sensor)
-		rc |= strv_add(out, "--sensor");
+		rc |= strv_add(out, stage_opt_flag[2]);
 	return rc;
 }
 
@@ -1345,6 +1355,7 @@ int sbx_seccomp_stage(struct layer_stage *s, bool on)
 const struct layer_ops layer_seccomp = {
 	.id = SBX_L_SECCOMP,
 	.name = "seccomp",
+	.event = "seccomp.deny",
 	.lost = "no syscall filter: dangerous syscalls (ptrace, mount, bpf, unshare, raw sockets, ...) "
 		"reach the kernel",
 	.stage_flag = "--seccomp",

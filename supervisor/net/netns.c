@@ -315,7 +315,7 @@ static int member_ids(pid_t member, uid_t *uid, gid_t *gid)
 /* Join the network namespace of `member`, and (not root) first the user namespace that owns it:
  * bwrap as a normal user runs the sandbox in a user namespace nested in the one owning its network
  * namespace, whose capabilities would not reach the routes. /proc/PID/ns/net needs the member to
- * be dumpable to a normal user (the direct mode's stage is, sbxsup's child_direct).
+ * be dumpable to a normal user (the direct mode's stage is, run/wrap_direct.c child_direct).
  * Root without CAP_SYS_PTRACE (a container's default) reaches a member of another uid only with
  * that uid as its fs ids (the ptrace check compares them); where root also holds no capability in
  * the namespace's owner (a user namespace the executor's identity made), this child — forked for

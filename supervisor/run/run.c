@@ -364,7 +364,7 @@ static enum attempt_result retry_direct(struct run *r)
 	char cwhat[200];
 	bool cont = container_bwrap_blame(t->wrap_err, cwhat, sizeof cwhat);
 	if (w)
-		sbx_layer_set_off(&r->L, w->id, "bwrap setup failed: %s%s%s%s",
+		sbx_layer_set_off(&r->L, w->id, "%s setup failed: %s%s%s%s", w->name,
 				  t->wrap_err[0] ? t->wrap_err : "exited before the sandbox was ready",
 				  cont ? "; in a container (" : "", cont ? cwhat : "",
 				  cont ? "): its seccomp profile, capabilities or masked /proc refuse what bwrap "

@@ -40,6 +40,11 @@
  *   idmapped: N of M"),
  *   "ns" (e.g. "pid,user,ipc,uts,mnt,net"), "home".
  *
+ * Files: sandbox_direct.c (identities, namespaces, the spawn, the level), sd_expose.c (the host
+ * paths under /tmp shown again, PATH), sd_child.c (what runs in the forked child: the run init's
+ * mounts and identity, bwrap's staged grants), sd_fixed.c (the preload's fixed channel). The direct
+ * wrapper entry that drives them is run/wrap_direct.c (wrapper.h).
+ *
  * Ownership: struct sd_plan is plain data owned by the caller (struct run); wr_fd[] (detached
  * idmapped mounts) are owned by the plan until sd_spawn() returns in the parent (closed there).
  * No global state. The "child" functions run in the forked child of the single-threaded

@@ -217,15 +217,15 @@ static const struct policy *stage_policy(void)
 bool stage_flag_parse(const char *flag, struct stage_args *sa)
 {
 	unsigned bit = layers_stage_flag(flag); /* a layer's own flag (its entry's stage_flag) */
+	unsigned opt = layers_stage_option(flag); /* an option of the kernel layers */
 	if (bit)
 		sa->layers |= bit;
-	else if (!strcmp(flag, "--netfilter"))
-		sa->netfilter = true;      /* Landlock handles no TCP; seccomp leaves AF_INET/6 to it */
-	else if (!strcmp(flag, "--report-files"))
-		sa->report_files = true;   /* the seccomp file/exec reporter */
-	else if (!strcmp(flag, "--sensor"))
-		sa->sensor = true;         /* the report-only sensor (seccomp and probes off) */
-	else
+	else if (opt) {
+		sa->netfilter |= !!(opt & LAYER_STAGE_OPT_NETFILTER); /* Landlock handles no TCP; seccomp
+								      * leaves AF_INET/6 to it */
+		sa->report_files |= !!(opt & LAYER_STAGE_OPT_REPORT_FILES); /* the file/exec reporter */
+		sa->sensor |= !!(opt & LAYER_STAGE_OPT_SENSOR); /* the report-only sensor */
+	} else
 		return false;
 	return true;
 }
