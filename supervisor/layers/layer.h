@@ -193,6 +193,8 @@ struct layer_ops {
 	void (*stop)(void *st);
 };
 
+/* --dry-run's "sensor": what the report-only sensor (a mode of the seccomp entry) will be. */
+void layers_sensor_plan(const struct sbx_layers *L, char *out, size_t outlen);
 /* The audit event type of the layer named `name` (its entry's `event`), NULL when none. */
 const char *layers_event(const char *name);
 

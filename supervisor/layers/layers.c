@@ -148,6 +148,14 @@ unsigned layers_stage_flag(const char *flag)
 	return 0;
 }
 
+void layers_sensor_plan(const struct sbx_layers *L, char *out, size_t outlen)
+{
+	if (sbx_seccomp_sensor_wanted(L))
+		snprintf(out, outlen, "seccomp-notify (report-only; installed by the exec stage)");
+	else
+		sbx_sensor_level(L, out, outlen);
+}
+
 const char *layers_event(const char *name)
 {
 	FOR_EACH_LAYER(l, o)
