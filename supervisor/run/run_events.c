@@ -65,7 +65,7 @@ int run_emit_start(struct run *r)
 	audit_add_str(level, "sensor", sensor, sizeof sensor);
 	sbx_privguard_level(&r->L, sensor, sizeof sensor);
 	audit_add_str(level, "privilege", sensor, sizeof sensor);
-	sd_level(&r->sd, level, sbx_layer_on(&r->L, layer_bwrap.id), pol_own_netns(r->plan.pol), r->o.disabled);
+	sd_level(&r->sd, level, r->plan.wrapped, pol_own_netns(r->plan.pol), r->o.disabled);
 	run_shadow_level(r, level);
 	run_net_level(r, level);
 	cJSON_AddStringToObject(ev, "autonomy", autonomy_name(r->m->autonomy));
