@@ -159,6 +159,8 @@ struct layer_ops {
 	bool always;               /* wanted whatever --layers says (SPEC: "rlimits always") */
 	bool needs_cgroup;         /* wants the run's cgroup (limits, netfilter, probes) */
 	bool per_attempt;          /* its state ends with each attempt (seccomp's listener) */
+	bool report_socket;        /* it reports over the run's report socket (run/report_rx.c; the
+				    * preload): the run makes one, and its fixed channel, only for it */
 
 	void (*probe)(enum layer_depth depth, struct detect *d, struct layer_probe *out);
 	/* With the command and its environment known: 0 keep, -1 off (why), 1 nothing to enforce for
@@ -237,6 +239,8 @@ int layers_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size_t 
 /* The stage flags of the active stage layers ("--landlock", "--seccomp"), in table order. */
 int layers_stage_flags(const struct sbx_layers *L, struct strv *out);
 bool layers_need_cgroup(const struct sbx_layers *L);
+/* An active layer reports over the run's report socket (its entry's report_socket). */
+bool layers_want_report(const struct sbx_layers *L);
 /* start() of every active layer that has one and is not started; off with its reason on failure. */
 void layers_start(struct layer_ctx *c, struct layer_rt *rt);
 void layers_replan(struct layer_ctx *c, struct layer_rt *rt);

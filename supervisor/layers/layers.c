@@ -225,6 +225,14 @@ bool layers_need_cgroup(const struct sbx_layers *L)
 	return false;
 }
 
+bool layers_want_report(const struct sbx_layers *L)
+{
+	FOR_EACH_LAYER(l, o)
+		if (o->report_socket && sbx_layer_on(L, l))
+			return true;
+	return false;
+}
+
 void layers_start(struct layer_ctx *c, struct layer_rt *rt)
 {
 	char why[256], level[256];

@@ -96,6 +96,7 @@ const struct layer_ops layer_preload = {
 	.id = SBX_L_PRELOAD,
 	.name = "preload",
 	.event = "preload.deny",
+	.report_socket = true,
 	.lost = "no libc-level filter: denied paths and hosts are neither refused early nor reported "
 		"by the preload",
 	.stage_flag = "--preload", /* the stage checks that the command can load it */

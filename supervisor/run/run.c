@@ -99,7 +99,7 @@ static void plan_to_ctx(struct run *r)
 	 * tree of its own (bwrap, or direct mode with a mount namespace) and a report socket. Without
 	 * any mount namespace the environment stays the channel. */
 	r->lc.fixed_channel = !r->o.disabled && r->lc.report_sock &&
-			      sbx_layer_on(&r->L, layer_preload.id) && (r->plan.wrapped || r->plan.tmp_ns);
+			      layers_want_report(&r->L) && (r->plan.wrapped || r->plan.tmp_ns);
 	sd_inside_ids(&r->sd, &r->lc.uid, &r->lc.gid);
 	r->lc.home_dir = r->sd.real_home || r->o.disabled ? NULL : "/tmp/" SD_HOME_NAME;
 	/* bwrap as root: its own user namespace, the write grants bound from their staged idmapped
@@ -153,7 +153,7 @@ static int replan(struct run *r, bool wrapped)
 	bool active = !r->o.disabled;
 	r->plan.wrapped = wrapped;
 	r->plan.cmd = r->o.cmd[0];
-	bool report = active && !r->rep_failed && sbx_layer_on(&r->L, layer_preload.id);
+	bool report = active && !r->rep_failed && layers_want_report(&r->L);
 	bool stage = active && wrapped && !r->rep_failed && geteuid() == 0;
 	if (plan_names(&r->plan, report, stage, active && !wrapped) < 0) {
 		sbx_msg("cannot choose the run's private directory names: %s", strerror(errno));
@@ -213,10 +213,10 @@ static int make_plan(struct run *r)
 	detect_layers(r);
 	if (replan(r, layers_wrapper(&r->L) != NULL) < 0)
 		return -1;
-	bool preload = sbx_layer_on(&r->L, layer_preload.id);
+	bool report = layers_want_report(&r->L);
 	layers_admit(&r->lc); /* e.g. a static command cannot load the preload */
-	/* what the plan named for the preload alone (its report socket) goes with it */
-	if (preload && !sbx_layer_on(&r->L, layer_preload.id) && replan(r, r->plan.wrapped) < 0)
+	/* what the plan named for a reporting layer alone (the report socket) goes with it */
+	if (report && !layers_want_report(&r->L) && replan(r, r->plan.wrapped) < 0)
 		return -1;
 	return run_shadow_plan(r) < 0 ? -2 : 0;
 }

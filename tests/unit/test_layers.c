@@ -158,6 +158,37 @@ static void t_stage_flags_wrapper_cgroup(void **state)
 	assert_true(layers_need_cgroup(&L));
 }
 
+/* layers_want_report: the report socket only for a layer that reports over it (the preload);
+ * layers_event: each entry's audit event type; layers_sensor_plan: the sensor mode or its level. */
+static void t_report_event_sensor(void **state)
+{
+	(void)state;
+	struct sbx_layers L;
+	memset(&L, 0, sizeof L);
+	assert_false(layers_want_report(&L));
+	for (int l = 0; l < SBX_L__N; l++)
+		if (l != SBX_L_PRELOAD)
+			sbx_layer_set_on(&L, (enum sbx_layer)l, "x");
+	assert_false(layers_want_report(&L));
+	sbx_layer_set_on(&L, SBX_L_PRELOAD, "LD_PRELOAD");
+	assert_true(layers_want_report(&L));
+	assert_string_equal(layers_event("preload"), "preload.deny");
+	assert_string_equal(layers_event("seccomp"), "seccomp.deny");
+	assert_string_equal(layers_event("netfilter"), "netfilter.deny");
+	assert_string_equal(layers_event("probes"), "kernel.violation");
+	assert_string_equal(layers_event("limits"), "limit.hit");
+	assert_null(layers_event("bwrap"));
+	assert_null(layers_event("landlock"));
+	assert_null(layers_event("kernel")); /* an alias audit --layer adds, not an entry */
+	char s[200];
+	memset(&L, 0, sizeof L);
+	layers_sensor_plan(&L, s, sizeof s);
+	assert_string_equal(s, "seccomp-notify (report-only; installed by the exec stage)");
+	L.sensor_off = true;
+	layers_sensor_plan(&L, s, sizeof s);
+	assert_null(strstr(s, "installed by the exec stage"));
+}
+
 /* The default manifest compiled for a scratch workspace. */
 struct pol_fixture {
 	char ws[64];
@@ -347,6 +378,11 @@ static void t_stage(void **state)
 	assert_int_equal(layers_stage_flag("--preload"), 1u << SBX_L_PRELOAD);
 	assert_int_equal(layers_stage_flag("--sensor"), 0); /* an option of the seccomp entry */
 	assert_int_equal(layers_stage_flag("--bwrap"), 0);
+	/* the kernel layers' options, read back by the entry that emits them */
+	assert_int_equal(layers_stage_option("--netfilter"), LAYER_STAGE_OPT_NETFILTER);
+	assert_int_equal(layers_stage_option("--report-files"), LAYER_STAGE_OPT_REPORT_FILES);
+	assert_int_equal(layers_stage_option("--sensor"), LAYER_STAGE_OPT_SENSOR);
+	assert_int_equal(layers_stage_option("--seccomp"), 0);
 	struct layer_stage w = {.on = 1u << SBX_L_PRELOAD};
 	assert_false(layers_stage_wants_policy(&w));
 	w.sensor = true;
@@ -379,6 +415,7 @@ int main(void)
 		cmocka_unit_test(t_admit),          cmocka_unit_test(t_stage_flags_wrapper_cgroup),
 		cmocka_unit_test(t_wrap_plan_env),  cmocka_unit_test(t_start_child_stop),
 		cmocka_unit_test(t_on_ready),       cmocka_unit_test(t_stage),
+		cmocka_unit_test(t_report_event_sensor),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
