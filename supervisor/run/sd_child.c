@@ -21,6 +21,7 @@
 #include <linux/mount.h>
 
 #include "bwrap_layer.h"
+#include "mkdirp.h"
 #include "mntns.h"
 #include "msg.h"
 
@@ -86,22 +87,6 @@ int sd_bwrap_child(const struct sd_plan *p, const char *stage_dir, const char *s
 	return 0;
 }
 
-/* mkdir -p of a mount point inside the private /tmp (directories of the run's own tmp dir). */
-static int mkdirs(const char *path)
-{
-	char b[sizeof ((struct sd_plan *)0)->expose[0]];
-	snprintf(b, sizeof b, "%s", path);
-	for (char *s = b + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		if (mkdir(b, 0755) < 0 && errno != EEXIST)
-			return -1;
-		*s = '/';
-	}
-	return mkdir(b, 0755) < 0 && errno != EEXIST ? -1 : 0;
-}
-
 /* path will be an idmapped mount (moved in after the binds) */
 static bool idmapped(const struct sd_plan *p, const char *path)
 {
@@ -119,7 +104,7 @@ static int make_file(const char *path)
 	char *sl = strrchr(d, '/');
 	if (sl && sl != d) {
 		*sl = 0;
-		if (mkdirs(d) < 0)
+		if (sbx_mkdir_p(d, 0755) < 0)
 			return -1;
 	}
 	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
@@ -166,7 +151,7 @@ static int private_tmp(const struct sd_plan *p)
 		struct stat st;
 		if (fstat(fds[i], &st) < 0)
 			return fail(p->expose[i]);
-		if (S_ISDIR(st.st_mode) ? mkdirs(p->expose[i]) < 0 : make_file(p->expose[i]) < 0)
+		if (S_ISDIR(st.st_mode) ? sbx_mkdir_p(p->expose[i], 0755) < 0 : make_file(p->expose[i]) < 0)
 			return fail(p->expose[i]);
 		/* read-only unless granted for writing: the policy's tmp grant is all of /tmp here */
 		if (mount(src, p->expose[i], NULL, MS_BIND | MS_REC, NULL) < 0 ||
@@ -208,7 +193,7 @@ int sd_child_setup(const struct sd_plan *p)
 						return fail(p->wr[i]);
 					continue;
 				}
-				if ((sd_under_tmp(p->wr[i]) && mkdirs(p->wr[i]) < 0) ||
+				if ((sd_under_tmp(p->wr[i]) && sbx_mkdir_p(p->wr[i], 0755) < 0) ||
 				    syscall(SYS_move_mount, p->wr_fd[i], "", AT_FDCWD, p->wr[i],
 					    MOVE_MOUNT_F_EMPTY_PATH) < 0)
 					return fail(p->wr[i]);

@@ -1,5 +1,6 @@
-/* test_fdpass.c — the one builder and reader of SCM_RIGHTS messages (common/fdpass.h) and the one
- * reader of a process's ids in /proc/PID/status (common/procids.h). */
+/* test_common.c — shared helpers in common/ that have no other test: the one builder and reader of
+ * SCM_RIGHTS messages (fdpass.h), the one reader of a process's ids in /proc/PID/status
+ * (procids.h), and `mkdir -p` (mkdirp.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -14,6 +16,7 @@
 #include <cmocka.h>
 
 #include "fdpass.h"
+#include "mkdirp.h"
 #include "procids.h"
 
 /* More descriptors than the old bound of 16 (the network set-up passes up to 36, the emulated send
@@ -81,11 +84,44 @@ static void t_proc_ids(void **st)
 	assert_int_equal(errno, ENOENT);
 }
 
+static void t_mkdir_p(void **st)
+{
+	(void)st;
+	char base[] = "/tmp/test_common.XXXXXX", p[128];
+	assert_non_null(mkdtemp(base));
+	snprintf(p, sizeof p, "%s/a/b/c", base);
+	mode_t old = umask(0);
+	assert_int_equal(sbx_mkdir_p(p, 0750), 0);
+	umask(old);
+	struct stat s;
+	assert_int_equal(stat(p, &s), 0);
+	assert_true(S_ISDIR(s.st_mode));
+	assert_int_equal(s.st_mode & 0777, 0750);
+	assert_int_equal(sbx_mkdir_p(p, 0700), 0); /* existing: kept, no error */
+	snprintf(p, sizeof p, "%s/f", base);
+	int fd = open(p, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(p, sizeof p, "%s/f/x", base); /* a file on the way */
+	assert_int_equal(sbx_mkdir_p(p, 0700), -1);
+	assert_int_equal(errno, ENOTDIR);
+	char longp[5000];
+	memset(longp, 'a', sizeof longp - 1);
+	longp[0] = '/';
+	longp[sizeof longp - 1] = 0;
+	assert_int_equal(sbx_mkdir_p(longp, 0700), -1);
+	assert_int_equal(errno, ENAMETOOLONG);
+	char cmd[200];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_many),
 		cmocka_unit_test(t_proc_ids),
+		cmocka_unit_test(t_mkdir_p),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
