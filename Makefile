@@ -168,14 +168,20 @@ $(B)/libsup.a: $(SUP_OBJ)
 $(SBXSUP): $(B)/supervisor/cli/main.o $(B)/libsup.a $(B)/libcommon.a $(B)/libpolicy.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -Wl,--start-group $(filter %.a,$^) -Wl,--end-group $(PKG_LIBS) -lelf -lz
 
-# The same objects, unused sections dropped (-ffunction-sections above, --gc-sections), libraries
-# linked only when still referenced (--as-needed). Since the stage walks the layer op table
-# (layers_stage), every layer's ops are reachable, so this is most of sbxsup's code and libraries:
-# a stage-only table (each layer's stage op apart from its other ops) would let it shrink to libc
-# and libseccomp (docs/benchmarks.md "Start-up, issue 31").
-STAGE_LIBS := $(PKG_LIBS) -lelf -lz
+# The same objects, unused sections dropped (-ffunction-sections above, --gc-sections). The stage
+# walks its own table of the layers' stage ops (supervisor/layers/layer_stage.c), so nothing it
+# keeps calls into libbpf, cJSON, libsodium or nftables: it links libc and libseccomp only, and
+# starts in the sandbox without loading the supervisor's seven libraries (docs/benchmarks.md
+# "Start-up, issue 31"). A stage op that calls into another library fails this link (undefined
+# reference): add the library here, and count its load in the start-up. Linked -static-pie (still
+# position-independent: ASLR as before): no dynamic loader runs in the sandbox before the command,
+# and ld.so's /etc/ld.so.preload does not load the preload into the stage (it was passive there,
+# pol_stage_exe). The sanitizer build (SAN=1: no -ffunction-sections, so whole objects stay) links
+# it dynamically with sbxsup's libraries, as before.
+STAGE_LIBS := $(if $(SANLD),$(PKG_LIBS) -lelf -lz,$(shell pkg-config --libs libseccomp 2>/dev/null || echo -lseccomp))
+STAGE_LINK := $(if $(SANLD),$(LDFLAGS),-static-pie -Wl,-z,relro,-z,now)
 $(STAGE_BIN): $(B)/supervisor/cli/stage_main.o $(B)/libsup.a $(B)/libcommon.a $(B)/libpolicy.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -Wl,--gc-sections -Wl,--as-needed -o $@ $< \
+	$(CC) $(CFLAGS) $(STAGE_LINK) -Wl,--gc-sections -Wl,--as-needed -o $@ $< \
 	  -Wl,--start-group $(filter %.a,$^) -Wl,--end-group $(STAGE_LIBS)
 
 # The library: the objects of the binary minus the command line. Under SAN=1 it needs the sanitizer

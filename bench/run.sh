@@ -240,21 +240,26 @@ startup() {
 	else
 		if [ "$sbx_ok" != 1 ] || ! (cd "$WS" && "$SBXSUP" run -w "$WS" --dry-run -- /bin/true 2>/dev/null) |
 			python3 -c '
-import json, sys
+import json, os, sys
+# The descriptors and set-up files of the run do not outlive --dry-run: each stands in by its
+# nearest host equivalent, so every namespace, bind and mount of the argv stays in it.
 d = json.load(sys.stdin)
 a = d["bwrap"]["argv"]
-import os
 a = a[:a.index("--")]
 view = d["bwrap"].get("etc_view")                     # made at set-up: the host /etc stands for it
 a = ["/etc" if view and x == view else x for x in a]
 out, i = [], 0
 while i < len(a):
-    if a[i] == "--ro-bind-data" and i + 2 < len(a):   # <fd> DEST: the memfd of the run
-        i += 3; continue
+    if a[i] == "--userns" and i + 1 < len(a):           # the own user namespace of a run as root
+        out.append("--unshare-user"); i += 2; continue
+    if a[i] == "--ro-bind-data" and i + 2 < len(a):     # <fd> DEST (policy, passwd, group): a bind
+        out += ["--ro-bind", "/dev/null", a[i + 2]]; i += 3; continue
     if a[i] == "--setenv" and i + 2 < len(a) and "<" in a[i + 2]:  # <fd>/<run> of the run
         i += 3; continue
     if a[i] in ("--bind", "--ro-bind") and i + 2 < len(a) and not os.path.exists(a[i + 1]):
-        i += 3; continue                              # the report socket of the run (made at set-up)
+        # a staged source (the workspace mount, the stage binary, the preload, the report socket)
+        src = a[i + 2] if os.path.isdir(a[i + 2]) else "/dev/null"
+        out += [a[i], src, a[i + 2]]; i += 3; continue
     if "<fd>" in a[i] or (i + 1 < len(a) and "<fd>" in a[i + 1]):
         i += 2; continue
     out.append(a[i]); i += 1

@@ -56,7 +56,8 @@ static const char usage[] =
 	"identity; default: user sbxsup, else nobody; one sbxsup cannot use: 125, identity_unavailable;\n"
 	"SBXSUP_ALLOW_ROOT_EXECUTOR=1 accepts a uid-0 executor where none can be lent);\n"
 	"SBXSUP_NFT=0: no nftables redirect in the run's network namespace (an unrestricted network then\n"
-	"shares the host's, loudly; docs/network.md).\n"
+	"shares the host's, loudly; docs/network.md); SBXSUP_TIMING=1: milliseconds per phase of the run\n"
+	"on stderr at its end.\n"
 	"Exit: the command's status; 128+N on signal N; 124 timeout; 125 sbxsup failure;\n"
 	"126 not executable; 127 not found.\n";
 

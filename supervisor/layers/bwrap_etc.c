@@ -262,7 +262,35 @@ int bwrap_etc_identity_memfds(const struct etc_identity *id, int *pw_fd, int *gr
 	return -1;
 }
 
-int bwrap_etc_mount(const struct policy *p, const char *lower, const char *view, const char *preload)
+/* lower/name, mode 0644, holding what the memfd `fd` holds (read from offset 0). 0, or -1 with errno. */
+static int copy_in(const char *lower, const char *name, int fd)
+{
+	char f[PATH_MAX], buf[8192];
+	if (snprintf(f, sizeof f, "%s/%s", lower, name) >= (int)sizeof f)
+		return errno = ENAMETOOLONG, -1;
+	int out = open(f, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (out < 0)
+		return -1;
+	int rc = fchmod(out, 0644);
+	for (off_t off = 0; rc == 0;) {
+		ssize_t n = pread(fd, buf, sizeof buf, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rc = n < 0 ? -1 : 0;
+			break;
+		}
+		if (write(out, buf, (size_t)n) != n)
+			rc = -1;
+		off += n;
+	}
+	int e = errno;
+	close(out);
+	return rc < 0 ? (errno = e, -1) : 0;
+}
+
+int bwrap_etc_mount(const struct policy *p, const char *lower, const char *view, const char *preload,
+		    const struct etc_view_files *files)
 {
 	char f[PATH_MAX];
 	if (snprintf(f, sizeof f, "%s/ld.so.preload", lower) >= (int)sizeof f)
@@ -292,5 +320,12 @@ int bwrap_etc_mount(const struct policy *p, const char *lower, const char *view,
 		if (mknod(f, S_IFCHR | 0600, makedev(0, 0)) < 0 && errno != EEXIST)
 			return -1;
 	}
+	/* the executor's passwd and group, and the run's resolv.conf where the host has one to cover */
+	struct stat rs;
+	if (files && ((files->passwd_fd >= 0 && copy_in(lower, "passwd", files->passwd_fd) < 0) ||
+		      (files->group_fd >= 0 && copy_in(lower, "group", files->group_fd) < 0) ||
+		      (files->resolv_fd >= 0 && lstat("/etc/resolv.conf", &rs) == 0 &&
+		       copy_in(lower, "resolv.conf", files->resolv_fd) < 0)))
+		return -1;
 	return bwrap_etc_overlay(lower, view);
 }

@@ -30,7 +30,11 @@
  *   /etc (bwrap's masks are only for paths that exist, so their directory exists, and
  *   bwrap_etc_mount() whiteouts every mask whose directory exists).
  * - bwrap_etc_mount(): in the forked child, inside its private mount namespace: the tmpfs, `lower`
- *   (a path inside `view`) and the overlay at `view`, as above. 0 or -1 with errno.
+ *   (a path inside `view`) and the overlay at `view`, as above; with `files`, `lower` also holds
+ *   the run's passwd and group (copies of the memfds bwrap_etc_identity_memfds made) and, when
+ *   the host has an /etc/resolv.conf to cover, the run's resolv.conf: the view shows them over the
+ *   host's, so bwrap binds none of them (three mounts fewer, each costing bwrap a mount table
+ *   parse). 0 or -1 with errno.
  * - bwrap_etc_identity_text(): the text of the run's /etc/passwd and /etc/group (malloc'd, the
  *   caller frees them with bwrap_etc_identity_free): the host's files without the
  *   entries of the executor's uid/gid or of the name SBX_EXEC_USER, and without the name of the
@@ -38,8 +42,9 @@
  *   inside the run, `home` as its home, /bin/sh). So whoami, id and getent name the executor
  *   "sbxsup" and getpwuid() gives the run's HOME, never a host user's name or home.
  *   bwrap_etc_identity_memfds() puts them in two new memfds (close-on-exec, offset 0) that bwrap
- *   binds with --ro-bind-data at /etc/passwd and /etc/group (bwrap_layer.h etc_identity), whatever
- *   /etc is made of (the view or per-entry binds); direct mode's init binds them over /etc/passwd
+ *   binds with --ro-bind-data at /etc/passwd and /etc/group (bwrap_layer.h etc_identity) when /etc
+ *   is bound from the host (masks or per-entry binds), and that the /etc view holds copies of
+ *   (bwrap_etc_mount); direct mode's init binds them over /etc/passwd
  *   and /etc/group (and /etc/resolv.conf when id->resolv: SBX_ETC_RESOLV)
  *   (sd_fixed_identity: the text is made before, in the supervisor, so the init
  *   needs one descriptor at a time whatever RLIMIT_NOFILE says). 0, or -1 with errno (memfds: none
@@ -63,7 +68,10 @@ struct etc_identity { uid_t uid; gid_t gid; const char *home; bool resolv; };
 bool bwrap_etc_wanted(const char *lower);
 int bwrap_etc_make(const char *view);
 bool bwrap_etc_hides(const char *path);
-int bwrap_etc_mount(const struct policy *p, const char *lower, const char *view, const char *preload);
+/* The run's own files in the view (bwrap_etc_mount): memfds read from offset 0, -1 for none. */
+struct etc_view_files { int passwd_fd, group_fd, resolv_fd; };
+int bwrap_etc_mount(const struct policy *p, const char *lower, const char *view, const char *preload,
+		    const struct etc_view_files *files);
 /* The run's /etc/resolv.conf where the gateway answers DNS (netns.h SBX_NETNS_DNS_ADDR). */
 #define SBX_ETC_RESOLV "# the run's own resolver: sbxsup's gateway answers granted names only\n" \
 		       "nameserver 127.0.0.53\n"

@@ -118,6 +118,24 @@ static bool unreachable(const struct bwrap_in *in, const char *path)
 	return false;
 }
 
+/* Is it[i] a read-only bind of a path already bound read-only, unchanged, by its nearest bound
+ * ancestor (it[0..i) sorted by path: ancestors come first)? Such a bind shows what the ancestor's
+ * bind shows already (bwrap binds recursively), and would cost bwrap a mount and a parse of the
+ * mount table: the system paths' own files (sbxsup and its preload installed under /usr), a grant
+ * of a directory below another. A mask that hides part of the ancestor is mounted after every
+ * bind, so it covers the path either way. A symlink is kept (bwrap binds what it points to, which
+ * may lie outside the ancestor). */
+static bool bound_by_ancestor(const struct item *it, size_t i)
+{
+	struct stat st;
+	if (it[i].kind != IT_RO || it[i].src || lstat(it[i].path, &st) < 0 || S_ISLNK(st.st_mode))
+		return false;
+	for (size_t j = i; j-- > 0;) /* the nearest ancestor is the last one before i */
+		if (strcmp(it[j].path, it[i].path) && under(it[i].path, it[j].path))
+			return it[j].kind == IT_RO && !it[j].src;
+	return false;
+}
+
 /* Is `path` inside one of the directories masked so far (dirs[0..n))? That directory is an empty
  * read-only tmpfs by then: nothing can be bound inside it, and nothing needs to be (the manifest's
  * denies found by the start-up walk, deny_expand.h, may lie below a deny masked whole). */
@@ -223,6 +241,8 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct item *x = &it[i];
+		if (bound_by_ancestor(it, i))
+			continue;
 		switch (x->kind) {
 		case IT_RO: rc |= strv_addv(out, "--ro-bind", x->src ? x->src : x->path, x->path, NULL); break;
 		case IT_RW: {
@@ -302,7 +322,8 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 			rc |= strv_add(out, SBX_RUN_POLICY);
 		}
 	}
-	if (in->etc_identity) { /* over the host's (or the view's) files: the executor's own entries */
+	if (in->etc_identity && !in->etc_view) { /* over the host's files: the executor's own entries
+						  * (the /etc view holds them itself: bwrap_etc_mount) */
 		const struct { int fd; const char *at; } db[] = {{in->passwd_fd, "/etc/passwd"},
 								 {in->group_fd, "/etc/group"},
 								 {in->resolv_fd, "/etc/resolv.conf"}};
@@ -443,10 +464,15 @@ static void bw_probe(enum layer_depth depth, struct detect *d, struct layer_prob
 	snprintf(out->level, sizeof out->level, "%s", d->bwrap);
 }
 
+bool bwrap_etc_bound(const struct layer_ctx *c)
+{
+	return c->etc_view && sbx_layer_on(c->L, SBX_L_PRELOAD);
+}
+
 /* The one place the bwrap argv is made: the sandbox (bwrap_argv), then the stage and the command. */
 static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size_t errlen)
 {
-	bool preload = sbx_layer_on(c->L, SBX_L_PRELOAD);
+	bool preload = sbx_layer_on(c->L, SBX_L_PRELOAD), view = bwrap_etc_bound(c);
 	struct bwrap_in bi = {
 		.bwrap = c->d->bwrap, .self_exe = c->d->stage[0] ? c->d->stage : c->d->self,
 		.preload_lib = preload ? c->d->preload : NULL,
@@ -454,7 +480,7 @@ static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size
 		.share_net = !pol_own_netns(c->pol), .env = c->env,
 		.report_sock = preload ? c->report_sock : NULL,
 		.uid = c->uid, .gid = c->gid, .home_dir = c->home_dir,
-		.etc_view = preload ? c->etc_view : NULL, .etc_lower = preload ? c->etc_lower : NULL,
+		.etc_view = view ? c->etc_view : NULL, .etc_lower = view ? c->etc_lower : NULL,
 		.fixed = preload && c->fixed_channel, .policy_fd = c->fds.policy,
 		.userns = c->own_userns, .userns_fd = c->fds.userns,
 		.stage_dir = c->stage_dir, .staged = c->staged, .nstaged = c->nstaged,
@@ -473,6 +499,10 @@ static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size
 		rc |= strv_add(argv, "--close-fd");
 		rc |= c->fds.userns >= 0 ? strv_addf(argv, "%d", c->fds.userns) : strv_add(argv, LAYER_FD_PLACEHOLDER);
 	}
+	/* /etc is the view, whose secrets are whiteouts: Landlock grants its tree with one rule
+	 * (landlock_layer.h sbx_landlock_apply_stage etc_view) */
+	if (bi.etc_view)
+		rc |= strv_add(argv, layers_stage_option_flag(LAYER_STAGE_OPT_ETC_VIEW));
 	for (size_t i = 0; c->stage_flags && i < c->stage_flags->n; i++) /* layers_wrap / layers_plan */
 		rc |= strv_add(argv, c->stage_flags->v[i]);
 	rc |= strv_add(argv, "--");

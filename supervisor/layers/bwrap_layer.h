@@ -6,7 +6,9 @@
  * Promise: bwrap_argv() maps the policy's directory table (pol_dir_*) onto bwrap options, in path
  * order so a parent is always mounted before what lies inside it: existing system paths and /etc
  * parts and fs:read dirs `--ro-bind` (top-level symlinks such as /bin -> usr/bin as `--symlink`),
- * fs:write dirs and the workspace `--bind`, `--proc /proc`, `--dev /dev`, a private `--tmpfs /tmp`
+ * fs:write dirs and the workspace `--bind` (a read-only path whose nearest bound ancestor is bound
+ * read-only from itself is not bound again: that bind shows it already; symlinks excepted),
+ * `--proc /proc`, `--dev /dev`, a private `--tmpfs /tmp`
  * (host /tmp is never bound); then the masks: every existing deny path that a bind made visible is
  * covered (`--tmpfs` + `--remount-ro` for a directory, `--ro-bind /dev/null` for a file). Paths
  * that do not exist are skipped. Namespaces: user, ipc, uts, pid, cgroup (try), and net unless the
@@ -17,7 +19,8 @@
  * `--uid`/`--gid` and a private HOME (`--dir`) when given; as root, `--userns FD` (the run's own user
  * namespace mapping the executor onto an unprivileged host identity) and the write grants bound
  * from their staged idmapped mounts (stage_dir); the executor's own /etc/passwd and /etc/group as
- * `--ro-bind-data` (etc_identity; bwrap_etc.h). /run/sbxsup is a
+ * `--ro-bind-data` (etc_identity; bwrap_etc.h) unless /etc is the view, which holds them itself
+ * (bwrap_etc_mount). /run/sbxsup is a
  * tmpfs of its own; with the preload's fixed channel the sealed policy is `--ro-bind-data` at
  * /run/sbxsup/policy. Last, /run/sbxsup and the sandbox's root tmpfs (the scaffolding bwrap makes
  * for the binds: /, /etc, /run...) are remounted read-only, so no process of the run can rename
@@ -77,12 +80,19 @@ struct bwrap_in {
 	const struct strv *unreachable; /* granted paths bwrap (as the executor's host identity) cannot
 					 * look up: left out unless staged (NULL: none) */
 	bool etc_identity;         /* the executor's passwd and group (bwrap_etc.h) --ro-bind-data at
-				    * /etc/passwd and /etc/group from passwd_fd, group_fd (-1: "<fd>") */
+				    * /etc/passwd and /etc/group from passwd_fd, group_fd (-1: "<fd>"),
+				    * unless etc_view (the view holds them, and resolv.conf) */
 	int passwd_fd, group_fd;
 	bool resolv;               /* the run's /etc/resolv.conf (the gateway's stub, pol_gateway) as
 				    * --ro-bind-data from resolv_fd (-1: "<fd>") */
 	int resolv_fd;
 };
+
+/* Does bwrap bind the run's /etc view at /etc (c->etc_view set and the preload on, whose
+ * ld.so.preload is what the view is for)? The one test of it: the argv (bw_wrap), the stage's
+ * Landlock plan, and the child that fills the view (run_attempt.c) follow it. */
+struct layer_ctx;
+bool bwrap_etc_bound(const struct layer_ctx *c);
 
 /* argv up to and including the "--" before the stage; the caller appends the stage argv.
  * Returns 0, or -1 (allocation) with err set. */

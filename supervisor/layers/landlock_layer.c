@@ -14,6 +14,7 @@
 
 #include "elfcheck.h"
 #include "landlock_deny.h"
+#include "bwrap_layer.h" /* bwrap_etc_bound: the plan follows the bwrap entry */
 
 #include <errno.h>
 #include <limits.h>
@@ -543,8 +544,38 @@ fail:
 	return -1;
 }
 
+/* The run's /etc is bwrap's /etc view (bwrap_etc.h): the secrets below /etc are whiteouts there,
+ * absent from the sandbox. The policy's /etc tree (its POL_TREE root and the entries below it with
+ * the same rule, policy.h) then becomes one rule on /etc with the entries' rights: opening each
+ * entry for its rule costs a cold lookup through the overlay, ~200 of them, and subtracts nothing
+ * the view has not removed already. Entries below /etc of another rule (a write grant, a deny's
+ * carve) stay as they are. Rewrites dirs[0..*n) in place. */
+static void etc_tree_whole(struct pol_dir *dirs, size_t *n)
+{
+	size_t root = *n;
+	for (size_t i = 0; i < *n && root == *n; i++)
+		if ((dirs[i].access & POL_TREE) && dirs[i].path && !strcmp(dirs[i].path, "/etc"))
+			root = i;
+	if (root == *n)
+		return;
+	unsigned acc = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < *n; i++) {
+		bool below = i != root && dirs[i].rule == dirs[root].rule && dirs[i].path &&
+			     !strncmp(dirs[i].path, "/etc/", 5);
+		if (below)
+			acc |= dirs[i].access & (POL_READ | POL_WRITE | POL_EXEC);
+		else
+			dirs[k++] = dirs[i];
+		if (i == root)
+			root = k - 1;
+	}
+	dirs[root].access |= acc;
+	*n = k;
+}
+
 /* Collect the policy's table into a spec. Returns 0, or -1 (why). Free with spec_free. */
-static int spec_from_policy(const struct policy *p, const char *cmd, bool carve_writes,
+static int spec_from_policy(const struct policy *p, const char *cmd, bool carve_writes, bool etc_view,
 			    struct ll_carve *cv, struct sbx_landlock_spec *s, char *why, size_t whylen)
 {
 	memset(s, 0, sizeof *s);
@@ -564,6 +595,8 @@ static int spec_from_policy(const struct policy *p, const char *cmd, bool carve_
 	for (size_t i = 0; i < nd; i++)
 		if (pol_dir_get(p, i, &dirs[k]) == 0)
 			k++;
+	if (etc_view)
+		etc_tree_whole(dirs, &k);
 	/* the manifest's denies: grants holding a match entered entry by entry (landlock_deny.h) */
 	if (ll_deny_carve(p, dirs, k, carve_writes, cv) < 0) {
 		free(dirs);
@@ -627,16 +660,16 @@ int sbx_landlock_apply_cmd(const struct policy *p, const char *cmd, struct sbx_l
 int sbx_landlock_apply_net(const struct policy *p, const char *cmd, bool netfilter,
 			   struct sbx_landlock_result *r, char *why, size_t whylen)
 {
-	return sbx_landlock_apply_stage(p, cmd, netfilter, true, r, why, whylen);
+	return sbx_landlock_apply_stage(p, cmd, netfilter, true, false, r, why, whylen);
 }
 
 int sbx_landlock_apply_stage(const struct policy *p, const char *cmd, bool netfilter, bool carve_writes,
-			     struct sbx_landlock_result *r, char *why, size_t whylen)
+			     bool etc_view, struct sbx_landlock_result *r, char *why, size_t whylen)
 {
 	struct sbx_landlock_spec s;
 	struct ll_carve cv;
 	memset(r, 0, sizeof *r);
-	if (spec_from_policy(p, cmd, carve_writes, &cv, &s, why, whylen) < 0)
+	if (spec_from_policy(p, cmd, carve_writes, etc_view, &cv, &s, why, whylen) < 0)
 		return -1;
 	s.netfilter = netfilter;
 	int rc = sbx_landlock_apply_spec(&s, r, why, whylen);
@@ -667,7 +700,7 @@ static cJSON *rights_json(uint64_t a)
 	return arr;
 }
 
-cJSON *sbx_landlock_plan(const struct policy *p, int abi)
+cJSON *sbx_landlock_plan(const struct policy *p, int abi, bool etc_view)
 {
 	cJSON *o = cJSON_CreateObject();
 	if (!o)
@@ -685,7 +718,7 @@ cJSON *sbx_landlock_plan(const struct policy *p, int abi)
 	struct sbx_landlock_spec s;
 	struct ll_carve cv;
 	/* as with the seccomp layer on (the default): write grants are not entered around a deny */
-	if (spec_from_policy(p, NULL, false, &cv, &s, why, sizeof why) < 0) {
+	if (spec_from_policy(p, NULL, false, etc_view, &cv, &s, why, sizeof why) < 0) {
 		cJSON_AddStringToObject(o, "error", why);
 		return o;
 	}
@@ -819,7 +852,9 @@ static void ll_probe(enum layer_depth depth, struct detect *d, struct layer_prob
 
 static cJSON *ll_plan(const struct layer_ctx *c)
 {
-	return c->pol ? sbx_landlock_plan(c->pol, c->d->landlock_abi) : NULL;
+	/* as the bwrap entry's stage flags say (bw_wrap: "--etc-view" when it binds the view) */
+	bool view = c->wrapped && bwrap_etc_bound(c);
+	return c->pol ? sbx_landlock_plan(c->pol, c->d->landlock_abi, view) : NULL;
 }
 
 /* The stage confirmed Landlock (layers_on_ready's first pass): say where its refusals are reported. */
@@ -853,7 +888,7 @@ int sbx_landlock_stage(struct layer_stage *s, bool on)
 	} else if (sbx_landlock_apply_stage(s->pol, s->cmd_path, s->netfilter,
 					    /* write grants carved around a deny's match when no seccomp
 					     * deny decision stands behind Landlock */
-					    !((s->on >> SBX_L_SECCOMP) & 1u), &r, why, sizeof why) < 0) {
+					    !((s->on >> SBX_L_SECCOMP) & 1u), s->etc_view, &r, why, sizeof why) < 0) {
 		layer_stage_add(s, "landlock", "off");
 		layer_stage_add(s, "landlock_why", why[0] ? why : "apply failed");
 	} else {
@@ -865,15 +900,19 @@ int sbx_landlock_stage(struct layer_stage *s, bool on)
 	return 0;
 }
 
+/* its part in the exec stage (layer.h; walked by layer_stage.c) */
+const struct layer_stage_ops stage_landlock = {
+	.flag = "--landlock",
+	.apply = sbx_landlock_stage,
+	.when = LAYER_STAGE_BEFORE_CAPS,
+	.policy = true,
+};
+
 const struct layer_ops layer_landlock = {
 	.id = SBX_L_LANDLOCK,
 	.name = "landlock",
 	.lost = "no kernel fs allowlist: reads and writes outside the grants are stopped only by the "
 		"preload and bwrap",
-	.stage_flag = "--landlock",
-	.stage = sbx_landlock_stage,
-	.stage_when = LAYER_STAGE_BEFORE_CAPS,
-	.stage_policy = true,
 	.probe = ll_probe,
 	.plan = ll_plan,
 	.on_ready = ll_on_ready,

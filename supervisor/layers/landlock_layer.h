@@ -69,11 +69,16 @@ int sbx_landlock_apply_net(const struct policy *p, const char *cmd, bool netfilt
 			   struct sbx_landlock_result *r, char *why, size_t whylen);
 /* As _net, saying whether a write grant holding a manifest deny's match may be entered entry by
  * entry around it (landlock_deny.h: carve_writes, true when no seccomp deny decision stands behind
- * Landlock). _net = _stage(..., true). Read grants are always entered around a match; how is
- * said in r->notes. */
+ * Landlock), and whether /etc is bwrap's /etc view (etc_view: the secrets below /etc are whiteouts,
+ * absent; bwrap_etc.h). With etc_view the policy's /etc tree is one rule on /etc with its entries'
+ * rights instead of one rule per entry (each a cold lookup through the overlay); without it (direct
+ * mode, /etc bound with masks) Landlock leaves the secrets out itself, entry by entry.
+ * _net = _stage(..., true, false). Read grants are always entered around a match; how is said in
+ * r->notes. */
 int sbx_landlock_apply_stage(const struct policy *p, const char *cmd, bool netfilter, bool carve_writes,
-			     struct sbx_landlock_result *r, char *why, size_t whylen);
-cJSON *sbx_landlock_plan(const struct policy *p, int abi);
+			     bool etc_view, struct sbx_landlock_result *r, char *why, size_t whylen);
+/* The ruleset sbx_landlock_apply_stage would make (etc_view: as there), for --dry-run. */
+cJSON *sbx_landlock_plan(const struct policy *p, int abi, bool etc_view);
 
 /* Which source puts Landlock's refusals in the stream (issue 15), for run.start.level.landlock:
  * the probes (kernel.violation contained), else the seccomp file/exec reporter, else the preload

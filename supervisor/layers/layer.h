@@ -27,6 +27,7 @@
 #include <sys/types.h>
 #include <cjson/cJSON.h>
 
+#include "phase_time.h"
 #include "audit.h"
 #include "detect.h"
 #include "layers.h"
@@ -102,6 +103,7 @@ struct layer_ctx {
 	/* The stage's layer flags (layers_stage_flags), set by the walkers that call wrap and plan
 	 * (layers_wrap, layers_plan) on their copy of the context; NULL elsewhere. */
 	const struct strv *stage_flags;
+	struct phase_time *pt;     /* SBXSUP_TIMING: each supervisor-side start is a phase; NULL: none */
 };
 
 /* Whether the stage runs inside the wrapper layer (c->wrapped, the plan's). */
@@ -115,11 +117,14 @@ enum layer_stage_when {
 	LAYER_STAGE_BEFORE_CAPS = 1, /* before the capability drop (Landlock opens every granted path) */
 	LAYER_STAGE_AFTER_CAPS,      /* after it, as the command will run (last: seccomp's filters) */
 };
-/* The kernel layers' stage options, as layers_stage_option() reads them from their flags. */
+/* The layers' stage options beside their own flags (the kernel layers': seccomp_layer.h
+ * sbx_seccomp_stage_flags; the bwrap entry's /etc view), one bit each: layers_stage_option_flag()
+ * is the flag an entry emits, layers_stage_option() reads it back (layer_stage.c). */
 enum {
 	LAYER_STAGE_OPT_NETFILTER = 1,    /* layer_stage.netfilter */
 	LAYER_STAGE_OPT_REPORT_FILES = 2, /* layer_stage.report_files */
 	LAYER_STAGE_OPT_SENSOR = 4,       /* layer_stage.sensor */
+	LAYER_STAGE_OPT_ETC_VIEW = 8,     /* layer_stage.etc_view */
 };
 struct layer_stage {
 	unsigned on;               /* the stage layers asked for (bit per enum sbx_layer: their flags) */
@@ -127,6 +132,7 @@ struct layer_stage {
 	bool report_files;         /*   netfilter enforces the hosts; the file/exec reporter; */
 	bool sensor;               /*   the report-only sensor (a mode of the seccomp entry) */
 	bool keep_caps;            /* SBXSUP_SANDBOX=0: nothing is applied, not even the guard */
+	bool etc_view;             /* /etc is bwrap's /etc view, the secrets absent ("--etc-view") */
 	const struct policy *pol;  /* the compiled policy in the stage, NULL: none */
 	const char *cmd_path;      /* the command as it will be exec'd, NULL: it does not resolve */
 	char **envp;               /* the command's environment, NULL: environ */
@@ -155,7 +161,6 @@ struct layer_ops {
 	const char *lost;          /* what protection is lost when off (the per-layer warning) */
 	const char *event;         /* the audit event type its reports take (`audit --layer NAME`),
 				    * NULL none */
-	const char *stage_flag;    /* applied by the exec stage: its `__stage` flag, else NULL */
 	bool always;               /* wanted whatever --layers says (SPEC: "rlimits always") */
 	bool needs_cgroup;         /* wants the run's cgroup (limits, netfilter, probes) */
 	bool per_attempt;          /* its state ends with each attempt (seccomp's listener) */
@@ -181,12 +186,6 @@ struct layer_ops {
 	/* The stage is ready: its status line, its pid (the command's, after exec), and the seccomp
 	 * listener it handed over (-1 none; a layer that takes it sets *st and owns it). */
 	void (*on_ready)(struct layer_ctx *c, void **st, const char *status, pid_t pid, int listener);
-	/* In the exec stage, inside the sandbox, at `stage_when`, for every entry that has one
-	 * (`on`: its flag was given): apply or check, and say the outcome in the status
-	 * ("NAME=on|off", "NAME_level", "NAME_why"). 0, or -1: the stage must not go on (said). */
-	int (*stage)(struct layer_stage *s, bool on);
-	enum layer_stage_when stage_when;
-	bool stage_policy;         /* its stage op reads the compiled policy */
 	int (*fd)(const void *st);                               /* to poll, -1 when none (any more) */
 	/* Turn what is pending into audit lines; `final`: the run's processes are gone, empty it.
 	 * Returns >= 0, or -1 (a->failed set: the stream failed, fail closed). */
@@ -202,6 +201,23 @@ const char *layers_event(const char *name);
 
 /* One entry per layer, index = enum sbx_layer (layers.c). */
 extern const struct layer_ops *const sbx_layer_ops[SBX_L__N];
+
+/* A layer's part in the exec stage, apart from its other ops (layer_stage.c holds their table) so
+ * that the stage binary (sbxsup-stage) links the stage's code only, not the supervisor's. */
+struct layer_stage_ops {
+	const char *flag;          /* its `__stage` flag; the supervisor passes it when the layer is on */
+	/* In the exec stage, inside the sandbox, at `when`, for every entry (`on`: its flag was
+	 * given): apply or check, and say the outcome in the status ("NAME=on|off", "NAME_level",
+	 * "NAME_why", NAME the layer's name). 0, or -1: the stage must not go on (said). */
+	int (*apply)(struct layer_stage *s, bool on);
+	enum layer_stage_when when;
+	bool policy;               /* it reads the compiled policy */
+};
+
+/* One entry per layer applied by the stage, index = enum sbx_layer, NULL for the others
+ * (layer_stage.c); each defined beside its layer's code. */
+extern const struct layer_stage_ops *const sbx_layer_stage_ops[SBX_L__N];
+extern const struct layer_stage_ops stage_preload, stage_seccomp, stage_landlock;
 
 /* The state the walkers keep per layer for a run. */
 struct layer_rt {
@@ -227,11 +243,13 @@ void layers_plan(const struct layer_ctx *c, cJSON *o);
 int layers_env(const struct layer_ctx *c, struct strv *env);
 /* The active wrapper layer (bwrap), NULL when the stage runs directly. */
 const struct layer_ops *layers_wrapper(const struct sbx_layers *L);
-/* The stage side (run/stage.c): the layer bit of a `__stage` flag (0: not a layer's); whether an
- * op at the stage needs the compiled policy; every stage op of `when`, in table order (-1: stop). */
+/* The stage side (run/stage.c; layer_stage.c, which names no other op): the layer bit of a
+ * `__stage` flag (0: not a layer's); whether an op at the stage needs the compiled policy; every
+ * stage op of `when`, in table order (-1: stop). */
 unsigned layers_stage_flag(const char *flag);
-/* The option bits (LAYER_STAGE_OPT_*) of a kernel layers' stage flag, 0: not one of them. */
+/* The option bit (LAYER_STAGE_OPT_*) of a stage flag, 0: not an option; the flag of one bit. */
 unsigned layers_stage_option(const char *flag);
+const char *layers_stage_option_flag(unsigned opt);
 bool layers_stage_wants_policy(const struct layer_stage *s);
 int layers_stage(struct layer_stage *s, enum layer_stage_when when);
 /* wrap() of the active wrapper layer, with the stage flags in its context. Returns 0, or -1 (err). */

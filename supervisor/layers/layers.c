@@ -140,14 +140,6 @@ const struct layer_ops *layers_wrapper(const struct sbx_layers *L)
 	return NULL;
 }
 
-unsigned layers_stage_flag(const char *flag)
-{
-	FOR_EACH_LAYER(l, o)
-		if (o->stage_flag && !strcmp(o->stage_flag, flag))
-			return 1u << l;
-	return 0;
-}
-
 void layers_sensor_plan(const struct sbx_layers *L, char *out, size_t outlen)
 {
 	if (sbx_seccomp_sensor_wanted(L))
@@ -162,29 +154,6 @@ const char *layers_event(const char *name)
 		if (o->event && !strcmp(o->name, name))
 			return o->event;
 	return NULL;
-}
-
-unsigned layers_stage_option(const char *flag)
-{
-	return sbx_seccomp_stage_option(flag); /* the seccomp entry owns them (sbx_seccomp_stage_flags) */
-}
-
-bool layers_stage_wants_policy(const struct layer_stage *s)
-{
-	if (s->sensor) /* the seccomp entry's report-only mode decides on the policy */
-		return true;
-	FOR_EACH_LAYER(l, o)
-		if (o->stage_policy && ((s->on >> l) & 1u))
-			return true;
-	return false;
-}
-
-int layers_stage(struct layer_stage *s, enum layer_stage_when when)
-{
-	FOR_EACH_LAYER(l, o)
-		if (o->stage && o->stage_when == when && o->stage(s, (s->on >> l) & 1u) < 0)
-			return -1;
-	return 0;
 }
 
 int layers_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size_t errlen)
@@ -210,9 +179,9 @@ int layers_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size_t 
 int layers_stage_flags(const struct sbx_layers *L, struct strv *out)
 {
 	int rc = 0;
-	FOR_EACH_LAYER(l, o)
-		if (o->stage_flag && sbx_layer_on(L, l))
-			rc |= strv_add(out, o->stage_flag);
+	for (int l = 0; l < SBX_L__N; l++)
+		if (sbx_layer_stage_ops[l] && sbx_layer_on(L, l))
+			rc |= strv_add(out, sbx_layer_stage_ops[l]->flag);
 	rc |= sbx_seccomp_stage_flags(L, out); /* kernel: --netfilter, --report-files */
 	return rc;
 }
@@ -242,6 +211,7 @@ void layers_start(struct layer_ctx *c, struct layer_rt *rt)
 		why[0] = level[0] = 0;
 		void *st = NULL;
 		int rc = o->start(c, &st, level, sizeof level, why, sizeof why);
+		pt_markf(c->pt, "setup.layer.%s", o->name);
 		if (rc == 0) {
 			rt->st[l] = st;
 			if (level[0])
@@ -281,7 +251,7 @@ void layers_on_ready(struct layer_ctx *c, struct layer_rt *rt, const char *statu
 {
 	char v[512], w[512], k[64];
 	FOR_EACH_LAYER(l, o) {
-		if (!o->stage_flag || !sbx_layer_on(c->L, l))
+		if (!sbx_layer_stage_ops[l] || !sbx_layer_on(c->L, l))
 			continue;
 		if (get(status, o->name, v, sizeof v) < 0) {
 			sbx_layer_set_off(c->L, l, "the stage did not report it");

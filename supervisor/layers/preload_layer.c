@@ -92,6 +92,13 @@ static int pl_env(const struct layer_ctx *c, struct strv *env)
 	return rc;
 }
 
+/* its part in the exec stage (layer.h; walked by layer_stage.c) */
+const struct layer_stage_ops stage_preload = {
+	.flag = "--preload",
+	.apply = sbx_preload_stage,
+	.when = LAYER_STAGE_AFTER_CAPS,
+};
+
 const struct layer_ops layer_preload = {
 	.id = SBX_L_PRELOAD,
 	.name = "preload",
@@ -99,9 +106,6 @@ const struct layer_ops layer_preload = {
 	.report_socket = true,
 	.lost = "no libc-level filter: denied paths and hosts are neither refused early nor reported "
 		"by the preload",
-	.stage_flag = "--preload", /* the stage checks that the command can load it */
-	.stage = sbx_preload_stage,
-	.stage_when = LAYER_STAGE_AFTER_CAPS,
 	.probe = pl_probe,
 	.admit = pl_admit,
 	.env = pl_env,

@@ -1198,16 +1198,6 @@ bool sbx_seccomp_sensor_wanted(const struct sbx_layers *L)
 	return !L->sensor_off && !sbx_layer_on(L, layer_seccomp.id) && !sbx_layer_on(L, SBX_L_PROBES);
 }
 
-static const char *const stage_opt_flag[] = {"--netfilter", "--report-files", "--sensor"}; /* bit i */
-
-unsigned sbx_seccomp_stage_option(const char *flag)
-{
-	for (unsigned i = 0; i < sizeof stage_opt_flag / sizeof *stage_opt_flag; i++)
-		if (!strcmp(flag, stage_opt_flag[i]))
-			return 1u << i;
-	return 0;
-}
-
 int sbx_seccomp_stage_flags(const struct sbx_layers *L, struct strv *out)
 {
 	int rc = 0;
@@ -1216,11 +1206,11 @@ int sbx_seccomp_stage_flags(const struct sbx_layers *L, struct strv *out)
 	if (!sc && !sbx_layer_on(L, SBX_L_LANDLOCK) && !sensor)
 		return 0;
 	if (sbx_layer_on(L, SBX_L_NETFILTER))
-		rc |= strv_add(out, stage_opt_flag[0]);
+		rc |= strv_add(out, layers_stage_option_flag(LAYER_STAGE_OPT_NETFILTER));
 	if (report_files_wanted(L))
-		rc |= strv_add(out, stage_opt_flag[1]);
+		rc |= strv_add(out, layers_stage_option_flag(LAYER_STAGE_OPT_REPORT_FILES));
 	if (sensor)
-		rc |= strv_add(out, stage_opt_flag[2]);
+		rc |= strv_add(out, layers_stage_option_flag(LAYER_STAGE_OPT_SENSOR));
 	return rc;
 }
 
@@ -1352,16 +1342,20 @@ int sbx_seccomp_stage(struct layer_stage *s, bool on)
 	return 0;
 }
 
+/* its part in the exec stage (layer.h; walked by layer_stage.c) */
+const struct layer_stage_ops stage_seccomp = {
+	.flag = "--seccomp",
+	.apply = sbx_seccomp_stage,
+	.when = LAYER_STAGE_AFTER_CAPS,
+	.policy = true,
+};
+
 const struct layer_ops layer_seccomp = {
 	.id = SBX_L_SECCOMP,
 	.name = "seccomp",
 	.event = "seccomp.deny",
 	.lost = "no syscall filter: dangerous syscalls (ptrace, mount, bpf, unshare, raw sockets, ...) "
 		"reach the kernel",
-	.stage_flag = "--seccomp",
-	.stage = sbx_seccomp_stage, /* also the sensor and the privilege guard alone */
-	.stage_when = LAYER_STAGE_AFTER_CAPS,
-	.stage_policy = true,
 	.per_attempt = true,
 	.probe = sc_probe,
 	.plan = sc_plan,

@@ -110,9 +110,6 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 struct sbx_layers;
 struct strv;
 int sbx_seccomp_stage_flags(const struct sbx_layers *L, struct strv *out);
-/* The option bit (layer.h LAYER_STAGE_OPT_*) of one of those flags, 0 when `flag` is none of them:
- * the one place that reads them back (layers_stage_option, for `__stage`). */
-unsigned sbx_seccomp_stage_option(const char *flag);
 /* Whether this run wants the report-only sensor: neither seccomp nor the probes report, and
  * reporting was not turned off (--sensor off, SBXSUP_SANDBOX=0). */
 bool sbx_seccomp_sensor_wanted(const struct sbx_layers *L);

@@ -159,12 +159,14 @@ static int replan(struct run *r, bool wrapped)
 		sbx_msg("cannot choose the run's private directory names: %s", strerror(errno));
 		return -1;
 	}
+	pt_mark(&r->pt, "plan.names");
 	if (active && sd_probe(&r->sd, !r->m->net_granted, sd_manifest_grants_home(r->m), r->m->workspace) < 0) {
 		/* an identity sbxsup cannot lend the executor: never run it as root instead */
 		sbx_msg("%s (refusing to run)", r->sd.why);
 		run_reason(r, SBX_REASON_IDENTITY, "%s", r->sd.why);
 		return -1;
 	}
+	pt_mark(&r->pt, "plan.identity");
 	r->plan.tmp_ns = !wrapped && r->sd.mnt; /* "/tmp": the run's own, in its mount namespace */
 	r->plan.no_pidns = false;  /* (set by the attempt when no namespace could be made after all) */
 	r->plan.no_netns = false;
@@ -183,6 +185,7 @@ static int replan(struct run *r, bool wrapped)
 				 r->plan.nft < 0 ? why : "");
 		}
 	}
+	pt_mark(&r->pt, "plan.nft_probe");
 	r->plan.etclow[0] = r->plan.etcview[0] = 0;
 	if (wrapped && r->plan.repdir[0]) {
 		/* the view's lower layer lives in the child's tmpfs at the view (bwrap_etc.h) */
@@ -195,13 +198,16 @@ static int replan(struct run *r, bool wrapped)
 		sbx_msg("%s%s", strncmp(err, "compiled", 8) ? "cannot compile the policy: " : "", err);
 		return -1;
 	}
+	pt_mark(&r->pt, "plan.policy");
 	plan_writable(r, wrapped);
+	pt_mark(&r->pt, "plan.writable");
 	if (plan_env(&r->plan, r->m, environ, r->o.disabled) < 0 ||
 	    (active && sd_env(&r->sd, &r->plan.env, wrapped ? "/tmp" : sd_tmp_path(&r->sd, r->plan.tmpdir)) < 0)) {
 		sbx_msg("out of memory building the environment");
 		return -1;
 	}
 	plan_to_ctx(r);
+	pt_mark(&r->pt, "plan.env");
 	return 0;
 }
 
@@ -209,8 +215,10 @@ static int make_plan(struct run *r)
 {
 	if (load_manifest(r) < 0)
 		return -1;
+	pt_mark(&r->pt, "plan.manifest");
 	limits_resolve(&r->m->limits, r->o.timeout_ms, &r->lim);
 	detect_layers(r);
+	pt_mark(&r->pt, "plan.detect");
 	if (replan(r, layers_wrapper(&r->L) != NULL) < 0)
 		return -1;
 	bool report = layers_want_report(&r->L);
@@ -218,7 +226,10 @@ static int make_plan(struct run *r)
 	/* what the plan named for a reporting layer alone (the report socket) goes with it */
 	if (report && !layers_want_report(&r->L) && replan(r, r->plan.wrapped) < 0)
 		return -1;
-	return run_shadow_plan(r) < 0 ? -2 : 0;
+	pt_mark(&r->pt, "plan.admit");
+	int sp = run_shadow_plan(r) < 0 ? -2 : 0;
+	pt_mark(&r->pt, "plan.shadow");
+	return sp;
 }
 
 static int print_plan(struct run *r)
@@ -320,6 +331,7 @@ static int set_up(struct run *r)
 		if (janitor_start(&r->jan) < 0)
 			sbx_msg("warning: cannot start the cleanup helper (%s): if sbxsup is killed, its cgroups "
 				"and tmp dir stay behind", strerror(errno));
+		pt_mark(&r->pt, "setup.janitor");
 		if (run_setup_dirs(r) < 0)
 			return -1;
 		if (r->o.ws_tmp[0])
@@ -327,8 +339,10 @@ static int set_up(struct run *r)
 		if (r->rep_failed && replan(r, r->plan.wrapped) < 0)
 			return -1; /* the report socket could not be made: plan without it */
 	}
+	pt_mark(&r->pt, "setup.dirs");
 	if (run_setup_policy_fd(r) < 0)
 		return -1;
+	pt_mark(&r->pt, "setup.policy_fd");
 	if (!r->o.disabled) {
 		run_setup_cgroups(r);
 		if (run_require_missing(r))
@@ -342,6 +356,7 @@ static int set_up(struct run *r)
 		sbx_msg("cannot set up signal handling: %s", strerror(errno));
 		return -1;
 	}
+	pt_mark(&r->pt, "setup.signals");
 	return 0;
 }
 
@@ -439,12 +454,14 @@ static int run_main(struct run *r, int pr)
 
 	if (open_audit(r) < 0)                                  /* 2. set-up */
 		return SBX_EXIT_INTERNAL;
+	pt_mark(&r->pt, "setup.audit");
 	if (check_result(r) < 0)
 		return refuse(r);
 	if (run_shadow_setup(r) < 0)
 		return refuse(r);
 	if (run_require_missing(r))
 		return refuse(r);
+	pt_mark(&r->pt, "setup.checks");
 	int su = set_up(r);
 	if (su != 0) {
 		run_reason(r, su > 0 ? SBX_REASON_LAYER_REQUIRED : SBX_REASON_SETUP_FAILED,
@@ -456,7 +473,9 @@ static int run_main(struct run *r, int pr)
 	if (ar == ATT_SETUP_FAILED)
 		ar = retry_direct(r);
 
-	return finish(r, ar);                                   /* 4. end */
+	int code = finish(r, ar);                               /* 4. end */
+	pt_mark(&r->pt, "end.events");
+	return code;
 }
 
 /* The result record (--result): one JSON object, whether the run ran or was refused. */
@@ -502,9 +521,12 @@ static void write_result(struct run *r, int code)
 
 static void run_free(struct run *r)
 {
+	pt_mark(&r->pt, "end.result");
 	run_shadow_drop_unused(r);
 	layers_stop(&r->lrt, false);
+	pt_mark(&r->pt, "end.layers_stop");
 	run_setup_undo(r);
+	pt_mark(&r->pt, "end.setup_undo");
 	if (r->audit_ok)
 		audit_close(&r->a);
 	plan_free(&r->plan);
@@ -512,6 +534,8 @@ static void run_free(struct run *r)
 	cJSON_Delete(r->shadow_sum);
 	if (r->m)
 		manifest_free(r->m);
+	pt_mark(&r->pt, "end.cleanup");
+	pt_report(&r->pt, sbx_msg_fd());
 	free(r);
 }
 
@@ -530,6 +554,8 @@ int run_execute(struct run_opts *o, int parsed)
 	cg_init(&r->cg);
 	janitor_init(&r->jan);
 	r->o = *o;
+	pt_init(&r->pt, getenv("SBXSUP_TIMING"));
+	r->lc.pt = &r->pt;
 	int code = run_main(r, parsed);
 	fflush(stdout);
 	write_result(r, code);

@@ -47,6 +47,7 @@ static void on_ready(struct run *r)
 	int lfd = -1;
 	pid_t pid = 0;
 	int got = ctl_recv_ready(t->ctl, st, sizeof st, &lfd, &pid, &t->stage_uid);
+	pt_mark(&r->pt, "attempt.until_ready");
 	if (got <= 0) {
 		close_fd(&t->ctl); /* EOF: the stage died before being ready */
 		return;
@@ -66,11 +67,13 @@ static void on_ready(struct run *r)
 	}
 	if (t->wrapper->on_ready)
 		t->wrapper->on_ready(r);
+	pt_mark(&r->pt, "attempt.on_ready");
 	if (run_net_start(r) < 0 || run_preload_refused(r, preload) || run_require_missing(r)) {
 		t->refused = true;
 		life_kill_now(t->child, &r->cg);
 		return;
 	}
+	pt_mark(&r->pt, "attempt.net_start");
 	run_warn_off(r);
 	if (run_emit_start(r) < 0) {
 		life_kill_now(t->child, &r->cg);
@@ -79,6 +82,7 @@ static void on_ready(struct run *r)
 	if ((r->o.warm ? run_warm_go(r, t->ctl) : ctl_send_go(t->ctl)) < 0)
 		life_kill_now(t->child, &r->cg);
 	close_fd(&t->ctl);
+	pt_mark(&r->pt, "attempt.run_start_go");
 }
 
 static void reap(struct run *r)
@@ -274,6 +278,7 @@ enum attempt_result run_attempt(struct run *r)
 	if (res != ATT_DONE)
 		goto out;
 	res = ATT_FAIL;
+	pt_mark(&r->pt, "attempt.argv");
 
 	pid_t pid = w->spawn(r, &io);
 	if (pid < 0)
@@ -281,6 +286,7 @@ enum attempt_result run_attempt(struct run *r)
 	if (pid == 0)
 		w->child(r, &io);
 	t->child = pid;
+	pt_mark(&r->pt, "attempt.spawn");
 	if (w->done)
 		w->done(r); /* the child holds them now */
 	close_fd(&alive[0]);
@@ -303,6 +309,7 @@ enum attempt_result run_attempt(struct run *r)
 	t->rx.pol = r->plan.pol;
 
 	loop(r);
+	pt_mark(&r->pt, "attempt.command");
 
 	/* The main child is gone: collect the stage's status (direct mode), drain, end the tree. */
 	if (t->status_rd >= 0) {
@@ -327,6 +334,7 @@ enum attempt_result run_attempt(struct run *r)
 		     w->pidns || t->pidns) > 0)
 		sbx_msg("warning: some processes of the run could not be accounted for");
 	drain_all(r, true);
+	pt_mark(&r->pt, "attempt.end_tree");
 	if (w->retry_without && !t->ready && !t->timed_out && !t->fwd_signal && !r->audit_failed)
 		res = ATT_SETUP_FAILED;
 	else
@@ -362,6 +370,7 @@ out:
 	strv_free(&io.env);
 	strv_free(&io.argv);
 	strv_free(&io.flags);
+	pt_mark(&r->pt, "attempt.stop");
 	return res;
 }
 

@@ -19,6 +19,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "phase_time.h"
 #include "audit.h"
 #include "audit_dest.h"
 #include "cgroup.h"
@@ -88,6 +89,7 @@ struct run {
 	int sfd, tfd;
 	sigset_t oldmask;
 	struct timespec t0;
+	struct phase_time pt;      /* SBXSUP_TIMING=1: ms per phase on stderr at the end (phase_time.h) */
 	/* outcome */
 	int result_fd;             /* --result: the record's descriptor (result.h), -1 when none */
 	const char *reason;        /* SBX_REASON_* when sbxsup refused or failed, NULL (the first one wins) */

@@ -191,6 +191,7 @@ void run_setup_cgroups(struct run *r)
 					       (r->lim.pids > 0 && !r->cg.ctl_on[CG_PIDS])))
 			sbx_msg("warning: limits partly unenforced: %s", r->cg.why);
 	}
+	pt_mark(&r->pt, "setup.cgroup");
 	layers_start(&r->lc, &r->lrt);
 }
 
@@ -217,13 +218,16 @@ int run_setup_signals(struct run *r)
 void run_setup_undo(struct run *r)
 {
 	cg_cleanup(&r->cg);
+	pt_mark(&r->pt, "end.cgroup");
 	if (r->made_tmp[0])
 		remove_tree(r->made_tmp);
 	if (r->repsrv >= 0)
 		close(r->repsrv);
 	if (r->made_rep[0])
 		remove_tree(r->made_rep);
+	pt_mark(&r->pt, "end.dirs");
 	janitor_done(&r->jan);
+	pt_mark(&r->pt, "end.janitor");
 	if (r->pol_fd >= 0)
 		close(r->pol_fd);
 	if (r->sfd >= 0)

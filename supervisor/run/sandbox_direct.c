@@ -29,6 +29,7 @@
 
 #include "bwrap_etc.h"
 #include "msg.h"
+#include "vmchild.h"
 #include "quote.h"
 #include "env.h"
 #include "manifest.h"
@@ -237,51 +238,41 @@ static void reap_killed(pid_t c)
 		;
 }
 
-/* A user namespace fd whose only map is in_u -> out_u, in_g -> out_g (made by a short-lived child,
- * which holds it until the maps are written and the namespace is open here). */
+/* The child of userns_fd: made in its own user namespace (CLONE_NEWUSER), it holds it until the
+ * parent has written the maps and opened it (its end of the pipe closed). Raw calls only (vmchild.h). */
+static int userns_hold(void *arg)
+{
+	const int *sp = arg; /* the child has its own copy of our descriptors: close its write end */
+	char x;
+	close(sp[1]);
+	(void)!read(sp[0], &x, 1);
+	return 0;
+}
+
+/* A user namespace fd whose only map is in_u -> out_u, in_g -> out_g, made by a short-lived child
+ * sharing our memory (clone CLONE_NEWUSER: the child is in its namespace when clone returns). */
 static int userns_fd(uid_t in_u, uid_t out_u, gid_t in_g, gid_t out_g, bool deny_setgroups)
 {
 	int sp[2];
 	if (pipe2(sp, O_CLOEXEC) < 0)
 		return -1;
-	pid_t c = fork();
-	if (c < 0) {
+	struct sbx_vm_child vc;
+	if (sbx_vm_child_start(&vc, userns_hold, sp, CLONE_NEWUSER) < 0) {
+		int e = errno;
 		close(sp[0]);
 		close(sp[1]);
+		errno = e;
 		return -1;
 	}
-	if (c == 0) {
-		char x;
-		close(sp[1]);
-		if (unshare(CLONE_NEWUSER) < 0)
-			_exit(errno > 0 && errno < 256 ? errno : 1); /* why, for the warning */
-		(void)!read(sp[0], &x, 1); /* hold the namespace until the parent has its fd */
-		_exit(0);
-	}
-	close(sp[0]);
-	int fd = -1;
+	int fd = -1, e = 0;
 	char path[64];
-	/* wait until the child is in its namespace */
-	for (int i = 0; i < 2000 && fd < 0; i++) {
-		struct stat a, b;
-		snprintf(path, sizeof path, "/proc/%d/ns/user", (int)c);
-		if (stat(path, &a) == 0 && stat("/proc/self/ns/user", &b) == 0 && a.st_ino != b.st_ino) {
-			if (write_maps(c, in_u, out_u, in_g, out_g, deny_setgroups) == 0)
-				fd = open(path, O_RDONLY | O_CLOEXEC);
-			break;
-		}
-		int st;
-		if (waitpid(c, &st, WNOHANG) == c) {
-			c = -1;
-			errno = WIFEXITED(st) && WEXITSTATUS(st) ? WEXITSTATUS(st) : ECHILD;
-			break;
-		}
-		usleep(500);
-	}
-	int e = errno;
-	close(sp[1]);
-	if (c > 0)
-		reap_killed(c);
+	snprintf(path, sizeof path, "/proc/%d/ns/user", (int)vc.pid);
+	if (write_maps(vc.pid, in_u, out_u, in_g, out_g, deny_setgroups) < 0 ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		e = errno;
+	close(sp[1]); /* the child returns */
+	(void)sbx_vm_child_wait(&vc);
+	close(sp[0]);
 	errno = e;
 	return fd;
 }
@@ -502,52 +493,52 @@ fail:
 	return -1;
 }
 
+struct unreach_job {
+	const struct sd_plan *p;
+	const char *const *paths;
+	size_t n;
+	bool *bad;
+};
+
+/* As the host identity, as bwrap will be once it joined the run's namespace: which paths it cannot
+ * look up. Raw calls only, errno read right after its call (vmchild.h; the parent is suspended). */
+static int unreach_child(void *arg)
+{
+	const struct unreach_job *j = arg;
+	if (syscall(SYS_setgroups, 0, NULL) < 0 ||
+	    syscall(SYS_setresgid, j->p->host_gid, j->p->host_gid, j->p->host_gid) < 0 ||
+	    syscall(SYS_setresuid, j->p->host_uid, j->p->host_uid, j->p->host_uid) < 0)
+		return 1;
+	for (size_t i = 0; i < j->n; i++) {
+		int fd = open(j->paths[i], O_PATH | O_CLOEXEC);
+		j->bad[i] = fd < 0 && errno == EACCES;
+		if (fd >= 0)
+			close(fd);
+	}
+	return 0;
+}
+
 int sd_unreachable(const struct sd_plan *p, const char *const *paths, size_t n, bool *bad)
 {
 	memset(bad, 0, n);
 	if (!p->root || !n)
 		return 0;
-	int pp[2];
-	if (pipe2(pp, O_CLOEXEC) < 0)
+	struct unreach_job j = {.p = p, .paths = paths, .n = n, .bad = bad};
+	struct sbx_vm_child vc;
+	/* the child's change of uid marks the memory it shares with us not dumpable: put back ours */
+	int dumpable = prctl(PR_GET_DUMPABLE);
+	/* CLONE_VFORK: we wait while the child looks the paths up and fills bad[] (our memory) */
+	if (sbx_vm_child_start(&vc, unreach_child, &j, CLONE_VFORK) < 0)
 		return -1;
-	pid_t c = fork();
-	if (c < 0) {
-		close(pp[0]);
-		close(pp[1]);
+	int st = sbx_vm_child_wait(&vc);
+	if (dumpable >= 0)
+		(void)prctl(PR_SET_DUMPABLE, dumpable);
+	if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		memset(bad, 0, n);
+		errno = ECHILD;
 		return -1;
 	}
-	if (c == 0) { /* the host identity, as bwrap will be once it joined the run's namespace */
-		close(pp[0]);
-		if (setgroups(0, NULL) < 0 || setresgid(p->host_gid, p->host_gid, p->host_gid) < 0 ||
-		    setresuid(p->host_uid, p->host_uid, p->host_uid) < 0)
-			_exit(1);
-		for (size_t i = 0; i < n; i++) {
-			int fd = open(paths[i], O_PATH | O_CLOEXEC);
-			char b = fd < 0 && errno == EACCES;
-			if (fd >= 0)
-				close(fd);
-			if (write(pp[1], &b, 1) != 1)
-				_exit(1);
-		}
-		_exit(0);
-	}
-	close(pp[1]);
-	size_t got = 0;
-	ssize_t k;
-	while (got < n && (k = read(pp[0], (char *)bad + got, n - got)) != 0) {
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			break;
-		got += (size_t)k;
-	}
-	close(pp[0]);
-	int st;
-	while (waitpid(c, &st, 0) < 0 && errno == EINTR)
-		;
-	for (size_t i = got; i < n; i++)
-		bad[i] = false;
-	return got == n ? 0 : -1;
+	return 0;
 }
 
 void sd_bwrap_done(struct sd_plan *p)

@@ -130,7 +130,8 @@ int stage_exec(const struct stage_args *a)
 	 * preload's check; seccomp's filter — the layer's, the report-only sensor's or the privilege
 	 * guard's alone — last before "ready": nothing after an install may make a call it notifies). */
 	struct layer_stage ls = {.on = a->layers, .netfilter = a->netfilter, .report_files = a->report_files,
-				 .sensor = a->sensor, .keep_caps = a->keep_caps, .pol = a->pol,
+				 .sensor = a->sensor, .keep_caps = a->keep_caps, .etc_view = a->etc_view,
+				 .pol = a->pol,
 				 .cmd_path = resolve_err ? NULL : path, .envp = a->envp,
 				 .status = st, .status_len = sizeof st, .listener = -1};
 	if (layers_stage(&ls, LAYER_STAGE_BEFORE_CAPS) < 0)
@@ -216,8 +217,8 @@ static const struct policy *stage_policy(void)
 
 bool stage_flag_parse(const char *flag, struct stage_args *sa)
 {
-	unsigned bit = layers_stage_flag(flag); /* a layer's own flag (its entry's stage_flag) */
-	unsigned opt = layers_stage_option(flag); /* an option of the kernel layers */
+	unsigned bit = layers_stage_flag(flag); /* a layer's own flag (layer.h layer_stage_ops) */
+	unsigned opt = layers_stage_option(flag); /* an option beside them (layer.h LAYER_STAGE_OPT_*) */
 	if (bit)
 		sa->layers |= bit;
 	else if (opt) {
@@ -225,6 +226,7 @@ bool stage_flag_parse(const char *flag, struct stage_args *sa)
 								      * leaves AF_INET/6 to it */
 		sa->report_files |= !!(opt & LAYER_STAGE_OPT_REPORT_FILES); /* the file/exec reporter */
 		sa->sensor |= !!(opt & LAYER_STAGE_OPT_SENSOR); /* the report-only sensor */
+		sa->etc_view |= !!(opt & LAYER_STAGE_OPT_ETC_VIEW); /* /etc is bwrap's view: no secrets */
 	} else
 		return false;
 	return true;

@@ -33,11 +33,13 @@ struct stage_args {
 				     * reporter (open/exec decided and reported by the supervisor) */
 	bool sensor;                /* seccomp and probes off: the report-only sensor (a notify-only
 				     * filter, every call continues; status "sensor=on|off") */
+	bool etc_view;              /* /etc is bwrap's /etc view (bwrap_etc.h), its secrets whiteouts:
+				     * Landlock grants the /etc tree with one rule ("--etc-view") */
 };
 
-/* One flag as `sbxsup __stage` takes it into `sa`: a layer's (its entry's stage_flag, layer.h) or
- * one of the kernel layers' options ("--netfilter", "--report-files", "--sensor"). True when it was
- * one. */
+/* One flag as `sbxsup __stage` takes it into `sa`: a layer's (its stage entry's flag, layer.h) or
+ * one of the kernel layers' options ("--netfilter", "--report-files", "--sensor"), or the bwrap
+ * entry's "--etc-view". True when it was one. */
 bool stage_flag_parse(const char *flag, struct stage_args *sa);
 
 /* Returns only on failure, with the exit status to use. */

@@ -94,7 +94,11 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct at
 	if (r->lc.own_userns && sd_bwrap_child(&r->sd, r->lc.stage_dir, r->d.stage[0] ? r->d.stage : r->d.self,
 						 sbx_layer_on(&r->L, layer_preload.id) ? r->d.preload : NULL) < 0)
 		_exit(SBX_EXIT_INTERNAL);
-	if (r->lc.etc_view && bwrap_etc_mount(r->plan.pol, r->plan.etclow, r->lc.etc_view, SBX_RUN_PRELOAD) < 0) {
+	/* the view bwrap binds holds the executor's passwd and group (and the run's resolv.conf) */
+	bool view_bound = bwrap_etc_bound(&r->lc);
+	const struct etc_view_files vf = {.passwd_fd = f->passwd, .group_fd = f->group, .resolv_fd = f->resolv};
+	if (r->lc.etc_view && bwrap_etc_mount(r->plan.pol, r->plan.etclow, r->lc.etc_view, SBX_RUN_PRELOAD,
+					      view_bound ? &vf : NULL) < 0) {
 		dprintf(f->err_w, "child setup failed: the /etc view (an overlay adding ld.so.preload) could "
 			"not be mounted: %s (SBXSUP_ETC_OVERLAY=0 binds /etc entry by entry instead)", strerror(errno));
 		_exit(SBX_EXIT_INTERNAL);
@@ -120,9 +124,11 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct at
 	att_keep_fd(f->ctl_c);
 	att_keep_fd(f->ldso);
 	att_keep_fd(r->sd.userns_fd); /* bwrap joins it (--userns) and closes it */
-	att_keep_fd(f->passwd);
-	att_keep_fd(f->group);
-	att_keep_fd(f->resolv);
+	if (!view_bound) { /* bwrap's --ro-bind-data; else copied into the view above */
+		att_keep_fd(f->passwd);
+		att_keep_fd(f->group);
+		att_keep_fd(f->resolv);
+	}
 	att_keep_fd(r->att.stderr_copy);
 	if (att_child_stdio(r, false) < 0 || dup2(f->err_w, 2) < 0)
 		_exit(SBX_EXIT_INTERNAL);
@@ -154,6 +160,7 @@ static enum attempt_result bw_prepare(struct run *r, struct attempt_io *io)
 	/* the executor's identity (root: a user namespace onto an unprivileged host identity, the
 	 * write grants' idmapped mounts; sandbox_direct.h) */
 	r->sd.shadow = r->sp.on ? &r->sp : NULL;
+	pt_mark(&r->pt, "attempt.sockets_env");
 	if (!r->o.disabled && sd_bwrap_prepare(&r->sd, r->plan.repdir, r->plan.repsock) < 0) {
 		/* as a bwrap set-up failure: the run goes on without bwrap (where the executor
 		 * still never runs as host root) unless bwrap is required */
@@ -163,6 +170,7 @@ static enum attempt_result bw_prepare(struct run *r, struct attempt_io *io)
 			t->wrap_err_len = sizeof t->wrap_err - 1;
 		return ATT_SETUP_FAILED;
 	}
+	pt_mark(&r->pt, "attempt.identity");
 	/* ld.so.preload's text for --ro-bind-data, unless the /etc view holds the file */
 	if (sbx_layer_on(&r->L, layer_preload.id) && !r->lc.etc_view && (io->ldso = ldso_memfd()) < 0) {
 		sbx_msg("memfd: %s", strerror(errno));

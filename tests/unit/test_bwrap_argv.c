@@ -113,10 +113,53 @@ static void t_bwrap_argv(void **state)
 	rmdir(ws);
 }
 
+/* A read-only grant below a directory already bound read-only (sbxsup installed under /usr) is not
+ * bound again; one elsewhere is. */
+static void t_bwrap_argv_nested(void **state)
+{
+	(void)state;
+	char ws[] = "/tmp/test_bwrap_argv.XXXXXX";
+	assert_non_null(mkdtemp(ws));
+	char own[sizeof ws + 16];
+	snprintf(own, sizeof own, "%s/own", ws);
+	assert_int_equal(mkdir(own, 0755), 0);
+	struct mf_ctx ctx;
+	char err[512];
+	assert_int_equal(mf_ctx_init(&ctx, ws, err, sizeof err), 0);
+	struct manifest *m = NULL;
+	struct mf_errors e;
+	memset(&e, 0, sizeof e);
+	assert_int_equal(manifest_load_default(&ctx, &m, &e), 0);
+	const char *extra[] = {"/usr/bin", "/usr/lib", own, NULL};
+	struct pol_build_opts bo = {.uid = getuid(), .extra_read = extra};
+	void *blob = NULL;
+	size_t len = 0;
+	assert_int_equal(pol_build(m, &bo, &blob, &len, err, sizeof err), 0);
+	const char *why;
+	const struct policy *p = pol_open(blob, len, &why);
+	assert_non_null(p);
+	struct strv env = {0}, argv = {0};
+	struct bwrap_in in = {.bwrap = "/usr/bin/bwrap", .self_exe = "/x/sbxsup", .workspace = m->workspace,
+			      .env = &env};
+	assert_int_equal(bwrap_argv(p, &in, &argv, err, sizeof err), 0);
+	assert_true(find(&argv, "--ro-bind", "/usr") > 0);
+	assert_true(find(&argv, "--ro-bind", "/usr/bin") < 0);
+	assert_true(find(&argv, "--ro-bind", "/usr/lib") < 0);
+	/* (the workspace, read-write, holds `own`: a read-only grant below it is bound) */
+	assert_true(find(&argv, "--ro-bind", own) > find(&argv, "--bind", m->workspace));
+	strv_free(&argv);
+	free(blob);
+	manifest_free(m);
+	mf_errors_free(&e);
+	rmdir(own);
+	rmdir(ws);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_bwrap_argv),
+		cmocka_unit_test(t_bwrap_argv_nested),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
