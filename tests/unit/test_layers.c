@@ -382,7 +382,11 @@ static void t_stage(void **state)
 	assert_int_equal(layers_stage_option("--netfilter"), LAYER_STAGE_OPT_NETFILTER);
 	assert_int_equal(layers_stage_option("--report-files"), LAYER_STAGE_OPT_REPORT_FILES);
 	assert_int_equal(layers_stage_option("--sensor"), LAYER_STAGE_OPT_SENSOR);
+	assert_int_equal(layers_stage_option("--etc-view"), LAYER_STAGE_OPT_ETC_VIEW);
 	assert_int_equal(layers_stage_option("--seccomp"), 0);
+	for (unsigned b = 1; b <= LAYER_STAGE_OPT_ETC_VIEW; b <<= 1) /* the flag an entry emits reads back */
+		assert_int_equal(layers_stage_option(layers_stage_option_flag(b)), b);
+	assert_null(layers_stage_option_flag(3));
 	struct layer_stage w = {.on = 1u << SBX_L_PRELOAD};
 	assert_false(layers_stage_wants_policy(&w));
 	w.sensor = true;
