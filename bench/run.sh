@@ -22,6 +22,7 @@
 #                       shared with other sbxsup users set 0: their runs use the pin while it exists.
 #   BENCH_SERVE_CALLS   calls per figure of the serve section (default 100; firejail gets a fifth)
 #   BENCH_SERVE_GAP_MS  the spacing of the serve section's paced calls (default 500 ms; an agent's tool calls are seconds apart)
+#   BENCH_SERVE_WARM    the serve section's parked sandboxes (--warm N, default 4) and the size of its bursts of back-to-back calls
 #   BENCH_MIXED_ROUNDS  rounds of the mixed workload, probes off and on interleaved (default 5)
 #   BENCH_DENY_CALLS    opens per round of the deny section (default 20000: each is a supervisor round trip)
 #   BENCH_EMU_CALLS     calls per figure of the emulate section, split over BENCH_ROUNDS rounds
@@ -836,15 +837,17 @@ memory() {
 # ---- warm server: per-call latency through `sbxsup serve` ----------------------------------------
 # One long-lived client (bench/serve_calls) makes the calls, connecting once per call as a runtime
 # would; bare exec and firejail are timed by the same client in the same rounds (round-robin).
-# The server pre-creates the next call's sandbox after each call (docs/serve.md): calls paced
-# like an agent's tool calls (BENCH_SERVE_GAP_MS apart) find it ready; back-to-back calls wait for
-# it. A --no-warm server gives the cold figure beside them.
+# The server keeps BENCH_SERVE_WARM sandboxes parked (--warm N, docs/serve.md): calls paced like an
+# agent's tool calls (BENCH_SERVE_GAP_MS apart) find one ready; a burst of N back-to-back calls (a
+# pause after each burst lets the server park N again) finds N; a longer back-to-back stream waits,
+# after N calls, for the sandboxes prepared after the previous ones. A --no-warm server gives the
+# cold figure beside them.
 serve_bench() {
-	local n=${BENCH_SERVE_CALLS:-100} gap=${BENCH_SERVE_GAP_MS:-500} rounds=5 sd=$WORK/serve sp cp out c
+	local n=${BENCH_SERVE_CALLS:-100} gap=${BENCH_SERVE_GAP_MS:-500} nw=${BENCH_SERVE_WARM:-4} rounds=5 sd=$WORK/serve sp cp out c b
 	have serve_calls || { na serve.call "bench/serve_calls did not build"; return; }
 	[ "$sbx_ok" = 1 ] || { na serve.call "sbxsup not built"; return; }
 	mkdir -m 700 "$sd"
-	"$SBXSUP" serve --socket "$sd/s" --quiet -w "$WS" 2>"$WORK/serve.err" & sp=$!
+	"$SBXSUP" serve --socket "$sd/s" --quiet --warm "$nw" -w "$WS" 2>"$WORK/serve.err" & sp=$!
 	BG_PIDS+=($sp)
 	"$SBXSUP" serve --socket "$sd/cold" --quiet --no-warm -w "$WS" 2>>"$WORK/serve.err" & cp=$!
 	BG_PIDS+=($cp)
@@ -856,10 +859,17 @@ serve_bench() {
 	say "serve: $n calls of /bin/true per figure through sbxsup serve (paced: $gap ms apart; and back-to-back), beside bare exec$([ $fj = 1 ] && echo " and firejail")"
 	# a failed call drops only itself (its status and record go to $WORK/serve.calls.err)
 	(cd "$WS" && "$BB/serve_calls" serve "$sd/s" 1 -- /bin/true >/dev/null 2>&1) # the first call is cold
+	sleep 2 # (the server fills N parked sandboxes from it)
 	for c in $(seq "$rounds"); do
 		out=$("$BB/serve_calls" exec $((n / rounds)) -- /bin/true); v[bare]+=${v[bare]:+,}$(jvals "$out")
 		out=$(cd "$WS" && "$BB/serve_calls" serve "$sd/s" $((n / rounds)) --gap "$gap" -- /bin/true 2>>"$WORK/serve.calls.err")
 		v[call]+=${v[call]:+,}$(jvals "$out")
+		for b in $(seq $(( (n / rounds + nw - 1) / nw ))); do # bursts of N, each finding N parked
+			sleep "$(awk -v w="$nw" 'BEGIN{print 0.5 + 0.25 * w}')"
+			out=$(cd "$WS" && "$BB/serve_calls" serve "$sd/s" "$nw" -- /bin/true 2>>"$WORK/serve.calls.err")
+			v[burst]+=${v[burst]:+,}$(jvals "$out")
+		done
+		sleep "$(awk -v w="$nw" 'BEGIN{print 0.5 + 0.25 * w}')"
 		out=$(cd "$WS" && "$BB/serve_calls" serve "$sd/s" $((n / rounds)) -- /bin/true 2>>"$WORK/serve.calls.err")
 		v[b2b]+=${v[b2b]:+,}$(jvals "$out")
 		out=$(cd "$WS" && "$BB/serve_calls" serve "$sd/cold" $((n / rounds / 2)) --gap "$gap" -- /bin/true 2>>"$WORK/serve.calls.err")
@@ -872,7 +882,7 @@ serve_bench() {
 			v[firejail]+=${v[firejail]:+,}$(jvals "$out")
 		fi
 	done
-	for c in bare call b2b cold firejail; do v[$c]=$(sed 's/,,*/,/g; s/^,//; s/,$//' <<<"${v[$c]:-}"); done
+	for c in bare call burst b2b cold firejail; do v[$c]=$(sed 's/,,*/,/g; s/^,//; s/,$//' <<<"${v[$c]:-}"); done
 	local nf
 	nf=$(grep -c . "$WORK/serve.calls.err" 2>/dev/null)
 	[ "${nf:-0}" -gt 0 ] && note serve.call "$nf failed call(s), left out: $(lastline "$(cat "$WORK/serve.calls.err")")"
@@ -880,7 +890,9 @@ serve_bench() {
 	[ -n "${v[bare]:-}" ] && recvals serve.bare "${v[bare]}" "fork+exec+wait of /bin/true by the bench client"
 	[ -n "${v[call]:-}" ] && recvals serve.call "${v[call]}" "sbxsup serve (default layers, pre-created sandbox), calls $gap ms apart, one connection per call from one long-lived client" \
 		|| na serve.call "the calls failed: $(lastline "$out")"
-	[ -n "${v[b2b]:-}" ] && recvals serve.b2b "${v[b2b]}" "the same back-to-back: each call waits for the sandbox prepared after the previous one" \
+	[ -n "${v[burst]:-}" ] && recvals serve.burst "${v[burst]}" "bursts of $nw back-to-back calls (--warm $nw, BENCH_SERVE_WARM), each burst finding $nw parked sandboxes" \
+		|| na serve.burst "the calls failed"
+	[ -n "${v[b2b]:-}" ] && recvals serve.b2b "${v[b2b]}" "$((n / rounds)) back-to-back calls per round: after the first $nw, each waits for a sandbox prepared after a previous call" \
 		|| na serve.b2b "the calls failed"
 	[ -n "${v[cold]:-}" ] && recvals serve.cold "${v[cold]}" "sbxsup serve --no-warm: every call sets up its sandbox (calls $gap ms apart)" \
 		|| na serve.cold "the calls failed"

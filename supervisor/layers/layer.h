@@ -76,9 +76,10 @@ struct layer_ctx {
 	const struct run_limits *lim;
 	struct layer_cg cg;
 	/* This run's stage runs inside the wrapper layer (bwrap): the plan's flag (run/plan.h
-	 * run_plan.wrapped, its one owner, set by each (re-)plan), read here through layer_wrapped().
-	 * NULL: not wrapped. */
-	const bool *wrapped;
+	 * run_plan.wrapped, its one owner, set by each (re-)plan), read through layer_wrapped().
+	 * NULL: not wrapped. (A pointer named apart from the old bool `wrapped`, so code still
+	 * reading c->wrapped does not build.) */
+	const bool *plan_wrapped;
 	const char *workspace;     /* the executor's working directory */
 	char **cmd;                /* the command (NULL-terminated) */
 	const struct strv *env;    /* the attempt's environment (wrap: one --setenv each) */
@@ -106,10 +107,10 @@ struct layer_ctx {
 	struct phase_time *pt;     /* SBXSUP_TIMING: each supervisor-side start is a phase; NULL: none */
 };
 
-/* Whether the stage runs inside the wrapper layer (c->wrapped, the plan's). */
+/* Whether the stage runs inside the wrapper layer (c->plan_wrapped, the plan's). */
 static inline bool layer_wrapped(const struct layer_ctx *c)
 {
-	return c->wrapped && *c->wrapped;
+	return c->plan_wrapped && *c->plan_wrapped;
 }
 
 /* What a layer's stage op gets and gives, inside the sandbox (run/stage.c). */

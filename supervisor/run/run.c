@@ -88,7 +88,7 @@ static void plan_to_ctx(struct run *r)
 	r->lc.d = &r->d;
 	r->lc.L = &r->L;
 	r->lc.lim = &r->lim;
-	r->lc.wrapped = &r->plan.wrapped; /* (read through; the plan owns it) */
+	r->lc.plan_wrapped = &r->plan.wrapped; /* (read through; the plan owns it) */
 	r->lc.workspace = r->m->workspace;
 	r->lc.cmd = r->o.cmd;
 	r->lc.env = &r->plan.env;
@@ -549,6 +549,8 @@ int run_execute(struct run_opts *o, int parsed)
 	r->pol_fd = r->sfd = r->tfd = r->repsrv = r->result_fd = -1;
 	r->lc.cg.v2_fd = -1;
 	r->sd.userns_fd = -1;
+	for (size_t i = 0; i < RUN_WARM_NS; i++)
+		r->warm_ns[i] = -1;
 	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1, .userns = -1,
 				       .passwd = -1, .group = -1, .resolv = -1};
 	cg_init(&r->cg);
@@ -561,6 +563,7 @@ int run_execute(struct run_opts *o, int parsed)
 	write_result(r, code);
 	if (r->o.warm && r->warm == 1 && r->o.warm->done) /* answered before the clean-up */
 		r->o.warm->done(r->o.warm->arg, code);
+	run_warm_release(r);
 	run_free(r);
 	return code;
 }

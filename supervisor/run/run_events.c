@@ -72,6 +72,8 @@ int run_emit_start(struct run *r)
 	audit_add_str(ev, "workspace", r->m->workspace ? r->m->workspace : "", 4096);
 	if (r->o.tag)
 		audit_add_str(ev, "tag", r->o.tag, 256);
+	if (r->warm == 1) /* the call was released into a sandbox prepared before it (sbxsup serve) */
+		cJSON_AddBoolToObject(ev, "warm", true);
 	if (emit(r, ev) < 0)
 		return -1;
 	r->started = true;

@@ -66,6 +66,8 @@ struct attempt {
 	struct run_net net;
 };
 
+#define RUN_WARM_NS 6 /* run_warm.c: the stage's mnt, net, user, ipc, uts; bwrap's launcher's mnt */
+
 struct run {
 	struct run_opts o;
 	struct manifest *m;
@@ -105,6 +107,8 @@ struct run {
 	int64_t shadow_t0;         /* the run's start for commit's conflict check (ns, realtime) */
 	cJSON *shadow_sum;         /* the change set's summary for run.end and the result record, owned */
 	int warm;                  /* o.warm: 0 waiting for the call, 1 the call came, -1 none came */
+	int warm_ns[RUN_WARM_NS];  /* o.warm: the sandbox's namespaces, held until after the reply
+				    * (run_warm.c), -1 */
 };
 
 /* run_net.c: after "ready", before run.start and "go": with pol_gateway, the routes and listeners
@@ -164,6 +168,10 @@ void run_cmd_not_found(const struct policy *p, const char *cmd);
  * end the sandbox, audit nothing); go: the stage's "go" with the call's argv and stdio. */
 int run_warm_wait(struct run *r, int ctl);
 int run_warm_go(struct run *r, int ctl);
+/* After the reply (o.warm->done): drop the namespaces run_warm_wait held, so their teardown (mount
+ * tables, the network namespace's clean-up, which the kernel runs on a worker) comes here, after
+ * the server's burst, not between the command's exit and the reply or during the next call. */
+void run_warm_release(struct run *r);
 /* A pre-created run that got no call: nothing of it is audited or recorded. */
 static inline bool run_warm_idle(const struct run *r) { return r->o.warm && r->warm != 1; }
 

@@ -30,6 +30,8 @@ struct call {
 	int pending;   /* a connection sent to it, not yet answered ('T'/'F'), -1 */
 	bool ready;    /* it said 'R': a sandbox is parked (cleared when a connection is sent) */
 	bool was_ready; /* ready when the pending connection was sent ('F' leaves it parked) */
+	bool copying;  /* started from another child's template (fill), not parked yet */
+	bool held;     /* it said 'H': answered, waiting for 'G' to clean up and prepare */
 };
 
 struct server {
@@ -42,6 +44,7 @@ struct server {
 	struct sbx_probes *probes;
 	int nwarm;     /* children that pre-create sandboxes (channel open): at most warm_max */
 	int warm_max;  /* cfg->warm_max, else SERVE_WARM_MAX */
+	long quiet_at; /* held children get 'G' at this time (ms, now_ms()) if no call is in flight; 0 */
 };
 
 /* Hold a slot of the shared probe set while the server lives: each run then opens the pinned set
@@ -152,21 +155,67 @@ static void start_cold(struct server *s, int conn)
 	s->live++;
 }
 
-static int send_conn(int ch, int conn)
+/* 'C' + a connection, or 'D' + the end of a socket pair a new child reads a template from. */
+static int send_fd(int ch, char b, int conn)
 {
-	char b = 'C';
 	return sbx_send_fds_flags(ch, &b, 1, &conn, 1, MSG_DONTWAIT) == 1 ? 0 : -1;
+}
+
+/* Fill: while fewer than warm_max children pre-create, child i (its sandbox just parked, so it has
+ * a template) gives a copy of its template to a new child, which prepares a sandbox for it too; one
+ * such child at a time. So a burst of up to warm_max calls finds parked sandboxes after the first
+ * call, not only after that many calls once overlapped. */
+static void fill(struct server *s, int i)
+{
+	if (!s->cfg->warm || s->nwarm >= s->warm_max)
+		return;
+	int slot = -1;
+	for (int k = 0; k < SERVE_MAX_LIVE; k++) {
+		if (s->calls[k].pid && s->calls[k].copying)
+			return;
+		if (!s->calls[k].pid && slot < 0)
+			slot = k;
+	}
+	int tp[2], ch[2];
+	if (slot < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, tp) < 0)
+		return;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ch) < 0) {
+		close(tp[0]), close(tp[1]);
+		return;
+	}
+	pid_t child = -1;
+	if (send_fd(s->calls[i].ch, 'D', tp[0]) == 0) {
+		fflush(NULL);
+		child = fork();
+	}
+	if (child == 0) {
+		close(ch[0]);
+		serve_child_copy(tp[1], ch[1], s->cfg);
+	}
+	close(tp[0]), close(tp[1]), close(ch[1]);
+	if (child < 0) {
+		close(ch[0]);
+		return;
+	}
+	s->calls[slot] = (struct call){.pid = child, .conn = -1, .ch = ch[0], .pending = -1, .copying = true};
+	s->live++;
+	s->nwarm++;
 }
 
 /* What a pre-creating child says: 'R' a sandbox is parked, 'W' its call is answered (forget the
  * connection), 'T' it took the connection sent (watch it), 'F' it refused it (already answered). */
-static void on_warm(struct call *c)
+static void on_warm(struct server *s, int i)
 {
+	struct call *c = &s->calls[i];
 	char b[8];
 	ssize_t n;
 	while ((n = recv(c->ch, b, sizeof b, MSG_DONTWAIT)) > 0) {
 		if (b[0] == 'R') {
 			c->ready = true;
+			c->copying = false;
+			fill(s, i);
+		} else if (b[0] == 'H') {
+			c->held = true;
 		} else if (b[0] == 'W' && c->conn >= 0) {
 			close(c->conn);
 			c->conn = -1;
@@ -187,7 +236,8 @@ static void on_warm(struct call *c)
 
 /* The pre-creating child a connection goes to: one with a parked sandbox; else, while fewer than
  * warm_max children pre-create, none (a cold child, which pre-creates after its call);
- * else one between calls (the call waits for the sandbox it is preparing). -1: none. */
+ * else one between calls, preparing rather than held (the call waits for the sandbox it is
+ * preparing). -1: none. */
 static int pick_warm(struct server *s)
 {
 	int idle = -1;
@@ -197,7 +247,8 @@ static int pick_warm(struct server *s)
 			continue;
 		if (c->ready)
 			return i;
-		if (idle < 0)
+		/* one already preparing is further along than a held one (which starts on this call) */
+		if (idle < 0 || (s->calls[idle].held && !c->held))
 			idle = i;
 	}
 	return s->nwarm < s->warm_max ? -1 : idle;
@@ -217,7 +268,8 @@ static void accept_one(struct server *s)
 	s->served++;
 	/* a pre-creating child takes it when it is between calls and has none queued */
 	int w = pick_warm(s);
-	if (w >= 0 && send_conn(s->calls[w].ch, conn) == 0) {
+	if (w >= 0 && send_fd(s->calls[w].ch, 'C', conn) == 0) {
+		s->calls[w].held = false; /* (a held child takes it as its next call) */
 		s->calls[w].pending = conn;
 		s->calls[w].was_ready = s->calls[w].ready;
 		s->calls[w].ready = false;
@@ -231,6 +283,38 @@ static long now_ms(void)
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* The held children (answered, serve_warm.c hold()) clean up and prepare their next sandbox once
+ * no call has been in flight for SERVE_QUIET_MS: a burst does not share the CPUs with that work.
+ * Returns poll's timeout: -1, or the ms until then. */
+static int quiet(struct server *s)
+{
+	bool held = false, busy = false;
+	for (int i = 0; i < SERVE_MAX_LIVE; i++) {
+		const struct call *c = &s->calls[i];
+		held |= c->pid && c->held && c->ch >= 0;
+		busy |= c->pid && (c->conn >= 0 || c->pending >= 0);
+	}
+	if (!held || busy) {
+		s->quiet_at = 0;
+		return -1;
+	}
+	long now = now_ms();
+	if (!s->quiet_at)
+		s->quiet_at = now + SERVE_QUIET_MS;
+	if (now < s->quiet_at)
+		return (int)(s->quiet_at - now);
+	for (int i = 0; i < SERVE_MAX_LIVE; i++) {
+		struct call *c = &s->calls[i];
+		if (c->pid && c->held && c->ch >= 0) {
+			char g = 'G';
+			(void)send(c->ch, &g, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+			c->held = false;
+		}
+	}
+	s->quiet_at = 0;
+	return -1;
 }
 
 /* SIGTERM/SIGINT: every live run ends as a direct run on SIGTERM; SIGKILL after the grace. */
@@ -327,7 +411,7 @@ int serve_main(const struct serve_cfg *cfg)
 				map[np] = i;
 				p[np++] = (struct pollfd){.fd = s->calls[i].conn, .events = 0}; /* HUP/ERR only */
 			}
-		if (poll(p, (nfds_t)np, -1) < 0) {
+		if (poll(p, (nfds_t)np, quiet(s)) < 0) {
 			if (errno == EINTR)
 				continue;
 			sbx_msg("serve: poll: %s", strerror(errno));
@@ -342,7 +426,7 @@ int serve_main(const struct serve_cfg *cfg)
 		}
 		for (int k = 2; k < nch; k++) /* before the hang-ups: a 'W' means the call is answered */
 			if (p[k].revents && s->calls[map[k]].ch == p[k].fd)
-				on_warm(&s->calls[map[k]]);
+				on_warm(s, map[k]);
 		for (int k = nch; k < np; k++)
 			if (p[k].revents & (POLLHUP | POLLERR)) {
 				struct call *c = &s->calls[map[k]];

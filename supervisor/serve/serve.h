@@ -9,10 +9,13 @@
  * sandbox, audit run and result record), and replies with the exit status and the result record.
  * Pre-created sandboxes (cfg->warm): after replying, the child of a call (at most cfg->warm_max,
  * default SERVE_WARM_MAX, such children at a time, each with one sandbox) prepares the next run for the same command,
- * options, working directory and environment and parks it before run.start; the server hands the
- * next connection to a child whose sandbox is parked (else to a new cold child while fewer than
- * cfg->warm_max pre-create, else to one that is preparing), so a burst of up to warm_max
- * back-to-back calls finds parked sandboxes once that many children pre-create; a call that matches is released
+ * options, working directory and environment and parks it before run.start; while fewer than
+ * warm_max children pre-create, a child whose sandbox parked gives a copy of its template to a new
+ * one (fill, serve_child_copy), so a burst of up to warm_max back-to-back calls finds parked
+ * sandboxes from the first call on; the server hands the next connection to a child whose sandbox
+ * is parked (else to a new cold child while fewer than cfg->warm_max pre-create, else to one that is
+ * preparing). After its reply a child waits until no call has been in flight for SERVE_QUIET_MS
+ * before it cleans up and prepares again (a burst does not share the CPUs with that). A call that matches is released
  * into it (its argv, stdio and tag; run.start written then), one that does not ends the parked
  * sandbox unaudited and runs cold in that child. A sandbox runs at most one call.
  * What is kept between calls: the probe programs (the server holds a slot of the shared probe set
@@ -35,6 +38,9 @@
 #define SERVE_WARM_LIMIT    16      /* the most `sbxsup serve --warm N` takes */
 #define SERVE_STOP_GRACE_MS 5000
 #define SERVE_REQ_TIMEOUT_S 10      /* a connection must deliver its request within this */
+#define SERVE_QUIET_MS      50      /* no call in flight this long: answered children clean up and
+				     * prepare their next sandbox (serve_warm.c hold()) */
+#define SERVE_HOLD_MAX_MS   2000    /* ... or after this long anyway */
 
 struct run_warm;
 

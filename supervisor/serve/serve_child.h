@@ -18,4 +18,12 @@
  * call (serve_warm.c), else -1. */
 __attribute__((noreturn)) void serve_child(int conn, int ch, const struct serve_cfg *cfg);
 
+/* A pre-creating child that starts from another child's template instead of a call (the server
+ * fills up to cfg->warm_max parked sandboxes, serve.c): closes every descriptor but tp and ch,
+ * reads the template from tp (a request as a client sends it, with exactly one descriptor: the
+ * working directory; parsed by the same parser, bounded by SERVE_REQ_TIMEOUT_S), enters its
+ * working directory, takes its environment and prepares a sandbox for it exactly as a call's
+ * child does after its call (serve_warm.c). Anything else on tp: it exits. */
+__attribute__((noreturn)) void serve_child_copy(int tp, int ch, const struct serve_cfg *cfg);
+
 #endif

@@ -14,6 +14,9 @@
  * cgroups and directories removed)
  * and runs cold here, and becomes the template. A parked sandbox is never given a second call.
  * EOF on the channel or SIGTERM ends the parked sandbox and the child.
+ * 'D' from the server (with one end of a socket pair) asks for a copy of the template, which a
+ * new pre-creating child started by the server reads (serve_child_copy): the template's request
+ * re-encoded as a client sends it, with the working directory as its one descriptor.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,6 +54,7 @@ struct warm {
 	int fails;                     /* parked sandboxes in a row that ended without a call */
 	int rec;                       /* the record's memfd of the current run */
 	bool answered;
+	int queued;                    /* a connection the server sent while this child was held, -1 */
 };
 
 static void info_free(struct serve_call_info *i)
@@ -73,7 +77,8 @@ static void set_template(struct warm *w)
 /* Between calls: nothing of a call is held. */
 static void drop_call(struct warm *w)
 {
-	serve_close_all_but(&w->ch, 1);
+	int keep[2] = {w->ch, w->queued};
+	serve_close_all_but(keep, w->queued >= 0 ? 2 : 1);
 	for (int fd = 0; fd <= 2; fd++) {
 		int nul = open("/dev/null", fd ? O_WRONLY : O_RDONLY);
 		if (nul >= 0 && nul != fd) {
@@ -85,10 +90,40 @@ static void drop_call(struct warm *w)
 	info_free(&w->ci);
 }
 
+/* The server asks for a copy of the template on tp (a new pre-creating child reads it,
+ * serve_child_copy): the template's request as a client sends it, with its working directory as the
+ * one descriptor. Only a template a sandbox is prepared for is given; else tp is just closed. */
+static void give_template(struct warm *w, int tp)
+{
+	char *buf = w->ti.key && w->fails < 3 ? malloc(SBX_SERVE_REQ_MAX) : NULL;
+	int cwd = buf ? open(".", O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+	const int32_t target[1] = {-1};
+	const struct serve_req *rq = w->t->rq;
+	long n = cwd >= 0 ? serve_req_encode(buf, SBX_SERVE_REQ_MAX, (char *const *)rq->argv,
+					     (char *const *)rq->envp, target, 1) : -1;
+	if (n > 0)
+		(void)sbx_send_fds(tp, buf, (size_t)n, &cwd, 1);
+	if (cwd >= 0)
+		close(cwd);
+	free(buf);
+	close(tp);
+}
+
 /* The next connection from the server: 0 (w->c received and parsed, 'T' sent), -1: the server
  * closed the channel (stop). poll_extra: descriptors that end the wait (returns 1). */
 static int next_call(struct warm *w, const int *extra, int nextra)
 {
+	if (w->queued >= 0) { /* sent while held (hold()): it waited for this sandbox */
+		int conn = w->queued;
+		w->queued = -1;
+		if (serve_call_recv(w->c, conn) < 0) {
+			serve_tell(w->ch, 'F');
+			close(conn);
+		} else {
+			serve_tell(w->ch, 'T');
+			return 0;
+		}
+	}
 	for (;;) {
 		struct pollfd p[3] = {{.fd = w->ch, .events = POLLIN}};
 		for (int i = 0; i < nextra; i++)
@@ -111,6 +146,10 @@ static int next_call(struct warm *w, const int *extra, int nextra)
 		if (got != 1 || (mflags & MSG_CTRUNC)) { /* exactly one connection, or none taken */
 			if (got)
 				close(conn);
+			continue;
+		}
+		if (b == 'D') { /* not a call: a copy of the template for a new pre-creating child */
+			give_template(w, conn);
 			continue;
 		}
 		if (serve_call_recv(w->c, conn) < 0) {
@@ -241,6 +280,42 @@ static void client_result(struct warm *w, int rec)
 	free(buf);
 }
 
+/* After a reply: the clean-up of this call's run and the next sandbox's preparation wait until the
+ * server has had no call in flight for SERVE_QUIET_MS ('G'), so a burst of calls answered from
+ * parked sandboxes does not share the CPUs with that work; at most SERVE_HOLD_MAX_MS. A connection
+ * sent meanwhile ends the wait (it is this child's next call, queued for next_call); EOF (the server
+ * stops) too. A 'D' is answered here as in next_call. */
+static void hold(struct warm *w)
+{
+	serve_tell(w->ch, 'H');
+	struct pollfd p = {.fd = w->ch, .events = POLLIN};
+	for (;;) {
+		int r = poll(&p, 1, SERVE_HOLD_MAX_MS);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return;
+		char b;
+		int fd = -1, got = 0, mflags = 0;
+		ssize_t n = sbx_recv_fds(w->ch, &b, 1, &fd, 1, &got, &mflags);
+		if (n <= 0)
+			return;
+		if (got != 1 || (mflags & MSG_CTRUNC)) {
+			if (got)
+				close(fd);
+			if (b == 'G')
+				return;
+			continue;
+		}
+		if (b == 'D') {
+			give_template(w, fd);
+			continue;
+		}
+		w->queued = fd;
+		return;
+	}
+}
+
 /* run.h struct run_warm: the call is over, its record written: answer it before the clean-up. */
 static void warm_done(void *arg, int code)
 {
@@ -250,11 +325,12 @@ static void warm_done(void *arg, int code)
 	serve_tell(w->ch, 'W'); /* before the reply: the server stops watching the connection */
 	serve_reply_record(w->c->conn, code, w->rec);
 	w->answered = true;
+	hold(w);
 }
 
 void serve_warm_loop(struct serve_call *c, int ch, const struct serve_cfg *cfg)
 {
-	struct warm w = {.cfg = cfg, .ch = ch, .t = c, .result_fd = -1};
+	struct warm w = {.cfg = cfg, .ch = ch, .t = c, .result_fd = -1, .queued = -1};
 	struct run_warm rw = {.wait = warm_wait, .done = warm_done, .arg = &w};
 	if (!(w.c = serve_call_new()))
 		_exit(0);

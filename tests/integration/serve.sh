@@ -420,9 +420,11 @@ else
 	t_fail serve_warm_call_isolated "the server did not start: $(cat "$T_TMP/warm.log")"
 fi
 
-# 13. --warm N: a burst of N concurrent calls makes N pre-creating children, each then parks one
-# sandbox (its stage waiting for a call), and a burst of N back-to-back calls runs in them (each
-# call's run.start comes after the previous call: nothing cold is started, the server keeps N)
+# 13. --warm N: after one call the server fills up to N parked sandboxes (its child gives a copy of
+# its template to new pre-creating children), so a burst of N back-to-back calls is served by them:
+# evidence is each call's run.start, which says warm:true only for a call released into a sandbox
+# prepared before it. Then a burst of N concurrent calls, and N back-to-back again: never more than N
+# parked (nothing cold is started, the server keeps N)
 S3=$SD/s3; A3=$T_TMP/audit.warmn
 # stages waiting among the server's descendants (argv[1] `__stage`, inside the parked bwrap)
 parked() {
@@ -436,6 +438,15 @@ parked() {
 }
 if start_server "$S3" "$T_TMP/warmn.log" --warm 3 -a "$A3" -w "$WS" -m "$T_TMP/pass.json"; then
 	sp3=$SPID why=
+	(cd "$WS" && timeout 60 "$SBXSUP" run --server "$S3" --tag first -- true >/dev/null 2>&1) || why="$why the first call failed;"
+	n=0; for i in $(seq 1 150); do n=$(parked "$sp3"); [ "$n" -ge 3 ] && break; sleep 0.1; done
+	[ "$n" = 3 ] || why="$why $n sandboxes parked after one call with --warm 3 (want 3);"
+	for i in 1 2 3; do (cd "$WS" && timeout 60 "$SBXSUP" run --server "$S3" --tag burst$i -- true >/dev/null 2>&1) || why="$why burst call $i failed;"; done
+	audit_has "$A3" run.start tag=first warm? && why="$why the first call (cold) says warm;"
+	for i in 1 2 3; do audit_has "$A3" run.start tag=burst$i warm=true || why="$why burst call $i was not served by a parked sandbox (its run.start has no warm:true);"; done
+	if [ -z "$why" ]; then t_pass serve_warm_burst_n_warm; else t_fail serve_warm_burst_n_warm "$why"; fi
+	why=
+	n=0; for i in $(seq 1 150); do n=$(parked "$sp3"); [ "$n" -ge 3 ] && break; sleep 0.1; done
 	ps3=(); for i in 1 2 3; do (cd "$WS" && timeout 60 "$SBXSUP" run --server "$S3" -- true >/dev/null 2>&1) & ps3+=($!); done
 	for p in "${ps3[@]}"; do wait "$p" || why="$why a warm-up call failed;"; done
 	n=0; for i in $(seq 1 100); do n=$(parked "$sp3"); [ "$n" -ge 3 ] && break; sleep 0.1; done
@@ -447,8 +458,9 @@ if start_server "$S3" "$T_TMP/warmn.log" --warm 3 -a "$A3" -w "$WS" -m "$T_TMP/p
 	stop_server "$sp3" || why="$why server exit $?;"
 	SPID=
 	n=$(audit_count "$A3" run.start 2>/dev/null)
-	[ "$n" = 6 ] || why="$why $n run.start events for 6 calls;"
+	[ "$n" = 10 ] || why="$why $n run.start events for 10 calls;"
 	if [ -z "$why" ]; then t_pass serve_warm_n_parked; else t_fail serve_warm_n_parked "$why"; fi
 else
+	t_fail serve_warm_burst_n_warm "the server did not start: $(cat "$T_TMP/warmn.log")"
 	t_fail serve_warm_n_parked "the server did not start: $(cat "$T_TMP/warmn.log")"
 fi

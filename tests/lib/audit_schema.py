@@ -52,7 +52,7 @@ class Checker:
                 if not any(TYPES[t](v) for t in ts):
                     out.append('%s: %r is not of type %s' % (path, v, '/'.join(ts)))
             elif k == 'const':
-                if v != a or type(v) is bool != (type(a) is bool):
+                if v != a or (type(v) is bool) != (type(a) is bool):
                     out.append('%s: %r is not %r' % (path, v, a))
             elif k == 'enum':
                 if v not in a or isinstance(v, bool):

@@ -256,7 +256,7 @@ static void t_wrap_plan_env(void **state)
 	struct run_limits lim = {.wall_s = 300, .nofile = 1024, .cpu_s = -1, .memory_mb = -1, .pids = -1,
 				 .fsize_mb = -1, .wall_ms = 300000};
 	static const bool wrapped = true;
-	struct layer_ctx c = {.pol = f.p, .d = &d, .L = &L, .lim = &lim, .wrapped = &wrapped, .workspace = f.m->workspace,
+	struct layer_ctx c = {.pol = f.p, .d = &d, .L = &L, .lim = &lim, .plan_wrapped = &wrapped, .workspace = f.m->workspace,
 			      .cmd = cmd, .env = &env, .report_sock = "/tmp/r/report",
 			      .fds = {.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1, .userns = -1,
 				      .passwd = -1, .group = -1}};
