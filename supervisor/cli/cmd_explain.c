@@ -40,7 +40,8 @@ static const char explain_usage[] =
 	"\n"
 	"  -m, --manifest FILE    the manifest (default: the built-in default manifest)\n"
 	"  -w, --workspace DIR    workspace (default: the current directory)\n"
-	"  -p, --path P           decide a read of P (~ and relative paths are expanded)\n"
+	"  -p, --path P           decide a read of P (~ and relative paths are expanded); for a path a\n"
+	"                         manifest deny refuses, which layers and filters hold it per mode\n"
 	"      --write            decide writes instead of reads for the --path queries\n"
 	"      --exec             decide execution instead of reads for the --path queries\n"
 	"  -H, --host H[:PORT]    decide a connection to H (name, IPv4, or [IPv6]; no port = any port)\n"
@@ -243,22 +244,30 @@ static void deny_layers(const struct policy *p, const char *abs, uint32_t rule)
 	printf("  enforced by:\n");
 	printf("    preload   the deny's glob, at every libc call (dynamically linked programs)\n");
 	printf("    seccomp   the deny decision at each open, exec and write-class call, for files that "
-	       "exist at start and files created later (raw system calls, static binaries); io_uring is "
-	       "refused whole\n");
+	       "exist at start and files created later (raw system calls, static binaries; opens performed "
+	       "by sbxsup on the object decided); io_uring is refused whole. Made in the seccomp layer's "
+	       "filter (full, no-bwrap, --layers seccomp)\n");
+	printf("    sensor    the same decision, with the seccomp layer off, in the report-only sensor's "
+	       "filter (--layers bwrap, --layers landlock, --layers preload)\n");
+	printf("    guard     the same decision in the privilege guard's filter where neither is installed "
+	       "(preload-only: --layers preload,probes; --sensor off)\n");
+	printf("    (none)    without user notification (an outer sandbox holds the listener) a file created "
+	       "later is not held below libc; run.start.level.deny names the holder of each run\n");
 	if (!g.path) {
 		printf("    bwrap     not bound: nothing granted holds it\n");
 		printf("    landlock  not granted\n");
 	} else if (!exists) {
-		printf("    bwrap     not masked: it does not exist now (created later: seccomp holds it)\n");
-		printf("    landlock  not left out: it does not exist now (the grant %s allows it; seccomp "
-		       "holds it)\n", esc(g.path, eb2));
+		printf("    bwrap     not masked: it does not exist now (created later: the seccomp deny "
+		       "decision holds it)\n");
+		printf("    landlock  not left out: it does not exist now (the grant %s allows it; the seccomp "
+		       "deny decision holds it)\n", esc(g.path, eb2));
 	} else {
 		printf("    bwrap     masked at start (inside the grant %s)\n", esc(g.path, eb2));
 		printf("    landlock  left out at start: %s is entered entry by entry%s\n", esc(g.path, eb2),
 		       (g.access & POL_WRITE) ? " with --layers landlock only (a write grant: with seccomp on "
 						"it stays whole and the seccomp decision holds the deny)" : "");
 	}
-	printf("    probes    report what reaches the kernel (preload-only: a breach)\n");
+	printf("    probes    report what reaches the kernel\n");
 }
 
 static int query_path(const struct policy *p, const struct mf_ctx *ctx, const char *q, unsigned acc)

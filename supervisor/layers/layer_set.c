@@ -145,6 +145,19 @@ void sbx_privguard_level(const struct sbx_layers *L, char *out, size_t outlen)
 		snprintf(out, outlen, "off (no sandbox)");
 }
 
+void sbx_deny_level(const struct sbx_layers *L, char *out, size_t outlen)
+{
+	const char *who = !strcmp(L->denies, "seccomp") ? "the seccomp layer"
+			  : !strcmp(L->denies, "sensor") ? "the report-only sensor's filter (seccomp off)"
+			  : !strcmp(L->denies, "guard") ? "the privilege guard's filter (seccomp off)" : NULL;
+	if (who)
+		snprintf(out, outlen, "below libc by %s: every open, exec and write-class call decided, opens "
+			 "performed by sbxsup (files at start and created later)", who);
+	else
+		snprintf(out, outlen, "at start only (bwrap masks, Landlock rules): no user notification, so a "
+			 "match created during the run is not held below libc");
+}
+
 void sbx_sensor_level(const struct sbx_layers *L, char *out, size_t outlen)
 {
 	bool sc = sbx_layer_on(L, SBX_L_SECCOMP), pr = sbx_layer_on(L, SBX_L_PROBES);

@@ -43,6 +43,8 @@ bool layers_stage_wants_policy(const struct layer_stage *s)
 {
 	if (s->sensor) /* the seccomp entry's report-only mode decides on the policy */
 		return true;
+	if (!s->keep_caps) /* the privilege guard's own filter too: abstract names, a manifest deny */
+		return true;
 	for (int l = 0; l < SBX_L__N; l++)
 		if (sbx_layer_stage_ops[l] && sbx_layer_stage_ops[l]->policy && ((s->on >> l) & 1u))
 			return true;

@@ -282,6 +282,10 @@ void layers_on_ready(struct layer_ctx *c, struct layer_rt *rt, const char *statu
 	}
 	if (get(status, "privguard", v, sizeof v) == 0)
 		snprintf(c->L->privguard, sizeof c->L->privguard, "%.15s", v);
+	if (get(status, "denies", v, sizeof v) == 0)
+		snprintf(c->L->denies, sizeof c->L->denies, "%.15s", v);
+	else
+		c->L->denies[0] = 0;
 	FOR_EACH_LAYER(l, o)
 		if (o->on_ready)
 			o->on_ready(c, &rt->st[l], status, pid, listener);

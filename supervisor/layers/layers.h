@@ -35,6 +35,10 @@ struct sbx_layers {
 	char sensor[160];              /* "" not asked; "on", or "off (why)" as the stage said / why off */
 	char privguard[16];            /* the privilege guard as the stage said: "notify", "errno", ""
 					* (not reported: SBXSUP_SANDBOX=0, or no stage yet) */
+	char denies[16];               /* which filter holds the manifest's denies below libc, as the
+					* stage said: "seccomp" (the layer), "sensor" (the report-only
+					* sensor's filter), "guard" (the privilege guard's), "none" (no
+					* user notification); "" (no deny, or no stage yet) */
 };
 
 const char *sbx_layer_name(enum sbx_layer l);       /* "preload", "bwrap", ... */
@@ -58,6 +62,9 @@ void sbx_layer_set_moot(struct sbx_layers *s, enum sbx_layer l, const char *fmt,
 void sbx_sensor_level(const struct sbx_layers *L, char *out, size_t outlen);
 /* run.start.level.privilege: how the privilege guard stands (README, Policy semantics). */
 void sbx_privguard_level(const struct sbx_layers *L, char *out, size_t outlen);
+/* run.start.level.deny (a manifest with a deny): which layer holds a deny, for files that exist
+ * at start and files created later. */
+void sbx_deny_level(const struct sbx_layers *L, char *out, size_t outlen);
 /* True when the sensor was wanted for this run and is not on (to be warned about). */
 bool sbx_sensor_missing(const struct sbx_layers *L);
 static inline bool sbx_layer_on(const struct sbx_layers *s, enum sbx_layer l)

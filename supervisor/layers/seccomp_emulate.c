@@ -82,7 +82,9 @@ enum sbx_sn_route sbx_sn_route(const struct sbx_sn_walls *w, const char *sys)
 	if (in(sys, meta_refused))
 		return w->bwrap ? SBX_SN_CONTINUE : SBX_SN_REFUSE;
 	if (in(sys, ll_covered)) {
-		if (w->landlock || w->bwrap)
+		/* a filter holding a manifest deny (w->deny): neither wall knows a match created since
+		 * the start, so a name made or moved is performed here (an exec cannot be) */
+		if ((w->landlock || w->bwrap) && !(w->deny && strncmp(sys, "exec", 4)))
 			return SBX_SN_CONTINUE;
 		/* an exec cannot be performed for the target; the exec gate (no code:exec) refuses
 		 * every later exec, and with code:exec the policy grants execution */

@@ -73,6 +73,10 @@ struct sbx_sn_walls {
 			 * read-only */
 	bool landlock;  /* Landlock enforces the grants on file access (open/create/remove/rename/
 			 * link/truncate/mknod) */
+	bool deny;      /* this filter holds a manifest deny: a call that makes or moves a name (the
+			 * write class, link, mknod) is performed here whatever the walls — neither wall
+			 * knows a match created since the start, and a racing thread could otherwise
+			 * link or rename it to a name the deny does not match and read it there */
 };
 
 /* How a routed call is answered after the notify decision allowed it. */

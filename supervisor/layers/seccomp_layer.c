@@ -454,6 +454,22 @@ static bool routed_whole(const char *name, bool notify, const struct sbx_seccomp
 	return false;
 }
 
+/* Whether `sys` (a native call's name) is one the deny decision holds where the layer is off but
+ * another filter of the run carries it (the report-only sensor's, the privilege guard's): the
+ * layer's W_FILES and exec entries, and link/linkat (a second name for a match). openat2 is not:
+ * both filters refuse it whole (its mode is in memory). */
+static bool deny_routed(const char *sys)
+{
+	if (!strcmp(sys, "link") || !strcmp(sys, "linkat"))
+		return true;
+	if (!strcmp(sys, "openat2"))
+		return false;
+	for (size_t i = 0; i < NRULES; i++)
+		if (!strcmp(deny_table[i].name, sys))
+			return deny_table[i].when == W_FILES || deny_table[i].when == W_EXEC_GATE;
+	return false;
+}
+
 /* ---- the privilege guard (contract version 3) -----------------------------------------------
  * Whatever the layers, the executor never creates a setuid/setgid bit or a device node
  * (policy.h pol_priv_mode: the same bits). The mode of these calls is a register: the rules below
@@ -523,16 +539,20 @@ static int priv_rules_one(scmp_filter_ctx ctx, uint32_t act, size_t i)
 static int priv_rules(scmp_filter_ctx ctx, bool notify, const struct sbx_seccomp_opts *o)
 {
 	static const struct sbx_seccomp_opts none = {.deny_exec = false};
+	/* the guard alone with manifest denies: the deny's calls are routed whole (below) */
+	static const struct sbx_seccomp_opts denies = {.deny_files = true};
 	bool alone = !o || o->guard;
 	bool abstract = o && o->guard && o->guard_abstract;
+	bool guard_denies = o && o->guard && o->deny_files && notify;
 	if (!o || o->guard)
-		o = &none;
+		o = guard_denies ? &denies : &none;
 	uint32_t act = notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(EPERM);
 	int rc = 0, nr;
 	for (size_t i = 0; i < sizeof priv_table / sizeof priv_table[0] && !rc; i++)
 		if (!routed_whole(priv_table[i].name, notify, o))
 			rc = priv_rules_one(ctx, act, i);
-	if (!rc && (nr = sc_resolve("openat2")) >= 0 && !routed_whole("openat2", notify, o))
+	/* (the guard with denies routes openat2 here too: refused whole, as without them) */
+	if (!rc && (nr = sc_resolve("openat2")) >= 0 && (guard_denies || !routed_whole("openat2", notify, o)))
 		rc = seccomp_rule_add(ctx, notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(ENOSYS), nr, 0);
 	if (!rc && (alone || o->report_only) && (nr = sc_resolve("clone3")) >= 0)
 		rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nr, 0);
@@ -564,18 +584,24 @@ static int priv_rules(scmp_filter_ctx ctx, bool notify, const struct sbx_seccomp
 	for (size_t i = 0; notify && abstract && i < 2 && !rc; i++)
 		if ((nr = sc_resolve(net_calls[i])) >= 0)
 			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+	/* a manifest deny with the layer off: the calls the layer routes for the denies (the open
+	 * family, the write class, execs) and link/linkat (a second name for a match) go to the
+	 * supervisor, which decides them as the layer does (sbx_seccomp_state.deny_held) */
+	for (size_t i = 0; guard_denies && i < NRULES && !rc; i++)
+		if (deny_routed(deny_table[i].name) && (nr = sc_resolve(deny_table[i].name)) >= 0)
+			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
 	return rc;
 }
 
 static int install(bool notify, bool tsync, const struct sbx_seccomp_opts *o, int *listener, char *why,
 		   size_t whylen);
 
-int sbx_privguard_install(int *listener, bool abstract, char *why, size_t whylen)
+int sbx_privguard_install(int *listener, bool abstract, bool denies, char *why, size_t whylen)
 {
 	bool tsync = true;
 	char nwhy[160];
 	bool notify = notify_usable(&tsync, nwhy, sizeof nwhy);
-	const struct sbx_seccomp_opts g = {.guard = true, .guard_abstract = abstract};
+	const struct sbx_seccomp_opts g = {.guard = true, .guard_abstract = abstract, .deny_files = denies};
 	int rc = install(notify, tsync, &g, listener, why, whylen);
 	if (rc < 0 && notify) /* an outer sandbox holds the listener (EBUSY): errno only */
 		rc = install(false, tsync, &g, listener, why, whylen);
@@ -891,6 +917,79 @@ static int route_allowed(int listener, const struct sbx_seccomp_state *st, const
 	return 1;
 }
 
+/* A call of the deny's class (deny_routed) under a filter that holds the manifest's denies while
+ * the layer is off (the report-only sensor's or the privilege guard's: st->deny_held): decided
+ * with the layer's own deny-only decision (sbx_sn_decide with files_deny_only: a match refused,
+ * kernel.violation rule "deny[N]: ...", critical) and, when allowed, performed by the layer's one
+ * table (route_allowed: opens emulated on the object decided, the write class and link emulated —
+ * sbx_sn_walls.deny —, execs continued). What the emulation refuses besides (an object the policy
+ * does not grant: Landlock's or bwrap's refusal, made here since sbxsup is outside both) is
+ * reported as contained — nothing else reports it in these modes (the probes do not see a call
+ * seccomp answered). The target's memory is read once per decision: no second read for a report
+ * (a racing thread would make it name what the call did not use); an exec, which continues, gets
+ * the sensor's report as every continued call does. A foreign architecture's call of this class is
+ * refused (its arguments are not decided here). 0, or -1 (the stream failed). */
+static int hold_deny(int listener, struct audit *a, const struct sbx_seccomp_state *st,
+		     const struct seccomp_notif *req, struct seccomp_notif_resp *resp, const char *sys, int ferr)
+{
+	struct sbx_seccomp_state ds = *st;
+	ds.ctx.files_deny_only = true;
+	ds.ctx.report_only = false;
+	ds.deny_opens = true;
+	ds.walls.deny = true;
+	struct sbx_sn_report rep;
+	memset(&rep, 0, sizeof rep);
+	rep.port = -1;
+	int d;
+	if (strchr(sys, ':')) {
+		rep.access = "escape";
+		snprintf(rep.rule, sizeof rep.rule, "%s", PR_RULE_ESCAPE);
+		sbx_sn_fill_proc((pid_t)req->pid, &rep);
+		rep.violation = true;
+		rep.err = ferr;
+		d = 1;
+	} else {
+		d = sbx_sn_decide(&ds.ctx, listener, req->id, (pid_t)req->pid, sys, (const uint64_t *)req->data.args,
+				  &rep);
+	}
+	bool is_exec = !strcmp(sys, "execve") || !strcmp(sys, "execveat");
+	if (d == 0 && is_exec) {
+		struct sbx_sn_report srep;
+		struct pr_view v;
+		bool report = !st->guard_only && sensor_decide(listener, st, req, sys, &srep, &v);
+		resp->id = req->id;
+		resp->val = 0;
+		resp->error = 0;
+		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		(void)seccomp_notify_respond(listener, resp);
+		return a && report && pr_emit_violation(a, &v) < 0 ? -1 : 0;
+	}
+	if (d == 0) {
+		ds.ctx.files_deny_only = false; /* the emulation reports what it refuses */
+		int e = route_allowed(listener, &ds, req, sys, &rep);
+		if (e == 0)
+			return 0;
+		if (e == 1)
+			d = 1;
+		else
+			d = 2;
+	}
+	if (d == 1 || d == 3) {
+		int err = rep.err ? rep.err : EACCES;
+		respond_err(listener, req, resp, err);
+		if (d == 1 && rep.violation && a && emit_contained(a, sys, req->pid, &rep, err) < 0)
+			return -1;
+		return 0;
+	}
+	/* not decided there (2), or nothing to race (an O_PATH open): the kernel and the layers decide */
+	resp->id = req->id;
+	resp->val = 0;
+	resp->error = 0;
+	resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	(void)seccomp_notify_respond(listener, resp);
+	return 0;
+}
+
 int sbx_seccomp_handle(int listener, struct audit *a)
 {
 	return sbx_seccomp_handle_state(listener, a, NULL);
@@ -947,6 +1046,11 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 	bool is_openat2 = !strcmp(sys, "openat2");
 	bool newuser = (!strcmp(bare, "unshare") || !strcmp(bare, "clone")) && (req->data.args[0] & CLONE_NEWUSER);
 	bool uring = !strcmp(bare, "io_uring_setup"); /* a ring runs opens and xattrs with no syscall */
+	if (st && st->deny_held && deny_routed(bare)) {
+		if (hold_deny(listener, a, st, req, resp, sys, err) < 0)
+			ret = -1;
+		goto out;
+	}
 	if (st && st->guard_only) {
 		/* the guard's own filter (neither the layer's nor the sensor's): a user namespace is
 		 * refused and reported (the call never reaches the probes), openat2 is refused, the
@@ -1188,8 +1292,11 @@ static void sc_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 	 * (stage.c deny_files): only a hard deny is refused */
 	s->gate.deny_opens = !s->gate.report_only && c->pol && pol_manifest_deny(c->pol, 0, NULL);
 	s->gate.ctx.files_deny_only = s->gate.deny_opens && !report_files_wanted(c->L);
+	/* the layer off: the sensor's or the guard's filter holds the denies (the stage said so) */
+	s->gate.deny_held = s->gate.report_only && (!strcmp(c->L->denies, "sensor") || !strcmp(c->L->denies, "guard"));
 	s->gate.walls.bwrap = sbx_layer_on(c->L, layer_bwrap.id);
 	s->gate.walls.landlock = sbx_layer_on(c->L, layer_landlock.id);
+	s->gate.walls.deny = s->gate.deny_opens || s->gate.deny_held;
 	*st = s;
 }
 
@@ -1248,16 +1355,22 @@ static void sc_stop(void *st)
  * after an install may make a call the filter notifies). One entry, three modes:
  *   - the layer (`--seccomp`): the filter of the compiled policy; status seccomp=on with its level;
  *   - the report-only sensor (`--sensor`, the layer and the probes off): a filter whose every rule
- *     is user notification, every call continues; status sensor=on|off;
+ *     is user notification, every call continues but what the privilege guard and a manifest
+ *     deny refuse; status sensor=on|off;
  *   - neither installed: the privilege guard's own filter (notified where the kernel can, errno
  *     only else), in every mode that sandboxes (not SBXSUP_SANDBOX=0).
- * The layer's and the sensor's filters carry the guard; status privguard=notify|errno. The
+ * The layer's and the sensor's filters carry the guard; status privguard=notify|errno. With a
+ * manifest deny, status denies=seccomp|sensor|guard|none: the filter that holds it below libc
+ * (the guard's own then routes the deny's calls too; sbx_seccomp_state.deny_held). The
  * listener, when one was made, is handed to the supervisor with "ready" (s->listener).
  */
 int sbx_seccomp_stage(struct layer_stage *s, bool on)
 {
 	char why[512], buf[900];
 	bool guarded = false; /* a filter carrying the privilege guard is installed */
+	/* a manifest deny: which filter holds it below libc ("denies": seccomp, sensor, guard, none) */
+	bool denies = s->pol && pol_manifest_deny(s->pol, 0, NULL);
+	const char *held = "none";
 	if (on) {
 		why[0] = 0;
 		/* no code:exec (or no policy to say otherwise): the exec gate lets only the command's
@@ -1277,6 +1390,8 @@ int sbx_seccomp_stage(struct layer_stage *s, bool on)
 			s->listener = -1;
 		} else {
 			guarded = true;
+			if (s->listener >= 0 && so.deny_files)
+				held = "seccomp";
 			layer_stage_add(s, "seccomp", "on");
 			/* short: run.start.level holds 96 bytes */
 			snprintf(buf, sizeof buf, "%s%s%s%s%s",
@@ -1294,9 +1409,11 @@ int sbx_seccomp_stage(struct layer_stage *s, bool on)
 	 * still seen and written by the supervisor; nothing is refused here (every call continues). */
 	if (!on && s->sensor) {
 		why[0] = 0;
+		/* its filter routes every call of the deny's class already (report_files); with a deny the
+		 * supervisor decides them as the layer would (sbx_seccomp_state.deny_held) */
 		struct sbx_seccomp_opts so = {.report_only = true, .deny_exec = !s->pol || !pol_code_exec(s->pol),
 					      .net_notify = true, .netfilter = s->netfilter,
-					      .meta_notify = true, .report_files = true};
+					      .meta_notify = true, .report_files = true, .deny_files = denies};
 		if (!s->pol) {
 			layer_stage_add(s, "sensor", "off");
 			layer_stage_add(s, "sensor_why", "no compiled policy in the stage");
@@ -1307,6 +1424,7 @@ int sbx_seccomp_stage(struct layer_stage *s, bool on)
 			s->listener = -1;
 		} else {
 			guarded = true;
+			held = "sensor";
 			layer_stage_add(s, "sensor", "on");
 		}
 	}
@@ -1315,16 +1433,18 @@ int sbx_seccomp_stage(struct layer_stage *s, bool on)
 	 * either, a filter of its own (notified too where the kernel can; errno only else). Nothing
 	 * the command leaves behind can gain privilege. */
 	if (s->keep_caps)
-		return 0;
+		return 0; /* SBXSUP_SANDBOX=0: nothing holds anything (warned as a whole) */
 	if (!guarded) {
 		why[0] = 0;
 		/* abstract unix names where the run shares the host's network namespace: refused and
 		 * reported by the guard's filter too (seccomp_unix.h) */
 		bool abstract = s->pol && !pol_abstract_inside(s->pol);
-		if (sbx_privguard_install(&s->listener, abstract, why, sizeof why) < 0) {
+		if (sbx_privguard_install(&s->listener, abstract, denies, why, sizeof why) < 0) {
 			sbx_msg("%s", why[0] ? why : "privilege guard: install failed");
 			return -1;
 		}
+		if (s->listener >= 0)
+			held = "guard";
 	} else if (s->listener >= 0) {
 		/* The layer's and the sensor's filters notify every sendmsg, so the stage cannot attach
 		 * the listener to one: the supervisor takes it by number with pidfd_getfd (ctl.h), a
@@ -1339,6 +1459,8 @@ int sbx_seccomp_stage(struct layer_stage *s, bool on)
 		s->listener_by_number = true;
 	}
 	layer_stage_add(s, "privguard", s->listener >= 0 ? "notify" : "errno");
+	if (denies)
+		layer_stage_add(s, "denies", held);
 	return 0;
 }
 

@@ -86,12 +86,19 @@ struct sbx_seccomp_state {
 	bool exec_spent;  /* the stage's own execve was let through */
 	bool exec_open;   /* code:exec: later execs go to the reporter's decision, not the gate */
 	bool report_only; /* the report-only sensor's filter: every call continues, refusals the
-			   * policy would make are written as kernel.violation outcome "attempted" */
+			   * policy would make are written as kernel.violation outcome "attempted"
+			   * (but the guard's refusals and, with deny_held, a manifest deny's) */
 	bool guard_only;  /* the privilege guard's own filter (sbx_privguard_install): what the guard
 			   * does not refuse continues, unreported */
 	struct sbx_sn_ctx ctx; /* policy + netfilter for the argument decisions (seccomp_notify.h) */
 	bool deny_opens;  /* the policy has a manifest deny: every allowed open is performed by the
 			   * supervisor on the object it decided (seccomp_emulate.h), never continued */
+	bool deny_held;   /* the layer is off and the report-only sensor's or the guard's filter holds
+			   * the manifest's denies (the stage's status "denies"): every call of the
+			   * deny's class (open/openat/creat, the write class, execs after the
+			   * command's own, link/linkat) is decided with the layer's deny-only decision
+			   * (files_deny_only) and performed or refused as the layer's filter does it
+			   * (opens emulated on the object decided); the sensor's report besides */
 	struct sbx_sn_walls walls; /* what stands behind a "continue" (seccomp_emulate.h sbx_sn_route):
 				    * an allowed call the table routes to emulation is performed by the
 				    * supervisor, one it routes to refusal is refused */
@@ -123,11 +130,14 @@ bool sbx_seccomp_sensor_wanted(const struct sbx_layers *L);
  * (their mode/flags are in memory) and io_uring_setup (a ring opens files with no system call):
  * ENOSYS. abstract (the run shares the host's network namespace): bind and connect are routed too,
  * and an abstract name (or an autobind) is refused with EPERM and reported (seccomp_unix.h); the
- * rest continues. Without user notification (or with an outer
+ * rest continues. denies (the policy has a manifest deny, the layer is off): the calls the layer
+ * routes for the denies — open/openat/creat, the write class, execve/execveat — and link/linkat
+ * are routed too, and the supervisor decides and performs them as the layer does
+ * (sbx_seccomp_state.deny_held). Without user notification (or with an outer
  * listener) the same rules answer EPERM themselves (*listener -1; the setxattr family is then
  * left to the kernel, foreign calls are refused). The layer's and the sensor's filters carry the
  * same rules. Needs no_new_privs (set by the capability drop). 0, or -1 (why). */
-int sbx_privguard_install(int *listener, bool abstract, char *why, size_t whylen);
+int sbx_privguard_install(int *listener, bool abstract, bool denies, char *why, size_t whylen);
 
 /* For --dry-run: the rules as JSON ({"deny":[{"syscall":..,"errno":..,"when":..}],...}). */
 cJSON *sbx_seccomp_plan(void);

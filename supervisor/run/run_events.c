@@ -65,6 +65,10 @@ int run_emit_start(struct run *r)
 	audit_add_str(level, "sensor", sensor, sizeof sensor);
 	sbx_privguard_level(&r->L, sensor, sizeof sensor);
 	audit_add_str(level, "privilege", sensor, sizeof sensor);
+	if (r->L.denies[0]) { /* a manifest deny, and a stage that said who holds it */
+		sbx_deny_level(&r->L, sensor, sizeof sensor);
+		audit_add_str(level, "deny", sensor, sizeof sensor);
+	}
 	sd_level(&r->sd, level, r->plan.wrapped, pol_own_netns(r->plan.pol), r->o.disabled);
 	run_shadow_level(r, level);
 	run_net_level(r, level);
@@ -204,6 +208,11 @@ void run_warn_off(const struct run *r)
 		sbx_sensor_level(&r->L, sensor, sizeof sensor);
 		sbx_msg("warning: report-only sensor %s: with neither seccomp nor the probes on, what bwrap, "
 			"Landlock, the limits and the executor's identity refuse is not reported", sensor);
+	}
+	if (!strcmp(r->L.denies, "none")) {
+		char deny[200];
+		sbx_deny_level(&r->L, deny, sizeof deny);
+		sbx_msg("warning: manifest deny held %s", deny);
 	}
 	unsigned off = ((1u << SBX_L__N) - 1) & ~r->L.active & ~r->L.moot;
 	for (int l = 0; l < SBX_L__N; l++) {

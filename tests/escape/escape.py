@@ -1116,13 +1116,14 @@ def write_matrix(path, attacks, modes, results, asserted, layers_by_mode, sbxsup
              '',
              'The `deny` family (a manifest `deny`, floating `**/.env` or nested under a read grant) is decided '
              'per cell as docs/layers.md ("A manifest deny, layer by layer") says: through libc the preload; '
-             'below libc, with seccomp on (`full`, `no-bwrap`, `seccomp`), the seccomp layer\'s deny decision '
-             '(`kernel.violation` `sensor: seccomp-notify` `contained`, rule `deny[N]`, critical) — the only '
-             'layer that holds a match created during the run; `bwrap` alone: the mask bwrap put over each '
-             'match that existed at start (the read returns nothing; the report-only sensor reports it); '
-             '`landlock` alone: the grant entered entry by entry around each match that existed at start '
-             '(EACCES; the sensor reports it); `preload-only` and `probes`: nothing below libc stops it, the '
-             'probes report it; io_uring is refused whole by seccomp.',
+             'below libc the seccomp deny decision (`kernel.violation` `sensor: seccomp-notify` `contained`, '
+             'rule `deny[N]`, critical), for a match that existed at start and one created during the run: '
+             'the seccomp layer\'s filter with seccomp on (`full`, `no-bwrap`, `seccomp`), the report-only '
+             'sensor\'s with it and the probes off (`bwrap`, `landlock`, `preload`, `netfilter`, `limits`: '
+             'in front of the bwrap mask and the Landlock rules made at start), the privilege guard\'s '
+             'where neither is installed (`preload-only`, `probes`); only without user notification '
+             '(not in this matrix) does nothing hold a match created later (`run.start.level.deny`); '
+             'io_uring is refused whole (seccomp, the sensor, the guard).',
              '', '## Layers active per mode (from run.start)', '', '| mode | active layers |', '|---|---|']
     for m in modes:
         l = layers_by_mode.get(m)

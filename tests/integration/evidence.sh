@@ -11,9 +11,13 @@
 #     the kernel made on the secret is counted (the fd's inode is the secret's, or the open failed:
 #     the harmless name always opens); the stream must hold exactly that many attempts naming the
 #     secret as the name the kernel used (`path`; `raced: true` with `path_raced` when the buffer
-#     said otherwise at the call's start). Where a layer protects the secret (full, --layers bwrap)
-#     its bytes never reach the attack. Modes: full, no-bwrap, preload-only, landlock, bwrap (the
-#     probes on: the sensor that sees raw calls).
+#     said otherwise at the call's start). The secret is under a manifest deny, which a seccomp
+#     filter holds in every mode (the layer's; with it off the privilege guard's, issue 28): it
+#     decides each open on one copy of the name, so every attempt is a contained line naming the
+#     name it decided, and the secret's bytes never reach the attack. Modes: full, no-bwrap,
+#     preload-only, landlock, bwrap (the probes on). (No mode lets the kernel open the denied
+#     secret any more, so no run here has the probes' raced lines; their decoding, path_raced and
+#     the critical stamp are checked by tests/unit/test_probes.c and tests/unit/test_severity.c.)
 #   - nameless: io_uring in preload-only mode is refused (ENOSYS, the privilege guard) and
 #     reported; the secret's bytes never reach the attack. (Where a ring runs under the probes,
 #     tests/unit/test_probes.c checks that its openat and read name the file.)
@@ -63,7 +67,9 @@ open(sys.argv[3], 'w').write('\n'.join(out) + '\n')
 PY
 vout=$("$S" audit verify "$A" 2>&1); vrc=$?
 cout=$("$S" audit verify "$A.cut" 2>&1); crc=$?
-if [ $vrc = 0 ] && [ $crc = 1 ] && grep -q 'high/critical event' <<<"$cout" && grep -q 'breach' <<<"$cout"; then
+# (the real attempt is a critical contained line: the privilege guard's filter holds the deny in
+# preload-only mode, run.start.level.deny)
+if [ $vrc = 0 ] && [ $crc = 1 ] && grep -q 'high/critical event' <<<"$cout"; then
 	t_pass evidence_verify_counts
 else t_fail evidence_verify_counts "intact rc=$vrc cut rc=$crc: $(head -c 400 <<<"$vout$cout")"; fi
 
@@ -90,7 +96,7 @@ else t_skip evidence_flood_user "cannot create user $U"; fi
 # ---- raced: every attempt the kernel made on the secret is in the stream -------------------------
 MODE[landlock]="--layers landlock,probes"
 MODE[bwrap]="--layers bwrap,probes"
-# race_once MODE: one attack run; sets WHY (empty: every attempt named) and RACED (raced lines)
+# race_once MODE: one attack run; sets WHY (empty: every attempt named)
 race_once() {
 	local m=$1 A=$T_TMP/aud/race.$1.log out
 	rm -f "$A"
@@ -124,21 +130,12 @@ print('; '.join(why))
 PY
 )
 	audit_has "$A" run.end || WHY="$WHY; a line does not match docs/audit-schema.json or no run.end"
-	RACED=0
-	audit_has "$A" kernel.violation raced=true path_raced? sev=critical && RACED=1
 	# the host side: where a layer stands in front of the secret, its bytes never reach the attack
-	if { [ "$m" = full ] || [ "$m" = bwrap ]; } && [ "${sopen:-1}" != 0 ]; then WHY="$WHY; the secret was opened $sopen times"; fi
+	if [ "$m" != preload-only ] && [ "${sopen:-1}" != 0 ]; then WHY="$WHY; the secret was opened $sopen times"; fi
 	[ -z "$WHY" ] || WHY="$WHY: $(head -c 300 <<<"$out")"
 }
 for m in full no-bwrap preload-only landlock bwrap; do
 	race_once "$m"
-	# preload-only (the fastest opens) must show raced lines; on a loaded host the two threads may not
-	# overlap in one run: up to three runs
-	for try in 2 3; do
-		[ "$m" = preload-only ] && [ -z "$WHY" ] && [ $RACED = 0 ] || break
-		race_once "$m"
-	done
-	[ "$m" = preload-only ] && [ -z "$WHY" ] && [ $RACED = 0 ] && WHY="no critical raced line with path_raced in 3 runs"
 	if [ -z "$WHY" ]; then t_pass "evidence_race/$m"
 	else t_fail "evidence_race/$m" "$WHY"; fi
 done

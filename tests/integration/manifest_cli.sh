@@ -76,11 +76,14 @@ if [ $rc -eq 0 ] && grep -q '^~/notes/a.md: read ALLOWED by capabilities\[1\].hi
 else t_fail explain_path_rules "rc=$rc $out"; fi
 
 # a path a manifest deny refuses: which layers hold it (issue 28) — an existing match is masked by
-# bwrap and left out by Landlock at start; one created later is held by seccomp alone
+# bwrap and left out by Landlock at start; one created later is held by the seccomp deny decision
+# alone (the layer's filter, or with the layer off the sensor's or the privilege guard's)
 mkdir -p "$T_TMP/dws/app" && echo 'K=v' >"$T_TMP/dws/app/.env"
 out=$("$SBXSUP" explain -m "$EX/notes-search.json" -w "$T_TMP/dws" --path "$T_TMP/dws/app/.env" --path "$T_TMP/dws/new/.env" 2>&1); rc=$?
 if [ $rc -eq 0 ] && [ "$(grep -c 'enforced by:' <<<"$out")" -eq 2 ] &&
    grep -q '^    seccomp   the deny decision at each open' <<<"$out" &&
+   grep -q "^    sensor    the same decision, with the seccomp layer off, in the report-only sensor's" <<<"$out" &&
+   grep -q "^    guard     the same decision in the privilege guard's filter" <<<"$out" &&
    grep -q '^    bwrap     masked at start' <<<"$out" && grep -q '^    landlock  left out at start' <<<"$out" &&
    grep -q '^    bwrap     not masked: it does not exist now' <<<"$out"; then t_pass explain_deny_layers
 else t_fail explain_deny_layers "rc=$rc $out"; fi

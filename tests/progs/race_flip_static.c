@@ -6,7 +6,10 @@
  *     OP: connect (AF_UNIX stream socket to the path), chmod (mode 0666 by fchmodat), open (read the
  *         file and print what it read), unlink, link (a hard link of the path at GOOD.lnk),
  *         sendto / sendmsg (a datagram from an AF_UNIX datagram socket to the path: sendto's
- *         address, sendmsg's msg_name; GOOD is the program's own datagram socket, drained).
+ *         address, sendmsg's msg_name; GOOD is the program's own datagram socket, drained),
+ *         linkread (a hard link of the path at GOOD.lnk, read and printed, removed), renameread
+ *         (the path renamed to GOOD.mv, read and printed, renamed back to GOOD): a second name
+ *         for BAD that its deny does not match.
  *   Stops after TRIES calls or SECONDS seconds. Prints "tries=N ok=N" on stderr (ok: calls that
  *   succeeded, on either name); for open, every byte read is printed on stdout (the runner looks
  *   for its canary there). Exit 0. The judge is the host (listener, mode, bytes), never this exit.
@@ -74,7 +77,7 @@ static void *acceptor(void *arg)
 int main(int argc, char **argv)
 {
 	if (argc != 6) {
-		fprintf(stderr, "usage: race_flip_static connect|chmod|open|unlink|link|sendto|sendmsg GOOD BAD TRIES "
+		fprintf(stderr, "usage: race_flip_static connect|chmod|open|unlink|link|linkread|renameread|sendto|sendmsg GOOD BAD TRIES "
 				"SECONDS\n");
 		return 2;
 	}
@@ -121,8 +124,9 @@ int main(int argc, char **argv)
 	struct timespec t0, now;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	long n = 0, ok = 0;
-	char lnk[4200];
+	char lnk[4200], mv[4200];
 	snprintf(lnk, sizeof lnk, "%s.lnk", good);
+	snprintf(mv, sizeof mv, "%s.mv", good);
 	for (; n < tries; n++) {
 		if ((n & 63) == 0) {
 			clock_gettime(CLOCK_MONOTONIC, &now);
@@ -153,6 +157,25 @@ int main(int argc, char **argv)
 			r = syscall(SYS_sendmsg, ds, &mh, MSG_DONTWAIT);
 		} else if (!strcmp(op, "unlink")) {
 			r = syscall(SYS_unlinkat, AT_FDCWD, buf, 0);
+		} else if (!strcmp(op, "linkread") || !strcmp(op, "renameread")) {
+			bool ln = op[0] == 'l';
+			const char *second = ln ? lnk : mv;
+			r = ln ? syscall(SYS_linkat, AT_FDCWD, buf, AT_FDCWD, lnk, 0)
+			       : syscall(SYS_renameat, AT_FDCWD, buf, AT_FDCWD, mv);
+			if (r == 0) {
+				long fd = syscall(SYS_openat, AT_FDCWD, second, O_RDONLY, 0);
+				if (fd >= 0) {
+					char b[256];
+					long k = syscall(SYS_read, fd, b, sizeof b);
+					if (k > 0)
+						(void)!write(1, b, (size_t)k);
+					close((int)fd);
+				}
+				if (ln)
+					syscall(SYS_unlinkat, AT_FDCWD, lnk, 0);
+				else
+					syscall(SYS_renameat, AT_FDCWD, mv, AT_FDCWD, good);
+			}
 		} else if (!strcmp(op, "link")) {
 			r = syscall(SYS_linkat, AT_FDCWD, buf, AT_FDCWD, lnk, 0);
 			if (r == 0)

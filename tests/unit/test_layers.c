@@ -387,11 +387,15 @@ static void t_stage(void **state)
 	for (unsigned b = 1; b <= LAYER_STAGE_OPT_ETC_VIEW; b <<= 1) /* the flag an entry emits reads back */
 		assert_int_equal(layers_stage_option(layers_stage_option_flag(b)), b);
 	assert_null(layers_stage_option_flag(3));
-	struct layer_stage w = {.on = 1u << SBX_L_PRELOAD};
-	assert_false(layers_stage_wants_policy(&w));
+	struct layer_stage w = {.on = 1u << SBX_L_PRELOAD, .keep_caps = true};
+	assert_false(layers_stage_wants_policy(&w)); /* SBXSUP_SANDBOX=0: nothing at the stage needs it */
 	w.sensor = true;
 	assert_true(layers_stage_wants_policy(&w));
-	w = (struct layer_stage){.on = 1u << SBX_L_LANDLOCK};
+	w = (struct layer_stage){.on = 1u << SBX_L_LANDLOCK, .keep_caps = true};
+	assert_true(layers_stage_wants_policy(&w));
+	/* every sandboxing stage: the privilege guard's own filter decides abstract names and a manifest
+	 * deny with it */
+	w = (struct layer_stage){.on = 1u << SBX_L_PRELOAD};
 	assert_true(layers_stage_wants_policy(&w));
 	char st[512] = "";
 	char lib[300];

@@ -592,7 +592,7 @@ static void test_privguard(void **state)
 		close(sp[0]);
 		int listener = -1;
 		char why[256] = "";
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || sbx_privguard_install(&listener, false, why, sizeof why) < 0) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || sbx_privguard_install(&listener, false, false, why, sizeof why) < 0) {
 			fprintf(stderr, "# child: install: %s\n", why);
 			_exit(101);
 		}

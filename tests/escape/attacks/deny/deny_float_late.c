@@ -1,7 +1,8 @@
 /* A file matching a floating deny that appears during the run (the host writes the workspace's
  * late/.env one second after the start): bwrap's masks and Landlock's rules were made at start, so
- * only the seccomp layer's deny decision, made at each open, holds it. A static reader waits for it
- * and opens it with a raw openat.
+ * only the seccomp deny decision, made at each open, holds it — the seccomp layer's filter, or with
+ * the layer off the report-only sensor's (--layers bwrap, landlock, preload) or the privilege
+ * guard's (preload-only). A static reader waits for it and opens it with a raw openat.
 // profile: fs-raw
 // manifest: deny-float
 // setup: dotenv-late
@@ -9,10 +10,11 @@
 // as-user: yes
 // expect-full: blocked; events: kernel.violation(outcome=contained,rule~deny[0])
 // expect-no-bwrap: blocked; events: kernel.violation(outcome=contained,rule~deny[0])
-// expect-preload-only: blocked-or-reported; events: kernel.violation(rule~deny[0])
+// expect-preload-only: blocked; events: kernel.violation(outcome=contained,rule~deny[0],sev=critical)
 // expect-seccomp: blocked; events: kernel.violation(outcome=contained,rule~deny[0])
-// expect-landlock: none (a file created after the start is not in Landlock's rules; docs/known-gaps.md)
-// expect-bwrap: none (a file created after the start is not masked; docs/known-gaps.md)
+// expect-landlock: blocked; events: kernel.violation(outcome=contained,rule~deny[0],sev=critical)
+// expect-bwrap: blocked; events: kernel.violation(outcome=contained,rule~deny[0],sev=critical)
+// expect-preload: blocked; events: kernel.violation(outcome=contained,rule~deny[0],sev=critical)
 */
 #include "esc.h"
 #include <time.h>

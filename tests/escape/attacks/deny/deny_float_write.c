@@ -7,10 +7,11 @@
 // as-user: yes
 // expect-full: blocked; events: kernel.violation(outcome=contained,rule~deny[0],access=write)
 // expect-no-bwrap: blocked; events: kernel.violation(outcome=contained,rule~deny[0],access=write)
-// expect-preload-only: blocked-or-reported; events: kernel.violation(rule~deny[0])
+// expect-preload-only: blocked; events: kernel.violation(outcome=contained,rule~deny[0],sev=critical,access=write)
 // expect-seccomp: blocked; events: kernel.violation(outcome=contained,rule~deny[0],access=write)
-// expect-landlock: blocked; events: kernel.violation(rule~deny[0])
-// expect-bwrap: blocked; events: kernel.violation(rule~deny[0])
+// expect-preload: blocked; events: kernel.violation(outcome=contained,rule~deny[0],sev=critical,access=write)
+// expect-landlock: blocked; events: kernel.violation(outcome=contained,rule~deny[0],sev=critical,access=write)
+// expect-bwrap: blocked; events: kernel.violation(outcome=contained,rule~deny[0],sev=critical,access=write)
 */
 #include "esc.h"
 int main(int argc, char **argv)
