@@ -8,6 +8,8 @@ set -u
 # the automatic shared probe set goes when the last run ends (no idle set left behind by a test);
 # a test that checks the idle period sets SBXSUP_PROBES_IDLE itself
 export SBXSUP_PROBES_IDLE=${SBXSUP_PROBES_IDLE:-0}
+# the same for the shared netfilter set (SBXSUP_NETFILTER_IDLE)
+export SBXSUP_NETFILTER_IDLE=${SBXSUP_NETFILTER_IDLE:-0}
 SBX_PROGS=${SBX_PROGS:-$SBX_ROOT/build/tests/progs}
 T_TMP=$(mktemp -d /tmp/sbxsup-it.XXXXXX)
 chmod 755 "$T_TMP"

@@ -13,7 +13,7 @@ B=${B:-build}
 export B SBXSUP=${SBXSUP:-$PWD/$B/sbxsup} SBXSUP_PRELOAD_LIB=${SBXSUP_PRELOAD_LIB:-$PWD/$B/libsbxpreload.so}
 # no suite leaves the automatic shared probe set loaded after its runs (tests/lib.sh; probes_run.sh
 # checks the idle period with its own value)
-export SBXSUP_PROBES_IDLE=${SBXSUP_PROBES_IDLE:-0}
+export SBXSUP_PROBES_IDLE=${SBXSUP_PROBES_IDLE:-0} SBXSUP_NETFILTER_IDLE=${SBXSUP_NETFILTER_IDLE:-0}
 
 # As root, the tests run commands, test programs and sbxsup itself as unprivileged identities (the
 # executor's, nobody, users made for a test). From a checkout those cannot reach, the suite runs

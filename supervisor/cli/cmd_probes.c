@@ -18,6 +18,7 @@
 #include "cli_opt.h"
 #include "cmd.h"
 #include "probes_bpf.h"
+#include "netfilter_share.h"
 #include "probes_share.h"
 #include "bpf/probes.h"
 #include "pidname.h"
@@ -32,8 +33,10 @@ static void usage(FILE *f)
 		   "  status   what is pinned, how many runs use it, until when an idle shared set stays\n"
 		   "  expire   remove the automatic shared set if it is idle past its deadline (a timer's job)\n"
 		   "The automatic shared set (%s) stays loaded SBXSUP_PROBES_IDLE seconds\n"
-		   "(default %ld) after its last run; SBXSUP_PROBES_IDLE=0 removes it when the last run ends.\n",
-		PR_PIN_DIR, PR_AUTO_DIR, PR_IDLE_DEFAULT);
+		   "(default %ld) after its last run; SBXSUP_PROBES_IDLE=0 removes it when the last run ends.\n"
+		   "unload and expire also remove the netfilter layer's idle shared set (%s,\n"
+		   "kept SBXSUP_NETFILTER_IDLE seconds, same default, after its last run).\n",
+		PR_PIN_DIR, PR_AUTO_DIR, PR_IDLE_DEFAULT, NF_AUTO_DIR);
 }
 
 /* Runs whose supervisor is alive, and total tracked processes. */
@@ -95,6 +98,8 @@ static int do_unload(bool force)
 	char why[256] = "";
 	if (pr_share_expire(true) == 1)
 		printf("probes: idle shared set removed from %s\n", PR_AUTO_DIR);
+	if (nf_share_expire(true) == 1)
+		printf("netfilter: idle shared set removed from %s\n", NF_AUTO_DIR);
 	int rc = pr_bpf_open_pinned(PR_PIN_DIR, &L, why, sizeof(why));
 	if (rc == 1) {
 		printf("probes not loaded (nothing pinned under %s)\n", PR_PIN_DIR);
@@ -217,6 +222,8 @@ int cmd_probes(int argc, char **argv)
 	if (!strcmp(sub, "expire") && !extra && !force) {
 		if (pr_share_expire(false) == 1)
 			printf("probes: idle shared set removed from %s\n", PR_AUTO_DIR);
+		if (nf_share_expire(false) == 1)
+			printf("netfilter: idle shared set removed from %s\n", NF_AUTO_DIR);
 		return 0;
 	}
 	usage(stderr);

@@ -1,8 +1,9 @@
 /* netfilter_layer.c — the kernel network allowlist (see netfilter_layer.h for the promise).
  *
- * User-space side of bpf/netfilter.bpf.c: detection, map filling from the compiled policy,
- * attaching the six cgroup programs with bpf_links (destroyed in stop; nothing is pinned, so a
- * crashed supervisor leaves nothing behind once its fds are closed), and the ring buffer consumer.
+ * User-space side of bpf/netfilter.bpf.c: detection, map filling from the compiled policy into
+ * the run's slot of the shared set (netfilter_share.h; a private set when every slot is held or the
+ * shared one cannot be used), attaching the six cgroup programs to the run's cgroup with links the
+ * run owns (closed in stop, or by the kernel when the supervisor dies), and the ring buffer consumer.
  */
 #include "netfilter_layer.h"
 #include "layer.h"
@@ -24,11 +25,17 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/netfilter.h"
-#include "netfilter.skel.h"
+#include "netfilter_share.h"
 
 struct sbx_netfilter {
-	struct netfilter_bpf *skel;
-	struct bpf_link *links[6];
+	bool shared;              /* sh holds the set and the slot; else f and obj are the run's own */
+	struct nf_share sh;
+	struct nf_fds f;          /* the fds in use (the shared set's, copied from sh.f, or private) */
+	struct bpf_object *obj;   /* a private set */
+	int slot;
+	uint64_t cgid;
+	struct nf_keys keys;      /* what the run put into the maps */
+	int links[NF_NPROGS];
 	struct ring_buffer *rb;
 	struct audit *a;          /* set for the duration of one drain */
 	int emitted;
@@ -62,29 +69,10 @@ static int try_bpf(char *why, size_t whylen)
  * /proc/self/mountinfo joined with the "0::" path of /proc/self/cgroup. */
 static int cgroup2_base(char *out, size_t len, char *why, size_t whylen)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	if (!f) {
-		snprintf(why, whylen, "/proc/self/mountinfo: %s", strerror(errno));
-		return -1;
-	}
 	char line[4096], mnt[2048] = "", root[2048] = "";
-	while (fgets(line, sizeof line, f)) {
-		char *sep = strstr(line, " - ");
-		if (!sep || strncmp(sep + 3, "cgroup2 ", 8))
-			continue;
-		char r[2048], m[2048];
-		if (sscanf(line, "%*s %*s %*s %2047s %2047s", r, m) == 2) {
-			snprintf(root, sizeof root, "%s", r);
-			snprintf(mnt, sizeof mnt, "%s", m);
-			break;
-		}
-	}
-	fclose(f);
-	if (!mnt[0]) {
-		snprintf(why, whylen, "no cgroup v2 mount in /proc/self/mountinfo (mount cgroup2 or boot with "
-			 "systemd.unified_cgroup_hierarchy=1)");
+	if (nf_cgroup2_mount(mnt, sizeof mnt, root, sizeof root, why, whylen) != 0)
 		return -1;
-	}
+	FILE *f;
 	f = fopen("/proc/self/cgroup", "re");
 	if (!f) {
 		snprintf(why, whylen, "/proc/self/cgroup: %s", strerror(errno));
@@ -250,51 +238,95 @@ static int build_entries(const struct pol_net *rules, size_t n, struct nf_entry 
 			*keys += v->n;
 		(*count)++;
 	}
+	size_t n4 = 0;
+	for (size_t i = 0; i < *count; i++)
+		n4 += ent[i].family == AF_INET;
+	if (n4 > NF_MAX_RULES || *count - n4 > NF_MAX_RULES) {
+		snprintf(why, whylen, "more than %d IPv%d allowlist entries", NF_MAX_RULES,
+			 n4 > NF_MAX_RULES ? 4 : 6);
+		return -1;
+	}
 	return 0;
 }
 
 static int map_err(int err, const char *what, char *why, size_t whylen)
 {
-	snprintf(why, whylen, "%s map update: %s%s", what, strerror(-err),
-		 err == -E2BIG || err == -ENOSPC ? " (more than NF_MAX_RULES entries)" : "");
+	snprintf(why, whylen, "%s map update: %s%s", what, strerror(err),
+		 err == E2BIG || err == ENOSPC ? " (more entries than the maps hold)" : "");
 	return -1;
 }
 
-/* The entries into the tries ({id, any}) and their ports into sbx_ports as keys (id, port). */
-static int fill_maps(struct netfilter_bpf *skel, const struct nf_entry *ent, size_t count, bool own_netns,
+/* The entries into the tries ({id, any}, the slot in front of the address) and their ports into
+ * sbx_ports as keys (slot, id, port); every key put is recorded in nf->keys (deleted at the end). */
+static int fill_maps(struct sbx_netfilter *nf, const struct nf_entry *ent, size_t count, bool own_netns,
 		     char *why, size_t whylen)
 {
+	const struct nf_fds *f = &nf->f;
+	uint32_t slot = (uint32_t)nf->slot;
+	struct nf_keys *k = &nf->keys;
+	size_t nports = 0;
+	for (size_t i = 0; i < count; i++)
+		nports += ent[i].any ? 0 : ent[i].n;
+	k->k4 = calloc(count ? count : 1, sizeof *k->k4);
+	k->k6 = calloc(count ? count : 1, sizeof *k->k6);
+	k->kp = calloc(nports ? nports : 1, sizeof *k->kp);
+	if (!k->k4 || !k->k6 || !k->kp) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
 	for (size_t i = 0; i < count; i++) {
 		const struct nf_entry *v = &ent[i];
 		struct nf_net val = {.id = (uint32_t)i + 1, .any = v->any};
-		int err;
 		if (v->family == AF_INET) {
-			struct nf_v4_key key = {.prefixlen = v->prefix};
-			memcpy(key.addr, v->net, 4);
-			err = bpf_map__update_elem(skel->maps.sbx_allow4, &key, sizeof key, &val, sizeof val, BPF_ANY);
+			struct nf_v4_key *key = &k->k4[k->n4];
+			*key = (struct nf_v4_key){.prefixlen = 32 + v->prefix, .slot = slot};
+			memcpy(key->addr, v->net, 4);
+			if (bpf_map_update_elem(f->allow4, key, &val, BPF_ANY) != 0)
+				return map_err(errno, "allowlist", why, whylen);
+			k->n4++;
 		} else {
-			struct nf_v6_key key = {.prefixlen = v->prefix};
-			memcpy(key.addr, v->net, 16);
-			err = bpf_map__update_elem(skel->maps.sbx_allow6, &key, sizeof key, &val, sizeof val, BPF_ANY);
+			struct nf_v6_key *key = &k->k6[k->n6];
+			*key = (struct nf_v6_key){.prefixlen = 32 + v->prefix, .slot = slot};
+			memcpy(key->addr, v->net, 16);
+			if (bpf_map_update_elem(f->allow6, key, &val, BPF_ANY) != 0)
+				return map_err(errno, "allowlist", why, whylen);
+			k->n6++;
 		}
-		if (err)
-			return map_err(err, "allowlist", why, whylen);
-		for (unsigned p = 0; !v->any && p < v->n; p++) {
-			struct nf_port_key pk = {.id = val.id, .port = v->port[p]};
-			uint8_t one = 1;
-			err = bpf_map__update_elem(skel->maps.sbx_ports, &pk, sizeof pk, &one, sizeof one, BPF_ANY);
-			if (err)
-				return map_err(err, "allowlist port", why, whylen);
+		for (unsigned p = 0; !v->any && p < v->n; p++)
+			k->kp[k->np++] = (struct nf_port_key){.slot = slot, .id = val.id, .port = v->port[p]};
+	}
+	if (k->np) {
+		uint8_t *ones = malloc(k->np);
+		if (!ones) {
+			snprintf(why, whylen, "out of memory");
+			return -1;
 		}
+		memset(ones, 1, k->np);
+		uint32_t cnt = (uint32_t)k->np;
+		LIBBPF_OPTS(bpf_map_batch_opts, o, .elem_flags = BPF_ANY);
+		int rc = bpf_map_update_batch(f->ports, k->kp, ones, &cnt, &o);
+		for (size_t i = 0; rc != 0 && i < k->np; i++) /* a kernel without batch operations */
+			if (bpf_map_update_elem(f->ports, &k->kp[i], &ones[0], BPF_ANY) != 0) {
+				int e = errno;
+				free(ones);
+				return map_err(e, "allowlist port", why, whylen);
+			}
+		free(ones);
 	}
 	struct nf_config c = {.mode = NF_MODE_LIST, .own_netns = own_netns ? 1 : 0};
-	uint32_t zero = 0;
-	int err = bpf_map__update_elem(skel->maps.sbx_config, &zero, sizeof zero, &c, sizeof c, BPF_ANY);
-	if (err) {
-		snprintf(why, whylen, "config map update: %s", strerror(-err));
+	if (bpf_map_update_elem(f->config, &slot, &c, BPF_ANY) != 0) {
+		snprintf(why, whylen, "config map update: %s", strerror(errno));
 		return -1;
 	}
 	return 0;
+}
+
+static void keys_free(struct nf_keys *k)
+{
+	free(k->k4);
+	free(k->k6);
+	free(k->kp);
+	memset(k, 0, sizeof *k);
 }
 
 /* --- ring buffer -------------------------------------------------------------------------------- */
@@ -373,6 +405,12 @@ static int start_rules(const struct pol_net *rules, size_t n, enum pol_net_mode 
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
+	nf->slot = -1;
+	nf_fds_reset(&nf->f);
+	nf_fds_reset(&nf->sh.f);
+	nf->sh.ref.dirfd = -1;
+	for (int i = 0; i < NF_NPROGS; i++)
+		nf->links[i] = -1;
 	ent = calloc(n ? n : 1, sizeof *ent);
 	if (!ent) {
 		snprintf(why, whylen, "out of memory");
@@ -381,39 +419,55 @@ static int start_rules(const struct pol_net *rules, size_t n, enum pol_net_mode 
 	size_t count, keys;
 	if (build_entries(rules, n, ent, &count, &keys, why, whylen) < 0)
 		goto fail;
-	nf->skel = netfilter_bpf__open();
-	if (!nf->skel) {
-		snprintf(why, whylen, "BPF open: %s", strerror(errno));
+	if (nf_cgroup_id(cgroup_v2_fd, &nf->cgid, why, whylen) != 0)
 		goto fail;
-	}
-	/* a hash's bucket array is allocated and cleared at creation, sized by max_entries (the
-	 * bound, 2 x 1024 x 16 keys, took 0.5 ms): size it to this policy's port keys */
-	int err = bpf_map__set_max_entries(nf->skel->maps.sbx_ports, keys ? (uint32_t)keys : 1);
-	if (!err)
-		err = netfilter_bpf__load(nf->skel);
-	if (err) {
-		snprintf(why, whylen, "BPF load: %s", strerror(-err));
-		goto fail;
-	}
-	if (fill_maps(nf->skel, ent, count, own_netns, why, whylen) < 0)
-		goto fail;
-	free(ent);
-	ent = NULL;
-	struct bpf_program *progs[6] = {nf->skel->progs.sbx_connect4, nf->skel->progs.sbx_connect6,
-					nf->skel->progs.sbx_sendmsg4, nf->skel->progs.sbx_sendmsg6,
-					nf->skel->progs.sbx_bind4, nf->skel->progs.sbx_bind6};
-	for (int i = 0; i < 6; i++) {
-		nf->links[i] = bpf_program__attach_cgroup(progs[i], cgroup_v2_fd);
-		if (!nf->links[i]) {
-			snprintf(why, whylen, "attach %s to the run cgroup: %s", bpf_program__name(progs[i]),
-				 strerror(errno));
-			goto fail;
+	/* the shared set (loaded once, a slot per run); a private one when it cannot be had */
+	char w[256] = "";
+	if (nf_share_acquire(&nf->sh, nf->cgid, w, sizeof w) == 0) {
+		nf->shared = true;
+		nf->f = nf->sh.f;
+		nf->slot = nf->sh.slot;
+		if (fill_maps(nf, ent, count, own_netns, w, sizeof w) != 0) {
+			nf_share_release(&nf->sh, &nf->keys);  /* e.g. the shared port hash is full */
+			keys_free(&nf->keys);
+			nf->shared = false;
+			nf->slot = -1;
+			nf_fds_reset(&nf->f);
 		}
 	}
-	nf->rb = ring_buffer__new(bpf_map__fd(nf->skel->maps.sbx_events), on_event, nf, NULL);
+	if (!nf->shared) {
+		if (nf_object_open(&nf->obj, why, whylen) != 0)
+			goto fail;
+		/* a hash's bucket array is allocated and cleared at creation, sized by max_entries (the
+		 * bound, 2 x 1024 x 16 keys, took 0.5 ms): size it to this policy's port keys */
+		int err = nf_size_maps(nf->obj, false, (uint32_t)keys);
+		if (!err)
+			err = bpf_object__load(nf->obj);
+		if (err) {
+			snprintf(why, whylen, "BPF load: %s", strerror(-err));
+			goto fail;
+		}
+		if (nf_fds_from_obj(nf->obj, &nf->f, why, whylen) != 0)
+			goto fail;
+		if (nf_slot_claim(&nf->f, nf->cgid, false, &nf->slot, why, whylen) != 0)
+			goto fail;
+		if (fill_maps(nf, ent, count, own_netns, why, whylen) < 0)
+			goto fail;
+	}
+	free(ent);
+	ent = NULL;
+	nf->rb = ring_buffer__new(nf->f.ring[nf->slot], on_event, nf, NULL);
 	if (!nf->rb) {
 		snprintf(why, whylen, "ring buffer: %s", strerror(errno));
 		goto fail;
+	}
+	(void)ring_buffer__consume(nf->rb);       /* a previous holder's records: no audit, dropped */
+	for (int i = 0; i < NF_NPROGS; i++) {
+		nf->links[i] = bpf_link_create(nf->f.prog[i], cgroup_v2_fd, nf_prog_attach[i], NULL);
+		if (nf->links[i] < 0) {
+			snprintf(why, whylen, "attach %s to the run cgroup: %s", nf_prog_names[i], strerror(errno));
+			goto fail;
+		}
 	}
 	*out = nf;
 	return 0;
@@ -472,9 +526,11 @@ int sbx_netfilter_drain(struct sbx_netfilter *nf, struct audit *a)
 
 uint64_t sbx_netfilter_lost(const struct sbx_netfilter *nf)
 {
-	if (!nf || !nf->skel || !nf->skel->bss)
+	if (!nf || nf->slot < 0 || nf->f.lost < 0)
 		return 0;
-	return __atomic_load_n(&nf->skel->bss->sbx_lost, __ATOMIC_RELAXED);
+	uint32_t s = (uint32_t)nf->slot;
+	uint64_t v = 0;
+	return bpf_map_lookup_elem(nf->f.lost, &s, &v) == 0 ? v : 0;
 }
 
 void sbx_netfilter_stop(struct sbx_netfilter *nf)
@@ -482,9 +538,16 @@ void sbx_netfilter_stop(struct sbx_netfilter *nf)
 	if (!nf)
 		return;
 	ring_buffer__free(nf->rb);
-	for (int i = 0; i < 6; i++)
-		bpf_link__destroy(nf->links[i]);
-	netfilter_bpf__destroy(nf->skel);
+	for (int i = 0; i < NF_NPROGS; i++)
+		if (nf->links[i] >= 0)
+			close(nf->links[i]);          /* detached from the run's cgroup */
+	if (nf->shared) {
+		nf_share_release(&nf->sh, &nf->keys); /* the run's entries, its slot, its reference */
+	} else {
+		nf_fds_close(&nf->f);
+		bpf_object__close(nf->obj);
+	}
+	keys_free(&nf->keys);
 	free(nf);
 }
 

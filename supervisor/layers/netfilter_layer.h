@@ -1,7 +1,8 @@
 /* netfilter_layer.h — kernel per-host network allowlist: eBPF cgroup/connect4,6 + sendmsg4,6 on
  * the run's cgroup v2; its entry in the layer table is layer_netfilter.
  *
- * Promise: sbx_netfilter_start() loads and attaches the programs to the run's cgroup v2 (fd), fills
+ * Promise: sbx_netfilter_start() takes a slot of the shared set (netfilter_share.h; a private load
+ * when it cannot) and attaches its programs to the run's cgroup v2 (fd), fills
  * the allowlist maps from pol_net_* (CIDR LPM tries + ports, resolved names, the host's resolvers
  * on port 53 when a name is granted), and exposes a ring buffer fd; sbx_netfilter_drain() turns
  * each refusal into `netfilter.deny`. sbx_netfilter_stop() detaches and frees everything.
@@ -29,7 +30,8 @@ struct sbx_netfilter;
 /* 1 usable, 0 not (why): BPF loads a trivial cgroup/connect4 program, and a cgroup v2 mount is
  * found in /proc/self/mountinfo under which we can create a directory. */
 int sbx_netfilter_probe(char *why, size_t whylen);
-/* Load, fill the maps, attach to the cgroup v2 directory fd (links held by *out; nothing pinned).
+/* Take a slot of the shared set (or load a private one), fill the run's entries, attach to the
+ * cgroup v2 directory fd (links held by *out; the run's entries and slot go in sbx_netfilter_stop).
  * Returns 0 (started), 1 (not needed: POL_NET_ANY; *out NULL, why set), -1 (why). */
 int sbx_netfilter_start(const struct policy *p, int cgroup_v2_fd, struct sbx_netfilter **out,
 			char *why, size_t whylen);
@@ -39,7 +41,8 @@ int sbx_netfilter_fd(const struct sbx_netfilter *nf);        /* pollable (epoll)
 int sbx_netfilter_drain(struct sbx_netfilter *nf, struct audit *a);
 /* Records the kernel could not put in the ring buffer (exact), for run.end.lost. */
 uint64_t sbx_netfilter_lost(const struct sbx_netfilter *nf);
-/* Detach (destroy the links), free the maps and programs. NULL is fine. */
+/* Detach (close the links), delete the run's entries and free its slot (shared set), or free the
+ * private set. NULL is fine. */
 void sbx_netfilter_stop(struct sbx_netfilter *nf);
 cJSON *sbx_netfilter_plan(const struct policy *p);
 

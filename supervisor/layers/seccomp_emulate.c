@@ -26,6 +26,8 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/uio.h>
@@ -376,6 +378,27 @@ static int own_fd_name(pid_t pid, const char *path)
 	return *end || v > 1 << 20 ? -1 : (int)v;
 }
 
+/* /proc/self/exe, /proc/thread-self/exe or /proc/<its pid there>/exe: the target's executable (a
+ * magic link, which the resolution here does not follow). */
+static bool own_exe_name(pid_t pid, const char *req)
+{
+	if (!strcmp(req, "/proc/self/exe") || !strcmp(req, "/proc/thread-self/exe"))
+		return true;
+	char p[64];
+	long nsp = sbx_sn_ns_pid(pid);
+	snprintf(p, sizeof p, "/proc/%ld/exe", nsp);
+	return nsp > 0 && !strcmp(req, p);
+}
+
+/* The target's executable as an O_PATH descriptor (opened as the supervisor: the target may always
+ * reach its own), or -1 with errno. */
+static int take_exe(pid_t pid)
+{
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/exe", (int)pid);
+	return open(p, O_PATH | O_CLOEXEC);
+}
+
 /* Where `path` starts in the target's view: its root (absolute: *resolve gets RESOLVE_IN_ROOT),
  * its cwd, or its dirfd. An O_PATH fd, or -1 with errno. `path` may be rewritten (/proc/self ->
  * /proc/<its own pid>, which the target's procfs knows). */
@@ -428,6 +451,60 @@ static int o2_parent(int dfd, char *path, uint64_t resolve, const char **base)
 	*sl = '/';
 	errno = e;
 	return fd;
+}
+
+/* The start time (field 22 of stat) of the process a procfs directory `dirfd` names, or 0. */
+static unsigned long long proc_start(int dirfd)
+{
+	char buf[1024];
+	int f = openat(dirfd, "stat", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (f < 0)
+		return 0;
+	ssize_t n = read(f, buf, sizeof buf - 1);
+	close(f);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	char *p = strrchr(buf, ')'); /* after the name, which may hold spaces and parentheses */
+	unsigned long long v = 0;
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p && sscanf(p + 1, "%llu", &v) != 1)
+		v = 0;
+	return v;
+}
+
+/* A read-only open of the target's own /proc entry (`path` as rewritten by target_base:
+ * "/proc/<its pid there>/..."), refused to the target's identity: as root, the supervisor holds
+ * none of the run's user namespace's capabilities while it acts as the executor, and the kernel
+ * asks for one to read another namespace's process's maps or exe. The process itself may always
+ * open these. True when `path` names, without "..", an entry below the target's own directory in
+ * a procfs, and that directory is the target (same start time as the host's /proc/<pid>): then
+ * the supervisor may reopen it as itself, read-only. Called as the supervisor itself. */
+static bool own_proc_entry(pid_t pid, const char *path, int obj)
+{
+	struct statfs sf;
+	long nsp = sbx_sn_ns_pid(pid);
+	char pre[64];
+	int n = snprintf(pre, sizeof pre, "/proc/%ld/", nsp);
+	if (nsp <= 0 || n <= 0 || strncmp(path, pre, (size_t)n) || strstr(path, "/..") || fstatfs(obj, &sf) ||
+	    sf.f_type != PROC_SUPER_MAGIC)
+		return false;
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d", (int)pid);
+	int host = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	snprintf(p, sizeof p, "/proc/%d/root", (int)pid);
+	int root = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int mine = root < 0 ? -1 : o2(root, pre, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+				     RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS);
+	unsigned long long a = host < 0 ? 0 : proc_start(host), b = mine < 0 ? 0 : proc_start(mine);
+	if (host >= 0)
+		close(host);
+	if (root >= 0)
+		close(root);
+	if (mine >= 0)
+		close(mine);
+	return a && a == b;
 }
 
 /* Reopen the O_PATH object `obj` with the caller's flags (raw openat2: no fortify check on a
@@ -951,9 +1028,10 @@ static int emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 	/* one switch to the caller's identity for the whole call: resolving, deciding (pure) and
 	 * performing; back before any answer that reports */
 	int own = req[0] == '/' ? own_fd_name(pid, req) : -1;
-	if (own >= 0) {
-		/* one of the target's descriptors: that object, reopened */
-		obj = take_fd(pid, own);
+	bool exe = own < 0 && own_exe_name(pid, req);
+	if (own >= 0 || exe) {
+		/* one of the target's descriptors, or its executable: that object, reopened */
+		obj = exe ? take_exe(pid) : take_fd(pid, own);
 		if (obj < 0 && (errno == EPERM || errno == EACCES))
 			return undecidable(pid, acc == POL_WRITE ? "write" : "read", req, errno, rep);
 		if (obj < 0) {
@@ -1078,6 +1156,13 @@ static int emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 		fd = reopen(obj, flags, mode & ~(uint64_t)cr.umask);
 		e = errno;
 		umask(old);
+		if (fd < 0 && (e == EACCES || e == EPERM) && acc == POL_READ && !meta && sv.switched) {
+			as_self(&sv);
+			if (own_proc_entry(pid, path, obj)) {
+				fd = reopen(obj, flags, 0);
+				e = errno;
+			}
+		}
 	} else {
 		/* the target's umask, not ours (umask is per process: the supervisor is the only
 		 * thread that creates files) */

@@ -20,6 +20,7 @@
  * a probed run reuses an idle set whatever its deadline. A stale set found at acquire time with no
  * holder is reused, or removed when it does not open (another layout, half pinned by a killed
  * loader). The operator's `sbxsup probes load` set (PR_PIN_DIR) is separate and never touched here.
+ * The reference counting, the gate, the idle deadline and the expiry are bpf_share.h's.
  */
 #ifndef SBX_PROBES_SHARE_H
 #define SBX_PROBES_SHARE_H
@@ -27,10 +28,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <time.h>
+#include "bpf_share.h"
 #include "probes_bpf.h"
 
-#define PR_IDLE_DEFAULT 600L         /* seconds an idle shared set stays loaded */
-#define PR_IDLE_MAX (7L * 24 * 3600)
+#define PR_IDLE_DEFAULT BS_IDLE_DEFAULT  /* seconds an idle shared set stays loaded */
+#define PR_IDLE_MAX BS_IDLE_MAX
 
 struct pr_share {
 	int dirfd;          /* holds LOCK_SH on PR_AUTO_DIR while the run uses the set; -1 */

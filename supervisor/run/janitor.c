@@ -1,5 +1,6 @@
 /* janitor.c — see janitor.h. */
 #include "janitor.h"
+#include "netfilter_share.h"
 #include "probes_share.h"
 #include "smallfile.h"
 
@@ -99,6 +100,8 @@ static __attribute__((noreturn)) void janitor_main(int rfd)
 		/* the supervisor's reference on the automatic shared probe set died with it: when no
 		 * other run holds the set, stamp its idle deadline or unpin it (probes_share.h) */
 		(void)pr_share_reclaim();
+		/* and on the shared netfilter set: its slot (the cgroup is gone now), its reference */
+		(void)nf_share_reclaim();
 	}
 	_exit(0);
 }
@@ -137,6 +140,7 @@ int janitor_start(struct janitor *j)
 		 * (never waits for the gate, so janitor_done is not held up) */
 		if (j->expire_probes)
 			(void)pr_share_expire(false);
+		(void)nf_share_expire(false);   /* never held while its deadline is stamped */
 		janitor_main(3);
 	}
 	close(p[0]);

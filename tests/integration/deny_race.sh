@@ -98,6 +98,18 @@ race "preload alone, created late" "preload,limits" late sensor
 if [ $ROOT = 1 ]; then race "preload-only, created late" "preload,probes,limits" late guard
 else race "preload, sensor off, created late" "preload,limits" late guard --sensor off; fi
 
+# A run's own /proc entries stay readable where its opens are performed by sbxsup (a deny in every
+# mode): /proc/self/exe and /proc/self/maps (glibc's pthread_getattr_np, language runtimes) are
+# opened read-only for the process itself; another process's entries (/proc/1, the sandbox's init)
+# stay refused. Evidence: the bytes a static reader got (its output), per mode.
+for L in "preload,bwrap,seccomp,landlock,limits" "seccomp,limits" "bwrap,limits" "preload,seccomp,landlock,limits"; do
+	out=$(cd "$WS" && timeout 60 env "${USERENV[@]}" "$SBXSUP" run -m "$M" -w "$WS" --layers "$L" -a "$T_TMP/own.audit" -- \
+		"$OUT/rf" own-proc 2>/dev/null)
+	if grep -q '^exe ok' <<<"$out" && grep -q '^maps ok' <<<"$out" && grep -q '^other refused' <<<"$out"; then
+		t_pass "deny_race: own /proc entries readable, others not ($L)"
+	else t_fail "deny_race: own /proc entries readable, others not ($L)" "$(tr '\n' ' ' <<<"$out")"; fi
+done
+
 # No user notification: inside another sbxsup (whose sensor holds the listener) no filter can hold a
 # deny below libc. The inner run says so, loudly: the warning on stderr and run.start.level.deny.
 NW=$WS/nest; mkdir -p "$NW/inner"; chmod 777 "$NW" "$NW/inner"

@@ -10,6 +10,7 @@
  *         linkread (a hard link of the path at GOOD.lnk, read and printed, removed), renameread
  *         (the path renamed to GOOD.mv, read and printed, renamed back to GOOD): a second name
  *         for BAD that its deny does not match.
+ *   race_flip_static own-proc: the process's own /proc entries and another's (deny_race.sh).
  *   Stops after TRIES calls or SECONDS seconds. Prints "tries=N ok=N" on stderr (ok: calls that
  *   succeeded, on either name); for open, every byte read is printed on stdout (the runner looks
  *   for its canary there). Exit 0. The judge is the host (listener, mode, bytes), never this exit.
@@ -74,8 +75,28 @@ static void *acceptor(void *arg)
 	}
 }
 
+/* own-proc: not a race — the process's own /proc entries opened by raw system call (read-only),
+ * and another process's (/proc/1, the sandbox's init): "exe ok|refused", "maps ok|refused",
+ * "other ok|refused" on stdout. */
+static int own_proc(void)
+{
+	static const char *const names[][2] = {
+		{"exe", "/proc/self/exe"}, {"maps", "/proc/self/maps"}, {"other", "/proc/1/maps"}};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		char b[16];
+		long fd = syscall(SYS_openat, AT_FDCWD, names[i][1], O_RDONLY | O_CLOEXEC);
+		long n = fd < 0 ? -1 : syscall(SYS_read, fd, b, sizeof b);
+		if (fd >= 0)
+			syscall(SYS_close, fd);
+		printf("%s %s\n", names[i][0], n > 0 ? "ok" : "refused");
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "own-proc"))
+		return own_proc();
 	if (argc != 6) {
 		fprintf(stderr, "usage: race_flip_static connect|chmod|open|unlink|link|linkread|renameread|sendto|sendmsg GOOD BAD TRIES "
 				"SECONDS\n");
