@@ -194,7 +194,7 @@ static const char *const net_reasons[SBX_NR__MAX] = {
 	[SBX_NR_NAME_NOT_GRANTED] = "name-not-granted", [SBX_NR_NO_NAME] = "no-name",
 	[SBX_NR_ADDR_NOT_GRANTED] = "addr-not-granted", [SBX_NR_HTTP_RULE] = "http-rule",
 	[SBX_NR_BAD_REQUEST] = "bad-request",           [SBX_NR_TIMEOUT] = "timeout",
-	[SBX_NR_UPSTREAM] = "upstream-failed",
+	[SBX_NR_UPSTREAM] = "upstream-failed",          [SBX_NR_UDP_NOT_RELAYED] = "udp-not-relayed",
 };
 
 const char *sbx_net_reason_name(unsigned reason)

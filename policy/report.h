@@ -90,6 +90,7 @@ enum sbx_net_reason {
 	SBX_NR_BAD_REQUEST,       /* malformed first bytes (TLS or HTTP) */
 	SBX_NR_TIMEOUT,           /* no name within the time allowed */
 	SBX_NR_UPSTREAM,          /* the granted host could not be reached (resolution or connect) */
+	SBX_NR_UDP_NOT_RELAYED,   /* UDP the gateway cannot carry (an unrestricted network's, not DNS) */
 	SBX_NR__MAX
 };
 

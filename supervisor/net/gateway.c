@@ -25,9 +25,10 @@
 void sbx_gw_spec_init(struct sbx_gw_spec *spec)
 {
 	memset(spec, 0, sizeof *spec);
-	spec->tcp_fd = spec->dns_fd = spec->dns_tcp_fd = spec->proxy_fd = spec->report_fd = -1;
+	spec->tcp_fd = spec->dns_fd = spec->dns_tcp_fd = spec->proxy_fd = spec->report_fd = spec->dns6_fd = -1;
 	for (size_t i = 0; i < SBX_GW_MAX_PORT_FDS; i++)
 		spec->port_fds[i] = spec->udp_fds[i] = -1;
+	spec->udp_catch_fds[0] = spec->udp_catch_fds[1] = -1;
 }
 
 static void grant_free(struct sbx_gw_grant *g)
@@ -135,12 +136,14 @@ static int tok_ok(const char *s)
 static int write_config(FILE *f, const struct sbx_gw_spec *s)
 {
 	fprintf(f, "sbxgw 1\nany %d\ndst %d\n", s->net_any ? 1 : 0, (int)s->dst_mode);
-	fprintf(f, "fd report %d\nfd tcp %d\nfd dns %d\nfd dnstcp %d\nfd proxy %d\n", s->report_fd,
-		s->tcp_fd, s->dns_fd, s->dns_tcp_fd, s->proxy_fd);
+	fprintf(f, "fd report %d\nfd tcp %d\nfd dns %d\nfd dnstcp %d\nfd proxy %d\nfd dns6 %d\n", s->report_fd,
+		s->tcp_fd, s->dns_fd, s->dns_tcp_fd, s->proxy_fd, s->dns6_fd);
 	for (size_t i = 0; i < s->nport_fds; i++)
 		fprintf(f, "fd port %d\n", s->port_fds[i]);
 	for (size_t i = 0; i < s->nudp_fds; i++)
 		fprintf(f, "fd udp %d\n", s->udp_fds[i]);
+	for (size_t i = 0; i < s->nudp_catch_fds; i++)
+		fprintf(f, "fd udpcatch %d\n", s->udp_catch_fds[i]);
 	for (size_t i = 0; i < s->ngrants; i++) {
 		const struct sbx_gw_grant *g = &s->grants[i];
 		char hex[33] = "-";
@@ -220,7 +223,8 @@ int sbx_gw_spawn(const struct sbx_gw_spec *spec, pid_t *pid, char *err, size_t e
 	if (p == 0) {
 		/* only the spec's descriptors and the configuration cross the exec */
 		(void)syscall(SYS_close_range, 3u, ~0u, 4u /* CLOSE_RANGE_CLOEXEC */);
-		int keep[] = {mfd, ready[1], spec->report_fd, spec->tcp_fd, spec->dns_fd, spec->dns_tcp_fd, spec->proxy_fd};
+		int keep[] = {mfd,		ready[1],	spec->report_fd, spec->tcp_fd,
+			      spec->dns_fd,	spec->dns6_fd, spec->dns_tcp_fd, spec->proxy_fd};
 		for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
 			if (keep_fd(keep[i]) < 0)
 				_exit(127);
@@ -229,6 +233,9 @@ int sbx_gw_spawn(const struct sbx_gw_spec *spec, pid_t *pid, char *err, size_t e
 				_exit(127);
 		for (size_t i = 0; i < spec->nudp_fds && i < SBX_GW_MAX_PORT_FDS; i++)
 			if (keep_fd(spec->udp_fds[i]) < 0)
+				_exit(127);
+		for (size_t i = 0; i < spec->nudp_catch_fds && i < 2; i++)
+			if (keep_fd(spec->udp_catch_fds[i]) < 0)
 				_exit(127);
 		int devnull = open("/dev/null", O_RDWR);
 		if (devnull >= 0) {

@@ -21,8 +21,15 @@
  *   `udp_fds`: zero or more UDP sockets (one per granted UDP port other than 53, and family, bound
  *     to the any-address): every datagram to that port reaches one; its destination is the packet's
  *     (IP_PKTINFO / IPV6_PKTINFO, set by the gateway). Relayed by gw_udp.c (see gw_udp.h).
+ *   `udp_catch_fds`: zero to two transparent UDP sockets (IPv4, IPv6) an nftables tproxy rule in the
+ *     run's namespace steers every other UDP datagram to (an unrestricted network: netns.h
+ *     `udp_catch`); the original destination is the packet's (IP_ORIGDSTADDR). Such UDP cannot be
+ *     relayed (a reply would need a socket in the run's namespace on that address and port): each
+ *     datagram is dropped and reported as net.deny proto udp, reason udp-not-relayed (once per
+ *     destination per 10 s).
  *   `dns_fd`: a UDP socket bound to port 53 inside the run (the address /etc/resolv.conf names, or
  *     the any-address: replies carry IP_PKTINFO so their source is the address queried).
+ *   `dns6_fd`: optional UDP socket bound to [::]:53 (IPv6-only) for queries sent over IPv6 (-1 = none).
  *   `dns_tcp_fd`: optional listening TCP socket on port 53 (-1 = none).
  *   `proxy_fd`: optional listening TCP socket for HTTP_PROXY/HTTPS_PROXY (CONNECT host:port and
  *     absolute-URI requests; the host is checked as SNI/Host are) (-1 = none).
@@ -98,7 +105,10 @@ struct sbx_gw_spec {
 	int port_fds[SBX_GW_MAX_PORT_FDS]; size_t nport_fds;
 	int udp_fds[SBX_GW_MAX_PORT_FDS]; size_t nudp_fds; /* UDP sockets, one per granted UDP port and
 				    * family, bound to the any-address (the `local` route case) */
+	int udp_catch_fds[2]; size_t nudp_catch_fds; /* an unrestricted network's other UDP (IPv4, IPv6),
+				    * steered by nftables tproxy: refused and reported (udp-not-relayed) */
 	int dns_fd;                /* -1 = none */
+	int dns6_fd;               /* UDP [::]:53 (IPv6-only), -1 = none */
 	int dns_tcp_fd;            /* -1 = none */
 	int proxy_fd;              /* -1 = none */
 	int report_fd;             /* required */

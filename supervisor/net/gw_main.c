@@ -50,11 +50,13 @@
 struct cfg {
 	bool any;
 	int dst_mode;
-	int report, tcp, dns, dnstcp, proxy;
+	int report, tcp, dns, dns6, dnstcp, proxy;
 	int ports[SBX_GW_MAX_PORT_FDS];
 	size_t nports;
 	int udp[SBX_GW_MAX_PORT_FDS];
 	size_t nudp;
+	int ucatch[2];
+	size_t nucatch;
 	struct sbx_gw_grant *g;
 	size_t ng;
 };
@@ -139,7 +141,7 @@ static int push_str(char ***v, size_t *n, const char *s)
 static int read_config(int fd, struct cfg *c)
 {
 	memset(c, 0, sizeof *c);
-	c->report = c->tcp = c->dns = c->dnstcp = c->proxy = -1;
+	c->report = c->tcp = c->dns = c->dns6 = c->dnstcp = c->proxy = -1;
 	FILE *f = fdopen(fd, "r");
 	if (!f)
 		return -1;
@@ -160,10 +162,12 @@ static int read_config(int fd, struct cfg *c)
 			if (!strcmp(k, "report")) c->report = v;
 			else if (!strcmp(k, "tcp")) c->tcp = v;
 			else if (!strcmp(k, "dns")) c->dns = v;
+			else if (!strcmp(k, "dns6")) c->dns6 = v;
 			else if (!strcmp(k, "dnstcp")) c->dnstcp = v;
 			else if (!strcmp(k, "proxy")) c->proxy = v;
 			else if (!strcmp(k, "port") && c->nports < SBX_GW_MAX_PORT_FDS) c->ports[c->nports++] = v;
 			else if (!strcmp(k, "udp") && c->nudp < SBX_GW_MAX_PORT_FDS) c->udp[c->nudp++] = v;
+			else if (!strcmp(k, "udpcatch") && c->nucatch < 2) c->ucatch[c->nucatch++] = v;
 			else goto bad;
 		} else if (sscanf(line, "grant %u %u %d %63s %u %511s %511s", &proto, &port, &fam, hex, &prefix,
 				  name, jp) == 7) {
@@ -441,6 +445,35 @@ static int http_check_more(struct gw *g, size_t i)
 		}
 		c->hok += gw_http_stream_head(&c->hs, &rq);
 	}
+}
+
+/* A plain-HTTP connection whose first request asked for a WebSocket upgrade (GW_HS_UPWAIT: the
+ * client's later bytes are held, the server's not relayed yet): the server's first bytes say whether
+ * it switched (101: the rest of the client's stream is carried unchecked) or not (requests are still
+ * checked). Then the held bytes go on. While the status line is incomplete, SO_RCVLOWAT keeps poll
+ * from waking for less. */
+static void upgrade_answer(struct gw *g, size_t i, short urev)
+{
+	struct conn *c = g->conns[i];
+	if (c->hs.st != GW_HS_UPWAIT || !(urev & (POLLIN | POLLHUP | POLLERR)))
+		return;
+	uint8_t b[16];
+	ssize_t n = c->down.bytes ? 0 : recv(c->ufd, b, sizeof b, MSG_PEEK | MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n > 0 && gw_http_stream_answer(&c->hs, b, (size_t)n) == GW_MORE) {
+		if (!(urev & (POLLRDHUP | POLLHUP | POLLERR))) {
+			int lowat = 13;
+			(void)setsockopt(c->ufd, SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof lowat);
+			return;
+		}
+		c->hs.st = GW_HS_HEAD; /* the server ended inside its status line: no switch */
+	}
+	if (n <= 0) /* the server spoke first, ended or failed: no switch */
+		c->hs.st = GW_HS_HEAD;
+	int one = 1;
+	(void)setsockopt(c->ufd, SOL_SOCKET, SO_RCVLOWAT, &one, sizeof one);
+	(void)http_check_more(g, i);
 }
 
 /* The client -> host direction of a plain-HTTP connection. 0, or -1 when the connection is over. */
@@ -825,7 +858,7 @@ static size_t dns_answer(struct gw *g, const uint8_t *q, size_t n, uint8_t *out,
 	return gw_dns_reply(q, &dq, GW_DNS_NOERROR, e->cur, e->ncur, gw_names_ttl_left(e), out, cap);
 }
 
-static void dns_udp(struct gw *g)
+static void dns_udp(struct gw *g, int fd)
 {
 	for (int k = 0; k < 64; k++) {
 		uint8_t q[1500], out[1232];
@@ -837,7 +870,7 @@ static void dns_udp(struct gw *g)
 		struct iovec iov = {q, sizeof q};
 		struct msghdr mh = {.msg_name = &from, .msg_namelen = sizeof from, .msg_iov = &iov,
 				    .msg_iovlen = 1, .msg_control = cb.b, .msg_controllen = sizeof cb.b};
-		ssize_t n = recvmsg(g->c.dns, &mh, MSG_DONTWAIT);
+		ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT);
 		if (n < 0)
 			return;
 		size_t rl = dns_answer(g, q, (size_t)n, out, sizeof out);
@@ -877,7 +910,7 @@ static void dns_udp(struct gw *g)
 				memcpy(CMSG_DATA(o), &pi, sizeof pi);
 			}
 		}
-		(void)sendmsg(g->c.dns, &rm, MSG_DONTWAIT | MSG_NOSIGNAL);
+		(void)sendmsg(fd, &rm, MSG_DONTWAIT | MSG_NOSIGNAL);
 	}
 }
 
@@ -1003,6 +1036,8 @@ static void relay_events(struct conn *c, short *ce, short *ue)
 		*ue |= POLLIN;
 	if (c->down.inpipe > 0)
 		*ce |= POLLOUT;
+	if (c->hscan && c->hs.st == GW_HS_UPWAIT)
+		*ue |= POLLRDHUP; /* the server ending inside its status line decides it (upgrade_answer) */
 }
 
 static void serve_conn(struct gw *g, size_t i, short crev, short urev, long now)
@@ -1044,7 +1079,10 @@ static void serve_conn(struct gw *g, size_t i, short crev, short urev, long now)
 	}
 	/* relay */
 	if (c->hscan) {
+		upgrade_answer(g, i, urev);
 		if (http_up(g, i, crev) < 0)
+			return;
+		if (c->hs.st == GW_HS_UPWAIT) /* the server's answer stays queued until read above */
 			return;
 		if (dir_step(g, &c->down) < 0 || (c->up.shut && c->down.shut))
 			conn_free(g, i, true);
@@ -1095,19 +1133,22 @@ static int serve_loop(struct gw *g)
 	for (size_t i = 0; i < nls; i++)
 		if (fcntl(ls[i].fd, F_SETFL, fcntl(ls[i].fd, F_GETFL) | O_NONBLOCK) < 0)
 			return 1;
-	if (g->c.dns >= 0) {
-		int one = 1;
-		(void)setsockopt(g->c.dns, IPPROTO_IP, IP_PKTINFO, &one, sizeof one);
-		(void)setsockopt(g->c.dns, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof one);
-	}
-	if (gw_udp_init(&g->udp, g->c.udp, g->c.nudp, udp_decide, udp_record, g) < 0)
+	int dfd[2] = {g->c.dns, g->c.dns6};
+	for (int k = 0; k < 2; k++)
+		if (dfd[k] >= 0) {
+			int one = 1;
+			(void)setsockopt(dfd[k], IPPROTO_IP, IP_PKTINFO, &one, sizeof one);
+			(void)setsockopt(dfd[k], IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof one);
+		}
+	if (gw_udp_init(&g->udp, g->c.udp, g->c.nudp, g->c.ucatch, g->c.nucatch, udp_decide, udp_record, g) < 0)
 		return 1;
-	static struct pollfd pf[2 + 4 + SBX_GW_MAX_PORT_FDS + 2 * GW_CONN_MAX + GW_UDP_LISTENERS_MAX +
+	static struct pollfd pf[3 + 4 + SBX_GW_MAX_PORT_FDS + 2 * GW_CONN_MAX + GW_UDP_LISTENERS_MAX +
 				GW_UDP_FLOWS_MAX];
 	while (!stop_now) {
 		size_t np = 0;
 		pf[np++] = (struct pollfd){sfd, POLLIN, 0};
 		pf[np++] = (struct pollfd){g->c.dns, POLLIN, 0};
+		pf[np++] = (struct pollfd){g->c.dns6, POLLIN, 0};
 		for (size_t i = 0; i < nls; i++)
 			pf[np++] = (struct pollfd){ls[i].fd, POLLIN, 0};
 		size_t base = np;
@@ -1143,7 +1184,9 @@ static int serve_loop(struct gw *g)
 				break;
 		}
 		if (pf[1].revents & POLLIN)
-			dns_udp(g);
+			dns_udp(g, g->c.dns);
+		if (pf[2].revents & POLLIN)
+			dns_udp(g, g->c.dns6);
 		now = now_ms();
 		gw_udp_serve(&g->udp, pf + ubase, nu, now);
 		/* connections first (their slots are those of this poll), newest last */
@@ -1161,7 +1204,7 @@ static int serve_loop(struct gw *g)
 				serve_conn(g, i, crev, urev, now);
 		}
 		for (size_t i = 0; i < nls; i++)
-			if (pf[2 + i].revents & POLLIN)
+			if (pf[3 + i].revents & POLLIN)
 				accept_on(g, ls[i].fd, ls[i].kind, ls[i].sockname);
 	}
 	/* stopping: every open flow is recorded */

@@ -195,6 +195,26 @@ static int parse_authority(const char *s, size_t n, char host[GW_NAME_MAX], uint
 	return 0;
 }
 
+/* The comma-separated list v[0..vl) holds tok (case-insensitive; a "/version" suffix allowed). */
+static bool has_token(const char *v, size_t vl, const char *tok)
+{
+	size_t tl = strlen(tok);
+	for (size_t i = 0; i < vl;) {
+		while (i < vl && (v[i] == ' ' || v[i] == '\t' || v[i] == ','))
+			i++;
+		size_t j = i;
+		while (j < vl && v[j] != ',')
+			j++;
+		size_t e = j;
+		while (e > i && (v[e - 1] == ' ' || v[e - 1] == '\t'))
+			e--;
+		if (e - i >= tl && strncasecmp(v + i, tok, tl) == 0 && (e - i == tl || v[i + tl] == '/'))
+			return true;
+		i = j;
+	}
+	return false;
+}
+
 static bool ci_prefix(const char *s, size_t n, const char *p)
 {
 	size_t pl = strlen(p);
@@ -301,7 +321,7 @@ int gw_http_parse(const uint8_t *b, size_t n, struct gw_http_req *r)
 				return GW_BAD; /* only exactly "chunked": anything else frames ambiguously */
 			r->chunked = true;
 		} else if (kl == 7 && strncasecmp(l, "upgrade", 7) == 0) {
-			r->upgrade = true;
+			r->upgrade = r->upgrade || has_token(v, vl, "websocket");
 		}
 		if (kl == 4 && strncasecmp(l, "host", 4) == 0)
 			if (++nhost > 1 || parse_authority(v, vl, r->host, &r->port) < 0)
@@ -331,6 +351,8 @@ size_t gw_http_stream_scan(struct gw_http_stream *s, const uint8_t *b, size_t n,
 		switch (s->st) {
 		case GW_HS_OPAQUE:
 			return n;
+		case GW_HS_UPWAIT:
+			return ok; /* held until the server answers the upgrade (gw_http_stream_answer) */
 		case GW_HS_HEAD:
 			*head = gw_http_parse(b + ok, avail, r);
 			if (*head == GW_MORE && avail >= GW_PEEK_MAX)
@@ -401,8 +423,9 @@ size_t gw_http_stream_scan(struct gw_http_stream *s, const uint8_t *b, size_t n,
 
 size_t gw_http_stream_head(struct gw_http_stream *s, const struct gw_http_req *r)
 {
-	if (r->upgrade)
-		s->st = GW_HS_OPAQUE;
+	bool first = s->nreq++ == 0;
+	if (r->upgrade && first && !r->chunked && !r->content_length)
+		s->st = GW_HS_UPWAIT;
 	else if (r->chunked)
 		s->st = GW_HS_CSIZE;
 	else if (r->content_length)
@@ -410,6 +433,16 @@ size_t gw_http_stream_head(struct gw_http_stream *s, const struct gw_http_req *r
 	else
 		s->st = GW_HS_HEAD;
 	return r->head_len;
+}
+
+int gw_http_stream_answer(struct gw_http_stream *s, const uint8_t *b, size_t n)
+{
+	static const char sw[] = "HTTP/1.1 101 "; /* only HTTP/1.1 switches protocols */
+	size_t sl = sizeof sw - 1;
+	if (n < sl && memcmp(b, sw, n) == 0)
+		return GW_MORE;
+	s->st = n >= sl && memcmp(b, sw, sl) == 0 ? GW_HS_OPAQUE : GW_HS_HEAD;
+	return GW_OK;
 }
 
 bool gw_path_plain(const char *p, size_t n)

@@ -45,7 +45,8 @@ struct gw_http_req {
 	size_t head_len;         /* bytes up to and including the empty line */
 	uint64_t content_length; /* the body's length (Content-Length), 0 without one */
 	bool chunked;            /* Transfer-Encoding: chunked */
-	bool upgrade;            /* Upgrade: the stream may stop being HTTP after this request */
+	bool upgrade;            /* Upgrade names websocket: the stream stops being HTTP if the server
+				  * answers 101 (gw_http_stream_answer) */
 };
 /* Looks like the start of an HTTP request (an upper-case token and a space). */
 bool gw_is_http(const uint8_t *b, size_t n);
@@ -63,17 +64,27 @@ bool gw_path_plain(const char *p, size_t n);
 struct gw_http_stream {
 	int st;                  /* GW_HS_* */
 	uint64_t left;           /* body or chunk bytes still to pass */
+	unsigned nreq;           /* request heads passed so far */
 };
-enum { GW_HS_HEAD = 0, GW_HS_BODY, GW_HS_CSIZE, GW_HS_CDATA, GW_HS_CCRLF, GW_HS_TRAILER, GW_HS_OPAQUE };
+enum { GW_HS_HEAD = 0, GW_HS_BODY, GW_HS_CSIZE, GW_HS_CDATA, GW_HS_CCRLF, GW_HS_TRAILER, GW_HS_OPAQUE,
+       GW_HS_UPWAIT };
 /* Advance over b[0..n): returns how many bytes can pass, and stops at the start of a request head
  * (*head set to GW_OK with r filled when that head is complete — the caller checks it and calls
  * gw_http_stream_head to go on —, GW_MORE when it is not yet complete). GW_BAD in *head: the
- * stream is not HTTP framing (refuse the connection). After a head with `upgrade` the rest is
- * opaque. */
+ * stream is not HTTP framing (refuse the connection). After a head with `upgrade` (WebSocket) that
+ * is the connection's first request and has no body, nothing passes (GW_HS_UPWAIT) until the
+ * server's answer is known: gw_http_stream_answer. An upgrade asked later on the connection is an
+ * ordinary request (its answer cannot be told from those of the requests before it without parsing
+ * responses): what follows must still be HTTP. */
 size_t gw_http_stream_scan(struct gw_http_stream *s, const uint8_t *b, size_t n, int *head,
 			   struct gw_http_req *r);
 /* The head scan_ returned was accepted: pass it (returns its length) and frame its body. */
 size_t gw_http_stream_head(struct gw_http_stream *s, const struct gw_http_req *r);
+/* In GW_HS_UPWAIT: b[0..n) are the server's first bytes on the connection (n > 0). A status line
+ * "HTTP/1.1 101 " makes the rest of the client's stream opaque (the relay carries it unchecked);
+ * anything else keeps checking requests (GW_HS_HEAD). GW_OK when decided, GW_MORE when b is a
+ * proper prefix of "HTTP/1.1 101 " (wait for more). */
+int gw_http_stream_answer(struct gw_http_stream *s, const uint8_t *b, size_t n);
 
 /* DNS. */
 struct gw_dns_q {

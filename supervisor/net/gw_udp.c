@@ -12,23 +12,26 @@
 
 static uint8_t dgram[65536]; /* one datagram at a time: the loop is single-threaded */
 
-int gw_udp_init(struct gw_udp *u, const int *lfds, size_t nl, gw_udp_decide_fn d, gw_udp_record_fn r,
-		void *ctx)
+int gw_udp_init(struct gw_udp *u, const int *lfds, size_t nl, const int *cfds, size_t nc,
+		gw_udp_decide_fn d, gw_udp_record_fn r, void *ctx)
 {
 	memset(u, 0, sizeof *u);
 	u->decide = d;
 	u->record = r;
 	u->ctx = ctx;
-	for (size_t i = 0; i < nl && i < GW_UDP_LISTENERS_MAX; i++) {
-		int one = 1, fd = lfds[i];
+	for (size_t i = 0; i < nl + nc && u->nl < GW_UDP_LISTENERS_MAX; i++) {
+		bool c = i >= nl;
+		int one = 1, fd = c ? cfds[i - nl] : lfds[i];
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof ss;
 		if (getsockname(fd, (struct sockaddr *)&ss, &sl) < 0 ||
 		    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0)
 			return -1;
-		if (ss.ss_family == AF_INET ? setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof one)
-					    : setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof one))
+		bool v4 = ss.ss_family == AF_INET;
+		if (v4 ? setsockopt(fd, IPPROTO_IP, c ? IP_RECVORIGDSTADDR : IP_PKTINFO, &one, sizeof one)
+		       : setsockopt(fd, IPPROTO_IPV6, c ? IPV6_RECVORIGDSTADDR : IPV6_RECVPKTINFO, &one, sizeof one))
 			return -1;
+		u->lcatch[u->nl] = c;
 		u->lfds[u->nl++] = fd;
 	}
 	return 0;
@@ -75,7 +78,8 @@ static void flow_end(struct gw_udp *u, size_t i, long now)
 }
 
 /* A refusal, at most once per destination per GW_UDP_DENY_MS. */
-static void deny(struct gw_udp *u, int fam, const uint8_t *a, uint16_t port, const char *host, long now)
+static void deny(struct gw_udp *u, int fam, const uint8_t *a, uint16_t port, const char *host, long now,
+		 enum sbx_net_reason why)
 {
 	size_t k, oldest = 0;
 	for (k = 0; k < u->ndenied; k++) {
@@ -96,7 +100,7 @@ static void deny(struct gw_udp *u, int fam, const uint8_t *a, uint16_t port, con
 	}
 	u->denied[k].at = now;
 	struct sbx_net_hdr h = {.kind = SBX_NET_DENY, .port = port, .proto = IPPROTO_UDP,
-				.family = (uint8_t)fam, .reason = SBX_NR_ADDR_NOT_GRANTED};
+				.family = (uint8_t)fam, .reason = (uint16_t)why};
 	memcpy(h.addr, a, 16);
 	u->record(u->ctx, &h, host && host[0] ? host : NULL);
 }
@@ -120,7 +124,7 @@ static struct gw_udp_flow *flow_open(struct gw_udp *u, int lfd, const struct soc
 	int ufam = 0;
 	uint8_t uaddr[16] = {0};
 	if (!u->decide(u->ctx, fam, a, port, host, &ufam, uaddr)) {
-		deny(u, fam, a, port, host, now);
+		deny(u, fam, a, port, host, now, SBX_NR_ADDR_NOT_GRANTED);
 		return NULL;
 	}
 	if (u->nf >= GW_UDP_FLOWS_MAX)
@@ -196,13 +200,40 @@ static int orig_dst(int lfd, struct msghdr *mh, int *fam, uint8_t a[16], uint16_
 	return -1;
 }
 
-static void from_client(struct gw_udp *u, int lfd, long now)
+/* A catch listener's datagram: its original destination (tproxy keeps it). */
+static int caught_dst(struct msghdr *mh, int *fam, uint8_t a[16], uint16_t *port)
 {
+	memset(a, 0, 16);
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
+		if (cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_ORIGDSTADDR) {
+			struct sockaddr_in s;
+			memcpy(&s, CMSG_DATA(cm), sizeof s);
+			*fam = AF_INET;
+			memcpy(a, &s.sin_addr, 4);
+			*port = ntohs(s.sin_port);
+			return 0;
+		}
+		if (cm->cmsg_level == IPPROTO_IPV6 && cm->cmsg_type == IPV6_ORIGDSTADDR) {
+			struct sockaddr_in6 s;
+			memcpy(&s, CMSG_DATA(cm), sizeof s);
+			*fam = AF_INET6;
+			memcpy(a, &s.sin6_addr, 16);
+			*port = ntohs(s.sin6_port);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void from_client(struct gw_udp *u, size_t li, long now)
+{
+	int lfd = u->lfds[li];
 	for (int k = 0; k < 64; k++) {
 		struct sockaddr_storage cl;
 		union {
 			struct cmsghdr h;
-			char b[CMSG_SPACE(sizeof(struct in6_pktinfo)) + CMSG_SPACE(sizeof(struct in_pktinfo))];
+			char b[CMSG_SPACE(sizeof(struct in6_pktinfo)) + CMSG_SPACE(sizeof(struct in_pktinfo)) +
+			       CMSG_SPACE(sizeof(struct sockaddr_in6))];
 		} cb;
 		struct iovec iov = {dgram, sizeof dgram};
 		struct msghdr mh = {.msg_name = &cl, .msg_namelen = sizeof cl, .msg_iov = &iov, .msg_iovlen = 1,
@@ -214,6 +245,11 @@ static void from_client(struct gw_udp *u, int lfd, long now)
 		int fam;
 		uint8_t a[16];
 		uint16_t port;
+		if (u->lcatch[li]) {
+			if (caught_dst(&mh, &fam, a, &port) == 0)
+				deny(u, fam, a, port, NULL, now, SBX_NR_UDP_NOT_RELAYED);
+			continue;
+		}
 		if (orig_dst(lfd, &mh, &fam, a, &port) < 0)
 			continue;
 		struct gw_udp_flow *f = flow_find(u, lfd, &cl, mh.msg_namelen, fam, a, port);
@@ -275,7 +311,7 @@ void gw_udp_serve(struct gw_udp *u, const struct pollfd *pf, size_t n, long now)
 			from_host(u->f[i], now);
 	for (size_t i = 0; i < u->nl && i < n; i++)
 		if (pf[i].revents & POLLIN)
-			from_client(u, u->lfds[i], now);
+			from_client(u, i, now);
 	for (size_t i = u->nf; i-- > 0;)
 		if (now - u->f[i]->last >= GW_UDP_IDLE_MS)
 			flow_end(u, i, now);

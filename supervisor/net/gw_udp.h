@@ -11,12 +11,19 @@
  * every open flow at gw_udp_close(). A refused datagram is dropped and reported as net.deny (proto
  * udp, reason addr-not-granted) at most once per destination per GW_UDP_DENY_MS (a flood to one
  * destination is one event per window, not one per datagram). At most GW_UDP_FLOWS_MAX flows:
- * datagrams that would open more are dropped. Owns the flows' sockets, not the listeners.
+ * datagrams that would open more are dropped.
+ * Catch listeners (an unrestricted network's UDP, other than DNS and granted UDP ports, steered
+ * there by an nftables tproxy rule in the run's namespace, netns.h): the datagram's original
+ * destination is IP_ORIGDSTADDR / IPV6_ORIGDSTADDR (set here); it cannot be relayed (a reply would
+ * need a socket in the run's namespace bound to that address and port), so it is dropped and
+ * reported as net.deny proto udp, reason udp-not-relayed, with the same once-per-destination limit.
+ * Owns the flows' sockets, not the listeners.
  */
 #ifndef SBX_GW_UDP_H
 #define SBX_GW_UDP_H
 
 #include <poll.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -28,7 +35,7 @@
 #define GW_UDP_IDLE_MS 30000
 #define GW_UDP_DENY_MS 10000
 #define GW_UDP_DENY_SLOTS 64
-#define GW_UDP_LISTENERS_MAX 16
+#define GW_UDP_LISTENERS_MAX 18 /* SBX_GW_MAX_PORT_FDS + 2 catch listeners */
 
 /* Decide a new flow to fam/addr:port (the program's destination). 1 = allowed, with host (the
  * granted name or the literal, for the record) and where to send (ufam/uaddr); 0 = refused (host
@@ -61,6 +68,7 @@ struct gw_udp_denied {
 
 struct gw_udp {
 	int lfds[GW_UDP_LISTENERS_MAX];
+	bool lcatch[GW_UDP_LISTENERS_MAX]; /* a catch listener (see above) */
 	size_t nl;
 	struct gw_udp_flow *f[GW_UDP_FLOWS_MAX];
 	size_t nf;
@@ -71,9 +79,10 @@ struct gw_udp {
 	void *ctx;
 };
 
-/* Set up with the listeners (non-blocking and pktinfo set here). 0, or -1 (a listener unusable). */
-int gw_udp_init(struct gw_udp *u, const int *lfds, size_t nl, gw_udp_decide_fn d, gw_udp_record_fn r,
-		void *ctx);
+/* Set up with the listeners and the catch listeners (non-blocking, pktinfo / origdstaddr set here).
+ * 0, or -1 (a listener unusable). */
+int gw_udp_init(struct gw_udp *u, const int *lfds, size_t nl, const int *cfds, size_t nc,
+		gw_udp_decide_fn d, gw_udp_record_fn r, void *ctx);
 /* The number of pollfd slots gw_udp_poll may fill (listeners + flows). */
 size_t gw_udp_nslots(const struct gw_udp *u);
 /* Fill pf (listeners, then flows' host-side sockets); *wait_ms lowered to the next expiry. */

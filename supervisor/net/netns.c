@@ -25,7 +25,7 @@
 #include <linux/nsfs.h>
 #include <linux/rtnetlink.h>
 
-#define MAX_FDS (4 * SBX_NETNS_MAX_PORTS + 4)
+#define MAX_FDS (4 * SBX_NETNS_MAX_PORTS + 8)
 
 int sbx_netns_lo_up(void)
 {
@@ -59,8 +59,12 @@ void sbx_netns_close(struct sbx_netns_out *o)
 		if (o->udp_fds[i] >= 0)
 			close(o->udp_fds[i]);
 	o->nudp_fds = 0;
-	int *one[3] = {&o->dns_fd, &o->dns_tcp_fd, &o->proxy_fd};
-	for (int i = 0; i < 3; i++) {
+	for (size_t i = 0; i < o->nudp_catch_fds; i++)
+		if (o->udp_catch_fds[i] >= 0)
+			close(o->udp_catch_fds[i]);
+	o->nudp_catch_fds = 0;
+	int *one[4] = {&o->dns_fd, &o->dns_tcp_fd, &o->proxy_fd, &o->dns6_fd};
+	for (int i = 0; i < 4; i++) {
 		if (*one[i] >= 0)
 			close(*one[i]);
 		*one[i] = -1;
@@ -128,7 +132,7 @@ fail:;
 struct reply {
 	int ok;
 	int ipv6;
-	int redirect, nport_fds, nudp_fds, dns, dns_tcp, proxy;
+	int redirect, nport_fds, nudp_fds, dns, dns_tcp, dns6, proxy, nudp_catch;
 	char why[200];
 	char nft_why[160];
 };
@@ -172,6 +176,58 @@ static int nft_redirect(uint16_t port, bool ipv6, bool all, const uint16_t *lo_p
 		size_t l = e ? strcspn(e, "\n") : 0;
 		snprintf(why, whylen, "nftables: %.*s", (int)(l > 140 ? 140 : l), l ? e : "failed");
 	}
+	nft_ctx_free(n);
+	return rc;
+}
+
+/* udp_catch: a transparent UDP socket of family on the any-address, an ephemeral port (*port). */
+static int catch_socket(int family, uint16_t *port)
+{
+	int s = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0), one = 1;
+	if (s < 0)
+		return -1;
+	struct sockaddr_storage ss;
+	memset(&ss, 0, sizeof ss);
+	ss.ss_family = (sa_family_t)family;
+	socklen_t len = family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	if ((family == AF_INET6 ? setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) < 0 ||
+				      setsockopt(s, IPPROTO_IPV6, IPV6_TRANSPARENT, &one, sizeof one) < 0
+				: setsockopt(s, IPPROTO_IP, IP_TRANSPARENT, &one, sizeof one) < 0) ||
+	    bind(s, (struct sockaddr *)&ss, len) < 0 || getsockname(s, (struct sockaddr *)&ss, &len) < 0) {
+		close(s);
+		return -1;
+	}
+	*port = ntohs(family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port : ((struct sockaddr_in *)&ss)->sin_port);
+	return s;
+}
+
+/* udp_catch: the table `inet sbxsup_udp`: in prerouting (a datagram to any address loops through lo,
+ * the local route), every UDP datagram not to the loopback, not to port 53 nor a granted UDP port,
+ * and not an answer (ct direction original: the DNS stub's and the UDP relay's replies go to the
+ * program's own address and port, which may be any address), goes to the catch socket of its family
+ * (tproxy keeps its destination). 0, or -1. */
+static int nft_udp_catch(uint16_t p4, uint16_t p6, const uint16_t *udp_ports, size_t nudp)
+{
+	char set[SBX_NETNS_MAX_PORTS * 7 + 8] = "53";
+	size_t k = 2;
+	for (size_t i = 0; i < nudp && i < SBX_NETNS_MAX_PORTS; i++)
+		k += (size_t)snprintf(set + k, sizeof set - k, ", %u", udp_ports[i]);
+	char r6[160] = "", cmd[512];
+	if (p6)
+		snprintf(r6, sizeof r6, "  meta l4proto udp ip6 daddr != ::1 udp dport != { %s } ct direction original "
+			 "tproxy ip6 to :%u\n",
+			 set, p6);
+	snprintf(cmd, sizeof cmd,
+		 "table inet sbxsup_udp {\n chain pre {\n  type filter hook prerouting priority -150; policy accept;\n"
+		 "  meta l4proto udp ip daddr != 127.0.0.0/8 udp dport != { %s } ct direction original tproxy ip to :%u\n"
+		 "%s }\n}\n",
+		 set, p4, r6);
+	struct nft_ctx *n = nft_ctx_new(NFT_CTX_DEFAULT);
+	if (!n)
+		return -1;
+	nft_ctx_buffer_output(n);
+	nft_ctx_buffer_error(n);
+	int rc = nft_run_cmd_from_buffer(n, cmd) == 0 ? 0 : -1;
 	nft_ctx_free(n);
 	return rc;
 }
@@ -291,12 +347,34 @@ static int child_build(const struct sbx_netns_req *rq, struct reply *r, int *fds
 		if ((fds[(*nfds)++] = listener(AF_INET, SOCK_STREAM, NULL, 53, false)) < 0)
 			return child_fail(r, "DNS socket on port 53/tcp");
 		r->dns_tcp = 1;
+		if (r->ipv6) {
+			if ((fds[(*nfds)++] = listener(AF_INET6, SOCK_DGRAM, NULL, 53, false)) < 0)
+				return child_fail(r, "DNS socket on [::]:53/udp");
+			r->dns6 = 1;
+		}
 	}
 	if (rq->proxy_port) {
 		static const uint8_t lo4[4] = {127, 0, 0, 1};
 		if ((fds[(*nfds)++] = listener(AF_INET, SOCK_STREAM, lo4, rq->proxy_port, false)) < 0)
 			return child_fail(r, "HTTP proxy listener");
 		r->proxy = 1;
+	}
+	if (rq->udp_catch && r->redirect) {
+		uint16_t p4 = 0, p6 = 0;
+		int c4 = catch_socket(AF_INET, &p4), c6 = r->ipv6 && c4 >= 0 ? catch_socket(AF_INET6, &p6) : -1;
+		if (c4 >= 0 && (!r->ipv6 || c6 >= 0) && nft_udp_catch(p4, p6, rq->udp_ports, rq->nudp_ports) == 0) {
+			fds[(*nfds)++] = c4;
+			r->nudp_catch = 1;
+			if (c6 >= 0) {
+				fds[(*nfds)++] = c6;
+				r->nudp_catch = 2;
+			}
+		} else { /* no tproxy here: such UDP stays inside unreported (the level says) */
+			if (c4 >= 0)
+				close(c4);
+			if (c6 >= 0)
+				close(c6);
+		}
 	}
 	return 0;
 }
@@ -394,7 +472,8 @@ int sbx_netns_setup(pid_t member, const struct sbx_netns_req *rq, struct sbx_net
 		    size_t whylen)
 {
 	memset(out, 0, sizeof *out);
-	out->dns_fd = out->dns_tcp_fd = out->proxy_fd = out->redirect_fd = -1;
+	out->dns_fd = out->dns_tcp_fd = out->proxy_fd = out->redirect_fd = out->dns6_fd = -1;
+	out->udp_catch_fds[0] = out->udp_catch_fds[1] = -1;
 	if ((rq->nports > SBX_NETNS_MAX_PORTS && !rq->redirect) || rq->nudp_ports > SBX_NETNS_MAX_PORTS) {
 		snprintf(why, whylen, "more than %d granted %s ports", SBX_NETNS_MAX_PORTS,
 			 rq->nudp_ports > SBX_NETNS_MAX_PORTS ? "UDP" : "TCP");
@@ -428,9 +507,9 @@ int sbx_netns_setup(pid_t member, const struct sbx_netns_req *rq, struct sbx_net
 	int e = errno;
 	close(sp[0]);
 	reap(pid, n < 0);
-	int want = r.redirect + r.nport_fds + r.nudp_fds + r.dns + r.dns_tcp + r.proxy;
+	int want = r.redirect + r.nport_fds + r.nudp_fds + r.dns + r.dns_tcp + r.dns6 + r.proxy + r.nudp_catch;
 	if (n != (ssize_t)sizeof r || !r.ok || nfds != want || r.nport_fds > 2 * SBX_NETNS_MAX_PORTS ||
-	    r.nudp_fds > 2 * SBX_NETNS_MAX_PORTS ||
+	    r.nudp_fds > 2 * SBX_NETNS_MAX_PORTS || r.nudp_catch < 0 || r.nudp_catch > 2 ||
 	    (mflags & MSG_CTRUNC)) {
 		for (int i = 0; i < nfds; i++)
 			close(fds[i]);
@@ -455,17 +534,22 @@ int sbx_netns_setup(pid_t member, const struct sbx_netns_req *rq, struct sbx_net
 		out->dns_fd = fds[k++];
 	if (r.dns_tcp)
 		out->dns_tcp_fd = fds[k++];
+	if (r.dns6)
+		out->dns6_fd = fds[k++];
 	if (r.proxy)
 		out->proxy_fd = fds[k++];
+	for (int i = 0; i < r.nudp_catch; i++)
+		out->udp_catch_fds[out->nudp_catch_fds++] = fds[k++];
 	out->ipv6 = r.ipv6;
 	char udp[48] = "";
 	if (rq->nudp_ports)
 		snprintf(udp, sizeof udp, ", %zu UDP port%s", rq->nudp_ports, rq->nudp_ports == 1 ? "" : "s");
 	if (r.redirect)
 		snprintf(out->level, sizeof out->level,
-			 "local route 0.0.0.0/0%s on lo; nftables redirect: %s%s%s%s",
+			 "local route 0.0.0.0/0%s on lo; nftables redirect: %s%s%s%s%s",
 			 r.ipv6 ? " and ::/0" : "", rq->redirect_all ? "every TCP port" : "the granted TCP ports", udp,
-			 r.dns ? ", DNS on port 53" : "", r.proxy ? ", HTTP proxy" : "");
+			 r.dns ? ", DNS on port 53" : "", r.proxy ? ", HTTP proxy" : "",
+			 r.nudp_catch ? ", other UDP refused (tproxy)" : rq->udp_catch ? ", other UDP unreported (no tproxy)" : "");
 	else
 		snprintf(out->level, sizeof out->level, "local route 0.0.0.0/0%s on lo; %zu TCP port%s%s%s%s",
 			 r.ipv6 ? " and ::/0" : "", rq->nports, rq->nports == 1 ? "" : "s", udp,

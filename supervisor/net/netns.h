@@ -15,7 +15,8 @@
  *   - creates the listeners asked for, bound to the any-address: TCP on each port (IPv4, and an
  *     IPv6-only twin where there is IPv6), UDP on each granted UDP port (the same twins; a
  *     datagram to any address on that port reaches it, pktinfo names the address), UDP and TCP port 53 for DNS (UDP with IP_PKTINFO, so
- *     replies leave from the address queried), and the HTTP proxy on 127.0.0.1:proxy_port.
+ *     replies leave from the address queried; and UDP [::]:53 where there is IPv6), the HTTP
+ *     proxy on 127.0.0.1:proxy_port, and with udp_catch two transparent UDP sockets (see there).
  * The descriptors come back over SCM_RIGHTS (a socket stays in the namespace it was made in,
  * whoever holds it). Bounded: the child is waited for at most 5 s, then killed.
  *   - with `redirect`: one more TCP listener (the any-address, an ephemeral port, IPv4 and IPv6 on
@@ -52,13 +53,18 @@ struct sbx_netns_req {
 	size_t nports;
 	uint16_t udp_ports[SBX_NETNS_MAX_PORTS]; /* UDP sockets on the any-address (not 53: DNS) */
 	size_t nudp_ports;
-	bool dns;                            /* UDP + TCP port 53 on the any-address */
+	bool dns;                            /* UDP + TCP port 53 on the any-address (and UDP on the
+					      * IPv6 any-address where the namespace has IPv6) */
 	uint16_t proxy_port;                 /* TCP 127.0.0.1:proxy_port, 0: none */
 	bool redirect;                       /* TCP through one listener (nftables) */
 	bool redirect_all;                   /* every port of every non-loopback address */
 	uint16_t lo_ports[SBX_NETNS_MAX_LO_PORTS]; /* with redirect: the granted ports (any address) */
 	size_t nlo_ports;
 	bool redirect_required;              /* no per-port fallback: fail without nftables */
+	bool udp_catch;                      /* with redirect: every other UDP datagram (not to the
+					      * loopback, not port 53 or udp_ports) to a transparent
+					      * socket (nftables tproxy), for the gateway to refuse and
+					      * report; not made where tproxy is unusable (level says) */
 };
 
 struct sbx_netns_out {
@@ -67,7 +73,10 @@ struct sbx_netns_out {
 	int udp_fds[2 * SBX_NETNS_MAX_PORTS];  /* UDP sockets (IPv4 with IP_PKTINFO, IPv6 per port) */
 	size_t nudp_fds;
 	int dns_fd, dns_tcp_fd, proxy_fd;      /* -1: none */
+	int dns6_fd;                           /* UDP [::]:53 (IPv6-only) where there is IPv6, -1: none */
 	int redirect_fd;                       /* the nftables redirect's listener, -1: none */
+	int udp_catch_fds[2];                  /* udp_catch's sockets (IPv4, IPv6), IP_TRANSPARENT */
+	size_t nudp_catch_fds;
 	char nft_why[160];                     /* redirect asked, not made: why */
 	bool ipv6;                             /* the namespace has IPv6 (route and listeners made) */
 	char level[256];                       /* what was made, for run.start.level.network */

@@ -127,7 +127,9 @@ static int gw_start(struct run *r, char *why, size_t whylen)
 				    * host granted without a port let every port through (plan.nft): every
 				    * one, or none */
 				   .redirect_required = r->m->net_any || r->plan.nft > 0,
-				   .redirect_all = r->m->net_any || r->plan.nft > 0};
+				   .redirect_all = r->m->net_any || r->plan.nft > 0,
+				   /* an unrestricted grant's other UDP cannot be relayed: refused, reported */
+				   .udp_catch = r->m->net_any};
 	if (rq.redirect_required && !rq.redirect) {
 		snprintf(why, whylen, "an unrestricted network needs nftables' redirect (SBXSUP_NFT=0)");
 		return -1;
@@ -161,7 +163,10 @@ static int gw_start(struct run *r, char *why, size_t whylen)
 		spec.port_fds[spec.nport_fds++] = ns.port_fds[i];
 	for (size_t i = 0; i < ns.nudp_fds && i < SBX_GW_MAX_PORT_FDS; i++)
 		spec.udp_fds[spec.nudp_fds++] = ns.udp_fds[i];
+	for (size_t i = 0; i < ns.nudp_catch_fds && i < 2; i++)
+		spec.udp_catch_fds[spec.nudp_catch_fds++] = ns.udp_catch_fds[i];
 	spec.dns_fd = ns.dns_fd;
+	spec.dns6_fd = ns.dns6_fd;
 	spec.dns_tcp_fd = ns.dns_tcp_fd;
 	spec.proxy_fd = ns.proxy_fd;
 	spec.report_fd = sp[1];

@@ -51,6 +51,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					abort();
 				ok += h;
 			}
+			/* a WebSocket upgrade waits for the server's answer: the input's own bytes, or a 101 */
+			if (hs.st == GW_HS_UPWAIT) {
+				static const char sw[] = "HTTP/1.1 101 Switching Protocols\r\n";
+				int a = n && (data[0] & 0x80) ? gw_http_stream_answer(&hs, b, n)
+							      : gw_http_stream_answer(&hs, (const uint8_t *)sw, sizeof sw - 1);
+				if ((a == GW_OK) == (hs.st == GW_HS_UPWAIT))
+					abort();
+			}
 		}
 		break;
 	}

@@ -8,6 +8,8 @@
 #     hosts file SBXSUP_GW_HOSTS, names mapped to the host's loopback) and HTTP to it reaches this
 #     test's server through the gateway (the server saw the Host; net.flow); a wrong Host is refused
 #     (the server saw nothing; net.deny naming both);
+#   - DNS over IPv6 (to [::1]:53, where the namespace has IPv6) is answered by the stub, a refused
+#     AAAA reported as dns.deny;
 #   - a network:udp grant: datagrams to the granted name's address and port reach this test's UDP
 #     echo server through the gateway and its answers come back from the address sent to
 #     (net.flow proto udp with the exact bytes); to another address on that port they are dropped
@@ -92,6 +94,26 @@ curl -s --max-time 10 -H 'Host: evil.test' http://app.test:$PORT/; echo curl2=\$
 	   audit_has "$T_TMP/gw.$tag" net.deny proto=tcp; then
 		t_pass netns_gateway_http_$tag
 	else t_fail netns_gateway_http_$tag "out=$(tr "\n" "|" <<<"$out") log=$(cat "$LOG")"; fi
+
+	# 2a. DNS over IPv6 ([::1]:53, the stub's IPv6 socket): a granted name answered, a refused AAAA
+	# reported as dns.deny
+	cat > "$WS/dns6.py" <<'P'
+import socket
+def q(name, t):
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM); s.settimeout(3)
+    b = bytes.fromhex('beef01000001000000000000') + b''.join(bytes([len(l)]) + l.encode() for l in name.split('.')) + bytes([0, 0, t, 0, 1])
+    try:
+        s.sendto(b, ('::1', 53)); r = s.recv(512); print('dns6', name, t, 'rcode', r[3] & 15, r[-4:].hex())
+    except OSError as e: print('dns6', name, 'error', e)
+q('app.test', 1); q('evil6.test', 28)
+P
+	out=$(cd "$WS" && "$SBXSUP" run "${L[@]}" -m "$M" -a "$T_TMP/dns6.$tag" -- $PY dns6.py 2>&1)
+	if ! grep -q 'local route 0.0.0.0/0 and ::/0' "$T_TMP/dns6.$tag"; then
+		t_skip netns_dns_ipv6_$tag "the run's namespace has no IPv6"
+	elif grep -q "dns6 app.test 1 rcode 0 7f000001" <<<"$out" && grep -q "dns6 evil6.test 28 rcode 5" <<<"$out" &&
+	   audit_has "$T_TMP/dns6.$tag" dns.deny name=evil6.test qtype=28; then
+		t_pass netns_dns_ipv6_$tag
+	else t_fail netns_dns_ipv6_$tag "out=$(tr "\n" "|" <<<"$out")"; fi
 
 	# 2b. granted UDP: relayed to the name's address, answered from the address sent to; another
 	# address on the granted port is dropped and reported

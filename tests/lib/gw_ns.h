@@ -74,8 +74,8 @@ static inline int gwns_send_fds(int sock, const int *fds, int n)
 {
 	char c = 'k';
 	struct iovec iov = {&c, 1};
-	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int) * 8)]; } cb;
-	if (n > 8)
+	union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int) * 16)]; } cb;
+	if (n > 16)
 		return -1;
 	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cb.b,
 			    .msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n)};

@@ -76,6 +76,31 @@ static void *serve(void *arg)
 			else if (n >= 4 && memmem(buf, n, "\r\n\r\n", 4))
 				break;
 		}
+		/* a WebSocket handshake: /v1/ws switches (101), /v1/noup answers 200 and stays HTTP; either
+		 * way, what the client sends after its answer is read until it is done */
+		bool ws = n >= 10 && !memcmp(buf, "GET /v1/ws", 10), noup = n >= 12 && !memcmp(buf, "GET /v1/noup", 12);
+		if (n >= 13 && !memcmp(buf, "GET /v1/short", 13)) { /* ends inside its status line */
+			(void)!write(c, "HTTP/1.1", 8);
+			shutdown(c, SHUT_WR);
+			ws = false;
+			while (poll(&p, 1, 3000) > 0 && recv(c, buf + n, sizeof buf - n, 0) > 0)
+				;
+			close(c);
+			continue;
+		}
+		if (ws || noup) {
+			static const char sw[] = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+						 "Connection: Upgrade\r\n\r\n";
+			static const char no[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+			(void)!write(c, ws ? sw : no, ws ? sizeof sw - 1 : sizeof no - 1);
+			while (poll(&p, 1, 3000) > 0) {
+				ssize_t r = recv(c, buf + n, sizeof buf - n, 0);
+				if (r <= 0)
+					break;
+				n += (size_t)r;
+				total += (uint64_t)r;
+			}
+		}
 		pthread_mutex_lock(&seen.mu);
 		if (seen.n < SEEN_MAX) {
 			struct seen *e = &seen.v[seen.n++];
@@ -85,7 +110,9 @@ static void *serve(void *arg)
 			e->total = total;
 		}
 		pthread_mutex_unlock(&seen.mu);
-		if (n >= 4 && !memcmp(buf, "GET ", 4))
+		if (ws || noup)
+			(void)!write(c, "END\n", 4);
+		else if (n >= 4 && !memcmp(buf, "GET ", 4))
 			(void)!write(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok", 59);
 		else
 			(void)!write(c, "SRV-OK\n", 7);
@@ -171,7 +198,7 @@ static char dir[64], hosts[128], auditf[128];
 static uint16_t P_TLS, P_HTTP, P_RAW, P_RED, P_V6;
 static uint16_t ns_proxy_port, ns_redir_port; /* in the child: its proxy and REDIRECT listeners */
 static bool have_redirect;                    /* the child's namespace REDIRECTs to the tcp_fd listener */
-#define NFDS 8
+#define NFDS 9
 static const char *skip_why;
 
 static int tcp_to(const char *addr, uint16_t port)
@@ -233,6 +260,36 @@ static void child_cmd(const char *cmd, char *ans, size_t cap)
 		read_all(fd, ans, cap);
 		ans[strcspn(ans, "\r")] = '\0';
 		close(fd);
+	} else if (sscanf(cmd, "ws %63s %u %255s", a, &port, d) == 3) {
+		/* a WebSocket handshake for path d, then (after the answer's head) a binary frame and the
+		 * text of a request naming another host; the answer's status line and what followed it */
+		int fd = tcp_to(a, (uint16_t)port);
+		if (fd < 0) {
+			snprintf(ans, cap, "noconnect");
+			return;
+		}
+		char req[512], head[1024];
+		int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: web.example.test\r\nUpgrade: websocket\r\n"
+				 "Connection: Upgrade\r\n\r\n", d);
+		(void)!write(fd, req, (size_t)n);
+		size_t hl = 0;
+		while (hl < sizeof head - 1 && !memmem(head, hl, "\r\n\r\n", 4)) {
+			ssize_t r = recv(fd, head + hl, sizeof head - 1 - hl, 0);
+			if (r <= 0)
+				break;
+			hl += (size_t)r;
+		}
+		static const char after[] = "\x82\x05hello" "GET /v1/x HTTP/1.1\r\nHost: other.example.test\r\n\r\n";
+		(void)!send(fd, after, sizeof after - 1, MSG_NOSIGNAL);
+		shutdown(fd, SHUT_WR);
+		char rest[512];
+		read_all(fd, rest, sizeof rest);
+		head[hl] = '\0';
+		char *e = strstr(head, "\r\n\r\n");
+		snprintf(ans, cap, "%.*s|%s", (int)strcspn(head, "\r"), head, e ? e + 4 : "");
+		size_t al = strlen(ans);
+		snprintf(ans + al, cap - al, "%s", rest);
+		close(fd);
 	} else if (sscanf(cmd, "raw %63s %u", a, &port) == 2) {
 		int fd = tcp_to(a, (uint16_t)port);
 		if (fd < 0) {
@@ -268,10 +325,12 @@ static void child_cmd(const char *cmd, char *ans, size_t cap)
 		snprintf(ans, cap, "%s connect_us=%ld total_ms=%ld", tmp,
 			 (t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_nsec - t0.tv_nsec) / 1000,
 			 (t2.tv_sec - t0.tv_sec) * 1000L + (t2.tv_nsec - t0.tv_nsec) / 1000000L);
-	} else if (sscanf(cmd, "dns %255s %u", b, &port) == 2) {
-		int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-		struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(53)};
-		inet_pton(AF_INET, "127.0.0.53", &sa.sin_addr);
+	} else if (sscanf(cmd, "dns %255s %u", b, &port) == 2 || sscanf(cmd, "dns6 %255s %u", b, &port) == 2) {
+		/* dns: to 127.0.0.53:53; dns6: over IPv6, to [::1]:53 */
+		bool v6 = !strncmp(cmd, "dns6 ", 5);
+		int fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		struct sockaddr_storage sa;
+		socklen_t sal = sa_of(v6 ? "::1" : "127.0.0.53", 53, &sa);
 		uint8_t q[300] = {0x42, 0x42, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0};
 		size_t n = 12;
 		for (char *lab = strtok(b, "."); lab; lab = strtok(NULL, ".")) {
@@ -283,9 +342,9 @@ static void child_cmd(const char *cmd, char *ans, size_t cap)
 		q[n++] = 0; q[n++] = (uint8_t)port; q[n++] = 0; q[n++] = 1;
 		struct timeval tv = {3, 0};
 		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-		sendto(fd, q, n, 0, (struct sockaddr *)&sa, sizeof sa);
+		sendto(fd, q, n, 0, (struct sockaddr *)&sa, sal);
 		uint8_t r[1500];
-		struct sockaddr_in from;
+		struct sockaddr_storage from;
 		socklen_t fl = sizeof from;
 		ssize_t rl = recvfrom(fd, r, sizeof r, 0, (struct sockaddr *)&from, &fl);
 		close(fd);
@@ -293,16 +352,18 @@ static void child_cmd(const char *cmd, char *ans, size_t cap)
 			snprintf(ans, cap, "noanswer");
 			return;
 		}
-		char fa[32];
-		inet_ntop(AF_INET, &from.sin_addr, fa, sizeof fa);
+		char fa[INET6_ADDRSTRLEN];
+		inet_ntop(from.ss_family, from.ss_family == AF_INET6 ? (void *)&((struct sockaddr_in6 *)&from)->sin6_addr
+								      : (void *)&((struct sockaddr_in *)&from)->sin_addr,
+			  fa, sizeof fa);
 		int o = snprintf(ans, cap, "rcode=%d from=%s", r[3] & 0xf, fa);
 		unsigned an = (unsigned)r[6] << 8 | r[7];
 		size_t off = n; /* the question is echoed */
 		for (unsigned i = 0; i < an && off + 12 <= (size_t)rl; i++) {
 			unsigned rdl = (unsigned)r[off + 10] << 8 | r[off + 11];
-			if (rdl == 4 && off + 16 <= (size_t)rl) {
-				char t[32];
-				inet_ntop(AF_INET, r + off + 12, t, sizeof t);
+			if ((rdl == 4 || rdl == 16) && off + 12 + rdl <= (size_t)rl) {
+				char t[INET6_ADDRSTRLEN];
+				inet_ntop(rdl == 4 ? AF_INET : AF_INET6, r + off + 12, t, sizeof t);
 				o += snprintf(ans + o, cap - (size_t)o, " %s", t);
 			}
 			off += 12 + rdl;
@@ -445,9 +506,23 @@ static uint16_t port_of(int fd)
 	return getsockname(fd, (struct sockaddr *)&sa, &sl) == 0 ? ntohs(sa.sin_port) : 0;
 }
 
+/* UDP [::]:53, IPv6 only (the run's namespace makes the same). */
+static int udp6_53(void)
+{
+	int fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0), one = 1;
+	struct sockaddr_in6 sa = {.sin6_family = AF_INET6, .sin6_port = htons(53)};
+	if (fd < 0 || setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one) < 0 ||
+	    bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static void child_main(int sock, bool userns)
 {
-	int fds[NFDS] = {-1, -1, -1, -1, -1, -1, -1, -1};
+	int fds[NFDS] = {-1, -1, -1, -1, -1, -1, -1, -1, -1};
 	if (gwns_enter(userns) == 0) {
 		fds[0] = gwns_listener(P_TLS, false);
 		fds[1] = gwns_listener(P_HTTP, false);
@@ -457,6 +532,7 @@ static void child_main(int sock, bool userns)
 		fds[5] = gwns_listener(53, false); /* DNS over TCP */
 		fds[6] = gwns_listener(0, false);  /* where the REDIRECT rule sends */
 		fds[7] = listen_on("::", P_V6, NULL); /* IPv6, any address */
+		fds[8] = udp6_53();                   /* DNS over IPv6, UDP [::]:53 */
 	}
 	for (int i = 0; i < NFDS; i++)
 		if (fds[i] < 0) {
@@ -641,6 +717,7 @@ static int setup(void **st)
 	spec.port_fds[3] = fds[7];
 	spec.nport_fds = 4;
 	spec.dns_fd = fds[3];
+	spec.dns6_fd = fds[8];
 	spec.report_fd = rp[1];
 	if (sbx_gw_spawn(&spec, &gw_pid, err, sizeof err) < 0) {
 		fprintf(stderr, "# %s\n", err);
@@ -793,6 +870,51 @@ static void t_http_keepalive(void **st)
 	assert_non_null(memmem(s->first, s->len, "Host: other.example.test", 24)); /* as the first's body */
 }
 
+/* A WebSocket upgrade on plain HTTP: after the server's 101 the relay carries the rest unchecked
+ * (the frames are not HTTP); without a 101 the client's next request is checked as ever. */
+static void t_websocket(void **st)
+{
+	(void)st;
+	NEED_NS();
+	char a[4096], cmd[160];
+	snprintf(cmd, sizeof cmd, "ws 127.0.0.5 %u /v1/ws", P_HTTP);
+	ask(cmd, a, sizeof a);
+	assert_string_equal(a, "HTTP/1.1 101 Switching Protocols|END\n");
+	const struct seen *s = seen_last("127.0.0.5");
+	assert_non_null(s);
+	assert_non_null(memmem(s->first, s->len, "\r\n\r\n\x82\x05hello", 11)); /* the frame, as sent */
+	assert_non_null(memmem(s->first, s->len, "Host: other.example.test", 24)); /* its payload is no request */
+	assert_true(audit_has("\"event\":\"net.flow\"", "\"host\":\"web.example.test\"", NULL));
+
+	snprintf(cmd, sizeof cmd, "ws 127.0.0.5 %u /v1/noup", P_HTTP);
+	ask(cmd, a, sizeof a);
+	assert_string_equal(a, "HTTP/1.1 200 OK|okEND\n");
+	s = seen_last("127.0.0.5");
+	assert_non_null(memmem(s->first, s->len, "GET /v1/noup", 12));
+	assert_null(memmem(s->first, s->len, "hello", 5)); /* not HTTP: refused, nothing after it left */
+	assert_null(memmem(s->first, s->len, "other.example.test", 18));
+	assert_true(audit_has("\"event\":\"net.deny\"", "\"host\":\"web.example.test\"", "\"reason\":\"bad-request\"", NULL));
+
+	/* a server that ends inside its status line: no switch, and the gateway does not spin on it */
+	snprintf(cmd, sizeof cmd, "ws 127.0.0.5 %u /v1/short", P_HTTP);
+	ask(cmd, a, sizeof a);
+	assert_int_equal(strncmp(a, "HTTP/1.1|", 9), 0);
+	char statp[64];
+	snprintf(statp, sizeof statp, "/proc/%d/stat", (int)gw_pid);
+	unsigned long long t[2];
+	for (int k = 0; k < 2; k++) {
+		FILE *f = fopen(statp, "r");
+		assert_non_null(f);
+		unsigned long long ut = 0, stt = 0;
+		assert_int_equal(fscanf(f, "%*d %*s %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &stt), 2);
+		fclose(f);
+		t[k] = ut + stt;
+		if (!k)
+			usleep(500 * 1000);
+	}
+	assert_true(t[1] - t[0] < 20); /* clock ticks (1/100 s) in half a second: idle, not spinning */
+}
+
 static void t_wildcard(void **st)
 {
 	(void)st;
@@ -921,6 +1043,20 @@ static void t_ipv6(void **st)
 	char a[4096], cmd[128];
 	ask("dns api6.example.test 1", a, sizeof a);
 	assert_string_equal(a, "rcode=0 from=127.0.0.53"); /* no IPv4 address: an empty answer */
+	ask("dns api6.example.test 28", a, sizeof a); /* AAAA: what the gateway resolved */
+	assert_string_equal(a, "rcode=0 from=127.0.0.53 ::1");
+	ask("dns evil6.example.test 28", a, sizeof a); /* refused and reported as an A query is */
+	assert_string_equal(a, "rcode=5 from=127.0.0.53");
+	assert_true(audit_has("\"event\":\"dns.deny\"", "\"name\":\"evil6.example.test\"", "\"qtype\":28",
+			      "\"sev\":\"medium\"", NULL));
+	/* the same queries sent over IPv6 (to [::1]:53): answered from the address asked */
+	ask("dns6 api6.example.test 28", a, sizeof a);
+	assert_string_equal(a, "rcode=0 from=::1 ::1");
+	ask("dns6 api.example.test 1", a, sizeof a);
+	assert_string_equal(a, "rcode=0 from=::1 127.0.0.5");
+	ask("dns6 evil7.example.test 28", a, sizeof a);
+	assert_string_equal(a, "rcode=5 from=::1");
+	assert_true(audit_has("\"event\":\"dns.deny\"", "\"name\":\"evil7.example.test\"", "\"qtype\":28", NULL));
 	snprintf(cmd, sizeof cmd, "tls ::1 %u api6.example.test", P_V6);
 	ask(cmd, a, sizeof a);
 	assert_string_equal(a, "SRV-OK\n");
@@ -1186,7 +1322,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_dns_granted), cmocka_unit_test(t_dns_deny),   cmocka_unit_test(t_tls_sni),
-		cmocka_unit_test(t_http_host),   cmocka_unit_test(t_http_keepalive), cmocka_unit_test(t_wildcard),   cmocka_unit_test(t_answer_changes),
+		cmocka_unit_test(t_http_host),   cmocka_unit_test(t_http_keepalive), cmocka_unit_test(t_websocket), cmocka_unit_test(t_wildcard),   cmocka_unit_test(t_answer_changes),
 		cmocka_unit_test(t_raw_tcp),     cmocka_unit_test(t_proxy),      cmocka_unit_test(t_dns_tcp),
 		cmocka_unit_test(t_redirect),    cmocka_unit_test(t_ipv6),    cmocka_unit_test(t_net_any),    cmocka_unit_test(t_udp),    cmocka_unit_test(t_spawn_fails),
 		cmocka_unit_test(t_flows),

@@ -161,6 +161,58 @@ static void t_http_framing(void **st)
 	assert_int_equal(hp("POST /v1 HTTP/1.1\r\nHost: a.example.com\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", &r), GW_BAD);
 	assert_int_equal(hp("GET /ws HTTP/1.1\r\nHost: a.example.com\r\nUpgrade: websocket\r\n\r\n", &r), GW_OK);
 	assert_true(r.upgrade);
+	assert_int_equal(hp("GET /ws HTTP/1.1\r\nHost: a.example.com\r\nUpgrade: foo, WebSocket/13\r\n\r\n", &r), GW_OK);
+	assert_true(r.upgrade);
+	/* only WebSocket: an h2c switch would carry HTTP/2 requests for any host unchecked */
+	assert_int_equal(hp("GET / HTTP/1.1\r\nHost: a.example.com\r\nUpgrade: h2c\r\n\r\n", &r), GW_OK);
+	assert_false(r.upgrade);
+	assert_int_equal(hp("GET / HTTP/1.1\r\nHost: a.example.com\r\nUpgrade: websockets\r\n\r\n", &r), GW_OK);
+	assert_false(r.upgrade);
+}
+
+/* An upgrade: the client's stream is held until the server answers; only a 101 makes it opaque. */
+static void t_http_upgrade(void **st)
+{
+	(void)st;
+	const char *s = "GET /ws HTTP/1.1\r\nHost: a.example.com\r\nUpgrade: websocket\r\n\r\n"
+			"GET /x HTTP/1.1\r\nHost: b.example.com\r\n\r\n";
+	const uint8_t *b = (const uint8_t *)s;
+	size_t n = strlen(s), first = strlen(s) - strlen(strstr(s, "GET /x"));
+	struct gw_http_req r;
+	int head;
+	for (int sw = 0; sw < 4; sw++) {
+		struct gw_http_stream hs = {0};
+		size_t ok = gw_http_stream_scan(&hs, b, n, &head, &r);
+		assert_int_equal(head, GW_OK);
+		ok += gw_http_stream_head(&hs, &r);
+		assert_int_equal(ok, first);
+		assert_int_equal(gw_http_stream_scan(&hs, b + ok, n - ok, &head, &r), 0); /* held */
+		assert_int_equal(head, GW_MORE);
+		static const char *const ans[] = {"HTTP/1.1 101 Switching Protocols\r\n", "HTTP/1.1 200 OK\r\n",
+						  "HTTP/1.0 101 x\r\n", "HTTP/1.1 1010"};
+		const uint8_t *a = (const uint8_t *)ans[sw];
+		assert_int_equal(gw_http_stream_answer(&hs, a, 5), GW_MORE); /* "HTTP/" */
+		assert_int_equal(gw_http_stream_answer(&hs, a, strlen(ans[sw])), GW_OK);
+		size_t more = gw_http_stream_scan(&hs, b + ok, n - ok, &head, &r);
+		if (sw == 0) {
+			assert_int_equal(more, n - ok); /* switched: the rest passes as it is */
+		} else {
+			assert_int_equal(more, 0); /* not switched: the next head is checked */
+			assert_int_equal(head, GW_OK);
+			assert_string_equal(r.host, "b.example.com");
+		}
+	}
+	/* an upgrade asked after another request is an ordinary request */
+	const char *s2 = "GET / HTTP/1.1\r\nHost: a.example.com\r\n\r\n"
+			 "GET /ws HTTP/1.1\r\nHost: a.example.com\r\nUpgrade: websocket\r\n\r\nxx";
+	struct gw_http_stream hs = {0};
+	size_t ok = 0;
+	for (int k = 0; k < 2; k++) {
+		ok += gw_http_stream_scan(&hs, (const uint8_t *)s2 + ok, strlen(s2) - ok, &head, &r);
+		assert_int_equal(head, GW_OK);
+		ok += gw_http_stream_head(&hs, &r);
+	}
+	assert_int_equal(hs.st, GW_HS_HEAD);
 }
 
 /* The request stream: heads stop the scan (to be checked), bodies pass as framed. */
@@ -347,7 +399,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_wildcard),  cmocka_unit_test(t_name_norm), cmocka_unit_test(t_tls_sni),
-		cmocka_unit_test(t_http),      cmocka_unit_test(t_http_framing), cmocka_unit_test(t_http_stream),
+		cmocka_unit_test(t_http),      cmocka_unit_test(t_http_framing), cmocka_unit_test(t_http_stream), cmocka_unit_test(t_http_upgrade),
 		cmocka_unit_test(t_path_plain), cmocka_unit_test(t_dns),
 		cmocka_unit_test(t_net_record), cmocka_unit_test(t_resolve),
 	};
