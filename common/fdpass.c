@@ -44,7 +44,7 @@ ssize_t sbx_recv_fds(int sock, void *buf, size_t cap, int *fds, int maxfds, int 
 	return n;
 }
 
-ssize_t sbx_send_fds(int sock, const void *buf, size_t len, const int *fds, int nfds)
+ssize_t sbx_send_fds_flags(int sock, const void *buf, size_t len, const int *fds, int nfds, int flags)
 {
 	if (nfds < 0 || nfds > SBX_FDPASS_MAX) {
 		errno = EINVAL;
@@ -66,5 +66,9 @@ ssize_t sbx_send_fds(int sock, const void *buf, size_t len, const int *fds, int 
 		h->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
 		memcpy(CMSG_DATA(h), fds, (size_t)nfds * sizeof(int));
 	}
-	return sendmsg(sock, &m, MSG_NOSIGNAL);
+	ssize_t n;
+	do
+		n = sendmsg(sock, &m, MSG_NOSIGNAL | flags);
+	while (n < 0 && errno == EINTR);
+	return n;
 }

@@ -25,6 +25,7 @@
 #include "review.h"
 #include "audit_model.h"
 #include "audit_read.h"
+#include "layer.h"
 #include "msg.h"
 
 #include <errno.h>
@@ -76,17 +77,17 @@ static bool any_name(const struct cond *c, const char *s)
 	return false;
 }
 
+/* A layer's event type comes from its entry (layers_event); the other names --layer takes. */
 static const char *layer_event(const char *layer)
 {
-	static const char *const map[][2] = {
-		{"preload", "preload.deny"},   {"seccomp", "seccomp.deny"},    {"netfilter", "netfilter.deny"},
-		{"probes", "kernel.violation"}, {"kernel", "kernel.violation"}, {"limits", "limit.hit"},
-		{"limit", "limit.hit"},        {"env", "env.drop"},
+	static const char *const alias[][2] = {
+		{"kernel", "kernel.violation"}, {"limit", "limit.hit"}, {"env", "env.drop"},
 	};
-	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-		if (strcmp(map[i][0], layer) == 0)
-			return map[i][1];
-	return NULL;
+	const char *ev = layers_event(layer);
+	for (size_t i = 0; !ev && i < sizeof alias / sizeof alias[0]; i++)
+		if (strcmp(alias[i][0], layer) == 0)
+			ev = alias[i][1];
+	return ev;
 }
 
 static bool layer_off(const struct audit_line *al, const char *layer)

@@ -502,7 +502,7 @@ static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size
 	/* /etc is the view, whose secrets are whiteouts: Landlock grants its tree with one rule
 	 * (landlock_layer.h sbx_landlock_apply_stage etc_view) */
 	if (bi.etc_view)
-		rc |= strv_add(argv, "--etc-view");
+		rc |= strv_add(argv, layers_stage_option_flag(LAYER_STAGE_OPT_ETC_VIEW));
 	for (size_t i = 0; c->stage_flags && i < c->stage_flags->n; i++) /* layers_wrap / layers_plan */
 		rc |= strv_add(argv, c->stage_flags->v[i]);
 	rc |= strv_add(argv, "--");
@@ -520,7 +520,7 @@ static cJSON *bw_plan(const struct layer_ctx *c)
 	cJSON *bw = cJSON_CreateObject();
 	if (!bw)
 		return NULL;
-	if (!c->wrapped || !c->pol) {
+	if (!layer_wrapped(c) || !c->pol) {
 		cJSON_AddNullToObject(bw, "argv");
 		return bw;
 	}
@@ -545,7 +545,7 @@ static cJSON *bw_plan(const struct layer_ctx *c)
 
 static void bw_on_ready(struct layer_ctx *c, void **st, const char *status, pid_t pid, int listener)
 {
-	if (c->wrapped)
+	if (layer_wrapped(c))
 		sbx_layer_set_on(c->L, layer_bwrap.id, "%s: user, pid, ipc, uts, cgroup%s namespaces",
 				 c->d->bwrap, pol_own_netns(c->pol) ? ", net" : "");
 }

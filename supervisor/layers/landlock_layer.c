@@ -853,7 +853,7 @@ static void ll_probe(enum layer_depth depth, struct detect *d, struct layer_prob
 static cJSON *ll_plan(const struct layer_ctx *c)
 {
 	/* as the bwrap entry's stage flags say (bw_wrap: "--etc-view" when it binds the view) */
-	bool view = c->wrapped && bwrap_etc_bound(c);
+	bool view = layer_wrapped(c) && bwrap_etc_bound(c);
 	return c->pol ? sbx_landlock_plan(c->pol, c->d->landlock_abi, view) : NULL;
 }
 

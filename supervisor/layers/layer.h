@@ -75,7 +75,11 @@ struct layer_ctx {
 	struct sbx_layers *L;      /* on/off bookkeeping: a layer records its own state here */
 	const struct run_limits *lim;
 	struct layer_cg cg;
-	bool wrapped;              /* this attempt runs the stage inside the wrapper layer (bwrap) */
+	/* This run's stage runs inside the wrapper layer (bwrap): the plan's flag (run/plan.h
+	 * run_plan.wrapped, its one owner, set by each (re-)plan), read through layer_wrapped().
+	 * NULL: not wrapped. (A pointer named apart from the old bool `wrapped`, so code still
+	 * reading c->wrapped does not build.) */
+	const bool *plan_wrapped;
 	const char *workspace;     /* the executor's working directory */
 	char **cmd;                /* the command (NULL-terminated) */
 	const struct strv *env;    /* the attempt's environment (wrap: one --setenv each) */
@@ -103,10 +107,25 @@ struct layer_ctx {
 	struct phase_time *pt;     /* SBXSUP_TIMING: each supervisor-side start is a phase; NULL: none */
 };
 
+/* Whether the stage runs inside the wrapper layer (c->plan_wrapped, the plan's). */
+static inline bool layer_wrapped(const struct layer_ctx *c)
+{
+	return c->plan_wrapped && *c->plan_wrapped;
+}
+
 /* What a layer's stage op gets and gives, inside the sandbox (run/stage.c). */
 enum layer_stage_when {
 	LAYER_STAGE_BEFORE_CAPS = 1, /* before the capability drop (Landlock opens every granted path) */
 	LAYER_STAGE_AFTER_CAPS,      /* after it, as the command will run (last: seccomp's filters) */
+};
+/* The layers' stage options beside their own flags (the kernel layers': seccomp_layer.h
+ * sbx_seccomp_stage_flags; the bwrap entry's /etc view), one bit each: layers_stage_option_flag()
+ * is the flag an entry emits, layers_stage_option() reads it back (layer_stage.c). */
+enum {
+	LAYER_STAGE_OPT_NETFILTER = 1,    /* layer_stage.netfilter */
+	LAYER_STAGE_OPT_REPORT_FILES = 2, /* layer_stage.report_files */
+	LAYER_STAGE_OPT_SENSOR = 4,       /* layer_stage.sensor */
+	LAYER_STAGE_OPT_ETC_VIEW = 8,     /* layer_stage.etc_view */
 };
 struct layer_stage {
 	unsigned on;               /* the stage layers asked for (bit per enum sbx_layer: their flags) */
@@ -141,9 +160,13 @@ struct layer_ops {
 	enum sbx_layer id;
 	const char *name;
 	const char *lost;          /* what protection is lost when off (the per-layer warning) */
+	const char *event;         /* the audit event type its reports take (`audit --layer NAME`),
+				    * NULL none */
 	bool always;               /* wanted whatever --layers says (SPEC: "rlimits always") */
 	bool needs_cgroup;         /* wants the run's cgroup (limits, netfilter, probes) */
 	bool per_attempt;          /* its state ends with each attempt (seccomp's listener) */
+	bool report_socket;        /* it reports over the run's report socket (run/report_rx.c; the
+				    * preload): the run makes one, and its fixed channel, only for it */
 
 	void (*probe)(enum layer_depth depth, struct detect *d, struct layer_probe *out);
 	/* With the command and its environment known: 0 keep, -1 off (why), 1 nothing to enforce for
@@ -171,6 +194,11 @@ struct layer_ops {
 	uint64_t (*lost_events)(const void *st);                 /* records the kernel dropped */
 	void (*stop)(void *st);
 };
+
+/* --dry-run's "sensor": what the report-only sensor (a mode of the seccomp entry) will be. */
+void layers_sensor_plan(const struct sbx_layers *L, char *out, size_t outlen);
+/* The audit event type of the layer named `name` (its entry's `event`), NULL when none. */
+const char *layers_event(const char *name);
 
 /* One entry per layer, index = enum sbx_layer (layers.c). */
 extern const struct layer_ops *const sbx_layer_ops[SBX_L__N];
@@ -220,6 +248,9 @@ const struct layer_ops *layers_wrapper(const struct sbx_layers *L);
  * `__stage` flag (0: not a layer's); whether an op at the stage needs the compiled policy; every
  * stage op of `when`, in table order (-1: stop). */
 unsigned layers_stage_flag(const char *flag);
+/* The option bit (LAYER_STAGE_OPT_*) of a stage flag, 0: not an option; the flag of one bit. */
+unsigned layers_stage_option(const char *flag);
+const char *layers_stage_option_flag(unsigned opt);
 bool layers_stage_wants_policy(const struct layer_stage *s);
 int layers_stage(struct layer_stage *s, enum layer_stage_when when);
 /* wrap() of the active wrapper layer, with the stage flags in its context. Returns 0, or -1 (err). */
@@ -227,6 +258,8 @@ int layers_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size_t 
 /* The stage flags of the active stage layers ("--landlock", "--seccomp"), in table order. */
 int layers_stage_flags(const struct sbx_layers *L, struct strv *out);
 bool layers_need_cgroup(const struct sbx_layers *L);
+/* An active layer reports over the run's report socket (its entry's report_socket). */
+bool layers_want_report(const struct sbx_layers *L);
 /* start() of every active layer that has one and is not started; off with its reason on failure. */
 void layers_start(struct layer_ctx *c, struct layer_rt *rt);
 void layers_replan(struct layer_ctx *c, struct layer_rt *rt);

@@ -12,6 +12,25 @@ const struct layer_stage_ops *const sbx_layer_stage_ops[SBX_L__N] = {
 	[SBX_L_LANDLOCK] = &stage_landlock,
 };
 
+/* the flags of the options, bit i at i (layer.h LAYER_STAGE_OPT_*) */
+static const char *const stage_opt_flag[] = {"--netfilter", "--report-files", "--sensor", "--etc-view"};
+
+unsigned layers_stage_option(const char *flag)
+{
+	for (unsigned i = 0; i < sizeof stage_opt_flag / sizeof *stage_opt_flag; i++)
+		if (!strcmp(flag, stage_opt_flag[i]))
+			return 1u << i;
+	return 0;
+}
+
+const char *layers_stage_option_flag(unsigned opt)
+{
+	for (unsigned i = 0; i < sizeof stage_opt_flag / sizeof *stage_opt_flag; i++)
+		if (opt == 1u << i)
+			return stage_opt_flag[i];
+	return NULL;
+}
+
 unsigned layers_stage_flag(const char *flag)
 {
 	for (int l = 0; l < SBX_L__N; l++)

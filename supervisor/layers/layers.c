@@ -140,6 +140,22 @@ const struct layer_ops *layers_wrapper(const struct sbx_layers *L)
 	return NULL;
 }
 
+void layers_sensor_plan(const struct sbx_layers *L, char *out, size_t outlen)
+{
+	if (sbx_seccomp_sensor_wanted(L))
+		snprintf(out, outlen, "seccomp-notify (report-only; installed by the exec stage)");
+	else
+		sbx_sensor_level(L, out, outlen);
+}
+
+const char *layers_event(const char *name)
+{
+	FOR_EACH_LAYER(l, o)
+		if (o->event && !strcmp(o->name, name))
+			return o->event;
+	return NULL;
+}
+
 int layers_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size_t errlen)
 {
 	const struct layer_ops *w = layers_wrapper(c->L);
@@ -174,6 +190,14 @@ bool layers_need_cgroup(const struct sbx_layers *L)
 {
 	FOR_EACH_LAYER(l, o)
 		if (o->needs_cgroup && sbx_layer_on(L, l))
+			return true;
+	return false;
+}
+
+bool layers_want_report(const struct sbx_layers *L)
+{
+	FOR_EACH_LAYER(l, o)
+		if (o->report_socket && sbx_layer_on(L, l))
 			return true;
 	return false;
 }

@@ -668,6 +668,7 @@ static void nf_stop(void *st)
 const struct layer_ops layer_netfilter = {
 	.id = SBX_L_NETFILTER,
 	.name = "netfilter",
+	.event = "netfilter.deny",
 	.lost = "hosts are enforced by port only (Landlock), any IP on a granted port is reachable",
 	.needs_cgroup = true,
 	.probe = nf_probe,

@@ -86,9 +86,9 @@ static int pl_env(const struct layer_ctx *c, struct strv *env)
 {
 	if (c->fixed_channel) /* /etc/ld.so.preload loads it; /run/sbxsup has the rest */
 		return 0;
-	int rc = strv_setenv(env, "LD_PRELOAD", c->wrapped ? SBX_RUN_PRELOAD : c->d->preload);
+	int rc = strv_setenv(env, "LD_PRELOAD", layer_wrapped(c) ? SBX_RUN_PRELOAD : c->d->preload);
 	if (c->report_sock)
-		rc |= strv_setenv(env, SBX_ENV_REPORT_ADDR, c->wrapped ? SBX_RUN_REPORT : c->report_sock);
+		rc |= strv_setenv(env, SBX_ENV_REPORT_ADDR, layer_wrapped(c) ? SBX_RUN_REPORT : c->report_sock);
 	return rc;
 }
 
@@ -102,6 +102,8 @@ const struct layer_stage_ops stage_preload = {
 const struct layer_ops layer_preload = {
 	.id = SBX_L_PRELOAD,
 	.name = "preload",
+	.event = "preload.deny",
+	.report_socket = true,
 	.lost = "no libc-level filter: denied paths and hosts are neither refused early nor reported "
 		"by the preload",
 	.probe = pl_probe,

@@ -145,6 +145,7 @@ static int lim_child(const struct layer_ctx *c, void *st)
 const struct layer_ops layer_limits = {
 	.id = SBX_L_LIMITS,
 	.name = "limits",
+	.event = "limit.hit",
 	.lost = "no resource limits: memory, cpu time, processes, file size and open files are unbounded",
 	.always = true,
 	.needs_cgroup = true,

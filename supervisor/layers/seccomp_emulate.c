@@ -1,6 +1,7 @@
 /* seccomp_emulate.c — notified calls performed on the target's behalf (see seccomp_emulate.h). */
 #include "seccomp_emulate.h"
 #include "fdpass.h"
+#include "procids.h"
 #include "idmap.h"
 #include "smallfile.h"
 #include "seccomp_unix.h"
@@ -105,51 +106,20 @@ struct se_creds {
 	mode_t umask;
 };
 
-static int status_ids(const char *st, const char *key, unsigned long v[4])
-{
-	const char *l = strstr(st, key);
-	if (!l)
-		return -1;
-	return sscanf(l + strlen(key), "%lu %lu %lu %lu", &v[0], &v[1], &v[2], &v[3]) == 4 ? 0 : -1;
-}
-
 static int target_creds(pid_t pid, struct se_creds *t)
 {
-	char p[64], st[8192];
-	snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	struct sbx_proc_ids id;
+	if (sbx_proc_ids(pid, &id) < 0)
 		return -1;
-	ssize_t n = read(fd, st, sizeof st - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	st[n] = 0;
-	unsigned long u[4], g[4];
-	if (status_ids(st, "\nUid:", u) || status_ids(st, "\nGid:", g))
-		return -1;
-	t->ruid = (uid_t)u[0];
-	t->rgid = (gid_t)g[0];
-	t->euid = (uid_t)u[1];
-	t->fsuid = (uid_t)u[3];
-	t->egid = (gid_t)g[1];
-	t->fsgid = (gid_t)g[3];
-	t->ngroups = 0;
-	const char *gl = strstr(st, "\nGroups:");
-	if (gl) {
-		gl += 8;
-		const char *e = gl + strcspn(gl, "\n");
-		while (gl < e && t->ngroups < (int)(sizeof t->groups / sizeof t->groups[0])) {
-			char *end;
-			unsigned long x = strtoul(gl, &end, 10);
-			if (end == gl)
-				break;
-			t->groups[t->ngroups++] = (gid_t)x;
-			gl = end;
-		}
-	}
-	const char *um = strstr(st, "\nUmask:");
-	t->umask = um ? (mode_t)strtoul(um + 7, NULL, 8) & 0777 : 022;
+	t->ruid = id.uid[0];
+	t->rgid = id.gid[0];
+	t->euid = id.uid[1];
+	t->fsuid = id.uid[3];
+	t->egid = id.gid[1];
+	t->fsgid = id.gid[3];
+	t->ngroups = id.ngroups;
+	memcpy(t->groups, id.groups, (size_t)id.ngroups * sizeof id.groups[0]);
+	t->umask = id.umask;
 	return 0;
 }
 
@@ -465,6 +435,24 @@ static int o2(int dfd, const char *path, uint64_t flags, uint64_t mode, uint64_t
 	return (int)syscall(SYS_openat2, dfd, path, &how, sizeof how);
 }
 
+/* The directory holding the last name of `path` (written to in place and restored), as an O_PATH
+ * fd below dfd with `resolve`; *base = that name. A fd, or -1 with errno. */
+static int o2_parent(int dfd, char *path, uint64_t resolve, const char **base)
+{
+	char *sl = strrchr(path, '/');
+	*base = sl ? sl + 1 : path;
+	if (sl == path)
+		return o2(dfd, "/", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
+	if (!sl)
+		return o2(dfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
+	*sl = 0;
+	int fd = o2(dfd, path, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
+	int e = errno;
+	*sl = '/';
+	errno = e;
+	return fd;
+}
+
 /* The start time (field 22 of stat) of the process a procfs directory `dirfd` names, or 0. */
 static unsigned long long proc_start(int dirfd)
 {
@@ -607,17 +595,8 @@ static void conn_send(int sock, int reply, const struct conn_req *r)
 		goto done;
 	if (r->nrights) {
 		char one;
-		char cbuf[CMSG_SPACE(SE_RIGHTS_MAX * sizeof(int))];
-		struct iovec iov = {&one, 1};
-		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
-		if (recvmsg(reply, &m, MSG_CMSG_CLOEXEC) != 1)
+		if (sbx_recv_fds(reply, &one, 1, rights, SE_RIGHTS_MAX, &nr, NULL) != 1)
 			goto done;
-		for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h))
-			if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS) {
-				int k = (int)((h->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-				for (int i = 0; i < k && nr < SE_RIGHTS_MAX; i++)
-					memcpy(&rights[nr++], CMSG_DATA(h) + (size_t)i * sizeof(int), sizeof(int));
-			}
 		if ((uint32_t)nr != r->nrights)
 			goto done;
 	}
@@ -694,21 +673,10 @@ static void __attribute__((noreturn)) connector_main(int sp, const struct se_cre
 		_exit(1);
 	for (;;) {
 		struct conn_req r;
-		char cbuf[CMSG_SPACE(3 * sizeof(int))];
-		struct iovec iov = {&r, sizeof r};
-		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
-		ssize_t n = recvmsg(sp, &m, MSG_CMSG_CLOEXEC);
-		if (n <= 0) {
-			if (n < 0 && errno == EINTR)
-				continue;
-			_exit(0);
-		}
 		int fds[3] = {-1, -1, -1}, nf = 0;
-		for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h))
-			if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS) {
-				nf = (int)((h->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-				memcpy(fds, CMSG_DATA(h), (size_t)(nf > 3 ? 3 : nf) * sizeof(int));
-			}
+		ssize_t n = sbx_recv_fds(sp, &r, sizeof r, fds, 3, &nf, NULL);
+		if (n <= 0)
+			_exit(0);
 		/* sock, reply[, hold] */
 		struct conn_job *c = (n == (ssize_t)sizeof r && nf >= 2) ? malloc(sizeof *c) : NULL;
 		if (!c) {
@@ -863,17 +831,7 @@ static long connector_send(struct sbx_sn_emu *e, int sock, int hold, const struc
 		int ok = 0;
 		if (r->nrights) {
 			char one = 0;
-			char rb[CMSG_SPACE(SE_RIGHTS_MAX * sizeof(int))];
-			memset(rb, 0, sizeof rb);
-			struct iovec i1 = {&one, 1};
-			struct msghdr rm = {.msg_iov = &i1, .msg_iovlen = 1, .msg_control = rb,
-					    .msg_controllen = CMSG_SPACE(r->nrights * sizeof(int))};
-			struct cmsghdr *rh = CMSG_FIRSTHDR(&rm);
-			rh->cmsg_level = SOL_SOCKET;
-			rh->cmsg_type = SCM_RIGHTS;
-			rh->cmsg_len = CMSG_LEN(r->nrights * sizeof(int));
-			memcpy(CMSG_DATA(rh), rights, r->nrights * sizeof(int));
-			ok = sendmsg(rp0, &rm, MSG_NOSIGNAL) == 1 ? 0 : -1;
+			ok = sbx_send_fds(rp0, &one, 1, rights, (int)r->nrights) == 1 ? 0 : -1;
 		}
 		struct conn_sent out;
 		if (ok == 0 && send_all(rp0, data, r->dlen) == 0 && send_all(rp0, ctl, r->clen) == 0 &&
@@ -1108,14 +1066,7 @@ static int emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 			if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
 				e = EISDIR;
 			} else {
-				if (sl == path)
-					parent = o2(b, "/", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
-				else if (sl) {
-					*sl = 0;
-					parent = o2(b, path, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
-					*sl = '/';
-				} else
-					parent = o2(b, ".", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
+				parent = o2_parent(b, path, resolve, &base);
 				e = parent < 0 ? errno : 0;
 			}
 		}
@@ -1275,16 +1226,7 @@ static int unix_path_obj(const struct sbx_sn_ctx *c, int listener, uint64_t req_
 	}
 	const char *base = NULL;
 	if (bind_) {
-		char *sl = strrchr(path, '/');
-		base = sl ? sl + 1 : path;
-		if (sl == path)
-			hold = o2(b, "/", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
-		else if (sl) {
-			*sl = 0;
-			hold = o2(b, path, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
-			*sl = '/';
-		} else
-			hold = o2(b, ".", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
+		hold = o2_parent(b, path, resolve, &base);
 	} else {
 		hold = o2(b, path, O_PATH | O_CLOEXEC, 0, resolve);
 	}

@@ -1313,11 +1313,11 @@ int sbx_seccomp_stage_flags(const struct sbx_layers *L, struct strv *out)
 	if (!sc && !sbx_layer_on(L, SBX_L_LANDLOCK) && !sensor)
 		return 0;
 	if (sbx_layer_on(L, SBX_L_NETFILTER))
-		rc |= strv_add(out, "--netfilter");
+		rc |= strv_add(out, layers_stage_option_flag(LAYER_STAGE_OPT_NETFILTER));
 	if (report_files_wanted(L))
-		rc |= strv_add(out, "--report-files");
+		rc |= strv_add(out, layers_stage_option_flag(LAYER_STAGE_OPT_REPORT_FILES));
 	if (sensor)
-		rc |= strv_add(out, "--sensor");
+		rc |= strv_add(out, layers_stage_option_flag(LAYER_STAGE_OPT_SENSOR));
 	return rc;
 }
 
@@ -1475,6 +1475,7 @@ const struct layer_stage_ops stage_seccomp = {
 const struct layer_ops layer_seccomp = {
 	.id = SBX_L_SECCOMP,
 	.name = "seccomp",
+	.event = "seccomp.deny",
 	.lost = "no syscall filter: dangerous syscalls (ptrace, mount, bpf, unshare, raw sockets, ...) "
 		"reach the kernel",
 	.per_attempt = true,

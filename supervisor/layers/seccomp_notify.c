@@ -1,6 +1,7 @@
 /* seccomp_notify.c — decisions on notified calls (see seccomp_notify.h for the promise). */
 #include "seccomp_notify.h"
 #include "idmap.h"
+#include "procids.h"
 #include "seccomp_unix.h"
 #include "smallfile.h"
 
@@ -35,16 +36,15 @@
  * another uid — a dumpable one, as every command is after its exec. -1 with errno otherwise. */
 static ssize_t read_mem_fs(pid_t pid, uint64_t addr, void *buf, size_t len)
 {
-	char p[64], st[4096];
-	snprintf(p, sizeof p, "/proc/%d/status", (int)pid);
-	if (sbx_read_small(p, st, sizeof st) <= 0)
-		return -1;
-	unsigned long u = 0, g = 0;
-	const char *us = strstr(st, "\nUid:"), *gs = strstr(st, "\nGid:");
-	if (!us || !gs || sscanf(us + 5, "%lu", &u) != 1 || sscanf(gs + 5, "%lu", &g) != 1 || u == 0) {
-		errno = EPERM;
+	char p[64];
+	struct sbx_proc_ids id;
+	int got = sbx_proc_ids(pid, &id);
+	if (got < 0 || id.uid[0] == 0) {
+		errno = got == 0 || errno == EINVAL ? EPERM : errno;
 		return -1;
 	}
+	uid_t u = id.uid[0];
+	gid_t g = id.gid[0];
 	snprintf(p, sizeof p, "/proc/%d/mem", (int)pid);
 	int pg = setfsgid((gid_t)g), pu = setfsuid((uid_t)u);
 	int fd = open(p, O_RDONLY | O_CLOEXEC);

@@ -1,5 +1,7 @@
 /* netns.c — see netns.h. */
 #include "netns.h"
+#include "fdpass.h"
+#include "procids.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -380,27 +382,18 @@ static int child_build(const struct sbx_netns_req *rq, struct reply *r, int *fds
 /* The member's real uid and gid as this namespace sees them (/proc/PID/status), -1 when unread. */
 static int member_ids(pid_t member, uid_t *uid, gid_t *gid)
 {
-	char p[64], line[256];
-	snprintf(p, sizeof p, "/proc/%d/status", (int)member);
-	FILE *f = fopen(p, "re");
-	if (!f)
+	struct sbx_proc_ids id;
+	if (sbx_proc_ids(member, &id) < 0)
 		return -1;
-	int got = 0;
-	unsigned long v;
-	while (fgets(line, sizeof line, f) && got != 3) {
-		if (sscanf(line, "Uid: %lu", &v) == 1)
-			*uid = (uid_t)v, got |= 1;
-		else if (sscanf(line, "Gid: %lu", &v) == 1)
-			*gid = (gid_t)v, got |= 2;
-	}
-	fclose(f);
-	return got == 3 ? 0 : -1;
+	*uid = id.uid[0];
+	*gid = id.gid[0];
+	return 0;
 }
 
 /* Join the network namespace of `member`, and (not root) first the user namespace that owns it:
  * bwrap as a normal user runs the sandbox in a user namespace nested in the one owning its network
  * namespace, whose capabilities would not reach the routes. /proc/PID/ns/net needs the member to
- * be dumpable to a normal user (the direct mode's stage is, sbxsup's child_direct).
+ * be dumpable to a normal user (the direct mode's stage is, run/wrap_direct.c child_direct).
  * Root without CAP_SYS_PTRACE (a container's default) reaches a member of another uid only with
  * that uid as its fs ids (the ptrace check compares them); where root also holds no capability in
  * the namespace's owner (a user namespace the executor's identity made), this child — forked for
@@ -462,22 +455,7 @@ static __attribute__((noreturn)) void child(int sock, pid_t member, const struct
 		r.ok = 1;
 	if (!r.ok)
 		nfds = 0; /* nothing handed over */
-	struct iovec iov = {.iov_base = &r, .iov_len = sizeof r};
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * MAX_FDS)];
-		struct cmsghdr align;
-	} u;
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
-	if (nfds > 0) {
-		msg.msg_control = u.buf;
-		msg.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
-		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
-		memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)nfds);
-	}
-	_exit(sendmsg(sock, &msg, MSG_NOSIGNAL) < 0 ? 1 : 0);
+	_exit(sbx_send_fds(sock, &r, sizeof r, fds, nfds) < 0 ? 1 : 0);
 }
 
 /* ---- the supervisor ------------------------------------------------------------------------------ */
@@ -524,27 +502,15 @@ int sbx_netns_setup(pid_t member, const struct sbx_netns_req *rq, struct sbx_net
 		;
 	struct reply r;
 	memset(&r, 0, sizeof r);
-	int fds[MAX_FDS], nfds = 0;
-	union {
-		char buf[CMSG_SPACE(sizeof(int) * MAX_FDS)];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = {.iov_base = &r, .iov_len = sizeof r};
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			     .msg_controllen = sizeof u.buf};
-	ssize_t n = pr > 0 ? recvmsg(sp[0], &msg, MSG_CMSG_CLOEXEC) : -1;
+	int fds[MAX_FDS], nfds = 0, mflags = 0;
+	ssize_t n = pr > 0 ? sbx_recv_fds(sp[0], &r, sizeof r, fds, MAX_FDS, &nfds, &mflags) : -1;
 	int e = errno;
 	close(sp[0]);
 	reap(pid, n < 0);
-	for (struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL; c; c = CMSG_NXTHDR(&msg, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-			nfds = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-			memcpy(fds, CMSG_DATA(c), sizeof(int) * (size_t)nfds);
-		}
 	int want = r.redirect + r.nport_fds + r.nudp_fds + r.dns + r.dns_tcp + r.dns6 + r.proxy + r.nudp_catch;
 	if (n != (ssize_t)sizeof r || !r.ok || nfds != want || r.nport_fds > 2 * SBX_NETNS_MAX_PORTS ||
 	    r.nudp_fds > 2 * SBX_NETNS_MAX_PORTS || r.nudp_catch < 0 || r.nudp_catch > 2 ||
-	    (msg.msg_flags & MSG_CTRUNC)) {
+	    (mflags & MSG_CTRUNC)) {
 		for (int i = 0; i < nfds; i++)
 			close(fds[i]);
 		r.why[sizeof r.why - 1] = 0;

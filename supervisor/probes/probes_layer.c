@@ -886,6 +886,7 @@ static void pr_stop(void *st)
 const struct layer_ops layer_probes = {
 	.id = SBX_L_PROBES,
 	.name = "probes",
+	.event = "kernel.violation",
 	.lost = "syscalls that bypass the preload are not observed by BPF: bypasses are reported only by "
 		"seccomp (notify) or the report-only sensor, which see the attempt, not its result",
 	.needs_cgroup = true,

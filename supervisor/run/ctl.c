@@ -30,22 +30,7 @@ int ctl_send_ready(int fd, const char *status, int passfd, bool by_number)
 		while (r < 0 && errno == EINTR);
 		return r == n ? 0 : -1;
 	}
-	struct iovec iov = {buf, (size_t)n};
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int))];
-	} c;
-	memset(&c, 0, sizeof c);
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b, .msg_controllen = sizeof c.b};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &passfd, sizeof(int));
-	do
-		r = sendmsg(fd, &mh, MSG_NOSIGNAL);
-	while (r < 0 && errno == EINTR);
-	return r == n ? 0 : -1;
+	return sbx_send_fds(fd, buf, (size_t)n, &passfd, 1) == n ? 0 : -1;
 }
 
 /* The stage's descriptor `num`, taken from the stage `pid` (our pid namespace's number, from
@@ -165,22 +150,7 @@ int ctl_send_go_call(int fd, char *const *argv, const int stdio[3])
 		memcpy(p, argv[i], l);
 		p += l;
 	}
-	struct iovec iov = {buf, len};
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int) * 3)];
-	} c;
-	memset(&c, 0, sizeof c);
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b, .msg_controllen = sizeof c.b};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int) * 3);
-	memcpy(CMSG_DATA(cm), stdio, sizeof(int) * 3);
-	ssize_t r;
-	do
-		r = sendmsg(fd, &mh, MSG_NOSIGNAL);
-	while (r < 0 && errno == EINTR);
+	ssize_t r = sbx_send_fds(fd, buf, len, stdio, 3);
 	free(buf);
 	return r == (ssize_t)len ? 0 : -1;
 }

@@ -11,7 +11,7 @@
  * reaped here. Without a pid namespace of the run's own (no namespace could be made: a container's
  * default profile), the run's init is a child subreaper too and outlives the supervisor by design:
  * on its death or the command's end it kills every descendant (life_kill_descendants;
- * run_attempt.c orphan_guard), so a double-forked setsid daemon never survives a SIGKILL of sbxsup.
+ * wrap_direct.c orphan_guard), so a double-forked setsid daemon never survives a SIGKILL of sbxsup.
  */
 #ifndef SBX_LIFETIME_H
 #define SBX_LIFETIME_H

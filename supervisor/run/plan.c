@@ -1,6 +1,5 @@
 /* plan.c — see plan.h. */
 #include "plan.h"
-#include "seccomp_layer.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -179,7 +178,7 @@ int plan_attempt_env(const struct run_plan *p, const struct layer_ctx *c, int po
 #if defined(__SANITIZE_ADDRESS__)
 	/* ASan builds only: the instrumented stage starts behind /etc/ld.so.preload; it removes
 	 * these two before exec'ing the command. */
-	if (c->wrapped)
+	if (layer_wrapped(c))
 		rc |= env_set(out, "ASAN_OPTIONS", "verify_asan_link_order=0:detect_leaks=0") |
 		      env_set(out, "SBXSUP_ASAN_STAGE", "1");
 #endif
@@ -218,12 +217,9 @@ cJSON *plan_json(const struct layer_ctx *c, const struct manifest *m, const stru
 			cJSON_AddStringToObject(x, "why", c->L->why[l]);
 	}
 
-	/* the report-only sensor (seccomp_layer.h): started with the stage when wanted */
+	/* the report-only sensor (a mode of the seccomp entry): started with the stage when wanted */
 	char sensor[200];
-	if (sbx_seccomp_sensor_wanted(c->L))
-		snprintf(sensor, sizeof sensor, "seccomp-notify (report-only; installed by the exec stage)");
-	else
-		sbx_sensor_level(c->L, sensor, sizeof sensor);
+	layers_sensor_plan(c->L, sensor, sizeof sensor);
 	cJSON_AddStringToObject(o, "sensor", sensor);
 
 	cJSON *env = cJSON_AddObjectToObject(o, "env");

@@ -25,7 +25,9 @@
 #include "strv.h"
 
 struct run_plan {
-	bool wrapped;              /* the stage runs inside the wrapper layer (bwrap) */
+	bool wrapped;              /* the stage runs inside the wrapper layer (bwrap): the one owner of
+				    * this flag, set by each (re-)plan; the layer context (layer_ctx.wrapped)
+				    * and the attempt read it */
 	const char *cmd;           /* the command named after "--" (always readable + executable) */
 	void *blob;                /* the compiled policy */
 	size_t bloblen;

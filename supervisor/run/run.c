@@ -88,7 +88,7 @@ static void plan_to_ctx(struct run *r)
 	r->lc.d = &r->d;
 	r->lc.L = &r->L;
 	r->lc.lim = &r->lim;
-	r->lc.wrapped = r->plan.wrapped;
+	r->lc.plan_wrapped = &r->plan.wrapped; /* (read through; the plan owns it) */
 	r->lc.workspace = r->m->workspace;
 	r->lc.cmd = r->o.cmd;
 	r->lc.env = &r->plan.env;
@@ -99,7 +99,7 @@ static void plan_to_ctx(struct run *r)
 	 * tree of its own (bwrap, or direct mode with a mount namespace) and a report socket. Without
 	 * any mount namespace the environment stays the channel. */
 	r->lc.fixed_channel = !r->o.disabled && r->lc.report_sock &&
-			      sbx_layer_on(&r->L, layer_preload.id) && (r->plan.wrapped || r->plan.tmp_ns);
+			      layers_want_report(&r->L) && (r->plan.wrapped || r->plan.tmp_ns);
 	sd_inside_ids(&r->sd, &r->lc.uid, &r->lc.gid);
 	r->lc.home_dir = r->sd.real_home || r->o.disabled ? NULL : "/tmp/" SD_HOME_NAME;
 	/* bwrap as root: its own user namespace, the write grants bound from their staged idmapped
@@ -153,7 +153,7 @@ static int replan(struct run *r, bool wrapped)
 	bool active = !r->o.disabled;
 	r->plan.wrapped = wrapped;
 	r->plan.cmd = r->o.cmd[0];
-	bool report = active && !r->rep_failed && sbx_layer_on(&r->L, layer_preload.id);
+	bool report = active && !r->rep_failed && layers_want_report(&r->L);
 	bool stage = active && wrapped && !r->rep_failed && geteuid() == 0;
 	if (plan_names(&r->plan, report, stage, active && !wrapped) < 0) {
 		sbx_msg("cannot choose the run's private directory names: %s", strerror(errno));
@@ -221,10 +221,10 @@ static int make_plan(struct run *r)
 	pt_mark(&r->pt, "plan.detect");
 	if (replan(r, layers_wrapper(&r->L) != NULL) < 0)
 		return -1;
-	bool preload = sbx_layer_on(&r->L, layer_preload.id);
+	bool report = layers_want_report(&r->L);
 	layers_admit(&r->lc); /* e.g. a static command cannot load the preload */
-	/* what the plan named for the preload alone (its report socket) goes with it */
-	if (preload && !sbx_layer_on(&r->L, layer_preload.id) && replan(r, r->plan.wrapped) < 0)
+	/* what the plan named for a reporting layer alone (the report socket) goes with it */
+	if (report && !layers_want_report(&r->L) && replan(r, r->plan.wrapped) < 0)
 		return -1;
 	pt_mark(&r->pt, "plan.admit");
 	int sp = run_shadow_plan(r) < 0 ? -2 : 0;
@@ -379,7 +379,7 @@ static enum attempt_result retry_direct(struct run *r)
 	char cwhat[200];
 	bool cont = container_bwrap_blame(t->wrap_err, cwhat, sizeof cwhat);
 	if (w)
-		sbx_layer_set_off(&r->L, w->id, "bwrap setup failed: %s%s%s%s",
+		sbx_layer_set_off(&r->L, w->id, "%s setup failed: %s%s%s%s", w->name,
 				  t->wrap_err[0] ? t->wrap_err : "exited before the sandbox was ready",
 				  cont ? "; in a container (" : "", cont ? cwhat : "",
 				  cont ? "): its seccomp profile, capabilities or masked /proc refuse what bwrap "
@@ -390,7 +390,7 @@ static enum attempt_result retry_direct(struct run *r)
 	layers_replan(&r->lc, &r->lrt);
 	if (run_require_missing(r))
 		return ATT_FAIL;
-	return run_attempt(r, false);
+	return run_attempt(r);
 }
 
 /* ---- 4. end ------------------------------------------------------------------------------------- */
@@ -469,7 +469,7 @@ static int run_main(struct run *r, int pr)
 		return su > 0 ? refuse(r) : SBX_EXIT_INTERNAL;
 	}
 
-	enum attempt_result ar = run_attempt(r, r->plan.wrapped); /* 3. attempt(s) */
+	enum attempt_result ar = run_attempt(r); /* 3. attempt(s) */
 	if (ar == ATT_SETUP_FAILED)
 		ar = retry_direct(r);
 

@@ -1,12 +1,14 @@
 /* run_events.c — what a run records in the audit stream (run.start, env.drop, limit.hit, run.end)
  * and what it says on stderr about its layers (refusals, one warning per layer that is off). An
  * event that cannot be written marks the run failed: it fails closed (exit 125). See run_int.h. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "msg.h"
+#include "procids.h"
 #include "run_int.h"
 
 static long elapsed_ms(const struct timespec *t0)
@@ -67,7 +69,7 @@ int run_emit_start(struct run *r)
 		sbx_deny_level(&r->L, sensor, sizeof sensor);
 		audit_add_str(level, "deny", sensor, sizeof sensor);
 	}
-	sd_level(&r->sd, level, sbx_layer_on(&r->L, layer_bwrap.id), pol_own_netns(r->plan.pol), r->o.disabled);
+	sd_level(&r->sd, level, r->plan.wrapped, pol_own_netns(r->plan.pol), r->o.disabled);
 	run_shadow_level(r, level);
 	run_net_level(r, level);
 	cJSON_AddStringToObject(ev, "autonomy", autonomy_name(r->m->autonomy));
@@ -132,20 +134,14 @@ int run_emit_end(struct run *r, int code, int sig)
 bool run_executor_root(const struct run *r)
 {
 	if (r->att.ready && r->att.stage_pid > 0) {
-		char path[64], line[256];
-		snprintf(path, sizeof path, "/proc/%d/status", (int)r->att.stage_pid);
-		FILE *f = fopen(path, "re");
+		struct sbx_proc_ids id;
+		int got = sbx_proc_ids(r->att.stage_pid, &id);
 		/* unreadable (a nested run whose procfs Landlock narrows): the credentials alone; neither
 		 * known: assume the worst */
-		bool root = r->att.stage_uid == 0 || (!f && r->att.stage_uid == (uid_t)-1);
-		unsigned u[4];
-		while (f && fgets(line, sizeof line, f))
-			if (sscanf(line, "Uid: %u %u %u %u", &u[0], &u[1], &u[2], &u[3]) == 4) {
-				root |= !u[0] || !u[1] || !u[2] || !u[3];
-				break;
-			}
-		if (f)
-			fclose(f);
+		bool unread = got < 0 && errno != EINVAL;
+		bool root = r->att.stage_uid == 0 || (unread && r->att.stage_uid == (uid_t)-1);
+		if (got == 0)
+			root |= !id.uid[0] || !id.uid[1] || !id.uid[2] || !id.uid[3];
 		return root;
 	}
 	return r->o.disabled && geteuid() == 0;

@@ -45,9 +45,12 @@ struct run_net {
 	char how[256];             /* what the namespace's set-up made (netns.h level) */
 };
 
+struct run_wrapper;
+
 /* One start of the command. */
 struct attempt {
-	bool wrapped;              /* in bwrap (else the stage runs in the forked child) */
+	const struct run_wrapper *wrapper; /* how this attempt starts the sandbox (wrapper.h): chosen by
+				    * run_attempt() from the plan (run_plan.wrapped) */
 	pid_t child, stage_pid;
 	uid_t stage_uid;           /* the stage's uid from its "ready" (SCM_CREDENTIALS), (uid_t)-1 */
 	bool ready;                /* the stage said "ready" */
@@ -173,7 +176,8 @@ void run_warm_release(struct run *r);
 static inline bool run_warm_idle(const struct run *r) { return r->o.warm && r->warm != 1; }
 
 /* run_attempt.c */
-enum attempt_result run_attempt(struct run *r, bool wrapped);
+/* One attempt in the plan's mode (r->plan.wrapped: in the wrapper layer, else direct). */
+enum attempt_result run_attempt(struct run *r);
 void run_exit_status(const struct run *r, int *code, int *sig);
 
 #endif

@@ -86,7 +86,7 @@ static int make_private_dir(const char *dir, char *made, size_t madelen, struct 
 static void setup_report(struct run *r)
 {
 	struct run_plan *p = &r->plan;
-	bool report = p->repsock[0] && sbx_layer_on(&r->L, layer_preload.id);
+	bool report = p->repsock[0] && layers_want_report(&r->L);
 	if (!p->repdir[0] || r->repsrv >= 0 || (!report && !p->stagedir[0]))
 		return;
 	if (strcmp(r->made_rep, p->repdir) &&

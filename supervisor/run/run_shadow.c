@@ -1,6 +1,6 @@
 /* run_shadow.c — the shadow workspace in a run (docs/shadow.md): planned (pure), its store
  * made at set-up once the run id exists, the overlay mounted by the attempt's child (bwrap mode:
- * shadow_enter_bwrap before bwrap; direct mode: sandbox_direct.c), and the change set listed when
+ * shadow_mount_at before bwrap, wrap_bwrap.c; direct mode: sd_child.c), and the change set listed when
  * every process of the run is gone, before run.end. run_int.h. */
 #include <errno.h>
 #include <fcntl.h>

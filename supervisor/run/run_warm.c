@@ -22,7 +22,7 @@ static void hold_namespaces(struct run *r)
 	static const char *const stage_ns[] = {"mnt", "net", "user", "ipc", "uts"};
 	int n = 0;
 	char p[64];
-	if (!r->att.wrapped)
+	if (!r->plan.wrapped) /* in bwrap (the plan owns the mode) */
 		return;
 	for (size_t i = 0; r->att.stage_pid > 0 && i < sizeof stage_ns / sizeof stage_ns[0]; i++) {
 		snprintf(p, sizeof p, "/proc/%d/ns/%s", (int)r->att.stage_pid, stage_ns[i]);

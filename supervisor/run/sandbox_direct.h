@@ -40,6 +40,11 @@
  *   idmapped: N of M"),
  *   "ns" (e.g. "pid,user,ipc,uts,mnt,net"), "home".
  *
+ * Files: sandbox_direct.c (identities, namespaces, the spawn, the level), sd_expose.c (the host
+ * paths under /tmp shown again, PATH), sd_child.c (what runs in the forked child: the run init's
+ * mounts and identity, bwrap's staged grants), sd_fixed.c (the preload's fixed channel). The direct
+ * wrapper entry that drives them is run/wrap_direct.c (wrapper.h).
+ *
  * Ownership: struct sd_plan is plain data owned by the caller (struct run); wr_fd[] (detached
  * idmapped mounts) are owned by the plan until sd_spawn() returns in the parent (closed there).
  * No global state. The "child" functions run in the forked child of the single-threaded
@@ -195,6 +200,9 @@ void sd_level(struct sd_plan *p, void *level_obj, bool bwrap_mode, bool bwrap_ne
 /* True when path is a mount point (e.g. a parent run's directory bound into this run's private
  * /tmp, sd_expose): never a stale tmp dir of ours, even when its pid is not in our pid namespace. */
 bool sd_mount_point(const char *path);
+
+/* A path below the host's /tmp ("/tmp/x", not /tmp itself): what the private /tmp hides. */
+bool sd_under_tmp(const char *path);
 
 /* True when the manifest's write hints include the home directory itself. */
 bool sd_manifest_grants_home(const void *manifest);

@@ -218,17 +218,16 @@ static const struct policy *stage_policy(void)
 bool stage_flag_parse(const char *flag, struct stage_args *sa)
 {
 	unsigned bit = layers_stage_flag(flag); /* a layer's own flag (layer.h layer_stage_ops) */
+	unsigned opt = layers_stage_option(flag); /* an option beside them (layer.h LAYER_STAGE_OPT_*) */
 	if (bit)
 		sa->layers |= bit;
-	else if (!strcmp(flag, "--netfilter"))
-		sa->netfilter = true;      /* Landlock handles no TCP; seccomp leaves AF_INET/6 to it */
-	else if (!strcmp(flag, "--report-files"))
-		sa->report_files = true;   /* the seccomp file/exec reporter */
-	else if (!strcmp(flag, "--sensor"))
-		sa->sensor = true;         /* the report-only sensor (seccomp and probes off) */
-	else if (!strcmp(flag, "--etc-view"))
-		sa->etc_view = true;       /* /etc is bwrap's view: its secrets are absent */
-	else
+	else if (opt) {
+		sa->netfilter |= !!(opt & LAYER_STAGE_OPT_NETFILTER); /* Landlock handles no TCP; seccomp
+								      * leaves AF_INET/6 to it */
+		sa->report_files |= !!(opt & LAYER_STAGE_OPT_REPORT_FILES); /* the file/exec reporter */
+		sa->sensor |= !!(opt & LAYER_STAGE_OPT_SENSOR); /* the report-only sensor */
+		sa->etc_view |= !!(opt & LAYER_STAGE_OPT_ETC_VIEW); /* /etc is bwrap's view: no secrets */
+	} else
 		return false;
 	return true;
 }

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "msg.h"
 #include "quote.h"
 #include "probes_layer.h"
@@ -157,19 +158,7 @@ static void start_cold(struct server *s, int conn)
 /* 'C' + a connection, or 'D' + the end of a socket pair a new child reads a template from. */
 static int send_fd(int ch, char b, int conn)
 {
-	union {
-		struct cmsghdr h;
-		char c[CMSG_SPACE(sizeof(int))];
-	} cm;
-	memset(&cm, 0, sizeof cm);
-	struct iovec iov = {&b, 1};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.c, .msg_controllen = sizeof cm.c};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &conn, sizeof conn);
-	return sendmsg(ch, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) == 1 ? 0 : -1;
+	return sbx_send_fds_flags(ch, &b, 1, &conn, 1, MSG_DONTWAIT) == 1 ? 0 : -1;
 }
 
 /* Fill: while fewer than warm_max children pre-create, child i (its sandbox just parked, so it has

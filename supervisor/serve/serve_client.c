@@ -10,28 +10,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "serve_proto.h"
 
 static int send_req(int s, const char *buf, size_t len, const int *fds, unsigned nfds)
 {
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int) * SBX_SERVE_MAX_FDS)];
-	} cm;
-	memset(&cm, 0, sizeof cm);
-	struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b,
-			    .msg_controllen = CMSG_SPACE(sizeof(int) * nfds)};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
-	memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
-	ssize_t n;
-	do
-		n = sendmsg(s, &mh, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	return n == (ssize_t)len ? 0 : -1;
+	return sbx_send_fds(s, buf, len, fds, (int)nfds) == (ssize_t)len ? 0 : -1;
 }
 
 int serve_call(const char *sock, char *const *argv, char *const *envp, const int *fds,

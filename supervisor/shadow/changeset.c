@@ -530,7 +530,9 @@ void cs_finish(struct changeset *cs)
 	sodium_bin2hex(cs->hash, sizeof cs->hash, h, sizeof h);
 }
 
-int cs_from_overlay(int upper_fd, int lower_fd, struct changeset *cs, char *err, size_t errlen)
+/* One listing: the walk (`copy`: walk_copy of tree_fd, else walk_dir of the overlay's upper
+ * tree_fd), then the renames paired and the set finished. */
+static int cs_list(int tree_fd, int lower_fd, bool copy, struct changeset *cs, char *err, size_t errlen)
 {
 	memset(cs, 0, sizeof *cs);
 	if (sodium_init() < 0) {
@@ -539,7 +541,10 @@ int cs_from_overlay(int upper_fd, int lower_fd, struct changeset *cs, char *err,
 	}
 	struct walk w = {.cs = cs, .err = err, .errlen = errlen};
 	err[0] = 0;
-	walk_dir(&w, upper_fd, lower_fd, "", false, 0);
+	if (copy)
+		walk_copy(&w, tree_fd, lower_fd, "", 0);
+	else
+		walk_dir(&w, tree_fd, lower_fd, "", false, 0);
 	if (w.failed) {
 		if (!err[0])
 			snprintf(err, errlen, "out of memory listing the changes");
@@ -551,25 +556,14 @@ int cs_from_overlay(int upper_fd, int lower_fd, struct changeset *cs, char *err,
 	return 0;
 }
 
+int cs_from_overlay(int upper_fd, int lower_fd, struct changeset *cs, char *err, size_t errlen)
+{
+	return cs_list(upper_fd, lower_fd, false, cs, err, errlen);
+}
+
 int cs_from_copy(int tree_fd, int lower_fd, struct changeset *cs, char *err, size_t errlen)
 {
-	memset(cs, 0, sizeof *cs);
-	if (sodium_init() < 0) {
-		snprintf(err, errlen, "libsodium cannot be initialised");
-		return -1;
-	}
-	struct walk w = {.cs = cs, .err = err, .errlen = errlen};
-	err[0] = 0;
-	walk_copy(&w, tree_fd, lower_fd, "", 0);
-	if (w.failed) {
-		if (!err[0])
-			snprintf(err, errlen, "out of memory listing the changes");
-		cs_free(cs);
-		return -1;
-	}
-	pair_renames(cs, lower_fd);
-	cs_finish(cs);
-	return 0;
+	return cs_list(tree_fd, lower_fd, true, cs, err, errlen);
 }
 
 cJSON *cs_summary_json(const struct changeset *cs)

@@ -12,6 +12,7 @@
 #include "audit_key.h"
 #include "shadow_store.h"
 #include "dirnames.h"
+#include "mkdirp.h"
 
 static int fail(char *err, size_t errlen, int e, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
@@ -74,29 +75,13 @@ static int open_own_dir(const char *path, char *err, size_t errlen)
 	return fd;
 }
 
-/* mkdir -p with 0700 for what we create. */
-static int mkdir_p(const char *path)
-{
-	char b[4096];
-	snprintf(b, sizeof b, "%s", path);
-	for (char *s = b + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		if (mkdir(b, 0700) < 0 && errno != EEXIST)
-			return -1;
-		*s = '/';
-	}
-	return mkdir(b, 0700) < 0 && errno != EEXIST ? -1 : 0;
-}
-
 int shadow_store_create(const char *run, char *dir_out, size_t dirlen, char *err, size_t errlen)
 {
 	char root[4096], dir[4200];
 	if (shadow_run_dir(run, dir, sizeof dir, err, errlen) < 0 ||
 	    shadow_store_root(root, sizeof root, err, errlen) < 0)
 		return -1;
-	if (mkdir_p(root) < 0)
+	if (sbx_mkdir_p(root, 0700) < 0)
 		return fail(err, errlen, errno, "shadow store %s: %s", root, strerror(errno));
 	int rfd = open_own_dir(root, err, errlen);
 	if (rfd < 0)

@@ -158,6 +158,37 @@ static void t_stage_flags_wrapper_cgroup(void **state)
 	assert_true(layers_need_cgroup(&L));
 }
 
+/* layers_want_report: the report socket only for a layer that reports over it (the preload);
+ * layers_event: each entry's audit event type; layers_sensor_plan: the sensor mode or its level. */
+static void t_report_event_sensor(void **state)
+{
+	(void)state;
+	struct sbx_layers L;
+	memset(&L, 0, sizeof L);
+	assert_false(layers_want_report(&L));
+	for (int l = 0; l < SBX_L__N; l++)
+		if (l != SBX_L_PRELOAD)
+			sbx_layer_set_on(&L, (enum sbx_layer)l, "x");
+	assert_false(layers_want_report(&L));
+	sbx_layer_set_on(&L, SBX_L_PRELOAD, "LD_PRELOAD");
+	assert_true(layers_want_report(&L));
+	assert_string_equal(layers_event("preload"), "preload.deny");
+	assert_string_equal(layers_event("seccomp"), "seccomp.deny");
+	assert_string_equal(layers_event("netfilter"), "netfilter.deny");
+	assert_string_equal(layers_event("probes"), "kernel.violation");
+	assert_string_equal(layers_event("limits"), "limit.hit");
+	assert_null(layers_event("bwrap"));
+	assert_null(layers_event("landlock"));
+	assert_null(layers_event("kernel")); /* an alias audit --layer adds, not an entry */
+	char s[200];
+	memset(&L, 0, sizeof L);
+	layers_sensor_plan(&L, s, sizeof s);
+	assert_string_equal(s, "seccomp-notify (report-only; installed by the exec stage)");
+	L.sensor_off = true;
+	layers_sensor_plan(&L, s, sizeof s);
+	assert_null(strstr(s, "installed by the exec stage"));
+}
+
 /* The default manifest compiled for a scratch workspace. */
 struct pol_fixture {
 	char ws[64];
@@ -224,7 +255,8 @@ static void t_wrap_plan_env(void **state)
 	char *cmd[] = {"/bin/true", NULL};
 	struct run_limits lim = {.wall_s = 300, .nofile = 1024, .cpu_s = -1, .memory_mb = -1, .pids = -1,
 				 .fsize_mb = -1, .wall_ms = 300000};
-	struct layer_ctx c = {.pol = f.p, .d = &d, .L = &L, .lim = &lim, .wrapped = true, .workspace = f.m->workspace,
+	static const bool wrapped = true;
+	struct layer_ctx c = {.pol = f.p, .d = &d, .L = &L, .lim = &lim, .plan_wrapped = &wrapped, .workspace = f.m->workspace,
 			      .cmd = cmd, .env = &env, .report_sock = "/tmp/r/report",
 			      .fds = {.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1, .userns = -1,
 				      .passwd = -1, .group = -1}};
@@ -346,6 +378,15 @@ static void t_stage(void **state)
 	assert_int_equal(layers_stage_flag("--preload"), 1u << SBX_L_PRELOAD);
 	assert_int_equal(layers_stage_flag("--sensor"), 0); /* an option of the seccomp entry */
 	assert_int_equal(layers_stage_flag("--bwrap"), 0);
+	/* the kernel layers' options, read back by the entry that emits them */
+	assert_int_equal(layers_stage_option("--netfilter"), LAYER_STAGE_OPT_NETFILTER);
+	assert_int_equal(layers_stage_option("--report-files"), LAYER_STAGE_OPT_REPORT_FILES);
+	assert_int_equal(layers_stage_option("--sensor"), LAYER_STAGE_OPT_SENSOR);
+	assert_int_equal(layers_stage_option("--etc-view"), LAYER_STAGE_OPT_ETC_VIEW);
+	assert_int_equal(layers_stage_option("--seccomp"), 0);
+	for (unsigned b = 1; b <= LAYER_STAGE_OPT_ETC_VIEW; b <<= 1) /* the flag an entry emits reads back */
+		assert_int_equal(layers_stage_option(layers_stage_option_flag(b)), b);
+	assert_null(layers_stage_option_flag(3));
 	struct layer_stage w = {.on = 1u << SBX_L_PRELOAD, .keep_caps = true};
 	assert_false(layers_stage_wants_policy(&w)); /* SBXSUP_SANDBOX=0: nothing at the stage needs it */
 	w.sensor = true;
@@ -382,6 +423,7 @@ int main(void)
 		cmocka_unit_test(t_admit),          cmocka_unit_test(t_stage_flags_wrapper_cgroup),
 		cmocka_unit_test(t_wrap_plan_env),  cmocka_unit_test(t_start_child_stop),
 		cmocka_unit_test(t_on_ready),       cmocka_unit_test(t_stage),
+		cmocka_unit_test(t_report_event_sensor),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,7 +31,8 @@ static void t_attempt_env(void **state)
 	struct sbx_layers L;
 	memset(&L, 0, sizeof L);
 	sbx_layer_set_on(&L, layer_preload.id, "LD_PRELOAD");
-	struct layer_ctx c = {.d = &d, .L = &L, .wrapped = false, .report_sock = "/tmp/r/report"};
+	bool wrapped = false;
+	struct layer_ctx c = {.d = &d, .L = &L, .plan_wrapped = &wrapped, .report_sock = "/tmp/r/report"};
 	struct strv e = {0};
 	assert_int_equal(plan_attempt_env(&p, &c, -1, -1, NULL, false, &e), 0);
 	assert_string_equal(strv_getenv(&e, "PATH"), "/usr/bin");
@@ -40,7 +41,7 @@ static void t_attempt_env(void **state)
 	assert_string_equal(strv_getenv(&e, "LD_PRELOAD"), "/x/libsbxpreload.so");
 	assert_string_equal(strv_getenv(&e, "SBXSUP_REPORT_ADDR"), "/tmp/r/report");
 	strv_free(&e);
-	c.wrapped = true;
+	wrapped = true;
 	assert_int_equal(plan_attempt_env(&p, &c, 5, 6, "abc", false, &e), 0);
 	assert_string_equal(strv_getenv(&e, "SBXSUP_POLICY_FD"), "5");
 	assert_string_equal(strv_getenv(&e, "SBXSUP_REPORT_FD"), "6");
