@@ -39,7 +39,12 @@ void att_keep_fd(int fd)
 	}
 }
 
-int att_child_common(struct run *r, const struct attempt_io *f)
+int att_child_layers(struct run *r)
+{
+	return r->o.disabled ? 0 : layers_child(&r->lc, &r->lrt);
+}
+
+int att_child_common(struct run *r, const struct attempt_io *f, bool layer_ops)
 {
 	if (life_child_setup(f->alive_r) < 0)
 		return -1;
@@ -50,7 +55,7 @@ int att_child_common(struct run *r, const struct attempt_io *f)
 	if (!r->o.disabled) {
 		if (cg_join(&r->cg) < 0)
 			return -1;
-		if (layers_child(&r->lc, &r->lrt) < 0)
+		if (layer_ops && layers_child(&r->lc, &r->lrt) < 0)
 			return -1;
 	}
 	return 0;

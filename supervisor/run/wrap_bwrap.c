@@ -71,7 +71,7 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct at
 {
 	char **argv = f->argv.v;
 	att_child_signals(&r->oldmask);
-	if (att_child_common(r, f) < 0) {
+	if (att_child_common(r, f, true) < 0) {
 		dprintf(f->err_w, "child setup failed: %s", strerror(errno));
 		_exit(SBX_EXIT_INTERNAL);
 	}

@@ -76,12 +76,16 @@ static __attribute__((noreturn)) void child_direct(struct run *r, const struct a
 {
 	pid_t sup = getppid();
 	att_child_signals(&r->oldmask);
-	if (att_child_common(r, f) < 0) {
+	if (att_child_common(r, f, false) < 0) {
 		sbx_msg("child setup failed: %s", strerror(errno));
 		_exit(SBX_EXIT_INTERNAL);
 	}
 	if (r->att.pidns && sd_child_setup(&r->sd) < 0)
 		_exit(SBX_EXIT_INTERNAL);
+	if (att_child_layers(r) < 0) {
+		sbx_msg("child setup failed: %s", strerror(errno));
+		_exit(SBX_EXIT_INTERNAL);
+	}
 	if (att_child_stdio(r, true) < 0)
 		_exit(SBX_EXIT_INTERNAL);
 	att_cloexec_all();

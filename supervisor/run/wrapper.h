@@ -59,8 +59,12 @@ void att_child_signals(const sigset_t *oldmask);
 /* Every descriptor above stderr close-on-exec; att_keep_fd re-opens one. Async-signal-safe. */
 void att_cloexec_all(void);
 void att_keep_fd(int fd);
-/* The life line, the cgroup, the layers' child ops. 0 or -1 (errno). */
-int att_child_common(struct run *r, const struct attempt_io *f);
+/* The life line, the cgroup and, with `layer_ops`, the layers' child ops (the limits among them:
+ * a wrapper whose child still opens descriptors before its exec — the direct sandbox's mounts,
+ * with every descriptor of the supervisor still open — calls att_child_layers after that work, so
+ * a manifest's low `nofile` cannot fail it). 0 or -1 (errno). */
+int att_child_common(struct run *r, const struct attempt_io *f, bool layer_ops);
+int att_child_layers(struct run *r);
 /* The library's stdio (run_opts.stdio) as 0, 1 and (with_stderr) 2. Async-signal-safe. */
 int att_child_stdio(const struct run *r, bool with_stderr);
 
