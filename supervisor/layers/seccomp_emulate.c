@@ -479,10 +479,26 @@ static unsigned long long proc_start(int dirfd)
  * none of the run's user namespace's capabilities while it acts as the executor, and the kernel
  * asks for one to read another namespace's process's maps or exe. The process itself may always
  * open these. True when `path` names, without "..", an entry below the target's own directory in
- * a procfs, and that directory is the target (same start time as the host's /proc/<pid>): then
- * the supervisor may reopen it as itself, read-only. Called as the supervisor itself. */
+ * a procfs, and that directory is the target (same start time as the host's /proc/<pid>), and the
+ * entry is one whose content does not depend on its opener's privileges: then the supervisor may
+ * reopen it as itself, read-only. Called as the supervisor itself. */
 static bool own_proc_entry(pid_t pid, const char *path, int obj)
 {
+	/* only entries whose content does not depend on the opener's privileges: pagemap (physical
+	 * frames), stack, syscall and wchan (kernel addresses), mem and attr/ are decided by the
+	 * opener's credentials and stay the executor's */
+	static const char *const readable[] = {
+		"maps",	   "smaps",  "smaps_rollup", "numa_maps", "environ",	"auxv",	  "cmdline",
+		"stat",	   "statm",  "status",	     "limits",	  "mountinfo", "mounts", "mountstats",
+		"cgroup",  "comm",   "io",	     "sched",	  "schedstat", "oom_score", "oom_score_adj",
+		"cpuset",  "fd",     "fdinfo",	     "task",	  "timens_offsets"};
+	const char *leaf = strrchr(path, '/');
+	leaf = leaf ? leaf + 1 : path;
+	bool known = false;
+	for (size_t i = 0; i < sizeof readable / sizeof readable[0] && !known; i++)
+		known = !strcmp(leaf, readable[i]);
+	if (!known)
+		return false;
 	struct statfs sf;
 	long nsp = sbx_sn_ns_pid(pid);
 	char pre[64];

@@ -101,11 +101,13 @@ else race "preload, sensor off, created late" "preload,limits" late guard --sens
 # A run's own /proc entries stay readable where its opens are performed by sbxsup (a deny in every
 # mode): /proc/self/exe and /proc/self/maps (glibc's pthread_getattr_np, language runtimes) are
 # opened read-only for the process itself; another process's entries (/proc/1, the sandbox's init)
-# stay refused. Evidence: the bytes a static reader got (its output), per mode.
+# stay refused, and nothing opened for it by sbxsup shows what only a privileged opener may see (a
+# physical frame number in /proc/self/pagemap). Evidence: what a static reader got, per mode.
 for L in "preload,bwrap,seccomp,landlock,limits" "seccomp,limits" "bwrap,limits" "preload,seccomp,landlock,limits"; do
 	out=$(cd "$WS" && timeout 60 env "${USERENV[@]}" "$SBXSUP" run -m "$M" -w "$WS" --layers "$L" -a "$T_TMP/own.audit" -- \
 		"$OUT/rf" own-proc 2>/dev/null)
-	if grep -q '^exe ok' <<<"$out" && grep -q '^maps ok' <<<"$out" && grep -q '^other refused' <<<"$out"; then
+	if grep -q '^exe ok' <<<"$out" && grep -q '^maps ok' <<<"$out" && grep -q '^other refused' <<<"$out" &&
+	   grep -q '^pfn hidden' <<<"$out"; then
 		t_pass "deny_race: own /proc entries readable, others not ($L)"
 	else t_fail "deny_race: own /proc entries readable, others not ($L)" "$(tr '\n' ' ' <<<"$out")"; fi
 done

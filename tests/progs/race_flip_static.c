@@ -77,7 +77,8 @@ static void *acceptor(void *arg)
 
 /* own-proc: not a race — the process's own /proc entries opened by raw system call (read-only),
  * and another process's (/proc/1, the sandbox's init): "exe ok|refused", "maps ok|refused",
- * "other ok|refused" on stdout. */
+ * "other ok|refused", and "pfn shown|hidden" (a physical frame number read from /proc/self/pagemap)
+ * on stdout. */
 static int own_proc(void)
 {
 	static const char *const names[][2] = {
@@ -90,6 +91,17 @@ static int own_proc(void)
 			syscall(SYS_close, fd);
 		printf("%s %s\n", names[i][0], n > 0 ? "ok" : "refused");
 	}
+	/* the physical frame of a page of ours: shown only to a reader with CAP_SYS_ADMIN */
+	volatile char page[4096];
+	page[0] = 1;
+	unsigned long long v = 0;
+	long fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (syscall(SYS_pread64, fd, &v, sizeof v, (long)((unsigned long)page / 4096 * 8)) != sizeof v)
+			v = 0;
+		syscall(SYS_close, fd);
+	}
+	printf("pfn %s\n", (v & ((1ULL << 55) - 1)) ? "shown" : "hidden");
 	return 0;
 }
 
