@@ -212,16 +212,19 @@ static int nft_udp_catch(uint16_t p4, uint16_t p6, const uint16_t *udp_ports, si
 	size_t k = 2;
 	for (size_t i = 0; i < nudp && i < SBX_NETNS_MAX_PORTS; i++)
 		k += (size_t)snprintf(set + k, sizeof set - k, ", %u", udp_ports[i]);
-	char r6[160] = "", cmd[512];
-	if (p6)
-		snprintf(r6, sizeof r6, "  meta l4proto udp ip6 daddr != ::1 udp dport != { %s } ct direction original "
-			 "tproxy ip6 to :%u\n",
-			 set, p6);
-	snprintf(cmd, sizeof cmd,
-		 "table inet sbxsup_udp {\n chain pre {\n  type filter hook prerouting priority -150; policy accept;\n"
-		 "  meta l4proto udp ip daddr != 127.0.0.0/8 udp dport != { %s } ct direction original tproxy ip to :%u\n"
-		 "%s }\n}\n",
-		 set, p4, r6);
+	char r6[sizeof set + 128] = "", cmd[2 * sizeof set + 384];
+	int n6 = p6 ? snprintf(r6, sizeof r6,
+			       "  meta l4proto udp ip6 daddr != ::1 udp dport != { %s } ct direction original "
+			       "tproxy ip6 to :%u\n",
+			       set, p6)
+		    : 0;
+	int nc = snprintf(cmd, sizeof cmd,
+			  "table inet sbxsup_udp {\n chain pre {\n  type filter hook prerouting priority -150; policy accept;\n"
+			  "  meta l4proto udp ip daddr != 127.0.0.0/8 udp dport != { %s } ct direction original tproxy ip to :%u\n"
+			  "%s }\n}\n",
+			  set, p4, r6);
+	if (n6 < 0 || (size_t)n6 >= sizeof r6 || nc < 0 || (size_t)nc >= sizeof cmd)
+		return -1; /* cannot happen: sized for SBX_NETNS_MAX_PORTS ports */
 	struct nft_ctx *n = nft_ctx_new(NFT_CTX_DEFAULT);
 	if (!n)
 		return -1;
