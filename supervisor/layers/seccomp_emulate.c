@@ -384,6 +384,9 @@ static bool own_exe_name(pid_t pid, const char *req)
 {
 	if (!strcmp(req, "/proc/self/exe") || !strcmp(req, "/proc/thread-self/exe"))
 		return true;
+	size_t n = strlen(req);
+	if (strncmp(req, "/proc/", 6) || n < 10 || strcmp(req + n - 4, "/exe"))
+		return false; /* no /proc/<pid>/exe: no read of the target's status on every open */
 	char p[64];
 	long nsp = sbx_sn_ns_pid(pid);
 	snprintf(p, sizeof p, "/proc/%ld/exe", nsp);
