@@ -5,6 +5,7 @@
 #include "idmap.h"
 #include "smallfile.h"
 #include "seccomp_unix.h"
+#include "vmchild.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -524,6 +525,66 @@ static bool own_proc_entry(pid_t pid, const char *path, int obj)
 	if (mine >= 0)
 		close(mine);
 	return a && a == b;
+}
+
+/* ---- ids as the run sees them --------------------------------------------------------------------
+ * A procfs entry whose text names user and group ids (status: Uid, Gid, Groups) renders them in
+ * the user namespace of whoever opened it. Opened by sbxsup (the host's namespace) it would show
+ * the executor its host ids, never what getuid() says (ps, psutil, id checks). Such an entry,
+ * once the executor's own open of it succeeded, is opened again from inside the target's user
+ * namespace: by a child sharing our memory and descriptor table that joins that namespace for
+ * one reopen of the object already decided (nothing else is resolved there). */
+static bool ids_in_text(int obj)
+{
+	struct statfs sf;
+	char p[4096];
+	if (fstatfs(obj, &sf) || sf.f_type != PROC_SUPER_MAGIC || fd_path(obj, p, sizeof p) < 0)
+		return false;
+	const char *leaf = strrchr(p, '/');
+	return leaf && !strcmp(leaf + 1, "status");
+}
+
+struct ns_reopen {
+	int nsfd;
+	char path[40]; /* /proc/self/fd/N of the object, in the shared descriptor table */
+	int flags;
+	int fd;        /* the new descriptor, or -1 */
+};
+
+static int ns_reopen_child(void *arg)
+{
+	struct ns_reopen *r = arg;
+	if (syscall(SYS_setns, r->nsfd, CLONE_NEWUSER))
+		return 1;
+	long fd = syscall(SYS_openat, AT_FDCWD, r->path, r->flags | O_CLOEXEC);
+	r->fd = fd < 0 ? -1 : (int)fd;
+	return fd < 0;
+}
+
+/* The object `obj` reopened read-only from inside the user namespace of `pid`: a descriptor, or -1
+ * (the same namespace as ours, none to join, or the join refused: the caller keeps its own). */
+static int reopen_in_userns(pid_t pid, int obj, uint64_t flags)
+{
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/ns/user", (int)pid);
+	struct ns_reopen r = {.nsfd = open(p, O_RDONLY | O_CLOEXEC), .flags = (int)(flags & ~(uint64_t)O_CREAT), .fd = -1};
+	struct stat a, b;
+	if (r.nsfd < 0 || fstat(r.nsfd, &a) || stat("/proc/self/ns/user", &b) || (a.st_ino == b.st_ino && a.st_dev == b.st_dev)) {
+		if (r.nsfd >= 0)
+			close(r.nsfd);
+		return -1;
+	}
+	snprintf(r.path, sizeof r.path, "/proc/self/fd/%d", obj);
+	struct sbx_vm_child c;
+	int st = -1;
+	if (sbx_vm_child_start(&c, ns_reopen_child, &r, CLONE_VFORK | CLONE_FILES) > 0)
+		st = sbx_vm_child_wait(&c);
+	close(r.nsfd);
+	if (st != 0 && r.fd >= 0) {
+		close(r.fd);
+		r.fd = -1;
+	}
+	return r.fd;
 }
 
 /* Reopen the O_PATH object `obj` with the caller's flags (raw openat2: no fortify check on a
@@ -1180,6 +1241,14 @@ static int emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 			if (own_proc_entry(pid, path, obj)) {
 				fd = reopen(obj, flags, 0);
 				e = errno;
+			}
+		}
+		if (fd >= 0 && acc == POL_READ && !meta && ids_in_text(obj)) {
+			as_self(&sv);
+			int inns = reopen_in_userns(pid, obj, flags);
+			if (inns >= 0) {
+				close(fd);
+				fd = inns;
 			}
 		}
 	} else {

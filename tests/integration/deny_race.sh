@@ -102,12 +102,13 @@ else race "preload, sensor off, created late" "preload,limits" late guard --sens
 # mode): /proc/self/exe and /proc/self/maps (glibc's pthread_getattr_np, language runtimes) are
 # opened read-only for the process itself; another process's entries (/proc/1, the sandbox's init)
 # stay refused, and nothing opened for it by sbxsup shows what only a privileged opener may see (a
-# physical frame number in /proc/self/pagemap). Evidence: what a static reader got, per mode.
+# physical frame number in /proc/self/pagemap), and /proc/self/status shows the ids the process has
+# (the run's, never the host's). Evidence: what a static reader got, per mode.
 for L in "preload,bwrap,seccomp,landlock,limits" "seccomp,limits" "bwrap,limits" "preload,seccomp,landlock,limits"; do
 	out=$(cd "$WS" && timeout 60 env "${USERENV[@]}" "$SBXSUP" run -m "$M" -w "$WS" --layers "$L" -a "$T_TMP/own.audit" -- \
 		"$OUT/rf" own-proc 2>/dev/null)
 	if grep -q '^exe ok' <<<"$out" && grep -q '^maps ok' <<<"$out" && grep -q '^other refused' <<<"$out" &&
-	   grep -q '^pfn hidden' <<<"$out"; then
+	   grep -q '^pfn hidden' <<<"$out" && grep -q '^status ids match' <<<"$out"; then
 		t_pass "deny_race: own /proc entries readable, others not ($L)"
 	else t_fail "deny_race: own /proc entries readable, others not ($L)" "$(tr '\n' ' ' <<<"$out")"; fi
 done

@@ -77,7 +77,7 @@ static void *acceptor(void *arg)
 
 /* own-proc: not a race — the process's own /proc entries opened by raw system call (read-only),
  * and another process's (/proc/1, the sandbox's init): "exe ok|refused", "maps ok|refused",
- * "other ok|refused", and "pfn shown|hidden" (a physical frame number read from /proc/self/pagemap)
+ * "other ok|refused", and "pfn shown|hidden" (a physical frame number read from /proc/self/pagemap), "status ids match|differ|refused"
  * on stdout. */
 static int own_proc(void)
 {
@@ -102,6 +102,19 @@ static int own_proc(void)
 		syscall(SYS_close, fd);
 	}
 	printf("pfn %s\n", (v & ((1ULL << 55) - 1)) ? "shown" : "hidden");
+	/* the ids /proc/self/status shows are the ones getuid/getgid return (the kernel renders them
+	 * in the opener's user namespace: an open made outside the run's would show host ids) */
+	char st[4096];
+	fd = syscall(SYS_openat, AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC);
+	long n = fd < 0 ? -1 : syscall(SYS_read, fd, st, sizeof st - 1);
+	if (fd >= 0)
+		syscall(SYS_close, fd);
+	st[n > 0 ? n : 0] = 0;
+	char want_uid[64], want_gid[64];
+	unsigned long u = (unsigned long)syscall(SYS_getuid), g = (unsigned long)syscall(SYS_getgid);
+	snprintf(want_uid, sizeof want_uid, "\nUid:\t%lu\t", u);
+	snprintf(want_gid, sizeof want_gid, "\nGid:\t%lu\t", g);
+	printf("status %s (uid %lu gid %lu)\n", n <= 0 ? "refused" : strstr(st, want_uid) && strstr(st, want_gid) ? "ids match" : "ids differ", u, g);
 	return 0;
 }
 
