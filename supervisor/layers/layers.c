@@ -238,6 +238,13 @@ void layers_replan(struct layer_ctx *c, struct layer_rt *rt)
 		}
 }
 
+void layers_spawned(struct layer_ctx *c, struct layer_rt *rt)
+{
+	FOR_EACH_LAYER(l, o)
+		if (o->spawned && rt->st[l] && sbx_layer_on(c->L, l))
+			o->spawned(c, rt->st[l]);
+}
+
 int layers_child(const struct layer_ctx *c, struct layer_rt *rt)
 {
 	FOR_EACH_LAYER(l, o)

@@ -299,6 +299,8 @@ enum attempt_result run_attempt(struct run *r)
 	close_fd(&io.group);
 	close_fd(&io.resolv);
 	close_fd(&t->stderr_copy);
+	layers_spawned(&r->lc, &r->lrt);   /* while the sandbox starts */
+	pt_mark(&r->pt, "attempt.spawned");
 	t->ctl = take_fd(&ctlp[0]);
 	t->rep = take_fd(&repp[0]);
 	t->status_rd = take_fd(&stp[0]);
