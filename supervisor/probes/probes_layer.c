@@ -878,13 +878,13 @@ static int pr_start(const struct layer_ctx *c, void **st, char *level, size_t le
 	return 0;
 }
 
-static void pr_spawned(struct layer_ctx *c, void *st)
+static int pr_spawned(struct layer_ctx *c, void *st, char *why, size_t whylen)
 {
-	char level[300], why[160];
-	if (sbx_probes_prepare(st, level, sizeof level, why, sizeof why) < 0)
-		sbx_layer_set_off(c->L, layer_probes.id, "%s", why);
-	else
-		sbx_layer_set_on(c->L, layer_probes.id, "%s", level);
+	char level[300];
+	if (sbx_probes_prepare(st, level, sizeof level, why, whylen) < 0)
+		return -1;
+	sbx_layer_set_on(c->L, layer_probes.id, "%s", level);
+	return 0;
 }
 
 static int pr_replan(const struct layer_ctx *c, void *st)
