@@ -604,7 +604,7 @@ probes() {
 		off=${off:+$off,}$v; on=${on:+$on,}$w; idle=${idle:+$idle,}$x
 	done
 	if [ -n "$idlest" ] && [ -z "$failed" ]; then
-		recvals probe.outside.idle "$idle" "after the probed run ended, the automatic shared set idle (programs pinned, detached): the host-wide cost between runs"
+		recvals probe.outside.idle "$idle" "after the probed run ended, the automatic shared set idle (programs pinned, syscall and slab-free hooks detached): the host-wide cost between runs"
 	elif [ -z "$failed" ]; then
 		na probe.outside.idle "no idle shared set after the run (an operator set is pinned, or SBXSUP_PROBES_IDLE=0)"
 	fi

@@ -156,7 +156,7 @@ static int do_status(void)
 				char when[32] = "?";
 				if (gmtime_r(&until, &tm))
 					strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-				printf("probes: shared set idle under %s: no run using it, programs detached, kept "
+				printf("probes: shared set idle under %s: no run using it, syscall hooks detached, kept "
 				       "loaded until %s "
 				       "(the first run after that without probes removes it; sbxsup probes unload "
 				       "removes it now)\n", PR_AUTO_DIR, when);

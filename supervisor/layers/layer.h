@@ -181,6 +181,12 @@ struct layer_ops {
 	 * -1 failed (why). */
 	int (*start)(const struct layer_ctx *c, void **st, char *level, size_t levellen, char *why,
 		     size_t whylen);
+	/* The attempt's child was spawned: set-up that is needed only by on_ready, done while the
+	 * sandbox starts on another CPU instead of before the spawn. May update its level
+	 * (sbx_layer_set_on). -1: it failed (the layer is turned off with why): the sandbox was set up
+	 * for the layer on (the stage flags depend on the layers on: seccomp's file reports and sensor
+	 * on probes), so the attempt is made again without it (run.c). NULL: none. */
+	int (*spawned)(struct layer_ctx *c, void *st, char *why, size_t whylen);
 	/* The policy was re-planned (retry without the wrapper): follow it without a restart. */
 	int (*replan)(const struct layer_ctx *c, void *st);
 	int (*child)(const struct layer_ctx *c, void *st);      /* in the forked child; async-signal-safe */
@@ -263,6 +269,9 @@ bool layers_want_report(const struct sbx_layers *L);
 /* start() of every active layer that has one and is not started; off with its reason on failure. */
 void layers_start(struct layer_ctx *c, struct layer_rt *rt);
 void layers_replan(struct layer_ctx *c, struct layer_rt *rt);
+/* spawned() of every started layer that is on (after each attempt's spawn). 0, or -1 when one
+ * failed (turned off, said on stderr): the attempt must not give the command "go" (ATT_LAYER_OFF). */
+int layers_spawned(struct layer_ctx *c, struct layer_rt *rt);
 int layers_child(const struct layer_ctx *c, struct layer_rt *rt);
 /* The stage is ready. A stage layer is confirmed or turned off from the stage's status ("NAME=on",
  * "NAME_level=...", "NAME_why=..."; `get` reads one key: 0 found, -1 not), then every on_ready. */

@@ -2,6 +2,7 @@
  * (layers.h: names, on/off, the sensor's level) is layer_set.c, which the entries use. */
 #include "layer.h"
 #include "seccomp_layer.h"
+#include "msg.h"
 
 #include <stdio.h>
 #include <sys/stat.h>
@@ -236,6 +237,22 @@ void layers_replan(struct layer_ctx *c, struct layer_rt *rt)
 			rt->st[l] = NULL;
 			sbx_layer_set_off(c->L, l, "cannot follow the re-planned policy");
 		}
+}
+
+int layers_spawned(struct layer_ctx *c, struct layer_rt *rt)
+{
+	int rc = 0;
+	char why[256];
+	FOR_EACH_LAYER(l, o) {
+		why[0] = 0;
+		if (o->spawned && rt->st[l] && sbx_layer_on(c->L, l) && o->spawned(c, rt->st[l], why, sizeof why) < 0) {
+			sbx_layer_set_off(c->L, l, "%s", why[0] ? why : "its set-up failed");
+			sbx_msg("the %s layer failed after the sandbox was started (%s), which was set up for it "
+				"on: the sandbox is made again without it", o->name, why[0] ? why : "its set-up failed");
+			rc = -1;
+		}
+	}
+	return rc;
 }
 
 int layers_child(const struct layer_ctx *c, struct layer_rt *rt)

@@ -36,6 +36,8 @@ struct sbx_netfilter {
 	uint64_t cgid;
 	struct nf_keys keys;      /* what the run put into the maps */
 	int links[NF_NPROGS];
+	int cgfd;                 /* the run's cgroup v2 directory (the caller's), for the attach */
+	bool attached;            /* sbx_netfilter_attach() done */
 	struct ring_buffer *rb;
 	struct audit *a;          /* set for the duration of one drain */
 	int emitted;
@@ -380,16 +382,46 @@ static int on_event(void *ctx, void *data, size_t size)
 /* --- start / stop --------------------------------------------------------------------------------- */
 
 static int start_rules(const struct pol_net *rules, size_t n, enum pol_net_mode mode, bool own_netns,
-		       int cgroup_v2_fd, struct sbx_netfilter **out, char *why, size_t whylen);
+		       int cgroup_v2_fd, bool attach, struct sbx_netfilter **out, char *why, size_t whylen);
 
 int sbx_netfilter_start_rules(const struct pol_net *rules, size_t n, enum pol_net_mode mode,
 			      int cgroup_v2_fd, struct sbx_netfilter **out, char *why, size_t whylen)
 {
-	return start_rules(rules, n, mode, false, cgroup_v2_fd, out, why, whylen);
+	return start_rules(rules, n, mode, false, cgroup_v2_fd, true, out, why, whylen);
+}
+
+int sbx_netfilter_attach(struct sbx_netfilter *nf, char *why, size_t whylen)
+{
+	if (!nf) {
+		snprintf(why, whylen, "not started");
+		return -1;
+	}
+	if (nf->attached)
+		return 0;
+	if (!nf->rb) {
+		nf->rb = ring_buffer__new(nf->f.ring[nf->slot], on_event, nf, NULL);
+		if (!nf->rb) {
+			snprintf(why, whylen, "ring buffer: %s", strerror(errno));
+			return -1;
+		}
+		/* a previous holder's records: no audit, dropped (before the attach: none of this run's) */
+		(void)ring_buffer__consume(nf->rb);
+	}
+	for (int i = 0; i < NF_NPROGS; i++) {
+		if (nf->links[i] >= 0)
+			continue;
+		nf->links[i] = bpf_link_create(nf->f.prog[i], nf->cgfd, nf_prog_attach[i], NULL);
+		if (nf->links[i] < 0) {
+			snprintf(why, whylen, "attach %s to the run cgroup: %s", nf_prog_names[i], strerror(errno));
+			return -1;
+		}
+	}
+	nf->attached = true;
+	return 0;
 }
 
 static int start_rules(const struct pol_net *rules, size_t n, enum pol_net_mode mode, bool own_netns,
-		       int cgroup_v2_fd, struct sbx_netfilter **out, char *why, size_t whylen)
+		       int cgroup_v2_fd, bool attach, struct sbx_netfilter **out, char *why, size_t whylen)
 {
 	*out = NULL;
 	if (mode == POL_NET_ANY) {
@@ -456,19 +488,9 @@ static int start_rules(const struct pol_net *rules, size_t n, enum pol_net_mode 
 	}
 	free(ent);
 	ent = NULL;
-	nf->rb = ring_buffer__new(nf->f.ring[nf->slot], on_event, nf, NULL);
-	if (!nf->rb) {
-		snprintf(why, whylen, "ring buffer: %s", strerror(errno));
+	nf->cgfd = cgroup_v2_fd;
+	if (attach && sbx_netfilter_attach(nf, why, whylen) != 0)
 		goto fail;
-	}
-	(void)ring_buffer__consume(nf->rb);       /* a previous holder's records: no audit, dropped */
-	for (int i = 0; i < NF_NPROGS; i++) {
-		nf->links[i] = bpf_link_create(nf->f.prog[i], cgroup_v2_fd, nf_prog_attach[i], NULL);
-		if (nf->links[i] < 0) {
-			snprintf(why, whylen, "attach %s to the run cgroup: %s", nf_prog_names[i], strerror(errno));
-			goto fail;
-		}
-	}
 	*out = nf;
 	return 0;
 fail:
@@ -477,7 +499,7 @@ fail:
 	return -1;
 }
 
-int sbx_netfilter_start(const struct policy *p, int cgroup_v2_fd, struct sbx_netfilter **out,
+static int start_policy(const struct policy *p, int cgroup_v2_fd, bool attach, struct sbx_netfilter **out,
 			char *why, size_t whylen)
 {
 	size_t n = pol_net_count(p);
@@ -501,9 +523,21 @@ int sbx_netfilter_start(const struct policy *p, int cgroup_v2_fd, struct sbx_net
 		rules[k++] = (struct pol_net){.family = AF_INET6, .addr = {[15] = 1}, .prefix = 128,
 					      .rule = POL_RULE_NET_OWN};
 	}
-	int rc = start_rules(rules, k, mode, pol_own_netns(p), cgroup_v2_fd, out, why, whylen);
+	int rc = start_rules(rules, k, mode, pol_own_netns(p), cgroup_v2_fd, attach, out, why, whylen);
 	free(rules);
 	return rc;
+}
+
+int sbx_netfilter_start(const struct policy *p, int cgroup_v2_fd, struct sbx_netfilter **out,
+			char *why, size_t whylen)
+{
+	return start_policy(p, cgroup_v2_fd, true, out, why, whylen);
+}
+
+int sbx_netfilter_begin(const struct policy *p, int cgroup_v2_fd, struct sbx_netfilter **out,
+			char *why, size_t whylen)
+{
+	return start_policy(p, cgroup_v2_fd, false, out, why, whylen);
 }
 
 int sbx_netfilter_fd(const struct sbx_netfilter *nf)
@@ -638,9 +672,16 @@ static int nf_start(const struct layer_ctx *c, void **st, char *level, size_t le
 		return -1;
 	}
 	struct sbx_netfilter *nf = NULL;
-	int rc = sbx_netfilter_start(c->pol, c->cg.v2_fd, &nf, why, whylen);
+	int rc = sbx_netfilter_begin(c->pol, c->cg.v2_fd, &nf, why, whylen);
 	*st = nf;
 	return rc;
+}
+
+/* The attach after the spawn: the run's processes are bwrap and the stage until "go" (none opens
+ * an inet socket), and the attempt ends before "go" when it fails (layers_spawned). */
+static int nf_spawned(struct layer_ctx *c, void *st, char *why, size_t whylen)
+{
+	return sbx_netfilter_attach(st, why, whylen);
 }
 
 static int nf_fd(const void *st)
@@ -675,6 +716,7 @@ const struct layer_ops layer_netfilter = {
 	.admit = nf_admit,
 	.plan = nf_plan,
 	.start = nf_start,
+	.spawned = nf_spawned,
 	.fd = nf_fd,
 	.drain = nf_drain,
 	.lost_events = nf_lost,

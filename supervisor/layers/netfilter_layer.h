@@ -35,6 +35,13 @@ int sbx_netfilter_probe(char *why, size_t whylen);
  * Returns 0 (started), 1 (not needed: POL_NET_ANY; *out NULL, why set), -1 (why). */
 int sbx_netfilter_start(const struct policy *p, int cgroup_v2_fd, struct sbx_netfilter **out,
 			char *why, size_t whylen);
+/* sbx_netfilter_start() in two steps, so that the second runs while the sandbox starts: begin
+ * (slot, entries; nothing attached, cgroup_v2_fd must stay open) and attach (the ring buffer's
+ * consumer, a previous holder's records dropped, then the programs on the cgroup; idempotent). The
+ * caller attaches before any process of the cgroup may open an inet socket. 0, or -1 (why). */
+int sbx_netfilter_begin(const struct policy *p, int cgroup_v2_fd, struct sbx_netfilter **out,
+			char *why, size_t whylen);
+int sbx_netfilter_attach(struct sbx_netfilter *nf, char *why, size_t whylen);
 int sbx_netfilter_fd(const struct sbx_netfilter *nf);        /* pollable (epoll); -1 if none */
 /* Emit one `netfilter.deny` {pid, addr, port, proto, comm} per pending record. Returns the number
  * of events written, or -1 when the audit stream failed (a->failed). Never blocks. */

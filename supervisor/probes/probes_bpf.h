@@ -21,7 +21,7 @@
 
 #define PR_PIN_DIR "/sys/fs/bpf/sbxsup/probes"
 /* The automatic shared set: pinned by the first run that finds none, opened (links held) by the
- * runs that start while it is there, kept idle (programs pinned, detached) after the last one
+ * runs that start while it is there, kept idle (programs pinned, the hot hooks detached) after the last one
  * (probes_share.h). Named by the record layout so sbxsup builds of another layout never meet it,
  * and "warm" since the programs are pinned too: builds that pinned only links and maps
  * (probes-auto-v<N>) would remove the links and maps of an idle set and leave its programs. */
@@ -60,8 +60,11 @@ int pr_bpf_hold_links(const char *dir, struct pr_loaded *L, char *why, size_t wh
 /* Pin the programs of the set's links too ("prog_<name>"): the automatic shared set keeps them
  * while idle, detached. 0, or -1 with why. */
 int pr_bpf_pin_progs(const struct pr_loaded *L, const char *dir, char *why, size_t whylen);
-/* Remove the link pins whose program is pinned (the programs detach when the last link fd closes;
- * maps and programs stay). 0, or -1 when an unlink failed. */
+/* Remove the link pins of the hooks on hot paths (sys_enter, sys_exit, kmem_cache_free) whose
+ * program is pinned (they detach when the last link fd closes; maps and programs stay). The
+ * process-tree hooks (exec, fork, exit, free) and io_uring's submit stay attached: they run only
+ * on those calls and find no run's entry, while each detach + attach again costs a warm run a
+ * kernel text patch with a wait on every CPU. 0, or -1 when an unlink failed. */
 int pr_bpf_detach_pinned(const char *dir);
 /* Attach each pinned program of the tier that has no link pin, and pin the new link ("link_<name>"):
  * an idle set is live again, no load, no verification. 0, or -1 with why. */

@@ -72,6 +72,9 @@ struct sbx_probes {
 	bool loaded_here;            /* ... which this run loaded and pinned */
 	bool kdec_off;               /* SBXSUP_PROBES_KDEC=0: every record to user space */
 	struct pr_kdec_stats kd;     /* what the in-kernel decision holds for this run */
+	bool prepared;               /* sbx_probes_prepare() done: consumer mapped, decision filled */
+	bool reused;                 /* the slot's ring buffer is a previous run's */
+	char level[240];             /* the level without the in-kernel decision's part */
 };
 
 static struct pr_kdec_fds kdec_fds(const struct sbx_probes *pr)
@@ -538,7 +541,7 @@ static int finish(struct sbx_probes *pr, struct audit *a)
 	return rc;
 }
 
-int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_probes **out,
+int sbx_probes_begin(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_probes **out,
 		     char *level, size_t levellen, char *why, size_t whylen)
 {
 	*out = NULL;
@@ -609,23 +612,13 @@ int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_p
 	uint32_t inner_id = 0;
 	if (pr->L.pinned && bpf_map_lookup_elem(pr->L.m.rings, &pr->slot, &inner_id) == 0 && inner_id)
 		pr->rbfd = bpf_map_get_fd_by_id(inner_id);
-	bool reused = pr->rbfd >= 0;
+	bool reused = pr->reused = pr->rbfd >= 0;
 	if (!reused) {
 		pr->rbfd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "pr_run_rb", 0, 0, PR_RB_SIZE, NULL);
 		if (pr->rbfd < 0) {
 			snprintf(w, sizeof(w), "create ring buffer: %s", strerror(errno));
 			goto fail;
 		}
-	}
-	pr->rb = ring_buffer__new(pr->rbfd, on_event, pr, NULL);
-	if (!pr->rb) {
-		snprintf(w, sizeof(w), "ring buffer consumer: %s", strerror(errno));
-		goto fail;
-	}
-	if (reused) {                /* records a previous run of this slot left behind */
-		pr->discard = true;
-		ring_buffer__consume(pr->rb);
-		pr->discard = false;
 	}
 	if (percpu_zero(pr->L.m.lost, pr->slot, pr->ncpus) != 0 ||
 	    percpu_zero(pr->L.m.lost_ok, pr->slot, pr->ncpus) != 0 ||
@@ -658,17 +651,11 @@ int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_p
 	/* SBXSUP_PROBES_KDEC=0: no in-kernel decision (diagnosis; the equivalence test) */
 	const char *kd = getenv("SBXSUP_PROBES_KDEC");
 	pr->kdec_off = kd && !strcmp(kd, "0");
-	kdec_load(pr);
-	char kdl[64];
-	if (pr->kd.on)
-		snprintf(kdl, sizeof kdl, "; kernel-allow %u", pr->kd.subtrees);
-	else
-		snprintf(kdl, sizeof kdl, "; kernel-allow off");
-	if (level && levellen)
-		snprintf(level, levellen, "%s; %s; %s scope%s%s", pr->L.level,
-			 pr->shared ? (pr->loaded_here ? "shared, loaded here" : "shared")
-			 : pr->L.pinned ? "pinned" : note[0] ? "per-run load (no shared set)" : "per-run load",
-			 pr->cgid ? "pid-tree+cgroup" : "pid-tree", pr->L.uring_why[0] ? "; no io_uring tp" : "", kdl);
+	snprintf(pr->level, sizeof pr->level, "%s; %s; %s scope%s", pr->L.level,
+		 pr->shared ? (pr->loaded_here ? "shared, loaded here" : "shared")
+		 : pr->L.pinned ? "pinned" : note[0] ? "per-run load (no shared set)" : "per-run load",
+		 pr->cgid ? "pid-tree+cgroup" : "pid-tree", pr->L.uring_why[0] ? "; no io_uring tp" : "");
+	set(level, levellen, pr->level);
 	*out = pr;
 	return 0;
 fail:
@@ -677,9 +664,52 @@ fail:
 	return -1;
 }
 
+int sbx_probes_prepare(struct sbx_probes *pr, char *level, size_t levellen, char *why, size_t whylen)
+{
+	if (!pr) {
+		set(why, whylen, "not started");
+		return -1;
+	}
+	if (pr->prepared)
+		return 0;
+	pr->rb = ring_buffer__new(pr->rbfd, on_event, pr, NULL);
+	if (!pr->rb) {
+		char w[128];
+		snprintf(w, sizeof w, "ring buffer consumer: %s", strerror(errno));
+		set(why, whylen, w);
+		return -1;
+	}
+	if (pr->reused) {            /* records a previous run of this slot left behind (none of this
+				      * run's: its processes are tracked only from the armed exec) */
+		pr->discard = true;
+		ring_buffer__consume(pr->rb);
+		pr->discard = false;
+	}
+	kdec_load(pr);
+	pr->prepared = true;
+	if (level && levellen && pr->kd.on)
+		snprintf(level, levellen, "%s; kernel-allow %u", pr->level, pr->kd.subtrees);
+	else if (level && levellen)
+		snprintf(level, levellen, "%s; kernel-allow off", pr->level);
+	return 0;
+}
+
+int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id, struct sbx_probes **out,
+		     char *level, size_t levellen, char *why, size_t whylen)
+{
+	if (sbx_probes_begin(p, cgroup_v2_id, out, level, levellen, why, whylen) < 0)
+		return -1;
+	if (sbx_probes_prepare(*out, level, levellen, why, whylen) < 0) {
+		sbx_probes_stop(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 int sbx_probes_arm(struct sbx_probes *pr, pid_t pid)
 {
-	if (!pr || pid <= 0)
+	if (!pr || pid <= 0 || sbx_probes_prepare(pr, NULL, 0, NULL, 0) < 0)
 		return -1;
 	hold_root(pr, (uint32_t)pid);
 	uint32_t k = (uint32_t)pid;
@@ -804,7 +834,7 @@ void sbx_probes_set_policy(struct sbx_probes *pr, const struct policy *p)
 	if (!pr)
 		return;
 	pr->pol = p;
-	if (pr->slot_claimed)
+	if (pr->slot_claimed && pr->prepared)   /* else sbx_probes_prepare() fills it */
 		kdec_load(pr);
 }
 
@@ -842,9 +872,18 @@ static int pr_start(const struct layer_ctx *c, void **st, char *level, size_t le
 		    size_t whylen)
 {
 	struct sbx_probes *pr = NULL;
-	if (sbx_probes_start(c->pol, c->cg.v2_id, &pr, level, levellen, why, whylen) < 0)
+	if (sbx_probes_begin(c->pol, c->cg.v2_id, &pr, level, levellen, why, whylen) < 0)
 		return -1;
 	*st = pr;
+	return 0;
+}
+
+static int pr_spawned(struct layer_ctx *c, void *st, char *why, size_t whylen)
+{
+	char level[300];
+	if (sbx_probes_prepare(st, level, sizeof level, why, whylen) < 0)
+		return -1;
+	sbx_layer_set_on(c->L, layer_probes.id, "%s", level);
 	return 0;
 }
 
@@ -892,6 +931,7 @@ const struct layer_ops layer_probes = {
 	.needs_cgroup = true,
 	.probe = pr_probe,
 	.start = pr_start,
+	.spawned = pr_spawned,
 	.replan = pr_replan,
 	.on_ready = pr_on_ready,
 	.fd = pr_fd,

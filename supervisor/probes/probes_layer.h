@@ -35,6 +35,15 @@ struct sbx_probes;
 int sbx_probes_probe(char *level, size_t levellen, char *why, size_t whylen);
 int sbx_probes_start(const struct policy *p, uint64_t cgroup_v2_id /* 0: none */,
 		     struct sbx_probes **out, char *level, size_t levellen, char *why, size_t whylen);
+/* sbx_probes_start() in two steps, so that the second runs while the sandbox starts: begin (the
+ * set, the slot, its ring buffer installed, the counters reset) and prepare (the consumer's mapping
+ * of the ring, ~1 ms for 8 MiB, and the in-kernel decision filled, ~1 ms; level gets "; kernel-allow
+ * N|off" appended to begin's). Nothing of the run is recorded before the armed exec, so prepare may
+ * come any time before sbx_probes_arm(), which calls it when it was not (idempotent). 0, or -1 with
+ * why (prepare: the layer is then off; the caller still calls sbx_probes_stop()). */
+int sbx_probes_begin(const struct policy *p, uint64_t cgroup_v2_id /* 0: none */,
+		     struct sbx_probes **out, char *level, size_t levellen, char *why, size_t whylen);
+int sbx_probes_prepare(struct sbx_probes *pr, char *level, size_t levellen, char *why, size_t whylen);
 int sbx_probes_arm(struct sbx_probes *pr, pid_t pid);
 int sbx_probes_fd(const struct sbx_probes *pr);
 int sbx_probes_drain(struct sbx_probes *pr, struct audit *a);

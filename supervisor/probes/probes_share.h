@@ -10,8 +10,9 @@
  * every transition (load + pin, the last one out unpinning) happens under an exclusive flock on
  * the bpffs root, so no run ever sees a half-pinned set and no set is unpinned under a run that
  * just found it. The loader pins the programs too. pr_share_release() drops the run's reference
- * and, when no holder is left, removes the link pins (the programs detach: an idle set costs the
- * host's processes nothing), stamps the pin directory's mtime with the deadline (now + the idle
+ * and, when no holder is left, removes the link pins of the hot hooks (sys_enter, sys_exit,
+ * kmem_cache_free detach: an idle set costs the host's system calls and frees nothing; the
+ * process-tree and io_uring hooks stay attached, finding no run; probes_bpf.h), stamps the pin directory's mtime with the deadline (now + the idle
  * period) and leaves maps and programs pinned — the next acquire attaches the pinned programs again
  * (no load, no verification) —, or removes the pins when the idle period is 0 (the kernel detaches the programs when the last link fd
  * is closed). pr_share_reclaim() does that last step for a holder that died (the janitor calls it

@@ -364,6 +364,17 @@ static int set_up(struct run *r)
 
 /* bwrap's own set-up failed: record why, re-plan what changes without it (the private tmp dir, the
  * policy, the environment), let the running layers follow the new policy, attempt once more. */
+/* run_attempt(), again with fewer layers while one fails after the spawn (ATT_LAYER_OFF: its
+ * sandbox had been set up for it on): graceful degradation, as when it fails before; --require
+ * refuses. */
+static enum attempt_result attempt(struct run *r)
+{
+	enum attempt_result ar = run_attempt(r);
+	for (int i = 0; ar == ATT_LAYER_OFF && i < SBX_L__N; i++)
+		ar = run_require_missing(r) ? ATT_FAIL : run_attempt(r);
+	return ar == ATT_LAYER_OFF ? ATT_FAIL : ar;
+}
+
 static enum attempt_result retry_direct(struct run *r)
 {
 	struct attempt *t = &r->att;
@@ -390,7 +401,7 @@ static enum attempt_result retry_direct(struct run *r)
 	layers_replan(&r->lc, &r->lrt);
 	if (run_require_missing(r))
 		return ATT_FAIL;
-	return run_attempt(r);
+	return attempt(r);
 }
 
 /* ---- 4. end ------------------------------------------------------------------------------------- */
@@ -469,7 +480,7 @@ static int run_main(struct run *r, int pr)
 		return su > 0 ? refuse(r) : SBX_EXIT_INTERNAL;
 	}
 
-	enum attempt_result ar = run_attempt(r); /* 3. attempt(s) */
+	enum attempt_result ar = attempt(r); /* 3. attempt(s) */
 	if (ar == ATT_SETUP_FAILED)
 		ar = retry_direct(r);
 

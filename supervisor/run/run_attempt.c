@@ -61,6 +61,10 @@ static void on_ready(struct run *r)
 	if (ctl_status_get(st, "command", cmdst, sizeof cmdst) == 0)
 		run_reason(r, strcmp(cmdst, "not_found") ? SBX_REASON_NOT_EXECUTABLE : SBX_REASON_NOT_FOUND,
 			   "%s: %s", r->o.cmd[0], strcmp(cmdst, "not_found") ? "not executable" : "not found");
+	if (t->spawned_failed) {  /* set up for a layer that is now off: made again without it */
+		life_kill_now(t->child, &r->cg);
+		return;
+	}
 	if (r->o.warm && run_warm_wait(r, t->ctl) < 0) { /* pre-created: no call came */
 		life_kill_now(t->child, &r->cg);
 		return;
@@ -299,6 +303,8 @@ enum attempt_result run_attempt(struct run *r)
 	close_fd(&io.group);
 	close_fd(&io.resolv);
 	close_fd(&t->stderr_copy);
+	t->spawned_failed = layers_spawned(&r->lc, &r->lrt) < 0;   /* while the sandbox starts */
+	pt_mark(&r->pt, "attempt.spawned");
 	t->ctl = take_fd(&ctlp[0]);
 	t->rep = take_fd(&repp[0]);
 	t->status_rd = take_fd(&stp[0]);
@@ -335,7 +341,9 @@ enum attempt_result run_attempt(struct run *r)
 		sbx_msg("warning: some processes of the run could not be accounted for");
 	drain_all(r, true);
 	pt_mark(&r->pt, "attempt.end_tree");
-	if (w->retry_without && !t->ready && !t->timed_out && !t->fwd_signal && !r->audit_failed)
+	if (t->spawned_failed && !t->timed_out && !t->fwd_signal && !r->audit_failed)
+		res = ATT_LAYER_OFF;
+	else if (w->retry_without && !t->ready && !t->timed_out && !t->fwd_signal && !r->audit_failed)
 		res = ATT_SETUP_FAILED;
 	else
 		res = ATT_DONE;

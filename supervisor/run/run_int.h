@@ -35,7 +35,9 @@
 #include "shadow_mount.h"
 #include "strv.h"
 
-enum attempt_result { ATT_DONE = 0, ATT_SETUP_FAILED = 1, ATT_FAIL = 2 };
+/* ATT_LAYER_OFF: a layer failed after the spawn (layers_spawned), now off: the sandbox had been set
+ * up for it on, so the command was not started; the run makes the attempt again without it. */
+enum attempt_result { ATT_DONE = 0, ATT_SETUP_FAILED = 1, ATT_FAIL = 2, ATT_LAYER_OFF = 3 };
 
 /* run_net.c: the run's network (docs/network.md), for one attempt. */
 struct run_net {
@@ -58,6 +60,7 @@ struct attempt {
 	int child_status, stage_status;
 	bool timed_out;
 	bool refused;              /* a required layer failed in the stage */
+	bool spawned_failed;       /* a layer's set-up after the spawn failed (layers_spawned) */
 	int fwd_signal;            /* a signal we forwarded before the stage was ready */
 	int ctl, rep, status_rd, err_rd, alive_w, stderr_copy;
 	char wrap_err[512];        /* what bwrap said before the sandbox was ready */
