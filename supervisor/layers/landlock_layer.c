@@ -908,11 +908,20 @@ const struct layer_stage_ops stage_landlock = {
 	.policy = true,
 };
 
+/* Its port rules are for the host's network namespace; in the run's own, the namespace is the wall. */
+static const char *ll_net_wall_state(const struct layer_ctx *c)
+{
+	return c->pol && pol_own_netns(c->pol) ? "off (own namespace)" : NULL;
+}
+
 const struct layer_ops layer_landlock = {
 	.id = SBX_L_LANDLOCK,
 	.name = "landlock",
 	.lost = "no kernel fs allowlist: reads and writes outside the grants are stopped only by the "
 		"preload and bwrap",
+	.net_wall = "landlock ports",
+	.net_wall_rank = 3,
+	.net_wall_state = ll_net_wall_state,
 	.probe = ll_probe,
 	.plan = ll_plan,
 	.on_ready = ll_on_ready,

@@ -167,6 +167,36 @@ struct layer_ops {
 	bool per_attempt;          /* its state ends with each attempt (seccomp's listener) */
 	bool report_socket;        /* it reports over the run's report socket (run/report_rx.c; the
 				    * preload): the run makes one, and its fixed channel, only for it */
+	bool cgroup_limits;        /* it enforces the run's memory and pids limits through the run's
+				    * cgroup: the cgroup set-up applies them only when it is on */
+	/* Its network wall in run.start.level.network: the name said ("netfilter BPF"), its place in
+	 * that list (1 first; 0: not a wall), and its state when not simply "on"/"off" for this
+	 * policy (net_wall_state: NULL op or NULL return: as the layer is). */
+	const char *net_wall;
+	unsigned char net_wall_rank;
+	const char *(*net_wall_state)(const struct layer_ctx *c);
+	/* What is lost when it is off, for this run, when that is not `lost` (netfilter behind the
+	 * network gateway). NULL op or NULL return: `lost`. */
+	const char *(*lost_for)(const struct layer_ctx *c);
+	/* The library the executor's dynamic loader loads for it (/etc/ld.so.preload, LD_PRELOAD): its
+	 * host path, which the wrapper makes readable inside the sandbox (the preload's). NULL: none. */
+	const char *(*ld_library)(const struct layer_ctx *c);
+	/* The stage turned it off although it was on before (its status): the run refuses rather than
+	 * go on without it. The entry records why it is off (sbx_layer_set_off, naming `who`, the
+	 * executor's identity), writes the remedy said with the refusal, and returns the result
+	 * record's reason code (run/result.h SBX_REASON_*). NULL op: the run goes on without it. */
+	const char *(*refuse_lost)(const struct layer_ctx *c, const char *who, char *remedy,
+				   size_t remedylen);
+	/* Off the run's path (the janitor's child, run/janitor.c): expire an idle shared set of this
+	 * layer's past its deadline; `on`: this run uses the layer. Never waits. */
+	void (*expire_idle)(bool on);
+	/* The supervisor died (the janitor's child, the run's cgroups removed): release its hold on
+	 * this layer's shared set on its behalf. */
+	void (*reclaim)(void);
+	/* `serve`: keep this layer's shared set loaded while the server lives, so each run opens it
+	 * instead of loading it (the probes). 0: held (*st, released by stop; level says what), -1:
+	 * not (why, with what the runs do instead). */
+	int (*hold)(void **st, char *level, size_t levellen, char *why, size_t whylen);
 
 	void (*probe)(enum layer_depth depth, struct detect *d, struct layer_probe *out);
 	/* With the command and its environment known: 0 keep, -1 off (why), 1 nothing to enforce for
@@ -275,6 +305,31 @@ int layers_pollfds(const struct layer_rt *rt, struct pollfd *p, int max, int idx
 int layers_drain(struct layer_rt *rt, const struct pollfd *p, const int idx[SBX_L__N],
 		 struct audit *a, bool final);
 uint64_t layers_lost_events(const struct layer_rt *rt);
+/* Whether an active layer enforces the run's limits through its cgroup (cgroup_limits). */
+bool layers_cgroup_limits(const struct sbx_layers *L);
+/* run.start.level.network's walls: "NAME: on|off|STATE" of every entry with a net_wall, by rank,
+ * "; " between them. */
+void layers_net_walls(const struct layer_ctx *c, char *out, size_t outlen);
+/* What is lost with layer l off, for this run (lost_for, else lost). */
+const char *layers_lost(const struct layer_ctx *c, enum sbx_layer l);
+/* The host path of the library an active layer has the executor's loader load (ld_library), NULL
+ * when none. */
+const char *layers_ld_library(const struct layer_ctx *c);
+/* The active layers the run refuses to lose in the stage (refuse_lost): read before the stage's
+ * status is applied (layers_on_ready). */
+unsigned layers_refuse_mask(const struct sbx_layers *L);
+/* The first layer of `was_on` the stage turned off: its refuse_lost op (reason code in *code,
+ * remedy), and its id; -1 when none was lost. */
+int layers_refuse_lost(const struct layer_ctx *c, unsigned was_on, const char *who, const char **code,
+		       char *remedy, size_t remedylen);
+/* The janitor's child: expire_idle of every entry with one (`on`: the run's active layers). */
+void layers_expire_idle(unsigned on);
+/* `serve`: hold of every entry with one (released by layers_stop); `said` is told each outcome
+ * (held: its level, else why). */
+typedef void (*layer_hold_said)(void *arg, const char *name, bool held, const char *text);
+void layers_hold(struct layer_rt *rt, layer_hold_said said, void *arg);
+/* The janitor's child, the supervisor dead: reclaim of every entry with one. */
+void layers_reclaim(void);
 /* stop() of the per-attempt layers (per_attempt) or of all of them. */
 void layers_stop(struct layer_rt *rt, bool attempt_only);
 #endif

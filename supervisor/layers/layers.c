@@ -202,6 +202,94 @@ bool layers_want_report(const struct sbx_layers *L)
 	return false;
 }
 
+bool layers_cgroup_limits(const struct sbx_layers *L)
+{
+	FOR_EACH_LAYER(l, o)
+		if (o->cgroup_limits && sbx_layer_on(L, l))
+			return true;
+	return false;
+}
+
+void layers_net_walls(const struct layer_ctx *c, char *out, size_t outlen)
+{
+	size_t n = 0;
+	if (outlen)
+		out[0] = 0;
+	for (unsigned rank = 1; rank <= SBX_L__N; rank++)
+		FOR_EACH_LAYER(l, o) {
+			if (!o->net_wall || o->net_wall_rank != rank || n >= outlen)
+				continue;
+			const char *st = o->net_wall_state ? o->net_wall_state(c) : NULL;
+			if (!st)
+				st = sbx_layer_on(c->L, l) ? "on" : "off";
+			int k = snprintf(out + n, outlen - n, "%s%s: %s", n ? "; " : "", o->net_wall, st);
+			n = k < 0 ? outlen : n + (size_t)k;
+		}
+}
+
+const char *layers_lost(const struct layer_ctx *c, enum sbx_layer l)
+{
+	const struct layer_ops *o = sbx_layer_ops[l];
+	const char *why = o->lost_for ? o->lost_for(c) : NULL;
+	return why ? why : o->lost;
+}
+
+const char *layers_ld_library(const struct layer_ctx *c)
+{
+	FOR_EACH_LAYER(l, o)
+		if (o->ld_library && sbx_layer_on(c->L, l))
+			return o->ld_library(c);
+	return NULL;
+}
+
+unsigned layers_refuse_mask(const struct sbx_layers *L)
+{
+	unsigned m = 0;
+	FOR_EACH_LAYER(l, o)
+		if (o->refuse_lost && sbx_layer_on(L, l))
+			m |= 1u << l;
+	return m;
+}
+
+int layers_refuse_lost(const struct layer_ctx *c, unsigned was_on, const char *who, const char **code,
+		       char *remedy, size_t remedylen)
+{
+	FOR_EACH_LAYER(l, o)
+		if (o->refuse_lost && ((was_on >> l) & 1u) && !sbx_layer_on(c->L, l)) {
+			*code = o->refuse_lost(c, who, remedy, remedylen);
+			return l;
+		}
+	return -1;
+}
+
+void layers_expire_idle(unsigned on)
+{
+	FOR_EACH_LAYER(l, o)
+		if (o->expire_idle)
+			o->expire_idle((on >> l) & 1u);
+}
+
+void layers_hold(struct layer_rt *rt, layer_hold_said said, void *arg)
+{
+	char level[256], why[300];
+	FOR_EACH_LAYER(l, o) {
+		if (!o->hold || rt->st[l])
+			continue;
+		level[0] = why[0] = 0;
+		void *st = NULL;
+		bool held = o->hold(&st, level, sizeof level, why, sizeof why) == 0;
+		rt->st[l] = held ? st : NULL;
+		said(arg, o->name, held, held ? level : why);
+	}
+}
+
+void layers_reclaim(void)
+{
+	FOR_EACH_LAYER(l, o)
+		if (o->reclaim)
+			o->reclaim();
+}
+
 void layers_start(struct layer_ctx *c, struct layer_rt *rt)
 {
 	char why[256], level[256];

@@ -327,7 +327,7 @@ static int refuse(struct run *r)
 static int set_up(struct run *r)
 {
 	if (!r->o.disabled) {
-		r->jan.expire_probes = !sbx_layer_on(&r->L, layer_probes.id);
+		r->jan.layers = r->L.active;
 		if (janitor_start(&r->jan) < 0)
 			sbx_msg("warning: cannot start the cleanup helper (%s): if sbxsup is killed, its cgroups "
 				"and tmp dir stay behind", strerror(errno));

@@ -172,7 +172,7 @@ int run_setup_policy_fd(struct run *r)
 void run_setup_cgroups(struct run *r)
 {
 	if (layers_need_cgroup(&r->L)) {
-		bool lim_on = sbx_layer_on(&r->L, layer_limits.id);
+		bool lim_on = layers_cgroup_limits(&r->L);
 		struct cg_limits cl = {
 			.memory_mb = lim_on ? r->lim.memory_mb : -1,
 			.pids = lim_on ? r->lim.pids : -1,

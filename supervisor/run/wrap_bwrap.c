@@ -92,7 +92,7 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct at
 		_exit(SBX_EXIT_INTERNAL);
 	/* root: the write grants' idmapped mounts where bwrap binds them from, no supplementary groups */
 	if (r->lc.own_userns && sd_bwrap_child(&r->sd, r->lc.stage_dir, r->d.stage[0] ? r->d.stage : r->d.self,
-						 sbx_layer_on(&r->L, layer_preload.id) ? r->d.preload : NULL) < 0)
+						 layers_ld_library(&r->lc)) < 0)
 		_exit(SBX_EXIT_INTERNAL);
 	/* the view bwrap binds holds the executor's passwd and group (and the run's resolv.conf) */
 	bool view_bound = bwrap_etc_bound(&r->lc);
@@ -172,7 +172,7 @@ static enum attempt_result bw_prepare(struct run *r, struct attempt_io *io)
 	}
 	pt_mark(&r->pt, "attempt.identity");
 	/* ld.so.preload's text for --ro-bind-data, unless the /etc view holds the file */
-	if (sbx_layer_on(&r->L, layer_preload.id) && !r->lc.etc_view && (io->ldso = ldso_memfd()) < 0) {
+	if (layers_ld_library(&r->lc) && !r->lc.etc_view && (io->ldso = ldso_memfd()) < 0) {
 		sbx_msg("memfd: %s", strerror(errno));
 		return ATT_FAIL;
 	}
