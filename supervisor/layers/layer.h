@@ -118,8 +118,8 @@ enum layer_stage_when {
 	LAYER_STAGE_BEFORE_CAPS = 1, /* before the capability drop (Landlock opens every granted path) */
 	LAYER_STAGE_AFTER_CAPS,      /* after it, as the command will run (last: seccomp's filters) */
 };
-/* The layers' stage options beside their own flags (the kernel layers': seccomp_layer.h
- * sbx_seccomp_stage_flags; the bwrap entry's /etc view), one bit each: layers_stage_option_flag()
+/* The layers' stage options beside their own flags (the kernel layers': the seccomp entry's
+ * stage_options; the bwrap entry's /etc view), one bit each: layers_stage_option_flag()
  * is the flag an entry emits, layers_stage_option() reads it back (layer_stage.c). */
 enum {
 	LAYER_STAGE_OPT_NETFILTER = 1,    /* layer_stage.netfilter */
@@ -129,7 +129,7 @@ enum {
 };
 struct layer_stage {
 	unsigned on;               /* the stage layers asked for (bit per enum sbx_layer: their flags) */
-	bool netfilter;            /* options of the kernel layers (seccomp_layer.h sbx_seccomp_stage_flags): */
+	bool netfilter;            /* options of the kernel layers (the seccomp entry's stage_options): */
 	bool report_files;         /*   netfilter enforces the hosts; the file/exec reporter; */
 	bool sensor;               /*   the report-only sensor (a mode of the seccomp entry) */
 	bool keep_caps;            /* SBXSUP_SANDBOX=0: nothing is applied, not even the guard */
@@ -151,6 +151,10 @@ static inline void layer_stage_add(struct layer_stage *s, const char *key, const
 	if (l < s->status_len)
 		snprintf(s->status + l, s->status_len - l, "%s=%s\n", key, val);
 }
+
+/* Reads one "key=value" line of the stage's status: 0 found (out set), -1 not (run/ctl.h
+ * ctl_status_get). */
+typedef int (*layer_status_get)(const char *status, const char *key, char *out, size_t outlen);
 
 /* Placeholder printed for a descriptor (or run id) the plan cannot know before the attempt. */
 #define LAYER_FD_PLACEHOLDER  "<fd>"
@@ -217,6 +221,18 @@ struct layer_ops {
 	/* The stage is ready: its status line, its pid (the command's, after exec), and the seccomp
 	 * listener it handed over (-1 none; a layer that takes it sets *st and owns it). */
 	void (*on_ready)(struct layer_ctx *c, void **st, const char *status, pid_t pid, int listener);
+	/* What the stage said of it beyond on/off, read before every on_ready and whether it is on or
+	 * not: the seccomp entry's report-only sensor, privilege guard and which filter holds the
+	 * denies, into the bookkeeping (layers.h `sensor`, `privguard`, `denies`). */
+	void (*stage_said)(struct layer_ctx *c, const char *status, layer_status_get get);
+	/* Its stage options beside the layers' flags (layers_stage_flags; LAYER_STAGE_OPT_*, which its
+	 * own stage op reads back), asked whether it is on or not: the seccomp entry's --netfilter,
+	 * --report-files, and --sensor, its report-only mode while the layer itself is off. 0 or -1
+	 * (memory). */
+	int (*stage_options)(const struct sbx_layers *L, struct strv *out);
+	/* Its report-only sensor (a mode of the entry, installed by the stage while the layer is off):
+	 * what --dry-run says of it when this run wants it, NULL when not. */
+	const char *(*sensor)(const struct sbx_layers *L);
 	int (*fd)(const void *st);                               /* to poll, -1 when none (any more) */
 	/* Turn what is pending into audit lines; `final`: the run's processes are gone, empty it.
 	 * Returns >= 0, or -1 (a->failed set: the stream failed, fail closed). */
@@ -225,7 +241,7 @@ struct layer_ops {
 	void (*stop)(void *st);
 };
 
-/* --dry-run's "sensor": what the report-only sensor (a mode of the seccomp entry) will be. */
+/* --dry-run's "sensor": what the report-only sensor (an entry's mode: `sensor`) will be. */
 void layers_sensor_plan(const struct sbx_layers *L, char *out, size_t outlen);
 /* The audit event type of the layer named `name` (its entry's `event`), NULL when none. */
 const char *layers_event(const char *name);
@@ -296,7 +312,6 @@ void layers_replan(struct layer_ctx *c, struct layer_rt *rt);
 int layers_child(const struct layer_ctx *c, struct layer_rt *rt);
 /* The stage is ready. A stage layer is confirmed or turned off from the stage's status ("NAME=on",
  * "NAME_level=...", "NAME_why=..."; `get` reads one key: 0 found, -1 not), then every on_ready. */
-typedef int (*layer_status_get)(const char *status, const char *key, char *out, size_t outlen);
 void layers_on_ready(struct layer_ctx *c, struct layer_rt *rt, const char *status,
 		     layer_status_get get, pid_t pid, int listener);
 /* Fill pollfds for every started layer with a descriptor; idx[l] = its slot or -1. Returns n. */

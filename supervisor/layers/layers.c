@@ -1,7 +1,6 @@
 /* layers.c — the one table of layers and its walkers (layer.h). The run's bookkeeping of the layers
  * (layers.h: names, on/off, the sensor's level) is layer_set.c, which the entries use. */
 #include "layer.h"
-#include "seccomp_layer.h"
 
 #include <stdio.h>
 #include <sys/stat.h>
@@ -142,10 +141,14 @@ const struct layer_ops *layers_wrapper(const struct sbx_layers *L)
 
 void layers_sensor_plan(const struct sbx_layers *L, char *out, size_t outlen)
 {
-	if (sbx_seccomp_sensor_wanted(L))
-		snprintf(out, outlen, "seccomp-notify (report-only; installed by the exec stage)");
-	else
-		sbx_sensor_level(L, out, outlen);
+	FOR_EACH_LAYER(l, o) {
+		const char *s = o->sensor ? o->sensor(L) : NULL;
+		if (s) {
+			snprintf(out, outlen, "%s", s);
+			return;
+		}
+	}
+	sbx_sensor_level(L, out, outlen);
 }
 
 const char *layers_event(const char *name)
@@ -182,7 +185,9 @@ int layers_stage_flags(const struct sbx_layers *L, struct strv *out)
 	for (int l = 0; l < SBX_L__N; l++)
 		if (sbx_layer_stage_ops[l] && sbx_layer_on(L, l))
 			rc |= strv_add(out, sbx_layer_stage_ops[l]->flag);
-	rc |= sbx_seccomp_stage_flags(L, out); /* kernel: --netfilter, --report-files */
+	FOR_EACH_LAYER(l, o) /* the kernel layers' options: --netfilter, --report-files, --sensor */
+		if (o->stage_options)
+			rc |= o->stage_options(L, out);
 	return rc;
 }
 
@@ -356,24 +361,9 @@ void layers_on_ready(struct layer_ctx *c, struct layer_rt *rt, const char *statu
 			sbx_layer_set_off(c->L, l, "%s", w[0] ? w : "failed in the stage");
 		}
 	}
-	/* the report-only sensor (seccomp_layer.h), when the stage was asked for it */
-	if (get(status, "sensor", v, sizeof v) == 0) {
-		if (!strcmp(v, "on")) {
-			snprintf(c->L->sensor, sizeof c->L->sensor, "on");
-		} else {
-			if (get(status, "sensor_why", w, sizeof w) < 0)
-				snprintf(w, sizeof w, "failed in the stage");
-			snprintf(c->L->sensor, sizeof c->L->sensor, "off (%.150s)", w);
-		}
-	} else if (sbx_seccomp_sensor_wanted(c->L)) {
-		snprintf(c->L->sensor, sizeof c->L->sensor, "off (the stage did not report it)");
-	}
-	if (get(status, "privguard", v, sizeof v) == 0)
-		snprintf(c->L->privguard, sizeof c->L->privguard, "%.15s", v);
-	if (get(status, "denies", v, sizeof v) == 0)
-		snprintf(c->L->denies, sizeof c->L->denies, "%.15s", v);
-	else
-		c->L->denies[0] = 0;
+	FOR_EACH_LAYER(l, o) /* the sensor, the privilege guard, the denies' filter (seccomp's) */
+		if (o->stage_said)
+			o->stage_said(c, status, get);
 	FOR_EACH_LAYER(l, o)
 		if (o->on_ready)
 			o->on_ready(c, &rt->st[l], status, pid, listener);

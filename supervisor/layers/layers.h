@@ -28,7 +28,7 @@ struct sbx_layers {
 	unsigned moot;                 /* bit per layer: off because not needed (nothing lost) */
 	char why[SBX_L__N][256];       /* reason when not active */
 	char level[SBX_L__N][96];      /* detected level when active: "abi 7", "notify", "tp_btf", ... */
-	/* The report-only sensor (seccomp_layer.h sbx_seccomp_sensor_wanted): not a layer — it refuses
+	/* The report-only sensor (a mode of the seccomp entry, layer.h `sensor`): not a layer — it refuses
 	 * nothing — but what reports the silent layers' refusals when neither seccomp nor the probes
 	 * are on. */
 	bool sensor_off;               /* reporting turned off: --sensor off, SBXSUP_SANDBOX=0 */
