@@ -544,7 +544,7 @@ fail:
 	return -1;
 }
 
-/* The run's /etc is bwrap's /etc view (bwrap_etc.h): the secrets below /etc are whiteouts there,
+/* The run's /etc is bwrap's /etc view (etc_view.h): the secrets below /etc are whiteouts there,
  * absent from the sandbox. The policy's /etc tree (its POL_TREE root and the entries below it with
  * the same rule, policy.h) then becomes one rule on /etc with the entries' rights: opening each
  * entry for its rule costs a cold lookup through the overlay, ~200 of them, and subtracts nothing

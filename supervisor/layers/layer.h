@@ -64,8 +64,8 @@ struct layer_fds {
 	int ldso;                  /* memfd holding /etc/ld.so.preload's text (preload + bwrap) */
 	int policy;                /* the sealed policy memfd, bound at /run/sbxsup/policy (fixed channel) */
 	int userns;                /* root: the user namespace the wrapper joins (own_userns), or -1 */
-	int passwd, group;         /* memfds of the executor's /etc/passwd and /etc/group (bwrap_etc.h) */
-	int resolv;                /* memfd of the run's /etc/resolv.conf (pol_gateway; bwrap_etc.h) */
+	int passwd, group;         /* memfds of the executor's /etc/passwd and /etc/group (etc_view.h) */
+	int resolv;                /* memfd of the run's /etc/resolv.conf (pol_gateway; etc_view.h) */
 };
 
 /* What a layer sees of the run. Filled by the run (plan, set-up, attempt); never owned by a layer. */
@@ -84,7 +84,7 @@ struct layer_ctx {
 	char **cmd;                /* the command (NULL-terminated) */
 	const struct strv *env;    /* the attempt's environment (wrap: one --setenv each) */
 	const char *report_sock;   /* host path of the run's report socket, NULL when none */
-	const char *etc_view;      /* where the wrapper's child mounts the /etc view (bwrap_etc.h), bound
+	const char *etc_view;      /* where the wrapper's child mounts the /etc view (etc_view.h), bound
 				    * at /etc; NULL: none */
 	const char *etc_lower;     /* the view's upper lower layer (ld.so.preload, whiteouts) */
 	bool fixed_channel;        /* the preload finds the policy, the report socket and itself at fixed

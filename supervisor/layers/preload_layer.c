@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bwrap_layer.h"
+#include "sandbox_paths.h"
 #include "elfcheck.h"
 #include "layer.h"
 #include "report.h"

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bwrap_layer.h"
+#include "sandbox_paths.h"
 #include "layer.h"
 #include "layers.h"
 #include "plan.h"
