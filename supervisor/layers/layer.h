@@ -7,9 +7,13 @@
  * the sandbox (wrap: bwrap only — nothing else builds the bwrap argv), its supervisor-side start
  * and the descriptor the event loop polls and drains, what it does in the forked child (child:
  * async-signal-safe), what it does inside the sandbox in the exec stage just before the command
- * (stage), what it learns when the stage is ready (on_ready), and its stop. `detect`
+ * (stage), what it learns when the stage is ready (on_ready), and its stop; and what the run asks
+ * of a layer (a layer it must not lose, the walls it reports, the library the loader loads, the
+ * shared sets the janitor and `serve` look after), each a flag or op here. `detect`
  * (layers_detect), `status`, --dry-run, the exec stage (run/stage.c), the event loop and the
- * clean-up walk the table. Code outside the layers that still names one: docs/ARCHITECTURE.md. `lost` is the one line said when the layer is off (what protection is lost).
+ * clean-up walk the table; no code in run/ or serve/ asks for an entry by name (what the command
+ * line still reads by name: docs/ARCHITECTURE.md). `lost` is the one line said when the layer is
+ * off (what protection is lost).
  *
  * Ownership: a started layer's state (`void *st`) belongs to the layer until its `stop`; the
  * walker keeps the pointer (struct layer_rt) and calls `stop` exactly once. A layer never owns the
@@ -30,9 +34,9 @@
 #include "phase_time.h"
 #include "audit.h"
 #include "detect.h"
-#include "layers.h"
+#include "layer_set.h"
 #include "policy.h"
-#include "rlimits.h"
+struct run_limits; /* rlimits.h */
 #include "strv.h"
 
 /* What a probe found on this host. */
@@ -223,7 +227,7 @@ struct layer_ops {
 	void (*on_ready)(struct layer_ctx *c, void **st, const char *status, pid_t pid, int listener);
 	/* What the stage said of it beyond on/off, read before every on_ready and whether it is on or
 	 * not: the seccomp entry's report-only sensor, privilege guard and which filter holds the
-	 * denies, into the bookkeeping (layers.h `sensor`, `privguard`, `denies`). */
+	 * denies, into the bookkeeping (layer_set.h `sensor`, `privguard`, `denies`). */
 	void (*stage_said)(struct layer_ctx *c, const char *status, layer_status_get get);
 	/* Its stage options beside the layers' flags (layers_stage_flags; LAYER_STAGE_OPT_*, which its
 	 * own stage op reads back), asked whether it is on or not: the seccomp entry's --netfilter,

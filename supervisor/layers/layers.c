@@ -1,5 +1,5 @@
 /* layers.c — the one table of layers and its walkers (layer.h). The run's bookkeeping of the layers
- * (layers.h: names, on/off, the sensor's level) is layer_set.c, which the entries use. */
+ * (layer_set.h: names, on/off, the sensor's level) is layer_set.c, which the entries use. */
 #include "layer.h"
 
 #include <stdio.h>

@@ -1334,7 +1334,7 @@ static int sc_stage_options(const struct sbx_layers *L, struct strv *out)
 }
 
 /* The report-only sensor as the stage said (when it was asked for it), the privilege guard, and
- * which filter holds the manifest's denies: the bookkeeping (layers.h) the levels print from. */
+ * which filter holds the manifest's denies: the bookkeeping (layer_set.h) the levels print from. */
 static void sc_stage_said(struct layer_ctx *c, const char *status, layer_status_get get)
 {
 	char v[512], w[512];

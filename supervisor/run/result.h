@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <cjson/cJSON.h>
 
-#include "layers.h"
+#include "layer_set.h"
 #include "policy.h"
 
 /* Machine-readable reasons a run was refused or failed (docs/result-record.md). */

@@ -21,7 +21,7 @@
 #include "ctl.h"
 #include "detect.h"
 #include "layer.h"
-#include "layers.h"
+#include "layer_set.h"
 #include "manifest.h"
 #include "policy.h"
 #include "policy_build.h"

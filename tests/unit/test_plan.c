@@ -13,7 +13,7 @@
 
 #include "sandbox_paths.h"
 #include "layer.h"
-#include "layers.h"
+#include "layer_set.h"
 #include "plan.h"
 #include "strv.h"
 

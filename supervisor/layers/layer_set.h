@@ -1,4 +1,4 @@
-/* layers.h — the seven layers of the SPEC by name, and the run's bookkeeping of them: which are
+/* layer_set.h — the seven layers of the SPEC by name, and the run's bookkeeping of them: which are
  * wanted, required, active, and why not.
  *
  * Promise: one bookkeeping struct per run. A layer is active only after it was actually put in
@@ -7,8 +7,8 @@
  * run.start.layers/why and --dry-run print from this struct, so they cannot disagree. The enum
  * indexes the one table of layers (layer.h); only that table and its walkers use it.
  */
-#ifndef SBX_LAYERS_H
-#define SBX_LAYERS_H
+#ifndef SBX_LAYER_SET_H
+#define SBX_LAYER_SET_H
 
 #include <stdbool.h>
 #include <stddef.h>
