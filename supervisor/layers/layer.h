@@ -341,13 +341,14 @@ unsigned layers_refuse_mask(const struct sbx_layers *L);
  * remedy), and its id; -1 when none was lost. */
 int layers_refuse_lost(const struct layer_ctx *c, unsigned was_on, const char *who, const char **code,
 		       char *remedy, size_t remedylen);
-/* The janitor's child: expire_idle of every entry with one (`on`: the run's active layers). */
+/* The janitor's child: expire_idle of every entry with one (`on`: the run's active layers), the
+ * last entry first (layers.c). */
 void layers_expire_idle(unsigned on);
 /* `serve`: hold of every entry with one (released by layers_stop); `said` is told each outcome
  * (held: its level, else why). */
 typedef void (*layer_hold_said)(void *arg, const char *name, bool held, const char *text);
 void layers_hold(struct layer_rt *rt, layer_hold_said said, void *arg);
-/* The janitor's child, the supervisor dead: reclaim of every entry with one. */
+/* The janitor's child, the supervisor dead: reclaim of every entry with one, the last first. */
 void layers_reclaim(void);
 /* stop() of the per-attempt layers (per_attempt) or of all of them. */
 void layers_stop(struct layer_rt *rt, bool attempt_only);

@@ -267,9 +267,16 @@ int layers_refuse_lost(const struct layer_ctx *c, unsigned was_on, const char *w
 	return -1;
 }
 
+/* The janitor's walks go from the last entry to the first: the probes' set before netfilter's,
+ * whose sweep may wait for its set's lock while other runs use it (a killed run's probe set is
+ * then released at once, as `probes status` shows). */
+#define FOR_EACH_LAYER_REVERSE(l, o) \
+	for (int l = SBX_L__N - 1; l >= 0; l--) \
+		for (const struct layer_ops *o = sbx_layer_ops[l]; o; o = NULL)
+
 void layers_expire_idle(unsigned on)
 {
-	FOR_EACH_LAYER(l, o)
+	FOR_EACH_LAYER_REVERSE(l, o)
 		if (o->expire_idle)
 			o->expire_idle((on >> l) & 1u);
 }
@@ -290,7 +297,7 @@ void layers_hold(struct layer_rt *rt, layer_hold_said said, void *arg)
 
 void layers_reclaim(void)
 {
-	FOR_EACH_LAYER(l, o)
+	FOR_EACH_LAYER_REVERSE(l, o)
 		if (o->reclaim)
 			o->reclaim();
 }
