@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "layers.h"
+#include "layer_set.h"
 
 static const char *long_name(const struct option *opts, int val)
 {

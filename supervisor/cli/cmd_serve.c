@@ -19,7 +19,7 @@
 
 #include "cmd.h"
 #include "dest_guard.h"
-#include "layers.h"
+#include "layer_set.h"
 #include "manifest.h"
 #include "policy_build.h"
 #include "result.h"

@@ -14,7 +14,7 @@
 
 #include "cli_opt.h"
 #include "cmd.h"
-#include "layers.h"
+#include "layer_set.h"
 #include "manifest.h"
 #include "policy.h"
 #include "quote.h"

@@ -1,8 +1,9 @@
 /* bwrap_layer.c — see bwrap_layer.h. */
 #include "bwrap_layer.h"
+#include "sandbox_paths.h"
 #include "caps.h"
 #include "container_env.h"
-#include "bwrap_etc.h"
+#include "etc_view.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -279,7 +280,7 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 		for (size_t j = 0; j < n; j++)
 			if ((it[j].kind == IT_RO || it[j].kind == IT_RW) && under(d.path, it[j].path))
 				visible = true;
-		if (!visible || skip_dir(d.path) || (in->etc_view && bwrap_etc_hides(d.path)))
+		if (!visible || skip_dir(d.path) || (in->etc_view && etc_view_hides(d.path)))
 			continue; /* the /etc view has no such entry at all (a whiteout) */
 		if (S_ISDIR(st.st_mode)) {
 			rc |= strv_addv(out, "--perms", "0000", "--tmpfs", d.path, "--remount-ro", d.path, NULL);
@@ -323,7 +324,7 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 		}
 	}
 	if (in->etc_identity && !in->etc_view) { /* over the host's files: the executor's own entries
-						  * (the /etc view holds them itself: bwrap_etc_mount) */
+						  * (the /etc view holds them itself: etc_view_mount) */
 		const struct { int fd; const char *at; } db[] = {{in->passwd_fd, "/etc/passwd"},
 								 {in->group_fd, "/etc/group"},
 								 {in->resolv_fd, "/etc/resolv.conf"}};

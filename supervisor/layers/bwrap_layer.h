@@ -19,8 +19,8 @@
  * `--uid`/`--gid` and a private HOME (`--dir`) when given; as root, `--userns FD` (the run's own user
  * namespace mapping the executor onto an unprivileged host identity) and the write grants bound
  * from their staged idmapped mounts (stage_dir); the executor's own /etc/passwd and /etc/group as
- * `--ro-bind-data` (etc_identity; bwrap_etc.h) unless /etc is the view, which holds them itself
- * (bwrap_etc_mount). /run/sbxsup is a
+ * `--ro-bind-data` (etc_identity; etc_view.h) unless /etc is the view, which holds them itself
+ * (etc_view_mount). /run/sbxsup is a
  * tmpfs of its own; with the preload's fixed channel the sealed policy is `--ro-bind-data` at
  * /run/sbxsup/policy. Last, /run/sbxsup and the sandbox's root tmpfs (the scaffolding bwrap makes
  * for the binds: /, /etc, /run...) are remounted read-only, so no process of the run can rename
@@ -34,21 +34,6 @@
 #include <stddef.h>
 #include "policy.h"
 #include "strv.h"
-
-#define SBX_RUN_DIR      "/run/sbxsup"
-#define SBX_RUN_SBXSUP   SBX_RUN_DIR "/sbxsup"
-#define SBX_RUN_PRELOAD  SBX_RUN_DIR "/libsbxpreload.so"
-#define SBX_LDSO_PRELOAD "/etc/ld.so.preload" /* the preload library named for ld.so (bwrap mode) */
-/* The run's report socket (SBXSUP_REPORT_ADDR) inside the sandbox; the preload falls back to this
- * fixed path when its environment was stripped (preload/pl.h SBX_PL_REPORT_FIXED, same text). */
-#define SBX_RUN_REPORT   SBX_RUN_DIR "/report"
-/* The sealed policy inside the sandbox (fixed channel: preload/pl.h SBX_PL_POLICY_FIXED, same text). */
-#define SBX_RUN_POLICY   SBX_RUN_DIR "/policy"
-
-/* bwrap as root (bwrap_in.stage_dir): sbxsup and the preload library as the child stages them there
- * (bwrap looks its sources up as the executor's host identity, which may not reach their paths) */
-#define SBX_STAGE_SBXSUP  "sbxsup"
-#define SBX_STAGE_PRELOAD "libsbxpreload.so"
 
 /* Find an executable `bwrap` on $PATH. Returns 0 (path set) or -1 (why set). */
 int bwrap_find(char *path, size_t pathlen, char *why, size_t whylen);
@@ -65,7 +50,7 @@ struct bwrap_in {
 				    * `--ro-bind` at SBX_RUN_REPORT (connect() needs no writable mount) */
 	unsigned uid, gid;         /* non-zero: --uid/--gid (the identity inside); 0: bwrap's default */
 	const char *home_dir;      /* a private HOME made with --dir (under /tmp), or NULL */
-	const char *etc_view;      /* non-NULL: the /etc view mounted there by the child (bwrap_etc.h):
+	const char *etc_view;      /* non-NULL: the /etc view mounted there by the child (etc_view.h):
 				    * bound whole at /etc, no --ro-bind-data, no masks for what it hides */
 	const char *etc_lower;     /* its layer holding ld.so.preload and the secrets' whiteouts */
 	bool fixed;                /* the preload's fixed channel: the policy bound at SBX_RUN_POLICY */
@@ -79,7 +64,7 @@ struct bwrap_in {
 	size_t nstaged;
 	const struct strv *unreachable; /* granted paths bwrap (as the executor's host identity) cannot
 					 * look up: left out unless staged (NULL: none) */
-	bool etc_identity;         /* the executor's passwd and group (bwrap_etc.h) --ro-bind-data at
+	bool etc_identity;         /* the executor's passwd and group (etc_view.h) --ro-bind-data at
 				    * /etc/passwd and /etc/group from passwd_fd, group_fd (-1: "<fd>"),
 				    * unless etc_view (the view holds them, and resolv.conf) */
 	int passwd_fd, group_fd;

@@ -544,7 +544,7 @@ fail:
 	return -1;
 }
 
-/* The run's /etc is bwrap's /etc view (bwrap_etc.h): the secrets below /etc are whiteouts there,
+/* The run's /etc is bwrap's /etc view (etc_view.h): the secrets below /etc are whiteouts there,
  * absent from the sandbox. The policy's /etc tree (its POL_TREE root and the entries below it with
  * the same rule, policy.h) then becomes one rule on /etc with the entries' rights: opening each
  * entry for its rule costs a cold lookup through the overlay, ~200 of them, and subtracts nothing
@@ -908,11 +908,20 @@ const struct layer_stage_ops stage_landlock = {
 	.policy = true,
 };
 
+/* Its port rules are for the host's network namespace; in the run's own, the namespace is the wall. */
+static const char *ll_net_wall_state(const struct layer_ctx *c)
+{
+	return c->pol && pol_own_netns(c->pol) ? "off (own namespace)" : NULL;
+}
+
 const struct layer_ops layer_landlock = {
 	.id = SBX_L_LANDLOCK,
 	.name = "landlock",
 	.lost = "no kernel fs allowlist: reads and writes outside the grants are stopped only by the "
 		"preload and bwrap",
+	.net_wall = "landlock ports",
+	.net_wall_rank = 3,
+	.net_wall_state = ll_net_wall_state,
 	.probe = ll_probe,
 	.plan = ll_plan,
 	.on_ready = ll_on_ready,

@@ -70,7 +70,7 @@ int sbx_landlock_apply_net(const struct policy *p, const char *cmd, bool netfilt
 /* As _net, saying whether a write grant holding a manifest deny's match may be entered entry by
  * entry around it (landlock_deny.h: carve_writes, true when no seccomp deny decision stands behind
  * Landlock), and whether /etc is bwrap's /etc view (etc_view: the secrets below /etc are whiteouts,
- * absent; bwrap_etc.h). With etc_view the policy's /etc tree is one rule on /etc with its entries'
+ * absent; etc_view.h). With etc_view the policy's /etc tree is one rule on /etc with its entries'
  * rights instead of one rule per entry (each a cold lookup through the overlay); without it (direct
  * mode, /etc bound with masks) Landlock leaves the secrets out itself, entry by entry.
  * _net = _stage(..., true, false). Read grants are always entered around a match; how is said in

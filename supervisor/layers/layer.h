@@ -7,9 +7,13 @@
  * the sandbox (wrap: bwrap only — nothing else builds the bwrap argv), its supervisor-side start
  * and the descriptor the event loop polls and drains, what it does in the forked child (child:
  * async-signal-safe), what it does inside the sandbox in the exec stage just before the command
- * (stage), what it learns when the stage is ready (on_ready), and its stop. `detect`
+ * (stage), what it learns when the stage is ready (on_ready), and its stop; and what the run asks
+ * of a layer (a layer it must not lose, the walls it reports, the library the loader loads, the
+ * shared sets the janitor and `serve` look after), each a flag or op here. `detect`
  * (layers_detect), `status`, --dry-run, the exec stage (run/stage.c), the event loop and the
- * clean-up walk the table. Code outside the layers that still names one: docs/ARCHITECTURE.md. `lost` is the one line said when the layer is off (what protection is lost).
+ * clean-up walk the table; no code in run/ or serve/ asks for an entry by name (what the command
+ * line still reads by name: docs/ARCHITECTURE.md). `lost` is the one line said when the layer is
+ * off (what protection is lost).
  *
  * Ownership: a started layer's state (`void *st`) belongs to the layer until its `stop`; the
  * walker keeps the pointer (struct layer_rt) and calls `stop` exactly once. A layer never owns the
@@ -30,9 +34,9 @@
 #include "phase_time.h"
 #include "audit.h"
 #include "detect.h"
-#include "layers.h"
+#include "layer_set.h"
 #include "policy.h"
-#include "rlimits.h"
+struct run_limits; /* rlimits.h */
 #include "strv.h"
 
 /* What a probe found on this host. */
@@ -64,8 +68,8 @@ struct layer_fds {
 	int ldso;                  /* memfd holding /etc/ld.so.preload's text (preload + bwrap) */
 	int policy;                /* the sealed policy memfd, bound at /run/sbxsup/policy (fixed channel) */
 	int userns;                /* root: the user namespace the wrapper joins (own_userns), or -1 */
-	int passwd, group;         /* memfds of the executor's /etc/passwd and /etc/group (bwrap_etc.h) */
-	int resolv;                /* memfd of the run's /etc/resolv.conf (pol_gateway; bwrap_etc.h) */
+	int passwd, group;         /* memfds of the executor's /etc/passwd and /etc/group (etc_view.h) */
+	int resolv;                /* memfd of the run's /etc/resolv.conf (pol_gateway; etc_view.h) */
 };
 
 /* What a layer sees of the run. Filled by the run (plan, set-up, attempt); never owned by a layer. */
@@ -84,7 +88,7 @@ struct layer_ctx {
 	char **cmd;                /* the command (NULL-terminated) */
 	const struct strv *env;    /* the attempt's environment (wrap: one --setenv each) */
 	const char *report_sock;   /* host path of the run's report socket, NULL when none */
-	const char *etc_view;      /* where the wrapper's child mounts the /etc view (bwrap_etc.h), bound
+	const char *etc_view;      /* where the wrapper's child mounts the /etc view (etc_view.h), bound
 				    * at /etc; NULL: none */
 	const char *etc_lower;     /* the view's upper lower layer (ld.so.preload, whiteouts) */
 	bool fixed_channel;        /* the preload finds the policy, the report socket and itself at fixed
@@ -118,8 +122,8 @@ enum layer_stage_when {
 	LAYER_STAGE_BEFORE_CAPS = 1, /* before the capability drop (Landlock opens every granted path) */
 	LAYER_STAGE_AFTER_CAPS,      /* after it, as the command will run (last: seccomp's filters) */
 };
-/* The layers' stage options beside their own flags (the kernel layers': seccomp_layer.h
- * sbx_seccomp_stage_flags; the bwrap entry's /etc view), one bit each: layers_stage_option_flag()
+/* The layers' stage options beside their own flags (the kernel layers': the seccomp entry's
+ * stage_options; the bwrap entry's /etc view), one bit each: layers_stage_option_flag()
  * is the flag an entry emits, layers_stage_option() reads it back (layer_stage.c). */
 enum {
 	LAYER_STAGE_OPT_NETFILTER = 1,    /* layer_stage.netfilter */
@@ -129,7 +133,7 @@ enum {
 };
 struct layer_stage {
 	unsigned on;               /* the stage layers asked for (bit per enum sbx_layer: their flags) */
-	bool netfilter;            /* options of the kernel layers (seccomp_layer.h sbx_seccomp_stage_flags): */
+	bool netfilter;            /* options of the kernel layers (the seccomp entry's stage_options): */
 	bool report_files;         /*   netfilter enforces the hosts; the file/exec reporter; */
 	bool sensor;               /*   the report-only sensor (a mode of the seccomp entry) */
 	bool keep_caps;            /* SBXSUP_SANDBOX=0: nothing is applied, not even the guard */
@@ -152,6 +156,10 @@ static inline void layer_stage_add(struct layer_stage *s, const char *key, const
 		snprintf(s->status + l, s->status_len - l, "%s=%s\n", key, val);
 }
 
+/* Reads one "key=value" line of the stage's status: 0 found (out set), -1 not (run/ctl.h
+ * ctl_status_get). */
+typedef int (*layer_status_get)(const char *status, const char *key, char *out, size_t outlen);
+
 /* Placeholder printed for a descriptor (or run id) the plan cannot know before the attempt. */
 #define LAYER_FD_PLACEHOLDER  "<fd>"
 #define LAYER_RUN_PLACEHOLDER "<run>"
@@ -167,6 +175,36 @@ struct layer_ops {
 	bool per_attempt;          /* its state ends with each attempt (seccomp's listener) */
 	bool report_socket;        /* it reports over the run's report socket (run/report_rx.c; the
 				    * preload): the run makes one, and its fixed channel, only for it */
+	bool cgroup_limits;        /* it enforces the run's memory and pids limits through the run's
+				    * cgroup: the cgroup set-up applies them only when it is on */
+	/* Its network wall in run.start.level.network: the name said ("netfilter BPF"), its place in
+	 * that list (1 first; 0: not a wall), and its state when not simply "on"/"off" for this
+	 * policy (net_wall_state: NULL op or NULL return: as the layer is). */
+	const char *net_wall;
+	unsigned char net_wall_rank;
+	const char *(*net_wall_state)(const struct layer_ctx *c);
+	/* What is lost when it is off, for this run, when that is not `lost` (netfilter behind the
+	 * network gateway). NULL op or NULL return: `lost`. */
+	const char *(*lost_for)(const struct layer_ctx *c);
+	/* The library the executor's dynamic loader loads for it (/etc/ld.so.preload, LD_PRELOAD): its
+	 * host path, which the wrapper makes readable inside the sandbox (the preload's). NULL: none. */
+	const char *(*ld_library)(const struct layer_ctx *c);
+	/* The stage turned it off although it was on before (its status): the run refuses rather than
+	 * go on without it. The entry records why it is off (sbx_layer_set_off, naming `who`, the
+	 * executor's identity), writes the remedy said with the refusal, and returns the result
+	 * record's reason code (run/result.h SBX_REASON_*). NULL op: the run goes on without it. */
+	const char *(*refuse_lost)(const struct layer_ctx *c, const char *who, char *remedy,
+				   size_t remedylen);
+	/* Off the run's path (the janitor's child, run/janitor.c): expire an idle shared set of this
+	 * layer's past its deadline; `on`: this run uses the layer. Never waits. */
+	void (*expire_idle)(bool on);
+	/* The supervisor died (the janitor's child, the run's cgroups removed): release its hold on
+	 * this layer's shared set on its behalf. */
+	void (*reclaim)(void);
+	/* `serve`: keep this layer's shared set loaded while the server lives, so each run opens it
+	 * instead of loading it (the probes). 0: held (*st, released by stop; level says what), -1:
+	 * not (why, with what the runs do instead). */
+	int (*hold)(void **st, char *level, size_t levellen, char *why, size_t whylen);
 
 	void (*probe)(enum layer_depth depth, struct detect *d, struct layer_probe *out);
 	/* With the command and its environment known: 0 keep, -1 off (why), 1 nothing to enforce for
@@ -193,6 +231,18 @@ struct layer_ops {
 	/* The stage is ready: its status line, its pid (the command's, after exec), and the seccomp
 	 * listener it handed over (-1 none; a layer that takes it sets *st and owns it). */
 	void (*on_ready)(struct layer_ctx *c, void **st, const char *status, pid_t pid, int listener);
+	/* What the stage said of it beyond on/off, read before every on_ready and whether it is on or
+	 * not: the seccomp entry's report-only sensor, privilege guard and which filter holds the
+	 * denies, into the bookkeeping (layer_set.h `sensor`, `privguard`, `denies`). */
+	void (*stage_said)(struct layer_ctx *c, const char *status, layer_status_get get);
+	/* Its stage options beside the layers' flags (layers_stage_flags; LAYER_STAGE_OPT_*, which its
+	 * own stage op reads back), asked whether it is on or not: the seccomp entry's --netfilter,
+	 * --report-files, and --sensor, its report-only mode while the layer itself is off. 0 or -1
+	 * (memory). */
+	int (*stage_options)(const struct sbx_layers *L, struct strv *out);
+	/* Its report-only sensor (a mode of the entry, installed by the stage while the layer is off):
+	 * what --dry-run says of it when this run wants it, NULL when not. */
+	const char *(*sensor)(const struct sbx_layers *L);
 	int (*fd)(const void *st);                               /* to poll, -1 when none (any more) */
 	/* Turn what is pending into audit lines; `final`: the run's processes are gone, empty it.
 	 * Returns >= 0, or -1 (a->failed set: the stream failed, fail closed). */
@@ -201,7 +251,7 @@ struct layer_ops {
 	void (*stop)(void *st);
 };
 
-/* --dry-run's "sensor": what the report-only sensor (a mode of the seccomp entry) will be. */
+/* --dry-run's "sensor": what the report-only sensor (an entry's mode: `sensor`) will be. */
 void layers_sensor_plan(const struct sbx_layers *L, char *out, size_t outlen);
 /* The audit event type of the layer named `name` (its entry's `event`), NULL when none. */
 const char *layers_event(const char *name);
@@ -275,7 +325,6 @@ int layers_spawned(struct layer_ctx *c, struct layer_rt *rt);
 int layers_child(const struct layer_ctx *c, struct layer_rt *rt);
 /* The stage is ready. A stage layer is confirmed or turned off from the stage's status ("NAME=on",
  * "NAME_level=...", "NAME_why=..."; `get` reads one key: 0 found, -1 not), then every on_ready. */
-typedef int (*layer_status_get)(const char *status, const char *key, char *out, size_t outlen);
 void layers_on_ready(struct layer_ctx *c, struct layer_rt *rt, const char *status,
 		     layer_status_get get, pid_t pid, int listener);
 /* Fill pollfds for every started layer with a descriptor; idx[l] = its slot or -1. Returns n. */
@@ -284,6 +333,32 @@ int layers_pollfds(const struct layer_rt *rt, struct pollfd *p, int max, int idx
 int layers_drain(struct layer_rt *rt, const struct pollfd *p, const int idx[SBX_L__N],
 		 struct audit *a, bool final);
 uint64_t layers_lost_events(const struct layer_rt *rt);
+/* Whether an active layer enforces the run's limits through its cgroup (cgroup_limits). */
+bool layers_cgroup_limits(const struct sbx_layers *L);
+/* run.start.level.network's walls: "NAME: on|off|STATE" of every entry with a net_wall, by rank,
+ * "; " between them. */
+void layers_net_walls(const struct layer_ctx *c, char *out, size_t outlen);
+/* What is lost with layer l off, for this run (lost_for, else lost). */
+const char *layers_lost(const struct layer_ctx *c, enum sbx_layer l);
+/* The host path of the library an active layer has the executor's loader load (ld_library), NULL
+ * when none. */
+const char *layers_ld_library(const struct layer_ctx *c);
+/* The active layers the run refuses to lose in the stage (refuse_lost): read before the stage's
+ * status is applied (layers_on_ready). */
+unsigned layers_refuse_mask(const struct sbx_layers *L);
+/* The first layer of `was_on` the stage turned off: its refuse_lost op (reason code in *code,
+ * remedy), and its id; -1 when none was lost. */
+int layers_refuse_lost(const struct layer_ctx *c, unsigned was_on, const char *who, const char **code,
+		       char *remedy, size_t remedylen);
+/* The janitor's child: expire_idle of every entry with one (`on`: the run's active layers), the
+ * last entry first (layers.c). */
+void layers_expire_idle(unsigned on);
+/* `serve`: hold of every entry with one (released by layers_stop); `said` is told each outcome
+ * (held: its level, else why). */
+typedef void (*layer_hold_said)(void *arg, const char *name, bool held, const char *text);
+void layers_hold(struct layer_rt *rt, layer_hold_said said, void *arg);
+/* The janitor's child, the supervisor dead: reclaim of every entry with one, the last first. */
+void layers_reclaim(void);
 /* stop() of the per-attempt layers (per_attempt) or of all of them. */
 void layers_stop(struct layer_rt *rt, bool attempt_only);
 #endif

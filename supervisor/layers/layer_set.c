@@ -1,7 +1,7 @@
-/* layer_set.c — the run's bookkeeping of the layers (layers.h): names, parsing of layer lists,
+/* layer_set.c — the run's bookkeeping of the layers (layer_set.h): names, parsing of layer lists,
  * on/off/moot with the reason, and the levels of the sensor and the privilege guard. It names no
  * entry of the table (layers.c), so the entries can record their own state here. */
-#include "layers.h"
+#include "layer_set.h"
 
 #include <stdarg.h>
 #include <stdio.h>

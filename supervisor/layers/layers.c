@@ -1,7 +1,6 @@
 /* layers.c — the one table of layers and its walkers (layer.h). The run's bookkeeping of the layers
- * (layers.h: names, on/off, the sensor's level) is layer_set.c, which the entries use. */
+ * (layer_set.h: names, on/off, the sensor's level) is layer_set.c, which the entries use. */
 #include "layer.h"
-#include "seccomp_layer.h"
 #include "msg.h"
 
 #include <stdio.h>
@@ -143,10 +142,14 @@ const struct layer_ops *layers_wrapper(const struct sbx_layers *L)
 
 void layers_sensor_plan(const struct sbx_layers *L, char *out, size_t outlen)
 {
-	if (sbx_seccomp_sensor_wanted(L))
-		snprintf(out, outlen, "seccomp-notify (report-only; installed by the exec stage)");
-	else
-		sbx_sensor_level(L, out, outlen);
+	FOR_EACH_LAYER(l, o) {
+		const char *s = o->sensor ? o->sensor(L) : NULL;
+		if (s) {
+			snprintf(out, outlen, "%s", s);
+			return;
+		}
+	}
+	sbx_sensor_level(L, out, outlen);
 }
 
 const char *layers_event(const char *name)
@@ -183,7 +186,9 @@ int layers_stage_flags(const struct sbx_layers *L, struct strv *out)
 	for (int l = 0; l < SBX_L__N; l++)
 		if (sbx_layer_stage_ops[l] && sbx_layer_on(L, l))
 			rc |= strv_add(out, sbx_layer_stage_ops[l]->flag);
-	rc |= sbx_seccomp_stage_flags(L, out); /* kernel: --netfilter, --report-files */
+	FOR_EACH_LAYER(l, o) /* the kernel layers' options: --netfilter, --report-files, --sensor */
+		if (o->stage_options)
+			rc |= o->stage_options(L, out);
 	return rc;
 }
 
@@ -201,6 +206,101 @@ bool layers_want_report(const struct sbx_layers *L)
 		if (o->report_socket && sbx_layer_on(L, l))
 			return true;
 	return false;
+}
+
+bool layers_cgroup_limits(const struct sbx_layers *L)
+{
+	FOR_EACH_LAYER(l, o)
+		if (o->cgroup_limits && sbx_layer_on(L, l))
+			return true;
+	return false;
+}
+
+void layers_net_walls(const struct layer_ctx *c, char *out, size_t outlen)
+{
+	size_t n = 0;
+	if (outlen)
+		out[0] = 0;
+	for (unsigned rank = 1; rank <= SBX_L__N; rank++)
+		FOR_EACH_LAYER(l, o) {
+			if (!o->net_wall || o->net_wall_rank != rank || n >= outlen)
+				continue;
+			const char *st = o->net_wall_state ? o->net_wall_state(c) : NULL;
+			if (!st)
+				st = sbx_layer_on(c->L, l) ? "on" : "off";
+			int k = snprintf(out + n, outlen - n, "%s%s: %s", n ? "; " : "", o->net_wall, st);
+			n = k < 0 ? outlen : n + (size_t)k;
+		}
+}
+
+const char *layers_lost(const struct layer_ctx *c, enum sbx_layer l)
+{
+	const struct layer_ops *o = sbx_layer_ops[l];
+	const char *why = o->lost_for ? o->lost_for(c) : NULL;
+	return why ? why : o->lost;
+}
+
+const char *layers_ld_library(const struct layer_ctx *c)
+{
+	FOR_EACH_LAYER(l, o)
+		if (o->ld_library && sbx_layer_on(c->L, l))
+			return o->ld_library(c);
+	return NULL;
+}
+
+unsigned layers_refuse_mask(const struct sbx_layers *L)
+{
+	unsigned m = 0;
+	FOR_EACH_LAYER(l, o)
+		if (o->refuse_lost && sbx_layer_on(L, l))
+			m |= 1u << l;
+	return m;
+}
+
+int layers_refuse_lost(const struct layer_ctx *c, unsigned was_on, const char *who, const char **code,
+		       char *remedy, size_t remedylen)
+{
+	FOR_EACH_LAYER(l, o)
+		if (o->refuse_lost && ((was_on >> l) & 1u) && !sbx_layer_on(c->L, l)) {
+			*code = o->refuse_lost(c, who, remedy, remedylen);
+			return l;
+		}
+	return -1;
+}
+
+/* The janitor's walks go from the last entry to the first: the probes' set before netfilter's,
+ * whose sweep may wait for its set's lock while other runs use it (a killed run's probe set is
+ * then released at once, as `probes status` shows). */
+#define FOR_EACH_LAYER_REVERSE(l, o) \
+	for (int l = SBX_L__N - 1; l >= 0; l--) \
+		for (const struct layer_ops *o = sbx_layer_ops[l]; o; o = NULL)
+
+void layers_expire_idle(unsigned on)
+{
+	FOR_EACH_LAYER_REVERSE(l, o)
+		if (o->expire_idle)
+			o->expire_idle((on >> l) & 1u);
+}
+
+void layers_hold(struct layer_rt *rt, layer_hold_said said, void *arg)
+{
+	char level[256], why[300];
+	FOR_EACH_LAYER(l, o) {
+		if (!o->hold || rt->st[l])
+			continue;
+		level[0] = why[0] = 0;
+		void *st = NULL;
+		bool held = o->hold(&st, level, sizeof level, why, sizeof why) == 0;
+		rt->st[l] = held ? st : NULL;
+		said(arg, o->name, held, held ? level : why);
+	}
+}
+
+void layers_reclaim(void)
+{
+	FOR_EACH_LAYER_REVERSE(l, o)
+		if (o->reclaim)
+			o->reclaim();
 }
 
 void layers_start(struct layer_ctx *c, struct layer_rt *rt)
@@ -285,24 +385,9 @@ void layers_on_ready(struct layer_ctx *c, struct layer_rt *rt, const char *statu
 			sbx_layer_set_off(c->L, l, "%s", w[0] ? w : "failed in the stage");
 		}
 	}
-	/* the report-only sensor (seccomp_layer.h), when the stage was asked for it */
-	if (get(status, "sensor", v, sizeof v) == 0) {
-		if (!strcmp(v, "on")) {
-			snprintf(c->L->sensor, sizeof c->L->sensor, "on");
-		} else {
-			if (get(status, "sensor_why", w, sizeof w) < 0)
-				snprintf(w, sizeof w, "failed in the stage");
-			snprintf(c->L->sensor, sizeof c->L->sensor, "off (%.150s)", w);
-		}
-	} else if (sbx_seccomp_sensor_wanted(c->L)) {
-		snprintf(c->L->sensor, sizeof c->L->sensor, "off (the stage did not report it)");
-	}
-	if (get(status, "privguard", v, sizeof v) == 0)
-		snprintf(c->L->privguard, sizeof c->L->privguard, "%.15s", v);
-	if (get(status, "denies", v, sizeof v) == 0)
-		snprintf(c->L->denies, sizeof c->L->denies, "%.15s", v);
-	else
-		c->L->denies[0] = 0;
+	FOR_EACH_LAYER(l, o) /* the sensor, the privilege guard, the denies' filter (seccomp's) */
+		if (o->stage_said)
+			o->stage_said(c, status, get);
 	FOR_EACH_LAYER(l, o)
 		if (o->on_ready)
 			o->on_ready(c, &rt->st[l], status, pid, listener);

@@ -706,12 +706,37 @@ static void nf_stop(void *st)
 
 /* The rules come from the policy's network part, which a re-plan does not change (and the maps
  * hold copies): nothing to follow. */
+/* The gateway decides by name in the run's own namespace: netfilter is its second wall, not the
+ * only fence (docs/network.md). */
+static const char *nf_lost_for(const struct layer_ctx *c)
+{
+	return c->pol && pol_gateway(c->pol) ? "no second wall behind the gateway (connects on a granted "
+		"port to any address reach the gateway, which decides by name)" : NULL;
+}
+
+static void nf_expire_idle(bool on)
+{
+	(void)on;
+	(void)nf_share_expire(false); /* never held while its deadline is stamped */
+}
+
+/* The dead supervisor's slot (its cgroup is gone now) and reference on the shared set. */
+static void nf_reclaim(void)
+{
+	(void)nf_share_reclaim();
+}
+
 const struct layer_ops layer_netfilter = {
 	.id = SBX_L_NETFILTER,
 	.name = "netfilter",
 	.event = "netfilter.deny",
 	.lost = "hosts are enforced by port only (Landlock), any IP on a granted port is reachable",
 	.needs_cgroup = true,
+	.net_wall = "netfilter BPF",
+	.net_wall_rank = 1,
+	.lost_for = nf_lost_for,
+	.expire_idle = nf_expire_idle,
+	.reclaim = nf_reclaim,
 	.probe = nf_probe,
 	.admit = nf_admit,
 	.plan = nf_plan,

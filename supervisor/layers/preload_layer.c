@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bwrap_layer.h"
+#include "sandbox_paths.h"
 #include "elfcheck.h"
 #include "layer.h"
 #include "report.h"
@@ -99,11 +99,33 @@ const struct layer_stage_ops stage_preload = {
 	.when = LAYER_STAGE_AFTER_CAPS,
 };
 
+static const char *pl_ld_library(const struct layer_ctx *c)
+{
+	return c->d->preload;
+}
+
+/* The executor's identity cannot load the library the run was planned with: refused. */
+static const char *pl_refuse_lost(const struct layer_ctx *c, const char *who, char *remedy,
+				  size_t remedylen)
+{
+	char stage[256];
+	snprintf(stage, sizeof stage, "%s", c->L->why[SBX_L_PRELOAD]);
+	sbx_layer_set_off(c->L, SBX_L_PRELOAD, "the executor's identity (%s) cannot load %s: %s", who,
+			  c->d->preload, stage);
+	snprintf(remedy, remedylen, "make the library readable by that identity, or run without the "
+		 "preload: --layers auto,-preload");
+	return "preload_unavailable"; /* run/result.h */
+}
+
 const struct layer_ops layer_preload = {
 	.id = SBX_L_PRELOAD,
 	.name = "preload",
 	.event = "preload.deny",
 	.report_socket = true,
+	.net_wall = "preload checks",
+	.net_wall_rank = 2,
+	.ld_library = pl_ld_library,
+	.refuse_lost = pl_refuse_lost,
 	.lost = "no libc-level filter: denied paths and hosts are neither refused early nor reported "
 		"by the preload",
 	.probe = pl_probe,

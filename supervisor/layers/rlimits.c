@@ -149,6 +149,7 @@ const struct layer_ops layer_limits = {
 	.lost = "no resource limits: memory, cpu time, processes, file size and open files are unbounded",
 	.always = true,
 	.needs_cgroup = true,
+	.cgroup_limits = true,
 	.probe = lim_probe,
 	.plan = lim_plan,
 	.start = lim_start,

@@ -1300,16 +1300,28 @@ static void sc_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 	*st = s;
 }
 
-bool sbx_seccomp_sensor_wanted(const struct sbx_layers *L)
+/* Whether this run wants the report-only sensor: neither seccomp nor the probes report, and
+ * reporting was not turned off (--sensor off, SBXSUP_SANDBOX=0). */
+static bool sensor_wanted(const struct sbx_layers *L)
 {
 	return !L->sensor_off && !sbx_layer_on(L, layer_seccomp.id) && !sbx_layer_on(L, SBX_L_PROBES);
 }
 
-int sbx_seccomp_stage_flags(const struct sbx_layers *L, struct strv *out)
+static const char *sc_sensor(const struct sbx_layers *L)
+{
+	return sensor_wanted(L) ? "seccomp-notify (report-only; installed by the exec stage)" : NULL;
+}
+
+/* The stage options the kernel layers derive from the run's layer set (layers_stage_flags appends
+ * them): "--netfilter" when netfilter is on (Landlock then handles no TCP and seccomp leaves
+ * AF_INET/6 connect/bind to it); "--report-files" when neither the probes nor the preload are on
+ * (the seccomp file/exec reporter); "--sensor" when the report-only sensor is wanted
+ * (opts.report_only). */
+static int sc_stage_options(const struct sbx_layers *L, struct strv *out)
 {
 	int rc = 0;
 	bool sc = sbx_layer_on(L, layer_seccomp.id);
-	bool sensor = sbx_seccomp_sensor_wanted(L);
+	bool sensor = sensor_wanted(L);
 	if (!sc && !sbx_layer_on(L, SBX_L_LANDLOCK) && !sensor)
 		return 0;
 	if (sbx_layer_on(L, SBX_L_NETFILTER))
@@ -1319,6 +1331,30 @@ int sbx_seccomp_stage_flags(const struct sbx_layers *L, struct strv *out)
 	if (sensor)
 		rc |= strv_add(out, layers_stage_option_flag(LAYER_STAGE_OPT_SENSOR));
 	return rc;
+}
+
+/* The report-only sensor as the stage said (when it was asked for it), the privilege guard, and
+ * which filter holds the manifest's denies: the bookkeeping (layer_set.h) the levels print from. */
+static void sc_stage_said(struct layer_ctx *c, const char *status, layer_status_get get)
+{
+	char v[512], w[512];
+	if (get(status, "sensor", v, sizeof v) == 0) {
+		if (!strcmp(v, "on")) {
+			snprintf(c->L->sensor, sizeof c->L->sensor, "on");
+		} else {
+			if (get(status, "sensor_why", w, sizeof w) < 0)
+				snprintf(w, sizeof w, "failed in the stage");
+			snprintf(c->L->sensor, sizeof c->L->sensor, "off (%.150s)", w);
+		}
+	} else if (sensor_wanted(c->L)) {
+		snprintf(c->L->sensor, sizeof c->L->sensor, "off (the stage did not report it)");
+	}
+	if (get(status, "privguard", v, sizeof v) == 0)
+		snprintf(c->L->privguard, sizeof c->L->privguard, "%.15s", v);
+	if (get(status, "denies", v, sizeof v) == 0)
+		snprintf(c->L->denies, sizeof c->L->denies, "%.15s", v);
+	else
+		c->L->denies[0] = 0;
 }
 
 static int sc_fd(const void *st)
@@ -1482,6 +1518,9 @@ const struct layer_ops layer_seccomp = {
 	.probe = sc_probe,
 	.plan = sc_plan,
 	.on_ready = sc_on_ready,
+	.stage_said = sc_stage_said,
+	.stage_options = sc_stage_options,
+	.sensor = sc_sensor,
 	.fd = sc_fd,
 	.drain = sc_drain,
 	.stop = sc_stop,

@@ -108,18 +108,9 @@ struct sbx_seccomp_state {
 void sbx_seccomp_state_init(struct sbx_seccomp_state *st, const struct policy *pol, bool netfilter);
 int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_state *st);
 
-/* The stage flags the kernel layers derive from the run's layer set (layers_stage_flags appends
- * them): "--netfilter" when netfilter is on (Landlock then handles no TCP and seccomp leaves
- * AF_INET/6 connect/bind to it); "--report-files" when neither the probes nor the preload are on
- * (the seccomp file/exec reporter); "--sensor" when neither seccomp nor the probes are on and the
- * operator did not turn the sensor off (sbx_layers.sensor_off): the report-only sensor
- * (opts.report_only). 0, or -1 (memory). */
-struct sbx_layers;
-struct strv;
-int sbx_seccomp_stage_flags(const struct sbx_layers *L, struct strv *out);
-/* Whether this run wants the report-only sensor: neither seccomp nor the probes report, and
- * reporting was not turned off (--sensor off, SBXSUP_SANDBOX=0). */
-bool sbx_seccomp_sensor_wanted(const struct sbx_layers *L);
+/* The kernel layers' stage options (--netfilter, --report-files, --sensor) and the report-only
+ * sensor — wanted when neither seccomp nor the probes are on and the operator did not turn it off
+ * (sbx_layers.sensor_off) — are the entry's (layer.h stage_options, sensor, stage_said). */
 
 /* In the stage, when neither the layer's filter nor the sensor's was installed (and the run is
  * not SBXSUP_SANDBOX=0): the privilege guard alone. chmod family and mknod with S_ISUID/S_ISGID,

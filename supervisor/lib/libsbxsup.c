@@ -21,7 +21,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "layers.h"
+#include "layer_set.h"
 #include "manifest.h"
 #include "msg.h"
 #include "policy_build.h"

@@ -922,6 +922,47 @@ static void pr_stop(void *st)
 	sbx_probes_stop(st);
 }
 
+/* `serve`: a slot of the shared set held while the server lives (each run then opens the pinned
+ * set: no program load, no BTF parse). */
+static int pr_hold(void **st, char *level, size_t levellen, char *why, size_t whylen)
+{
+	struct sbx_probes *pr = NULL;
+	char w[300] = "";
+	if (geteuid() != 0) {
+		snprintf(why, whylen, "not root (each run loads them itself, or runs without)");
+		return -1;
+	}
+	const char *was = getenv("SBXSUP_PROBES_SHARE");
+	char *saved = was ? strdup(was) : NULL;
+	setenv("SBXSUP_PROBES_SHARE", "1", 1);
+	int rc = sbx_probes_start(NULL, 0, &pr, level, levellen, w, sizeof w);
+	if (saved)
+		setenv("SBXSUP_PROBES_SHARE", saved, 1);
+	else
+		unsetenv("SBXSUP_PROBES_SHARE");
+	free(saved);
+	if (rc < 0) {
+		snprintf(why, whylen, "%s (each run loads them itself)", w);
+		return -1;
+	}
+	*st = pr;
+	return 0;
+}
+
+/* A run without the probes unloads an idle shared set past its deadline (never waits for the gate). */
+static void pr_expire_idle(bool on)
+{
+	if (!on)
+		(void)pr_share_expire(false);
+}
+
+/* The dead supervisor's reference on the automatic shared set: when no other run holds the set,
+ * stamp its idle deadline or unpin it (probes_share.h). */
+static void pr_reclaim(void)
+{
+	(void)pr_share_reclaim();
+}
+
 const struct layer_ops layer_probes = {
 	.id = SBX_L_PROBES,
 	.name = "probes",
@@ -929,6 +970,9 @@ const struct layer_ops layer_probes = {
 	.lost = "syscalls that bypass the preload are not observed by BPF: bypasses are reported only by "
 		"seccomp (notify) or the report-only sensor, which see the attempt, not its result",
 	.needs_cgroup = true,
+	.expire_idle = pr_expire_idle,
+	.reclaim = pr_reclaim,
+	.hold = pr_hold,
 	.probe = pr_probe,
 	.start = pr_start,
 	.spawned = pr_spawned,

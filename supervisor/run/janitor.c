@@ -1,7 +1,6 @@
 /* janitor.c — see janitor.h. */
 #include "janitor.h"
-#include "netfilter_share.h"
-#include "probes_share.h"
+#include "layer.h"
 #include "smallfile.h"
 
 #include <errno.h>
@@ -23,7 +22,7 @@ void janitor_init(struct janitor *j)
 {
 	j->fd = -1;
 	j->pid = -1;
-	j->expire_probes = false;
+	j->layers = 0;
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -97,11 +96,8 @@ static __attribute__((noreturn)) void janitor_main(int rfd)
 		for (int i = 0; i < n; i++)
 			if (kind[i] == 't')
 				(void)nftw(path[i], rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
-		/* the supervisor's reference on the automatic shared probe set died with it: when no
-		 * other run holds the set, stamp its idle deadline or unpin it (probes_share.h) */
-		(void)pr_share_reclaim();
-		/* and on the shared netfilter set: its slot (the cgroup is gone now), its reference */
-		(void)nf_share_reclaim();
+		/* the supervisor's hold on the layers' shared sets died with it (layer.h reclaim) */
+		layers_reclaim();
 	}
 	_exit(0);
 }
@@ -136,11 +132,9 @@ int janitor_start(struct janitor *j)
 		}
 		/* hold nothing of the supervisor's: not the audit fd, not the run's sockets */
 		syscall(SYS_close_range, 4u, ~0u, 0u);
-		/* off the run's path: an idle shared probe set past its deadline is unloaded here
+		/* off the run's path: idle shared sets past their deadline are unloaded here
 		 * (never waits for the gate, so janitor_done is not held up) */
-		if (j->expire_probes)
-			(void)pr_share_expire(false);
-		(void)nf_share_expire(false);   /* never held while its deadline is stamped */
+		layers_expire_idle(j->layers);
 		janitor_main(3);
 	}
 	close(p[0]);

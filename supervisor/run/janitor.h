@@ -9,8 +9,9 @@
  * After a normal end the supervisor has removed everything itself and calls janitor_done(): the
  * janitor exits at once. A killed supervisor's reference on the automatic shared probe set goes with
  * its descriptors; the janitor then releases it on its behalf when no other run holds it (stamps the
- * idle deadline, or unpins: probes_share.h). With expire_probes (a run without the probes layer) the
- * janitor first unloads an idle shared probe set past its deadline, off the run's path. A janitor
+ * idle deadline, or unpins: probes_share.h). The janitor first has the layers expire their idle shared
+ * sets past the deadline (layers_expire_idle: a run without the probes unloads an idle probe set;
+ * netfilter's), off the run's path. A janitor
  * that could not be started is reported, never fatal (the next run's tmp sweep and a manual rmdir
  * remain).
  */
@@ -23,7 +24,8 @@
 struct janitor {
 	int fd;       /* write end, O_CLOEXEC; -1 when no janitor */
 	pid_t pid;
-	bool expire_probes; /* set before janitor_start: expire an idle shared probe set */
+	unsigned layers; /* set before janitor_start: the run's active layers (their idle shared sets
+			  * past the deadline are expired: layer.h expire_idle) */
 };
 
 void janitor_init(struct janitor *j);

@@ -8,7 +8,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "bwrap_layer.h"
+#include "sandbox_paths.h"
 #include "env.h"
 #include "policy_build.h"
 #include "msg.h"

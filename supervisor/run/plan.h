@@ -41,7 +41,7 @@ struct run_plan {
 				    * host's loopback is not the run's (plan_own_netns false) */
 	char repdir[80];           /* the report socket's private dir (0700) to create, "" when none */
 	char repsock[108];         /* repdir + "/report", "" when none */
-	char etclow[96];           /* bwrap + preload, the /etc view (bwrap_etc.h): repdir + "/etclow",
+	char etclow[96];           /* bwrap + preload, the /etc view (etc_view.h): repdir + "/etclow",
 				    * holding ld.so.preload, and repdir + "/etcview", where the child
 				    * mounts the view bwrap binds at /etc; both "" when not viewed so */
 	char etcview[96];

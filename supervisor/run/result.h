@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <cjson/cJSON.h>
 
-#include "layers.h"
+#include "layer_set.h"
 #include "policy.h"
 
 /* Machine-readable reasons a run was refused or failed (docs/result-record.md). */
@@ -32,7 +32,8 @@
 #define SBX_REASON_NOT_VISIBLE        "command_not_visible"
 #define SBX_REASON_SETUP_FAILED       "setup_failed"
 #define SBX_REASON_SHADOW_UNAVAILABLE "shadow_unavailable"
-#define SBX_REASON_PRELOAD_UNAVAILABLE "preload_unavailable" /* found, but the executor cannot load it */
+/* "preload_unavailable": found, but the executor cannot load it (the preload entry's refuse_lost,
+ * layer.h: a layer the stage turned off gives its own code) */
 #define SBX_REASON_IDENTITY           "identity_unavailable" /* the executor would keep uid 0 */
 #define SBX_REASON_GATEWAY            "gateway_unavailable" /* the run's network gateway could not start */
 #define SBX_REASON_INTERNAL           "internal"

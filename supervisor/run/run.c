@@ -26,7 +26,7 @@
 #include "msg.h"
 #include "quote.h"
 #include "lifetime.h"
-#include "bwrap_etc.h"
+#include "etc_view.h"
 #include "container_env.h"
 #include "dest_guard.h"
 #include "plan.h"
@@ -188,10 +188,10 @@ static int replan(struct run *r, bool wrapped)
 	pt_mark(&r->pt, "plan.nft_probe");
 	r->plan.etclow[0] = r->plan.etcview[0] = 0;
 	if (wrapped && r->plan.repdir[0]) {
-		/* the view's lower layer lives in the child's tmpfs at the view (bwrap_etc.h) */
+		/* the view's lower layer lives in the child's tmpfs at the view (etc_view.h) */
 		snprintf(r->plan.etclow, sizeof r->plan.etclow, "%s/etcview/lower", r->plan.repdir);
 		snprintf(r->plan.etcview, sizeof r->plan.etcview, "%s/etcview", r->plan.repdir);
-		if (!bwrap_etc_wanted(r->plan.etclow))
+		if (!etc_view_wanted(r->plan.etclow))
 			r->plan.etclow[0] = r->plan.etcview[0] = 0;
 	}
 	if (plan_policy(&r->plan, r->m, &r->d, err, sizeof err) < 0) {
@@ -327,7 +327,7 @@ static int refuse(struct run *r)
 static int set_up(struct run *r)
 {
 	if (!r->o.disabled) {
-		r->jan.expire_probes = !sbx_layer_on(&r->L, layer_probes.id);
+		r->jan.layers = r->L.active;
 		if (janitor_start(&r->jan) < 0)
 			sbx_msg("warning: cannot start the cleanup helper (%s): if sbxsup is killed, its cgroups "
 				"and tmp dir stay behind", strerror(errno));

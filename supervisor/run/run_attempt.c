@@ -55,7 +55,7 @@ static void on_ready(struct run *r)
 	t->ready = true;
 	t->stage_pid = pid > 0 ? pid : t->child;
 	/* the layers confirm themselves from the stage's status; seccomp takes its listener */
-	bool preload = sbx_layer_on(&r->L, layer_preload.id);
+	unsigned keep = layers_refuse_mask(&r->L); /* (refused if the stage turns one off) */
 	layers_on_ready(&r->lc, &r->lrt, st, ctl_status_get, t->stage_pid, lfd);
 	char cmdst[32];
 	if (ctl_status_get(st, "command", cmdst, sizeof cmdst) == 0)
@@ -72,7 +72,7 @@ static void on_ready(struct run *r)
 	if (t->wrapper->on_ready)
 		t->wrapper->on_ready(r);
 	pt_mark(&r->pt, "attempt.on_ready");
-	if (run_net_start(r) < 0 || run_preload_refused(r, preload) || run_require_missing(r)) {
+	if (run_net_start(r) < 0 || run_layer_lost_refused(r, keep) || run_require_missing(r)) {
 		t->refused = true;
 		life_kill_now(t->child, &r->cg);
 		return;

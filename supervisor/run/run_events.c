@@ -176,21 +176,21 @@ bool run_require_missing(struct run *r)
 	return miss != 0;
 }
 
-bool run_preload_refused(struct run *r, bool was_on)
+bool run_layer_lost_refused(struct run *r, unsigned was_on)
 {
-	enum sbx_layer l = layer_preload.id;
-	if (!was_on || sbx_layer_on(&r->L, l) || r->o.disabled)
+	if (!was_on || r->o.disabled)
 		return false;
-	char who[200], stage[256];
+	char who[200], remedy[200] = "";
 	if (r->sd.identity[0]) /* direct mode (sd_spawn); bwrap mode: its --uid/--gid */
 		snprintf(who, sizeof who, "%.*s", (int)strcspn(r->sd.identity, ";"), r->sd.identity);
 	else
 		snprintf(who, sizeof who, "uid %u gid %u (bwrap)", (unsigned)r->lc.uid, (unsigned)r->lc.gid);
-	snprintf(stage, sizeof stage, "%s", r->L.why[l]);
-	sbx_layer_set_off(&r->L, l, "the executor's identity (%s) cannot load %s: %s", who, r->d.preload, stage);
-	sbx_msg("preload unavailable: %s (refusing to run: make the library readable by that identity, "
-		"or run without the preload: --layers auto,-preload)", r->L.why[l]);
-	run_reason(r, SBX_REASON_PRELOAD_UNAVAILABLE, "preload unavailable: %s", r->L.why[l]);
+	const char *code = NULL;
+	int l = layers_refuse_lost(&r->lc, was_on, who, &code, remedy, sizeof remedy);
+	if (l < 0)
+		return false;
+	sbx_msg("%s unavailable: %s (refusing to run: %s)", sbx_layer_name(l), r->L.why[l], remedy);
+	run_reason(r, code, "%s unavailable: %s", sbx_layer_name(l), r->L.why[l]);
 	return true;
 }
 
@@ -220,12 +220,8 @@ void run_warn_off(const struct run *r)
 			continue;
 		const struct layer_ops *o = sbx_layer_ops[l];
 		if (!o->wrap) {
-			/* the gateway decides by name in the run's own namespace: netfilter is its second
-			 * wall, not the only fence (docs/network.md) */
-			bool gw = l == (int)layer_netfilter.id && pol_gateway(r->plan.pol);
 			sbx_msg("warning: %s off%s: %s", o->name, (r->L.want >> l) & 1u ? "" : " (not selected)",
-				gw ? "no second wall behind the gateway (connects on a granted port to any address "
-				     "reach the gateway, which decides by name)" : o->lost);
+				layers_lost(&r->lc, l));
 			continue;
 		}
 		char act[160] = "";

@@ -142,11 +142,12 @@ int run_limit_events(struct run *r, int sig);      /* limit.hit for what ended o
 bool run_require_missing(struct run *r);           /* prints one line per missing required layer */
 bool run_executor_root(const struct run *r);      /* the executor's host uid is (would be) 0 */
 void run_warn_off(const struct run *r);            /* one stderr warning per layer that is off */
-/* The stage found that the command cannot load the preload (on before "ready", off now): a layer
- * that was selected and found must act, so the run refuses (true: exit 125, reason
- * preload_unavailable, one line naming the library and the executor's identity; run.start says
- * layers.preload false with that why). Whoever wants to run without it leaves it out (--layers). */
-bool run_preload_refused(struct run *r, bool was_on);
+/* The stage turned off a layer of `was_on` (layers_refuse_mask before "ready"; the preload: the
+ * command cannot load it): a layer that was selected and found must act, so the run refuses (true:
+ * exit 125, the entry's reason code — preload_unavailable —, one line naming what could not be
+ * loaded and the executor's identity; run.start says the layer false with that why). Whoever wants
+ * to run without it leaves it out (--layers). */
+bool run_layer_lost_refused(struct run *r, unsigned was_on);
 
 /* run_reason.c: remember why sbxsup refused or failed (the first reason wins) for the result record. */
 void run_reason(struct run *r, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

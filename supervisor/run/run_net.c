@@ -230,11 +230,8 @@ void run_net_level(struct run *r, cJSON *level)
 	if (r->o.disabled || !pol)
 		return;
 	char t[640];
-	bool nf = sbx_layer_on(&r->L, layer_netfilter.id), pl = sbx_layer_on(&r->L, layer_preload.id),
-	     ll = sbx_layer_on(&r->L, layer_landlock.id);
 	char walls[160];
-	snprintf(walls, sizeof walls, "netfilter BPF: %s; preload checks: %s; landlock ports: %s", nf ? "on" : "off", pl ? "on" : "off",
-		 pol_own_netns(pol) ? "off (own namespace)" : ll ? "on" : "off");
+	layers_net_walls(&r->lc, walls, sizeof walls);
 	if (pol_net_mode(pol) == POL_NET_ANY && !pol_own_netns(pol))
 		snprintf(t, sizeof t, "unrestricted: the host's network namespace, no gateway (%s)",
 			 r->plan.nft_why[0] ? r->plan.nft_why : "no network namespace");

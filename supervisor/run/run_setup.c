@@ -19,8 +19,7 @@
 #include "quote.h"
 #include "policy_build.h"
 #include "run_int.h"
-#include "bwrap_etc.h"
-#include "bwrap_layer.h"
+#include "etc_view.h"
 #include "pidname.h"
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -127,7 +126,7 @@ int run_setup_dirs(struct run *r)
 	 * made by the child, in a tmpfs of its own); without it /etc is bound entry by entry: slower,
 	 * the same view */
 	struct run_plan *p = &r->plan;
-	if (p->etcview[0] && (!p->repdir[0] || bwrap_etc_make(p->etcview) < 0)) {
+	if (p->etcview[0] && (!p->repdir[0] || etc_view_make(p->etcview) < 0)) {
 		char q[SBX_Q_MAX];
 		if (p->repdir[0])
 			sbx_msg("warning: cannot prepare the /etc view in %s: %s (/etc is bound entry by entry)",
@@ -172,7 +171,7 @@ int run_setup_policy_fd(struct run *r)
 void run_setup_cgroups(struct run *r)
 {
 	if (layers_need_cgroup(&r->L)) {
-		bool lim_on = sbx_layer_on(&r->L, layer_limits.id);
+		bool lim_on = layers_cgroup_limits(&r->L);
 		struct cg_limits cl = {
 			.memory_mb = lim_on ? r->lim.memory_mb : -1,
 			.pids = lim_on ? r->lim.pids : -1,

@@ -27,7 +27,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "bwrap_etc.h"
+#include "etc_view.h"
 #include "msg.h"
 #include "vmchild.h"
 #include "quote.h"

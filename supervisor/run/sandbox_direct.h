@@ -57,7 +57,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "bwrap_etc.h"
+#include "etc_view.h"
 #include "cgroup.h"
 #include "sd_fixed.h"
 #include "shadow_mount.h"

@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <linux/mount.h>
 
-#include "bwrap_layer.h"
+#include "sandbox_paths.h"
 #include "mkdirp.h"
 #include "mntns.h"
 #include "msg.h"

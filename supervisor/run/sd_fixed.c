@@ -11,8 +11,8 @@
  * /etc/ld.so.preload shows that file (read-only bind).
  * Where the host has no /etc/ld.so.preload to mount on, /etc becomes a read-only OverlayFS of the
  * host's /etc under a tmpfs holding only ld.so.preload (the bwrap layer's "/etc view" without its
- * whiteouts: bwrap_etc.h; one mount, where a per-entry shadow costs ~150 binds), when
- * bwrap_etc_wanted() says an overlay applies (overlayfs known, nothing mounted below /etc,
+ * whiteouts: etc_view.h; one mount, where a per-entry shadow costs ~150 binds), when
+ * etc_view_wanted() says an overlay applies (overlayfs known, nothing mounted below /etc,
  * SBXSUP_ETC_OVERLAY not "0"). That tmpfs is mounted at SBX_RUN_DIR only for the moment it takes
  * (nothing of the run runs yet) and detached before the run's own tmpfs goes there: the overlay
  * keeps its own reference, nothing of it is reachable by a path.
@@ -40,8 +40,8 @@
 #include <unistd.h>
 #include <linux/mount.h>
 
-#include "bwrap_etc.h"
-#include "bwrap_layer.h"
+#include "etc_view.h"
+#include "sandbox_paths.h"
 #include "msg.h"
 #include "quote.h"
 
@@ -191,13 +191,13 @@ static int etc_overlay(const char *line, size_t len)
 {
 	struct stat st;
 	char opts[64];
-	if (!bwrap_etc_wanted(SBX_RUN_DIR) || stat("/etc", &st) < 0)
+	if (!etc_view_wanted(SBX_RUN_DIR) || stat("/etc", &st) < 0)
 		return -1;
 	snprintf(opts, sizeof opts, "mode=%04o", (unsigned)(st.st_mode & 07777)); /* the overlay root's */
 	if (mount("tmpfs", SBX_RUN_DIR, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
 		return -1;
 	int rc = write_file(SBX_RUN_DIR "/ld.so.preload", line, len, 0444) == 0 &&
-		 bwrap_etc_overlay(SBX_RUN_DIR, "/etc") == 0 ? 0 : -1;
+		 etc_view_overlay(SBX_RUN_DIR, "/etc") == 0 ? 0 : -1;
 	int e = errno;
 	if (umount2(SBX_RUN_DIR, MNT_DETACH) < 0 && rc == 0)
 		return fail("detach the /etc overlay's layer at", SBX_RUN_DIR);

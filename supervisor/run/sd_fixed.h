@@ -30,7 +30,7 @@ int sd_fixed_setup(const struct sd_fixed *f);
 struct etc_identity_text;
 /* In the run's init, inside its own mount namespace: /etc/passwd and /etc/group (and, t->resolv,
  * /etc/resolv.conf) show the
- * executor's own entries (`t`, from bwrap_etc_identity_text: SBX_EXEC_USER with its uid, gid and
+ * executor's own entries (`t`, from etc_identity_make: SBX_EXEC_USER with its uid, gid and
  * home), as read-only binds of files in a tmpfs mounted over /tmp only while they are written (one
  * descriptor at a time). 0, or -1 with errno and a message. */
 int sd_fixed_identity(const struct etc_identity_text *t);

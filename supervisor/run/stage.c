@@ -20,7 +20,7 @@
 #include "caps.h"
 #include "layer.h"
 #include "report.h"
-#include "bwrap_layer.h" /* SBX_RUN_POLICY: the fixed channel's path */
+#include "sandbox_paths.h" /* SBX_RUN_POLICY: the fixed channel's path */
 
 /* Resolve the command as execvp would, with the PATH of the environment it will run with (glibc's
  * execvp searches the caller's PATH, not the new environment's). Returns 0 with an absolute path,

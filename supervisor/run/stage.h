@@ -33,7 +33,7 @@ struct stage_args {
 				     * reporter (open/exec decided and reported by the supervisor) */
 	bool sensor;                /* seccomp and probes off: the report-only sensor (a notify-only
 				     * filter, every call continues; status "sensor=on|off") */
-	bool etc_view;              /* /etc is bwrap's /etc view (bwrap_etc.h), its secrets whiteouts:
+	bool etc_view;              /* /etc is bwrap's /etc view (etc_view.h), its secrets whiteouts:
 				     * Landlock grants the /etc tree with one rule ("--etc-view") */
 };
 

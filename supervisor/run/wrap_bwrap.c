@@ -15,8 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bwrap_etc.h"
+#include "etc_view.h"
 #include "bwrap_layer.h"
+#include "sandbox_paths.h"
 #include "caps.h"
 #include "mntns.h"
 #include "msg.h"
@@ -75,7 +76,7 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct at
 		dprintf(f->err_w, "child setup failed: %s", strerror(errno));
 		_exit(SBX_EXIT_INTERNAL);
 	}
-	/* --shadow's overlay over the workspace and the /etc view (bwrap_etc.h), in a mount namespace of
+	/* --shadow's overlay over the workspace and the /etc view (etc_view.h), in a mount namespace of
 	 * this child only, which bwrap then binds from */
 	if (r->sp.on || r->lc.etc_view || r->lc.own_userns) {
 		const char *what = "";
@@ -92,12 +93,12 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct at
 		_exit(SBX_EXIT_INTERNAL);
 	/* root: the write grants' idmapped mounts where bwrap binds them from, no supplementary groups */
 	if (r->lc.own_userns && sd_bwrap_child(&r->sd, r->lc.stage_dir, r->d.stage[0] ? r->d.stage : r->d.self,
-						 sbx_layer_on(&r->L, layer_preload.id) ? r->d.preload : NULL) < 0)
+						 layers_ld_library(&r->lc)) < 0)
 		_exit(SBX_EXIT_INTERNAL);
 	/* the view bwrap binds holds the executor's passwd and group (and the run's resolv.conf) */
 	bool view_bound = bwrap_etc_bound(&r->lc);
 	const struct etc_view_files vf = {.passwd_fd = f->passwd, .group_fd = f->group, .resolv_fd = f->resolv};
-	if (r->lc.etc_view && bwrap_etc_mount(r->plan.pol, r->plan.etclow, r->lc.etc_view, SBX_RUN_PRELOAD,
+	if (r->lc.etc_view && etc_view_mount(r->plan.pol, r->plan.etclow, r->lc.etc_view, SBX_RUN_PRELOAD,
 					      view_bound ? &vf : NULL) < 0) {
 		dprintf(f->err_w, "child setup failed: the /etc view (an overlay adding ld.so.preload) could "
 			"not be mounted: %s (SBXSUP_ETC_OVERLAY=0 binds /etc entry by entry instead)", strerror(errno));
@@ -172,15 +173,15 @@ static enum attempt_result bw_prepare(struct run *r, struct attempt_io *io)
 	}
 	pt_mark(&r->pt, "attempt.identity");
 	/* ld.so.preload's text for --ro-bind-data, unless the /etc view holds the file */
-	if (sbx_layer_on(&r->L, layer_preload.id) && !r->lc.etc_view && (io->ldso = ldso_memfd()) < 0) {
+	if (layers_ld_library(&r->lc) && !r->lc.etc_view && (io->ldso = ldso_memfd()) < 0) {
 		sbx_msg("memfd: %s", strerror(errno));
 		return ATT_FAIL;
 	}
-	/* the executor's own passwd and group entries (bwrap_etc.h), bound over the host's */
+	/* the executor's own passwd and group entries (etc_view.h), bound over the host's */
 	struct etc_identity id = {.uid = r->lc.uid, .gid = r->lc.gid,
 				  .home = r->lc.home_dir ? r->lc.home_dir : pol_home(r->plan.pol)};
-	if (bwrap_etc_identity_memfds(&id, &io->passwd, &io->group) < 0 ||
-	    (pol_gateway(r->plan.pol) && (io->resolv = bwrap_etc_resolv_memfd()) < 0)) {
+	if (etc_identity_memfds(&id, &io->passwd, &io->group) < 0 ||
+	    (pol_gateway(r->plan.pol) && (io->resolv = etc_resolv_memfd()) < 0)) {
 		sbx_msg("the executor's passwd and group entries: %s", strerror(errno));
 		return ATT_FAIL;
 	}

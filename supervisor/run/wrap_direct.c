@@ -208,8 +208,8 @@ static pid_t direct_spawn(struct run *r, struct strv *env)
 	struct etc_identity id = {.uid = p->in_uid, .gid = p->in_gid,
 				  .home = r->lc.home_dir ? r->lc.home_dir : pol_home(pol),
 				  .resolv = pol_gateway(pol)};
-	bwrap_etc_identity_free(&p->etc_id);
-	if (bwrap_etc_identity_text(&id, &p->etc_id) < 0) {
+	etc_identity_free(&p->etc_id);
+	if (etc_identity_make(&id, &p->etc_id) < 0) {
 		sbx_msg("run setup: the executor's passwd and group entries: %s", strerror(errno));
 		return -1;
 	}
@@ -220,7 +220,7 @@ static pid_t direct_spawn(struct run *r, struct strv *env)
 	pid_t pid = sd_spawn(p, &r->cg);
 	if (pid != 0) {
 		sd_fixed_close_lib(&p->fixed);
-		bwrap_etc_identity_free(&p->etc_id); /* the child has its copy */
+		etc_identity_free(&p->etc_id); /* the child has its copy */
 	}
 	if (pid == 0 && sd_filter_path(p, env) < 0) /* the stage's PATH, in the child */
 		_exit(SBX_EXIT_INTERNAL);

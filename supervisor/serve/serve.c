@@ -16,7 +16,7 @@
 #include "fdpass.h"
 #include "msg.h"
 #include "quote.h"
-#include "probes_layer.h"
+#include "layer.h"
 #include "result.h"
 #include "serve_child.h"
 #include "serve_peer.h"
@@ -41,37 +41,27 @@ struct server {
 	struct call calls[SERVE_MAX_LIVE];
 	int live;
 	unsigned long served;
-	struct sbx_probes *probes;
+	struct layer_rt held; /* the layers' shared sets kept loaded (layers_hold) */
 	int nwarm;     /* children that pre-create sandboxes (channel open): at most warm_max */
 	int warm_max;  /* cfg->warm_max, else SERVE_WARM_MAX */
 	long quiet_at; /* held children get 'G' at this time (ms, now_ms()) if no call is in flight; 0 */
 };
 
-/* Hold a slot of the shared probe set while the server lives: each run then opens the pinned set
- * (no program load, no BTF parse) instead of loading the programs itself. */
-static void probes_hold(struct server *s)
+static void hold_said(void *arg, const char *name, bool held, const char *text)
 {
-	char level[256] = "", why[300] = "";
-	if (!s->cfg->keep_probes)
-		return;
-	if (geteuid() != 0) {
-		sbx_msg("serve: warning: probes not kept loaded: not root (each run loads them itself, or runs without)");
-		return;
-	}
-	const char *was = getenv("SBXSUP_PROBES_SHARE");
-	char *saved = was ? strdup(was) : NULL;
-	setenv("SBXSUP_PROBES_SHARE", "1", 1);
-	if (sbx_probes_start(NULL, 0, &s->probes, level, sizeof level, why, sizeof why) < 0) {
-		sbx_msg("serve: warning: probes not kept loaded: %s (each run loads them itself)", why);
-		s->probes = NULL;
-	} else if (!s->cfg->quiet) {
-		sbx_msg("serve: probes kept loaded: %s", level);
-	}
-	if (saved)
-		setenv("SBXSUP_PROBES_SHARE", saved, 1);
-	else
-		unsetenv("SBXSUP_PROBES_SHARE");
-	free(saved);
+	const struct server *s = arg;
+	if (!held)
+		sbx_msg("serve: warning: %s not kept loaded: %s", name, text);
+	else if (!s->cfg->quiet)
+		sbx_msg("serve: %s kept loaded: %s", name, text);
+}
+
+/* Hold the layers' shared sets while the server lives (layer.h hold: the probes' — each run then
+ * opens the pinned set instead of loading the programs itself). */
+static void layers_keep(struct server *s)
+{
+	if (s->cfg->keep_probes)
+		layers_hold(&s->held, hold_said, s);
 }
 
 static void start_cold(struct server *s, int conn);
@@ -390,7 +380,7 @@ int serve_main(const struct serve_cfg *cfg)
 		free(s);
 		return SBX_EXIT_INTERNAL;
 	}
-	probes_hold(s);
+	layers_keep(s);
 	char q[SBX_Q_MAX];
 	if (!cfg->quiet)
 		sbx_msg("serve: listening on %s (pid %d)", sbx_q(cfg->socket, q, sizeof q), (int)getpid());
@@ -442,8 +432,7 @@ int serve_main(const struct serve_cfg *cfg)
 	}
 	serve_unlisten(&s->sock);
 	stop_calls(s);
-	if (s->probes)
-		sbx_probes_stop(s->probes);
+	layers_stop(&s->held, false);
 	if (!cfg->quiet)
 		sbx_msg("serve: stopped after %lu call%s", s->served, s->served == 1 ? "" : "s");
 	close(s->sfd);

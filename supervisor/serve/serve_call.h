@@ -5,7 +5,7 @@
 #ifndef SBX_SERVE_CALL_H
 #define SBX_SERVE_CALL_H
 
-#include "serve.h"
+#include "serve_cfg.h"
 #include "serve_proto.h"
 
 /* A reply without a run (peer refused, server busy, malformed request): exit 125 + a refusal

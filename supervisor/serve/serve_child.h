@@ -11,7 +11,7 @@
 #ifndef SBX_SERVE_CHILD_H
 #define SBX_SERVE_CHILD_H
 
-#include "serve.h"
+#include "serve_cfg.h"
 #include "serve_call.h" /* serve_refuse */
 
 /* ch: the server's channel to this child when it may become the pre-created sandbox after its

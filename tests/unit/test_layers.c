@@ -21,7 +21,7 @@
 #include "ctl.h"
 #include "detect.h"
 #include "layer.h"
-#include "layers.h"
+#include "layer_set.h"
 #include "manifest.h"
 #include "policy.h"
 #include "policy_build.h"
@@ -416,6 +416,71 @@ static void t_stage(void **state)
 	assert_non_null(strstr(st, "preload=off\npreload_why=/nonexistent/lib.so: "));
 }
 
+/* What the run asks the table instead of an entry by name: the cgroup limits, the network walls in
+ * their order, what is lost with a layer off, the loader's library, the layers the stage must not
+ * turn off (and the refusal's reason code), and which entries expire, reclaim and hold shared
+ * sets (not called here: they act on the host's pinned sets). */
+static void t_run_questions(void **state)
+{
+	(void)state;
+	struct sbx_layers L;
+	memset(&L, 0, sizeof L);
+	struct detect d;
+	memset(&d, 0, sizeof d);
+	snprintf(d.preload, sizeof d.preload, "/x/libsbxpreload.so");
+	struct pol_fixture f;
+	pol_setup(&f);
+	struct layer_ctx c = {.d = &d, .L = &L, .pol = f.p};
+	assert_false(layers_cgroup_limits(&L));
+	sbx_layer_set_on(&L, SBX_L_LIMITS, "x");
+	assert_true(layers_cgroup_limits(&L));
+	/* the walls: netfilter, preload, landlock (off in the run's own namespace) */
+	char w[200];
+	layers_net_walls(&c, w, sizeof w);
+	const char *ll = pol_own_netns(f.p) ? "off (own namespace)" : "off";
+	char want[200];
+	snprintf(want, sizeof want, "netfilter BPF: off; preload checks: off; landlock ports: %s", ll);
+	assert_string_equal(w, want);
+	sbx_layer_set_on(&L, SBX_L_NETFILTER, "x");
+	sbx_layer_set_on(&L, SBX_L_LANDLOCK, "x");
+	layers_net_walls(&c, w, sizeof w);
+	snprintf(want, sizeof want, "netfilter BPF: on; preload checks: off; landlock ports: %s",
+		 pol_own_netns(f.p) ? "off (own namespace)" : "on");
+	assert_string_equal(w, want);
+	layers_net_walls(&c, w, 10); /* cut, never overrun */
+	assert_int_equal(strlen(w), 9);
+	/* what is lost: the entry's line unless it says otherwise for this run */
+	for (int l = 0; l < SBX_L__N; l++)
+		if (!pol_gateway(f.p))
+			assert_string_equal(layers_lost(&c, l), sbx_layer_ops[l]->lost);
+	/* the loader's library: the preload's, only while it is on */
+	assert_null(layers_ld_library(&c));
+	sbx_layer_set_on(&L, SBX_L_PRELOAD, "LD_PRELOAD");
+	assert_string_equal(layers_ld_library(&c), d.preload);
+	/* the preload is refused if the stage turns it off; nothing lost: no refusal */
+	unsigned keep = layers_refuse_mask(&L);
+	assert_int_equal(keep, 1u << SBX_L_PRELOAD);
+	const char *code = NULL;
+	char remedy[200] = "";
+	assert_int_equal(layers_refuse_lost(&c, keep, "uid 1 gid 1", &code, remedy, sizeof remedy), -1);
+	sbx_layer_set_off(&L, SBX_L_PRELOAD, "cannot open it");
+	assert_int_equal(layers_refuse_lost(&c, keep, "uid 1 gid 1", &code, remedy, sizeof remedy),
+			 SBX_L_PRELOAD);
+	assert_string_equal(code, "preload_unavailable");
+	assert_non_null(strstr(remedy, "--layers auto,-preload"));
+	assert_string_equal(L.why[SBX_L_PRELOAD], "the executor's identity (uid 1 gid 1) cannot load "
+			    "/x/libsbxpreload.so: cannot open it");
+	assert_int_equal(layers_refuse_lost(&c, 0, "uid 1 gid 1", &code, remedy, sizeof remedy), -1);
+	/* the shared sets: netfilter's and the probes' */
+	for (int l = 0; l < SBX_L__N; l++) {
+		bool shared = l == SBX_L_NETFILTER || l == SBX_L_PROBES;
+		assert_true(!sbx_layer_ops[l]->expire_idle == !shared);
+		assert_true(!sbx_layer_ops[l]->reclaim == !shared);
+		assert_true(!sbx_layer_ops[l]->hold == (l != SBX_L_PROBES));
+	}
+	pol_teardown(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -423,7 +488,7 @@ int main(void)
 		cmocka_unit_test(t_admit),          cmocka_unit_test(t_stage_flags_wrapper_cgroup),
 		cmocka_unit_test(t_wrap_plan_env),  cmocka_unit_test(t_start_child_stop),
 		cmocka_unit_test(t_on_ready),       cmocka_unit_test(t_stage),
-		cmocka_unit_test(t_report_event_sensor),
+		cmocka_unit_test(t_report_event_sensor), cmocka_unit_test(t_run_questions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

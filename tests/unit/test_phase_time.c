@@ -1,4 +1,4 @@
-/* test_phase_time.c — SBXSUP_TIMING's phase timer (supervisor/run/phase_time.h) and the child that
+/* test_phase_time.c — SBXSUP_TIMING's phase timer (common/phase_time.h) and the child that
  * shares sbxsup's memory (common/vmchild.h). */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bwrap_layer.h"
+#include "sandbox_paths.h"
 #include "layer.h"
-#include "layers.h"
+#include "layer_set.h"
 #include "plan.h"
 #include "strv.h"
 

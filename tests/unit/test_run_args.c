@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "layers.h"
+#include "layer_set.h"
 #include "run.h"
 #include "run_args.h"
 #include "sbxsup.h"

@@ -1,4 +1,4 @@
-/* layers.h — the seven layers of the SPEC by name, and the run's bookkeeping of them: which are
+/* layer_set.h — the seven layers of the SPEC by name, and the run's bookkeeping of them: which are
  * wanted, required, active, and why not.
  *
  * Promise: one bookkeeping struct per run. A layer is active only after it was actually put in
@@ -7,8 +7,8 @@
  * run.start.layers/why and --dry-run print from this struct, so they cannot disagree. The enum
  * indexes the one table of layers (layer.h); only that table and its walkers use it.
  */
-#ifndef SBX_LAYERS_H
-#define SBX_LAYERS_H
+#ifndef SBX_LAYER_SET_H
+#define SBX_LAYER_SET_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,7 +28,7 @@ struct sbx_layers {
 	unsigned moot;                 /* bit per layer: off because not needed (nothing lost) */
 	char why[SBX_L__N][256];       /* reason when not active */
 	char level[SBX_L__N][96];      /* detected level when active: "abi 7", "notify", "tp_btf", ... */
-	/* The report-only sensor (seccomp_layer.h sbx_seccomp_sensor_wanted): not a layer — it refuses
+	/* The report-only sensor (a mode of the seccomp entry, layer.h `sensor`): not a layer — it refuses
 	 * nothing — but what reports the silent layers' refusals when neither seccomp nor the probes
 	 * are on. */
 	bool sensor_off;               /* reporting turned off: --sensor off, SBXSUP_SANDBOX=0 */

@@ -1,5 +1,5 @@
-/* bwrap_etc.c — see bwrap_etc.h. */
-#include "bwrap_etc.h"
+/* etc_view.c — see etc_view.h. */
+#include "etc_view.h"
 #include "mntns.h"
 
 #include <errno.h>
@@ -14,7 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "bwrap_layer.h"
+#include "sandbox_paths.h"
 
 /* Is a file system type in /proc/filesystems? */
 static bool fs_known(const char *type)
@@ -40,7 +40,7 @@ static bool etc_has_mounts(void)
 	return sbx_mounted_below("/etc", true, NULL);
 }
 
-bool bwrap_etc_wanted(const char *lower)
+bool etc_view_wanted(const char *lower)
 {
 	const char *env = getenv("SBXSUP_ETC_OVERLAY");
 	struct stat st;
@@ -90,17 +90,17 @@ static bool parent_exists(const char *path)
 	return stat(d, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int bwrap_etc_make(const char *view)
+int etc_view_make(const char *view)
 {
 	return mkdir(view, 0755);
 }
 
-bool bwrap_etc_hides(const char *path)
+bool etc_view_hides(const char *path)
 {
 	return below_etc(path) != NULL;
 }
 
-int bwrap_etc_overlay(const char *lower, const char *at)
+int etc_view_overlay(const char *lower, const char *at)
 {
 	char opt[512];
 	if (snprintf(opt, sizeof opt, "lowerdir=%s:/etc", lower) >= (int)sizeof opt)
@@ -183,7 +183,7 @@ static void filter_db(const char *src, FILE *out, unsigned id, const char *add, 
 	fputs(add, out);
 }
 
-int bwrap_etc_identity_text(const struct etc_identity *id, struct etc_identity_text *t)
+int etc_identity_make(const struct etc_identity *id, struct etc_identity_text *t)
 {
 	char add[PATH_MAX + 128], host[256] = "";
 	*t = (struct etc_identity_text){0};
@@ -201,14 +201,14 @@ int bwrap_etc_identity_text(const struct etc_identity *id, struct etc_identity_t
 		rc = fclose(gr);
 	}
 	if (rc != 0 || !gr) {
-		bwrap_etc_identity_free(t);
+		etc_identity_free(t);
 		return -1;
 	}
 	t->resolv = id->resolv ? SBX_ETC_RESOLV : NULL;
 	return 0;
 }
 
-void bwrap_etc_identity_free(struct etc_identity_text *t)
+void etc_identity_free(struct etc_identity_text *t)
 {
 	free(t->passwd);
 	free(t->group);
@@ -238,21 +238,21 @@ static int memfd_with(const char *name, const char *data, size_t len)
 	return fd;
 }
 
-int bwrap_etc_resolv_memfd(void)
+int etc_resolv_memfd(void)
 {
 	return memfd_with("sbxsup-resolv.conf", SBX_ETC_RESOLV, sizeof SBX_ETC_RESOLV - 1);
 }
 
-int bwrap_etc_identity_memfds(const struct etc_identity *id, int *pw_fd, int *gr_fd)
+int etc_identity_memfds(const struct etc_identity *id, int *pw_fd, int *gr_fd)
 {
 	struct etc_identity_text t;
 	*pw_fd = *gr_fd = -1;
-	if (bwrap_etc_identity_text(id, &t) < 0)
+	if (etc_identity_make(id, &t) < 0)
 		return -1;
 	*pw_fd = memfd_with("sbxsup-passwd", t.passwd, t.passwd_len);
 	*gr_fd = *pw_fd >= 0 ? memfd_with("sbxsup-group", t.group, t.group_len) : -1;
 	int e = errno;
-	bwrap_etc_identity_free(&t);
+	etc_identity_free(&t);
 	if (*gr_fd >= 0)
 		return 0;
 	if (*pw_fd >= 0)
@@ -289,7 +289,7 @@ static int copy_in(const char *lower, const char *name, int fd)
 	return rc < 0 ? (errno = e, -1) : 0;
 }
 
-int bwrap_etc_mount(const struct policy *p, const char *lower, const char *view, const char *preload,
+int etc_view_mount(const struct policy *p, const char *lower, const char *view, const char *preload,
 		    const struct etc_view_files *files)
 {
 	char f[PATH_MAX];
@@ -327,5 +327,5 @@ int bwrap_etc_mount(const struct policy *p, const char *lower, const char *view,
 		      (files->resolv_fd >= 0 && lstat("/etc/resolv.conf", &rs) == 0 &&
 		       copy_in(lower, "resolv.conf", files->resolv_fd) < 0)))
 		return -1;
-	return bwrap_etc_overlay(lower, view);
+	return etc_view_overlay(lower, view);
 }
