@@ -132,6 +132,11 @@ int sd_writable(struct sd_plan *p, const char *path);
 /* The command named after `--` with a '/' and under /tmp: that one file, read-only. */
 int sd_expose_cmd(struct sd_plan *p, const char *cmd);
 
+/* Parent, after every directory: a granted regular file under /tmp (a hint naming one file) that
+ * no exposed directory already shows as granted: that one file, read-only unless rw. A symlink at
+ * the granted name is not followed (nothing is exposed). 0 or -1 (too many). */
+int sd_expose_file(struct sd_plan *p, const char *path, bool rw);
+
 /* Parent, after sd_spawn: PATH entries under the host's /tmp that the run cannot see (not
  * exposed) are dropped (the default PATH when none is left), as env_filter_path drops entries the
  * policy does not grant. */

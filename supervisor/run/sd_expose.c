@@ -95,6 +95,17 @@ int sd_expose_cmd(struct sd_plan *p, const char *cmd)
 	return expose_add(p, f, false, true);
 }
 
+int sd_expose_file(struct sd_plan *p, const char *path, bool rw)
+{
+	struct stat st;
+	if (!path || !sd_under_tmp(path) || lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	for (size_t i = 0; i < p->nexpose; i++)
+		if (!p->expose_file[i] && covers(p->expose[i], path) && (p->expose_rw[i] || !rw))
+			return 0; /* shown by its directory, as granted */
+	return expose_add(p, path, rw, true);
+}
+
 /* A PATH entry the run can see: not under the host's /tmp, or exposed again in the run's own. */
 static bool run_sees_dir(const char *dir, const void *arg)
 {

@@ -197,6 +197,11 @@ static pid_t direct_spawn(struct run *r, struct strv *env)
 		if (d.access & POL_WRITE)
 			rc |= sd_writable(p, d.path);
 	}
+	for (size_t i = 0, n = pol_dir_count(pol); i < n; i++) { /* a hint naming one file */
+		struct pol_dir d;
+		if (pol_dir_get(pol, i, &d) == 0 && d.path)
+			rc |= sd_expose_file(p, d.path, d.access & POL_WRITE);
+	}
 	rc |= sd_expose_cmd(p, r->o.cmd[0]);
 	/* what the executor's own machinery loads (the preload library, sbxsup for a nested run) when
 	 * it lives under the host's /tmp, which the run's private /tmp hides (a checkout in /tmp) */

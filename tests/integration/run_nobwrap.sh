@@ -131,6 +131,15 @@ if [ $rc -eq 0 ] && grep -q '^mine:' <<<"$out" && ! grep -q "HOST-TMP-$$" <<<"$o
 	t_pass nobwrap_host_tmp_invisible
 else t_fail nobwrap_host_tmp_invisible "rc=$rc $out"; fi
 
+# A hint naming one file under the host's /tmp: that file is there (read-only), its neighbours not.
+mkdir -p "$T_TMP/gf"; chmod 755 "$T_TMP/gf"; echo "GRANTED-ONE-$$" > "$T_TMP/gf/one.txt"; echo "NEIGHBOUR-$$" > "$T_TMP/gf/two.txt"
+chmod 644 "$T_TMP/gf/one.txt" "$T_TMP/gf/two.txt"
+printf '{"sbxsup": 1, "name": "nbw-file", "capabilities": ["code:exec", {"cap": "fs:read", "hint": "%s"}]}\n' "$T_TMP/gf/one.txt" > "$T_TMP/gf.json"
+out=$(cd "$WS" && "$SBXSUP" run -m "$T_TMP/gf.json" $NB -- sh -c "cat '$T_TMP/gf/one.txt' '$T_TMP/gf/two.txt'; echo more >> '$T_TMP/gf/one.txt'" 2>&1); rc=$?
+if grep -q "^GRANTED-ONE-$$" <<<"$out" && ! grep -q "NEIGHBOUR-$$" <<<"$out" && [ "$(cat "$T_TMP/gf/one.txt")" = "GRANTED-ONE-$$" ]; then
+	t_pass nobwrap_granted_file_under_tmp
+else t_fail nobwrap_granted_file_under_tmp "rc=$rc $out"; fi
+
 # bwrap mode: a non-zero uid inside, a private HOME.
 if command -v bwrap >/dev/null; then
 	out=$(cd "$WS" && "$SBXSUP" run -a "$A.bw" -- sh -c 'echo "uid=$(id -u) home=$HOME"; ls -A "$HOME" | wc -l; touch "$HOME/x" && echo home-ok' 2>&1); rc=$?
