@@ -263,9 +263,31 @@ check_tree() {
 	[ "$(cat "$1/out/py-tree" 2>&1)" = 9 ] || echo "out/py-tree: $(cat "$1/out/py-tree" 2>&1)"
 }
 
-CASES=(python cc make shell tar git text files sqlite perl openssl tree)
+# ---- mkdir -p of an absolute path (coreutils, Python): the ancestors outside the grants exist ---------------
+# (a mkdir of a name that exists is EEXIST in the kernel before any permission check: no write, no event)
+prep_mkdirp() { :; }
+body_mkdirp() {
+	echo 'mkdir -p "$PWD/out/p/q" && '"$PY"' -c "import os; os.makedirs(os.getcwd() + \"/out/r/s\", exist_ok=True)" &&
+		{ mkdir /usr 2> out/usr.err; echo "usr=$?" >> out/usr.err; }'
+}
+check_mkdirp() {
+	[ "$2" = 0 ] || echo "exit $2"
+	[ -d "$1/out/p/q" ] && [ -d "$1/out/r/s" ] || echo "out/p/q or out/r/s not made"
+	grep -q 'File exists' "$1/out/usr.err" && grep -qx 'usr=1' "$1/out/usr.err" || echo "mkdir /usr: $(tr '\n' '|' < "$1/out/usr.err")"
+	local ev
+	ev=$(python3 - "$a" <<'PY'
+import json, sys
+for l in open(sys.argv[1]):
+    o = json.loads(l)
+    if (o.get("op") or o.get("syscall") or "").startswith("mkdir"): print(o.get("event"), o.get("sev"), o.get("path"))
+PY
+)
+	[ -z "$ev" ] || echo "mkdir events: $(head -n 3 <<<"$ev" | tr '\n' ';')"
+}
+
+CASES=(python cc make shell tar git text files mkdirp sqlite perl openssl tree)
 case_cmds() { case $1 in python) echo "$PY" ;; cc) echo cc ;; shell) echo "sh bash bc paste" ;; text) echo "find grep sed" ;;
-	files) echo "cp mv ln chmod" ;; sqlite) echo sqlite3 ;; tree) echo "sh $PY" ;; *) echo "$1" ;; esac; }
+	files) echo "cp mv ln chmod" ;; sqlite) echo sqlite3 ;; tree) echo "sh $PY" ;; mkdirp) echo "mkdir $PY" ;; *) echo "$1" ;; esac; }
 WHO=${SBX_RP_WHO:-root}; [ "$(id -u)" = 0 ] || WHO=user
 
 for mode in "${MODES[@]}"; do
