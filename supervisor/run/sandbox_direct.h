@@ -129,6 +129,13 @@ int sd_expose(struct sd_plan *p, const char *path, bool rw);
  * that are not directories, /tmp itself, /dev, /proc, /sys: ignored. 0 or -1 (too many). */
 int sd_writable(struct sd_plan *p, const char *path);
 
+/* A write grant `path` inside the write grant `outer` (both directories, on one file system, of
+ * the same owner and group) is not mounted again, in either mode (sd_writable, bwrap_argv): the
+ * outer mount shows it writable with the same idmap, and a mount of its own would make a rename
+ * or a hard link between the two fail with EXDEV (the SPEC's "./out" in the workspace: `ln
+ * src/f out/`, os.rename, git's object moves; mv falls back to a copy). */
+bool sd_wr_inside(const char *outer, const char *path);
+
 /* The command named after `--` with a '/' and under /tmp: that one file, read-only. */
 int sd_expose_cmd(struct sd_plan *p, const char *cmd);
 

@@ -51,6 +51,13 @@ static int expose_add(struct sd_plan *p, const char *path, bool rw, bool file)
 	return 0;
 }
 
+bool sd_wr_inside(const char *outer, const char *path)
+{
+	struct stat a, b;
+	return strcmp(outer, path) && covers(outer, path) && stat(outer, &a) == 0 && stat(path, &b) == 0 &&
+	       S_ISDIR(b.st_mode) && a.st_uid == b.st_uid && a.st_gid == b.st_gid && a.st_dev == b.st_dev;
+}
+
 int sd_writable(struct sd_plan *p, const char *path)
 {
 	struct stat st;
@@ -59,7 +66,7 @@ int sd_writable(struct sd_plan *p, const char *path)
 	    stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
 		return 0;
 	for (size_t i = 0; i < p->nwr; i++)
-		if (!strcmp(p->wr[i], path))
+		if (!strcmp(p->wr[i], path) || sd_wr_inside(p->wr[i], path))
 			return 0;
 	if (p->nwr >= SD_MAX_EXPOSE || strlen(path) >= sizeof p->wr[0]) {
 		errno = ENOSPC;

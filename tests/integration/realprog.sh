@@ -203,7 +203,8 @@ check_text() {
 prep_files() { printf '#!/bin/sh\necho tool-ran\n' > "$1/src/tool.sh"; chmod 644 "$1/src/tool.sh"; touch -d 2020-01-02 "$1/src/a.txt"; }
 body_files() {
 	echo 'cp -a src out/copy && mv out/copy/sub out/moved && ln -s ../src/a.txt out/link &&
-		chmod +x out/copy/tool.sh && out/copy/tool.sh > out/tool.out && cat out/link > out/via-link'
+		chmod +x out/copy/tool.sh && out/copy/tool.sh > out/tool.out && cat out/link > out/via-link &&
+		ln src/a.txt out/hard && '"$PY"' -c "import os; os.rename(\"src/sub/c.dat\", \"out/c.dat\")"'
 }
 check_files() {
 	[ "$2" = 0 ] || echo "exit $2"
@@ -214,6 +215,9 @@ check_files() {
 	[ "$(cat "$1/out/tool.out" 2>&1)" = tool-ran ] || echo "tool.sh did not run: $(cat "$1/out/tool.out" 2>&1)"
 	[ "$(cat "$1/out/via-link" 2>&1)" = "$(cat "$1/src/a.txt")" ] || echo "read through the link failed"
 	[ "$(stat -c %u "$1/out/moved/b.txt")" = "$(stat -c %u "$1")" ] || echo "owner $(stat -c %u "$1/out/moved/b.txt") != workspace's"
+	# ./out is a write grant inside the workspace: a hard link and a rename between them (one mount)
+	[ "$(stat -c %i "$1/out/hard" 2>&1)" = "$(stat -c %i "$1/src/a.txt")" ] || echo "ln src/a.txt out/hard: $(stat -c %i "$1/out/hard" 2>&1)"
+	[ "$(cat "$1/out/c.dat" 2>&1)" = gamma ] && [ ! -e "$1/src/sub/c.dat" ] || echo "os.rename src -> out: $(cat "$1/out/c.dat" 2>&1)"
 }
 
 # ---- sqlite3 CLI ------------------------------------------------------------------------------------------------------
