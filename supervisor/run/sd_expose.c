@@ -41,6 +41,9 @@ static int expose_add(struct sd_plan *p, const char *path, bool rw, bool file)
 			p->expose_rw[i] |= rw;
 			return 0;
 		}
+	for (size_t i = 0; rw && !file && i < p->nexpose; i++)
+		if (p->expose_rw[i] && !p->expose_file[i] && sd_wr_inside(p->expose[i], path))
+			return 0; /* shown writable by its enclosing bind, one mount (sd_wr_inside) */
 	if (p->nexpose >= SD_MAX_EXPOSE || strlen(path) >= sizeof p->expose[0]) {
 		errno = ENOSPC;
 		return -1;
