@@ -359,14 +359,36 @@ SBX_EXPORT int truncate64(const char *path, off64_t len)
 	return REAL(truncate64)(path, len);
 }
 
+/* A mkdir of a name that exists: the kernel answers EEXIST before any permission check and nothing
+ * is written, so `mkdir -p` or CMake walking down an absolute path through directories outside the
+ * grants gets the kernel's answer and is not reported as a write (looked up with the executor's
+ * own identity: a directory it cannot search answers no, as the kernel's lookup would fail). */
+static int mkdir_taken(int dirfd, const char *path)
+{
+	struct stat st;
+	if (sbx_pl_mode() == SBX_PL_PASSIVE || !path || !path[0] ||
+	    sbx_sys(SYS_newfstatat, dirfd, (long)path, (long)&st, AT_SYMLINK_NOFOLLOW, 0, 0) != 0)
+		return 0;
+	errno = EEXIST;
+	return 1;
+}
+
 SBX_EXPORT int mkdir(const char *path, mode_t mode)
 {
+	int saved = errno;
+	if (mkdir_taken(AT_FDCWD, path))
+		return -1;
+	errno = saved;
 	WRITE(SBX_OP_MKDIR, AT_FDCWD, path, NOF);
 	return REAL(mkdir)(path, mode);
 }
 
 SBX_EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
 {
+	int saved = errno;
+	if (mkdir_taken(dirfd, path))
+		return -1;
+	errno = saved;
 	WRITE(SBX_OP_MKDIR, dirfd, path, NOF);
 	return REAL(mkdirat)(dirfd, path, mode);
 }

@@ -4,6 +4,7 @@
 #include "caps.h"
 #include "container_env.h"
 #include "etc_view.h"
+#include "grant_nest.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -123,17 +124,23 @@ static bool unreachable(const struct bwrap_in *in, const char *path)
  * ancestor (it[0..i) sorted by path: ancestors come first)? Such a bind shows what the ancestor's
  * bind shows already (bwrap binds recursively), and would cost bwrap a mount and a parse of the
  * mount table: the system paths' own files (sbxsup and its preload installed under /usr), a grant
- * of a directory below another. A mask that hides part of the ancestor is mounted after every
- * bind, so it covers the path either way. A symlink is kept (bwrap binds what it points to, which
+ * of a directory below another. Also a write grant below a write grant of the same owner
+ * (grant_nest.h: one mount, so renames and hard links between them work). A mask
+ * that hides part of the ancestor is mounted after every bind, so it covers the path either way. A symlink is kept (bwrap binds what it points to, which
  * may lie outside the ancestor). */
 static bool bound_by_ancestor(const struct item *it, size_t i)
 {
 	struct stat st;
-	if (it[i].kind != IT_RO || it[i].src || lstat(it[i].path, &st) < 0 || S_ISLNK(st.st_mode))
+	if ((it[i].kind != IT_RO && it[i].kind != IT_RW) || it[i].src || lstat(it[i].path, &st) < 0 ||
+	    S_ISLNK(st.st_mode))
 		return false;
 	for (size_t j = i; j-- > 0;) /* the nearest ancestor is the last one before i */
-		if (strcmp(it[j].path, it[i].path) && under(it[i].path, it[j].path))
-			return it[j].kind == IT_RO && !it[j].src;
+		if (strcmp(it[j].path, it[i].path) && under(it[i].path, it[j].path)) {
+			if (it[i].kind == IT_RO)
+				return it[j].kind == IT_RO && !it[j].src;
+			/* a write grant in a write grant: one mount, as in direct mode (sbx_wr_inside) */
+			return it[j].kind == IT_RW && !it[j].src && sbx_wr_inside(it[j].path, it[i].path);
+		}
 	return false;
 }
 

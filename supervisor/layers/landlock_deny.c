@@ -164,7 +164,7 @@ int ll_deny_carve(const struct policy *p, const struct pol_dir *in, size_t n, bo
 			continue;
 		}
 		if ((g->access & POL_WRITE) && !carve_writes) {
-			note_add(c, g->path, "a write grant, the seccomp layer's deny decision holds it");
+			note_add(c, g->path, "a write grant, a seccomp deny decision holds it");
 			rc = push(c, g->path, g->access, g->rule, false);
 			continue;
 		}

@@ -11,8 +11,10 @@
  * the matches themselves left out; an entry that a match covers whole is dropped. Every other entry
  * is copied. Consequence, documented: a file created after the start directly in a directory so
  * entered is not readable or writable through Landlock (the entry-by-entry grants were made at the
- * start), so a write grant is carved only when `carve_writes` (no seccomp deny decision behind it:
- * --layers landlock); otherwise the seccomp layer's decision holds the denies in write grants.
+ * start; nor can a program made there run: exec needs READ_FILE), so a write grant is carved only
+ * when `carve_writes` (no seccomp deny decision behind it: the seccomp layer off and no filter of
+ * the stage able to have a listener, e.g. --layers landlock inside another sandbox); otherwise the
+ * decision of the layer's, the sensor's or the guard's filter holds the denies in write grants.
  * Bounded: at most LL_CARVE_MAX entries per grant; a grant past the bound is kept whole and named
  * in `c->note` (the seccomp layer's decision holds it). Nothing is allocated into `in`.
  */

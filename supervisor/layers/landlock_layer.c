@@ -14,6 +14,7 @@
 
 #include "elfcheck.h"
 #include "landlock_deny.h"
+#include "seccomp_layer.h" /* sbx_seccomp_listener_possible: who holds a deny */
 #include "bwrap_layer.h" /* bwrap_etc_bound: the plan follows the bwrap entry */
 
 #include <errno.h>
@@ -886,9 +887,13 @@ int sbx_landlock_stage(struct layer_stage *s, bool on)
 		layer_stage_add(s, "landlock", "off");
 		layer_stage_add(s, "landlock_why", "no compiled policy in the stage");
 	} else if (sbx_landlock_apply_stage(s->pol, s->cmd_path, s->netfilter,
-					    /* write grants carved around a deny's match when no seccomp
-					     * deny decision stands behind Landlock */
-					    !((s->on >> SBX_L_SECCOMP) & 1u), s->etc_view, &r, why, sizeof why) < 0) {
+					    /* write grants carved around a deny's match only when no
+					     * seccomp deny decision stands behind Landlock: neither the
+					     * layer's nor, with a listener, the sensor's or the guard's
+					     * (each decides and performs every open of the deny's class; a
+					     * carved workspace would not let a program made there run) */
+					    !((s->on >> SBX_L_SECCOMP) & 1u) && !sbx_seccomp_listener_possible(),
+					    s->etc_view, &r, why, sizeof why) < 0) {
 		layer_stage_add(s, "landlock", "off");
 		layer_stage_add(s, "landlock_why", why[0] ? why : "apply failed");
 	} else {

@@ -2153,6 +2153,19 @@ static void join_real(int pfd, const char *base, char *out, size_t outlen)
 	snprintf(out + strlen(out), outlen - strlen(out), "%s%s", strcmp(out, "/") ? "/" : "", base);
 }
 
+/* The name `base` in the directory `dirfd` exists for the target (looked up with its identity: a
+ * directory it cannot search answers as the kernel would, no). */
+static bool name_taken(const struct se_creds *cr, int dirfd, const char *base)
+{
+	struct se_saved sv;
+	struct stat st;
+	if (as_target(cr, &sv) < 0)
+		return false;
+	bool taken = fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	as_self(&sv);
+	return taken;
+}
+
 static int emulate_names(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const char *sys,
 			 const uint64_t args[6], struct sbx_sn_report *rep)
 {
@@ -2224,6 +2237,14 @@ static int emulate_names(const struct sbx_sn_ctx *c, int listener, uint64_t req_
 		join_real(f2, base2, real, sizeof real);
 		denied = decide_obj(c, pid, -1, POL_WRITE, false, real, sizeof real, &rule);
 		requested = req2;
+	}
+	if (denied && !strncmp(sys, "mkdir", 5) && name_taken(&cr, f1, base1)) {
+		/* the kernel answers a mkdir of a name that exists with EEXIST before any permission
+		 * check, and nothing is written: `mkdir -p` or CMake walking down an absolute path
+		 * through directories outside the grants is not a write attempt */
+		close(f1);
+		answer(listener, req_id, 0, EEXIST);
+		return 0;
 	}
 	if (denied) {
 		close(f1);

@@ -315,6 +315,25 @@ int sbx_seccomp_probe(char *level, size_t levellen, char *why, size_t whylen)
 	return 1;
 }
 
+bool sbx_seccomp_listener_possible(void)
+{
+	bool tsync;
+	char why[160];
+	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != 0 || !notify_usable(&tsync, why, sizeof why))
+		return false;
+	/* Seccomp 2 with no filter counted is impossible; a filter of any origin: not known free */
+	FILE *f = fopen("/proc/self/status", "re");
+	if (!f)
+		return false;
+	char line[256];
+	long n = -1;
+	while (fgets(line, sizeof line, f))
+		if (!strncmp(line, "Seccomp_filters:", 16))
+			n = strtol(line + 16, NULL, 10);
+	fclose(f);
+	return n == 0;
+}
+
 /* Without a supervisor to ask: the allowlist approximated with comparisons (libseccomp allows one
  * comparison per argument in a rule, so "not in a set" is spelled as the values outside it).
  * Residue (documented): ping sockets are not refused, and AF_INET/6 SOCK_DGRAM protocols 2..58

@@ -23,6 +23,12 @@
  * "errno (unreported: <reason>)"), 0 unusable (why). */
 int sbx_seccomp_probe(char *level, size_t levellen, char *why, size_t whylen);
 
+/* In the stage, before any filter of its own: true when a filter it installs now can have a
+ * user-notification listener — the API level allows notification and no filter is installed yet
+ * (an outer sandbox's may hold the chain's only listener; conservative: any filter counts, a
+ * container runtime's too). No side effect. */
+bool sbx_seccomp_listener_possible(void);
+
 /* In the stage: install. *listener gets the notification fd (O_CLOEXEC), or -1 when notify is
  * unavailable (denials then return their errno unreported and level says so). Also sets
  * no_new_privs. Returns 0, or -1 (why). The caller must hand the listener to the supervisor before

@@ -343,6 +343,12 @@ static int set_up(struct run *r)
 	if (run_setup_policy_fd(r) < 0)
 		return -1;
 	pt_mark(&r->pt, "setup.policy_fd");
+	if (!r->o.disabled && r->sd.root && !r->o.warm) { /* (a warm call's stdio comes with the call) */
+		int fds[3] = {0, 1, 2};
+		if (r->o.stdio)
+			memcpy(fds, r->o.stdio, sizeof fds);
+		stdio_lend(&r->lend, fds, r->sd.host_uid);
+	}
 	if (!r->o.disabled) {
 		run_setup_cgroups(r);
 		if (run_require_missing(r))
@@ -537,6 +543,7 @@ static void run_free(struct run *r)
 	layers_stop(&r->lrt, false);
 	pt_mark(&r->pt, "end.layers_stop");
 	run_setup_undo(r);
+	stdio_return(&r->lend);
 	pt_mark(&r->pt, "end.setup_undo");
 	if (r->audit_ok)
 		audit_close(&r->a);

@@ -33,6 +33,7 @@
 #include "run.h"
 #include "sandbox_direct.h"
 #include "shadow_mount.h"
+#include "stdio_lend.h"
 #include "strv.h"
 
 /* ATT_LAYER_OFF: a layer failed after the spawn (layers_spawned), now off: the sandbox had been set
@@ -104,6 +105,7 @@ struct run {
 	bool audit_failed;
 	struct attempt att;        /* the current (last) attempt */
 	struct sd_plan sd;         /* identity / namespaces / HOME (sandbox_direct.h) */
+	struct stdio_lend lend;    /* root: the executor's stdio pipes lent to its identity (stdio_lend.h) */
 	const char *staged[SD_MAX_EXPOSE]; /* bwrap as root: sd.wr[] as lc.staged */
 	struct strv unreach;       /* bwrap as root: granted paths its identity cannot look up */
 	struct shadow_plan sp;     /* --shadow (run_shadow.c) */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "env.h"
+#include "grant_nest.h"
 
 bool sd_under_tmp(const char *path)
 {
@@ -41,6 +42,9 @@ static int expose_add(struct sd_plan *p, const char *path, bool rw, bool file)
 			p->expose_rw[i] |= rw;
 			return 0;
 		}
+	for (size_t i = 0; rw && !file && i < p->nexpose; i++)
+		if (p->expose_rw[i] && !p->expose_file[i] && sbx_wr_inside(p->expose[i], path))
+			return 0; /* shown writable by its enclosing bind, one mount (sbx_wr_inside) */
 	if (p->nexpose >= SD_MAX_EXPOSE || strlen(path) >= sizeof p->expose[0]) {
 		errno = ENOSPC;
 		return -1;
@@ -59,7 +63,7 @@ int sd_writable(struct sd_plan *p, const char *path)
 	    stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
 		return 0;
 	for (size_t i = 0; i < p->nwr; i++)
-		if (!strcmp(p->wr[i], path))
+		if (!strcmp(p->wr[i], path) || sbx_wr_inside(p->wr[i], path))
 			return 0;
 	if (p->nwr >= SD_MAX_EXPOSE || strlen(path) >= sizeof p->wr[0]) {
 		errno = ENOSPC;

@@ -1,0 +1,39 @@
+/* stdio_lend.h — the executor's stdio pipes, lent to its host identity for the run (root only).
+ *
+ * A pipe the invoking shell made is root's, mode 0600. The executor, an unprivileged host identity
+ * (sandbox_direct.h), holds it open but could not open it again by name — /dev/stdout, /dev/stderr,
+ * /dev/fd/N, /proc/self/fd/N: `echo x > /dev/stderr`, `tee /dev/stdout`, Python's
+ * open("/dev/stdout", "w") — as any program can outside a sandbox.
+ *
+ * Promise: stdio_lend() gives each of the executor's stdin/stdout/stderr that is an anonymous pipe
+ * (pipefs) owned by uid 0 to host_uid, with the mode of the way the executor holds it only (the
+ * read end 0400, the write end 0200, both 0600): the executor can open it again as it holds it,
+ * never read what another writer sends to its output nor write into its input. stdio_return() gives
+ * back the owner and mode each had, unless the pipe is no longer as lent (another run took it over,
+ * or the descriptor now names something else). Named FIFOs, files, terminals and sockets are never
+ * touched (reopening those stays the kernel's decision for the executor's identity;
+ * docs/known-gaps.md). A pipe that cannot be lent is left as it was.
+ * Ownership: plain data; the descriptors are the caller's (neither closed nor kept open here).
+ */
+#ifndef SBX_STDIO_LEND_H
+#define SBX_STDIO_LEND_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct stdio_lend {
+	int fd[3];
+	bool lent[3];
+	dev_t dev[3];
+	ino_t ino[3];
+	uid_t uid[3];   /* the owner before */
+	mode_t mode[3]; /* the permission bits before, and as lent */
+	mode_t as_lent[3];
+	uid_t to;
+};
+
+/* fds: the executor's stdin, stdout, stderr. Nothing is done for host_uid 0. */
+void stdio_lend(struct stdio_lend *s, const int fds[3], uid_t host_uid);
+void stdio_return(struct stdio_lend *s);
+
+#endif
