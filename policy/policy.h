@@ -11,7 +11,7 @@
  * directory prefix before their first glob component (a hash table over prefixes); only "floating"
  * rules with no literal prefix (e.g. "**" + "/.env") are scanned linearly.
  *
- * The byte layout and the writer live in policy_format.h / policy_write.c (private to the policy
+ * The byte layout and the writer live in policy_format.h / policy_write.h (private to the policy
  * module and the builder); glob matching in glob.c; decisions and validation in policy.c.
  *
  * libc only: this file and its .c are linked into libsbxpreload.so.

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "policy_format.h"
+#include "policy_write.h"
 
 struct wrule {
 	uint8_t kind, access, flags;

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "policy.h"
-#include "policy_format.h"
+#include "policy_write.h"
 #include "syspaths.h"
 
 #define DX_DEPTH 64

@@ -27,7 +27,7 @@
 #include "policy.h"
 #include "audit_key.h"
 #include "policy_build.h"
-#include "policy_format.h"
+#include "policy_write.h"
 #include "syspaths.h"
 
 #define PB_PATH_MAX 4352 /* POL_GLOB_MAX plus room for the home prefix */

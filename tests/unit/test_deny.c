@@ -18,7 +18,7 @@
 #include "landlock_deny.h"
 #include "policy.h"
 #include "policy_build.h"
-#include "policy_format.h"
+#include "policy_write.h"
 
 static char root[256];
 
