@@ -224,7 +224,7 @@ struct pr_config {
 };
 
 /* Layout version of the records and maps: a pinned set from another layout is not used. */
-#define PR_ABI_VERSION_NUM 8        /* also names the automatic shared set's pin directory */
+#define PR_ABI_VERSION_NUM 9        /* also names the automatic shared set's pin directory */
 #define PR_ABI_VERSION ((unsigned int)PR_ABI_VERSION_NUM)
 #define PR_ABI ((PR_ABI_VERSION << 16) | (unsigned int)(sizeof(struct pr_event) & 0xffffu))
 

@@ -107,8 +107,9 @@ __noinline int pr_kd_open(__u32 slot, __u32 want, long fd)
 	struct file *kf = fd_file(t, fd);
 	if (!kf)
 		return 0;
-	struct pr_pathbuf *pb = walk_run(t, BPF_CORE_READ(kf, f_path.dentry), BPF_CORE_READ(kf, f_path.mnt),
-					 want, slot & (PR_SLOTS - 1));
+	__u64 f = (__u64)(unsigned long)kf;
+	struct pr_pathbuf *pb = walk_run(t, (struct dentry *)(unsigned long)k_f_dentry(f),
+					 (struct vfsmount *)(unsigned long)k_f_mnt(f), want, slot & (PR_SLOTS - 1));
 	return pb && kd_allowed(pb);
 }
 

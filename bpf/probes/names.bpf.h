@@ -45,11 +45,10 @@ __noinline int pr_name_freed(__u64 ptr)
 	struct pr_stash *s = stash_cur();
 	if (!s)
 		return 0;
-	const struct filename *fn = (const struct filename *)ptr;
-	const char *name = BPF_CORE_READ(fn, name);
+	const char *name = (const char *)(unsigned long)KREAD(struct filename, ptr, name);
 	if ((__u64)name != ptr + bpf_core_field_offset(struct filename, iname))
 		return 0;                           /* a long name's separate buffer: not a struct filename */
-	__u64 up = (__u64)BPF_CORE_READ(fn, uptr);
+	__u64 up = KREAD(struct filename, ptr, uptr);
 	if (!up)
 		return 0;
 	struct layout l = layout_of(s->sc, s->compat);
