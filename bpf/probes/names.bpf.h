@@ -40,8 +40,9 @@ static __always_inline bool names_cache(const struct kmem_cache *s, bool known_o
 /* Global subprogram (verified once, on its own): a struct filename being freed by the current task. */
 __noinline int pr_name_freed(__u64 ptr)
 {
-	if (!ptr || in_scope() < 0)
+	if (!ptr)
 		return 0;
+	/* a stash exists only for a call a run's task entered (on_enter checked the scope) */
 	struct pr_stash *s = stash_cur();
 	if (!s)
 		return 0;

@@ -79,6 +79,29 @@ static __always_inline void walk_safe_lookup(struct walk_ctx *w, __u64 d)
 	w->hino = k.ino;
 }
 
+/* Dentry d's name, NUL-terminated, into the walk's buffer at off: its length incl. the NUL, <= 0
+ * when it cannot be read. A short name (kept in the dentry itself, d_shortname) is copied by direct
+ * loads where kread.bpf.h allows them; any other by the string helper. */
+static __always_inline long walk_name(struct pr_pathbuf *pb, __u32 off, __u64 d)
+{
+	__u64 name = k_d_name(d);
+	char *dst = &pb->b[off & PR_PATH_OFF_MASK];
+	if (pr_fast_reads && bpf_core_field_exists(struct dentry, d_shortname)) {
+		struct dentry *dd = KCAST(struct dentry, d);
+		__u32 len = dd->d_name.len;
+		if (name == d + bpf_core_field_offset(struct dentry, d_shortname) &&
+		    len < sizeof(dd->d_shortname.words)) {
+			for (int j = 0; j < (int)(sizeof(dd->d_shortname.words) / 8); j++) {
+				__u64 x = dd->d_shortname.words[j];
+				__builtin_memcpy(dst + j * 8, &x, 8);
+			}
+			dst[len] = 0;
+			return (long)len + 1;
+		}
+	}
+	return bpf_probe_read_kernel_str(dst, PR_NAME_MAX, (const void *)(unsigned long)name);
+}
+
 /* One step of the walk (bpf_loop callback: verified once, whatever the depth; its state is the
  * per-CPU pr_pathbuf.w). */
 static long walk_step(__u32 i, void *arg)
@@ -112,8 +135,7 @@ static long walk_step(__u32 i, void *arg)
 	if (off > PR_PATH_OFF_MASK)
 		return 1;                           /* buffer bound: truncated */
 	__u64 up = k_d_parent(d);
-	const unsigned char *name = (const unsigned char *)(unsigned long)k_d_name(d);
-	long r = bpf_probe_read_kernel_str(&pb->b[off & PR_PATH_OFF_MASK], PR_NAME_MAX, name);
+	long r = walk_name(pb, off, d);
 	if (r <= 0)
 		return 1;
 	if (!w->n)
