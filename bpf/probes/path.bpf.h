@@ -70,6 +70,10 @@ static __always_inline void walk_safe_lookup(struct walk_ctx *w, __u64 d)
 	};
 	if (!k.ino)
 		return;
+	struct pr_kdec *kd = bpf_map_lookup_elem(&pr_kdec, &k.slot);
+	__u32 b = pr_kd_bit(k.dev, k.ino);
+	if (!kd || !(kd->safe_bits[(b >> 3) & (PR_KD_BITS / 8 - 1)] & (1u << (b & 7))))
+		return;                             /* no granted subtree root of this slot here */
 	struct pr_safe *v = bpf_map_lookup_elem(&pr_safe, &k);
 	if (!v || !(v->access & w->want))
 		return;
