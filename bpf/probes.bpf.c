@@ -21,6 +21,7 @@
  * subprograms, each verified once on its own: the load stays ~0.1 s.
  *
  * The parts, one concern each (included here, in dependency order):
+ *   probes/kread.bpf.h   reading kernel fields: direct loads (tp_btf tier) or CO-RE probe reads
  *   probes/arch.bpf.h    syscall numbers (generated from the UAPI headers) and arguments (CO-RE)
  *   probes/maps.bpf.h    the maps and the scope test
  *   probes/record.bpf.h  building a record and handing it to the run's ring
@@ -54,6 +55,7 @@ char LICENSE[] SEC("license") = "GPL";
 #define NS_FLAGS_ (0x00020000ull | 0x02000000ull | 0x04000000ull | 0x08000000ull | 0x10000000ull | \
 		   0x20000000ull | 0x40000000ull | 0x00000080ull)
 
+#include "probes/kread.bpf.h"
 #include "probes/arch.bpf.h"
 #include "probes/maps.bpf.h"
 #include "probes/record.bpf.h"

@@ -203,7 +203,11 @@ struct pr_live { long long live; unsigned long long started; };
  *             object was reached through S's own path (a bind mount of S elsewhere is not S);
  *   pr_leaves (slot, basename) of the floating deny/grant globs "**" "/NAME": a path whose last
  *             component is NAME is never decided in the kernel;
- *   pr_kdec   slot -> on, and whether a basename longer than PR_KD_LEAF - 1 must go to user space.
+ *   pr_kdec   slot -> on, whether a basename longer than PR_KD_LEAF - 1 must go to user space, and
+ *             a bitmap with the bit pr_kd_bit(dev, ino) set for each of the slot's pr_safe keys
+ *             (the walk looks a directory up in pr_safe only when its bit is set: a clear bit
+ *             only ever means "not granted here", so a stale or torn bitmap can send a record to
+ *             user space, never allow one).
  * A successful open whose file lies below such an S (walk complete, reaching the task's root, path
  * checked) for an access S grants is allowed in the kernel: no record, counted in pr_kallow. Every
  * other record crosses the ring as before and user space decides it. */
@@ -215,7 +219,12 @@ struct pr_live { long long live; unsigned long long started; };
 struct pr_safe_key { unsigned int slot; unsigned int dev; unsigned long long ino; };
 struct pr_safe { unsigned int access; unsigned int len; char enc[PR_KD_ENC]; };
 struct pr_leaf_key { unsigned int slot; char name[PR_KD_LEAF]; };
-struct pr_kdec { unsigned int on; unsigned int long_leaf; };
+#define PR_KD_BITS   4096       /* bits of pr_kdec.safe_bits */
+struct pr_kdec { unsigned int on; unsigned int long_leaf; unsigned char safe_bits[PR_KD_BITS / 8]; };
+static inline unsigned int pr_kd_bit(unsigned int dev, unsigned long long ino)
+{
+	return (unsigned int)(((ino * 0x9E3779B97F4A7C15ull) ^ dev) >> 52) & (PR_KD_BITS - 1);
+}
 
 /* Global config (array map, key 0). */
 struct pr_config {
@@ -224,7 +233,7 @@ struct pr_config {
 };
 
 /* Layout version of the records and maps: a pinned set from another layout is not used. */
-#define PR_ABI_VERSION_NUM 8        /* also names the automatic shared set's pin directory */
+#define PR_ABI_VERSION_NUM 9        /* also names the automatic shared set's pin directory */
 #define PR_ABI_VERSION ((unsigned int)PR_ABI_VERSION_NUM)
 #define PR_ABI ((PR_ABI_VERSION << 16) | (unsigned int)(sizeof(struct pr_event) & 0xffffu))
 

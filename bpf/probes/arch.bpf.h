@@ -3,9 +3,9 @@
  *
  * Promise: sc_of(nr, compat) maps a raw number to the probes' architecture-independent id with
  * tables generated at build time from the kernel's UAPI headers (bpf/gen_syscall_nr.sh ->
- * syscall_nr.h; nothing typed by hand); syscall_args() reads the six arguments with libbpf's CO-RE
- * syscall helpers (PT_REGS_PARMn_CORE_SYSCALL) for the native ABI and CO-RE reads of the ia32
- * registers for int 0x80 / compat calls. An architecture without tables stops the build (#error).
+ * syscall_nr.h; nothing typed by hand); syscall_args() reads the six arguments from the syscall
+ * registers of the native ABI (di, si, dx, r10, r8, r9) or of the ia32 one (int 0x80 / compat
+ * calls), CO-RE, by direct loads where kread.bpf.h allows. An architecture without tables stops the build (#error).
  */
 #ifndef SBX_PROBES_ARCH_BPF_H
 #define SBX_PROBES_ARCH_BPF_H
@@ -42,7 +42,7 @@ static __always_inline bool sc_watched(long nr)
 /* int 0x80 / ia32 entry: the task's thread_info status says so */
 static __always_inline bool task_compat(struct task_struct *t)
 {
-	return (BPF_CORE_READ(t, thread_info.status) & TS_COMPAT_) != 0;
+	return (KREAD(struct task_struct, t, thread_info.status) & TS_COMPAT_) != 0;
 }
 
 /* The raw number as the syscall tables index it (the x32 bit dropped for 64-bit calls). */
@@ -56,20 +56,21 @@ static __always_inline long sc_number(long id, bool compat)
 static __always_inline void syscall_args(struct pt_regs *regs, bool compat, __u64 a[6])
 {
 	if (compat) {
-		a[0] = (__u32)BPF_CORE_READ(regs, bx);
-		a[1] = (__u32)BPF_CORE_READ(regs, cx);
-		a[2] = (__u32)BPF_CORE_READ(regs, dx);
-		a[3] = (__u32)BPF_CORE_READ(regs, si);
-		a[4] = (__u32)BPF_CORE_READ(regs, di);
-		a[5] = (__u32)BPF_CORE_READ(regs, bp);
+		a[0] = (__u32)KREAD(struct pt_regs, regs, bx);
+		a[1] = (__u32)KREAD(struct pt_regs, regs, cx);
+		a[2] = (__u32)KREAD(struct pt_regs, regs, dx);
+		a[3] = (__u32)KREAD(struct pt_regs, regs, si);
+		a[4] = (__u32)KREAD(struct pt_regs, regs, di);
+		a[5] = (__u32)KREAD(struct pt_regs, regs, bp);
 		return;
 	}
-	a[0] = PT_REGS_PARM1_CORE_SYSCALL(regs);
-	a[1] = PT_REGS_PARM2_CORE_SYSCALL(regs);
-	a[2] = PT_REGS_PARM3_CORE_SYSCALL(regs);
-	a[3] = PT_REGS_PARM4_CORE_SYSCALL(regs);
-	a[4] = PT_REGS_PARM5_CORE_SYSCALL(regs);
-	a[5] = BPF_CORE_READ(regs, r9);
+	/* the x86_64 syscall registers (PT_REGS_PARMn_CORE_SYSCALL: di, si, dx, r10, r8, r9) */
+	a[0] = KREAD(struct pt_regs, regs, di);
+	a[1] = KREAD(struct pt_regs, regs, si);
+	a[2] = KREAD(struct pt_regs, regs, dx);
+	a[3] = KREAD(struct pt_regs, regs, r10);
+	a[4] = KREAD(struct pt_regs, regs, r8);
+	a[5] = KREAD(struct pt_regs, regs, r9);
 }
 
 /* i386 socketcall(call, args): the call number and the user array of 32-bit arguments. */

@@ -80,10 +80,20 @@ static __always_inline bool kd_allowed(struct pr_pathbuf *pb)
 		if (k->long_leaf)
 			return false;
 	} else {
+		/* the leaf's name as the walk wrote it (leaf_len bytes incl. the NUL, at most the
+		 * key's), zeros after: copied by words, no helper call */
 		struct pr_leaf_key lk = { .slot = slot };
-		__builtin_memset(lk.name, 0, sizeof(lk.name));
-		if (bpf_probe_read_kernel_str(lk.name, sizeof(lk.name), pb->b) <= 0)
-			return false;
+		__u32 ll = w->leaf_len;
+		for (int j = 0; j < PR_KD_LEAF / 8; j++) {
+			__u32 at = (__u32)j * 8;
+			__u64 x = 0;
+			if (at < ll) {
+				x = *(const __u64 *)&pb->b[at];
+				if (ll - at < 8)
+					x &= (1ull << ((ll - at) * 8)) - 1;
+			}
+			__builtin_memcpy(&lk.name[at], &x, 8);
+		}
 		if (bpf_map_lookup_elem(&pr_leaves, &lk))
 			return false;
 	}
@@ -107,8 +117,9 @@ __noinline int pr_kd_open(__u32 slot, __u32 want, long fd)
 	struct file *kf = fd_file(t, fd);
 	if (!kf)
 		return 0;
-	struct pr_pathbuf *pb = walk_run(t, BPF_CORE_READ(kf, f_path.dentry), BPF_CORE_READ(kf, f_path.mnt),
-					 want, slot & (PR_SLOTS - 1));
+	__u64 f = (__u64)(unsigned long)kf;
+	struct pr_pathbuf *pb = walk_run(t, (struct dentry *)(unsigned long)k_f_dentry(f),
+					 (struct vfsmount *)(unsigned long)k_f_mnt(f), want, slot & (PR_SLOTS - 1));
 	return pb && kd_allowed(pb);
 }
 

@@ -40,16 +40,16 @@ static __always_inline bool names_cache(const struct kmem_cache *s, bool known_o
 /* Global subprogram (verified once, on its own): a struct filename being freed by the current task. */
 __noinline int pr_name_freed(__u64 ptr)
 {
-	if (!ptr || in_scope() < 0)
+	if (!ptr)
 		return 0;
+	/* a stash exists only for a call a run's task entered (on_enter checked the scope) */
 	struct pr_stash *s = stash_cur();
 	if (!s)
 		return 0;
-	const struct filename *fn = (const struct filename *)ptr;
-	const char *name = BPF_CORE_READ(fn, name);
+	const char *name = (const char *)(unsigned long)KREAD(struct filename, ptr, name);
 	if ((__u64)name != ptr + bpf_core_field_offset(struct filename, iname))
 		return 0;                           /* a long name's separate buffer: not a struct filename */
-	__u64 up = (__u64)BPF_CORE_READ(fn, uptr);
+	__u64 up = KREAD(struct filename, ptr, uptr);
 	if (!up)
 		return 0;
 	struct layout l = layout_of(s->sc, s->compat);

@@ -17,21 +17,21 @@
 
 static __always_inline struct file *fd_file(struct task_struct *t, long fd)
 {
-	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
-	unsigned int max = BPF_CORE_READ(fdt, max_fds);
+	__u64 fdt = k_fdt(k_files((__u64)(unsigned long)t));
+	unsigned int max = k_max_fds(fdt);
 	if (fd < 0 || fd >= (long)max)
 		return NULL;
-	struct file **arr = BPF_CORE_READ(fdt, fd);
+	struct file **arr = (struct file **)(unsigned long)k_fd_arr(fdt);
 	struct file *f = NULL;
 	bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]);
 	return f;
 }
 
 struct walk_ctx {
-	struct dentry *d;
-	struct vfsmount *mnt;
-	struct dentry *root_d;
-	struct vfsmount *root_m;
+	__u64 d;                    /* struct dentry *, struct vfsmount *: as numbers (kread.bpf.h) */
+	__u64 mnt;
+	__u64 root_d;
+	__u64 root_m;
 	__u32 off;
 	__u32 n;
 	__u32 done;
@@ -61,15 +61,19 @@ struct {
 } pr_pathbuf SEC(".maps");
 
 /* Is dentry d a granted subtree root for the access asked (decide.bpf.h)? Remembered once. */
-static __always_inline void walk_safe_lookup(struct walk_ctx *w, struct dentry *d)
+static __always_inline void walk_safe_lookup(struct walk_ctx *w, __u64 d)
 {
 	struct pr_safe_key k = {
 		.slot = w->slot & (PR_SLOTS - 1),
-		.dev = (__u32)BPF_CORE_READ(d, d_sb, s_dev),
-		.ino = (__u64)BPF_CORE_READ(d, d_inode, i_ino),
+		.dev = k_sb_dev(k_d_sb(d)),
+		.ino = k_i_ino(k_d_inode(d)),
 	};
 	if (!k.ino)
 		return;
+	struct pr_kdec *kd = bpf_map_lookup_elem(&pr_kdec, &k.slot);
+	__u32 b = pr_kd_bit(k.dev, k.ino);
+	if (!kd || !(kd->safe_bits[(b >> 3) & (PR_KD_BITS / 8 - 1)] & (1u << (b & 7))))
+		return;                             /* no granted subtree root of this slot here */
 	struct pr_safe *v = bpf_map_lookup_elem(&pr_safe, &k);
 	if (!v || !(v->access & w->want))
 		return;
@@ -77,6 +81,29 @@ static __always_inline void walk_safe_lookup(struct walk_ctx *w, struct dentry *
 	w->hit_off = w->off;
 	w->hdev = k.dev;
 	w->hino = k.ino;
+}
+
+/* Dentry d's name, NUL-terminated, into the walk's buffer at off: its length incl. the NUL, <= 0
+ * when it cannot be read. A short name (kept in the dentry itself, d_shortname) is copied by direct
+ * loads where kread.bpf.h allows them; any other by the string helper. */
+static __always_inline long walk_name(struct pr_pathbuf *pb, __u32 off, __u64 d)
+{
+	__u64 name = k_d_name(d);
+	char *dst = &pb->b[off & PR_PATH_OFF_MASK];
+	if (pr_fast_reads && bpf_core_field_exists(struct dentry, d_shortname)) {
+		struct dentry *dd = KCAST(struct dentry, d);
+		__u32 len = dd->d_name.len;
+		if (name == d + bpf_core_field_offset(struct dentry, d_shortname) &&
+		    len < sizeof(dd->d_shortname.words)) {
+			for (int j = 0; j < (int)(sizeof(dd->d_shortname.words) / 8); j++) {
+				__u64 x = dd->d_shortname.words[j];
+				__builtin_memcpy(dst + j * 8, &x, 8);
+			}
+			dst[len] = 0;
+			return (long)len + 1;
+		}
+	}
+	return bpf_probe_read_kernel_str(dst, PR_NAME_MAX, (const void *)(unsigned long)name);
 }
 
 /* One step of the walk (bpf_loop callback: verified once, whatever the depth; its state is the
@@ -88,33 +115,31 @@ static long walk_step(__u32 i, void *arg)
 	if (!pb)
 		return 1;
 	struct walk_ctx *w = &pb->w;
-	struct dentry *d = w->d;
-	struct vfsmount *mnt = w->mnt;
+	__u64 d = w->d;
+	__u64 mnt = w->mnt;
 	if (!d || (d == w->root_d && mnt == w->root_m)) {
 		w->done = 1;
 		return 1;
 	}
 	if (w->want && !w->hit)
 		walk_safe_lookup(w, d);
-	struct dentry *mroot = BPF_CORE_READ(mnt, mnt_root);
-	if (d == mroot) {
-		struct mount *m = (struct mount *)((void *)mnt - bpf_core_field_offset(struct mount, mnt));
-		struct mount *parent = BPF_CORE_READ(m, mnt_parent);
+	if (d == k_mnt_root(mnt)) {
+		__u64 m = mnt - bpf_core_field_offset(struct mount, mnt);
+		__u64 parent = k_mount_parent(m);
 		if (parent == m) {
 			w->done = 1;                /* the top of a mount tree the task's root is not in */
 			w->detached = 1;
 			return 1;
 		}
-		w->d = BPF_CORE_READ(m, mnt_mountpoint);
-		w->mnt = (struct vfsmount *)((void *)parent + bpf_core_field_offset(struct mount, mnt));
+		w->d = k_mountpoint(m);
+		w->mnt = parent + bpf_core_field_offset(struct mount, mnt);
 		return 0;
 	}
 	__u32 off = w->off;
 	if (off > PR_PATH_OFF_MASK)
 		return 1;                           /* buffer bound: truncated */
-	struct dentry *up = BPF_CORE_READ(d, d_parent);
-	const unsigned char *name = BPF_CORE_READ(d, d_name.name);
-	long r = bpf_probe_read_kernel_str(&pb->b[off & PR_PATH_OFF_MASK], PR_NAME_MAX, name);
+	__u64 up = k_d_parent(d);
+	long r = walk_name(pb, off, d);
 	if (r <= 0)
 		return 1;
 	if (!w->n)
@@ -141,10 +166,11 @@ static __always_inline struct pr_pathbuf *walk_run(struct task_struct *t, struct
 		return NULL;
 	struct walk_ctx *w = &pb->w;
 	__builtin_memset(w, 0, sizeof(*w));
-	w->d = d;
-	w->mnt = mnt;
-	w->root_d = BPF_CORE_READ(t, fs, root.dentry);
-	w->root_m = BPF_CORE_READ(t, fs, root.mnt);
+	__u64 fs = k_fs((__u64)(unsigned long)t);
+	w->d = (__u64)(unsigned long)d;
+	w->mnt = (__u64)(unsigned long)mnt;
+	w->root_d = k_fs_root_d(fs);
+	w->root_m = k_fs_root_m(fs);
 	w->want = want;
 	w->slot = slot;
 	bpf_loop(PR_MAX_DEPTH, walk_step, NULL, 0);
@@ -193,6 +219,7 @@ __noinline int pr_walk_ev(__u64 d, __u64 mnt)
 
 static __always_inline void walk_file(struct pr_event *ev, struct task_struct *t, struct file *f)
 {
+	/* helper reads: a global subprogram's arguments must be numbers, not BTF pointers */
 	pr_walk_ev((__u64)(unsigned long)BPF_CORE_READ(f, f_path.dentry),
 		   (__u64)(unsigned long)BPF_CORE_READ(f, f_path.mnt));
 }

@@ -116,15 +116,15 @@ static int keep_from_skel(struct pr_loaded *L, struct probes_bpf *s, struct bpf_
 	return 0;
 }
 
-/* Does the kernel's BTF name the tracepoint's type (btf_trace_NAME)? The name is looked for, NUL to
- * NUL, in the raw BTF (only a type's name can be it), read in 64 KiB pieces: the kernel BTF is not
- * parsed a second time (libbpf parses it for the load; a parse costs ~10-30 ms here). A wrong
- * yes would only make the io_uring tier fail to load (the next tier is tried); a no is reported
- * (uring_why) as before. */
-static bool btf_has_tp(const char *name)
+/* Does the kernel's BTF hold the name (a type's or a function's: btf_trace_NAME for a tracepoint,
+ * a kfunc's own name)? The name is looked for, NUL to NUL, in the raw BTF, read in 64 KiB pieces:
+ * the kernel BTF is not parsed a second time (libbpf parses it for the load; a parse costs ~10-30
+ * ms here). A wrong yes only makes a tier fail to load (the next tier is tried); a no for
+ * io_uring_submit_req is reported (uring_why) as before. */
+static bool btf_has_name(const char *prefix, const char *name)
 {
 	char want[128];
-	int wl = snprintf(want, sizeof(want), "%cbtf_trace_%s%c", 0, name, 0);
+	int wl = snprintf(want, sizeof(want), "%c%s%s%c", 0, prefix, name, 0);
 	if (wl <= 0 || (size_t)wl >= sizeof(want))
 		return false;
 	int fd = open("/sys/kernel/btf/vmlinux", O_RDONLY | O_CLOEXEC);
@@ -154,6 +154,7 @@ struct tier {
 	const char *name;          /* "tp_btf" / "raw_tp" */
 	bool btf;
 	bool uring;
+	bool fast;                 /* kernel fields by direct loads (bpf/probes/kread.bpf.h) */
 };
 
 /* Try one tier: open, select programs, load, attach, keep the fds. 0 ok, -1 (why). */
@@ -176,6 +177,7 @@ static int try_tier(struct pr_loaded *L, const struct tier *t, char *why, size_t
 		bpf_program__set_autoload(rawp[i], !t->btf);
 	}
 	s->rodata->pr_tstash_on = t->btf;   /* tp_btf: the syscall stash in task storage */
+	s->rodata->pr_fast_reads = t->fast;
 	bpf_program__set_autoload(s->progs.btf_uring, t->btf && t->uring);
 	bpf_program__set_autoload(s->progs.raw_uring, !t->btf && t->uring);
 	int err = probes_bpf__load(s);
@@ -225,10 +227,14 @@ int pr_bpf_load(struct pr_loaded *L, char *why, size_t whylen)
 	reset(L);
 	if (!pr_bpf_precheck(why, whylen))
 		return -1;
-	bool uring = btf_has_tp("io_uring_submit_req");
+	bool uring = btf_has_name("btf_trace_", "io_uring_submit_req");
+	/* the kernel fields read by direct loads where the kernel has the bpf_rdonly_cast kfunc (6.2+);
+	 * a tp_btf tier that fails with them is tried again without */
+	bool cast = btf_has_name("", "bpf_rdonly_cast");
 	const struct tier tiers[] = {
-		{ "tp_btf", true, true }, { "tp_btf", true, false },
-		{ "raw_tp", false, true }, { "raw_tp", false, false },
+		{ "tp_btf", true, true, true }, { "tp_btf", true, false, true },
+		{ "tp_btf", true, true, false }, { "tp_btf", true, false, false },
+		{ "raw_tp", false, true, false }, { "raw_tp", false, false, false },
 	};
 	libbpf_print_fn_t old = libbpf_set_print(quiet_print);
 	char first[256] = "", cur[256];
@@ -236,7 +242,7 @@ int pr_bpf_load(struct pr_loaded *L, char *why, size_t whylen)
 	/* SBXSUP_PROBES_TIER=raw_tp skips the tp_btf tier (tests of the fallback; diagnosis) */
 	const char *force = getenv("SBXSUP_PROBES_TIER");
 	for (size_t i = 0; i < sizeof(tiers) / sizeof(tiers[0]); i++) {
-		if (tiers[i].uring && !uring)
+		if ((tiers[i].uring && !uring) || (tiers[i].fast && !cast))
 			continue;
 		if (force && strcmp(force, tiers[i].name) != 0)
 			continue;

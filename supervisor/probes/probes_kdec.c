@@ -157,7 +157,8 @@ static void purge(int fd, uint32_t slot, size_t key_size)
 
 void pr_kdec_clear(const struct pr_kdec_fds *m, uint32_t slot)
 {
-	struct pr_kdec off = { 0, 0 };
+	struct pr_kdec off;
+	memset(&off, 0, sizeof off);
 	if (m->kdec >= 0)
 		bpf_map_update_elem(m->kdec, &slot, &off, BPF_ANY);
 	purge(m->safe, slot, sizeof(struct pr_safe_key));
@@ -307,9 +308,16 @@ int pr_kdec_fill(const struct pr_kdec_fds *m, uint32_t slot, const struct policy
 	(void)update_pairs(m->safe, (const unsigned char *)keys, sizeof *keys, (const unsigned char *)vals,
 			   sizeof *vals, n, &in);
 	st->subtrees = (unsigned)in;
+	struct pr_kdec on;
+	memset(&on, 0, sizeof on);
+	on.on = 1;
+	on.long_leaf = la.long_leaf;
+	for (size_t i = 0; i < n; i++) {       /* every key handed to the map (a superset of those in) */
+		unsigned b = pr_kd_bit(keys[i].dev, keys[i].ino);
+		on.safe_bits[b / 8] |= (unsigned char)(1u << (b % 8));
+	}
 	free(vals);
 	free(keys);
-	struct pr_kdec on = { 1, la.long_leaf };
 	if (bpf_map_update_elem(m->kdec, &slot, &on, BPF_ANY) != 0)
 		return -1;
 	st->on = true;
