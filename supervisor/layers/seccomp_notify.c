@@ -327,7 +327,15 @@ static int decide_unix(const struct sbx_sn_ctx *c, pid_t pid, bool bind, const s
 		       size_t len, struct sbx_sn_report *rep)
 {
 	size_t off = offsetof(struct sockaddr_un, sun_path);
-	int ab = sbx_sn_decide_abstract(c, pid, bind, sun, len, rep); /* seccomp_unix.h */
+	int ab = sbx_sn_abstract(c->pol, c->report_only, pid, bind, sun, len, rep->path, sizeof rep->path);
+	if (ab == 1) { /* seccomp_unix.h */
+		snprintf(rep->requested, sizeof rep->requested, "%s", rep->path);
+		rep->access = bind ? "bind" : "connect";
+		rep->port = -1;
+		rep->err = EPERM;
+		rep->hard = bind; /* a name bound in the host's namespace: refused even by the sensor */
+		snprintf(rep->rule, sizeof rep->rule, "abstract unix socket"); /* as the probes say it */
+	}
 	if (ab >= 0)
 		return ab;
 	if (len <= off)
@@ -1049,6 +1057,55 @@ static int decide_signal(pid_t pid, long target, int sig, struct sbx_sn_report *
 	rep->err = ESRCH;
 	snprintf(rep->rule, sizeof rep->rule, "signal outside the run");
 	return 1;
+}
+
+/* ---- sends: the peer of sendto, sendmsg and sendmmsg, decided as a connect to it ---------------- */
+
+#define MAX_MMSG 1024 /* the kernel's UIO_MAXIOV: sendmmsg sends at most this many */
+
+bool sbx_sn_is_send(const char *sys)
+{
+	return !strcmp(sys, "sendto") || !strcmp(sys, "sendmsg") || !strcmp(sys, "sendmmsg");
+}
+
+/* One message's peer (msg_name, msg_namelen of a native msghdr): 0 none or allowed, 1 refused. */
+static int decide_msghdr(const struct sbx_sn_ctx *c, pid_t pid, const struct msghdr *m, struct sbx_sn_report *rep)
+{
+	if (!m->msg_name || !m->msg_namelen)
+		return 0; /* a connected socket: its peer was decided at connect */
+	return sbx_sn_decide_sockaddr(c, pid, false, (uint64_t)(uintptr_t)m->msg_name, m->msg_namelen, rep);
+}
+
+int sbx_sn_decide_send(const struct sbx_sn_ctx *c, pid_t pid, const char *sys, const uint64_t args[6],
+		       struct sbx_sn_report *rep)
+{
+	if (!strcmp(sys, "sendto"))
+		return args[4] ? sbx_sn_decide_sockaddr(c, pid, false, args[4], (uint32_t)args[5], rep) : 0;
+	if (!strcmp(sys, "sendmsg")) {
+		struct msghdr m;
+		if (sbx_sn_read_mem(pid, args[1], &m, sizeof m) != (ssize_t)sizeof m)
+			return 0; /* unreadable: EFAULT from the kernel */
+		return decide_msghdr(c, pid, &m, rep);
+	}
+	/* sendmmsg: every message the kernel would send, read in chunks */
+	uint64_t vlen = (uint32_t)args[2];
+	if (vlen > MAX_MMSG)
+		vlen = MAX_MMSG;
+	struct mmsghdr v[32];
+	for (uint64_t i = 0; i < vlen;) {
+		size_t k = vlen - i < 32 ? (size_t)(vlen - i) : 32;
+		ssize_t got = sbx_sn_read_mem(pid, args[1] + i * sizeof v[0], v, k * sizeof v[0]);
+		if (got < (ssize_t)sizeof v[0])
+			return 0; /* the kernel stops at the first unreadable message (EFAULT) */
+		size_t have = (size_t)got / sizeof v[0];
+		for (size_t j = 0; j < have; j++)
+			if (decide_msghdr(c, pid, &v[j].msg_hdr, rep) == 1)
+				return 1;
+		if (have < k)
+			return 0;
+		i += have;
+	}
+	return 0;
 }
 
 int sbx_sn_decide(const struct sbx_sn_ctx *c, int listener, uint64_t id, pid_t pid, const char *sys,

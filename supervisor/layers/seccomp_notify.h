@@ -137,6 +137,16 @@ void sbx_sn_fill_proc(pid_t pid, struct sbx_sn_report *rep);
 int sbx_sn_privilege(int listener, uint64_t id, pid_t pid, const char *sys, const uint64_t args[6],
 		     struct sbx_sn_report *rep);
 
+/* Whether `sys` is a send whose peer is decided (sendto, sendmsg, sendmmsg). */
+bool sbx_sn_is_send(const char *sys);
+
+/* A notified send: its peer (sendto's address, every message's msg_name, up to the kernel's
+ * UIO_MAXIOV messages) decided as a connect to it is (sbx_sn_decide_sockaddr); a send without a
+ * peer (a connected socket) is no decision; the first refused message refuses the call.
+ * 0 continue, 1 refuse (rep filled), like sbx_sn_decide. */
+int sbx_sn_decide_send(const struct sbx_sn_ctx *c, pid_t pid, const char *sys, const uint64_t args[6],
+		       struct sbx_sn_report *rep);
+
 /* One notified call: nr name, args, pid (the supervisor's view). id/listener are used to check
  * that the pid still belongs to the notified task after reading /proc. Returns 0 continue, 1
  * refuse (rep filled, rep->err set), 2 not a call of this module, 3 answer rep->err without a

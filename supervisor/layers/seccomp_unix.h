@@ -1,6 +1,7 @@
-/* seccomp_unix.h — the supervisor's decisions on unix socket addresses beside connect: the peer of
- * a send, and abstract names. Owner: kernel (issue 28). Called by seccomp_notify.c (sbx_sn_decide)
- * for the layer's filter, the report-only sensor and the privilege guard's own filter alike.
+/* seccomp_unix.h — the supervisor's decision on abstract unix names (the peer of a send is decided
+ * in seccomp_notify.c, sbx_sn_decide_send, as a connect to it is). Owner: kernel (issue 28). Called
+ * by seccomp_notify.c for the layer's filter, the report-only sensor and the privilege guard's own
+ * filter alike; it knows the policy, not the notification (no circle with seccomp_notify).
  *
  * Promise:
  *   - Sends: sendto (its address argument), sendmsg (msghdr.msg_name) and sendmmsg (every message's
@@ -32,19 +33,13 @@
 #include <sys/types.h>
 #include <sys/un.h>
 
-struct sbx_sn_ctx;
-struct sbx_sn_report;
+struct policy;
 
-/* Whether `sys` is a send decided here (sendto, sendmsg, sendmmsg). */
-bool sbx_sn_is_send(const char *sys);
-
-/* A notified send: 0 continue, 1 refuse (rep filled), like sbx_sn_decide. */
-int sbx_sn_decide_send(const struct sbx_sn_ctx *c, pid_t pid, const char *sys, const uint64_t args[6],
-		       struct sbx_sn_report *rep);
-
-/* An AF_UNIX address of `len` bytes (as given) that is abstract or an autobind: 0 allow, 1 refuse
- * (rep filled: path "@name", access, rule, EPERM); -1 not abstract (a path: the caller decides). */
-int sbx_sn_decide_abstract(const struct sbx_sn_ctx *c, pid_t pid, bool bind, const struct sockaddr_un *sun,
-			   size_t len, struct sbx_sn_report *rep);
+/* An AF_UNIX address of `len` bytes (as given) that is abstract or an autobind, for a run with
+ * policy `pol` (report_only: the sensor's question): 0 allow, 1 refuse (`path` set to "@name",
+ * control bytes as '?', or "@ (autobind)"; the caller reports it with EPERM, rule "abstract unix
+ * socket", hard for a bind); -1 not abstract (a path: the caller decides). */
+int sbx_sn_abstract(const struct policy *pol, bool report_only, pid_t pid, bool bind, const struct sockaddr_un *sun,
+		    size_t len, char *path, size_t pathlen);
 
 #endif

@@ -39,7 +39,7 @@ for p in paths:
         if order.get(b, 0) > order.get(a, 99):
             print('up: %s includes %s' % (p, r))
 # strongly connected components (Tarjan), the known ones named in docs/ARCHITECTURE.md left out
-known = [{'supervisor/layers/seccomp_notify', 'supervisor/layers/seccomp_unix'}]
+known = []
 sys.setrecursionlimit(10000)
 idx, low, st, on, n = {}, {}, [], set(), [0]
 def sc(v):
