@@ -10,7 +10,7 @@
  *   - socket/socketpair: the family/type/protocol allowlist (register values only: no race).
  *   - setrlimit/prlimit64: lowering is allowed; a new hard limit above the caller's current hard
  *     limit (the run's limit) is refused with EPERM.
- *   - connect/bind, and the peer of sendto/sendmsg/sendmmsg (seccomp_unix.h): named AF_UNIX paths
+ *   - connect/bind, and the peer of sendto/sendmsg/sendmmsg (sbx_sn_decide_send): named AF_UNIX paths
  *     decided as a write of the socket path (as the preload does), lexically AND on the object the
  *     kernel resolves in the target's root; abstract names and autobind as seccomp_unix.h says
  *     (refused where the run shares the host's network namespace); AF_INET/6 peers (connect,
