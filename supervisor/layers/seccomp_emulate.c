@@ -2,6 +2,7 @@
 #include "seccomp_emulate.h"
 #include "fdpass.h"
 #include "procids.h"
+#include "actas.h"
 #include "idmap.h"
 #include "smallfile.h"
 #include "seccomp_unix.h"
@@ -97,126 +98,6 @@ enum sbx_sn_route sbx_sn_route(const struct sbx_sn_walls *w, const char *sys)
 				 * openat2: refused by the layer) */
 }
 
-/* ---- the target's identity, taken by one thread ------------------------------------------------ */
-
-struct se_creds {
-	uid_t ruid, euid, fsuid;
-	gid_t rgid, egid, fsgid;
-	int ngroups;
-	gid_t groups[256];
-	mode_t umask;
-};
-
-static int target_creds(pid_t pid, struct se_creds *t)
-{
-	struct sbx_proc_ids id;
-	if (sbx_proc_ids(pid, &id) < 0)
-		return -1;
-	t->ruid = id.uid[0];
-	t->rgid = id.gid[0];
-	t->euid = id.uid[1];
-	t->fsuid = id.uid[3];
-	t->egid = id.gid[1];
-	t->fsgid = id.gid[3];
-	t->ngroups = id.ngroups;
-	memcpy(t->groups, id.groups, (size_t)id.ngroups * sizeof id.groups[0]);
-	t->umask = id.umask;
-	return 0;
-}
-
-struct se_saved {
-	bool switched;
-	uid_t ruid, euid, fsuid;
-	gid_t rgid, egid, fsgid;
-	int ngroups;
-	gid_t groups[256];
-	struct __user_cap_header_struct h;
-	struct __user_cap_data_struct caps[2];
-};
-
-static long cap_eff(void)
-{
-	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
-	struct __user_cap_data_struct d[2];
-	if (syscall(SYS_capget, &h, d))
-		return -1;
-	return (long)(d[0].effective | d[1].effective);
-}
-
-/* Back to the supervisor's own identity; a failure aborts (this thread must never go on as the
- * target). */
-static void as_self(struct se_saved *s)
-{
-	if (!s->switched)
-		return;
-	if (syscall(SYS_setresuid, s->ruid, s->euid, -1) || syscall(SYS_setresgid, s->rgid, s->egid, -1) ||
-	    syscall(SYS_setgroups, (size_t)s->ngroups, s->groups))
-		abort();
-	syscall(SYS_setfsuid, s->fsuid);
-	syscall(SYS_setfsgid, s->fsgid);
-	if (syscall(SYS_capset, &s->h, s->caps) || geteuid() != s->euid)
-		abort();
-	s->switched = false;
-}
-
-/* The calling thread takes the target's identity (raw per-thread calls): fs and effective ids,
- * groups; with `real` also the real ids (what the kernel compares for access to another process's
- * memory and descriptors: a root without CAP_SYS_PTRACE reaches the target only so; the saved ids
- * stay the supervisor's, so the target can neither trace nor write to it meanwhile). 0, or -1
- * (EPERM: cannot be done faithfully here). Already the target (nested): nothing to do. */
-static int as_target_real(const struct se_creds *t, struct se_saved *s, bool real)
-{
-	memset(s, 0, sizeof *s);
-	s->switched = false;
-	uid_t my_fsuid = (uid_t)syscall(SYS_setfsuid, -1);
-	gid_t my_fsgid = (gid_t)syscall(SYS_setfsgid, -1);
-	if (t->euid == 0 || t->fsuid == 0) {
-		errno = EPERM; /* the executor is never host root (sandbox_direct.h): never act as it */
-		return -1;
-	}
-	if (geteuid() != 0) {
-		/* not root: act as ourselves only if that is who the target is */
-		if (t->euid == geteuid() && t->fsuid == my_fsuid && t->egid == getegid() && t->fsgid == my_fsgid &&
-		    cap_eff() == 0)
-			return 0;
-		errno = EPERM;
-		return -1;
-	}
-	uid_t su;
-	gid_t sg;
-	if (getresuid(&s->ruid, &s->euid, &su) || getresgid(&s->rgid, &s->egid, &sg))
-		return -1;
-	s->fsuid = my_fsuid;
-	s->fsgid = my_fsgid;
-	s->ngroups = getgroups(256, s->groups);
-	s->h.version = _LINUX_CAPABILITY_VERSION_3;
-	if (s->ngroups < 0 || syscall(SYS_capget, &s->h, s->caps))
-		return -1;
-	s->switched = true;
-	if (syscall(SYS_setgroups, (size_t)t->ngroups, t->groups) ||
-	    syscall(SYS_setresgid, real ? (long)t->rgid : -1L, t->egid, -1))
-		goto back;
-	syscall(SYS_setfsgid, t->fsgid);
-	if (syscall(SYS_setresuid, real ? (long)t->ruid : -1L, t->euid, -1))
-		goto back;
-	syscall(SYS_setfsuid, t->fsuid);
-	/* euid 0 -> non-zero clears the effective set; SECBIT_NO_SETUID_FIXUP would keep it: check */
-	if ((uid_t)syscall(SYS_setfsuid, -1) != t->fsuid || (gid_t)syscall(SYS_setfsgid, -1) != t->fsgid ||
-	    cap_eff() != 0)
-		goto back;
-	return 0;
-back:;
-	int e = errno ? errno : EPERM;
-	as_self(s);
-	errno = e;
-	return -1;
-}
-
-static int as_target(const struct se_creds *t, struct se_saved *s)
-{
-	return as_target_real(t, s, false);
-}
-
 /* ---- answering ------------------------------------------------------------------------------- */
 
 static void answer(int listener, uint64_t id, long val, int err)
@@ -310,48 +191,6 @@ static int decide_obj(const struct sbx_sn_ctx *c, pid_t pid, int fd, unsigned ac
 
 /* ---- resolving in the target's view ----------------------------------------------------------- */
 
-static int pidfd_of(pid_t pid)
-{
-	int p = (int)syscall(SYS_pidfd_open, pid, PIDFD_THREAD);
-	if (p < 0)
-		p = (int)syscall(SYS_pidfd_open, pid, 0);
-	return p;
-}
-
-/* The target's descriptor `tfd` as one of ours (pidfd_getfd), or -1 with errno. */
-static int take_fd(pid_t pid, int tfd)
-{
-	int p = pidfd_of(pid);
-	if (p < 0)
-		return -1;
-	int fd = (int)syscall(SYS_pidfd_getfd, p, tfd, 0);
-	int e = errno;
-	close(p);
-	errno = e;
-	if (fd >= 0)
-		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
-	return fd;
-}
-
-int sbx_sn_take_fd(pid_t pid, int num)
-{
-	int fd = take_fd(pid, num);
-	if (fd >= 0 || (errno != EPERM && errno != EACCES) || geteuid() != 0)
-		return fd;
-	int e = errno;
-	struct se_creds cr;
-	struct se_saved sv;
-	if (target_creds(pid, &cr) < 0 || as_target_real(&cr, &sv, true) < 0) {
-		errno = e;
-		return -1;
-	}
-	fd = take_fd(pid, num);
-	e = errno;
-	as_self(&sv);
-	errno = e;
-	return fd;
-}
-
 /* `path` names one of the target's own descriptors through a magic link: /dev/std{in,out,err},
  * /dev/fd/N, /proc/self/fd/N, /proc/thread-self/fd/N, /proc/<its pid>/fd/N. Its number, or -1. */
 static int own_fd_name(pid_t pid, const char *path)
@@ -430,7 +269,7 @@ static int target_base(pid_t pid, int dirfd, char *path, size_t len, uint64_t *r
 		snprintf(p, sizeof p, "/proc/%d/cwd", (int)pid);
 		return open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
-	return take_fd(pid, dirfd);
+	return sbx_pidfd_getfd(pid, dirfd);
 }
 
 static int o2(int dfd, const char *path, uint64_t flags, uint64_t mode, uint64_t resolve)
@@ -739,7 +578,7 @@ static void *conn_thread(void *arg)
 	return NULL;
 }
 
-static void __attribute__((noreturn)) connector_main(int sp, const struct se_creds *cr, pid_t parent)
+static void __attribute__((noreturn)) connector_main(int sp, const struct sbx_act_ids *cr, pid_t parent)
 {
 	if (geteuid() == 0 &&
 	    (syscall(SYS_setgroups, (size_t)cr->ngroups, cr->groups) || syscall(SYS_setresgid, cr->egid, cr->egid, cr->egid) ||
@@ -748,7 +587,7 @@ static void __attribute__((noreturn)) connector_main(int sp, const struct se_cre
 	if (geteuid() != 0 && (syscall(SYS_setresgid, cr->egid, cr->egid, cr->egid) ||
 			       syscall(SYS_setresuid, cr->euid, cr->euid, cr->euid)))
 		_exit(1);
-	if (getuid() == 0 || geteuid() == 0 || cap_eff() != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	if (getuid() == 0 || geteuid() == 0 || sbx_cap_eff() != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
 	    prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
 		_exit(1);
 	for (;;) {
@@ -808,7 +647,7 @@ void sbx_sn_emu_free(struct sbx_sn_emu *e)
 }
 
 /* In the main thread: a live connector for identity `cr`. 0, or -1 (errno). */
-static int connector_ready(struct sbx_sn_emu *e, const struct se_creds *cr)
+static int connector_ready(struct sbx_sn_emu *e, const struct sbx_act_ids *cr)
 {
 	pthread_mutex_lock(&e->mu);
 	int rc = 0;
@@ -934,7 +773,7 @@ struct job {
 	struct sbx_sn_emu *emu;   /* CONNECT, SEND: the run's connector */
 	int listener;
 	uint64_t id;
-	struct se_creds cr;
+	struct sbx_act_ids cr;
 	int fd;                   /* REOPEN: the O_PATH object; CONNECT: the target's socket */
 	uint64_t flags;           /* REOPEN */
 	struct sockaddr_storage ss; /* CONNECT */
@@ -972,10 +811,10 @@ static void job_drop(struct job *j)
 static void *job_run(void *arg)
 {
 	struct job *j = arg;
-	struct se_saved sv;
+	struct sbx_act_saved sv;
 	/* a sendmmsg writes its msg_len into the target: with the target's real ids (the thread never
 	 * switches back anyway) */
-	if (as_target_real(&j->cr, &sv, j->op == JOB_SEND && j->mm) < 0) {
+	if (sbx_act_as(&j->cr, &sv, j->op == JOB_SEND && j->mm) < 0) {
 		answer(j->listener, j->id, 0, EPERM);
 	} else if (j->op == JOB_SEND) {
 		struct conn_req r = {.named = j->holdfd >= 0, .len = j->sslen, .ss = j->ss, .send = 1,
@@ -1093,8 +932,8 @@ static int emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 	unsigned acc = POL_READ;
 	if (!meta && ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC | O_APPEND | SE_O_TMPFILE_BIT))))
 		acc = POL_WRITE;
-	struct se_creds cr;
-	if (target_creds(pid, &cr) < 0) {
+	struct sbx_act_ids cr;
+	if (sbx_act_ids_of(pid, &cr) < 0) {
 		answer(listener, req_id, 0, ESRCH);
 		return 0;
 	}
@@ -1102,7 +941,7 @@ static int emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 	uint32_t rule;
 	int obj = -1, parent = -1, fd = -1, e = 0;
 	const char *base = NULL;
-	struct se_saved sv;
+	struct sbx_act_saved sv;
 	memset(&sv, 0, sizeof sv);
 
 	/* one switch to the caller's identity for the whole call: resolving, deciding (pure) and
@@ -1111,14 +950,14 @@ static int emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 	bool exe = own < 0 && own_exe_name(pid, req);
 	if (own >= 0 || exe) {
 		/* one of the target's descriptors, or its executable: that object, reopened */
-		obj = exe ? take_exe(pid) : take_fd(pid, own);
+		obj = exe ? take_exe(pid) : sbx_pidfd_getfd(pid, own);
 		if (obj < 0 && (errno == EPERM || errno == EACCES))
 			return undecidable(pid, acc == POL_WRITE ? "write" : "read", req, errno, rep);
 		if (obj < 0) {
 			answer(listener, req_id, 0, errno == EBADF ? ENOENT : errno);
 			return 0;
 		}
-		if (as_target(&cr, &sv) < 0) {
+		if (sbx_act_as(&cr, &sv, false) < 0) {
 			e = errno;
 			close(obj);
 			return undecidable(pid, acc == POL_WRITE ? "write" : "read", req, e, rep);
@@ -1132,7 +971,7 @@ static int emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 			answer(listener, req_id, 0, dirfd != AT_FDCWD && req[0] != '/' ? EBADF : ENOENT);
 			return 0;
 		}
-		if (as_target(&cr, &sv) < 0) {
+		if (sbx_act_as(&cr, &sv, false) < 0) {
 			e = errno;
 			close(b);
 			return undecidable(pid, acc == POL_WRITE ? "write" : "read", req, e, rep);
@@ -1159,7 +998,7 @@ static int emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 						 : fd_path(b, base_path, sizeof base_path) == 0 &&
 							   pol_normalize(base_path, req, real, sizeof real) == 0;
 			close(b);
-			as_self(&sv);
+			sbx_act_self(&sv);
 			if (lex && decide_obj(c, pid, -1, acc, meta, real, sizeof real, &rule) &&
 			    (!c->files_deny_only || pol_rule_hard_deny(c->pol, rule))) {
 				if (seccomp_notify_id_valid(listener, req_id) != 0)
@@ -1188,13 +1027,13 @@ static int emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 	 * it is refused here as they would refuse it: EACCES, with no report of its own (the probes,
 	 * when on, see the executor's refused call as they see Landlock's). */
 	if (denied && c->files_deny_only && !pol_rule_hard_deny(c->pol, rule)) {
-		as_self(&sv);
+		sbx_act_self(&sv);
 		if (seccomp_notify_id_valid(listener, req_id) == 0)
 			answer(listener, req_id, 0, EACCES);
 		goto done;
 	}
 	if (denied) {
-		as_self(&sv);
+		sbx_act_self(&sv);
 		if (obj >= 0)
 			close(obj);
 		if (parent >= 0)
@@ -1221,7 +1060,7 @@ static int emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 		}
 		if (S_ISFIFO(st.st_mode) && !(flags & O_NONBLOCK)) {
 			/* blocks until the other end comes: a thread of its own */
-			as_self(&sv);
+			sbx_act_self(&sv);
 			struct job *j = calloc(1, sizeof *j);
 			if (!j) {
 				answer(listener, req_id, 0, ENOMEM);
@@ -1237,14 +1076,14 @@ static int emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 		e = errno;
 		umask(old);
 		if (fd < 0 && (e == EACCES || e == EPERM) && acc == POL_READ && !meta && sv.switched) {
-			as_self(&sv);
+			sbx_act_self(&sv);
 			if (own_proc_entry(pid, path, obj)) {
 				fd = reopen(obj, flags, 0);
 				e = errno;
 			}
 		}
 		if (fd >= 0 && acc == POL_READ && !meta && ids_in_text(obj)) {
-			as_self(&sv);
+			sbx_act_self(&sv);
 			int inns = reopen_in_userns(pid, obj, flags);
 			if (inns >= 0) {
 				close(fd);
@@ -1260,13 +1099,13 @@ static int emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 		e = errno;
 		umask(old);
 	}
-	as_self(&sv);
+	sbx_act_self(&sv);
 	if (fd < 0)
 		answer(listener, req_id, 0, e);
 	else
 		answer_fd(listener, req_id, fd, flags & O_CLOEXEC);
 done:
-	as_self(&sv);
+	sbx_act_self(&sv);
 	if (obj >= 0)
 		close(obj);
 	if (parent >= 0)
@@ -1281,11 +1120,11 @@ done:
  * rewritten to name the reached object through our descriptor *hold ("/proc/self/fd/N[/name]",
  * which the performer — the connector — rewrites to its own number). -1: go on (the call may be
  * performed); else what the emulation returns (answered, refused with rep, or undecidable). */
-static int unix_path_obj(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const struct se_creds *crp,
+static int unix_path_obj(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const struct sbx_act_ids *crp,
 			 bool bind_, const char *access, struct sockaddr_storage *ssp, socklen_t *lenp, int *holdp,
 			 struct sbx_sn_report *rep)
 {
-	struct se_creds cr = *crp;
+	struct sbx_act_ids cr = *crp;
 	size_t off = offsetof(struct sockaddr_un, sun_path);
 	struct sockaddr_un *sun = (struct sockaddr_un *)ssp;
 	socklen_t len = *lenp;
@@ -1298,7 +1137,7 @@ static int unix_path_obj(const struct sbx_sn_ctx *c, int listener, uint64_t req_
 	snprintf(path, sizeof path, "%s", req);
 	uint64_t resolve = RESOLVE_NO_MAGICLINKS;
 	int b = target_base(pid, AT_FDCWD, path, sizeof path, &resolve);
-	struct se_saved sv;
+	struct sbx_act_saved sv;
 	if (b < 0 && (errno == EPERM || errno == EACCES)) {
 		int e = errno;
 		return undecidable(pid, access, req, e, rep);
@@ -1307,7 +1146,7 @@ static int unix_path_obj(const struct sbx_sn_ctx *c, int listener, uint64_t req_
 		answer(listener, req_id, 0, ENOENT);
 		return 0;
 	}
-	if (as_target(&cr, &sv) < 0) {
+	if (sbx_act_as(&cr, &sv, false) < 0) {
 		int e = errno;
 		close(b);
 		return undecidable(pid, access, req, e, rep);
@@ -1319,7 +1158,7 @@ static int unix_path_obj(const struct sbx_sn_ctx *c, int listener, uint64_t req_
 		hold = o2(b, path, O_PATH | O_CLOEXEC, 0, resolve);
 	}
 	int e = errno;
-	as_self(&sv);
+	sbx_act_self(&sv);
 	close(b);
 	if (hold < 0) {
 		answer(listener, req_id, 0, e);
@@ -1376,12 +1215,12 @@ static int emulate_net(const struct sbx_sn_ctx *c, int listener, uint64_t req_id
 		answer(listener, req_id, 0, EFAULT);
 		return 0;
 	}
-	struct se_creds cr;
-	if (target_creds(pid, &cr) < 0) {
+	struct sbx_act_ids cr;
+	if (sbx_act_ids_of(pid, &cr) < 0) {
 		answer(listener, req_id, 0, ESRCH);
 		return 0;
 	}
-	int sock = take_fd(pid, (int)args[0]);
+	int sock = sbx_pidfd_getfd(pid, (int)args[0]);
 	if (sock < 0 && (errno == EPERM || errno == EACCES))
 		return undecidable(pid, bind_ ? "bind" : "connect", "?", errno, rep);
 	if (sock < 0) {
@@ -1442,15 +1281,15 @@ static int emulate_net(const struct sbx_sn_ctx *c, int listener, uint64_t req_id
 		return 0;
 	}
 	if (bind_) {
-		struct se_saved sv;
-		if (as_target(&cr, &sv) < 0) {
+		struct sbx_act_saved sv;
+		if (sbx_act_as(&cr, &sv, false) < 0) {
 			answer(listener, req_id, 0, EPERM);
 		} else {
 			mode_t old = umask(cr.umask);
 			int rr = bind(sock, (struct sockaddr *)&ss, len);
 			int e = errno;
 			umask(old);
-			as_self(&sv);
+			sbx_act_self(&sv);
 			answer(listener, req_id, 0, rr < 0 ? e : 0);
 		}
 		if (hold >= 0)
@@ -1614,7 +1453,7 @@ static int emulate_send(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 					for (int i = 0; i < cnt; i++) {
 						int tfd;
 						memcpy(&tfd, CMSG_DATA(h) + (size_t)i * sizeof(int), sizeof tfd);
-						int f = take_fd(pid, tfd);
+						int f = sbx_pidfd_getfd(pid, tfd);
 						if (f < 0) {
 							int e = errno;
 							for (uint32_t q = 0; q < k; q++)
@@ -1653,7 +1492,7 @@ static int emulate_send(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 			goto fault;
 	}
 	/* the socket, once */
-	sock = take_fd(pid, (int)args[0]);
+	sock = sbx_pidfd_getfd(pid, (int)args[0]);
 	if (sock < 0) {
 		if (errno == EPERM || errno == EACCES) {
 			rc = undecidable(pid, "connect", "?", errno, rep);
@@ -1672,8 +1511,8 @@ static int emulate_send(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 		answer(listener, req_id, 0, EMSGSIZE); /* a datagram is never cut */
 		goto out;
 	}
-	struct se_creds cr;
-	if (target_creds(pid, &cr) < 0) {
+	struct sbx_act_ids cr;
+	if (sbx_act_ids_of(pid, &cr) < 0) {
 		answer(listener, req_id, 0, ESRCH);
 		goto out;
 	}
@@ -1775,7 +1614,7 @@ out:
 /* The object a metadata call names, as an O_PATH descriptor reached by the target: `paddr` (0:
  * none: the descriptor `dirfd` itself) relative to `dirfd`; "" with empty_ok: the descriptor.
  * 0 (*obj set, req = the name as copied), or an errno for the target. */
-static int meta_obj(pid_t pid, const struct se_creds *cr, int dirfd, uint64_t paddr, bool empty_ok, bool nofollow,
+static int meta_obj(pid_t pid, const struct sbx_act_ids *cr, int dirfd, uint64_t paddr, bool empty_ok, bool nofollow,
 		    char *req, size_t reqlen, int *obj)
 {
 	*obj = -1;
@@ -1798,7 +1637,7 @@ static int meta_obj(pid_t pid, const struct se_creds *cr, int dirfd, uint64_t pa
 			if (*obj < 0 && (errno == EPERM || errno == EACCES))
 				return -errno;
 		} else {
-			*obj = take_fd(pid, tfd);
+			*obj = sbx_pidfd_getfd(pid, tfd);
 		}
 		if (*obj < 0 && (errno == EPERM || errno == EACCES))
 			return -errno;
@@ -1812,15 +1651,15 @@ static int meta_obj(pid_t pid, const struct se_creds *cr, int dirfd, uint64_t pa
 		return -errno;
 	if (b < 0)
 		return req[0] != '/' && dirfd != AT_FDCWD ? EBADF : ENOENT;
-	struct se_saved sv;
-	if (as_target(cr, &sv) < 0) {
+	struct sbx_act_saved sv;
+	if (sbx_act_as(cr, &sv, false) < 0) {
 		int e = errno;
 		close(b);
 		return -e; /* negative: cannot act as the target */
 	}
 	*obj = o2(b, path, O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0), 0, resolve);
 	int e = errno;
-	as_self(&sv);
+	sbx_act_self(&sv);
 	close(b);
 	return *obj < 0 ? e : 0;
 }
@@ -1974,8 +1813,8 @@ static int emulate_meta_in(const struct sbx_sn_ctx *c, int listener, uint64_t re
 			return 0;
 		}
 	}
-	struct se_creds cr;
-	if (target_creds(pid, &cr) < 0) {
+	struct sbx_act_ids cr;
+	if (sbx_act_ids_of(pid, &cr) < 0) {
 		answer(listener, req_id, 0, ESRCH);
 		return 0;
 	}
@@ -2017,7 +1856,7 @@ static int emulate_meta_in(const struct sbx_sn_ctx *c, int listener, uint64_t re
 		}
 	}
 	int wfd = -1;
-	if (kind == M_WATCH && (wfd = take_fd(pid, ifd)) < 0) {
+	if (kind == M_WATCH && (wfd = sbx_pidfd_getfd(pid, ifd)) < 0) {
 		int e2 = errno;
 		close(obj);
 		if (e2 == EPERM || e2 == EACCES)
@@ -2025,11 +1864,11 @@ static int emulate_meta_in(const struct sbx_sn_ctx *c, int listener, uint64_t re
 		answer(listener, req_id, 0, EBADF);
 		return 0;
 	}
-	struct se_saved sv;
+	struct sbx_act_saved sv;
 	long rv = -1;
 	if (seccomp_notify_id_valid(listener, req_id) != 0) {
 		e = ENOENT;
-	} else if (as_target(&cr, &sv) < 0) {
+	} else if (sbx_act_as(&cr, &sv, false) < 0) {
 		e = EPERM;
 	} else {
 		char p[40];
@@ -2068,7 +1907,7 @@ static int emulate_meta_in(const struct sbx_sn_ctx *c, int listener, uint64_t re
 			break;
 		}
 		e = errno;
-		as_self(&sv);
+		sbx_act_self(&sv);
 		answer(listener, req_id, rv, rv < 0 ? e : 0);
 	}
 	if (wfd >= 0)
@@ -2091,7 +1930,7 @@ static int emulate_meta(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 /* The directory a path's last name is in, reached by the target (O_PATH), and that name: `req`
  * copied from paddr, trailing slashes dropped. 0 (*pfd, base set), an errno for the target, or a
  * negative errno: cannot act as the target. */
-static int parent_obj(pid_t pid, const struct se_creds *cr, int dirfd, uint64_t paddr, char *req, size_t reqlen,
+static int parent_obj(pid_t pid, const struct sbx_act_ids *cr, int dirfd, uint64_t paddr, char *req, size_t reqlen,
 		      int *pfd, char *base, size_t baselen)
 {
 	*pfd = -1;
@@ -2130,15 +1969,15 @@ static int parent_obj(pid_t pid, const struct se_creds *cr, int dirfd, uint64_t 
 		return -errno;
 	if (bfd < 0)
 		return req[0] != '/' && dirfd != AT_FDCWD ? EBADF : ENOENT;
-	struct se_saved sv;
-	if (as_target(cr, &sv) < 0) {
+	struct sbx_act_saved sv;
+	if (sbx_act_as(cr, &sv, false) < 0) {
 		int e = errno;
 		close(bfd);
 		return -e;
 	}
 	*pfd = o2(bfd, dbuf, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
 	int e = errno;
-	as_self(&sv);
+	sbx_act_self(&sv);
 	close(bfd);
 	return *pfd < 0 ? e : 0;
 }
@@ -2155,14 +1994,14 @@ static void join_real(int pfd, const char *base, char *out, size_t outlen)
 
 /* The name `base` in the directory `dirfd` exists for the target (looked up with its identity: a
  * directory it cannot search answers as the kernel would, no). */
-static bool name_taken(const struct se_creds *cr, int dirfd, const char *base)
+static bool name_taken(const struct sbx_act_ids *cr, int dirfd, const char *base)
 {
-	struct se_saved sv;
+	struct sbx_act_saved sv;
 	struct stat st;
-	if (as_target(cr, &sv) < 0)
+	if (sbx_act_as(cr, &sv, false) < 0)
 		return false;
 	bool taken = fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	as_self(&sv);
+	sbx_act_self(&sv);
 	return taken;
 }
 
@@ -2192,8 +2031,8 @@ static int emulate_names(const struct sbx_sn_ctx *c, int listener, uint64_t req_
 		d1 = 0, p1 = 1, d2 = 2, p2 = 3;
 	else
 		return 2;
-	struct se_creds cr;
-	if (target_creds(pid, &cr) < 0) {
+	struct sbx_act_ids cr;
+	if (sbx_act_ids_of(pid, &cr) < 0) {
 		answer(listener, req_id, 0, ESRCH);
 		return 0;
 	}
@@ -2254,10 +2093,10 @@ static int emulate_names(const struct sbx_sn_ctx *c, int listener, uint64_t req_
 			return 0;
 		return refuse(c, pid, "write", real, requested, rule, EACCES, rep);
 	}
-	struct se_saved sv;
+	struct sbx_act_saved sv;
 	if (seccomp_notify_id_valid(listener, req_id) != 0) {
 		/* gone */
-	} else if (as_target(&cr, &sv) < 0) {
+	} else if (sbx_act_as(&cr, &sv, false) < 0) {
 		answer(listener, req_id, 0, EPERM);
 	} else {
 		long rv = -1;
@@ -2305,7 +2144,7 @@ static int emulate_names(const struct sbx_sn_ctx *c, int listener, uint64_t req_
 			rv = renameat(f1, base1, f2, base2);
 		e = errno;
 		umask(old);
-		as_self(&sv);
+		sbx_act_self(&sv);
 		answer(listener, req_id, 0, rv < 0 ? e : 0);
 	}
 	close(f1);
@@ -2340,18 +2179,18 @@ static int emulate_reach(const struct sbx_sn_ctx *c, int listener, uint64_t req_
 			  : emulate_once(c, listener, req_id, pid, sys, args, rep);
 	if (r != SE_AGAIN_AS_TARGET)
 		return r;
-	struct se_creds cr;
-	struct se_saved sv;
-	if (target_creds(pid, &cr) < 0) {
+	struct sbx_act_ids cr;
+	struct sbx_act_saved sv;
+	if (sbx_act_ids_of(pid, &cr) < 0) {
 		answer(listener, req_id, 0, ESRCH);
 		return 0;
 	}
-	if (as_target_real(&cr, &sv, true) < 0)
+	if (sbx_act_as(&cr, &sv, true) < 0)
 		r = SE_AGAIN_AS_TARGET;
 	else {
 		r = open_only ? emulate_open(c, listener, req_id, pid, sys, args, rep)
 			      : emulate_once(c, listener, req_id, pid, sys, args, rep);
-		as_self(&sv);
+		sbx_act_self(&sv);
 	}
 	if (r == SE_AGAIN_AS_TARGET) {
 		memset(rep, 0, sizeof *rep);

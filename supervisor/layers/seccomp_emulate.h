@@ -113,12 +113,4 @@ int sbx_sn_emulate(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pi
 int sbx_sn_emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_id, pid_t pid, const char *sys,
 			const uint64_t args[6], struct sbx_sn_report *rep);
 
-/* The descriptor `num` of process `pid` as one of ours (pidfd_getfd, close-on-exec), taken by the
- * calling thread as itself, or — where a root supervisor may not reach `pid` itself (no
- * CAP_SYS_PTRACE, as in a container with Docker's defaults, and `pid` of another uid) — with
- * `pid`'s real ids for that one call (the same per-thread identity switch the emulation uses; the
- * saved ids stay the supervisor's, and the thread switches back: a failure to do so aborts).
- * -1 with errno when neither can. */
-int sbx_sn_take_fd(pid_t pid, int num);
-
 #endif

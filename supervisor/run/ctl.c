@@ -1,6 +1,6 @@
 /* ctl.c — see ctl.h. */
 #include "ctl.h"
-#include "seccomp_emulate.h"
+#include "actas.h"
 #include "fdpass.h"
 
 #include <errno.h>
@@ -42,8 +42,8 @@ static int take_fd(pid_t pid, long num)
 		return -1;
 	}
 	/* as the supervisor, or (root without CAP_SYS_PTRACE, a stage of another uid) with the stage's
-	 * real ids for that one call (seccomp_emulate.h) */
-	return sbx_sn_take_fd(pid, (int)num);
+	 * real ids for that one call (actas.h) */
+	return sbx_take_fd(pid, (int)num);
 }
 
 int ctl_recv_ready(int fd, char *status, size_t len, int *passfd, pid_t *pid, uid_t *uid)

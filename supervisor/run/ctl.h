@@ -6,8 +6,8 @@
  * must not be one; the seccomp listener, when there is one, is named on a first line
  * "listener_fd=N" and the supervisor takes it from the stage with pidfd_getfd (the stage waits
  * for "go" meanwhile, so the number is still its; a root supervisor without CAP_SYS_PTRACE and a
- * stage of another uid take it with a thread switched to the stage's real ids, seccomp_emulate.h
- * sbx_sn_take_fd); a filter that does not route sendmsg (the
+ * stage of another uid take it with a thread switched to the stage's real ids, actas.h
+ * sbx_take_fd); a filter that does not route sendmsg (the
  * privilege guard's own) has it attached (SCM_RIGHTS) as before. The supervisor
  * sets SO_PASSCRED on its end, so the kernel attaches the stage's pid (translated into the
  * supervisor's pid namespace) — the record's own claims are never trusted for the pid.
