@@ -520,7 +520,7 @@ static void write_result(struct run *r, int code)
 		.duration_ms = (t1.tv_sec - r->t0.tv_sec) * 1000 + (t1.tv_nsec - r->t0.tv_nsec) / 1000000,
 		.audit_dest = r->audit_ok ? r->o.audit : NULL,
 		.key = r->audit_ok && r->a.keyed ? r->a.key.id : NULL,
-		.shadow = r->shadow_sum,
+		.shadow = r->shadow.sum,
 	};
 	cJSON *rec = result_build(&in);
 	if (r->result_fd >= 0 && (!rec || result_write(r->result_fd, rec) < 0))
@@ -549,7 +549,7 @@ static void run_free(struct run *r)
 		audit_close(&r->a);
 	plan_free(&r->plan);
 	strv_free(&r->unreach);
-	cJSON_Delete(r->shadow_sum);
+	cJSON_Delete(r->shadow.sum);
 	if (r->m)
 		manifest_free(r->m);
 	pt_mark(&r->pt, "end.cleanup");
@@ -568,7 +568,7 @@ int run_execute(struct run_opts *o, int parsed)
 	r->lc.cg.v2_fd = -1;
 	r->sd.userns_fd = -1;
 	for (size_t i = 0; i < RUN_WARM_NS; i++)
-		r->warm_ns[i] = -1;
+		r->warm.ns[i] = -1;
 	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1, .userns = -1,
 				       .passwd = -1, .group = -1, .resolv = -1};
 	cg_init(&r->cg);
@@ -579,7 +579,7 @@ int run_execute(struct run_opts *o, int parsed)
 	int code = run_main(r, parsed);
 	fflush(stdout);
 	write_result(r, code);
-	if (r->o.warm && r->warm == 1 && r->o.warm->done) /* answered before the clean-up */
+	if (r->o.warm && r->warm.state == 1 && r->o.warm->done) /* answered before the clean-up */
 		r->o.warm->done(r->o.warm->arg, code);
 	run_warm_release(r);
 	run_free(r);

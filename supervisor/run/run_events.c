@@ -76,7 +76,7 @@ int run_emit_start(struct run *r)
 	audit_add_str(ev, "workspace", r->m->workspace ? r->m->workspace : "", 4096);
 	if (r->o.tag)
 		audit_add_str(ev, "tag", r->o.tag, 256);
-	if (r->warm == 1) /* the call was released into a sandbox prepared before it (sbxsup serve) */
+	if (r->warm.state == 1) /* the call was released into a sandbox prepared before it (sbxsup serve) */
 		cJSON_AddBoolToObject(ev, "warm", true);
 	if (emit(r, ev) < 0)
 		return -1;
@@ -121,8 +121,8 @@ int run_emit_end(struct run *r, int code, int sig)
 		cJSON_AddNumberToObject(ev, "preload_suppressed", (double)rx->suppressed);
 	if (rx->rejected)
 		cJSON_AddNumberToObject(ev, "preload_rejected", (double)rx->rejected);
-	if (r->shadow_sum)
-		cJSON_AddItemToObject(ev, "shadow", cJSON_Duplicate(r->shadow_sum, 1));
+	if (r->shadow.sum)
+		cJSON_AddItemToObject(ev, "shadow", cJSON_Duplicate(r->shadow.sum, 1));
 	return emit(r, ev);
 }
 

@@ -72,6 +72,19 @@ struct attempt {
 
 #define RUN_WARM_NS 6 /* run_warm.c: the stage's mnt, net, user, ipc, uts; bwrap's launcher's mnt */
 
+/* --shadow (run_shadow.c owns these; the wrappers read sp to mount the overlay) */
+struct run_shadow {
+	struct shadow_plan sp;
+	int64_t t0;                /* the run's start for commit's conflict check (ns, realtime) */
+	cJSON *sum;                /* the change set's summary for run.end and the result record, owned */
+};
+
+/* A pre-created run (run_warm.c owns these) */
+struct run_warm_state {
+	int state;                 /* 0 waiting for the call, 1 the call came, -1 none came */
+	int ns[RUN_WARM_NS];       /* the sandbox's namespaces, held until after the reply, -1 */
+};
+
 struct run {
 	struct run_opts o;
 	struct manifest *m;
@@ -108,12 +121,8 @@ struct run {
 	struct stdio_lend lend;    /* root: the executor's stdio pipes lent to its identity (stdio_lend.h) */
 	const char *staged[SD_MAX_EXPOSE]; /* bwrap as root: sd.wr[] as lc.staged */
 	struct strv unreach;       /* bwrap as root: granted paths its identity cannot look up */
-	struct shadow_plan sp;     /* --shadow (run_shadow.c) */
-	int64_t shadow_t0;         /* the run's start for commit's conflict check (ns, realtime) */
-	cJSON *shadow_sum;         /* the change set's summary for run.end and the result record, owned */
-	int warm;                  /* o.warm: 0 waiting for the call, 1 the call came, -1 none came */
-	int warm_ns[RUN_WARM_NS];  /* o.warm: the sandbox's namespaces, held until after the reply
-				    * (run_warm.c), -1 */
+	struct run_shadow shadow;  /* --shadow: owned by run_shadow.c */
+	struct run_warm_state warm; /* o.warm: owned by run_warm.c */
 };
 
 /* run_net.c: after "ready", before run.start and "go": with pol_gateway, the routes and listeners
@@ -156,7 +165,7 @@ void run_reason(struct run *r, const char *code, const char *fmt, ...) __attribu
 
 /* run_shadow.c: the shadow workspace. plan: pure (-1: refused, reason set); setup: the store
  * (needs the run id); level: run.start.level.shadow; end: list the change set (after the tree is
- * gone) into r->shadow_sum (nothing when the stage never got ready); plan_json: its --dry-run section (NULL when off). */
+ * gone) into r->shadow.sum (nothing when the stage never got ready); plan_json: its --dry-run section (NULL when off). */
 int run_shadow_plan(struct run *r);
 int run_shadow_setup(struct run *r);
 void run_shadow_level(const struct run *r, cJSON *level);
@@ -170,7 +179,7 @@ cJSON *run_shadow_plan_json(const struct run *r);
  * to the manifest or run it from the workspace". */
 void run_cmd_not_found(const struct policy *p, const char *cmd);
 
-/* run_warm.c: a pre-created run (run.h struct run_warm). wait: the call (0), else -1 (r->warm = -1:
+/* run_warm.c: a pre-created run (run.h struct run_warm). wait: the call (0), else -1 (r->warm.state = -1:
  * end the sandbox, audit nothing); go: the stage's "go" with the call's argv and stdio. */
 int run_warm_wait(struct run *r, int ctl);
 int run_warm_go(struct run *r, int ctl);
@@ -179,7 +188,7 @@ int run_warm_go(struct run *r, int ctl);
  * the server's burst, not between the command's exit and the reply or during the next call. */
 void run_warm_release(struct run *r);
 /* A pre-created run that got no call: nothing of it is audited or recorded. */
-static inline bool run_warm_idle(const struct run *r) { return r->o.warm && r->warm != 1; }
+static inline bool run_warm_idle(const struct run *r) { return r->o.warm && r->warm.state != 1; }
 
 /* run_attempt.c */
 /* One attempt in the plan's mode (r->plan.wrapped: in the wrapper layer, else direct). */

@@ -20,7 +20,7 @@
 
 int run_shadow_plan(struct run *r)
 {
-	struct shadow_plan *sp = &r->sp;
+	struct shadow_plan *sp = &r->shadow.sp;
 	sp->on = r->o.shadow || (r->m && r->m->shadow);
 	if (!sp->on)
 		return 0;
@@ -48,7 +48,7 @@ int run_shadow_plan(struct run *r)
 
 cJSON *run_shadow_plan_json(const struct run *r)
 {
-	const struct shadow_plan *sp = &r->sp;
+	const struct shadow_plan *sp = &r->shadow.sp;
 	if (!sp->on)
 		return NULL;
 	char root[4096] = "";
@@ -87,11 +87,11 @@ static int64_t shadow_start_ns(void)
 
 int run_shadow_setup(struct run *r)
 {
-	struct shadow_plan *sp = &r->sp;
+	struct shadow_plan *sp = &r->shadow.sp;
 	if (!sp->on)
 		return 0;
 	char err[512];
-	r->shadow_t0 = shadow_start_ns();
+	r->shadow.t0 = shadow_start_ns();
 	int fd = shadow_store_create(r->a.run, sp->store, sizeof sp->store, err, sizeof err);
 	if (fd < 0) {
 		sbx_msg("--shadow: %s", err);
@@ -137,7 +137,7 @@ int run_shadow_setup(struct run *r)
 	cJSON_AddStringToObject(meta, "workspace", sp->workspace);
 	cJSON_AddStringToObject(meta, "mechanism", sp->mech);
 	char t0[32];
-	snprintf(t0, sizeof t0, "%lld", (long long)r->shadow_t0);
+	snprintf(t0, sizeof t0, "%lld", (long long)r->shadow.t0);
 	cJSON_AddStringToObject(meta, "t0_ns", t0);
 	cJSON_AddNumberToObject(meta, "uid", getuid());
 	if (r->o.audit && r->a.path)
@@ -171,22 +171,22 @@ refuse:
 void run_shadow_level(const struct run *r, cJSON *level)
 {
 	/* only once the stage is ready: the overlay is then in place (a refusal's run.start has none) */
-	if (r->sp.on && r->sp.store[0] && r->att.ready)
-		cJSON_AddStringToObject(level, "shadow", r->sp.mech);
+	if (r->shadow.sp.on && r->shadow.sp.store[0] && r->att.ready)
+		cJSON_AddStringToObject(level, "shadow", r->shadow.sp.mech);
 }
 
 void run_shadow_drop_unused(struct run *r)
 {
 	char err[256];
-	if (r->sp.on && r->sp.store[0] && !r->att.ready && !r->shadow_sum &&
+	if (r->shadow.sp.on && r->shadow.sp.store[0] && !r->att.ready && !r->shadow.sum &&
 	    shadow_store_remove(r->a.run, err, sizeof err) < 0)
 		sbx_msg("warning: --shadow: %s", err);
 }
 
 int run_shadow_end(struct run *r)
 {
-	struct shadow_plan *sp = &r->sp;
-	if (!sp->on || !sp->store[0] || r->shadow_sum)
+	struct shadow_plan *sp = &r->shadow.sp;
+	if (!sp->on || !sp->store[0] || r->shadow.sum)
 		return 0;
 	if (!r->att.ready) /* the command never started: nothing to keep */
 		return 0;
@@ -203,11 +203,11 @@ int run_shadow_end(struct run *r)
 	} else if ((sp->copy ? cs_from_copy(ufd, lfd, &cs, err, sizeof err)
 			     : cs_from_overlay(ufd, lfd, &cs, err, sizeof err)) == 0) {
 		cJSON *all = cs_to_json(&cs);
-		r->shadow_sum = cs_summary_json(&cs);
-		if (r->shadow_sum) {
-			cJSON_AddStringToObject(r->shadow_sum, "run", r->a.run);
-			cJSON_AddStringToObject(r->shadow_sum, "mechanism", sp->mech);
-			cJSON_AddStringToObject(r->shadow_sum, "store", sp->store);
+		r->shadow.sum = cs_summary_json(&cs);
+		if (r->shadow.sum) {
+			cJSON_AddStringToObject(r->shadow.sum, "run", r->a.run);
+			cJSON_AddStringToObject(r->shadow.sum, "mechanism", sp->mech);
+			cJSON_AddStringToObject(r->shadow.sum, "store", sp->store);
 		}
 		if (meta) {
 			cJSON_ReplaceItemInObjectCaseSensitive(meta, "state", cJSON_CreateString("ended"));

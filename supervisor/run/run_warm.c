@@ -28,20 +28,20 @@ static void hold_namespaces(struct run *r)
 		snprintf(p, sizeof p, "/proc/%d/ns/%s", (int)r->att.stage_pid, stage_ns[i]);
 		int fd = open(p, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0 && n < RUN_WARM_NS)
-			r->warm_ns[n++] = fd;
+			r->warm.ns[n++] = fd;
 	}
 	snprintf(p, sizeof p, "/proc/%d/ns/mnt", (int)r->att.child);
 	int fd = r->att.child > 0 && n < RUN_WARM_NS ? open(p, O_RDONLY | O_CLOEXEC) : -1;
 	if (fd >= 0)
-		r->warm_ns[n++] = fd;
+		r->warm.ns[n++] = fd;
 }
 
 void run_warm_release(struct run *r)
 {
 	for (size_t i = 0; i < RUN_WARM_NS; i++)
-		if (r->warm_ns[i] >= 0) {
-			close(r->warm_ns[i]);
-			r->warm_ns[i] = -1;
+		if (r->warm.ns[i] >= 0) {
+			close(r->warm.ns[i]);
+			r->warm.ns[i] = -1;
 		}
 }
 
@@ -54,10 +54,10 @@ int run_warm_wait(struct run *r, int ctl)
 	if (r->o.warm->wait(r->o.warm->arg, watch, &cmd, &tag) < 0 || !cmd || !cmd[0] ||
 	    strcmp(cmd[0], r->o.cmd[0])) {
 		run_warm_release(r);
-		r->warm = -1;
+		r->warm.state = -1;
 		return -1;
 	}
-	r->warm = 1;
+	r->warm.state = 1;
 	r->o.cmd = cmd;
 	r->o.tag = tag;
 	/* the call starts now: its duration and its wall clock */

@@ -78,7 +78,7 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct at
 	}
 	/* --shadow's overlay over the workspace and the /etc view (etc_view.h), in a mount namespace of
 	 * this child only, which bwrap then binds from */
-	if (r->sp.on || r->lc.etc_view || r->lc.own_userns) {
+	if (r->shadow.sp.on || r->lc.etc_view || r->lc.own_userns) {
 		const char *what = "";
 		if (sbx_mntns_private(&what) < 0) {
 			dprintf(f->err_w, "child setup failed: %s: %s", what, strerror(errno));
@@ -88,8 +88,8 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct at
 	/* (root, the workspace staged: the overlay is its staged mount, sd_bwrap_child) */
 	bool ws_staged = false;
 	for (size_t i = 0; r->lc.stage_dir && i < r->lc.nstaged; i++)
-		ws_staged |= !strcmp(r->lc.staged[i], r->sp.workspace);
-	if (r->sp.on && !ws_staged && shadow_mount_at(&r->sp, geteuid() != 0) < 0)
+		ws_staged |= !strcmp(r->lc.staged[i], r->shadow.sp.workspace);
+	if (r->shadow.sp.on && !ws_staged && shadow_mount_at(&r->shadow.sp, geteuid() != 0) < 0)
 		_exit(SBX_EXIT_INTERNAL);
 	/* root: the write grants' idmapped mounts where bwrap binds them from, no supplementary groups */
 	if (r->lc.own_userns && sd_bwrap_child(&r->sd, r->lc.stage_dir, r->d.stage[0] ? r->d.stage : r->d.self,
@@ -160,7 +160,7 @@ static enum attempt_result bw_prepare(struct run *r, struct attempt_io *io)
 	}
 	/* the executor's identity (root: a user namespace onto an unprivileged host identity, the
 	 * write grants' idmapped mounts; sandbox_direct.h) */
-	r->sd.shadow = r->sp.on ? &r->sp : NULL;
+	r->sd.shadow = r->shadow.sp.on ? &r->shadow.sp : NULL;
 	pt_mark(&r->pt, "attempt.sockets_env");
 	if (!r->o.disabled && sd_bwrap_prepare(&r->sd, r->plan.repdir, r->plan.repsock) < 0) {
 		/* as a bwrap set-up failure: the run goes on without bwrap (where the executor

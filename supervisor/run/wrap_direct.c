@@ -183,7 +183,7 @@ static pid_t direct_spawn(struct run *r, struct strv *env)
 	p->proc_own = pol_own_pidns(pol); /* the run's init must then mount its own /proc, or fail */
 	p->netns = pol_own_netns(pol); /* plan_own_netns decided it */
 	p->nexpose = 0; /* (the writable dirs: planned, run.c plan_writable; none beyond the limit here) */
-	p->shadow = r->sp.on ? &r->sp : NULL;
+	p->shadow = r->shadow.sp.on ? &r->shadow.sp : NULL;
 	if (!getcwd(p->cwd, sizeof p->cwd))
 		p->cwd[0] = 0;
 	int rc = sd_prepare_dirs(p, r->plan.tmpdir, r->plan.repdir, r->plan.repsock);
@@ -247,7 +247,7 @@ static pid_t dr_spawn(struct run *r, struct attempt_io *io)
 {
 	struct attempt *t = &r->att;
 	pid_t pid = !r->o.disabled ? direct_spawn(r, &io->env) : -1;
-	if (pid < 0 && r->sp.on) { /* never the real workspace instead of the shadow */
+	if (pid < 0 && r->shadow.sp.on) { /* never the real workspace instead of the shadow */
 		sbx_msg("--shadow: the run's namespaces could not be made: not running");
 		run_reason(r, SBX_REASON_SHADOW_UNAVAILABLE, "--shadow: no mount namespace for the overlay");
 		return -1;
