@@ -481,6 +481,29 @@ static void t_run_questions(void **state)
 	pol_teardown(&f);
 }
 
+/* serve's walker over the shared sets it keeps loaded: an entry that already holds its state is
+ * left as it is and not asked again (nothing is loaded here: every entry is marked as holding). */
+static int hold_said;
+static void hold_said_cb(void *arg, const char *name, bool held, const char *text)
+{
+	(void)arg, (void)name, (void)held, (void)text;
+	hold_said++;
+}
+
+static void t_hold_walk(void **state)
+{
+	(void)state;
+	struct layer_rt rt;
+	memset(&rt, 0, sizeof rt);
+	for (int l = 0; l < SBX_L__N; l++)
+		rt.st[l] = &rt;
+	hold_said = 0;
+	layers_hold(&rt, hold_said_cb, NULL);
+	assert_int_equal(hold_said, 0);
+	for (int l = 0; l < SBX_L__N; l++)
+		assert_ptr_equal(rt.st[l], &rt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -489,6 +512,7 @@ int main(void)
 		cmocka_unit_test(t_wrap_plan_env),  cmocka_unit_test(t_start_child_stop),
 		cmocka_unit_test(t_on_ready),       cmocka_unit_test(t_stage),
 		cmocka_unit_test(t_report_event_sensor), cmocka_unit_test(t_run_questions),
+		cmocka_unit_test(t_hold_walk),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
