@@ -504,6 +504,30 @@ static void t_hold_walk(void **state)
 		assert_ptr_equal(rt.st[l], &rt);
 }
 
+/* The set-up made right after the spawn (probes, netfilter): an entry with no started state, or
+ * off, is not asked; nothing fails and no layer is turned off. */
+static void t_spawned_walk(void **state)
+{
+	(void)state;
+	struct sbx_layers L;
+	memset(&L, 0, sizeof L);
+	for (int l = 0; l < SBX_L__N; l++)
+		sbx_layer_set_on(&L, l, "x");
+	struct detect d;
+	memset(&d, 0, sizeof d);
+	struct layer_ctx c = {.d = &d, .L = &L};
+	struct layer_rt rt;
+	memset(&rt, 0, sizeof rt); /* nothing started */
+	assert_int_equal(layers_spawned(&c, &rt), 0);
+	for (int l = 0; l < SBX_L__N; l++)
+		assert_true(sbx_layer_on(&L, l));
+	for (int l = 0; l < SBX_L__N; l++) /* started, but off */
+		rt.st[l] = &rt, sbx_layer_set_off(&L, l, "off here");
+	assert_int_equal(layers_spawned(&c, &rt), 0);
+	for (int l = 0; l < SBX_L__N; l++)
+		assert_string_equal(L.why[l], "off here");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -512,7 +536,7 @@ int main(void)
 		cmocka_unit_test(t_wrap_plan_env),  cmocka_unit_test(t_start_child_stop),
 		cmocka_unit_test(t_on_ready),       cmocka_unit_test(t_stage),
 		cmocka_unit_test(t_report_event_sensor), cmocka_unit_test(t_run_questions),
-		cmocka_unit_test(t_hold_walk),
+		cmocka_unit_test(t_hold_walk),      cmocka_unit_test(t_spawned_walk),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
