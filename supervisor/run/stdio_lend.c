@@ -44,19 +44,18 @@ void stdio_lend(struct stdio_lend *s, const int fds[3], uid_t host_uid)
 			done |= s->lent[j] && s->dev[j] == st[i].st_dev && s->ino[j] == st[i].st_ino;
 		if (done)
 			continue;
-		/* the narrower mode first: owned by host_uid at no moment with more than its way */
-		if (fchmod(fds[i], want[i]) < 0)
+		/* the others' bits of its way only; the owner stays root, so the executor can never
+		 * change the mode (it could then read what other writers send to its output, or write
+		 * into its input) */
+		mode_t lent = (st[i].st_mode & 07770) | ((want[i] & 0400) ? 04 : 0) | ((want[i] & 0200) ? 02 : 0);
+		if (fchmod(fds[i], lent) < 0)
 			continue;
-		if (fchown(fds[i], host_uid, (gid_t)-1) < 0) {
-			(void)fchmod(fds[i], st[i].st_mode & 07777);
-			continue;
-		}
 		s->lent[i] = true;
 		s->dev[i] = st[i].st_dev;
 		s->ino[i] = st[i].st_ino;
 		s->uid[i] = st[i].st_uid;
 		s->mode[i] = st[i].st_mode & 07777;
-		s->as_lent[i] = want[i];
+		s->as_lent[i] = lent;
 	}
 }
 
@@ -68,9 +67,8 @@ void stdio_return(struct stdio_lend *s)
 			continue;
 		s->lent[i] = false;
 		if (fstat(s->fd[i], &st) < 0 || st.st_dev != s->dev[i] || st.st_ino != s->ino[i] ||
-		    st.st_uid != s->to || (st.st_mode & 07777) != s->as_lent[i])
+		    st.st_uid != s->uid[i] || (st.st_mode & 07777) != s->as_lent[i])
 			continue;
-		if (fchown(s->fd[i], s->uid[i], (gid_t)-1) == 0)
-			(void)fchmod(s->fd[i], s->mode[i]);
+		(void)fchmod(s->fd[i], s->mode[i]);
 	}
 }

@@ -1,16 +1,19 @@
-/* stdio_lend.h — the executor's stdio pipes, lent to its host identity for the run (root only).
+/* stdio_lend.h — the executor's stdio pipes, opened to its host identity for the run (root only).
  *
  * A pipe the invoking shell made is root's, mode 0600. The executor, an unprivileged host identity
  * (sandbox_direct.h), holds it open but could not open it again by name — /dev/stdout, /dev/stderr,
  * /dev/fd/N, /proc/self/fd/N: `echo x > /dev/stderr`, `tee /dev/stdout`, Python's
  * open("/dev/stdout", "w") — as any program can outside a sandbox.
  *
- * Promise: stdio_lend() gives each of the executor's stdin/stdout/stderr that is an anonymous pipe
- * (pipefs) owned by uid 0 to host_uid, with the mode of the way the executor holds it only (the
- * read end 0400, the write end 0200, both 0600): the executor can open it again as it holds it,
- * never read what another writer sends to its output nor write into its input. stdio_return() gives
- * back the owner and mode each had, unless the pipe is no longer as lent (another run took it over,
- * or the descriptor now names something else). Named FIFOs, files, terminals and sockets are never
+ * Promise: stdio_lend() opens each of the executor's stdin/stdout/stderr that is an anonymous pipe
+ * (pipefs) owned by uid 0 to others in the way the executor holds it only (the read end o+r, the
+ * write end o+w, both o+rw; the owner's and group's bits as they were). The owner stays root, so
+ * the executor (an "other": never uid 0, never group 0) can open it again as it holds it but can
+ * never change its mode: it never reads what another writer sends to its output nor writes into
+ * its input. Who else could open it by name needs ptrace access to a process holding it (root, or
+ * the executor's own uid inside its pid namespace). stdio_return() gives back the mode each had,
+ * unless the pipe is no longer as lent (another run changed it, or the descriptor now names
+ * something else). Named FIFOs, files, terminals and sockets are never
  * touched (reopening those stays the kernel's decision for the executor's identity;
  * docs/known-gaps.md). A pipe that cannot be lent is left as it was.
  * Ownership: plain data; the descriptors are the caller's (neither closed nor kept open here).
