@@ -18,7 +18,6 @@ static bool anon_pipe(int fd, struct stat *st)
 void stdio_lend(struct stdio_lend *s, const int fds[3], uid_t host_uid)
 {
 	memset(s, 0, sizeof *s);
-	s->to = host_uid;
 	for (int i = 0; i < 3; i++)
 		s->fd[i] = fds[i];
 	if (host_uid == 0)

@@ -29,10 +29,9 @@ struct stdio_lend {
 	bool lent[3];
 	dev_t dev[3];
 	ino_t ino[3];
-	uid_t uid[3];   /* the owner before */
+	uid_t uid[3];   /* the owner (root), unchanged: checked before the mode is given back */
 	mode_t mode[3]; /* the permission bits before, and as lent */
 	mode_t as_lent[3];
-	uid_t to;
 };
 
 /* fds: the executor's stdin, stdout, stderr. Nothing is done for host_uid 0. */
