@@ -4,6 +4,7 @@
 #include "caps.h"
 #include "container_env.h"
 #include "etc_view.h"
+#include "grant_link.h"
 #include "grant_nest.h"
 
 #include <errno.h>
@@ -47,9 +48,10 @@ int bwrap_find(char *path, size_t pathlen, char *why, size_t whylen)
 enum item_kind { IT_RO, IT_RW, IT_TMPFS, IT_PROC, IT_DEV, IT_SYMLINK };
 struct item {
 	const char *path;
-	const char *src;           /* bind source when not path itself (the /etc view), else NULL */
+	const char *src;           /* bind source when not path itself (the /etc view, `target`), else NULL */
 	enum item_kind kind;
-	char *target;              /* IT_SYMLINK, malloc'd */
+	char *target;              /* IT_SYMLINK's text, or the object a linked grant reaches; malloc'd */
+	bool linked;               /* the path leads through a link to `target` (granted: grant_link.h) */
 };
 
 static void free_items(struct item *it, size_t n)
@@ -144,6 +146,17 @@ static bool bound_by_ancestor(const struct item *it, size_t i)
 	return false;
 }
 
+/* A linked grant it[i] lies inside another directory bound (read or write): the link is shown
+ * there already, and what it reaches is granted, so shown by its own grant's bind. */
+static bool shown_by_ancestor(const struct item *it, size_t n, size_t i)
+{
+	for (size_t j = 0; j < n; j++)
+		if (j != i && (it[j].kind == IT_RO || it[j].kind == IT_RW) && strcmp(it[j].path, it[i].path) &&
+		    under(it[i].path, it[j].path))
+			return true;
+	return false;
+}
+
 /* Is `path` inside one of the directories masked so far (dirs[0..n))? That directory is an empty
  * read-only tmpfs by then: nothing can be bound inside it, and nothing needs to be (the manifest's
  * denies found by the start-up walk, deny_expand.h, may lie below a deny masked whole). */
@@ -189,12 +202,16 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 			continue; /* SPEC: a hint whose directory does not exist is skipped by bwrap */
 		if (unreachable(in, d.path))
 			continue; /* the executor's host identity could not read it on the host either */
+		char real[PATH_MAX];
+		if (!sbx_grant_followed(p, d.path, d.access, real, sizeof real))
+			continue; /* a link to what the policy does not grant (grant_link.h) */
 		struct item *x = &it[n];
 		x->path = d.path;
 		x->src = whole && in->etc_view && under(SBX_LDSO_PRELOAD, d.path) ? in->etc_view : NULL;
 		x->kind = (d.access & POL_WRITE) ? IT_RW : IT_RO;
 		/* A top-level symlink such as /bin -> usr/bin is recreated, not bound. */
 		x->target = NULL;
+		x->linked = false;
 		if (S_ISLNK(st.st_mode) && strchr(d.path + 1, '/') == NULL) {
 			char t[PATH_MAX];
 			ssize_t l = readlink(d.path, t, sizeof t - 1);
@@ -208,6 +225,19 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 				}
 				x->kind = IT_SYMLINK;
 			}
+		} else if (!x->src && real[0]) {
+			/* A path through a link to a granted object: that object is bound, pinned here
+			 * (the name may be replaced later), unless a bind of an ancestor shows the link
+			 * already (then the object is shown by its own grant's bind; bwrap could not
+			 * mount on the link in the new root: an absolute one points outside it). */
+			x->target = strdup(real);
+			if (!x->target) {
+				free_items(it, n);
+				snprintf(err, errlen, "out of memory");
+				return -1;
+			}
+			x->src = x->target;
+			x->linked = true;
 		}
 		/* A path granted twice keeps the strongest access. */
 		bool dup = false;
@@ -249,7 +279,7 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct item *x = &it[i];
-		if (bound_by_ancestor(it, i))
+		if (bound_by_ancestor(it, i) || (x->linked && shown_by_ancestor(it, n, i)))
 			continue;
 		switch (x->kind) {
 		case IT_RO: rc |= strv_addv(out, "--ro-bind", x->src ? x->src : x->path, x->path, NULL); break;

@@ -13,6 +13,7 @@
 #include <sys/time.h>
 
 #include "elfcheck.h"
+#include "grant_link.h"
 #include "landlock_deny.h"
 #include "seccomp_layer.h" /* sbx_seccomp_listener_possible: who holds a deny */
 #include "bwrap_layer.h" /* bwrap_etc_bound: the plan follows the bwrap entry */
@@ -593,8 +594,9 @@ static int spec_from_policy(const struct policy *p, const char *cmd, bool carve_
 		return -1;
 	}
 	size_t k = 0;
-	for (size_t i = 0; i < nd; i++)
-		if (pol_dir_get(p, i, &dirs[k]) == 0)
+	for (size_t i = 0; i < nd; i++) /* a grant through a link to what the policy does not grant:
+					 * no rule (grant_link.h) */
+		if (pol_dir_get(p, i, &dirs[k]) == 0 && sbx_grant_followed(p, dirs[k].path, dirs[k].access, NULL, 0))
 			k++;
 	if (etc_view)
 		etc_tree_whole(dirs, &k);

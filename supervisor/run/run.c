@@ -25,6 +25,7 @@
 
 #include "msg.h"
 #include "quote.h"
+#include "grant_link.h"
 #include "lifetime.h"
 #include "etc_view.h"
 #include "container_env.h"
@@ -141,7 +142,7 @@ static void plan_writable(struct run *r, bool wrapped)
 	for (size_t i = 0; i < nd; i++) {
 		struct pol_dir d;
 		if (pol_dir_get(r->plan.pol, i, &d) == 0 && d.path && (d.access & POL_WRITE) &&
-		    strcmp(d.path, r->plan.tmpdir))
+		    strcmp(d.path, r->plan.tmpdir) && sbx_grant_followed(r->plan.pol, d.path, d.access, NULL, 0))
 			(void)sd_writable(p, d.path);
 	}
 }

@@ -7,8 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "grant_link.h"
 #include "msg.h"
 #include "procids.h"
+#include "quote.h"
 #include "run_int.h"
 
 static long elapsed_ms(const struct timespec *t0)
@@ -36,6 +38,25 @@ static int emit(struct run *r, cJSON *ev)
 }
 
 /* ---- run.start / run.end ------------------------------------------------------------------- */
+
+/* The grants no layer follows because their path leads through a link to an object the policy
+ * does not grant (grant_link.h): "PATH -> OBJECT; ...", names quoted; "" when none. */
+static void grant_links(const struct run *r, char *out, size_t outlen)
+{
+	out[0] = 0;
+	if (r->o.disabled || !r->plan.pol)
+		return;
+	for (size_t i = 0, n = pol_dir_count(r->plan.pol); i < n; i++) {
+		struct pol_dir d;
+		char real[4096], q1[SBX_Q_MAX], q2[SBX_Q_MAX];
+		if (pol_dir_get(r->plan.pol, i, &d) < 0 || !d.path ||
+		    sbx_grant_followed(r->plan.pol, d.path, d.access, real, sizeof real))
+			continue;
+		size_t l = strlen(out);
+		snprintf(out + l, outlen - l, "%s%s -> %s", l ? "; " : "", sbx_q(d.path, q1, sizeof q1),
+			 sbx_q(real, q2, sizeof q2));
+	}
+}
 
 int run_emit_start(struct run *r)
 {
@@ -68,6 +89,13 @@ int run_emit_start(struct run *r)
 	if (r->L.denies[0]) { /* a manifest deny, and a stage that said who holds it */
 		sbx_deny_level(&r->L, sensor, sizeof sensor);
 		audit_add_str(level, "deny", sensor, sizeof sensor);
+	}
+	char links[1024];
+	grant_links(r, links, sizeof links);
+	if (links[0]) {
+		char t[1200];
+		snprintf(t, sizeof t, "not followed (a link to what the manifest does not grant): %s", links);
+		audit_add_str(level, "grants", t, sizeof t);
 	}
 	sd_level(&r->sd, level, r->plan.wrapped, pol_own_netns(r->plan.pol), r->o.disabled);
 	run_shadow_level(r, level);
@@ -214,6 +242,11 @@ void run_warn_off(const struct run *r)
 		sbx_deny_level(&r->L, deny, sizeof deny);
 		sbx_msg("warning: manifest deny held %s", deny);
 	}
+	char links[1024];
+	grant_links(r, links, sizeof links);
+	if (links[0])
+		sbx_msg("warning: granted path leads through a link to what the manifest does not grant; "
+			"no layer follows it: %s", links);
 	unsigned off = ((1u << SBX_L__N) - 1) & ~r->L.active & ~r->L.moot;
 	for (int l = 0; l < SBX_L__N; l++) {
 		if (!((off >> l) & 1u))

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "grant_link.h"
 #include "lifetime.h"
 #include "msg.h"
 #include "stage.h"
@@ -191,7 +192,8 @@ static pid_t direct_spawn(struct run *r, struct strv *env)
 	rc |= sd_writable(p, r->m->workspace);
 	for (size_t i = 0, n = pol_dir_count(pol); i < n; i++) {
 		struct pol_dir d;
-		if (pol_dir_get(pol, i, &d) < 0 || !d.path || !strcmp(d.path, r->plan.tmpdir))
+		if (pol_dir_get(pol, i, &d) < 0 || !d.path || !strcmp(d.path, r->plan.tmpdir) ||
+		    !sbx_grant_followed(pol, d.path, d.access, NULL, 0)) /* grant_link.h */
 			continue;
 		rc |= sd_expose(p, d.path, d.access & POL_WRITE);
 		if (d.access & POL_WRITE)
@@ -199,7 +201,7 @@ static pid_t direct_spawn(struct run *r, struct strv *env)
 	}
 	for (size_t i = 0, n = pol_dir_count(pol); i < n; i++) { /* a hint naming one file */
 		struct pol_dir d;
-		if (pol_dir_get(pol, i, &d) == 0 && d.path)
+		if (pol_dir_get(pol, i, &d) == 0 && d.path && sbx_grant_followed(pol, d.path, d.access, NULL, 0))
 			rc |= sd_expose_file(p, d.path, d.access & POL_WRITE);
 	}
 	rc |= sd_expose_cmd(p, r->o.cmd[0]);

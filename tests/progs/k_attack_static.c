@@ -3,12 +3,13 @@
  *   k_attack_static ATTACK [ARG...] [ATTACK [ARG...]]...
  * attacks: open PATH | connect IPv4 PORT | udp IPv4 PORT | ptrace | unshare | kill PID | pidfd FD |
  *          abstract NAME | tfo IPv4 PORT | icmp IPv4 | raw IPv4 | int80 | x32 | io_uring | tiocsti |
- *          exec PATH | rlimit | handle PATH | socket FAMILY TYPE PROTO | unix PATH |
+ *          exec PATH | write PATH | rlimit | handle PATH | socket FAMILY TYPE PROTO | unix PATH |
  *          udplite IPv4 PORT | vsock CID PORT | bind IPv4 PORT | lower_core
  *   socket: socket(FAMILY, TYPE, PROTO) with numbers; unix PATH: raw connect to a named unix socket;
  *   udplite: a UDP-Lite socket connected, then send() (no address: the connected-send path);
  *   vsock: socket(AF_VSOCK) + connect; bind: bind + listen on IPv4:PORT (a server);
  *   lower_core: setrlimit(RLIMIT_CORE, {0, 0}) — must SUCCEED (lowering is always allowed).
+ *   write PATH: a raw openat(O_WRONLY|O_CREAT|O_APPEND) and a write of "planted\n".
  *   exec PATH: a raw execve(PATH) in a forked child; "SUCCEEDED" when the exec happened (the
  *             child's close-on-exec pipe closed without an errno written), whatever PATH then did.
  *   rlimit: prlimit64 lowering the hard RLIMIT_NOFILE by one, then raising it back (the raise
@@ -113,6 +114,15 @@ int main(int argc, char **argv)
 		if (!strcmp(a, "open") && i + 1 < argc) {
 			rc = syscall(SYS_openat, AT_FDCWD, argv[++i], O_RDONLY | O_CLOEXEC);
 			result("open", rc, errno);
+		} else if (!strcmp(a, "write") && i + 1 < argc) {
+			rc = syscall(SYS_openat, AT_FDCWD, argv[++i], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+			int e = errno;
+			if (rc >= 0) {
+				if (syscall(SYS_write, (int)rc, "planted\n", 8) != 8)
+					e = errno;
+				syscall(SYS_close, (int)rc);
+			}
+			result("write", rc, e);
 		} else if (!strcmp(a, "connect") && i + 2 < argc) {
 			rc = raw_connect(SOCK_STREAM, argv[i + 1], argv[i + 2]);
 			i += 2;

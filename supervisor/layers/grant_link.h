@@ -1,0 +1,29 @@
+/* grant_link.h — a granted path that leads through a symbolic link, for every layer that binds or
+ * opens grants: bwrap's argv, Landlock's rules, the direct sandbox's binds and idmapped mounts, and
+ * the run.start record that names what was left out.
+ *
+ * Promise: the kernel layers grant an object as the policy decides a call — on the object reached.
+ * A grant whose path resolves (every link followed, as mount(2) and open(2) follow them) to an
+ * object the policy does not grant for the same access is not followed: no layer binds it, idmaps
+ * it or gives Landlock a rule for it, so a link planted at a granted name (an earlier executor in
+ * the workspace, another user in /tmp) cannot widen the grant in any mode. Kernel file systems
+ * (/proc, /dev, /sys: magic links, nothing an executor can plant) are taken as they are. Pure:
+ * realpath(3) and pol_path(); nothing is kept or mounted.
+ */
+#ifndef SBX_GRANT_LINK_H
+#define SBX_GRANT_LINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "policy.h"
+
+/* false when `path`, granted with `access` (a pol_dir's), reaches through a link an object the
+ * policy does not grant for that access (its read/write part; a list-only entry: read). true when
+ * the path has no link in it, does not resolve (the layers skip a missing grant themselves), or
+ * the object is granted too. `real` (may be NULL) gets the object's path whenever the path leads
+ * through a link (followed or not), else "". */
+bool sbx_grant_followed(const struct policy *p, const char *path, unsigned access, char *real,
+			size_t reallen);
+
+#endif
