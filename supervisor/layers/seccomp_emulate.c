@@ -5,6 +5,7 @@
 #include "actas.h"
 #include "idmap.h"
 #include "smallfile.h"
+#include "seccomp_notify.h"
 #include "seccomp_unix.h"
 #include "vmchild.h"
 
@@ -126,9 +127,7 @@ static int fd_path(int fd, char *out, size_t outlen)
 	if (n <= 0)
 		return -1;
 	out[n] = 0;
-	size_t dl = strlen(" (deleted)");
-	if ((size_t)n > dl && !strcmp(out + n - dl, " (deleted)"))
-		out[n - dl] = 0;
+	sbx_sn_drop_deleted(out);
 	return 0;
 }
 

@@ -1283,12 +1283,13 @@ struct sc_rt {
 	struct sbx_seccomp_state gate;
 };
 
-/* The file/exec reporter ("--report-files"): the layer on, and neither the probes nor the preload
- * to see the command's file calls. */
+/* The file/exec reporter ("--report-files"): the layer on and the probes off. The preload does not
+ * stand in for it: it sees a program's libc calls, not its raw system calls, nor a static or
+ * non-glibc program a preloaded shell starts; without a reporter below libc those are refused by
+ * bwrap or Landlock unreported (a normal user's run, a container without BPF). */
 static bool report_files_wanted(const struct sbx_layers *L)
 {
-	return sbx_layer_on(L, layer_seccomp.id) && !sbx_layer_on(L, layer_probes.id) &&
-	       !sbx_layer_on(L, layer_preload.id);
+	return sbx_layer_on(L, layer_seccomp.id) && !sbx_layer_on(L, layer_probes.id);
 }
 
 static void sc_on_ready(struct layer_ctx *c, void **st, const char *status, pid_t pid, int listener)
@@ -1333,8 +1334,8 @@ static const char *sc_sensor(const struct sbx_layers *L)
 
 /* The stage options the kernel layers derive from the run's layer set (layers_stage_flags appends
  * them): "--netfilter" when netfilter is on (Landlock then handles no TCP and seccomp leaves
- * AF_INET/6 connect/bind to it); "--report-files" when neither the probes nor the preload are on
- * (the seccomp file/exec reporter); "--sensor" when the report-only sensor is wanted
+ * AF_INET/6 connect/bind to it); "--report-files" when the probes are off (the seccomp file/exec
+ * reporter); "--sensor" when the report-only sensor is wanted
  * (opts.report_only). */
 static int sc_stage_options(const struct sbx_layers *L, struct strv *out)
 {

@@ -98,6 +98,13 @@ static ssize_t read_str(pid_t pid, uint64_t addr, char *buf, size_t len)
 	return -1;
 }
 
+void sbx_sn_drop_deleted(char *path)
+{
+	size_t n = strlen(path), dl = strlen(" (deleted)");
+	if (n > dl && !strcmp(path + n - dl, " (deleted)"))
+		path[n - dl] = 0;
+}
+
 static void proc_text(pid_t pid, const char *what, char *out, size_t outlen, bool link)
 {
 	char p[64];
@@ -176,6 +183,7 @@ static int target_resolve(pid_t pid, const char *abs, bool nofollow, char *out, 
 		return -1;
 	}
 	out[n] = 0;
+	sbx_sn_drop_deleted(out);
 	return 0;
 }
 
@@ -597,8 +605,13 @@ static void decide_resolved(const struct sbx_sn_ctx *c, pid_t pid, bool nofollow
 	 * openat2 here, nothing more. */
 	if (missing && lexical && (rr < 0 || (!nofollow && target_is_link(pid, path)))) {
 		char lex[4096];
+		bool fd_obj;
 		if (target_resolve_links(pid, path, nofollow, lex, sizeof lex) == 0 && strcmp(lex, path)) {
 			proc_self_rewrite(pid, lex, sizeof lex);
+			/* a link to the target's own magic links (/dev/stdout -> /proc/self/fd/1): the
+			 * descriptor's object, or nothing of the host (a pipe, a socket) */
+			if (proc_magic_rewrite(pid, lex, sizeof lex, &fd_obj) != 0)
+				return;
 			pol_path(c->pol, lex, acc, d);
 			if (d->verdict != POL_ALLOW) {
 				snprintf(path, pathlen, "%s", lex);
@@ -677,9 +690,7 @@ static int target_fd_path(pid_t pid, int fd, char *out, size_t outlen)
 		return -1;
 	if (out[0] != '/' || !strncmp(out, "/memfd:", 7))
 		return 1;
-	size_t n = strlen(out), dl = strlen(" (deleted)");
-	if (n > dl && !strcmp(out + n - dl, " (deleted)"))
-		out[n - dl] = 0;
+	sbx_sn_drop_deleted(out);
 	return 0;
 }
 
