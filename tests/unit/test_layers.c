@@ -144,8 +144,13 @@ static void t_stage_flags_wrapper_cgroup(void **state)
 	static const char *const ks[] = {"--seccomp", "--landlock", "--report-files", NULL};
 	assert_true(flags_are(&L, ks));
 	sbx_layer_set_on(&L, SBX_L_PRELOAD, "LD_PRELOAD");
-	static const char *const pks[] = {"--preload", "--seccomp", "--landlock", NULL};
+	/* the preload does not replace the reporter: it does not see raw calls nor static children */
+	static const char *const pks[] = {"--preload", "--seccomp", "--landlock", "--report-files", NULL};
 	assert_true(flags_are(&L, pks));
+	sbx_layer_set_on(&L, SBX_L_PROBES, "tp_btf");
+	static const char *const pbs[] = {"--preload", "--seccomp", "--landlock", NULL};
+	assert_true(flags_are(&L, pbs));
+	sbx_layer_set_off(&L, SBX_L_PROBES, "x");
 	/* neither seccomp nor the probes: the report-only sensor, unless turned off */
 	sbx_layer_set_off(&L, SBX_L_SECCOMP, "x");
 	L.sensor_off = false;
