@@ -27,25 +27,36 @@ static ssize_t find(const struct strv *a, const char *s1, const char *s2)
 	return -1;
 }
 
+/* The default manifest for the workspace `ws` plus `extra` read grants (may be NULL), compiled;
+ * *m and *blob are the caller's to free, ctx must outlive them. */
+static const struct policy *compile(struct mf_ctx *ctx, const char *ws, const char **extra, struct manifest **m,
+				    void **blob)
+{
+	char err[512];
+	assert_int_equal(mf_ctx_init(ctx, ws, err, sizeof err), 0);
+	struct mf_errors e;
+	memset(&e, 0, sizeof e);
+	assert_int_equal(manifest_load_default(ctx, m, &e), 0);
+	mf_errors_free(&e);
+	size_t len = 0;
+	struct pol_build_opts bo = {.uid = getuid(), .extra_read = extra};
+	assert_int_equal(pol_build(*m, &bo, blob, &len, err, sizeof err), 0);
+	const char *why;
+	const struct policy *p = pol_open(*blob, len, &why);
+	assert_non_null(p);
+	return p;
+}
+
 static void t_bwrap_argv(void **state)
 {
 	(void)state;
 	char ws[] = "/tmp/test_bwrap_argv.XXXXXX";
 	assert_non_null(mkdtemp(ws));
 	struct mf_ctx ctx;
-	char err[512];
-	assert_int_equal(mf_ctx_init(&ctx, ws, err, sizeof err), 0);
 	struct manifest *m = NULL;
-	struct mf_errors e;
-	memset(&e, 0, sizeof e);
-	assert_int_equal(manifest_load_default(&ctx, &m, &e), 0);
 	void *blob = NULL;
-	size_t len = 0;
-	struct pol_build_opts bo = {.uid = getuid()};
-	assert_int_equal(pol_build(m, &bo, &blob, &len, err, sizeof err), 0);
-	const char *why;
-	const struct policy *p = pol_open(blob, len, &why);
-	assert_non_null(p);
+	char err[512];
+	const struct policy *p = compile(&ctx, ws, NULL, &m, &blob);
 	struct strv env = {0}, argv = {0};
 	strv_add(&env, "PATH=/usr/bin");
 	struct bwrap_in in = {.bwrap = "/usr/bin/bwrap", .self_exe = "/x/sbxsup", .preload_lib = "/x/lib.so",
@@ -110,7 +121,6 @@ static void t_bwrap_argv(void **state)
 	strv_free(&env);
 	free(blob);
 	manifest_free(m);
-	mf_errors_free(&e);
 	rmdir(ws);
 }
 
@@ -125,20 +135,11 @@ static void t_bwrap_argv_nested(void **state)
 	snprintf(own, sizeof own, "%s/own", ws);
 	assert_int_equal(mkdir(own, 0755), 0);
 	struct mf_ctx ctx;
-	char err[512];
-	assert_int_equal(mf_ctx_init(&ctx, ws, err, sizeof err), 0);
 	struct manifest *m = NULL;
-	struct mf_errors e;
-	memset(&e, 0, sizeof e);
-	assert_int_equal(manifest_load_default(&ctx, &m, &e), 0);
-	const char *extra[] = {"/usr/bin", "/usr/lib", own, NULL};
-	struct pol_build_opts bo = {.uid = getuid(), .extra_read = extra};
 	void *blob = NULL;
-	size_t len = 0;
-	assert_int_equal(pol_build(m, &bo, &blob, &len, err, sizeof err), 0);
-	const char *why;
-	const struct policy *p = pol_open(blob, len, &why);
-	assert_non_null(p);
+	char err[512];
+	const char *extra[] = {"/usr/bin", "/usr/lib", own, NULL};
+	const struct policy *p = compile(&ctx, ws, extra, &m, &blob);
 	struct strv env = {0}, argv = {0};
 	struct bwrap_in in = {.bwrap = "/usr/bin/bwrap", .self_exe = "/x/sbxsup", .workspace = m->workspace,
 			      .env = &env};
@@ -151,7 +152,6 @@ static void t_bwrap_argv_nested(void **state)
 	strv_free(&argv);
 	free(blob);
 	manifest_free(m);
-	mf_errors_free(&e);
 	rmdir(own);
 	rmdir(ws);
 }
@@ -186,20 +186,11 @@ static void t_bwrap_argv_linked(void **state)
 	assert_int_equal(symlink(out, bad), 0);
 	assert_int_equal(symlink("/usr/share", lnk), 0);
 	struct mf_ctx ctx;
-	char err[512];
-	assert_int_equal(mf_ctx_init(&ctx, ws, err, sizeof err), 0);
 	struct manifest *m = NULL;
-	struct mf_errors e;
-	memset(&e, 0, sizeof e);
-	assert_int_equal(manifest_load_default(&ctx, &m, &e), 0);
-	const char *extra[] = {ok, bad, lnk, NULL};
-	struct pol_build_opts bo = {.uid = getuid(), .extra_read = extra};
 	void *blob = NULL;
-	size_t len = 0;
-	assert_int_equal(pol_build(m, &bo, &blob, &len, err, sizeof err), 0);
-	const char *why;
-	const struct policy *p = pol_open(blob, len, &why);
-	assert_non_null(p);
+	char err[512];
+	const char *extra[] = {ok, bad, lnk, NULL};
+	const struct policy *p = compile(&ctx, ws, extra, &m, &blob);
 	char got[4096];
 	assert_false(sbx_grant_followed(p, bad, POL_READ, got, sizeof got));
 	assert_string_equal(got, out);
@@ -220,7 +211,6 @@ static void t_bwrap_argv_linked(void **state)
 	strv_free(&argv);
 	free(blob);
 	manifest_free(m);
-	mf_errors_free(&e);
 	unlink(ok);
 	unlink(bad);
 	unlink(lnk);
