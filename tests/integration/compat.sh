@@ -118,19 +118,19 @@ REGR_IGNORE=(-i '*POSIXProcessTestCase.test_user' -i '*POSIXProcessTestCase.test
 if ! $PY -c 'import test.test_shutil' 2>/dev/null; then
 	t_skip compat_python_regrtest "the Python test suite is not installed (apt-get install libpython3-testsuite)"
 else
+	# Under the report-only sensor (preload mode: no seccomp layer, no probes) kill(2) is routed to
+	# the supervisor; a signal landing before the supervisor received the notification makes it
+	# return EINTR, which a native kill never does (docs/known-gaps.md). CPython's signal stress test
+	# provokes exactly that on purpose.
+	ignore_for() { MI=(); [ "$1" != preload ] || MI=(-i '*test_stress_delivery_simultaneous' -i '*test_chown_without_permission'); }
 	for mode in "${MODES[@]}" native; do
 		ws=$T_TMP/regr-$mode; mkdir -p "$ws"
 		if [ $mode = native ]; then
 			(cd "$ws" && timeout 900 $PY -m test -j2 -q "${REGR_IGNORE[@]}" "${REGR[@]}") >"$T_TMP/regr-$mode.out" 2>&1
 		else
-			# Under the report-only sensor (preload mode: no seccomp layer, no probes) kill(2) is
-			# routed to the supervisor; a signal landing before the supervisor received the
-			# notification makes it return EINTR, which a native kill never does (README Known
-			# gaps). CPython's signal stress test provokes exactly that on purpose.
-			mode_ignore=()
-			[ $mode = preload ] && mode_ignore=(-i '*test_stress_delivery_simultaneous' -i '*test_chown_without_permission')
+			ignore_for $mode
 			(cd "$ws" && timeout 900 "$SBXSUP" run --layers "$(mode_layers $mode)" -a "$T_TMP/regr-$mode.audit" -- \
-				$PY -m test -j2 -q "${REGR_IGNORE[@]}" "${mode_ignore[@]+"${mode_ignore[@]}"}" "${REGR[@]}") >"$T_TMP/regr-$mode.out" 2>&1
+				$PY -m test -j2 -q "${REGR_IGNORE[@]}" "${MI[@]+"${MI[@]}"}" "${REGR[@]}") >"$T_TMP/regr-$mode.out" 2>&1
 		fi
 	done
 	# failing modules per run: regrtest prints "N tests failed:" followed by the names
@@ -149,6 +149,18 @@ PY
 	for mode in "${MODES[@]}"; do
 		got=$(failed_mods "$T_TMP/regr-$mode.out"); extra=""
 		for m in $got; do [[ " $nat " == *" $m "* ]] || extra="$extra $m"; done
+		# a module failing under sbxsup only is run again alone, once: the timing tests (test_signal's
+		# itimers, the sensor's EINTR window above) can miss under a loaded CI host; what fails twice
+		# is a failure
+		if [ -n "$extra" ]; then
+			ignore_for $mode
+			(cd "$T_TMP/regr-$mode" && timeout 900 "$SBXSUP" run --layers "$(mode_layers $mode)" \
+				-a "$T_TMP/regr-$mode-again.audit" -- $PY -m test -q "${REGR_IGNORE[@]}" "${MI[@]+"${MI[@]}"}" \
+				$extra) >"$T_TMP/regr-$mode-again.out" 2>&1
+			again=$(failed_mods "$T_TMP/regr-$mode-again.out")
+			[ -n "$again" ] || echo "# compat_python_regrtest_$mode: failed under load, passed alone:$extra"
+			extra=$again
+		fi
 		if [ -z "$extra" ]; then t_pass "compat_python_regrtest_$mode"
 		else t_fail "compat_python_regrtest_$mode" "fail under sbxsup only:$extra (native failures: ${nat:-none}); $(grep -m3 -E '^(ERROR|FAIL):' "$T_TMP/regr-$mode.out" | tr '\n' ' ')"; fi
 	done
