@@ -183,6 +183,17 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 	for (size_t i = 0; i < nd && nt < sizeof trees / sizeof trees[0]; i++)
 		if (pol_dir_get(p, i, &trees[nt]) == 0 && tree_whole(&trees[nt], in))
 			nt++;
+	/* the plan's view of the grants through links, or one made here */
+	struct sbx_grant_links own = {0};
+	const struct sbx_grant_links *links = in->links;
+	if (!links) {
+		if (sbx_grant_links_scan(p, &own) < 0) {
+			free(it);
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		links = &own;
+	}
 	size_t n = 0;
 	for (size_t i = 0; i < nd; i++) {
 		struct pol_dir d;
@@ -202,9 +213,9 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 			continue; /* SPEC: a hint whose directory does not exist is skipped by bwrap */
 		if (unreachable(in, d.path))
 			continue; /* the executor's host identity could not read it on the host either */
-		char real[PATH_MAX];
-		if (!sbx_grant_followed(p, d.path, d.access, real, sizeof real))
+		if (!sbx_grant_links_followed(links, i))
 			continue; /* a link to what the policy does not grant (grant_link.h) */
+		const char *real = sbx_grant_links_real(links, i);
 		struct item *x = &it[n];
 		x->path = d.path;
 		x->src = whole && in->etc_view && under(SBX_LDSO_PRELOAD, d.path) ? in->etc_view : NULL;
@@ -220,12 +231,13 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 				x->target = strdup(t);
 				if (!x->target) {
 					free_items(it, n);
+					sbx_grant_links_free(&own);
 					snprintf(err, errlen, "out of memory");
 					return -1;
 				}
 				x->kind = IT_SYMLINK;
 			}
-		} else if (!x->src && real[0]) {
+		} else if (!x->src && real) {
 			/* A path through a link to a granted object: that object is bound, pinned here
 			 * (the name may be replaced later), unless a bind of an ancestor shows the link
 			 * already (then the object is shown by its own grant's bind; bwrap could not
@@ -233,6 +245,7 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 			x->target = strdup(real);
 			if (!x->target) {
 				free_items(it, n);
+				sbx_grant_links_free(&own);
 				snprintf(err, errlen, "out of memory");
 				return -1;
 			}
@@ -304,6 +317,7 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 	const char **dmasks = calloc(nm + 1, sizeof *dmasks);
 	if (!dmasks) {
 		free_items(it, n);
+		sbx_grant_links_free(&own);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -328,6 +342,7 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 	}
 	free(dmasks);
 	free_items(it, n);
+	sbx_grant_links_free(&own);
 
 	if (in->home_dir) /* the private HOME, in the tmpfs /tmp */
 		rc |= strv_addv(out, "--perms", "0700", "--dir", in->home_dir, NULL);
@@ -522,7 +537,7 @@ static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size
 		.fixed = preload && c->fixed_channel, .policy_fd = c->fds.policy,
 		.userns = c->own_userns, .userns_fd = c->fds.userns,
 		.stage_dir = c->stage_dir, .staged = c->staged, .nstaged = c->nstaged,
-		.unreachable = c->unreachable,
+		.unreachable = c->unreachable, .links = c->links,
 		.etc_identity = true, .passwd_fd = c->fds.passwd, .group_fd = c->fds.group,
 		.resolv = pol_gateway(c->pol), .resolv_fd = c->fds.resolv,
 	};

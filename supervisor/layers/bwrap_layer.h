@@ -64,6 +64,8 @@ struct bwrap_in {
 	size_t nstaged;
 	const struct strv *unreachable; /* granted paths bwrap (as the executor's host identity) cannot
 					 * look up: left out unless staged (NULL: none) */
+	const struct sbx_grant_links *links; /* the policy's grants through links (grant_link.h); NULL:
+					      * bwrap_argv scans them itself */
 	bool etc_identity;         /* the executor's passwd and group (etc_view.h) --ro-bind-data at
 				    * /etc/passwd and /etc/group from passwd_fd, group_fd (-1: "<fd>"),
 				    * unless etc_view (the view holds them, and resolv.conf) */

@@ -30,3 +30,48 @@ bool sbx_grant_followed(const struct policy *p, const char *path, unsigned acces
 	unsigned want = access & (POL_READ | POL_WRITE);
 	return pol_path(p, rp, want ? want : POL_READ, NULL) == POL_ALLOW;
 }
+
+void sbx_grant_links_free(struct sbx_grant_links *g)
+{
+	for (size_t i = 0; g->real && i < g->n; i++)
+		free(g->real[i]);
+	free(g->real);
+	free(g->followed);
+	memset(g, 0, sizeof *g);
+}
+
+int sbx_grant_links_scan(const struct policy *p, struct sbx_grant_links *g)
+{
+	memset(g, 0, sizeof *g);
+	size_t n = p ? pol_dir_count(p) : 0;
+	g->real = calloc(n ? n : 1, sizeof *g->real);
+	g->followed = calloc(n ? n : 1, sizeof *g->followed);
+	if (!g->real || !g->followed) {
+		sbx_grant_links_free(g);
+		return -1;
+	}
+	g->n = n;
+	for (size_t i = 0; i < n; i++) {
+		struct pol_dir d;
+		char real[PATH_MAX];
+		g->followed[i] = true;
+		if (pol_dir_get(p, i, &d) < 0 || !d.path)
+			continue;
+		g->followed[i] = sbx_grant_followed(p, d.path, d.access, real, sizeof real);
+		if (real[0] && !(g->real[i] = strdup(real))) {
+			sbx_grant_links_free(g);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+bool sbx_grant_links_followed(const struct sbx_grant_links *g, size_t i)
+{
+	return !g || i >= g->n || g->followed[i];
+}
+
+const char *sbx_grant_links_real(const struct sbx_grant_links *g, size_t i)
+{
+	return g && i < g->n ? g->real[i] : NULL;
+}

@@ -7,8 +7,11 @@
  * object the policy does not grant for the same access is not followed: no layer binds it, idmaps
  * it or gives Landlock a rule for it, so a link planted at a granted name (an earlier executor in
  * the workspace, another user in /tmp) cannot widen the grant in any mode. Kernel file systems
- * (/proc, /dev, /sys: magic links, nothing an executor can plant) are taken as they are. Pure:
- * realpath(3) and pol_path(); nothing is kept or mounted.
+ * (/proc, /dev, /sys: magic links, nothing an executor can plant) are taken as they are.
+ *
+ * Ownership: the supervisor scans the policy's directory table once per plan (sbx_grant_links_scan,
+ * owned by the run's plan, freed with it) and its consumers read that view by table index; the
+ * exec stage, another process, asks sbx_grant_followed itself for Landlock's rules.
  */
 #ifndef SBX_GRANT_LINK_H
 #define SBX_GRANT_LINK_H
@@ -22,8 +25,21 @@
  * policy does not grant for that access (its read/write part; a list-only entry: read). true when
  * the path has no link in it, does not resolve (the layers skip a missing grant themselves), or
  * the object is granted too. `real` (may be NULL) gets the object's path whenever the path leads
- * through a link (followed or not), else "". */
+ * through a link (followed or not), else "". Pure: realpath(3) and pol_path(). */
 bool sbx_grant_followed(const struct policy *p, const char *path, unsigned access, char *real,
 			size_t reallen);
+
+/* sbx_grant_followed for every entry of the policy's directory table (pol_dir_get index i). */
+struct sbx_grant_links {
+	size_t n;
+	char **real;    /* [i]: the object entry i reaches through a link (malloc'd), NULL: no link */
+	bool *followed; /* [i]: false: a link to what the policy does not grant */
+};
+/* 0, or -1 (out of memory; *g empty): the caller fails, it never goes on without the view. */
+int sbx_grant_links_scan(const struct policy *p, struct sbx_grant_links *g);
+void sbx_grant_links_free(struct sbx_grant_links *g);
+/* Entry i, as scanned; NULL g or an index beyond it: followed, no link. */
+bool sbx_grant_links_followed(const struct sbx_grant_links *g, size_t i);
+const char *sbx_grant_links_real(const struct sbx_grant_links *g, size_t i);
 
 #endif

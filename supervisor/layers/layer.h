@@ -104,6 +104,7 @@ struct layer_ctx {
 	const char *const *staged;
 	size_t nstaged;
 	const struct strv *unreachable; /* root: granted paths that identity cannot look up: not bound */
+	const struct sbx_grant_links *links; /* the policy's grants through links (the plan's, grant_link.h) */
 	struct layer_fds fds;
 	/* The stage's layer flags (layers_stage_flags), set by the walkers that call wrap and plan
 	 * (layers_wrap, layers_plan) on their copy of the context; NULL elsewhere. */

@@ -95,6 +95,7 @@ int plan_policy(struct run_plan *p, const struct manifest *m, const struct detec
 	free(p->blob);
 	p->blob = NULL;
 	p->pol = NULL;
+	sbx_grant_links_free(&p->links);
 	char cmdpath[PATH_MAX] = ""; /* the command is always readable + executable (policy_build.h) */
 	if (p->cmd)
 		(void)pol_command_path(p->cmd, getenv("PATH"), cmdpath, sizeof cmdpath);
@@ -120,6 +121,10 @@ int plan_policy(struct run_plan *p, const struct manifest *m, const struct detec
 	const char *why = "";
 	if (!(p->pol = pol_open(p->blob, p->bloblen, &why))) {
 		snprintf(err, errlen, "compiled policy is invalid: %s", why);
+		return -1;
+	}
+	if (sbx_grant_links_scan(p->pol, &p->links) < 0) {
+		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	p->proxy_port = 0;
@@ -243,6 +248,7 @@ void plan_free(struct run_plan *p)
 	free(p->blob);
 	p->blob = NULL;
 	p->pol = NULL;
+	sbx_grant_links_free(&p->links);
 	strv_free(&p->env);
 	strv_free(&p->dropped);
 }

@@ -17,6 +17,7 @@
 #define SBX_PLAN_H
 
 #include "deny_expand.h"
+#include "grant_link.h"
 #include <stdbool.h>
 #include <cjson/cJSON.h>
 #include "layer.h"
@@ -32,6 +33,7 @@ struct run_plan {
 	void *blob;                /* the compiled policy */
 	size_t bloblen;
 	const struct policy *pol;  /* view of blob */
+	struct sbx_grant_links links; /* its directory table's grants through links (grant_link.h) */
 	struct dx_result deny_walk; /* the start-up walk for the manifest's denies (deny_expand.h) */
 	char tmpdir[80];           /* direct mode: the private tmp dir to create, "" when none */
 	bool tmp_ns;               /* direct mode: tmpdir is bound at /tmp in the run's mount ns */

@@ -112,6 +112,7 @@ static void plan_to_ctx(struct run *r)
 	r->lc.staged = r->staged;
 	r->lc.nstaged = r->lc.own_userns ? r->sd.nwr : 0;
 	r->lc.unreachable = r->lc.own_userns ? &r->unreach : NULL;
+	r->lc.links = &r->plan.links;
 }
 
 /* Root: the directories granted for writing (the workspace first), which get idmapped mounts
@@ -142,7 +143,7 @@ static void plan_writable(struct run *r, bool wrapped)
 	for (size_t i = 0; i < nd; i++) {
 		struct pol_dir d;
 		if (pol_dir_get(r->plan.pol, i, &d) == 0 && d.path && (d.access & POL_WRITE) &&
-		    strcmp(d.path, r->plan.tmpdir) && sbx_grant_followed(r->plan.pol, d.path, d.access, NULL, 0))
+		    strcmp(d.path, r->plan.tmpdir) && sbx_grant_links_followed(&r->plan.links, i))
 			(void)sd_writable(p, d.path);
 	}
 }

@@ -48,13 +48,12 @@ static void grant_links(const struct run *r, char *out, size_t outlen)
 		return;
 	for (size_t i = 0, n = pol_dir_count(r->plan.pol); i < n; i++) {
 		struct pol_dir d;
-		char real[4096], q1[SBX_Q_MAX], q2[SBX_Q_MAX];
-		if (pol_dir_get(r->plan.pol, i, &d) < 0 || !d.path ||
-		    sbx_grant_followed(r->plan.pol, d.path, d.access, real, sizeof real))
+		char q1[SBX_Q_MAX], q2[SBX_Q_MAX];
+		if (sbx_grant_links_followed(&r->plan.links, i) || pol_dir_get(r->plan.pol, i, &d) < 0 || !d.path)
 			continue;
 		size_t l = strlen(out);
 		snprintf(out + l, outlen - l, "%s%s -> %s", l ? "; " : "", sbx_q(d.path, q1, sizeof q1),
-			 sbx_q(real, q2, sizeof q2));
+			 sbx_q(sbx_grant_links_real(&r->plan.links, i), q2, sizeof q2));
 	}
 }
 

@@ -193,7 +193,7 @@ static pid_t direct_spawn(struct run *r, struct strv *env)
 	for (size_t i = 0, n = pol_dir_count(pol); i < n; i++) {
 		struct pol_dir d;
 		if (pol_dir_get(pol, i, &d) < 0 || !d.path || !strcmp(d.path, r->plan.tmpdir) ||
-		    !sbx_grant_followed(pol, d.path, d.access, NULL, 0)) /* grant_link.h */
+		    !sbx_grant_links_followed(&r->plan.links, i)) /* grant_link.h */
 			continue;
 		rc |= sd_expose(p, d.path, d.access & POL_WRITE);
 		if (d.access & POL_WRITE)
@@ -201,7 +201,7 @@ static pid_t direct_spawn(struct run *r, struct strv *env)
 	}
 	for (size_t i = 0, n = pol_dir_count(pol); i < n; i++) { /* a hint naming one file */
 		struct pol_dir d;
-		if (pol_dir_get(pol, i, &d) == 0 && d.path && sbx_grant_followed(pol, d.path, d.access, NULL, 0))
+		if (pol_dir_get(pol, i, &d) == 0 && d.path && sbx_grant_links_followed(&r->plan.links, i))
 			rc |= sd_expose_file(p, d.path, d.access & POL_WRITE);
 	}
 	rc |= sd_expose_cmd(p, r->o.cmd[0]);
