@@ -229,12 +229,8 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 			if (l > 0) {
 				t[l] = 0;
 				x->target = strdup(t);
-				if (!x->target) {
-					free_items(it, n);
-					sbx_grant_links_free(&own);
-					snprintf(err, errlen, "out of memory");
-					return -1;
-				}
+				if (!x->target)
+					goto nomem;
 				x->kind = IT_SYMLINK;
 			}
 		} else if (!x->src && real) {
@@ -243,12 +239,8 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 			 * already (then the object is shown by its own grant's bind; bwrap could not
 			 * mount on the link in the new root: an absolute one points outside it). */
 			x->target = strdup(real);
-			if (!x->target) {
-				free_items(it, n);
-				sbx_grant_links_free(&own);
-				snprintf(err, errlen, "out of memory");
-				return -1;
-			}
+			if (!x->target)
+				goto nomem;
 			x->src = x->target;
 			x->linked = true;
 		}
@@ -315,12 +307,8 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 	/* Masks, after every bind: only paths that exist and that some bind made visible. */
 	size_t nm = pol_mask_count(p), ndm = 0;
 	const char **dmasks = calloc(nm + 1, sizeof *dmasks);
-	if (!dmasks) {
-		free_items(it, n);
-		sbx_grant_links_free(&own);
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	if (!dmasks)
+		goto nomem;
 	for (size_t i = 0; i < nm; i++) {
 		struct pol_dir d;
 		struct stat st;
@@ -408,6 +396,11 @@ int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *o
 		return -1;
 	}
 	return 0;
+nomem:
+	free_items(it, n);
+	sbx_grant_links_free(&own);
+	snprintf(err, errlen, "out of memory");
+	return -1;
 }
 
 /* ---- the layer entry ---------------------------------------------------------------------------- */
