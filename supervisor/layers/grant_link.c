@@ -1,5 +1,6 @@
 /* grant_link.c — see grant_link.h. */
 #include "grant_link.h"
+#include "syspaths.h" /* path_under */
 
 #include <limits.h>
 #include <stdio.h>
@@ -8,13 +9,7 @@
 
 static bool kernel_fs(const char *path)
 {
-	static const char *const top[] = {"/proc", "/dev", "/sys"};
-	for (size_t i = 0; i < sizeof top / sizeof top[0]; i++) {
-		size_t n = strlen(top[i]);
-		if (!strncmp(path, top[i], n) && (path[n] == '/' || !path[n]))
-			return true;
-	}
-	return false;
+	return path_under(path, "/proc") || path_under(path, "/dev") || path_under(path, "/sys");
 }
 
 bool sbx_grant_followed(const struct policy *p, const char *path, unsigned access, char *real,
