@@ -1,6 +1,10 @@
 /* Time-of-check/time-of-use race on the supervisor's open decision (issue 27): one thread flips a
- * path between a workspace file and the secret while the other opens it by raw system call, up to
- * 4000 times (or 4 s); every byte read is printed (the runner looks for the canary).
+ * path between a workspace file and the secret while the other opens it by raw system call, 4000
+ * times at least (4 s at most); every byte read is printed (the runner looks for the canary).
+ * On a loaded machine the two threads may not run at the same time during 4000 opens, and a run
+ * whose opens never met a flip named only the workspace file and torn names (ENOENT): neither
+ * blocked nor reported, the attack not tried. So the opens start once the flipper runs and go on
+ * until 1000 of them overlapped a flip, one was refused otherwise than ENOENT, or the secret read.
 // profile: fs-raw
 // build: static
 // expect-seccomp: blocked; events: kernel.violation(outcome=contained,sensor=seccomp-notify)
@@ -12,6 +16,7 @@
 
 static char buf[4096], good[4096], bad[4096];
 static atomic_int stop;
+static atomic_ulong flips;
 
 static void *flip(void *a)
 {
@@ -20,6 +25,7 @@ static void *flip(void *a)
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		memcpy(buf, good, gl);
 		memcpy(buf, bad, bl);
+		atomic_fetch_add_explicit(&flips, 1, memory_order_relaxed);
 	}
 	return NULL;
 }
@@ -36,12 +42,20 @@ int main(int argc, char **argv)
 	pthread_t t;
 	if (pthread_create(&t, NULL, flip, NULL))
 		return 2;
-	int got = 0;
+	int got = 0, refused = 0, met = 0;
 	time_t t0 = time(NULL);
-	for (int i = 0; i < 4000 && time(NULL) - t0 < 4; i++) {
+	while (!atomic_load(&flips) && time(NULL) - t0 < 4)
+		sched_yield();
+	for (int i = 0; time(NULL) - t0 < 4; i++) {
+		if (i >= 4000 && (got || refused || met >= 1000))
+			break;
+		unsigned long f0 = atomic_load_explicit(&flips, memory_order_relaxed);
 		long fd = ESC_SYS(SYS_openat, AT_FDCWD, buf, O_RDONLY, 0);
-		if (fd < 0)
+		met += atomic_load_explicit(&flips, memory_order_relaxed) != f0;
+		if (fd < 0) {
+			refused += fd != -ENOENT;
 			continue;
+		}
 		char b[256];
 		long n = ESC_SYS(SYS_read, fd, b, sizeof b);
 		if (n > 0) {
