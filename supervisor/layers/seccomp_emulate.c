@@ -1,6 +1,7 @@
 /* seccomp_emulate.c — notified calls performed on the target's behalf (see seccomp_emulate.h). */
 #include "seccomp_emulate.h"
 #include "fdpass.h"
+#include "fdpath.h"
 #include "procids.h"
 #include "actas.h"
 #include "idmap.h"
@@ -119,15 +120,12 @@ static void answer_fd(int listener, uint64_t id, int fd, bool cloexec)
 		answer(listener, id, 0, e); /* EMFILE, ...: the call fails as the kernel's would */
 }
 
-static int fd_path(int fd, char *out, size_t outlen)
+/* The path of this process's descriptor fd, a deleted file on its last name (fdpath.h). */
+static int obj_path(int fd, char *out, size_t outlen)
 {
-	char p[40];
-	snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
-	ssize_t n = readlink(p, out, outlen - 1);
-	if (n <= 0)
+	if (fd_path(fd, out, outlen) < 0)
 		return -1;
-	out[n] = 0;
-	sbx_sn_drop_deleted(out);
+	path_drop_deleted(out);
 	return 0;
 }
 
@@ -171,7 +169,7 @@ static int undecidable(pid_t pid, const char *access, const char *requested, int
 static int decide_obj(const struct sbx_sn_ctx *c, pid_t pid, int fd, unsigned acc, bool meta, char *real,
 		      size_t reallen, uint32_t *rule)
 {
-	if (fd >= 0 && fd_path(fd, real, reallen) < 0) {
+	if (fd >= 0 && obj_path(fd, real, reallen) < 0) {
 		snprintf(real, reallen, "?");
 		*rule = POL_RULE_DEFAULT;
 		return 1;
@@ -376,7 +374,7 @@ static bool ids_in_text(int obj)
 {
 	struct statfs sf;
 	char p[4096];
-	if (fstatfs(obj, &sf) || sf.f_type != PROC_SUPER_MAGIC || fd_path(obj, p, sizeof p) < 0)
+	if (fstatfs(obj, &sf) || sf.f_type != PROC_SUPER_MAGIC || obj_path(obj, p, sizeof p) < 0)
 		return false;
 	const char *leaf = strrchr(p, '/');
 	return leaf && !strcmp(leaf + 1, "status");
@@ -994,7 +992,7 @@ static int emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 			 * denied name since, and the kernel never sees this call to report it */
 			char base_path[4096];
 			bool lex = req[0] == '/' ? pol_normalize("/", req, real, sizeof real) == 0
-						 : fd_path(b, base_path, sizeof base_path) == 0 &&
+						 : obj_path(b, base_path, sizeof base_path) == 0 &&
 							   pol_normalize(base_path, req, real, sizeof real) == 0;
 			close(b);
 			sbx_act_self(&sv);
@@ -1014,7 +1012,7 @@ static int emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 	if (obj >= 0) {
 		denied = decide_obj(c, pid, obj, acc, meta, real, sizeof real, &rule);
 	} else {
-		if (fd_path(parent, real, sizeof real) < 0 || strlen(real) + strlen(base) + 2 > sizeof real)
+		if (obj_path(parent, real, sizeof real) < 0 || strlen(real) + strlen(base) + 2 > sizeof real)
 			snprintf(real, sizeof real, "?");
 		else
 			join_name(real, base); /* the length was checked above */
@@ -1166,7 +1164,7 @@ static int unix_path_obj(const struct sbx_sn_ctx *c, int listener, uint64_t req_
 	uint32_t rule;
 	int denied;
 	if (bind_) {
-		if (fd_path(hold, real, sizeof real) < 0)
+		if (obj_path(hold, real, sizeof real) < 0)
 			snprintf(real, sizeof real, "?");
 		else if (strlen(real) + strlen(base) + 2 < sizeof real)
 			join_name(real, base); /* the length was checked above */
@@ -1984,7 +1982,7 @@ static int parent_obj(pid_t pid, const struct sbx_act_ids *cr, int dirfd, uint64
 /* "<real path of pfd>/<base>" into out. */
 static void join_real(int pfd, const char *base, char *out, size_t outlen)
 {
-	if (fd_path(pfd, out, outlen) < 0 || strlen(out) + strlen(base) + 2 > outlen) {
+	if (obj_path(pfd, out, outlen) < 0 || strlen(out) + strlen(base) + 2 > outlen) {
 		snprintf(out, outlen, "?");
 		return;
 	}

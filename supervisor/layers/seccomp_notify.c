@@ -1,5 +1,6 @@
 /* seccomp_notify.c — decisions on notified calls (see seccomp_notify.h for the promise). */
 #include "seccomp_notify.h"
+#include "fdpath.h"
 #include "idmap.h"
 #include "procids.h"
 #include "seccomp_unix.h"
@@ -98,13 +99,6 @@ static ssize_t read_str(pid_t pid, uint64_t addr, char *buf, size_t len)
 	return -1;
 }
 
-void sbx_sn_drop_deleted(char *path)
-{
-	size_t n = strlen(path), dl = strlen(" (deleted)");
-	if (n > dl && !strcmp(path + n - dl, " (deleted)"))
-		path[n - dl] = 0;
-}
-
 static void proc_text(pid_t pid, const char *what, char *out, size_t outlen, bool link)
 {
 	char p[64];
@@ -174,16 +168,13 @@ static int target_resolve(pid_t pid, const char *abs, bool nofollow, char *out, 
 	int fd = target_open(pid, abs, nofollow);
 	if (fd < 0)
 		return -1;
-	char p[64];
-	snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
-	ssize_t n = readlink(p, out, outlen - 1);
+	int r = fd_path(fd, out, outlen);
 	close(fd);
-	if (n <= 0 || out[0] != '/') {
+	if (r < 0 || out[0] != '/') {
 		errno = EACCES;
 		return -1;
 	}
-	out[n] = 0;
-	sbx_sn_drop_deleted(out);
+	path_drop_deleted(out);
 	return 0;
 }
 
@@ -690,7 +681,7 @@ static int target_fd_path(pid_t pid, int fd, char *out, size_t outlen)
 		return -1;
 	if (out[0] != '/' || !strncmp(out, "/memfd:", 7))
 		return 1;
-	sbx_sn_drop_deleted(out);
+	path_drop_deleted(out);
 	return 0;
 }
 

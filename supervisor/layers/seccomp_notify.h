@@ -116,9 +116,6 @@ bool sbx_sn_is_meta(const char *sys);
  * pid>/... rewritten to /proc/self/... as the preload and the probes write it; the target's thread
  * id as it sees it (its own pid namespace; 0 unknown). */
 ssize_t sbx_sn_read_str(pid_t pid, uint64_t addr, char *buf, size_t len);
-/* A path read from a descriptor's /proc link: a deleted file's " (deleted)" dropped in place (it is
- * decided on its last name: another may still exist, a bind of it shows it at that name). */
-void sbx_sn_drop_deleted(char *path);
 void sbx_sn_proc_self_rewrite(pid_t pid, char *path, size_t len);
 long sbx_sn_ns_pid(pid_t pid);
 /* connect/bind's decision on an address already copied from the target (len bytes of *ss):

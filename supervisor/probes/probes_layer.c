@@ -33,6 +33,7 @@
 #include "probes_decode.h"
 #include "probes_kdec.h"
 #include "probes_share.h"
+#include "fdpath.h"
 #include "pidname.h"
 
 /* One drain call handles at most this many records: more than the ring buffer can hold (records are
@@ -371,13 +372,11 @@ static int resolve_in_run(const struct sbx_probes *pr, const char *abs, bool fol
 	}
 	if (fd < 0)
 		return -1;
-	char self[64], got[PATH_MAX];
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-	ssize_t n = readlink(self, got, sizeof(got) - 1);
+	char got[PATH_MAX];
+	int r = fd_path(fd, got, sizeof got);
 	close(fd);
-	if (n <= 0 || got[0] != '/')
+	if (r < 0 || got[0] != '/')
 		return -1;
-	got[n] = 0;
 	int w = whole ? snprintf(out, outlen, "%s", got)
 		      : snprintf(out, outlen, "%s%s%s", got, strcmp(got, "/") ? "/" : "", base);
 	return w > 0 && (size_t)w < outlen ? 0 : -1;

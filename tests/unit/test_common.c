@@ -1,6 +1,6 @@
 /* test_common.c — shared helpers in common/ that have no other test: the one builder and reader of
  * SCM_RIGHTS messages (fdpass.h), the one reader of a process's ids in /proc/PID/status
- * (procids.h), and `mkdir -p` (mkdirp.h). */
+ * (procids.h), `mkdir -p` (mkdirp.h) and the one reader of /proc/self/fd links (fdpath.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "fdpass.h"
+#include "fdpath.h"
 #include "mkdirp.h"
 #include "procids.h"
 
@@ -116,12 +117,48 @@ static void t_mkdir_p(void **st)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* A file's path, whole or refused (never cut); a deleted file's mark dropped; no path for a pipe. */
+static void t_fd_path(void **st)
+{
+	(void)st;
+	char dir[] = "/tmp/sbx-fdpath.XXXXXX", f[64], out[128], small[8];
+	assert_non_null(mkdtemp(dir));
+	snprintf(f, sizeof f, "%s/a", dir);
+	int fd = open(f, O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(fd_path(fd, out, sizeof out), 0);
+	assert_string_equal(out, f);
+	errno = 0;
+	assert_int_equal(fd_path(fd, small, sizeof small), -1);
+	assert_int_equal(errno, ENAMETOOLONG);
+	assert_int_equal(unlink(f), 0);
+	assert_int_equal(fd_path(fd, out, sizeof out), 0);
+	char want[96];
+	snprintf(want, sizeof want, "%s (deleted)", f);
+	assert_string_equal(out, want);
+	path_drop_deleted(out);
+	assert_string_equal(out, f);
+	char only[] = " (deleted)";
+	path_drop_deleted(only);
+	assert_string_equal(only, " (deleted)");
+	close(fd);
+	int pp[2];
+	assert_int_equal(pipe(pp), 0);
+	assert_int_equal(fd_path(pp[0], out, sizeof out), 0);
+	assert_int_equal(strncmp(out, "pipe:[", 6), 0);
+	close(pp[0]);
+	close(pp[1]);
+	assert_int_equal(fd_path(-1, out, sizeof out), -1);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_many),
 		cmocka_unit_test(t_proc_ids),
 		cmocka_unit_test(t_mkdir_p),
+		cmocka_unit_test(t_fd_path),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
