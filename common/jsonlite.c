@@ -645,3 +645,82 @@ int jl_object(const char *s, size_t n, struct jl_obj *o, const char **err, size_
 {
 	return check(s, n, 0, JL_MAX_DEPTH, o, NULL, err, err_off);
 }
+
+/* Decoding a string span (jsonlite.h): the duplicate-key check above and the readers of
+ * jsonlite_get.c. */
+static size_t put_utf8(char *o, unsigned cp)
+{
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (char)(0xC0 | (cp >> 6));
+		o[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (char)(0xE0 | (cp >> 12));
+		o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		o[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	o[0] = (char)(0xF0 | (cp >> 18));
+	o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+	o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+	o[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
+static unsigned hex4_at(const char *p)
+{
+	return (unsigned)(jl_hexval(p[0]) << 12 | jl_hexval(p[1]) << 8 | jl_hexval(p[2]) << 4 | jl_hexval(p[3]));
+}
+
+long jl_str(const struct jl_span *v, char *out, size_t outlen)
+{
+	if (!v || v->type != JL_STR)
+		return -1;
+	size_t o = 0; /* decoded length */
+	const char *p = v->p, *e = v->p + v->n;
+	while (p < e) {
+		char tmp[4];
+		size_t tl;
+		if (*p != '\\') {
+			tmp[0] = *p++;
+			tl = 1;
+		} else {
+			p++;
+			char ch = *p++;
+			switch (ch) {
+			case 'b': tmp[0] = '\b'; tl = 1; break;
+			case 'f': tmp[0] = '\f'; tl = 1; break;
+			case 'n': tmp[0] = '\n'; tl = 1; break;
+			case 'r': tmp[0] = '\r'; tl = 1; break;
+			case 't': tmp[0] = '\t'; tl = 1; break;
+			case 'u': {
+				unsigned cp = hex4_at(p);
+				p += 4;
+				if (cp >= 0xD800 && cp <= 0xDBFF && e - p >= 6 && p[0] == '\\' && p[1] == 'u') {
+					unsigned lo = hex4_at(p + 2);
+					if (lo >= 0xDC00 && lo <= 0xDFFF) {
+						cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+						p += 6;
+					}
+				}
+				if (cp == 0 || (cp >= 0xD800 && cp <= 0xDFFF))
+					cp = 0xFFFD;
+				tl = put_utf8(tmp, cp);
+				break;
+			}
+			default: tmp[0] = ch; tl = 1; break;
+			}
+		}
+		for (size_t k = 0; k < tl; k++, o++)
+			if (out && o + 1 < outlen)
+				out[o] = tmp[k];
+	}
+	if (out && outlen)
+		out[o < outlen ? o : outlen - 1] = '\0';
+	return (long)o;
+}

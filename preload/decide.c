@@ -79,24 +79,6 @@ static int path_errno(const char *abs, unsigned access)
 	return e;
 }
 
-int sbx_pol_path(const char *path, unsigned access, struct pol_decision *d)
-{
-	int v = pol_path(sbx_pl.pol, path, access, d);
-	return v == POL_ALLOW && sbx_pl.pol2 ? pol_path(sbx_pl.pol2, path, access, d) : v;
-}
-
-int sbx_pol_net_addr(int family, const void *addr, uint16_t port, struct pol_decision *d)
-{
-	int v = pol_net_addr(sbx_pl.pol, family, addr, port, d);
-	return v == POL_ALLOW && sbx_pl.pol2 ? pol_net_addr(sbx_pl.pol2, family, addr, port, d) : v;
-}
-
-int sbx_pol_net_name(const char *name, uint16_t port, struct pol_decision *d)
-{
-	int v = pol_net_name(sbx_pl.pol, name, port, d);
-	return v == POL_ALLOW && sbx_pl.pol2 ? pol_net_name(sbx_pl.pol2, name, port, d) : v;
-}
-
 /* Decide an absolute, resolved path. Sets errno to `err` on denial (EACCES: the kernel's
  * choice between EACCES and ENOENT, path_errno). */
 static int decide_abs(unsigned op, const char *abs, unsigned access, enum sbx_kind kind, int err,
@@ -307,8 +289,10 @@ int sbx_check_priv_xattr(int dirfd, const char *path, const char *name, bool nof
 		return 0;
 	if (strncmp(name, "security.", 9) && strcmp(name, "system.posix_acl_access"))
 		return 0;
+	/* the kernel's stat, not this library's fstatat (fs.c), which would check and report it */
 	struct stat st;
-	int r = path && path[0] ? fstatat(dirfd, path, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0)
+	int r = path && path[0] ? (int)sbx_sys(SYS_newfstatat, dirfd, (long)path, (long)&st,
+					       nofollow ? AT_SYMLINK_NOFOLLOW : 0, 0, 0)
 				: fstat(dirfd, &st);
 	const char *rule = pol_priv_xattr(name, r == 0 ? (uint32_t)st.st_mode : 0);
 	return rule ? priv_refuse(SBX_OP_XATTR, dirfd, path, rule) : 0;

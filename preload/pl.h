@@ -181,12 +181,14 @@ enum {
  * decides, nothing to check; -1 with errno (ELOOP, ENAMETOOLONG, EACCES when it cannot be decided). */
 int sbx_resolve(int dirfd, const char *path, unsigned rflags, char *out);
 
-/* ---- decisions (decide.c) ---------------------------------------------------------------------- */
+/* ---- the policy questions (policies.c) --------------------------------------------------------- */
 
-/* The policy questions, asked of sbx_pl.pol and, when set, sbx_pl.pol2 (a refusal by either wins). */
+/* Asked of sbx_pl.pol and, when set, sbx_pl.pol2 (a refusal by either wins). */
 int sbx_pol_path(const char *path, unsigned access, struct pol_decision *d);
 int sbx_pol_net_addr(int family, const void *addr, uint16_t port, struct pol_decision *d);
 int sbx_pol_net_name(const char *name, uint16_t port, struct pol_decision *d);
+
+/* ---- decisions (decide.c) ---------------------------------------------------------------------- */
 
 enum sbx_kind {
 	SBX_K_DATA = 0,              /* reading/writing contents: the policy decides as it is */

@@ -157,7 +157,41 @@ __noinline int pr_magic_fd_ev(void)
 	return o ? magic_fd(o->ev.req) : -1;
 }
 
-static __always_inline bool name_raced(const char *enter, const char *kern);   /* names.bpf.h */
+/* The enter copy and the kernel's copy of argument i differ (both read; first PR_NAME_MAX - 1
+ * bytes). A bpf_loop callback compares 8 bytes a step. */
+struct nd_ctx {
+	const char *a, *b;
+	bool differ;
+};
+
+static long nd_step(__u32 i, void *arg)
+{
+	struct nd_ctx *c = arg;
+	__u64 x, y;
+	__u32 o = (i & (PR_NAME_MAX / 8 - 1)) * 8;
+	__builtin_memcpy(&x, c->a + o, 8);
+	__builtin_memcpy(&y, c->b + o, 8);
+	__u64 zx = (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
+	if (zx) {                                   /* the word holding a's NUL: compare up to it */
+		__u64 low = zx & -zx;
+		__u64 m = (low << 1) - 1;           /* bytes up to and including the NUL */
+		if ((x & m) != (y & m))
+			c->differ = true;
+		return 1;
+	}
+	if (x != y) {
+		c->differ = true;
+		return 1;
+	}
+	return 0;
+}
+
+static __always_inline bool name_raced(const char *enter, const char *kern)
+{
+	struct nd_ctx c = { .a = enter, .b = kern, .differ = false };
+	bpf_loop(PR_NAME_MAX / 8, nd_step, &c, 0);
+	return c.differ;
+}
 
 static __always_inline void emit_path(struct pr_stash *s, long ret, __u32 i, __u16 sensor,
 				      struct task_struct *t)

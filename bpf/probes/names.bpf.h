@@ -4,8 +4,8 @@
  * struct filename the call frees (kmem_cache_free of the names_cache, before the memory is
  * released) whose user pointer is one of the call's path arguments is copied into the stash
  * (kname[i], kname_ok[i]): that is the string the kernel looked up, whatever the buffer held at
- * sys_enter or holds at sys_exit. emit_path (files.bpf.h) compares it with the copy made at enter
- * and marks the record PR_EVF_RACED when they differ. Names longer than the struct's inline part
+ * sys_enter or holds at sys_exit. emit_path (files.bpf.h, name_raced) compares it with the copy made
+ * at enter and marks the record PR_EVF_RACED when they differ. Names longer than the struct's inline part
  * (~4 KiB, kept in a separate buffer) are not copied (a long name is read again at exit,
  * PR_EVF_REQ_LONG).
  * Cost outside a run: one pointer compare per slab free once the names_cache is known (learnt from
@@ -61,42 +61,6 @@ __noinline int pr_name_freed(__u64 ptr)
 		s->kname_ok[1] = r > 0 ? (__u32)r : 0;
 	}
 	return 0;
-}
-
-/* The enter copy and the kernel's copy of argument i differ (both read; first PR_NAME_MAX - 1
- * bytes). A bpf_loop callback compares 8 bytes a step. */
-struct nd_ctx {
-	const char *a, *b;
-	bool differ;
-};
-
-static long nd_step(__u32 i, void *arg)
-{
-	struct nd_ctx *c = arg;
-	__u64 x, y;
-	__u32 o = (i & (PR_NAME_MAX / 8 - 1)) * 8;
-	__builtin_memcpy(&x, c->a + o, 8);
-	__builtin_memcpy(&y, c->b + o, 8);
-	__u64 zx = (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
-	if (zx) {                                   /* the word holding a's NUL: compare up to it */
-		__u64 low = zx & -zx;
-		__u64 m = (low << 1) - 1;           /* bytes up to and including the NUL */
-		if ((x & m) != (y & m))
-			c->differ = true;
-		return 1;
-	}
-	if (x != y) {
-		c->differ = true;
-		return 1;
-	}
-	return 0;
-}
-
-static __always_inline bool name_raced(const char *enter, const char *kern)
-{
-	struct nd_ctx c = { .a = enter, .b = kern, .differ = false };
-	bpf_loop(PR_NAME_MAX / 8, nd_step, &c, 0);
-	return c.differ;
 }
 
 #endif

@@ -175,3 +175,22 @@ if ! grep -q FAKE-KEY <<<"$out" && [ "$(grep -c '^spawn: Permission denied$' <<<
    audit_has "$T_TMP/spawnfa2.audit" preload.deny op=open path="$H/.ssh/id_rsa"; then
 	t_pass preload_spawn_actions
 else t_fail preload_spawn_actions "$out"; fi
+
+# setxattr of a security.* attribute on a file a manifest deny matches: one refusal, the xattr's
+# (the guard reads the file's mode with the kernel's stat, not this library's fstatat, which
+# refused and reported a stat the program never made)
+echo x > "$WS/xd.txt"
+cat > "$T_TMP/xdeny.json" <<'JSON'
+{"sbxsup": 1, "name": "xdeny", "capabilities": ["code:exec", {"cap": "fs:write", "hint": "./"}],
+ "deny": ["**/xd.txt"]}
+JSON
+out=$("$S" run --layers preload -m "$T_TMP/xdeny.json" -w "$WS" -a "$T_TMP/xdeny.audit" -- $PY -c "
+import os
+try: os.setxattr('xd.txt', 'security.sbxtest', b'x')
+except OSError as e: print('errno', e.errno)" 2>&1); rc=$?
+if grep -q '^errno 1$' <<<"$out" && ! $PY -c "import os,sys; sys.exit(0 if 'security.sbxtest' in os.listxattr('$WS/xd.txt') else 1)" &&
+   audit_has "$T_TMP/xdeny.audit" preload.deny op=xattr path="$WS/xd.txt" rule~privilege &&
+   [ "$(audit_count "$T_TMP/xdeny.audit" preload.deny)" = 1 ]; then
+	t_pass preload_xattr_guard_no_stat_event
+else t_fail preload_xattr_guard_no_stat_event "rc=$rc: $out; $(grep preload.deny "$T_TMP/xdeny.audit" | head -3)"; fi
+rm -f "$WS/xd.txt"
