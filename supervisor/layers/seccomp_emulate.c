@@ -996,8 +996,7 @@ static int emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 							   pol_normalize(base_path, req, real, sizeof real) == 0;
 			close(b);
 			sbx_act_self(&sv);
-			if (lex && decide_obj(c, pid, -1, acc, meta, real, sizeof real, &rule) &&
-			    (!c->files_deny_only || pol_rule_hard_deny(c->pol, rule))) {
+			if (lex && decide_obj(c, pid, -1, acc, meta, real, sizeof real, &rule)) {
 				if (seccomp_notify_id_valid(listener, req_id) != 0)
 					return 0;
 				return refuse(c, pid, acc == POL_WRITE ? "write" : "read", real, req, rule, e, rep);
@@ -1018,17 +1017,11 @@ static int emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 			join_name(real, base); /* the length was checked above */
 		denied = decide_obj(c, pid, -1, POL_WRITE, false, real, sizeof real, &rule);
 	}
-	/* routed only for the manifest's denies (seccomp_notify.h files_deny_only): only a hard deny
-	 * refuses with a report. An object the policy does not grant is what Landlock and bwrap would
-	 * refuse — but an open performed here would not meet them (the supervisor is in neither), so
-	 * it is refused here as they would refuse it: EACCES, with no report of its own (the probes,
-	 * when on, see the executor's refused call as they see Landlock's). */
-	if (denied && c->files_deny_only && !pol_rule_hard_deny(c->pol, rule)) {
-		sbx_act_self(&sv);
-		if (seccomp_notify_id_valid(listener, req_id) == 0)
-			answer(listener, req_id, 0, EACCES);
-		goto done;
-	}
+	/* An object the policy does not grant is what Landlock and bwrap would refuse; an open
+	 * performed here does not meet them (the supervisor is in neither), so it is refused here as
+	 * they would refuse it, EACCES, and reported here whatever routed the call (the layer's filter
+	 * for the manifest's denies too): the probes see a call only after seccomp let it through, so
+	 * nothing else can report a call answered here. */
 	if (denied) {
 		sbx_act_self(&sv);
 		if (obj >= 0)

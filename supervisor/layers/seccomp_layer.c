@@ -496,7 +496,8 @@ static bool deny_routed(const char *sys)
  * sensor's) they notify, and the supervisor answers EPERM and writes a critical kernel.violation
  * (a separate errno filter would win over the listener and hide the call); a call the filter routes
  * whole already (metadata, the file reporter) needs no rule of its own: the supervisor checks its
- * mode first. Without a listener they answer EPERM (the probes, if on, report the failed call).
+ * mode first. Without a listener they answer EPERM, unreported: the probes' sys_enter tracepoint
+ * comes after the filter, so a call it answers is never theirs (docs/known-gaps.md).
  * openat2 carries its mode in memory: it is refused with ENOSYS (as on a kernel before 5.6:
  * callers fall back to openat), except where the file reporter routes it, and then the
  * supervisor answers ENOSYS for anything it would have let continue. clone3 carries its flags in
@@ -984,7 +985,7 @@ static int hold_deny(int listener, struct audit *a, const struct sbx_seccomp_sta
 		return a && report && pr_emit_violation(a, &v) < 0 ? -1 : 0;
 	}
 	if (d == 0) {
-		ds.ctx.files_deny_only = false; /* the emulation reports what it refuses */
+		ds.ctx.files_deny_only = false; /* what the emulation decides besides, it reports */
 		int e = route_allowed(listener, &ds, req, sys, &rep);
 		if (e == 0)
 			return 0;

@@ -91,10 +91,11 @@ struct sbx_sn_ctx {
 				    * the reporter's event (critical: rule "deny[N]: ..."); everything else
 				    * goes on to Landlock and bwrap. An allowed open is not continued but
 				    * performed by the supervisor (seccomp_emulate.h sbx_sn_emulate_open,
-				    * the same deny-only decision on the object actually reached; an
-				    * object the policy does not grant answered EACCES unreported, as
-				    * Landlock would: the supervisor is outside its domain), so a
-				    * second thread rewriting the name cannot reach a match; the write
+				    * decided on the object actually reached, or the name when nothing is
+				    * there), so a second thread rewriting the name cannot reach a match;
+				    * what the policy does not grant is refused there (EACCES, as Landlock
+				    * would: the supervisor is outside its domain) and reported there as
+				    * contained — the probes never see a call seccomp answered; the write
 				    * class is decided on the name and the object it resolves to, and
 				    * continued or emulated as sbx_sn_route says. */
 };
