@@ -2045,10 +2045,22 @@ static int emulate_names(const struct sbx_sn_ctx *c, int listener, uint64_t req_
 	if (!e && p2 >= 0)
 		e = parent_obj(pid, &cr, dirfd2, args[p2], req2, sizeof req2, &f2, base2, sizeof base2);
 	if (e) {
+		bool second = f1 >= 0; /* the first name was reached: the second failed */
 		if (f1 >= 0)
 			close(f1);
 		if (e < 0)
-			return undecidable(pid, "write", req1, -e, rep);
+			return undecidable(pid, "write", second ? req2 : req1, -e, rep);
+		/* nothing reached (a directory a layer hides, or none): the name as read is decided as
+		 * the check before the call decides it, and a refusal reported with the kernel's own
+		 * errno — the probes never see a call answered here */
+		const char *rq = second ? req2 : req1;
+		char lex[4096];
+		uint32_t lrule;
+		if (rq[0] && strcmp(rq, "?") &&
+		    sbx_sn_target_abs(pid, second ? dirfd2 : dirfd1, rq, lex, sizeof lex) == 0 &&
+		    decide_obj(c, pid, -1, POL_WRITE, false, lex, sizeof lex, &lrule) &&
+		    seccomp_notify_id_valid(listener, req_id) == 0)
+			return refuse(c, pid, "write", lex, rq, lrule, e, rep);
 		answer(listener, req_id, 0, e);
 		return 0;
 	}

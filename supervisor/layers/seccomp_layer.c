@@ -937,6 +937,25 @@ static int route_allowed(int listener, const struct sbx_seccomp_state *st, const
 	return 1;
 }
 
+/* A call the filter holding the denies lets continue (an exec, or what the kernel and the layers
+ * decide: bwrap's view, Landlock): the sensor's report of it, "attempted", as for every call the
+ * sensor lets continue (the guard alone reports nothing: the probes, on there, see a continued
+ * call). Without it a refusal by bwrap or Landlock of a write-class call in a run with a deny
+ * was reported by no one. 0, or -1 (the stream failed). */
+static int continue_sensed(int listener, struct audit *a, const struct sbx_seccomp_state *st,
+			   const struct seccomp_notif *req, struct seccomp_notif_resp *resp, const char *sys)
+{
+	struct sbx_sn_report srep;
+	struct pr_view v;
+	bool report = !st->guard_only && sensor_decide(listener, st, req, sys, &srep, &v);
+	resp->id = req->id;
+	resp->val = 0;
+	resp->error = 0;
+	resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	(void)seccomp_notify_respond(listener, resp);
+	return a && report && pr_emit_violation(a, &v) < 0 ? -1 : 0;
+}
+
 /* A call of the deny's class (deny_routed) under a filter that holds the manifest's denies while
  * the layer is off (the report-only sensor's or the privilege guard's: st->deny_held): decided
  * with the layer's own deny-only decision (sbx_sn_decide with files_deny_only: a match refused,
@@ -946,8 +965,8 @@ static int route_allowed(int listener, const struct sbx_seccomp_state *st, const
  * does not grant: Landlock's or bwrap's refusal, made here since sbxsup is outside both) is
  * reported as contained — nothing else reports it in these modes (the probes do not see a call
  * seccomp answered). The target's memory is read once per decision: no second read for a report
- * (a racing thread would make it name what the call did not use); an exec, which continues, gets
- * the sensor's report as every continued call does. A foreign architecture's call of this class is
+ * (a racing thread would make it name what the call did not use); a call that continues (an exec,
+ * or one bwrap or Landlock decides) gets the sensor's report as every continued call does. A foreign architecture's call of this class is
  * refused (its arguments are not decided here). 0, or -1 (the stream failed). */
 static int hold_deny(int listener, struct audit *a, const struct sbx_seccomp_state *st,
 		     const struct seccomp_notif *req, struct seccomp_notif_resp *resp, const char *sys, int ferr)
@@ -973,17 +992,8 @@ static int hold_deny(int listener, struct audit *a, const struct sbx_seccomp_sta
 				  &rep);
 	}
 	bool is_exec = !strcmp(sys, "execve") || !strcmp(sys, "execveat");
-	if (d == 0 && is_exec) {
-		struct sbx_sn_report srep;
-		struct pr_view v;
-		bool report = !st->guard_only && sensor_decide(listener, st, req, sys, &srep, &v);
-		resp->id = req->id;
-		resp->val = 0;
-		resp->error = 0;
-		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-		(void)seccomp_notify_respond(listener, resp);
-		return a && report && pr_emit_violation(a, &v) < 0 ? -1 : 0;
-	}
+	if (d == 0 && is_exec)
+		return continue_sensed(listener, a, st, req, resp, sys);
 	if (d == 0) {
 		ds.ctx.files_deny_only = false; /* what the emulation decides besides, it reports */
 		int e = route_allowed(listener, &ds, req, sys, &rep);
@@ -1002,12 +1012,7 @@ static int hold_deny(int listener, struct audit *a, const struct sbx_seccomp_sta
 		return 0;
 	}
 	/* not decided there (2), or nothing to race (an O_PATH open): the kernel and the layers decide */
-	resp->id = req->id;
-	resp->val = 0;
-	resp->error = 0;
-	resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-	(void)seccomp_notify_respond(listener, resp);
-	return 0;
+	return continue_sensed(listener, a, st, req, resp, sys);
 }
 
 int sbx_seccomp_handle(int listener, struct audit *a)

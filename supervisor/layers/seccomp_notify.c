@@ -119,7 +119,7 @@ static void proc_text(pid_t pid, const char *what, char *out, size_t outlen, boo
 }
 
 /* `req` (as given) joined onto the dirfd's or the cwd's path, normalised. 0, or -1. */
-static int target_abs(pid_t pid, int dirfd, const char *req, char *out, size_t outlen)
+int sbx_sn_target_abs(pid_t pid, int dirfd, const char *req, char *out, size_t outlen)
 {
 	char base[4096], w[32];
 	if (req[0] == '/')
@@ -348,7 +348,7 @@ static int decide_unix(const struct sbx_sn_ctx *c, pid_t pid, bool bind, const s
 	snprintf(rep->requested, sizeof rep->requested, "%s", req);
 	rep->access = bind ? "bind" : "connect";
 	rep->port = -1;
-	if (target_abs(pid, AT_FDCWD, req, rep->path, sizeof rep->path) < 0)
+	if (sbx_sn_target_abs(pid, AT_FDCWD, req, rep->path, sizeof rep->path) < 0)
 		snprintf(rep->path, sizeof rep->path, "%s", req);
 	struct pol_decision d = {.verdict = POL_DENY, .rule = POL_RULE_DEFAULT};
 	if (c->pol)
@@ -636,7 +636,7 @@ static int decide_path(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uint64_
 		meta = true;
 	else if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC | O_APPEND | SN_O_TMPFILE_BIT)))
 		acc = POL_WRITE; /* not glibc's __O_TMPFILE: it includes O_DIRECTORY (every opendir) */
-	if (target_abs(pid, dirfd, req, rep->path, sizeof rep->path) < 0)
+	if (sbx_sn_target_abs(pid, dirfd, req, rep->path, sizeof rep->path) < 0)
 		return 0; /* relative to something that is not a path: left to the kernel layers */
 	proc_self_rewrite(pid, rep->path, sizeof rep->path);
 	bool magic_fd;
@@ -706,7 +706,7 @@ static int decide_meta_obj(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uin
 	}
 	if (by_fd) {
 		if (dirfd == AT_FDCWD) {
-			if (target_abs(pid, AT_FDCWD, "", rep->path, sizeof rep->path) < 0)
+			if (sbx_sn_target_abs(pid, AT_FDCWD, "", rep->path, sizeof rep->path) < 0)
 				return 2;
 		} else {
 			int r = target_fd_path(pid, dirfd, rep->path, sizeof rep->path);
@@ -715,7 +715,7 @@ static int decide_meta_obj(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uin
 		}
 		snprintf(req, sizeof req, "fd %d", dirfd);
 		nofollow_fd = true; /* the descriptor's path is the kernel's own: nothing to resolve */
-	} else if (target_abs(pid, dirfd, req, rep->path, sizeof rep->path) < 0) {
+	} else if (sbx_sn_target_abs(pid, dirfd, req, rep->path, sizeof rep->path) < 0) {
 		return 2;
 	}
 	proc_self_rewrite(pid, rep->path, sizeof rep->path);
@@ -916,7 +916,7 @@ static void priv_object(pid_t pid, int dirfd, uint64_t paddr, bool nofollow, str
 	struct stat st;
 	if (req[0]) {
 		snprintf(rep->requested, sizeof rep->requested, "%s", req);
-		if (target_abs(pid, dirfd, req, rep->path, sizeof rep->path) < 0)
+		if (sbx_sn_target_abs(pid, dirfd, req, rep->path, sizeof rep->path) < 0)
 			return;
 		int fd = target_open(pid, rep->path, nofollow);
 		if (fd >= 0 && fstat(fd, &st) == 0)

@@ -118,6 +118,10 @@ bool sbx_sn_is_meta(const char *sys);
  * id as it sees it (its own pid namespace; 0 unknown). */
 ssize_t sbx_sn_read_str(pid_t pid, uint64_t addr, char *buf, size_t len);
 void sbx_sn_proc_self_rewrite(pid_t pid, char *path, size_t len);
+/* `req` as the target names it, made absolute and normalized lexically (no link followed) against
+ * its cwd (AT_FDCWD) or `dirfd`, read from its /proc entries: 0, or -1 (a dirfd that is no
+ * directory of a file system, or too long). */
+int sbx_sn_target_abs(pid_t pid, int dirfd, const char *req, char *out, size_t outlen);
 long sbx_sn_ns_pid(pid_t pid);
 /* connect/bind's decision on an address already copied from the target (len bytes of *ss):
  * 0 allowed (or not decided here), 1 refused (rep filled, rep->err). */
