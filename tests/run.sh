@@ -3,6 +3,7 @@
 #   unit:        $B/tests/test_*           (cmocka, TAP output)
 #   integration: tests/integration/*.sh    (real bwrap / BPF / syscalls; print PASS:/FAIL:/SKIP: lines)
 #   escape:      tests/escape/run.sh       (the escape corpus, every mode)
+#   escape-deny: the corpus again, every manifest with a deny added (--deny-overlay)
 # Under CI=true a skipped test is a failure: on CI (root, this kernel) no security test may skip.
 # TESTS=pattern runs only suites whose name matches (e.g. TESTS=preload).
 # From a checkout an unprivileged identity cannot reach (root's clone under a 0700 home), the suite
@@ -81,6 +82,18 @@ if [ -f tests/escape/run.sh ] && want escape; then
 	cat "$out"
 	if [ $rc -ne 0 ] && ! grep -qE '^FAIL:' "$out"; then echo "FAIL: escape exited $rc" >>"$out"; echo "FAIL: escape exited $rc"; fi
 	tally escape "$out"
+fi
+
+# the corpus again with a manifest deny that matches nothing added to every manifest: the seccomp
+# filter then routes every open, exec and write-class call to sbxsup, which answers them itself
+# (tests/escape/escape.py --deny-overlay), in the modes where a filter holds the deny
+if [ -f tests/escape/run.sh ] && want escape-deny; then
+	echo "== escape-deny"
+	out=$log/escape-deny.out
+	timeout 1800 bash tests/escape/run.sh --deny-overlay --mode full,no-bwrap,preload-only,bwrap,landlock >"$out" 2>&1; rc=$?
+	cat "$out"
+	if [ $rc -ne 0 ] && ! grep -qE '^FAIL:' "$out"; then echo "FAIL: escape-deny exited $rc" >>"$out"; echo "FAIL: escape-deny exited $rc"; fi
+	tally escape-deny "$out"
 fi
 
 echo

@@ -988,15 +988,18 @@ static int emulate_open(const struct sbx_sn_ctx *c, int listener, uint64_t req_i
 		}
 		if (obj < 0 && parent < 0) {
 			/* nothing reached (a name a layer hides, or none): the name as read is decided
-			 * as the check before the call decides it — a second thread may have written a
-			 * denied name since, and the kernel never sees this call to report it */
+			 * as the check before the call decides it, through the links it names (their
+			 * text, where bwrap does not mount their target) — a second thread may have
+			 * written a denied name since, and the kernel never sees this call to report it */
 			char base_path[4096];
 			bool lex = req[0] == '/' ? pol_normalize("/", req, real, sizeof real) == 0
 						 : obj_path(b, base_path, sizeof base_path) == 0 &&
 							   pol_normalize(base_path, req, real, sizeof real) == 0;
 			close(b);
 			sbx_act_self(&sv);
-			if (lex && decide_obj(c, pid, -1, acc, meta, real, sizeof real, &rule)) {
+			if (lex && (decide_obj(c, pid, -1, acc, meta, real, sizeof real, &rule) ||
+				    sbx_sn_decide_links(c, pid, acc, (flags & O_NOFOLLOW) != 0, real, sizeof real,
+							&rule))) {
 				if (seccomp_notify_id_valid(listener, req_id) != 0)
 					return 0;
 				return refuse(c, pid, acc == POL_WRITE ? "write" : "read", real, req, rule, e, rep);

@@ -618,6 +618,17 @@ static void decide_resolved(const struct sbx_sn_ctx *c, pid_t pid, bool nofollow
 	}
 }
 
+int sbx_sn_decide_links(const struct sbx_sn_ctx *c, pid_t pid, unsigned acc, bool nofollow, char *path,
+			size_t pathlen, uint32_t *rule)
+{
+	struct pol_decision d = {.verdict = POL_ALLOW, .rule = POL_RULE_DEFAULT};
+	if (!c->pol)
+		return 0;
+	decide_resolved(c, pid, nofollow, acc, path, pathlen, &d, true);
+	*rule = d.rule;
+	return d.verdict != POL_ALLOW;
+}
+
 /* ---- the file / exec reporter -------------------------------------------------------------- */
 
 /* whole: the call is refused whatever it names (openat2: its mode is in memory), so what it names

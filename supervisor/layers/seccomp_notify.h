@@ -122,6 +122,13 @@ void sbx_sn_proc_self_rewrite(pid_t pid, char *path, size_t len);
  * its cwd (AT_FDCWD) or `dirfd`, read from its /proc entries: 0, or -1 (a dirfd that is no
  * directory of a file system, or too long). */
 int sbx_sn_target_abs(pid_t pid, int dirfd, const char *req, char *out, size_t outlen);
+/* A name the policy allows as written (`path`, absolute in the target's root): the object the
+ * kernel would reach, symlinks followed (unless nofollow: the last one) — and where nothing is
+ * reached there (bwrap does not mount a link's target), what the links name by their text. 1 when
+ * that is denied (`path` replaced by it, *rule set), else 0. The decision of the file reporter,
+ * for an open sbxsup performs and finds nothing at. */
+int sbx_sn_decide_links(const struct sbx_sn_ctx *c, pid_t pid, unsigned acc, bool nofollow, char *path,
+			size_t pathlen, uint32_t *rule);
 long sbx_sn_ns_pid(pid_t pid);
 /* connect/bind's decision on an address already copied from the target (len bytes of *ss):
  * 0 allowed (or not decided here), 1 refused (rep filled, rep->err). */

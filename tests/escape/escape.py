@@ -98,6 +98,12 @@ MODES = {
     'limits': ['--layers', 'limits'],
 }
 ALWAYS = ['full', 'preload-only', 'no-bwrap']   # asserted for every attack
+# --deny-overlay: every manifest also carries a deny that matches nothing. A manifest deny makes the
+# seccomp filter route every open, exec and write-class call to sbxsup, which decides and performs
+# them — a path no other run takes, where a refusal sbxsup answers never reaches the probes; the
+# corpus is asserted again through it (make test runs it in the modes where the path differs).
+DENY_OVERLAY = ['**/.sbxesc-overlay-deny']
+deny_overlay = False
 ALL_LAYERS = ['preload', 'bwrap', 'seccomp', 'landlock', 'netfilter', 'probes', 'limits']
 SECURITY_EVENTS = ['preload.deny', 'seccomp.deny', 'netfilter.deny', 'kernel.violation', 'env.drop',
                    'limit.hit']
@@ -640,6 +646,8 @@ class Env:
         elif kind != 'base':
             raise ValueError('unknown manifest kind %r' % kind)
         m['limits'].update(attack.limits)
+        if deny_overlay:
+            m['deny'] = m.get('deny', []) + DENY_OVERLAY
         p = os.path.join(self.mdir, '%s.json' % attack.name)
         with open(p, 'w') as f:
             json.dump(m, f, indent=1)
@@ -1165,8 +1173,12 @@ def main():
     ap.add_argument('--list', action='store_true', help='list attacks and expectations, run nothing')
     ap.add_argument('-j', '--jobs', type=int, default=int(os.environ.get('ESC_JOBS', '2')),
                     help='runs in parallel, each with its own canaries/listeners/victim (default 2)')
+    ap.add_argument('--deny-overlay', action='store_true',
+                    help='every manifest also carries a deny matching nothing (the deny-routed path)')
     ap.add_argument('-v', '--verbose', action='store_true')
     o = ap.parse_args()
+    global deny_overlay
+    deny_overlay = o.deny_overlay
 
     modes = []
     for m in o.mode:
@@ -1240,7 +1252,7 @@ def main():
 
     def one(env, i):
         a, m = plan[i]
-        name = 'escape/%s/%s' % (m, a.name)
+        name = '%s/%s/%s' % ('escape+deny' if deny_overlay else 'escape', m, a.name)
         try:
             r = run_one(env, sbxsup, a, m, i, off)
             st, msg = judge(a, m, r)
