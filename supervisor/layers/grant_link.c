@@ -1,5 +1,6 @@
 /* grant_link.c — see grant_link.h. */
 #include "grant_link.h"
+#include "fdpath.h"
 #include "syspaths.h" /* path_under */
 
 #include <limits.h>
@@ -24,6 +25,21 @@ bool sbx_grant_followed(const struct policy *p, const char *path, unsigned acces
 		snprintf(real, reallen, "%s", rp);
 	unsigned want = access & (POL_READ | POL_WRITE);
 	return pol_path(p, rp, want ? want : POL_READ, NULL) == POL_ALLOW;
+}
+
+bool sbx_grant_fd_followed(const struct policy *p, const char *path, unsigned access, int fd)
+{
+	char real[PATH_MAX];
+	if (!p || !path || path[0] != '/' || kernel_fs(path) || fd_path(fd, real, sizeof real) < 0 ||
+	    real[0] != '/')
+		return true;
+	size_t n = strlen(real), dl = strlen(" (deleted)");
+	if (n > dl && !strcmp(real + n - dl, " (deleted)"))
+		return true; /* an unlinked object: nothing anyone can have planted a link to */
+	if (!strcmp(real, path))
+		return true;
+	unsigned want = access & (POL_READ | POL_WRITE);
+	return pol_path(p, real, want ? want : POL_READ, NULL) == POL_ALLOW;
 }
 
 void sbx_grant_links_free(struct sbx_grant_links *g)

@@ -11,7 +11,8 @@
  *
  * Ownership: the supervisor scans the policy's directory table once per plan (sbx_grant_links_scan,
  * owned by the run's plan, freed with it) and its consumers read that view by table index; the
- * exec stage, another process, asks sbx_grant_followed itself for Landlock's rules.
+ * exec stage, another process, asks sbx_grant_fd_followed of each descriptor Landlock's rules are
+ * made from.
  */
 #ifndef SBX_GRANT_LINK_H
 #define SBX_GRANT_LINK_H
@@ -28,6 +29,13 @@
  * through a link (followed or not), else "". Pure: realpath(3) and pol_path(). */
 bool sbx_grant_followed(const struct policy *p, const char *path, unsigned access, char *real,
 			size_t reallen);
+
+/* The same on a descriptor already open at `path` (O_PATH, links followed): the object it holds is
+ * what is decided (fdpath.h), so a link swapped in after the check cannot be what a rule or bind
+ * is made on. false when `path` reached through a link an object the policy does not grant for
+ * `access`; true when the descriptor is `path` itself, deleted, on a kernel file system or not
+ * nameable. Landlock's rules are made this way (every entry, a deny's carve too). */
+bool sbx_grant_fd_followed(const struct policy *p, const char *path, unsigned access, int fd);
 
 /* sbx_grant_followed for every entry of the policy's directory table (pol_dir_get index i). */
 struct sbx_grant_links {

@@ -339,8 +339,8 @@ static bool proc_is_private(int procfd)
 	return getpid() == 1 || getppid() == 1;
 }
 
-static int add_path(int rfd, const char *path, unsigned access, uint64_t handled, struct sbx_landlock_result *r,
-		    char *why, size_t whylen)
+static int add_path(int rfd, const char *path, unsigned access, uint64_t handled, const struct policy *links,
+		    struct sbx_landlock_result *r, char *why, size_t whylen)
 {
 	int fd = open(path, O_PATH | O_CLOEXEC);
 	if (fd < 0) {
@@ -350,6 +350,11 @@ static int add_path(int rfd, const char *path, unsigned access, uint64_t handled
 		}
 		snprintf(why, whylen, "open %s: %s", path, strerror(errno));
 		return -1;
+	}
+	if (links && !sbx_grant_fd_followed(links, path, access, fd)) {
+		close(fd); /* a link to what the policy does not grant: no rule (grant_link.h) */
+		r->skipped++;
+		return 0;
 	}
 	struct statfs sf;
 	struct stat st;
@@ -488,14 +493,14 @@ int sbx_landlock_apply_spec(const struct sbx_landlock_spec *s, struct sbx_landlo
 	unsigned keep = s->exec_cmd_only ? ~(unsigned)POL_EXEC : ~0u;
 	for (size_t i = 0; i < s->ndirs; i++)
 		if (s->dirs[i].path && add_path(rfd, s->dirs[i].path, s->dirs[i].access & keep,
-						attr.handled_access_fs, r, why, whylen) < 0)
+						attr.handled_access_fs, s->links, r, why, whylen) < 0)
 			goto fail;
 	r->exec_cmd_only = s->exec_cmd_only;
 	if (s->exec_cmd_only) {
 		if (s->cmd && add_exec_chain(rfd, s->cmd, attr.handled_access_fs, r, why, whylen) < 0)
 			goto fail;
 	} else if (s->cmd && s->cmd[0] == '/' &&
-		   add_path(rfd, s->cmd, POL_READ | POL_EXEC, attr.handled_access_fs, r, why, whylen) < 0) {
+		   add_path(rfd, s->cmd, POL_READ | POL_EXEC, attr.handled_access_fs, NULL, r, why, whylen) < 0) {
 		goto fail;
 	}
 	if (net && s->net_mode == POL_NET_LIST) {
@@ -594,10 +599,12 @@ static int spec_from_policy(const struct policy *p, const char *cmd, bool carve_
 		return -1;
 	}
 	size_t k = 0;
-	for (size_t i = 0; i < nd; i++) /* a grant through a link to what the policy does not grant:
-					 * no rule (grant_link.h) */
-		if (pol_dir_get(p, i, &dirs[k]) == 0 && sbx_grant_followed(p, dirs[k].path, dirs[k].access, NULL, 0))
+	for (size_t i = 0; i < nd; i++)
+		if (pol_dir_get(p, i, &dirs[k]) == 0)
 			k++;
+	/* an entry through a link to what the policy does not grant (a grant, or one of a deny's
+	 * carve): no rule, decided on the descriptor the rule would be made from (grant_link.h) */
+	s->links = p;
 	if (etc_view)
 		etc_tree_whole(dirs, &k);
 	/* the manifest's denies: grants holding a match entered entry by entry (landlock_deny.h) */

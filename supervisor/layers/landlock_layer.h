@@ -103,6 +103,9 @@ struct sbx_landlock_spec {
 	bool netfilter;            /* netfilter enforces (and reports) the hosts: TCP not handled */
 	bool own_netns;            /* the run's own network namespace (pol_own_netns): its loopback is
 				    * the run's on every port, the way out is the gateway: TCP not handled */
+	const struct policy *links; /* a dir entry reaching through a link an object this policy does
+				    * not grant gets no rule (grant_link.h sbx_grant_fd_followed, on the
+				    * descriptor the rule is made from); NULL: entries taken as they are */
 };
 int sbx_landlock_apply_spec(const struct sbx_landlock_spec *s, struct sbx_landlock_result *r,
 			    char *why, size_t whylen);

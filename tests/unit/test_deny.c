@@ -1,7 +1,8 @@
 /* test_deny.c — a manifest `deny` for the directory-level layers (issue 28): the policy's view of the
  * manifest's denies (pol_manifest_deny, pol_rule_hard_deny), the start-up walk that adds their
  * existing matches as masks (deny_expand.h, through pol_build's deny_walk) and its bounds, and
- * Landlock's entry-by-entry grant around them (landlock_deny.h). Real directories under /tmp. */
+ * Landlock's entry-by-entry grant around them (landlock_deny.h), which gives a link among the
+ * entries no rule on an object the policy does not grant. Real directories under /tmp. */
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,8 +15,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
+
+#include "child_expect.h"
+
 #include "deny_expand.h"
 #include "landlock_deny.h"
+#include "landlock_layer.h"
 #include "policy.h"
 #include "policy_build.h"
 #include "policy_write.h"
@@ -222,6 +228,54 @@ static void test_landlock_carve(void **state)
 	free(b.blob);
 }
 
+/* A link among a carved grant's entries (an earlier executor can leave one in the workspace) to a
+ * directory the policy does not grant: no Landlock rule lands on its object (grant_link.h); a link
+ * to a granted file still works. Applied in a child: the object stays unreadable. */
+static int carve_link_child(void *arg)
+{
+	const struct built *b = arg;
+	struct sbx_landlock_result r;
+	char why[256] = "";
+	if (sbx_landlock_apply_stage(b->p, NULL, false, true, false, &r, why, sizeof why) < 0) {
+		fprintf(stderr, "# child: apply: %s\n", why);
+		return 90;
+	}
+	char f[PATH_MAX];
+	snprintf(f, sizeof f, "%s/f", at("ro/lnk"));
+	EXPECT_ERR("read ro/lnk/f (a link to outside)", open(f, O_RDONLY | O_CLOEXEC), EACCES);
+	snprintf(f, sizeof f, "%s/f", at("ws/lnk"));
+	EXPECT_ERR("read ws/lnk/f (a link to outside)", open(f, O_RDONLY | O_CLOEXEC), EACCES);
+	int fd = open(at("ro/readme"), O_RDONLY | O_CLOEXEC);
+	EXPECT_OK("read ro/readme", fd);
+	fd = open(at("ro/doc-link"), O_RDONLY | O_CLOEXEC);
+	EXPECT_OK("read ro/doc-link (a link to ro/pub/doc)", fd);
+	return fails;
+}
+
+static void test_landlock_carve_link(void **state)
+{
+	(void)state;
+	/* outside every grant: not under /tmp, which the policy grants (the run's private /tmp) */
+	char out[] = "/var/tmp/sbx-test-deny-out.XXXXXX", f[PATH_MAX];
+	assert_non_null(mkdtemp(out));
+	snprintf(f, sizeof f, "%s/f", out);
+	FILE *fp = fopen(f, "w");
+	assert_non_null(fp);
+	fputs("outside\n", fp);
+	fclose(fp);
+	assert_int_equal(symlink(out, at("ro/lnk")), 0);
+	assert_int_equal(symlink(out, at("ws/lnk")), 0);
+	assert_int_equal(symlink(at("ro/pub/doc"), at("ro/doc-link")), 0);
+	struct built b = build(true);
+	assert_int_equal(ku_in_child(carve_link_child, &b), 0);
+	free(b.blob);
+	unlink(at("ro/lnk"));
+	unlink(at("ws/lnk"));
+	unlink(at("ro/doc-link"));
+	unlink(f);
+	rmdir(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_walk_masks),
 		cmocka_unit_test(test_walk_bounded),
 		cmocka_unit_test(test_landlock_carve),
+		cmocka_unit_test(test_landlock_carve_link),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
