@@ -1050,6 +1050,15 @@ static void serve_conn(struct gw *g, size_t i, short crev, short urev, long now)
 		if (crev & (POLLIN | POLLHUP | POLLERR)) {
 			ssize_t n = recv(c->cfd, c->buf + c->blen, sizeof c->buf - c->blen, 0);
 			if (n <= 0 && !(n < 0 && errno == EAGAIN)) {
+				if (c->kind == K_TRANSPARENT && c->blen == 0 && c->family &&
+				    !gw_names_by_addr(&g->names, c->family, c->addr)) {
+					/* closed before naming a host, to an address no granted name
+					 * resolved to (a probe of what answers): refused and reported.
+					 * One to a granted name's address (the loser of a happy-eyeballs
+					 * race) closes quietly below. */
+					refuse(g, i, SBX_NR_NO_NAME, NULL, NULL, false);
+					return;
+				}
 				if (c->kind == K_DNSTCP || c->blen == 0) {
 					conn_free(g, i, false);
 					return;

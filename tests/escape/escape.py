@@ -106,7 +106,7 @@ DENY_OVERLAY = ['**/.sbxesc-overlay-deny']
 deny_overlay = False
 ALL_LAYERS = ['preload', 'bwrap', 'seccomp', 'landlock', 'netfilter', 'probes', 'limits']
 SECURITY_EVENTS = ['preload.deny', 'seccomp.deny', 'netfilter.deny', 'kernel.violation', 'env.drop',
-                   'limit.hit']
+                   'limit.hit', 'net.deny', 'dns.deny']
 
 # Default expectations per profile: mode -> "kind; events: ..." (same syntax as the headers).
 PROFILES = {
@@ -942,6 +942,8 @@ def blocked_by(r):
             who = 'env filter'
         elif n == 'limit.hit':
             who = 'limits'
+        elif n in ('net.deny', 'dns.deny'):
+            who = 'gateway'
         elif n == 'kernel.violation' and e.get('outcome') == 'attempted':
             # the report-only sensor let the call go on: the active silent layers (or the
             # executor's identity) refused it; the sensor did not see which
@@ -977,6 +979,8 @@ def reported_by(r):
             who = 'supervisor'
         elif n == 'limit.hit':
             who = 'limits'
+        elif n in ('net.deny', 'dns.deny'):
+            who = 'gateway'
         else:
             who = n.split('.')[0]
         if who not in out:

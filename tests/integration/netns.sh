@@ -16,6 +16,8 @@
 #     (the server saw only the granted ones; net.deny proto udp);
 #   - TCP to an address on a port no grant names is refused and reported (preload.deny / netfilter.deny
 #     / seccomp.deny, whichever layer is up);
+#   - with a host granted without a port (every TCP port goes to the gateway): a connection to an
+#     address no granted name resolved to, closed before naming a host, is reported (net.deny);
 # and as root, in a network namespace this test makes: a static binary's raw UDP to port 53 of an
 # address there never leaves the run (the test's listener on that address gets nothing; a control
 # run with SBXSUP_SANDBOX=0 reaches it), reported by netfilter.
@@ -165,6 +167,31 @@ except OSError as e: print('refused', e.errno)\"
 	if [ -n "$GW" ] && [ -z "$left" ]; then t_pass netns_gateway_leaves_with_sbxsup_$tag
 	else t_fail netns_gateway_leaves_with_sbxsup_$tag "gateway=${GW:-none} state=$left"; [ -n "$GW" ] && kill -9 "$GW" 2>/dev/null; fi
 done
+
+# A host granted without a port sends TCP on every port to the gateway, which waits for a name. A
+# connection to an address no granted name resolved to that closes before naming a host (a probe
+# of what answers) is refused and reported (net.deny reason no-name); one to a granted name's
+# address closing the same way (the loser of a happy-eyeballs race) is not.
+MA=$T_TMP/m-anyport.json
+cat > "$MA" <<J
+{"sbxsup": 1, "name": "netns-anyport", "capabilities": ["code:exec", {"cap": "network:https", "hosts": ["app.test"]}]}
+J
+out=$(cd "$WS" && "$SBXSUP" run -m "$MA" -a "$T_TMP/probe.$WHO" -- $PY -c "
+import socket
+a = socket.gethostbyname('app.test')
+for dst in (('192.0.2.1', 39999), (a, 443)):
+    s = socket.socket(); s.settimeout(3)
+    try: s.connect(dst); print('connected', dst[0])
+    except OSError as e: print('not-connected', dst[0], e.errno)
+    s.close()
+print('resolved', a)" 2>&1)
+ra=$(sed -n 's/^resolved //p' <<<"$out")
+if grep -q "connected 192.0.2.1" <<<"$out" &&
+   audit_has "$T_TMP/probe.$WHO" net.deny addr=192.0.2.1 port=39999 reason=no-name &&
+   { [ -z "$ra" ] || ! audit_has "$T_TMP/probe.$WHO" net.deny "addr=$ra" >/dev/null; }; then
+	t_pass netns_gateway_silent_probe_reported_$WHO
+else t_fail netns_gateway_silent_probe_reported_$WHO "$out; $(grep -v run.start "$T_TMP/probe.$WHO" | head -c 600)"; fi
+
 
 # 4. root: raw UDP to port 53 from a static binary, in a network namespace this test makes
 if [ "$WHO" = root ] && need_cmd netns_raw_udp53 unshare; then
