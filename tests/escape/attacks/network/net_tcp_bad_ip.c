@@ -6,11 +6,11 @@
  * by the gateway (net.deny reason no-name).
 // profile: net
 // manifest: net
-// expect-full: blocked; events: net.deny(reason=no-name)
-// expect-no-bwrap: blocked; events: net.deny(reason=no-name)
-// expect-preload-only: blocked; events: net.deny(reason=no-name)
-// expect-preload: blocked; events: net.deny(reason=no-name)
-// expect-probes: blocked; events: net.deny(reason=no-name)
+// expect-full: blocked; events: net.deny
+// expect-no-bwrap: blocked; events: net.deny
+// expect-preload-only: blocked; events: net.deny
+// expect-preload: blocked; events: net.deny
+// expect-probes: blocked; events: net.deny
 */
 #include "esc_net.h"
 int main(int argc, char **argv) { esc_init(argc, argv); return esc_tcp("192.0.2.2", esc_int("port_ok")); }
