@@ -75,26 +75,22 @@ for t in tests/integration/*.sh; do
 	tally "$n" "$out"
 done
 
-if [ -f tests/escape/run.sh ] && want escape; then
-	echo "== escape"
-	out=$log/escape.out
-	timeout 1800 bash tests/escape/run.sh >"$out" 2>&1; rc=$?
+# escape_suite NAME ARGS...: the corpus runner with ARGS, tallied as NAME
+escape_suite() {
+	local n=$1 out rc; shift
+	[ -f tests/escape/run.sh ] && want "$n" || return 0
+	echo "== $n"
+	out=$log/$n.out
+	timeout 1800 bash tests/escape/run.sh "$@" >"$out" 2>&1; rc=$?
 	cat "$out"
-	if [ $rc -ne 0 ] && ! grep -qE '^FAIL:' "$out"; then echo "FAIL: escape exited $rc" >>"$out"; echo "FAIL: escape exited $rc"; fi
-	tally escape "$out"
-fi
-
+	if [ $rc -ne 0 ] && ! grep -qE '^FAIL:' "$out"; then echo "FAIL: $n exited $rc" >>"$out"; echo "FAIL: $n exited $rc"; fi
+	tally "$n" "$out"
+}
+escape_suite escape
 # the corpus again with a manifest deny that matches nothing added to every manifest: the seccomp
 # filter then routes every open, exec and write-class call to sbxsup, which answers them itself
 # (tests/escape/escape.py --deny-overlay), in the modes where a filter holds the deny
-if [ -f tests/escape/run.sh ] && want escape-deny; then
-	echo "== escape-deny"
-	out=$log/escape-deny.out
-	timeout 1800 bash tests/escape/run.sh --deny-overlay --mode full,no-bwrap,preload-only,bwrap,landlock >"$out" 2>&1; rc=$?
-	cat "$out"
-	if [ $rc -ne 0 ] && ! grep -qE '^FAIL:' "$out"; then echo "FAIL: escape-deny exited $rc" >>"$out"; echo "FAIL: escape-deny exited $rc"; fi
-	tally escape-deny "$out"
-fi
+escape_suite escape-deny --deny-overlay --mode full,no-bwrap,preload-only,bwrap,landlock
 
 echo
 for l in "${failed[@]+"${failed[@]}"}"; do echo "failed:  $l"; done

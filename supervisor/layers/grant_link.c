@@ -13,6 +13,14 @@ static bool kernel_fs(const char *path)
 	return path_under(path, "/proc") || path_under(path, "/dev") || path_under(path, "/sys");
 }
 
+/* The object a grant's path reached (`real`, not the path itself) is granted for the grant's
+ * read/write part (a list-only entry: read). The one answer of both checks below. */
+static bool object_granted(const struct policy *p, const char *real, unsigned access)
+{
+	unsigned want = access & (POL_READ | POL_WRITE);
+	return pol_path(p, real, want ? want : POL_READ, NULL) == POL_ALLOW;
+}
+
 bool sbx_grant_followed(const struct policy *p, const char *path, unsigned access, char *real,
 			size_t reallen)
 {
@@ -23,8 +31,7 @@ bool sbx_grant_followed(const struct policy *p, const char *path, unsigned acces
 		return true;
 	if (real && reallen)
 		snprintf(real, reallen, "%s", rp);
-	unsigned want = access & (POL_READ | POL_WRITE);
-	return pol_path(p, rp, want ? want : POL_READ, NULL) == POL_ALLOW;
+	return object_granted(p, rp, access);
 }
 
 bool sbx_grant_fd_followed(const struct policy *p, const char *path, unsigned access, int fd)
@@ -33,13 +40,11 @@ bool sbx_grant_fd_followed(const struct policy *p, const char *path, unsigned ac
 	if (!p || !path || path[0] != '/' || kernel_fs(path) || fd_path(fd, real, sizeof real) < 0 ||
 	    real[0] != '/')
 		return true;
-	size_t n = strlen(real), dl = strlen(" (deleted)");
-	if (n > dl && !strcmp(real + n - dl, " (deleted)"))
+	size_t n = strlen(real);
+	path_drop_deleted(real);
+	if (strlen(real) != n)
 		return true; /* an unlinked object: nothing anyone can have planted a link to */
-	if (!strcmp(real, path))
-		return true;
-	unsigned want = access & (POL_READ | POL_WRITE);
-	return pol_path(p, real, want ? want : POL_READ, NULL) == POL_ALLOW;
+	return !strcmp(real, path) || object_granted(p, real, access);
 }
 
 void sbx_grant_links_free(struct sbx_grant_links *g)

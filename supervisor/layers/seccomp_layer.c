@@ -995,7 +995,6 @@ static int hold_deny(int listener, struct audit *a, const struct sbx_seccomp_sta
 	if (d == 0 && is_exec)
 		return continue_sensed(listener, a, st, req, resp, sys);
 	if (d == 0) {
-		ds.ctx.files_deny_only = false; /* what the emulation decides besides, it reports */
 		int e = route_allowed(listener, &ds, req, sys, &rep);
 		if (e == 0)
 			return 0;
