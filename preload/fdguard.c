@@ -7,16 +7,14 @@
  * success, a second close() is EBADF); dup2()/dup3() onto one of them do the same before doing
  * what the program asked. close_range()/closefrom() skip them (also for CLOSE_RANGE_CLOEXEC):
  * every number in the range may be closed, there is nowhere inside it to move to. Each move
- * updates the saved SBXSUP_* value the exec interposers hand on. A program using raw system calls can still close them: its children then fail
- * closed (no policy -> every decision denies) and the kernel layers remain.
+ * updates the saved SBXSUP_* value the exec interposers hand on (the moves are fdmove.c's, which the
+ * library's start uses too: the start and this guard do not call each other's code). A program
+ * using raw system calls can still close them: its children then fail closed (no policy -> every
+ * decision denies) and the kernel layers remain.
  */
 #undef _FORTIFY_SOURCE
 #include "pl.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -34,11 +32,9 @@ bool sbx_pl_fd_protected(int fd)
 	return fd == sbx_pl.policy_fd || fd == sbx_pl.report_fd;
 }
 
-static int move_away(int fd);
-
 SBX_EXPORT int close(int fd)
 {
-	if (sbx_pl_fd_protected(fd) && move_away(fd) != 0)
+	if (sbx_pl_fd_protected(fd) && sbx_pl_fd_move_away(fd) != 0)
 		return 0; /* nowhere to move it (no free descriptor): keep it, as before */
 	return REAL(close)(fd);
 }
@@ -80,60 +76,16 @@ SBX_EXPORT void closefrom(int lo)
 	(void)close_range((unsigned)lo, ~0u, 0);
 }
 
-/* Where our descriptors live: high, below the soft open-files limit (64 under it when that is
- * at least 256, else from 100). */
-static int fd_high(void)
-{
-	struct rlimit rl;
-	if (sbx_sys(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&rl, 0, 0) == 0 &&
-	    rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur >= 256 && rl.rlim_cur <= (1u << 20))
-		return (int)rl.rlim_cur - 64;
-	return 100;
-}
-
-/* Move a protected descriptor out of the way before the program takes its number (the old
- * number stays open; the caller closes or reuses it). */
-static int move_away(int fd)
-{
-	int saved = errno;
-	int nfd = (int)sbx_sys(SYS_fcntl, fd, F_DUPFD, fd_high(), 0, 0, 0);
-	if (nfd < 0)
-		nfd = (int)sbx_sys(SYS_fcntl, fd, F_DUPFD, 3, 0, 0, 0);
-	if (nfd < 0) {
-		errno = saved;
-		return -1;
-	}
-	int idx = fd == sbx_pl.policy_fd ? 1 : 2;
-	const char *name = idx == 1 ? SBX_ENV_POLICY_FD : SBX_ENV_REPORT_FD;
-	if (idx == 1)
-		sbx_pl.policy_fd = nfd;
-	else
-		sbx_pl.report_fd = nfd;
-	if (sbx_pl.env[idx][0])
-		snprintf(sbx_pl.env[idx], SBX_PL_ENV_MAX, "%s=%d", name, nfd);
-	errno = saved;
-	return 0;
-}
-
-void sbx_pl_fds_relocate(void)
-{
-	int hi = fd_high();
-	int fds[2] = { sbx_pl.policy_fd, sbx_pl.report_fd };
-	for (int i = 0; i < 2; i++)
-		if (fds[i] >= 0 && fds[i] < hi && move_away(fds[i]) == 0)
-			sbx_sys(SYS_close, fds[i], 0, 0, 0, 0, 0);
-}
-
 SBX_EXPORT int dup2(int oldfd, int newfd)
 {
-	if (oldfd != newfd && sbx_pl_fd_protected(newfd) && move_away(newfd) != 0)
+	if (oldfd != newfd && sbx_pl_fd_protected(newfd) && sbx_pl_fd_move_away(newfd) != 0)
 		return -1;
 	return REAL(dup2)(oldfd, newfd);
 }
 
 SBX_EXPORT int dup3(int oldfd, int newfd, int flags)
 {
-	if (oldfd != newfd && sbx_pl_fd_protected(newfd) && move_away(newfd) != 0)
+	if (oldfd != newfd && sbx_pl_fd_protected(newfd) && sbx_pl_fd_move_away(newfd) != 0)
 		return -1;
 	return REAL(dup3)(oldfd, newfd, flags);
 }

@@ -257,12 +257,15 @@ void sbx_report_flush(void);
 /* In a fork child: the kept denial and the count belong to the parent. */
 void sbx_report_forked(void);
 
-/* ---- descriptors the children need (fdguard.c) ------------------------------------------------- */
+/* ---- descriptors the children need (fdguard.c: the guard; fdmove.c: the moves) ------------------ */
 
 /* True if fd is the policy or the report descriptor (not when passive). */
 bool sbx_pl_fd_protected(int fd);
 /* At load: move the policy and report descriptors to high numbers (the program's first open()
  * gets 3), updating the saved SBXSUP_*_FD values. */
 void sbx_pl_fds_relocate(void);
+/* Move one of them to another high number before the program takes its number (the old number
+ * stays open). 0, or -1 with no free descriptor. */
+int sbx_pl_fd_move_away(int fd);
 
 #endif

@@ -66,3 +66,33 @@ circles=$(grep '^circle:' <<<"$out")
 ups=$(grep '^up:' <<<"$out")
 if [ -z "$circles" ]; then t_pass include_no_circles; else t_fail include_no_circles "$(tr '\n' ';' <<<"$circles")"; fi
 if [ -z "$ups" ]; then t_pass include_no_folder_above; else t_fail include_no_folder_above "$(tr '\n' ';' <<<"$ups")"; fi
+
+# The preload's files share one header (pl.h), so the include graph says nothing there: read its
+# calls instead — no two files call each other, directly or through others (the library's lazy
+# start, which every interposer may trigger through sbx_pl_mode(), counts as a call to preload.c).
+calls=$(python3 - <<'PY'
+import re, glob, collections
+files = sorted(glob.glob('preload/*.c'))
+strip = lambda s: re.sub(r'/\*.*?\*/', '', s, flags=re.S)
+defs = {}
+for f in files:
+    for m in re.finditer(r'^(?:SBX_EXPORT\s+)?([\w \*]+?)\b(\w+)\s*\([^;{]*\)\s*\{', strip(open(f).read()), re.M):
+        if 'static' not in m.group(1):
+            defs.setdefault(m.group(2), f)
+g = collections.defaultdict(set)
+for f in files:
+    s = strip(open(f).read())
+    for name, df in defs.items():
+        if df != f and re.search(r'\b' + name + r'\s*\(', s):
+            g[f].add(df)
+    if f != 'preload/preload.c' and re.search(r'\bsbx_pl_(mode|passive)\s*\(', s):
+        g[f].add('preload/preload.c')
+def reach(a, b, seen):
+    return a == b or any(reach(n, b, seen | {n}) for n in g[a] if n not in seen)
+for a in files:
+    for b in sorted(g[a]):
+        if reach(b, a, {b}):
+            print('%s -> %s' % (a, b))
+PY
+)
+if [ -z "$calls" ]; then t_pass preload_no_call_circles; else t_fail preload_no_call_circles "$(tr '\n' ';' <<<"$calls")"; fi
