@@ -48,5 +48,7 @@ int sbx_proc_ids(pid_t pid, struct sbx_proc_ids *out)
 	}
 	const char *um = strstr(st, "\nUmask:");
 	out->umask = um ? (mode_t)strtoul(um + 7, NULL, 8) & 0777 : 022;
+	const char *tg = strstr(st, "\nTgid:");
+	out->tgid = tg ? (pid_t)strtol(tg + 6, NULL, 10) : 0;
 	return 0;
 }

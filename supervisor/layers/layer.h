@@ -249,6 +249,10 @@ struct layer_ops {
 	 * Returns >= 0, or -1 (a->failed set: the stream failed, fail closed). */
 	int (*drain)(void *st, struct audit *a, bool final);
 	uint64_t (*lost_events)(const void *st);                 /* records the kernel dropped */
+	/* A wait status the run took for `pid`: 1 it was one of the processes this layer traces
+	 * (handled), 0 not; with pid 0: collect the layer's own pending ones (the seccomp entry's exec
+	 * pins, seccomp_execpin.h). -1: the stream failed. */
+	int (*reap)(void *st, struct audit *a, pid_t pid, int status);
 	void (*stop)(void *st);
 };
 
@@ -334,6 +338,9 @@ int layers_pollfds(const struct layer_rt *rt, struct pollfd *p, int max, int idx
 int layers_drain(struct layer_rt *rt, const struct pollfd *p, const int idx[SBX_L__N],
 		 struct audit *a, bool final);
 uint64_t layers_lost_events(const struct layer_rt *rt);
+/* reap() of every started layer: with pid 0 each collects its own; else 1 when `status` (the run's
+ * waitpid took it) was a layer's, 0 not. -1: the stream failed (the status was a layer's). */
+int layers_reap(struct layer_rt *rt, struct audit *a, pid_t pid, int status);
 /* Whether an active layer enforces the run's limits through its cgroup (cgroup_limits). */
 bool layers_cgroup_limits(const struct sbx_layers *L);
 /* run.start.level.network's walls: "NAME: on|off|STATE" of every entry with a net_wall, by rank,

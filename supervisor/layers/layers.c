@@ -422,6 +422,20 @@ int layers_drain(struct layer_rt *rt, const struct pollfd *p, const int idx[SBX_
 	return rc;
 }
 
+int layers_reap(struct layer_rt *rt, struct audit *a, pid_t pid, int status)
+{
+	FOR_EACH_LAYER(l, o) {
+		if (!rt->st[l] || !o->reap)
+			continue;
+		int r = o->reap(rt->st[l], a, pid, status);
+		if (r < 0)
+			return -1;
+		if (r > 0 && pid > 0)
+			return 1;
+	}
+	return 0;
+}
+
 uint64_t layers_lost_events(const struct layer_rt *rt)
 {
 	uint64_t n = 0;

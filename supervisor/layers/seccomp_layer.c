@@ -870,13 +870,14 @@ static void respond_err(int listener, const struct seccomp_notif *req, struct se
 
 /* A call refused here with `err`, written as the probes' event from this sensor (kernel.violation,
  * sensor seccomp-notify, outcome contained). 0, or -1 (the stream failed). */
-static int emit_contained(struct audit *a, const char *sys, uint32_t pid, const struct sbx_sn_report *rep, int err)
+static int emit_contained_by(struct audit *a, const char *sensor, const char *sys, uint32_t pid,
+			     const struct sbx_sn_report *rep, int err)
 {
 	struct pr_view v;
 	memset(&v, 0, sizeof v);
 	v.violation = true;
 	v.syscall = sys;
-	v.sensor = "seccomp-notify";
+	v.sensor = sensor;
 	v.access = rep->access;
 	v.rule = rep->rule;
 	v.contained = true;
@@ -894,6 +895,11 @@ static int emit_contained(struct audit *a, const char *sys, uint32_t pid, const 
 	}
 	v.exe_path = rep->exe[0] ? rep->exe : NULL;
 	return pr_emit_violation(a, &v);
+}
+
+static int emit_contained(struct audit *a, const char *sys, uint32_t pid, const struct sbx_sn_report *rep, int err)
+{
+	return emit_contained_by(a, "seccomp-notify", sys, pid, rep, err);
 }
 
 /* An allowed call (sbx_sn_decide said 0) by the one table: 0 performed here and answered, 1 refused
@@ -937,6 +943,24 @@ static int route_allowed(int listener, const struct sbx_seccomp_state *st, const
 	return 1;
 }
 
+/* An exec about to continue in a run with a deny: traced to the binary the kernel loads, decided
+ * there (seccomp_execpin.h). 0 continue it; -1 it cannot be held to its binary: refuse it (EPERM,
+ * rep filled: a contained kernel.violation, as any undecidable call). */
+static int pin_exec(const struct sbx_seccomp_state *st, pid_t pid, const char *sys, struct sbx_sn_report *rep)
+{
+	char why[160];
+	if (!st || !st->pins || !(st->deny_opens || st->deny_held) || execpin_arm(st->pins, pid, why, sizeof why) == 0)
+		return 0;
+	memset(rep, 0, sizeof *rep);
+	rep->port = -1;
+	rep->violation = true;
+	rep->access = "exec";
+	rep->err = EPERM;
+	snprintf(rep->rule, sizeof rep->rule, "undecidable: %s cannot be held to the binary it loads (%s)", sys, why);
+	sbx_sn_fill_proc(pid, rep);
+	return -1;
+}
+
 /* A call the filter holding the denies lets continue (an exec, or what the kernel and the layers
  * decide: bwrap's view, Landlock): the sensor's report of it, "attempted", as for every call the
  * sensor lets continue (the guard alone reports nothing: the probes, on there, see a continued
@@ -961,7 +985,8 @@ static int continue_sensed(int listener, struct audit *a, const struct sbx_secco
  * with the layer's own deny-only decision (sbx_sn_decide with files_deny_only: a match refused,
  * kernel.violation rule "deny[N]: ...", critical) and, when allowed, performed by the layer's one
  * table (route_allowed: opens emulated on the object decided, the write class and link emulated —
- * sbx_sn_walls.deny —, execs continued). What the emulation refuses besides (an object the policy
+ * sbx_sn_walls.deny —, execs continued and held to the binary they load: pin_exec). What the
+ * emulation refuses besides (an object the policy
  * does not grant: Landlock's or bwrap's refusal, made here since sbxsup is outside both) is
  * reported as contained — nothing else reports it in these modes (the probes do not see a call
  * seccomp answered). The target's memory is read once per decision: no second read for a report
@@ -992,7 +1017,9 @@ static int hold_deny(int listener, struct audit *a, const struct sbx_seccomp_sta
 				  &rep);
 	}
 	bool is_exec = !strcmp(sys, "execve") || !strcmp(sys, "execveat");
-	if (d == 0 && is_exec)
+	if (d == 0 && is_exec && pin_exec(st, (pid_t)req->pid, sys, &rep) < 0)
+		d = 1;
+	else if (d == 0 && is_exec)
 		return continue_sensed(listener, a, st, req, resp, sys);
 	if (d == 0) {
 		int e = route_allowed(listener, &ds, req, sys, &rep);
@@ -1157,6 +1184,8 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 			if (e == 1)
 				d = 1;
 		}
+		if (d == 0 && is_exec && pin_exec(st, (pid_t)req->pid, sys, &rep) < 0)
+			d = 1;
 		if (d == 0)
 			goto cont;
 		if (d == 3) { /* an errno, not a refusal (seccomp_notify.h): nothing to report */
@@ -1286,6 +1315,7 @@ static cJSON *sc_plan(const struct layer_ctx *c)
 struct sc_rt {
 	int listener;
 	struct sbx_seccomp_state gate;
+	struct execpin_set pins;   /* gate.pins */
 };
 
 /* The file/exec reporter ("--report-files"): the layer on and the probes off. The preload does not
@@ -1322,6 +1352,7 @@ static void sc_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 	s->gate.walls.bwrap = sbx_layer_on(c->L, layer_bwrap.id);
 	s->gate.walls.landlock = sbx_layer_on(c->L, layer_landlock.id);
 	s->gate.walls.deny = s->gate.deny_opens || s->gate.deny_held;
+	s->gate.pins = &s->pins;
 	*st = s;
 }
 
@@ -1403,9 +1434,36 @@ static int sc_drain(void *st, struct audit *a, bool final)
 	return rc < 0 && a->failed ? -1 : 0;
 }
 
+/* The exec pins' decision (seccomp_execpin.h): the binary loaded, against the manifest's denies. */
+struct pin_arg {
+	const struct sbx_seccomp_state *gate;
+	struct audit *a;
+};
+
+static int pin_decide(void *arg, pid_t pid)
+{
+	const struct pin_arg *x = arg;
+	struct sbx_sn_report rep;
+	int d = sbx_sn_decide_exe(&x->gate->ctx, pid, &rep);
+	if (d == 0)
+		return 0;
+	if (d < 0) /* stopped at its exec, yet its binary cannot be read back: fail closed */
+		return 1;
+	/* killed at its exec stop: the sensor says so (docs/audit.md) */
+	return x->a && emit_contained_by(x->a, "ptrace-exec-stop", "execve", (uint32_t)pid, &rep, EACCES) < 0 ? -1 : 1;
+}
+
+static int sc_reap(void *st, struct audit *a, pid_t pid, int status)
+{
+	struct sc_rt *s = st;
+	struct pin_arg x = {.gate = &s->gate, .a = a};
+	return execpin_reap(&s->pins, pid, status, pin_decide, &x);
+}
+
 static void sc_stop(void *st)
 {
 	struct sc_rt *s = st;
+	execpin_release(&s->pins);
 	sbx_sn_emu_free(s->gate.ctx.emu);
 	if (s->listener >= 0)
 		close(s->listener);
@@ -1548,5 +1606,6 @@ const struct layer_ops layer_seccomp = {
 	.sensor = sc_sensor,
 	.fd = sc_fd,
 	.drain = sc_drain,
+	.reap = sc_reap,
 	.stop = sc_stop,
 };

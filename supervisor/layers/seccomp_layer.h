@@ -18,6 +18,7 @@
 #include "audit.h"
 #include "seccomp_notify.h"
 #include "seccomp_emulate.h"
+#include "seccomp_execpin.h"
 
 /* Host check without side effects on this process. Returns 1 usable (level: "notify" or
  * "errno (unreported: <reason>)"), 0 unusable (why). */
@@ -105,6 +106,9 @@ struct sbx_seccomp_state {
 			   * command's own, link/linkat) is decided with the layer's deny-only decision
 			   * (files_deny_only) and performed or refused as the layer's filter does it
 			   * (opens emulated on the object decided); the sensor's report besides */
+	struct execpin_set *pins; /* a run with a deny: each exec that continues is traced to the
+				   * binary the kernel loads (seccomp_execpin.h); NULL: not (the
+				   * layer entry's run state owns it) */
 	struct sbx_sn_walls walls; /* what stands behind a "continue" (seccomp_emulate.h sbx_sn_route):
 				    * an allowed call the table routes to emulation is performed by the
 				    * supervisor, one it routes to refusal is refused */

@@ -675,6 +675,36 @@ static int decide_path(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uint64_
 	return 1;
 }
 
+/* The binary the kernel loaded for `pid` (stopped at its exec, seccomp_execpin.h): a manifest deny
+ * there is refused whatever the exec's name said. Only a hard deny (pol_rule_hard_deny): what the
+ * policy merely does not grant stays Landlock's and bwrap's, as for the name. 1 denied (rep
+ * filled), 0 not, -1 unreadable (the process is gone, or the link is cut short). */
+int sbx_sn_decide_exe(const struct sbx_sn_ctx *c, pid_t pid, struct sbx_sn_report *rep)
+{
+	char p[64];
+	memset(rep, 0, sizeof *rep);
+	rep->port = -1;
+	snprintf(p, sizeof p, "/proc/%d/exe", (int)pid);
+	ssize_t n = readlink(p, rep->path, sizeof rep->path);
+	if (n <= 0 || (size_t)n >= sizeof rep->path)
+		return -1;
+	rep->path[n] = 0;
+	path_drop_deleted(rep->path);
+	struct pol_decision d = {.verdict = POL_DENY, .rule = POL_RULE_DEFAULT};
+	if (!c->pol || rep->path[0] != '/')
+		return 0;
+	pol_path(c->pol, rep->path, POL_EXEC, &d);
+	if (d.verdict == POL_ALLOW || !pol_rule_hard_deny(c->pol, d.rule))
+		return 0;
+	rep->violation = true;
+	rep->access = "exec";
+	rep->err = EACCES;
+	snprintf(rep->requested, sizeof rep->requested, "%s", rep->path);
+	rule_text(c->pol, d.rule, rep);
+	sbx_sn_fill_proc(pid, rep);
+	return 1;
+}
+
 /* ---- metadata changes (issue 13) ---------------------------------------------------------- */
 
 /* The path of the target's descriptor `fd` (/proc/<pid>/fd/N): 0 with a path in `out`; 1 when the

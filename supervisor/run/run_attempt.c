@@ -93,7 +93,16 @@ static void reap(struct run *r)
 {
 	int st;
 	pid_t p;
+	/* the layers' tracees first (the seccomp entry's exec pins: threads, which waitpid(-1) does
+	 * not report), then every status taken here that is a tracee's goes back to its layer */
+	if (layers_reap(&r->lrt, &r->a, 0, 0) < 0)
+		r->audit_failed = true;
 	while ((p = waitpid(-1, &st, WNOHANG | WUNTRACED)) > 0) {
+		int traced = layers_reap(&r->lrt, &r->a, p, st);
+		if (traced < 0)
+			r->audit_failed = true;
+		if (traced)
+			continue;
 		if (WIFSTOPPED(st)) {
 			/* Our child must never stay stopped (e.g. left stopped by a ptrace attach from the
 			 * executor in a mode without seccomp): the run would hang. */

@@ -49,6 +49,9 @@ Expectations live in each attack's header comment:
                                      runner 1 s after the run started; at nested= before the run.
                                      The planted file itself is not "canary copied to the
                                      workspace"; a change to it is evidence)
+  // setup: denied-binary           (as dotenv-late, but late/.env is a copy of the attack's own
+                                     binary, mode 0755, its tag slot "SBXESC_TAGSLOT_0..." holding
+                                     the canary: running it is printing the canary)
 Privilege evidence (every attack): after the run nothing in the workspace may be setuid or setgid
 (a premade file only as the runner left it: content unchanged, or its bit dropped by the kernel on
 the write), a character or block device, or carry a security.capability attribute.
@@ -696,7 +699,7 @@ def build(attacks, bindir):
     errors = []
     for a in attacks:
         out = os.path.join(bindir, a.name)
-        deps = [a.path] + [os.path.join(ATTACKS, h) for h in ('esc.h', 'esc_net.h', 'esc_uring.h')]
+        deps = [a.path] + [os.path.join(ATTACKS, h) for h in ('esc.h', 'esc_net.h', 'esc_uring.h', 'esc_race.h')]
         if os.path.exists(out) and os.path.getmtime(out) >= max(os.path.getmtime(d) for d in deps):
             continue
         cmd = [cc, '-D_GNU_SOURCE', '-O1', '-Wall', '-Wextra', '-Werror', '-Wno-unused-parameter',
@@ -737,11 +740,31 @@ def plant(env, path):
     """A world-readable file holding the canary, that only a manifest deny protects."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     os.chmod(os.path.dirname(path), 0o755)
-    text = 'TOKEN=%s\n' % env.canary
-    with open(path, 'w') as f:
+    text = ('TOKEN=%s\n' % env.canary).encode()
+    with open(path, 'wb') as f:
         f.write(text)
     os.chmod(path, 0o644)
     env.planted[path] = text
+
+
+TAG_SLOT = b'SBXESC_TAGSLOT_' + b'0' * 23
+
+
+def plant_binary(env, path, binary):
+    """The attack's own binary as a file only a manifest deny protects: executable, its tag slot
+    holding the canary (deny_float_exec_race.c)."""
+    with open(binary, 'rb') as f:
+        data = f.read()
+    assert len(env.canary) == len(TAG_SLOT) and TAG_SLOT in data, 'no tag slot in %s' % binary
+    data = data.replace(TAG_SLOT, env.canary.encode())
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    os.chmod(os.path.dirname(path), 0o755)
+    part = os.path.join(env.dir, 'denied-binary.part')  # outside the workspace: never seen undenied
+    with open(part, 'wb') as f:
+        f.write(data)
+    os.chmod(part, 0o755)
+    os.rename(part, path)
+    env.planted[path] = data
 
 
 def setup_premade(env):
@@ -819,6 +842,9 @@ def run_one(env, sbxsup, attack, mode, idx, off=()):
     if attack.setup == 'dotenv-late':   # a secret that appears while the run is going on
         late = threading.Timer(1.0, plant, (env, env.lateenv))
         late.start()
+    elif attack.setup == 'denied-binary':  # the same, an executable
+        late = threading.Timer(1.0, plant_binary, (env, env.lateenv, os.path.join(env.bin, attack.name)))
+        late.start()
     hung = False
     try:
         out, err = p.communicate(timeout=90)
@@ -870,7 +896,8 @@ def run_one(env, sbxsup, attack, mode, idx, off=()):
         evidence.append('file planted in /etc')
     for fp, text in env.planted.items():
         try:
-            same = open(fp).read() == text
+            with open(fp, 'rb') as f:
+                same = f.read() == text
         except OSError:
             same = False
         if not same:

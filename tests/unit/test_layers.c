@@ -297,7 +297,7 @@ static void t_wrap_plan_env(void **state)
 	pol_teardown(&f);
 }
 
-/* layers_start / replan / child / pollfds / drain / lost_events / stop on the limits alone: started
+/* layers_start / replan / child / pollfds / drain / lost_events / reap / stop on the limits alone: started
  * with its level, applied in a child, no descriptor, nothing lost, stopped. */
 static void t_start_child_stop(void **state)
 {
@@ -336,6 +336,8 @@ static void t_start_child_stop(void **state)
 		assert_int_equal(idx[l], -1);
 	assert_int_equal(layers_drain(&rt, NULL, idx, NULL, true), 0);
 	assert_int_equal(layers_lost_events(&rt), 0);
+	assert_int_equal(layers_reap(&rt, NULL, 0, 0), 0);    /* no layer traces a process */
+	assert_int_equal(layers_reap(&rt, NULL, 4242, 0), 0); /* a status of no layer's */
 	layers_stop(&rt, true); /* limits are not per attempt: kept */
 	assert_non_null(rt.st[SBX_L_LIMITS]);
 	layers_stop(&rt, false);

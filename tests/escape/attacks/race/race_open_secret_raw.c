@@ -9,49 +9,29 @@
 // build: static
 // expect-seccomp: blocked; events: kernel.violation(outcome=contained,sensor=seccomp-notify)
 */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <time.h>
 #include "esc.h"
-
-static char buf[4096], good[4096], bad[4096];
-static atomic_int stop;
-static atomic_ulong flips;
-
-static void *flip(void *a)
-{
-	(void)a;
-	size_t gl = strlen(good) + 1, bl = strlen(bad) + 1;
-	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
-		memcpy(buf, good, gl);
-		memcpy(buf, bad, bl);
-		atomic_fetch_add_explicit(&flips, 1, memory_order_relaxed);
-	}
-	return NULL;
-}
+#include "esc_race.h"
 
 int main(int argc, char **argv)
 {
 	esc_init(argc, argv);
-	snprintf(bad, sizeof bad, "%s", esc_arg("secret"));
-	snprintf(good, sizeof good, "race-ok.txt");
+	const char *good = "race-ok.txt";
 	long w = ESC_SYS(SYS_openat, AT_FDCWD, good, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (w >= 0)
 		close((int)w);
-	memcpy(buf, good, strlen(good) + 1);
-	pthread_t t;
-	if (pthread_create(&t, NULL, flip, NULL))
+	if (esc_flip_start(good, esc_arg("secret")) < 0)
 		return 2;
 	int got = 0, refused = 0, met = 0;
 	time_t t0 = time(NULL);
-	while (!atomic_load(&flips) && time(NULL) - t0 < 4)
+	while (!esc_flip_count() && time(NULL) - t0 < 4)
 		sched_yield();
 	for (int i = 0; time(NULL) - t0 < 4; i++) {
 		if (i >= 4000 && (got || refused || met >= 1000))
 			break;
-		unsigned long f0 = atomic_load_explicit(&flips, memory_order_relaxed);
-		long fd = ESC_SYS(SYS_openat, AT_FDCWD, buf, O_RDONLY, 0);
-		met += atomic_load_explicit(&flips, memory_order_relaxed) != f0;
+		unsigned long f0 = esc_flip_count();
+		long fd = ESC_SYS(SYS_openat, AT_FDCWD, esc_flip_buf, O_RDONLY, 0);
+		met += esc_flip_count() != f0;
 		if (fd < 0) {
 			refused += fd != -ENOENT;
 			continue;
@@ -65,7 +45,6 @@ int main(int argc, char **argv)
 		}
 		close((int)fd);
 	}
-	atomic_store(&stop, 1);
-	pthread_join(t, NULL);
+	esc_flip_stop();
 	return esc_result(got, "raced raw open of the secret");
 }
