@@ -1444,11 +1444,8 @@ static int pin_decide(void *arg, pid_t pid)
 {
 	const struct pin_arg *x = arg;
 	struct sbx_sn_report rep;
-	int d = sbx_sn_decide_exe(&x->gate->ctx, pid, &rep);
-	if (d == 0)
+	if (sbx_sn_decide_exe(&x->gate->ctx, pid, &rep) == 0)
 		return 0;
-	if (d < 0) /* stopped at its exec, yet its binary cannot be read back: fail closed */
-		return 1;
 	/* killed at its exec stop: the sensor says so (docs/audit.md) */
 	return x->a && emit_contained_by(x->a, "ptrace-exec-stop", "execve", (uint32_t)pid, &rep, EACCES) < 0 ? -1 : 1;
 }

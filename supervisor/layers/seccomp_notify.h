@@ -137,7 +137,8 @@ int sbx_sn_decide_addr(const struct sbx_sn_ctx *c, pid_t pid, bool bind, const s
 		       uint64_t len, struct sbx_sn_report *rep);
 
 /* The binary the kernel loaded for `pid`, stopped at its exec (/proc/PID/exe; seccomp_execpin.h):
- * 1 a manifest deny matches it (rep filled: access exec, the rule), 0 not, -1 unreadable. */
+ * 1 refused (rep filled: access exec, a deny's rule, or "undecidable" when /proc/PID/exe cannot be
+ * read back), 0 not. */
 int sbx_sn_decide_exe(const struct sbx_sn_ctx *c, pid_t pid, struct sbx_sn_report *rep);
 
 /* comm and exe of `pid` into rep (a report of a call decided without sbx_sn_decide's refusal). */
