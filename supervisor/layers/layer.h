@@ -37,6 +37,7 @@
 #include "layer_set.h"
 #include "policy.h"
 struct run_limits; /* rlimits.h */
+struct exec_kills; /* exec_kills.h */
 #include "strv.h"
 
 /* What a probe found on this host. */
@@ -110,6 +111,8 @@ struct layer_ctx {
 	 * (layers_wrap, layers_plan) on their copy of the context; NULL elsewhere. */
 	const struct strv *stage_flags;
 	struct phase_time *pt;     /* SBXSUP_TIMING: each supervisor-side start is a phase; NULL: none */
+	struct exec_kills *exec_kills; /* the run's processes killed at their exec stop (exec_kills.h):
+					* the seccomp entry adds, the probes' entry takes; NULL: none */
 };
 
 /* Whether the stage runs inside the wrapper layer (c->plan_wrapped, the plan's). */

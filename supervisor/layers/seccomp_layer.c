@@ -25,6 +25,7 @@
 #include "seccomp_layer.h"
 #include "seccomp_notify.h"
 #include "seccomp_unix.h"
+#include "exec_kills.h"
 #include "probes_decode.h"
 #include "layer.h"
 #include "msg.h"
@@ -1316,6 +1317,7 @@ struct sc_rt {
 	int listener;
 	struct sbx_seccomp_state gate;
 	struct execpin_set pins;   /* gate.pins */
+	struct exec_kills *kills;  /* the run's (layer_ctx.exec_kills) */
 };
 
 /* The file/exec reporter ("--report-files"): the layer on and the probes off. The preload does not
@@ -1353,6 +1355,7 @@ static void sc_on_ready(struct layer_ctx *c, void **st, const char *status, pid_
 	s->gate.walls.landlock = sbx_layer_on(c->L, layer_landlock.id);
 	s->gate.walls.deny = s->gate.deny_opens || s->gate.deny_held;
 	s->gate.pins = &s->pins;
+	s->kills = c->exec_kills;
 	*st = s;
 }
 
@@ -1438,6 +1441,7 @@ static int sc_drain(void *st, struct audit *a, bool final)
 struct pin_arg {
 	const struct sbx_seccomp_state *gate;
 	struct audit *a;
+	struct exec_kills *kills;  /* the run's (exec_kills.h): told before the kill */
 };
 
 static int pin_decide(void *arg, pid_t pid)
@@ -1446,6 +1450,7 @@ static int pin_decide(void *arg, pid_t pid)
 	struct sbx_sn_report rep;
 	if (sbx_sn_decide_exe(&x->gate->ctx, pid, &rep) == 0)
 		return 0;
+	exec_kills_add(x->kills, pid);
 	/* killed at its exec stop: the sensor says so (docs/audit.md) */
 	return x->a && emit_contained_by(x->a, "ptrace-exec-stop", "execve", (uint32_t)pid, &rep, EACCES) < 0 ? -1 : 1;
 }
@@ -1453,7 +1458,7 @@ static int pin_decide(void *arg, pid_t pid)
 static int sc_reap(void *st, struct audit *a, pid_t pid, int status)
 {
 	struct sc_rt *s = st;
-	struct pin_arg x = {.gate = &s->gate, .a = a};
+	struct pin_arg x = {.gate = &s->gate, .a = a, .kills = s->kills};
 	return execpin_reap(&s->pins, pid, status, pin_decide, &x);
 }
 

@@ -29,6 +29,7 @@
 #include <bpf/libbpf.h>
 #include "probes_layer.h"
 #include "layer.h"
+#include "exec_kills.h"
 #include "probes_bpf.h"
 #include "probes_decode.h"
 #include "probes_kdec.h"
@@ -65,6 +66,7 @@ struct sbx_probes {
 	struct pr_view *view;
 	struct pr_exe *exes;         /* PR_EXE_CACHE entries */
 	struct pr_ovf *ovf;          /* one overflow value (allocated once) */
+	struct exec_kills *kills;    /* the run's processes killed at their exec stop (exec_kills.h) */
 	uint64_t events, violations, malformed;
 	struct sbx_probes_counts cnt;
 	bool shared;                 /* the automatic shared set (PR_AUTO_DIR, probes_share.h) */
@@ -439,6 +441,14 @@ static void count_outcome(struct sbx_probes *pr, const struct pr_view *v, uint64
 		pr->cnt.undecidable += n;
 }
 
+/* An exec the kernel finished on a process the exec pins killed at its stop, before its first
+ * instruction (exec_kills.h): their event says so; this record's "succeeded" is not a breach. */
+static bool killed_at_exec(struct sbx_probes *pr, const struct pr_view *v)
+{
+	return !v->contained && v->syscall && !strncmp(v->syscall, "execve", 6) &&
+	       exec_kills_take(pr->kills, (pid_t)v->pid);
+}
+
 static int on_event(void *ctx, void *data, size_t len)
 {
 	struct sbx_probes *pr = ctx;
@@ -466,6 +476,8 @@ static int on_event(void *ctx, void *data, size_t len)
 			if (d == 0)
 				d = second_look(pr, ev, v);
 		}
+		if (d == 1 && killed_at_exec(pr, v))
+			d = 0;
 		if (d < 0)
 			pr->malformed++;
 		else if (d == 1) {
@@ -873,6 +885,7 @@ static int pr_start(const struct layer_ctx *c, void **st, char *level, size_t le
 	struct sbx_probes *pr = NULL;
 	if (sbx_probes_begin(c->pol, c->cg.v2_id, &pr, level, levellen, why, whylen) < 0)
 		return -1;
+	pr->kills = c->exec_kills;
 	*st = pr;
 	return 0;
 }

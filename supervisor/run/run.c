@@ -578,6 +578,7 @@ int run_execute(struct run_opts *o, int parsed)
 	r->o = *o;
 	pt_init(&r->pt, getenv("SBXSUP_TIMING"));
 	r->lc.pt = &r->pt;
+	r->lc.exec_kills = &r->exec_kills;
 	int code = run_main(r, parsed);
 	fflush(stdout);
 	write_result(r, code);

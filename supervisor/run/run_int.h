@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "phase_time.h"
+#include "exec_kills.h"
 #include "audit.h"
 #include "audit_dest.h"
 #include "cgroup.h"
@@ -94,6 +95,7 @@ struct run {
 	struct run_plan plan;
 	struct layer_ctx lc;       /* what the layers see (points into this struct) */
 	struct layer_rt lrt;       /* the started layers' state */
+	struct exec_kills exec_kills; /* lc.exec_kills: processes killed at their exec stop */
 	/* set-up */
 	struct audit a;
 	bool audit_ok;

@@ -1,5 +1,5 @@
-/* Time-of-check/time-of-use race on an exec's name (issue 28): a file matching the floating deny
- * "**.env" appears during the run as an executable (the runner copies this very program to the
+/* Time-of-check/time-of-use race on an exec's name (issue 28): a file the manifest's floating deny of
+ * .env files matches appears during the run as an executable (the runner copies this very program to the
  * workspace's late/.env one second after the start, its tag slot holding the canary), where only
  * the seccomp deny decision holds it. An exec cannot be performed for the caller: once its name is
  * decided it continues, and the kernel reads the name again. So a forked child runs a second thread
