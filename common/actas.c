@@ -133,21 +133,31 @@ int sbx_pidfd_getfd(pid_t pid, int tfd)
 	return fd;
 }
 
-int sbx_take_fd(pid_t pid, int num)
+long sbx_retry_as(pid_t pid, bool real, long (*fn)(pid_t pid, void *arg), void *arg)
 {
-	int fd = sbx_pidfd_getfd(pid, num);
-	if (fd >= 0 || (errno != EPERM && errno != EACCES) || geteuid() != 0)
-		return fd;
+	long r = fn(pid, arg);
+	if (r >= 0 || (errno != EPERM && errno != EACCES) || geteuid() != 0)
+		return r;
 	int e = errno;
 	struct sbx_act_ids cr;
 	struct sbx_act_saved sv;
-	if (sbx_act_ids_of(pid, &cr) < 0 || sbx_act_as(&cr, &sv, true) < 0) {
+	if (sbx_act_ids_of(pid, &cr) < 0 || sbx_act_as(&cr, &sv, real) < 0) {
 		errno = e;
 		return -1;
 	}
-	fd = sbx_pidfd_getfd(pid, num);
+	r = fn(pid, arg);
 	e = errno;
 	sbx_act_self(&sv);
 	errno = e;
-	return fd;
+	return r;
+}
+
+static long getfd_num(pid_t pid, void *arg)
+{
+	return sbx_pidfd_getfd(pid, *(const int *)arg);
+}
+
+int sbx_take_fd(pid_t pid, int num)
+{
+	return (int)sbx_retry_as(pid, true, getfd_num, &num);
 }

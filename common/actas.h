@@ -64,4 +64,11 @@ int sbx_pidfd_getfd(pid_t pid, int tfd);
  * that one call (see the promise). -1 with errno when neither can. */
 int sbx_take_fd(pid_t pid, int num);
 
+/* `fn(pid, arg)` as we are; where that is refused (EPERM, EACCES) to a root caller — no
+ * CAP_SYS_PTRACE over `pid`, as in a container with Docker's defaults — again with `pid`'s ids
+ * (its real ones too with `real`) for that one call. fn's result (< 0: failed, errno set; the
+ * first refusal's errno when acting as `pid` cannot be done). Used for the descriptors above, the
+ * exec pins' attach and the reading of /proc/PID links. */
+long sbx_retry_as(pid_t pid, bool real, long (*fn)(pid_t pid, void *arg), void *arg);
+
 #endif

@@ -12,32 +12,13 @@
 #include "actas.h"
 #include "procids.h"
 
-static long seize_self(pid_t tid)
-{
-	return ptrace(PTRACE_SEIZE, tid, 0, (void *)(long)(PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL));
-}
-
 /* As ourselves, or where a root supervisor may not (no CAP_SYS_PTRACE: a container's defaults)
- * with the caller's real ids for that one call: the tracer is this thread either way, and what it
- * asks of its tracee afterwards is not checked again. */
-static long seize(pid_t tid)
+ * with the caller's real ids for that one call (sbx_retry_as): the tracer is this thread either
+ * way, and what it asks of its tracee afterwards is not checked again. */
+static long seize(pid_t tid, void *arg)
 {
-	if (seize_self(tid) == 0)
-		return 0;
-	if (errno != EPERM || geteuid() != 0)
-		return -1;
-	struct sbx_act_ids ids;
-	struct sbx_act_saved sv;
-	memset(&sv, 0, sizeof sv);
-	if (sbx_act_ids_of(tid, &ids) < 0 || sbx_act_as(&ids, &sv, true) < 0) {
-		errno = EPERM;
-		return -1;
-	}
-	long r = seize_self(tid);
-	int e = errno;
-	sbx_act_self(&sv);
-	errno = e;
-	return r;
+	(void)arg;
+	return ptrace(PTRACE_SEIZE, tid, 0, (void *)(long)(PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL));
 }
 
 int execpin_arm(struct execpin_set *s, pid_t tid, char *why, size_t whylen)
@@ -59,7 +40,7 @@ int execpin_arm(struct execpin_set *s, pid_t tid, char *why, size_t whylen)
 		snprintf(why, whylen, "the caller left");
 		return -1;
 	}
-	if (seize(tid) < 0) {
+	if (sbx_retry_as(tid, true, seize, NULL) < 0) {
 		snprintf(why, whylen, "ptrace: %s", strerror(errno));
 		return -1;
 	}

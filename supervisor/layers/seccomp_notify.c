@@ -676,36 +676,25 @@ static int decide_path(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uint64_
 	return 1;
 }
 
+/* readlink of /proc/PID/exe into rep->path (sbx_retry_as: where a root supervisor may not look,
+ * as the target's fs ids). */
+static long exe_link(pid_t pid, void *arg)
+{
+	struct sbx_sn_report *rep = arg;
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/exe", (int)pid);
+	return readlink(p, rep->path, sizeof rep->path);
+}
+
 /* The binary the kernel loaded for `pid` (stopped at its exec, seccomp_execpin.h): a manifest deny
  * there is refused whatever the exec's name said. Only a hard deny (pol_rule_hard_deny): what the
  * policy merely does not grant stays Landlock's and bwrap's, as for the name. 1 refused (rep
  * filled: the deny's rule, or "undecidable" when the binary cannot be read back), 0 not. */
-/* readlink of `p` (under /proc/PID), or where a root supervisor may not look (no CAP_SYS_PTRACE
- * over a process of another uid: a container's defaults) as the target's fs ids for that call. */
-static ssize_t proc_link_as_target(pid_t pid, const char *p, char *out, size_t len)
-{
-	ssize_t n = readlink(p, out, len);
-	if (n >= 0 || (errno != EACCES && errno != EPERM) || geteuid() != 0)
-		return n;
-	struct sbx_act_ids ids;
-	struct sbx_act_saved sv;
-	memset(&sv, 0, sizeof sv);
-	if (sbx_act_ids_of(pid, &ids) < 0 || sbx_act_as(&ids, &sv, false) < 0)
-		return -1;
-	n = readlink(p, out, len);
-	int e = errno;
-	sbx_act_self(&sv);
-	errno = e;
-	return n;
-}
-
 int sbx_sn_decide_exe(const struct sbx_sn_ctx *c, pid_t pid, struct sbx_sn_report *rep)
 {
-	char p[64];
 	memset(rep, 0, sizeof *rep);
 	rep->port = -1;
-	snprintf(p, sizeof p, "/proc/%d/exe", (int)pid);
-	ssize_t n = proc_link_as_target(pid, p, rep->path, sizeof rep->path);
+	long n = sbx_retry_as(pid, false, exe_link, rep);
 	if (n <= 0 || (size_t)n >= sizeof rep->path) {
 		/* stopped at its exec, yet its binary cannot be read back: refused, said so */
 		int e = n < 0 ? errno : ENAMETOOLONG;
