@@ -510,15 +510,10 @@ static void bw_probe(enum layer_depth depth, struct detect *d, struct layer_prob
 	snprintf(out->level, sizeof out->level, "%s", d->bwrap);
 }
 
-bool bwrap_etc_bound(const struct layer_ctx *c)
-{
-	return c->etc_view && sbx_layer_on(c->L, SBX_L_PRELOAD);
-}
-
 /* The one place the bwrap argv is made: the sandbox (bwrap_argv), then the stage and the command. */
 static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size_t errlen)
 {
-	bool preload = sbx_layer_on(c->L, SBX_L_PRELOAD), view = bwrap_etc_bound(c);
+	bool preload = sbx_layer_on(c->L, SBX_L_PRELOAD), view = layers_etc_view(c) != NULL;
 	struct bwrap_in bi = {
 		.bwrap = c->d->bwrap, .self_exe = c->d->stage[0] ? c->d->stage : c->d->self,
 		.preload_lib = preload ? c->d->preload : NULL,

@@ -75,12 +75,6 @@ struct bwrap_in {
 	int resolv_fd;
 };
 
-/* Does bwrap bind the run's /etc view at /etc (c->etc_view set and the preload on, whose
- * ld.so.preload is what the view is for)? The one test of it: the argv (bw_wrap), the stage's
- * Landlock plan, and the child that fills the view (run_attempt.c) follow it. */
-struct layer_ctx;
-bool bwrap_etc_bound(const struct layer_ctx *c);
-
 /* argv up to and including the "--" before the stage; the caller appends the stage argv.
  * Returns 0, or -1 (allocation) with err set. */
 int bwrap_argv(const struct policy *p, const struct bwrap_in *in, struct strv *out, char *err,

@@ -16,7 +16,6 @@
 #include "grant_link.h"
 #include "landlock_deny.h"
 #include "seccomp_layer.h" /* sbx_seccomp_listener_possible: who holds a deny */
-#include "bwrap_layer.h" /* bwrap_etc_bound: the plan follows the bwrap entry */
 
 #include <errno.h>
 #include <limits.h>
@@ -862,8 +861,8 @@ static void ll_probe(enum layer_depth depth, struct detect *d, struct layer_prob
 
 static cJSON *ll_plan(const struct layer_ctx *c)
 {
-	/* as the bwrap entry's stage flags say (bw_wrap: "--etc-view" when it binds the view) */
-	bool view = layer_wrapped(c) && bwrap_etc_bound(c);
+	/* as the wrapper's stage flags say (bw_wrap: "--etc-view" when it binds the view) */
+	bool view = layer_wrapped(c) && layers_etc_view(c);
 	return c->pol ? sbx_landlock_plan(c->pol, c->d->landlock_abi, view) : NULL;
 }
 

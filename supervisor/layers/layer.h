@@ -354,6 +354,11 @@ const char *layers_lost(const struct layer_ctx *c, enum sbx_layer l);
 /* The host path of the library an active layer has the executor's loader load (ld_library), NULL
  * when none. */
 const char *layers_ld_library(const struct layer_ctx *c);
+/* The /etc view the wrapper binds at /etc (etc_view.h): c->etc_view when an active layer has the
+ * loader load a library (ld_library), whose /etc/ld.so.preload the view exists to add; NULL
+ * otherwise (/etc is bound entry by entry). The one test of it: the bwrap argv, the stage's
+ * Landlock plan and the wrapper's child that mounts the view follow it. */
+const char *layers_etc_view(const struct layer_ctx *c);
 /* The active layers the run refuses to lose in the stage (refuse_lost): read before the stage's
  * status is applied (layers_on_ready). */
 unsigned layers_refuse_mask(const struct sbx_layers *L);

@@ -248,6 +248,11 @@ const char *layers_ld_library(const struct layer_ctx *c)
 	return NULL;
 }
 
+const char *layers_etc_view(const struct layer_ctx *c)
+{
+	return c->etc_view && layers_ld_library(c) ? c->etc_view : NULL;
+}
+
 unsigned layers_refuse_mask(const struct sbx_layers *L)
 {
 	unsigned m = 0;

@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "etc_view.h"
-#include "bwrap_layer.h"
 #include "sandbox_paths.h"
 #include "caps.h"
 #include "mntns.h"
@@ -96,10 +95,10 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct at
 						 layers_ld_library(&r->lc)) < 0)
 		_exit(SBX_EXIT_INTERNAL);
 	/* the view bwrap binds holds the executor's passwd and group (and the run's resolv.conf) */
-	bool view_bound = bwrap_etc_bound(&r->lc);
+	const char *view = layers_etc_view(&r->lc);
+	bool view_bound = view != NULL;
 	const struct etc_view_files vf = {.passwd_fd = f->passwd, .group_fd = f->group, .resolv_fd = f->resolv};
-	if (r->lc.etc_view && etc_view_mount(r->plan.pol, r->plan.etclow, r->lc.etc_view, SBX_RUN_PRELOAD,
-					      view_bound ? &vf : NULL) < 0) {
+	if (view && etc_view_mount(r->plan.pol, r->plan.etclow, view, SBX_RUN_PRELOAD, &vf) < 0) {
 		dprintf(f->err_w, "child setup failed: the /etc view (an overlay adding ld.so.preload) could "
 			"not be mounted: %s (SBXSUP_ETC_OVERLAY=0 binds /etc entry by entry instead)", strerror(errno));
 		_exit(SBX_EXIT_INTERNAL);

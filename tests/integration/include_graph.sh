@@ -67,6 +67,13 @@ ups=$(grep '^up:' <<<"$out")
 if [ -z "$circles" ]; then t_pass include_no_circles; else t_fail include_no_circles "$(tr '\n' ';' <<<"$circles")"; fi
 if [ -z "$ups" ]; then t_pass include_no_folder_above; else t_fail include_no_folder_above "$(tr '\n' ';' <<<"$ups")"; fi
 
+# Nothing outside the layer table's folders includes a layer entry's header (X_layer.h): the run,
+# its wrappers, the library and the command line reach a layer through layer.h's ops and walkers.
+named=$(grep -rlE '#[[:space:]]*include[[:space:]]+"[a-z_]+_layer\.h"' supervisor audit policy common preload \
+	--include='*.c' --include='*.h' | grep -vE '^supervisor/(layers|probes)/' || true)
+if [ -z "$named" ]; then t_pass include_entries_only_in_layers
+else t_fail include_entries_only_in_layers "$(tr '\n' ' ' <<<"$named")"; fi
+
 # The preload's files share one header (pl.h), so the include graph says nothing there: read its
 # calls instead — no two files call each other, directly or through others (the library's lazy
 # start, which every interposer may trigger through sbx_pl_mode(), counts as a call to preload.c).

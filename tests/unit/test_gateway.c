@@ -34,6 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <nftables/libnftables.h>
+
 #include "audit.h"
 #include "fdpass.h"
 #include "gateway.h"
@@ -541,14 +543,23 @@ static void child_main(int sock, bool userns)
 		}
 	ns_proxy_port = port_of(fds[4]);
 	ns_redir_port = port_of(fds[6]);
-	/* nftables/iptables REDIRECT of one destination to the transparent listener (SO_ORIGINAL_DST) */
-	char rule[256];
-	snprintf(rule, sizeof rule, "PATH=$PATH:/usr/sbin:/sbin iptables -w -t nat -A OUTPUT -p tcp -d 127.0.0.5 "
-		 "--dport %u -j REDIRECT --to-ports %u >/dev/null 2>&1", P_RED, ns_redir_port);
-	int sr = system(rule);
+	/* an nftables REDIRECT of one destination to the transparent listener (SO_ORIGINAL_DST), made
+	 * with libnftables (a build dependency; no nft or iptables command needed) */
+	char rule[320];
+	snprintf(rule, sizeof rule,
+		 "table ip gwtest {\n chain out {\n  type nat hook output priority -100; policy accept;\n"
+		 "  ip daddr 127.0.0.5 tcp dport %u redirect to :%u\n }\n}\n", P_RED, ns_redir_port);
+	struct nft_ctx *nft = nft_ctx_new(NFT_CTX_DEFAULT);
+	int sr = -1;
+	if (nft) {
+		nft_ctx_buffer_output(nft);
+		nft_ctx_buffer_error(nft);
+		sr = nft_run_cmd_from_buffer(nft, rule);
+		if (sr != 0 && getenv("SBX_GW_DEBUG"))
+			fprintf(stderr, "# nftables: %s\n", nft_ctx_get_error_buffer(nft));
+		nft_ctx_free(nft);
+	}
 	char redir = sr == 0 ? 'r' : 'n';
-	if (getenv("SBX_GW_DEBUG"))
-		fprintf(stderr, "# iptables: status %d\n", sr);
 	if (gwns_send_fds(sock, fds, NFDS) < 0 || write(sock, &redir, 1) != 1)
 		_exit(1);
 	for (int i = 0; i < NFDS; i++)
@@ -1075,13 +1086,13 @@ static void t_ipv6(void **st)
 	assert_true(audit_has("\"event\":\"net.deny\"", "\"addr\":\"::1\"", "\"peer\":\"other.example.test\"", NULL));
 }
 
-/* The transparent listener behind an nftables/iptables REDIRECT: SO_ORIGINAL_DST. */
+/* The transparent listener behind an nftables REDIRECT: SO_ORIGINAL_DST. */
 static void t_redirect(void **st)
 {
 	(void)st;
 	NEED_NS();
 	if (!have_redirect) {
-		fprintf(stderr, "# SKIP: iptables cannot add a REDIRECT rule in the test's namespace\n");
+		fprintf(stderr, "# SKIP: nftables cannot add a REDIRECT rule in the test's namespace\n");
 		skip();
 	}
 	char a[4096], cmd[128];
