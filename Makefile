@@ -44,7 +44,7 @@ DEB_PKGS := build-essential libseccomp-dev libbpf-dev libcjson-dev libcmocka-dev
 # (procps), sqlite3, curl, python3 -m venv and a slice of
 # CPython's own regression tests (the Debian package is named after the default python3's version).
 PY_TESTSUITE  = libpython$(shell /usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)-testsuite
-DEB_TEST_PKGS = chromium curl strace git tar python3-venv procps sqlite3 $(PY_TESTSUITE)
+DEB_TEST_PKGS = chromium curl strace git tar python3-venv procps sqlite3 podman runc $(PY_TESTSUITE)
 APT_INSTALL := DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends
 
 SAN      ?=
@@ -115,7 +115,7 @@ deps:
 # Tools only the tests use (the HTML report tests drive a headless browser): installed by the test
 # target when root finds one missing; a normal user is told, and those tests say SKIP.
 test-deps-check:
-	@missing=""; for t in chromium curl strace git; do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	@missing=""; for t in chromium curl strace git podman runc; do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
 	/usr/bin/python3 -c 'import ensurepip, test.test_shutil' >/dev/null 2>&1 || missing="$$missing python3-venv/$(PY_TESTSUITE)"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then echo "sbxsup: test tools missing:$$missing — installing (make test-deps)"; \

@@ -133,16 +133,8 @@ static int obj_path(int fd, char *out, size_t outlen)
 static int refuse(const struct sbx_sn_ctx *c, pid_t pid, const char *access, const char *real, const char *requested,
 		  uint32_t rule, int err, struct sbx_sn_report *rep)
 {
-	memset(rep, 0, sizeof *rep);
-	rep->port = -1;
-	rep->violation = true;
-	rep->access = access;
-	rep->err = err;
-	snprintf(rep->path, sizeof rep->path, "%s", real);
-	snprintf(rep->requested, sizeof rep->requested, "%s", requested);
-	snprintf(rep->rule, sizeof rep->rule, "%s", c->pol ? pol_rule_text(c->pol, rule) : "no policy (fail closed)");
-	sbx_sn_fill_proc(pid, rep);
-	return 1;
+	return sbx_sn_violation(rep, pid, access, err, real, requested, "%s",
+				c->pol ? pol_rule_text(c->pol, rule) : "no policy (fail closed)");
 }
 
 #define SE_AGAIN_AS_TARGET 10 /* internal: the target's memory or descriptors are out of the
@@ -151,16 +143,8 @@ static int undecidable(pid_t pid, const char *access, const char *requested, int
 {
 	if (geteuid() == 0 && (e == EPERM || e == EACCES))
 		return SE_AGAIN_AS_TARGET;
-	memset(rep, 0, sizeof *rep);
-	rep->port = -1;
-	rep->violation = true;
-	rep->access = access;
-	rep->err = EPERM;
-	snprintf(rep->requested, sizeof rep->requested, "%s", requested);
-	snprintf(rep->path, sizeof rep->path, "%s", requested);
-	snprintf(rep->rule, sizeof rep->rule, "undecidable: the call cannot be performed for the caller (%s)", strerror(e));
-	sbx_sn_fill_proc(pid, rep);
-	return 1;
+	return sbx_sn_violation(rep, pid, access, EPERM, requested, requested,
+				"undecidable: the call cannot be performed for the caller (%s)", strerror(e));
 }
 
 /* The policy on the object reached: path of `fd` (or `real` when given), /proc/<own pid> as
@@ -1314,17 +1298,8 @@ static int emulate_net(const struct sbx_sn_ctx *c, int listener, uint64_t req_id
 /* A refusal of something the connector cannot carry for the caller. */
 static int send_refuse(pid_t pid, const char *what, struct sbx_sn_report *rep)
 {
-	memset(rep, 0, sizeof *rep);
-	rep->port = -1;
-	rep->violation = true;
-	rep->access = "connect";
-	rep->err = EPERM;
-	snprintf(rep->path, sizeof rep->path, "%s", what);
-	snprintf(rep->requested, sizeof rep->requested, "%s", what);
-	snprintf(rep->rule, sizeof rep->rule, "%s cannot be passed for the caller (no layer stands behind a send in this mode)",
-		 what);
-	sbx_sn_fill_proc(pid, rep);
-	return 1;
+	return sbx_sn_violation(rep, pid, "connect", EPERM, what, what,
+				"%s cannot be passed for the caller (no layer stands behind a send in this mode)", what);
 }
 
 /* The whole send copied once (the message header, the address, the payload up to SE_SEND_MAX, the
@@ -1835,16 +1810,8 @@ static int emulate_meta_in(const struct sbx_sn_ctx *c, int listener, uint64_t re
 			close(obj);
 			if (seccomp_notify_id_valid(listener, req_id) != 0)
 				return 0;
-			memset(rep, 0, sizeof *rep);
-			rep->port = -1;
-			rep->violation = true;
-			rep->access = "privilege";
-			rep->err = EPERM;
+			sbx_sn_violation(rep, pid, "privilege", EPERM, real, req, "%s", prule);
 			snprintf(rep->what, sizeof rep->what, "%.*s", (int)sizeof rep->what - 1, xname);
-			snprintf(rep->path, sizeof rep->path, "%s", real);
-			snprintf(rep->requested, sizeof rep->requested, "%s", req);
-			snprintf(rep->rule, sizeof rep->rule, "%s", prule);
-			sbx_sn_fill_proc(pid, rep);
 			return 1;
 		}
 	}
@@ -2197,17 +2164,10 @@ static int emulate_reach(const struct sbx_sn_ctx *c, int listener, uint64_t req_
 			      : emulate_once(c, listener, req_id, pid, sys, args, rep);
 		sbx_act_self(&sv);
 	}
-	if (r == SE_AGAIN_AS_TARGET) {
-		memset(rep, 0, sizeof *rep);
-		rep->port = -1;
-		rep->violation = true;
-		rep->access = strstr(sys, "open") || !strcmp(sys, "creat") ? "read" : "write";
-		rep->err = EPERM;
-		snprintf(rep->rule, sizeof rep->rule,
-			 "undecidable: the caller's memory and descriptors are out of reach (no CAP_SYS_PTRACE)");
-		sbx_sn_fill_proc(pid, rep);
-		r = 1;
-	}
+	if (r == SE_AGAIN_AS_TARGET)
+		r = sbx_sn_violation(rep, pid, strstr(sys, "open") || !strcmp(sys, "creat") ? "read" : "write", EPERM,
+				     NULL, NULL,
+				     "undecidable: the caller's memory and descriptors are out of reach (no CAP_SYS_PTRACE)");
 	return r;
 }
 

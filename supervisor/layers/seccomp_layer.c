@@ -605,6 +605,11 @@ static int priv_rules(scmp_filter_ctx ctx, bool notify, const struct sbx_seccomp
 	for (size_t i = 0; notify && abstract && i < 2 && !rc; i++)
 		if ((nr = sc_resolve(net_calls[i])) >= 0)
 			rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+	/* sendmmsg: the probes, the reporter beside the guard, read only its first message's peer;
+	 * the supervisor reads every message's and refuses the call when one names a unix peer
+	 * outside the grants (a datagram to a host socket), reported; the rest continues */
+	if (!rc && notify && (nr = sc_resolve("sendmmsg")) >= 0)
+		rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
 	/* a manifest deny with the layer off: the calls the layer routes for the denies (the open
 	 * family, the write class, execs) and link/linkat (a second name for a match) go to the
 	 * supervisor, which decides them as the layer does (sbx_seccomp_state.deny_held) */
@@ -930,18 +935,8 @@ static int route_allowed(int listener, const struct sbx_seccomp_state *st, const
 			return e;
 	}
 	/* refused: nothing would stand behind a continue and the call is not performed here */
-	char keep[4096];
-	snprintf(keep, sizeof keep, "%s", rep->path);
-	memset(rep, 0, sizeof *rep);
-	rep->port = -1;
-	rep->violation = true;
-	rep->access = "write";
-	rep->err = EPERM;
-	snprintf(rep->path, sizeof rep->path, "%s", keep);
-	snprintf(rep->requested, sizeof rep->requested, "%s", keep);
-	snprintf(rep->rule, sizeof rep->rule, "%s: no layer stands behind it in this mode", sys);
-	sbx_sn_fill_proc((pid_t)req->pid, rep);
-	return 1;
+	return sbx_sn_violation(rep, (pid_t)req->pid, "write", EPERM, rep->path, rep->path,
+				"%s: no layer stands behind it in this mode", sys);
 }
 
 /* An exec about to continue in a run with a deny: traced to the binary the kernel loads, decided
@@ -952,13 +947,8 @@ static int pin_exec(const struct sbx_seccomp_state *st, pid_t pid, const char *s
 	char why[160];
 	if (!st || !st->pins || !(st->deny_opens || st->deny_held) || execpin_arm(st->pins, pid, why, sizeof why) == 0)
 		return 0;
-	memset(rep, 0, sizeof *rep);
-	rep->port = -1;
-	rep->violation = true;
-	rep->access = "exec";
-	rep->err = EPERM;
-	snprintf(rep->rule, sizeof rep->rule, "undecidable: %s cannot be held to the binary it loads (%s)", sys, why);
-	sbx_sn_fill_proc(pid, rep);
+	sbx_sn_violation(rep, pid, "exec", EPERM, NULL, NULL, "undecidable: %s cannot be held to the binary it loads (%s)",
+			 sys, why);
 	return -1;
 }
 
@@ -1115,13 +1105,17 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 			respond_err(listener, req, resp, ENOSYS);
 			if (d == 1 && rep.violation && a && emit_contained(a, sys, req->pid, &rep, ENOSYS) < 0)
 				ret = -1;
-		} else if (!strcmp(sys, "bind") || !strcmp(sys, "connect")) {
-			/* routed only where the run shares the host's network namespace: an abstract
-			 * name is refused and reported, everything else continues (the preload and the
-			 * probes decide the rest, as without the guard) */
+		} else if (!strcmp(sys, "bind") || !strcmp(sys, "connect") || !strcmp(sys, "sendmmsg")) {
+			/* bind, connect: routed only where the run shares the host's network namespace:
+			 * an abstract name is refused and reported. sendmmsg: every message's peer,
+			 * since the probes see only the first: a unix peer the policy refuses (a path
+			 * outside the grants, a host's abstract name) is refused and reported.
+			 * Everything else continues (the preload and the probes decide the rest, as
+			 * without the guard) */
 			int d = sbx_sn_decide(&st->ctx, listener, req->id, (pid_t)req->pid, sys,
 					      (const uint64_t *)req->data.args, &rep);
-			if (d != 1 || rep.path[0] != '@')
+			bool unix_peer = rep.path[0] && !rep.addr[0];
+			if (d != 1 || !(strcmp(sys, "sendmmsg") ? rep.path[0] == '@' : unix_peer))
 				goto cont;
 			respond_err(listener, req, resp, rep.err);
 			if (a && emit_contained(a, sys, req->pid, &rep, rep.err) < 0)

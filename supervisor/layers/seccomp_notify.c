@@ -15,6 +15,7 @@
 #include <linux/openat2.h>
 #include <netinet/in.h>
 #include <seccomp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,6 +228,27 @@ static void fill_proc(pid_t pid, struct sbx_sn_report *rep)
 void sbx_sn_fill_proc(pid_t pid, struct sbx_sn_report *rep)
 {
 	fill_proc(pid, rep);
+}
+
+int sbx_sn_violation(struct sbx_sn_report *rep, pid_t pid, const char *access, int err, const char *path,
+		     const char *requested, const char *rulefmt, ...)
+{
+	char p[sizeof rep->path], q[sizeof rep->requested]; /* (either may be rep's own) */
+	snprintf(p, sizeof p, "%s", path ? path : "");
+	snprintf(q, sizeof q, "%s", requested ? requested : "");
+	memset(rep, 0, sizeof *rep);
+	rep->port = -1;
+	rep->violation = true;
+	rep->access = access;
+	rep->err = err;
+	memcpy(rep->path, p, sizeof p);
+	memcpy(rep->requested, q, sizeof q);
+	va_list ap;
+	va_start(ap, rulefmt);
+	vsnprintf(rep->rule, sizeof rep->rule, rulefmt, ap);
+	va_end(ap);
+	fill_proc(pid, rep);
+	return 1;
 }
 
 ssize_t sbx_sn_read_str(pid_t pid, uint64_t addr, char *buf, size_t len)
@@ -698,15 +720,8 @@ int sbx_sn_decide_exe(const struct sbx_sn_ctx *c, pid_t pid, struct sbx_sn_repor
 	if (n <= 0 || (size_t)n >= sizeof rep->path) {
 		/* stopped at its exec, yet its binary cannot be read back: refused, said so */
 		int e = n < 0 ? errno : ENAMETOOLONG;
-		memset(rep, 0, sizeof *rep);
-		rep->port = -1;
-		rep->violation = true;
-		rep->access = "exec";
-		rep->err = EACCES;
-		snprintf(rep->path, sizeof rep->path, "?");
-		snprintf(rep->rule, sizeof rep->rule, "undecidable: the binary loaded cannot be read back (%s)", strerror(e));
-		sbx_sn_fill_proc(pid, rep);
-		return 1;
+		return sbx_sn_violation(rep, pid, "exec", EACCES, "?", NULL,
+					"undecidable: the binary loaded cannot be read back (%s)", strerror(e));
 	}
 	rep->path[n] = 0;
 	path_drop_deleted(rep->path);

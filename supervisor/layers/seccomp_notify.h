@@ -144,6 +144,13 @@ int sbx_sn_decide_exe(const struct sbx_sn_ctx *c, pid_t pid, struct sbx_sn_repor
 /* comm and exe of `pid` into rep (a report of a call decided without sbx_sn_decide's refusal). */
 void sbx_sn_fill_proc(pid_t pid, struct sbx_sn_report *rep);
 
+/* The one builder of a whole refusal report (a contained kernel.violation) of `pid`'s call: rep
+ * cleared, then `access`, `err`, the object as reached (`path`) and as requested (`requested`;
+ * either NULL: empty; either may point into rep), the rule (printf-style), and the caller's comm and
+ * exe. Returns 1, what a decision returns for "refused". */
+int sbx_sn_violation(struct sbx_sn_report *rep, pid_t pid, const char *access, int err, const char *path,
+		     const char *requested, const char *rulefmt, ...) __attribute__((format(printf, 7, 8)));
+
 /* The privilege guard (policy.h pol_priv_mode / pol_priv_xattr), asked before any other
  * decision, by the layer's filter and the report-only sensor's alike: the chmod family, mknod,
  * open/openat/creat (registers), openat2 (its open_how), the setxattr family (the name, and for

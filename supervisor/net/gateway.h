@@ -125,7 +125,8 @@ void sbx_gw_spec_free(struct sbx_gw_spec *spec);
 /* Fork + exec the gateway. 0 and *pid, or -1 with err (errno set). The spec's descriptors are
  * duplicated into the child; the caller closes its own. */
 int sbx_gw_spawn(const struct sbx_gw_spec *spec, pid_t *pid, char *err, size_t errlen);
-/* Ask the gateway to end (SIGTERM: it writes net.flow for open flows and exits), wait up to
+/* Ask the gateway to end (SIGTERM: it decides what is queued — a refusal is still reported —,
+ * writes net.flow for open flows and exits), wait up to
  * timeout_ms, then SIGKILL; reaps it. Returns its exit status (waitpid form), or -1. Drain the
  * report socket (sbx_gw_drain) after it returns to collect the last records. */
 int sbx_gw_stop(pid_t pid, int timeout_ms);

@@ -3,7 +3,8 @@
  *
  * Promise: one single-threaded poll loop serves the DNS stub, every TCP connection the run
  * makes and the UDP flows to granted UDP ports (gw_udp.c); no connection leaves before its name is checked, and every allowed one is recorded when
- * it closes (or at SIGTERM). Bounded: at most GW_CONN_MAX connections at once (more are refused and
+ * it closes (or at SIGTERM, after that poll's events, the connections still queued and one more
+ * read of each not yet named are decided: a refusal at the run's end is reported too). Bounded: at most GW_CONN_MAX connections at once (more are refused and
  * closed), GW_PEEK_MAX bytes and GW_PEEK_MS milliseconds to carry a name, GW_CONNECT_MS to reach
  * the host. Relaying moves bytes with splice(2) through a pipe per direction (no copy through this
  * process). After reading its configuration it sets no_new_privs, gives up root (nobody) when it
@@ -1190,10 +1191,12 @@ static int serve_loop(struct gw *g)
 		int n = poll(pf, np, (int)(wait < 0 ? -1 : wait + 1));
 		if (n < 0 && errno != EINTR)
 			return 1;
+		bool stopping = false; /* asked to stop: this poll's events are still served (a client's
+					* last bytes or close often come with the run's end) */
 		if (pf[0].revents) {
 			struct signalfd_siginfo si;
 			if (read(sfd, &si, sizeof si) > 0)
-				break;
+				stopping = true;
 		}
 		if (pf[3].revents)
 			break; /* the spawner is gone (a sbxsup killed): never outlive the run */
@@ -1220,8 +1223,18 @@ static int serve_loop(struct gw *g)
 		for (size_t i = 0; i < nls; i++)
 			if (pf[4 + i].revents & POLLIN)
 				accept_on(g, ls[i].fd, ls[i].kind, ls[i].sockname);
+		if (stopping)
+			break;
 	}
-	/* stopping: every open flow is recorded */
+	/* stopping: what the run's last moments left is still decided — the connections waiting in
+	 * the listen queues accepted, every one not yet named read once more (one closed before
+	 * naming a host is refused and reported, as at any time) — then every open flow is recorded */
+	for (size_t i = 0; i < nls; i++)
+		accept_on(g, ls[i].fd, ls[i].kind, ls[i].sockname);
+	long last = now_ms();
+	for (size_t k = g->nconns; k-- > 0;) /* (a freed slot takes the last one: seen) */
+		if (k < g->nconns && g->conns[k]->st == ST_PEEK)
+			serve_conn(g, k, POLLIN, 0, last);
 	gw_udp_close(&g->udp, now_ms());
 	while (g->nconns) {
 		struct conn *c = g->conns[g->nconns - 1];

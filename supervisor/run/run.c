@@ -82,8 +82,9 @@ static void detect_layers(struct run *r)
 	layers_disable(&r->L, "disabled via SBXSUP_SANDBOX");
 }
 
-/* The layers see the plan through r->lc: refresh it after every (re-)plan. */
-static void plan_to_ctx(struct run *r)
+/* The layers see the plan through r->lc: the one derivation of its plan-owned fields, after every
+ * (re-)plan and after the set-up gave up a part of the plan (run_setup_dirs). */
+void run_ctx_from_plan(struct run *r)
 {
 	r->lc.pol = r->plan.pol;
 	r->lc.d = &r->d;
@@ -208,7 +209,7 @@ static int replan(struct run *r, bool wrapped)
 		sbx_msg("out of memory building the environment");
 		return -1;
 	}
-	plan_to_ctx(r);
+	run_ctx_from_plan(r);
 	pt_mark(&r->pt, "plan.env");
 	return 0;
 }

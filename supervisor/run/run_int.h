@@ -141,8 +141,13 @@ void run_net_stop(struct run *r);
 /* run.start.level.network: which walls are up. */
 void run_net_level(struct run *r, cJSON *level);
 
+/* run.c: r->lc's plan-owned fields, derived from r->plan (its one writer of them; the attempt
+ * and its wrapper set the attempt's: env, fds, report_sock, fixed_channel) */
+void run_ctx_from_plan(struct run *r);
+
 /* run_setup.c: set-up acts on the plan. Each returns 0, or -1 (said on stderr). */
-int run_setup_dirs(struct run *r);        /* report socket dir + socket, private tmp dir */
+int run_setup_dirs(struct run *r);        /* report socket dir + socket, private tmp dir; what it
+					   * cannot make leaves the plan, and r->lc follows */
 int run_setup_policy_fd(struct run *r);   /* the sealed memfd the preload and the stage map */
 void run_setup_cgroups(struct run *r);    /* the run's cgroups, then the layers' starts */
 int run_setup_signals(struct run *r);

@@ -116,7 +116,6 @@ static void setup_report(struct run *r)
 failed:
 	r->rep_failed = true;
 	p->repdir[0] = p->repsock[0] = p->stagedir[0] = 0;
-	r->lc.stage_dir = NULL;
 }
 
 int run_setup_dirs(struct run *r)
@@ -132,7 +131,6 @@ int run_setup_dirs(struct run *r)
 			sbx_msg("warning: cannot prepare the /etc view in %s: %s (/etc is bound entry by entry)",
 				sbx_q(p->repdir, q, sizeof q), strerror(errno));
 		p->etclow[0] = p->etcview[0] = 0;
-		r->lc.etc_view = r->lc.etc_lower = NULL;
 	}
 	/* bwrap as root: where the child stages the write grants' idmapped mounts (sd_bwrap_child) */
 	if (p->stagedir[0] && (!p->repdir[0] || (mkdir(p->stagedir, 0700) < 0 && errno != EEXIST))) {
@@ -140,8 +138,8 @@ int run_setup_dirs(struct run *r)
 		sbx_msg("warning: cannot prepare %s: %s (the write grants are not idmapped)",
 			sbx_q(p->stagedir, q, sizeof q), strerror(errno));
 		p->stagedir[0] = 0;
-		r->lc.stage_dir = NULL;
 	}
+	run_ctx_from_plan(r); /* the layers follow what was given up above */
 	const char *tmp = r->plan.tmpdir;
 	if (tmp[0] && strcmp(tmp, r->made_tmp)) {
 		if (make_private_dir(tmp, r->made_tmp, sizeof r->made_tmp, &r->jan, &r->swept) < 0) {

@@ -27,6 +27,9 @@ Expectations live in each attack's header comment:
   // limits: {"wall_s": 15}                                                  (merged into the manifest)
   // expect-<mode>: blocked|blocked-or-reported; events: EV|EV(key=value,key~sub)|...  or  none
   // expect-<mode>-user: ...        (the same, for a run as an unprivileged user; else expect-<mode>)
+  // expect-<mode>-container: ...   (the same, in a container (SBX_ESCAPE_IN_CONTAINER=1), where a
+                                     profile may withhold what the mode's reporter needs — the
+                                     run's own network namespace for the gateway)
   // as-user: yes                   (also run when the runner is not root: check-user)
   // silent-ok[-<mode>]: REASON     (a blocked cell without any event is accepted there, for REASON)
   // silent-ok-container: REASON    (the same, only when SBX_ESCAPE_IN_CONTAINER=1: the container
@@ -255,7 +258,7 @@ class Attack:
         self.refusal = ''
         self.silent_ok = {}          # mode ('' = every mode) -> reason
         self.setup = ''              # 'setuid-files': premade setuid/setgid files in the workspace
-        over, over_user = {}, {}
+        over, over_user, over_container = {}, {}, {}
         with open(path, encoding='utf-8') as f:
             head = f.read(8192)
         m = re.search(r'/\*\s*(.*?)(?:\n//|\*/)', head, re.S)
@@ -288,6 +291,8 @@ class Attack:
                 self.silent_ok[k[len('silent-ok-'):] if k != 'silent-ok' else ''] = v
             elif k.endswith('-user'):
                 over_user[k[len('expect-'):-len('-user')]] = v
+            elif k.endswith('-container'):
+                over_container[k[len('expect-'):-len('-container')]] = v
             else:
                 over[k[len('expect-'):]] = v
         if self.profile not in PROFILES:
@@ -296,7 +301,9 @@ class Attack:
         spec.update(over)
         if not ROOT_RUN:
             spec.update(over_user)
-        for m in list(self.silent_ok) + list(over_user):
+        if IN_CONTAINER:
+            spec.update(over_container)
+        for m in list(self.silent_ok) + list(over_user) + list(over_container):
             if m and m not in MODES and m not in ('container', 'container-root'):
                 raise ValueError('%s: unknown mode %r' % (path, m))
         self.expect = {}

@@ -292,6 +292,11 @@ static void child_cmd(const char *cmd, char *ans, size_t cap)
 		size_t al = strlen(ans);
 		snprintf(ans + al, cap - al, "%s", rest);
 		close(fd);
+	} else if (sscanf(cmd, "touch %63s %u", a, &port) == 2) { /* connect, send nothing, close */
+		int fd = tcp_to(a, (uint16_t)port);
+		snprintf(ans, cap, fd < 0 ? "noconnect" : "closed");
+		if (fd >= 0)
+			close(fd);
 	} else if (sscanf(cmd, "raw %63s %u", a, &port) == 2) {
 		int fd = tcp_to(a, (uint16_t)port);
 		if (fd < 0) {
@@ -1111,27 +1116,24 @@ static void t_redirect(void **st)
 	assert_true(audit_has("\"event\":\"net.flow\"", "\"host\":\"api.example.test\"", port, NULL));
 }
 
-/* An unrestricted grant (net_any: autonomy full, or a network capability without hosts): every
- * TCP connection goes to its destination, named or not, and is still recorded. A second gateway. */
-static void t_net_any(void **st)
+/* A second gateway on a listener of the namespace's own (`port`, 0: any free one; *lport its
+ * port), its report socket in *report. Returns its pid. */
+static pid_t second_gateway(uint16_t port, bool net_any, int *report, uint16_t *lport)
 {
-	(void)st;
-	NEED_NS();
-	uint16_t pany = 0;
-	start_server("127.0.0.11", 0, &pany);
-	char cmd[128], a[4096], err[256], b[8];
-	snprintf(cmd, sizeof cmd, "listen %u", pany);
+	char cmd[64], err[256], b[8];
+	snprintf(cmd, sizeof cmd, "listen %u", port);
 	assert_true(send(ns_cmd, cmd, strlen(cmd), 0) > 0);
 	int lfd = -1, nfd = 0;
 	assert_int_equal(sbx_recv_fds(ns_cmd, b, sizeof b, &lfd, 1, &nfd, NULL), 1);
 	assert_int_equal(nfd, 1);
+	*lport = port_of(lfd);
 	int rp[2];
 	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, rp), 0);
 	struct sbx_gw_spec spec;
 	sbx_gw_spec_init(&spec);
 	const char *exe = getenv("SBXSUP");
 	spec.exe = exe && *exe ? exe : "build/sbxsup";
-	spec.net_any = true;
+	spec.net_any = net_any;
 	spec.port_fds[0] = lfd;
 	spec.nport_fds = 1;
 	spec.report_fd = rp[1];
@@ -1139,6 +1141,21 @@ static void t_net_any(void **st)
 	assert_int_equal(sbx_gw_spawn(&spec, &pid, err, sizeof err), 0);
 	close(lfd);
 	close(rp[1]);
+	*report = rp[0];
+	return pid;
+}
+
+/* An unrestricted grant (net_any: autonomy full, or a network capability without hosts): every
+ * TCP connection goes to its destination, named or not, and is still recorded. A second gateway. */
+static void t_net_any(void **st)
+{
+	(void)st;
+	NEED_NS();
+	uint16_t pany = 0, lport;
+	start_server("127.0.0.11", 0, &pany);
+	char cmd[128], a[4096];
+	int rep;
+	pid_t pid = second_gateway(pany, true, &rep, &lport);
 	snprintf(cmd, sizeof cmd, "raw 127.0.0.11 %u", pany);
 	ask(cmd, a, sizeof a);
 	assert_string_equal(a, "SRV-OK\n");
@@ -1150,11 +1167,41 @@ static void t_net_any(void **st)
 	assert_int_equal(gw_tls_sni((const uint8_t *)s->first, s->len, sni), GW_OK);
 	assert_string_equal(sni, "anything.example.org");
 	assert_true(WIFEXITED(sbx_gw_stop(pid, 2000)));
-	assert_int_equal(sbx_gw_drain(rp[0], &au, NULL), 0);
-	close(rp[0]);
+	assert_int_equal(sbx_gw_drain(rep, &au, NULL), 0);
+	close(rep);
 	char port[32];
 	snprintf(port, sizeof port, "\"port\":%u", pany);
 	assert_true(audit_has("\"event\":\"net.flow\"", "\"addr\":\"127.0.0.11\"", port, "\"bytes_out\":6", NULL));
+}
+
+/* Asked to stop while a client's connect and close are still queued (the run's last moments):
+ * the gateway decides them before it exits — accepted, read, refused and reported (no-name) — not
+ * dropped unreported. The gateway is held stopped (SIGSTOP) while the client connects and leaves,
+ * so its stop request and the client's arrive in one poll. */
+static void t_stop_decides_queued(void **st)
+{
+	(void)st;
+	NEED_NS();
+	char cmd[128], a[4096];
+	uint16_t lport;
+	int rep;
+	pid_t pid = second_gateway(0, false, &rep, &lport);
+	/* serving (its loop answers): one refused at once */
+	snprintf(cmd, sizeof cmd, "raw 127.0.0.5 %u", lport);
+	ask(cmd, a, sizeof a);
+	assert_true(!strcmp(a, "reset") || !strcmp(a, "eof"));
+	assert_int_equal(kill(pid, SIGSTOP), 0);
+	snprintf(cmd, sizeof cmd, "touch 127.0.0.6 %u", lport);
+	ask(cmd, a, sizeof a);
+	assert_string_equal(a, "closed");
+	assert_int_equal(kill(pid, SIGTERM), 0);
+	assert_int_equal(kill(pid, SIGCONT), 0);
+	assert_true(WIFEXITED(sbx_gw_stop(pid, 2000)));
+	assert_int_equal(sbx_gw_drain(rep, &au, NULL), 0);
+	close(rep);
+	char port[32];
+	snprintf(port, sizeof port, "\"port\":%u", lport);
+	assert_true(audit_has("\"event\":\"net.deny\"", "\"addr\":\"127.0.0.6\"", port, "\"reason\":\"no-name\"", NULL));
 }
 
 /* ---- UDP ------------------------------------------------------------------------------------ */
@@ -1335,7 +1382,7 @@ int main(void)
 		cmocka_unit_test(t_dns_granted), cmocka_unit_test(t_dns_deny),   cmocka_unit_test(t_tls_sni),
 		cmocka_unit_test(t_http_host),   cmocka_unit_test(t_http_keepalive), cmocka_unit_test(t_websocket), cmocka_unit_test(t_wildcard),   cmocka_unit_test(t_answer_changes),
 		cmocka_unit_test(t_raw_tcp),     cmocka_unit_test(t_proxy),      cmocka_unit_test(t_dns_tcp),
-		cmocka_unit_test(t_redirect),    cmocka_unit_test(t_ipv6),    cmocka_unit_test(t_net_any),    cmocka_unit_test(t_udp),    cmocka_unit_test(t_spawn_fails),
+		cmocka_unit_test(t_redirect),    cmocka_unit_test(t_ipv6),    cmocka_unit_test(t_net_any),    cmocka_unit_test(t_stop_decides_queued),    cmocka_unit_test(t_udp),    cmocka_unit_test(t_spawn_fails),
 		cmocka_unit_test(t_flows),
 	};
 	signal(SIGPIPE, SIG_IGN);

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
+#include <sys/un.h>
 #include <netinet/in.h>
 #include <linux/netlink.h>
 
@@ -566,7 +567,8 @@ static void test_report_only(void **state)
 
 /* The privilege guard's own filter (sbx_privguard_install, the stage's when neither the layer's nor
  * the sensor's is installed): setuid/setgid modes, devices, user namespaces and openat2 refused,
- * everything else as without it; the refusals reported as critical kernel.violation. */
+ * a sendmmsg whose later message names a unix peer the policy refuses refused whole, everything
+ * else as without it; the refusals reported as kernel.violation (contained). */
 static void test_privguard(void **state)
 {
 	(void)state;
@@ -623,6 +625,33 @@ static void test_privguard(void **state)
 		EXPECT_ERR("unshare(CLONE_NEWUSER)", unshare(CLONE_NEWUSER), EPERM);
 		EXPECT_ERR("setxattr security.capability", setxattr(f, "security.capability", "\1\0\0\2", 4, 0), EPERM);
 		EXPECT_OK("setxattr user.x", setxattr(f, "user.x", "1", 1, 0) == 0 || errno == EOPNOTSUPP ? 0 : -1);
+		/* sendmmsg: every message's peer decided (no policy here: a named unix peer is refused,
+		 * the whole call); a message without a name continues */
+		struct sockaddr_un ra = {.sun_family = AF_UNIX}, rb = {.sun_family = AF_UNIX};
+		snprintf(ra.sun_path, sizeof ra.sun_path, "%s/ra", dir);
+		snprintf(rb.sun_path, sizeof rb.sun_path, "%s/rb", dir);
+		int r1 = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), r2 = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		int sd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		EXPECT_OK("receivers", r1 < 0 || r2 < 0 || sd < 0 || bind(r1, (struct sockaddr *)&ra, sizeof ra) < 0 ||
+					       bind(r2, (struct sockaddr *)&rb, sizeof rb) < 0 ||
+					       connect(sd, (struct sockaddr *)&ra, sizeof ra) < 0 ? -1 : 0);
+		char byte = 'x';
+		struct iovec io1 = {.iov_base = &byte, .iov_len = 1};
+		struct mmsghdr mm[2];
+		memset(mm, 0, sizeof mm);
+		for (int i = 0; i < 2; i++) {
+			mm[i].msg_hdr.msg_iov = &io1;
+			mm[i].msg_hdr.msg_iovlen = 1;
+		}
+		EXPECT("sendmmsg without a name", syscall(SYS_sendmmsg, sd, mm, 1, 0) == 1);
+		mm[1].msg_hdr.msg_name = &rb;
+		mm[1].msg_hdr.msg_namelen = sizeof rb;
+		EXPECT("sendmmsg naming a peer in its second message refused",
+		       syscall(SYS_sendmmsg, sd, mm, 2, 0) < 0 && errno != 0);
+		char got;
+		EXPECT("the named peer received nothing", recv(r2, &got, 1, MSG_DONTWAIT) < 0 && errno == EAGAIN);
+		EXPECT("the connected peer got the first call's message only",
+		       recv(r1, &got, 1, MSG_DONTWAIT) == 1 && recv(r1, &got, 1, MSG_DONTWAIT) < 0);
 		_exit(fails);
 	}
 	close(sp[1]);
@@ -640,8 +669,16 @@ static void test_privguard(void **state)
 	assert_true(ku_line_has(g_audit, "\"syscall\":\"mknodat\"", "\"rule\":\"privilege: device node\"", NULL));
 	assert_true(ku_line_has(g_audit, "\"rule\":\"privilege: file capability\"", NULL));
 	assert_true(ku_line_has(g_audit, "\"syscall\":\"unshare\"", "\"rule\":\"escape-class syscall\"", NULL));
+	char rbp[160];
+	snprintf(rbp, sizeof rbp, "\"path\":\"%s/rb\"", dir);
+	assert_true(ku_line_has(g_audit, "\"event\":\"kernel.violation\"", "\"syscall\":\"sendmmsg\"", rbp,
+				"\"outcome\":\"contained\"", NULL));
 	unlink(g_audit);
 	g_audit[0] = 0;
+	snprintf(rbp, sizeof rbp, "%s/ra", dir);
+	unlink(rbp);
+	snprintf(rbp, sizeof rbp, "%s/rb", dir);
+	unlink(rbp);
 	unlink(n);
 	unlink(f);
 	rmdir(d);

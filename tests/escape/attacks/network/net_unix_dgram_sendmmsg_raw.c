@@ -1,6 +1,8 @@
 /* Raw sendmmsg() (a static binary): the first message goes to a datagram socket of the run's own
  * (bound in the workspace: granted), the second to a host 0666 unix datagram socket outside every
- * grant — every message's msg_name is decided, not only the first.
+ * grant — every message's msg_name is decided, not only the first (where the probes report, which
+ * read only the first message's peer, by the privilege guard's filter, which routes sendmmsg and
+ * refuses; as a normal user preload-only has the report-only sensor instead, which reports it).
 // as-user: yes
 // profile: net-raw
 // build: static
@@ -10,8 +12,9 @@
 // expect-landlock: blocked-or-reported; events: kernel.violation(syscall=sendmmsg,path~/outside/host.dgram)
 // expect-bwrap: blocked; events: kernel.violation(syscall=sendmmsg,path~/outside/host.dgram)
 // expect-netfilter: none
-// expect-preload-only: none (the probes read only the first message's peer of a sendmmsg: docs/known-gaps.md)
-// expect-probes: none (the probes read only the first message's peer of a sendmmsg: docs/known-gaps.md)
+// expect-preload-only: blocked; events: kernel.violation(outcome=contained,syscall=sendmmsg,path~/outside/host.dgram)
+// expect-probes: blocked; events: kernel.violation(outcome=contained,syscall=sendmmsg,path~/outside/host.dgram)
+// expect-preload-only-user: blocked-or-reported; events: kernel.violation(syscall=sendmmsg,path~/outside/host.dgram)
 // silent-ok-netfilter: netfilter's cgroup hooks see only AF_INET/AF_INET6
 */
 #include <sys/syscall.h>
