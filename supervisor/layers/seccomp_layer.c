@@ -996,17 +996,11 @@ static int hold_deny(int listener, struct audit *a, const struct sbx_seccomp_sta
 	memset(&rep, 0, sizeof rep);
 	rep.port = -1;
 	int d;
-	if (strchr(sys, ':')) {
-		rep.access = "escape";
-		snprintf(rep.rule, sizeof rep.rule, "%s", PR_RULE_ESCAPE);
-		sbx_sn_fill_proc((pid_t)req->pid, &rep);
-		rep.violation = true;
-		rep.err = ferr;
-		d = 1;
-	} else {
+	if (strchr(sys, ':'))
+		d = sbx_sn_violation(&rep, (pid_t)req->pid, "escape", ferr, NULL, NULL, "%s", PR_RULE_ESCAPE);
+	else
 		d = sbx_sn_decide(&ds.ctx, listener, req->id, (pid_t)req->pid, sys, (const uint64_t *)req->data.args,
 				  &rep);
-	}
 	bool is_exec = !strcmp(sys, "execve") || !strcmp(sys, "execveat");
 	if (d == 0 && is_exec && pin_exec(st, (pid_t)req->pid, sys, &rep) < 0)
 		d = 1;
@@ -1114,8 +1108,9 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 			 * without the guard) */
 			int d = sbx_sn_decide(&st->ctx, listener, req->id, (pid_t)req->pid, sys,
 					      (const uint64_t *)req->data.args, &rep);
-			bool unix_peer = rep.path[0] && !rep.addr[0];
-			if (d != 1 || !(strcmp(sys, "sendmmsg") ? rep.path[0] == '@' : unix_peer))
+			bool refused = strcmp(sys, "sendmmsg") ? rep.path[0] == '@'             /* abstract */
+							       : rep.path[0] && !rep.addr[0];   /* any unix peer */
+			if (d != 1 || !refused)
 				goto cont;
 			respond_err(listener, req, resp, rep.err);
 			if (a && emit_contained(a, sys, req->pid, &rep, rep.err) < 0)
@@ -1123,10 +1118,7 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 		} else if (newuser || uring) {
 			int e = uring ? ENOSYS : EPERM;
 			respond_err(listener, req, resp, e);
-			memset(&rep, 0, sizeof rep);
-			rep.access = "escape";
-			snprintf(rep.rule, sizeof rep.rule, "%s", PR_RULE_ESCAPE);
-			sbx_sn_fill_proc((pid_t)req->pid, &rep);
+			sbx_sn_violation(&rep, (pid_t)req->pid, "escape", e, NULL, NULL, "%s", PR_RULE_ESCAPE);
 			if (a && emit_contained(a, sys, req->pid, &rep, e) < 0)
 				ret = -1;
 		} else {

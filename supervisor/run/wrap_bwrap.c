@@ -75,9 +75,10 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct at
 		dprintf(f->err_w, "child setup failed: %s", strerror(errno));
 		_exit(SBX_EXIT_INTERNAL);
 	}
-	/* --shadow's overlay over the workspace and the /etc view (etc_view.h), in a mount namespace of
-	 * this child only, which bwrap then binds from */
-	if (r->shadow.sp.on || r->lc.etc_view || r->lc.own_userns) {
+	/* --shadow's overlay over the workspace and the /etc view bwrap binds (etc_view.h), in a mount
+	 * namespace of this child only, which bwrap then binds from */
+	const char *view = layers_etc_view(&r->lc);
+	if (r->shadow.sp.on || view || r->lc.own_userns) {
 		const char *what = "";
 		if (sbx_mntns_private(&what) < 0) {
 			dprintf(f->err_w, "child setup failed: %s: %s", what, strerror(errno));
@@ -95,8 +96,6 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct at
 						 layers_ld_library(&r->lc)) < 0)
 		_exit(SBX_EXIT_INTERNAL);
 	/* the view bwrap binds holds the executor's passwd and group (and the run's resolv.conf) */
-	const char *view = layers_etc_view(&r->lc);
-	bool view_bound = view != NULL;
 	const struct etc_view_files vf = {.passwd_fd = f->passwd, .group_fd = f->group, .resolv_fd = f->resolv};
 	if (view && etc_view_mount(r->plan.pol, r->plan.etclow, view, SBX_RUN_PRELOAD, &vf) < 0) {
 		dprintf(f->err_w, "child setup failed: the /etc view (an overlay adding ld.so.preload) could "
@@ -124,7 +123,7 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct at
 	att_keep_fd(f->ctl_c);
 	att_keep_fd(f->ldso);
 	att_keep_fd(r->sd.userns_fd); /* bwrap joins it (--userns) and closes it */
-	if (!view_bound) { /* bwrap's --ro-bind-data; else copied into the view above */
+	if (!view) { /* bwrap's --ro-bind-data; else copied into the view above */
 		att_keep_fd(f->passwd);
 		att_keep_fd(f->group);
 		att_keep_fd(f->resolv);

@@ -1145,6 +1145,14 @@ static pid_t second_gateway(uint16_t port, bool net_any, int *report, uint16_t *
 	return pid;
 }
 
+/* Stop it (it must exit, not be killed) and write what it reported into the test's stream. */
+static void second_gateway_stop(pid_t pid, int report)
+{
+	assert_true(WIFEXITED(sbx_gw_stop(pid, 2000)));
+	assert_int_equal(sbx_gw_drain(report, &au, NULL), 0);
+	close(report);
+}
+
 /* An unrestricted grant (net_any: autonomy full, or a network capability without hosts): every
  * TCP connection goes to its destination, named or not, and is still recorded. A second gateway. */
 static void t_net_any(void **st)
@@ -1166,9 +1174,7 @@ static void t_net_any(void **st)
 	char sni[GW_NAME_MAX];
 	assert_int_equal(gw_tls_sni((const uint8_t *)s->first, s->len, sni), GW_OK);
 	assert_string_equal(sni, "anything.example.org");
-	assert_true(WIFEXITED(sbx_gw_stop(pid, 2000)));
-	assert_int_equal(sbx_gw_drain(rep, &au, NULL), 0);
-	close(rep);
+	second_gateway_stop(pid, rep);
 	char port[32];
 	snprintf(port, sizeof port, "\"port\":%u", pany);
 	assert_true(audit_has("\"event\":\"net.flow\"", "\"addr\":\"127.0.0.11\"", port, "\"bytes_out\":6", NULL));
@@ -1196,9 +1202,7 @@ static void t_stop_decides_queued(void **st)
 	assert_string_equal(a, "closed");
 	assert_int_equal(kill(pid, SIGTERM), 0);
 	assert_int_equal(kill(pid, SIGCONT), 0);
-	assert_true(WIFEXITED(sbx_gw_stop(pid, 2000)));
-	assert_int_equal(sbx_gw_drain(rep, &au, NULL), 0);
-	close(rep);
+	second_gateway_stop(pid, rep);
 	char port[32];
 	snprintf(port, sizeof port, "\"port\":%u", lport);
 	assert_true(audit_has("\"event\":\"net.deny\"", "\"addr\":\"127.0.0.6\"", port, "\"reason\":\"no-name\"", NULL));
