@@ -517,28 +517,28 @@ static int bw_wrap(const struct layer_ctx *c, struct strv *argv, char *err, size
 	struct bwrap_in bi = {
 		.bwrap = c->d->bwrap, .self_exe = c->d->stage[0] ? c->d->stage : c->d->self,
 		.preload_lib = preload ? c->d->preload : NULL,
-		.ldso_fd = c->fds.ldso, .workspace = c->workspace,
-		.share_net = !pol_own_netns(c->pol), .env = c->env,
-		.report_sock = preload ? c->report_sock : NULL,
+		.ldso_fd = c->att->fds.ldso, .workspace = c->workspace,
+		.share_net = !pol_own_netns(c->pol), .env = c->att->env,
+		.report_sock = preload ? c->att->report_sock : NULL,
 		.uid = c->uid, .gid = c->gid, .home_dir = c->home_dir,
 		.etc_view = view ? c->etc_view : NULL, .etc_lower = view ? c->etc_lower : NULL,
-		.fixed = preload && c->fixed_channel, .policy_fd = c->fds.policy,
-		.userns = c->own_userns, .userns_fd = c->fds.userns,
+		.fixed = preload && c->att->fixed_channel, .policy_fd = c->att->fds.policy,
+		.userns = c->own_userns, .userns_fd = c->att->fds.userns,
 		.stage_dir = c->stage_dir, .staged = c->staged, .nstaged = c->nstaged,
 		.unreachable = c->unreachable, .links = c->links,
-		.etc_identity = true, .passwd_fd = c->fds.passwd, .group_fd = c->fds.group,
-		.resolv = pol_gateway(c->pol), .resolv_fd = c->fds.resolv,
+		.etc_identity = true, .passwd_fd = c->att->fds.passwd, .group_fd = c->att->fds.group,
+		.resolv = pol_gateway(c->pol), .resolv_fd = c->att->fds.resolv,
 	};
 	if (bwrap_argv(c->pol, &bi, argv, err, errlen) < 0)
 		return -1;
 	int rc = strv_addv(argv, SBX_RUN_SBXSUP, "__stage", "--ctl-fd", NULL);
-	rc |= c->fds.ctl >= 0 ? strv_addf(argv, "%d", c->fds.ctl) : strv_add(argv, LAYER_FD_PLACEHOLDER);
+	rc |= c->att->fds.ctl >= 0 ? strv_addf(argv, "%d", c->att->fds.ctl) : strv_add(argv, LAYER_FD_PLACEHOLDER);
 	rc |= strv_add(argv, "--stderr-fd");
-	rc |= c->fds.stderr_copy >= 0 ? strv_addf(argv, "%d", c->fds.stderr_copy)
+	rc |= c->att->fds.stderr_copy >= 0 ? strv_addf(argv, "%d", c->att->fds.stderr_copy)
 				      : strv_add(argv, LAYER_FD_PLACEHOLDER);
 	if (c->own_userns) { /* bwrap leaves --userns's descriptor open: the stage closes it */
 		rc |= strv_add(argv, "--close-fd");
-		rc |= c->fds.userns >= 0 ? strv_addf(argv, "%d", c->fds.userns) : strv_add(argv, LAYER_FD_PLACEHOLDER);
+		rc |= c->att->fds.userns >= 0 ? strv_addf(argv, "%d", c->att->fds.userns) : strv_add(argv, LAYER_FD_PLACEHOLDER);
 	}
 	/* /etc is the view, whose secrets are whiteouts: Landlock grants its tree with one rule
 	 * (landlock_layer.h sbx_landlock_apply_stage etc_view) */
@@ -584,7 +584,7 @@ static cJSON *bw_plan(const struct layer_ctx *c)
 	return bw;
 }
 
-static void bw_on_ready(struct layer_ctx *c, void **st, const char *status, pid_t pid, int listener)
+static void bw_on_ready(const struct layer_ctx *c, void **st, const char *status, pid_t pid, int listener)
 {
 	if (layer_wrapped(c))
 		sbx_layer_set_on(c->L, layer_bwrap.id, "%s: user, pid, ipc, uts, cgroup%s namespaces",

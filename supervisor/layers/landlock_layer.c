@@ -867,7 +867,7 @@ static cJSON *ll_plan(const struct layer_ctx *c)
 }
 
 /* The stage confirmed Landlock (layers_on_ready's first pass): say where its refusals are reported. */
-static void ll_on_ready(struct layer_ctx *c, void **st, const char *status, pid_t pid, int listener)
+static void ll_on_ready(const struct layer_ctx *c, void **st, const char *status, pid_t pid, int listener)
 {
 	(void)st, (void)status, (void)pid, (void)listener;
 	if (!sbx_layer_on(c->L, layer_landlock.id))

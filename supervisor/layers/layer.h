@@ -73,7 +73,20 @@ struct layer_fds {
 	int resolv;                /* memfd of the run's /etc/resolv.conf (pol_gateway; etc_view.h) */
 };
 
-/* What a layer sees of the run. Filled by the run (plan, set-up, attempt); never owned by a layer. */
+/* What one attempt adds to the layers' view (run/run_ctx.c, its one writer): before any attempt and
+ * for --dry-run the plan's (the plan's environment, no descriptor), during an attempt that
+ * attempt's, built once after its wrapper made its descriptors. */
+struct layer_attempt {
+	const struct strv *env;    /* the command's environment (wrap: one --setenv each) */
+	const char *report_sock;   /* host path of the run's report socket, NULL when none */
+	bool fixed_channel;        /* the preload finds the policy, the report socket and itself at fixed
+				    * paths (/run/sbxsup, /etc/ld.so.preload): no LD_PRELOAD / SBXSUP_*
+				    * in the environment, no descriptor passed (preload/pl.h) */
+	struct layer_fds fds;
+};
+
+/* What a layer sees of the run: built by the run (run/run_ctx.c alone, from the plan, the set-up and
+ * the attempt), read-only for every layer (each op takes it const); never owned by a layer. */
 struct layer_ctx {
 	const struct policy *pol;
 	struct detect *d;          /* host facts the probes found (paths of bwrap, sbxsup, the preload) */
@@ -87,14 +100,10 @@ struct layer_ctx {
 	const bool *plan_wrapped;
 	const char *workspace;     /* the executor's working directory */
 	char **cmd;                /* the command (NULL-terminated) */
-	const struct strv *env;    /* the attempt's environment (wrap: one --setenv each) */
-	const char *report_sock;   /* host path of the run's report socket, NULL when none */
+	const struct layer_attempt *att; /* the attempt's environment, report socket, channel, fds */
 	const char *etc_view;      /* where the wrapper's child mounts the /etc view (etc_view.h), bound
 				    * at /etc; NULL: none */
 	const char *etc_lower;     /* the view's upper lower layer (ld.so.preload, whiteouts) */
-	bool fixed_channel;        /* the preload finds the policy, the report socket and itself at fixed
-				    * paths (/run/sbxsup, /etc/ld.so.preload): no LD_PRELOAD / SBXSUP_*
-				    * in the environment, no descriptor passed (preload/pl.h) */
 	unsigned uid, gid;         /* the executor's non-zero ids inside its namespace (sandbox_direct.h) */
 	const char *home_dir;      /* the private HOME to make inside the wrapper, NULL: the real one */
 	/* root: the wrapper joins a user namespace of the run's (fds.userns) mapping uid/gid to an
@@ -106,7 +115,6 @@ struct layer_ctx {
 	size_t nstaged;
 	const struct strv *unreachable; /* root: granted paths that identity cannot look up: not bound */
 	const struct sbx_grant_links *links; /* the policy's grants through links (the plan's, grant_link.h) */
-	struct layer_fds fds;
 	/* The stage's layer flags (layers_stage_flags), set by the walkers that call wrap and plan
 	 * (layers_wrap, layers_plan) on their copy of the context; NULL elsewhere. */
 	const struct strv *stage_flags;
@@ -228,17 +236,17 @@ struct layer_ops {
 	 * (sbx_layer_set_on). -1: it failed (the layer is turned off with why): the sandbox was set up
 	 * for the layer on (the stage flags depend on the layers on: seccomp's file reports and sensor
 	 * on probes), so the attempt is made again without it (run.c). NULL: none. */
-	int (*spawned)(struct layer_ctx *c, void *st, char *why, size_t whylen);
+	int (*spawned)(const struct layer_ctx *c, void *st, char *why, size_t whylen);
 	/* The policy was re-planned (retry without the wrapper): follow it without a restart. */
 	int (*replan)(const struct layer_ctx *c, void *st);
 	int (*child)(const struct layer_ctx *c, void *st);      /* in the forked child; async-signal-safe */
 	/* The stage is ready: its status line, its pid (the command's, after exec), and the seccomp
 	 * listener it handed over (-1 none; a layer that takes it sets *st and owns it). */
-	void (*on_ready)(struct layer_ctx *c, void **st, const char *status, pid_t pid, int listener);
+	void (*on_ready)(const struct layer_ctx *c, void **st, const char *status, pid_t pid, int listener);
 	/* What the stage said of it beyond on/off, read before every on_ready and whether it is on or
 	 * not: the seccomp entry's report-only sensor, privilege guard and which filter holds the
 	 * denies, into the bookkeeping (layer_set.h `sensor`, `privguard`, `denies`). */
-	void (*stage_said)(struct layer_ctx *c, const char *status, layer_status_get get);
+	void (*stage_said)(const struct layer_ctx *c, const char *status, layer_status_get get);
 	/* Its stage options beside the layers' flags (layers_stage_flags; LAYER_STAGE_OPT_*, which its
 	 * own stage op reads back), asked whether it is on or not: the seccomp entry's --netfilter,
 	 * --report-files, and --sensor, its report-only mode while the layer itself is off. 0 or -1
@@ -302,7 +310,7 @@ void layers_disable(struct sbx_layers *L, const char *why);
 /* `status`: the functional probe of every layer, st[l] per layer. */
 void layers_probe_all(struct detect *d, struct layer_probe st[SBX_L__N]);
 /* admit() of every active layer (the command is known). */
-void layers_admit(struct layer_ctx *c);
+void layers_admit(const struct layer_ctx *c);
 /* One section per layer with a plan, added to `o` under the layer's name. */
 void layers_plan(const struct layer_ctx *c, cJSON *o);
 int layers_env(const struct layer_ctx *c, struct strv *env);
@@ -325,15 +333,15 @@ bool layers_need_cgroup(const struct sbx_layers *L);
 /* An active layer reports over the run's report socket (its entry's report_socket). */
 bool layers_want_report(const struct sbx_layers *L);
 /* start() of every active layer that has one and is not started; off with its reason on failure. */
-void layers_start(struct layer_ctx *c, struct layer_rt *rt);
-void layers_replan(struct layer_ctx *c, struct layer_rt *rt);
+void layers_start(const struct layer_ctx *c, struct layer_rt *rt);
+void layers_replan(const struct layer_ctx *c, struct layer_rt *rt);
 /* spawned() of every started layer that is on (after each attempt's spawn). 0, or -1 when one
  * failed (turned off, said on stderr): the attempt must not give the command "go" (ATT_LAYER_OFF). */
-int layers_spawned(struct layer_ctx *c, struct layer_rt *rt);
+int layers_spawned(const struct layer_ctx *c, struct layer_rt *rt);
 int layers_child(const struct layer_ctx *c, struct layer_rt *rt);
 /* The stage is ready. A stage layer is confirmed or turned off from the stage's status ("NAME=on",
  * "NAME_level=...", "NAME_why=..."; `get` reads one key: 0 found, -1 not), then every on_ready. */
-void layers_on_ready(struct layer_ctx *c, struct layer_rt *rt, const char *status,
+void layers_on_ready(const struct layer_ctx *c, struct layer_rt *rt, const char *status,
 		     layer_status_get get, pid_t pid, int listener);
 /* Fill pollfds for every started layer with a descriptor; idx[l] = its slot or -1. Returns n. */
 int layers_pollfds(const struct layer_rt *rt, struct pollfd *p, int max, int idx[SBX_L__N]);

@@ -90,7 +90,7 @@ void layers_probe_all(struct detect *d, struct layer_probe st[SBX_L__N])
 	}
 }
 
-void layers_admit(struct layer_ctx *c)
+void layers_admit(const struct layer_ctx *c)
 {
 	char why[256];
 	FOR_EACH_LAYER(l, o) {
@@ -308,7 +308,7 @@ void layers_reclaim(void)
 			o->reclaim();
 }
 
-void layers_start(struct layer_ctx *c, struct layer_rt *rt)
+void layers_start(const struct layer_ctx *c, struct layer_rt *rt)
 {
 	char why[256], level[256];
 	FOR_EACH_LAYER(l, o) {
@@ -333,7 +333,7 @@ void layers_start(struct layer_ctx *c, struct layer_rt *rt)
 	}
 }
 
-void layers_replan(struct layer_ctx *c, struct layer_rt *rt)
+void layers_replan(const struct layer_ctx *c, struct layer_rt *rt)
 {
 	FOR_EACH_LAYER(l, o)
 		if (o->replan && rt->st[l] && o->replan(c, rt->st[l]) < 0) {
@@ -344,7 +344,7 @@ void layers_replan(struct layer_ctx *c, struct layer_rt *rt)
 		}
 }
 
-int layers_spawned(struct layer_ctx *c, struct layer_rt *rt)
+int layers_spawned(const struct layer_ctx *c, struct layer_rt *rt)
 {
 	int rc = 0;
 	char why[256];
@@ -368,7 +368,7 @@ int layers_child(const struct layer_ctx *c, struct layer_rt *rt)
 	return 0;
 }
 
-void layers_on_ready(struct layer_ctx *c, struct layer_rt *rt, const char *status,
+void layers_on_ready(const struct layer_ctx *c, struct layer_rt *rt, const char *status,
 		     layer_status_get get, pid_t pid, int listener)
 {
 	char v[512], w[512], k[64];

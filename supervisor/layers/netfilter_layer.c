@@ -679,7 +679,7 @@ static int nf_start(const struct layer_ctx *c, void **st, char *level, size_t le
 
 /* The attach after the spawn: the run's processes are bwrap and the stage until "go" (none opens
  * an inet socket), and the attempt ends before "go" when it fails (layers_spawned). */
-static int nf_spawned(struct layer_ctx *c, void *st, char *why, size_t whylen)
+static int nf_spawned(const struct layer_ctx *c, void *st, char *why, size_t whylen)
 {
 	return sbx_netfilter_attach(st, why, whylen);
 }

@@ -14,7 +14,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "probes_bpf.h"
 #include "netfilter.skel.h"
 
 int nf_object_open(struct bpf_object **obj, char *why, size_t whylen)

@@ -73,7 +73,7 @@ static int pl_admit(const struct layer_ctx *c, char *why, size_t whylen)
 		return -1;
 	}
 	int rc = 0;
-	if (sbx_elf_inspect_env(c->cmd[0], c->env ? strv_getenv(c->env, "PATH") : NULL, ei) == 0 &&
+	if (sbx_elf_inspect_env(c->cmd[0], c->att->env ? strv_getenv(c->att->env, "PATH") : NULL, ei) == 0 &&
 	    !ei->preload_ok) {
 		snprintf(why, whylen, "%s", ei->why[0] ? ei->why : "the command cannot load it");
 		rc = -1;
@@ -84,11 +84,11 @@ static int pl_admit(const struct layer_ctx *c, char *why, size_t whylen)
 
 static int pl_env(const struct layer_ctx *c, struct strv *env)
 {
-	if (c->fixed_channel) /* /etc/ld.so.preload loads it; /run/sbxsup has the rest */
+	if (c->att->fixed_channel) /* /etc/ld.so.preload loads it; /run/sbxsup has the rest */
 		return 0;
 	int rc = strv_setenv(env, "LD_PRELOAD", layer_wrapped(c) ? SBX_RUN_PRELOAD : c->d->preload);
-	if (c->report_sock)
-		rc |= strv_setenv(env, SBX_ENV_REPORT_ADDR, layer_wrapped(c) ? SBX_RUN_REPORT : c->report_sock);
+	if (c->att->report_sock)
+		rc |= strv_setenv(env, SBX_ENV_REPORT_ADDR, layer_wrapped(c) ? SBX_RUN_REPORT : c->att->report_sock);
 	return rc;
 }
 

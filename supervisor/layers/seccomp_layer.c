@@ -26,7 +26,7 @@
 #include "seccomp_notify.h"
 #include "seccomp_unix.h"
 #include "exec_kills.h"
-#include "probes_decode.h"
+#include "kviolation.h"
 #include "layer.h"
 #include "msg.h"
 
@@ -805,7 +805,7 @@ static int classify(uint32_t arch, int nr, char *out, size_t outlen)
  * caller answers CONTINUE, the kernel and the active layers decide, the result is not seen here).
  * Never seccomp.deny: seccomp refused nothing. `v` points into `rep`. True: write `v`. */
 static bool sensor_decide(int listener, const struct sbx_seccomp_state *st, const struct seccomp_notif *req,
-			  const char *sys, struct sbx_sn_report *rep, struct pr_view *v)
+			  const char *sys, struct sbx_sn_report *rep, struct kv_view *v)
 {
 	bool is_exec = !strcmp(sys, "execve") || !strcmp(sys, "execveat");
 	int d = sbx_sn_decide(&st->ctx, listener, req->id, (pid_t)req->pid, sys,
@@ -826,7 +826,7 @@ static bool sensor_decide(int listener, const struct sbx_seccomp_state *st, cons
 		 * architecture, ...): always refused by the seccomp layer */
 		memset(rep, 0, sizeof *rep);
 		access = "escape";
-		rule = PR_RULE_ESCAPE;
+		rule = KV_RULE_ESCAPE;
 		sbx_sn_fill_proc((pid_t)req->pid, rep);
 	}
 	if (!rule || seccomp_notify_id_valid(listener, req->id) != 0)
@@ -879,7 +879,7 @@ static void respond_err(int listener, const struct seccomp_notif *req, struct se
 static int emit_contained_by(struct audit *a, const char *sensor, const char *sys, uint32_t pid,
 			     const struct sbx_sn_report *rep, int err)
 {
-	struct pr_view v;
+	struct kv_view v;
 	memset(&v, 0, sizeof v);
 	v.violation = true;
 	v.syscall = sys;
@@ -900,7 +900,7 @@ static int emit_contained_by(struct audit *a, const char *sensor, const char *sy
 		v.port = (uint16_t)rep->port;
 	}
 	v.exe_path = rep->exe[0] ? rep->exe : NULL;
-	return pr_emit_violation(a, &v);
+	return kv_emit(a, &v);
 }
 
 static int emit_contained(struct audit *a, const char *sys, uint32_t pid, const struct sbx_sn_report *rep, int err)
@@ -961,14 +961,14 @@ static int continue_sensed(int listener, struct audit *a, const struct sbx_secco
 			   const struct seccomp_notif *req, struct seccomp_notif_resp *resp, const char *sys)
 {
 	struct sbx_sn_report srep;
-	struct pr_view v;
+	struct kv_view v;
 	bool report = !st->guard_only && sensor_decide(listener, st, req, sys, &srep, &v);
 	resp->id = req->id;
 	resp->val = 0;
 	resp->error = 0;
 	resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 	(void)seccomp_notify_respond(listener, resp);
-	return a && report && pr_emit_violation(a, &v) < 0 ? -1 : 0;
+	return a && report && kv_emit(a, &v) < 0 ? -1 : 0;
 }
 
 /* A call of the deny's class (deny_routed) under a filter that holds the manifest's denies while
@@ -997,7 +997,7 @@ static int hold_deny(int listener, struct audit *a, const struct sbx_seccomp_sta
 	rep.port = -1;
 	int d;
 	if (strchr(sys, ':'))
-		d = sbx_sn_violation(&rep, (pid_t)req->pid, "escape", ferr, NULL, NULL, "%s", PR_RULE_ESCAPE);
+		d = sbx_sn_violation(&rep, (pid_t)req->pid, "escape", ferr, NULL, NULL, "%s", KV_RULE_ESCAPE);
 	else
 		d = sbx_sn_decide(&ds.ctx, listener, req->id, (pid_t)req->pid, sys, (const uint64_t *)req->data.args,
 				  &rep);
@@ -1118,7 +1118,7 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 		} else if (newuser || uring) {
 			int e = uring ? ENOSYS : EPERM;
 			respond_err(listener, req, resp, e);
-			sbx_sn_violation(&rep, (pid_t)req->pid, "escape", e, NULL, NULL, "%s", PR_RULE_ESCAPE);
+			sbx_sn_violation(&rep, (pid_t)req->pid, "escape", e, NULL, NULL, "%s", KV_RULE_ESCAPE);
 			if (a && emit_contained(a, sys, req->pid, &rep, e) < 0)
 				ret = -1;
 		} else {
@@ -1132,7 +1132,7 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 		 * openat2 (its mode is in memory: never continued) and io_uring (a ring opens files
 		 * with no system call to see) */
 		struct sbx_sn_report srep;
-		struct pr_view v;
+		struct kv_view v;
 		bool report = sensor_decide(listener, st, req, sys, &srep, &v);
 		int refuse = is_openat2 || uring ? ENOSYS : 0;
 		if (newuser || (report && srep.hard)) /* srep.hard: an abstract name bound in the host's
@@ -1150,7 +1150,7 @@ int sbx_seccomp_handle_state(int listener, struct audit *a, struct sbx_seccomp_s
 			resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 			(void)seccomp_notify_respond(listener, resp);
 		}
-		if (a && report && pr_emit_violation(a, &v) < 0)
+		if (a && report && kv_emit(a, &v) < 0)
 			ret = -1;
 		goto out;
 	}
@@ -1315,7 +1315,7 @@ static bool report_files_wanted(const struct sbx_layers *L)
 	return sbx_layer_on(L, layer_seccomp.id) && !sbx_layer_on(L, layer_probes.id);
 }
 
-static void sc_on_ready(struct layer_ctx *c, void **st, const char *status, pid_t pid, int listener)
+static void sc_on_ready(const struct layer_ctx *c, void **st, const char *status, pid_t pid, int listener)
 {
 	if (listener < 0)
 		return;
@@ -1380,7 +1380,7 @@ static int sc_stage_options(const struct sbx_layers *L, struct strv *out)
 
 /* The report-only sensor as the stage said (when it was asked for it), the privilege guard, and
  * which filter holds the manifest's denies: the bookkeeping (layer_set.h) the levels print from. */
-static void sc_stage_said(struct layer_ctx *c, const char *status, layer_status_get get)
+static void sc_stage_said(const struct layer_ctx *c, const char *status, layer_status_get get)
 {
 	char v[512], w[512];
 	if (get(status, "sensor", v, sizeof v) == 0) {

@@ -5,7 +5,7 @@
  * answer it — continue (the kernel runs the call as made) or refuse with an errno — and, for a
  * refusal, fills a report (struct sbx_sn_report) that seccomp_layer.c writes as `seccomp.deny` or,
  * for the file/exec reporter, `kernel.violation` with `sensor: "seccomp-notify"` (the probes' own
- * emitter, pr_emit_violation, so both sensors write the same event). Decisions use only the one
+ * emitter, kv_emit, so both sensors write the same event). Decisions use only the one
  * policy engine (pol_path, pol_net_addr, pol_normalize): no second rule set.
  *   - socket/socketpair: the family/type/protocol allowlist (register values only: no race).
  *   - setrlimit/prlimit64: lowering is allowed; a new hard limit above the caller's current hard

@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "probes_bpf.h"
+#include "bpf_share.h"
 #include "probes.skel.h"
 #include "bpf/probes.h"
 
@@ -264,22 +265,6 @@ int pr_bpf_load(struct pr_loaded *L, char *why, size_t whylen)
 	return 0;
 }
 
-int pr_bpf_ensure_fs(char *why, size_t whylen)
-{
-	struct statfs sf;
-	if (statfs("/sys/fs/bpf", &sf) == 0 && (unsigned long)sf.f_type == BPF_FS_MAGIC)
-		return 0;
-	if (mkdir("/sys/fs/bpf", 0700) != 0 && errno != EEXIST) {
-		snprintf(why, whylen, "mkdir /sys/fs/bpf: %s", strerror(errno));
-		return -1;
-	}
-	if (mount("bpf", "/sys/fs/bpf", "bpf", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0700") != 0) {
-		snprintf(why, whylen, "mount bpffs on /sys/fs/bpf: %s", strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 static int mkdir_p(const char *dir, char *why, size_t whylen)
 {
 	char buf[256];
@@ -306,7 +291,7 @@ int pr_bpf_pin(struct pr_loaded *L, const char *dir, char *why, size_t whylen)
 		snprintf(why, whylen, "nothing loaded");
 		return -1;
 	}
-	if (pr_bpf_ensure_fs(why, whylen) != 0 || mkdir_p(dir, why, whylen) != 0)
+	if (bs_ensure_fs(why, whylen) != 0 || mkdir_p(dir, why, whylen) != 0)
 		return -1;
 	uint32_t k0 = 0;
 	struct pr_config cfg = { .pidmode_runs = 0, .abi = PR_ABI };

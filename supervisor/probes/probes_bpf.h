@@ -69,8 +69,6 @@ int pr_bpf_detach_pinned(const char *dir);
 /* Attach each pinned program of the tier that has no link pin, and pin the new link ("link_<name>"):
  * an idle set is live again, no load, no verification. 0, or -1 with why. */
 int pr_bpf_attach_pinned(const char *dir, const char *tier, char *why, size_t whylen);
-/* /sys/fs/bpf is a bpffs (mounted there when missing). 0, or -1 with why. */
-int pr_bpf_ensure_fs(char *why, size_t whylen);
 /* Remove the pins (the programs detach when the last reference goes). Returns 0 or -1 with why. */
 int pr_bpf_unpin(const char *dir, char *why, size_t whylen);
 /* Close fds / destroy the skeleton (a private load is detached here). */

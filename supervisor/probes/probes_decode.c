@@ -10,6 +10,8 @@
 #include <sys/socket.h>
 #include "probes_decode.h"
 
+_Static_assert(PR_REQ_MAX <= KV_REQ_MAX && PR_EXE_MAX <= KV_EXE_MAX, "a record's strings fit the event's view");
+
 static const char *const SC_NAMES[PR_SC__MAX] = {
 	[PR_SC_NONE] = "?", [PR_SC_OPEN] = "open", [PR_SC_OPENAT] = "openat", [PR_SC_OPENAT2] = "openat2",
 	[PR_SC_CREAT] = "creat", [PR_SC_TRUNCATE] = "truncate", [PR_SC_RENAME] = "rename",
@@ -263,7 +265,7 @@ static bool is_signal_sc(unsigned sc)
 }
 
 /* A record the probes cannot decide: reported as such (outcome "undecidable"), never as a breach. */
-static int undecidable(struct pr_view *v, const char *why)
+static int undecidable(struct kv_view *v, const char *why)
 {
 	v->undecidable = true;
 	v->violation = true;
@@ -308,7 +310,7 @@ static const char *undecidable_path(const struct pr_event *ev)
 
 /* An AF_UNIX record: the socket's name. Abstract names ("@" + raw bytes, argi = byte count + 1)
  * are made printable as the preload does. 1 violation, 0 allowed, -1 malformed. */
-static int decide_unix(const struct policy *p, const struct pr_event *ev, struct pr_view *v)
+static int decide_unix(const struct policy *p, const struct pr_event *ev, struct kv_view *v)
 {
 	v->is_unix = true;
 	if (ev->flags & PR_EVF_NOPATH)
@@ -354,7 +356,7 @@ static const char *priv_rule(const struct pr_event *ev);
 
 /* A raced record (see probes_decode.h): v->path holds the path from the enter copy (or the object
  * for PR_PK_FULL). Always 1 (reported). */
-static int decide_raced(const struct policy *p, const struct pr_event *ev, struct pr_view *v, unsigned acc)
+static int decide_raced(const struct policy *p, const struct pr_event *ev, struct kv_view *v, unsigned acc)
 {
 	char kreq[PR_NAME_MAX + 1];
 	copy_str(kreq, sizeof(kreq), ev->kname, sizeof(ev->kname));
@@ -394,7 +396,7 @@ static int decide_raced(const struct policy *p, const struct pr_event *ev, struc
  * openat's name (the kernel's copy, taken at submit) for the access its flags ask, an fd op's file
  * for read or write. A denied object: its rule and access; else the escape-class report keeps the
  * object's path. */
-static void uring_object(const struct policy *p, const struct pr_event *ev, struct pr_view *v)
+static void uring_object(const struct policy *p, const struct pr_event *ev, struct kv_view *v)
 {
 	int op = (int)(ev->aflags & 0xff);
 	unsigned acc;
@@ -437,7 +439,7 @@ static void uring_object(const struct policy *p, const struct pr_event *ev, stru
 	v->rule = pol_rule_text(p, d.rule);
 }
 
-static void outcome(const struct pr_event *ev, struct pr_view *v)
+static void outcome(const struct pr_event *ev, struct kv_view *v)
 {
 	long long r = ev->ret;
 	v->contained = r < 0 && !(v->is_net && r == -EINPROGRESS) && ev->sc != PR_SC_IO_URING_OP;
@@ -445,7 +447,7 @@ static void outcome(const struct pr_event *ev, struct pr_view *v)
 	v->failed = v->contained;
 }
 
-int pr_decide(const struct policy *p, const struct pr_event *ev, struct pr_view *v)
+int pr_decide(const struct policy *p, const struct pr_event *ev, struct kv_view *v)
 {
 	memset(v, 0, sizeof(*v));
 	if (ev->sc == PR_SC_NONE || ev->sc >= PR_SC__MAX)
@@ -481,7 +483,7 @@ int pr_decide(const struct policy *p, const struct pr_event *ev, struct pr_view 
 		v->is_escape = true;
 		v->violation = true;
 		v->access = "escape";
-		v->rule = PR_RULE_ESCAPE;
+		v->rule = KV_RULE_ESCAPE;
 		if (ev->sc == PR_SC_IO_URING_OP) {
 			v->io_op = (int)(ev->aflags & 0xff);
 			if (ev->flags & PR_EVF_URING_OBJ)
@@ -553,7 +555,7 @@ int pr_decide(const struct policy *p, const struct pr_event *ev, struct pr_view 
 	}
 	if (acc == POL_EXEC && strncmp(v->path, "/memfd:", 7) == 0) {
 		v->is_escape = true;
-		v->rule = PR_RULE_ESCAPE;
+		v->rule = KV_RULE_ESCAPE;
 		v->violation = true;
 		return 1;
 	}
@@ -563,34 +565,6 @@ int pr_decide(const struct policy *p, const struct pr_event *ev, struct pr_view 
 	v->rule = pol_rule_text(p, d.rule);
 	v->violation = true;
 	return 1;
-}
-
-static const char *uring_op_name(int op)
-{
-	static const char *const n[] = { "nop", "readv", "writev", "fsync", "read_fixed", "write_fixed",
-					 "poll_add", "poll_remove", "sync_file_range", "sendmsg", "recvmsg",
-					 "timeout", "timeout_remove", "accept", "async_cancel", "link_timeout",
-					 "connect", "fallocate", "openat", "close", "files_update", "statx",
-					 "read", "write", "fadvise", "madvise", "send", "recv", "openat2",
-					 "epoll_ctl", "splice", "provide_buffers", "remove_buffers", "tee",
-					 "shutdown", "renameat", "unlinkat", "mkdirat", "symlinkat", "linkat" };
-	return op >= 0 && (size_t)op < sizeof(n) / sizeof(n[0]) ? n[op] : NULL;
-}
-
-/* The exe's full path when /proc agrees with the kernel's dentry name, else the dentry name. */
-static void exe_path(const struct pr_view *v, char *out, size_t outlen)
-{
-	char link[64], buf[4096];
-	snprintf(out, outlen, "%s", v->exe);
-	snprintf(link, sizeof(link), "/proc/%u/exe", v->pid);
-	ssize_t n = readlink(link, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return;
-	buf[n] = 0;
-	const char *b = strrchr(buf, '/');
-	b = b ? b + 1 : buf;
-	if (v->exe[0] && strcmp(b, v->exe) == 0)
-		snprintf(out, outlen, "%s", buf);
 }
 
 bool pr_follows_final(const struct pr_event *ev)
@@ -611,7 +585,7 @@ bool pr_follows_final(const struct pr_event *ev)
 }
 
 int pr_decide_resolved(const struct policy *p, const struct pr_event *ev, const char *resolved,
-		       struct pr_view *v)
+		       struct kv_view *v)
 {
 	if (v->violation || !v->access || strcmp(resolved, v->path) == 0)
 		return 0;
@@ -623,75 +597,4 @@ int pr_decide_resolved(const struct policy *p, const struct pr_event *ev, const 
 	v->rule = pol_rule_text(p, d.rule);
 	v->violation = true;
 	return 1;
-}
-
-const char *pr_outcome(const struct pr_view *v)
-{
-	if (v->outcome)
-		return v->outcome;
-	return v->undecidable ? "undecidable" : v->contained ? "contained" : "breach";
-}
-
-int pr_emit_violation(struct audit *a, const struct pr_view *v)
-{
-	cJSON *ev = audit_event(a, "kernel.violation", "kernel");
-	if (!ev)
-		return -1;
-	char exe[4096];
-	if (v->exe_path)
-		snprintf(exe, sizeof(exe), "%s", v->exe_path);
-	else
-		exe_path(v, exe, sizeof(exe));
-	cJSON_AddNumberToObject(ev, "pid", v->pid);
-	audit_add_str(ev, "comm", v->comm, 16);
-	audit_add_str(ev, "exe", exe, 4096);
-	audit_add_str(ev, "syscall", v->syscall, 64);
-	if (v->is_net && !v->is_unix) {
-		cJSON_AddStringToObject(ev, "addr", v->addr);
-		cJSON_AddNumberToObject(ev, "port", v->port);
-	} else if (v->path[0] || v->is_unix) {
-		audit_add_str(ev, "path", v->path, sizeof(v->path));
-		audit_add_str(ev, "requested", v->requested, sizeof(v->requested));
-	}
-	if (v->io_op >= 0) {
-		const char *on = uring_op_name(v->io_op);
-		if (on)
-			cJSON_AddStringToObject(ev, "op", on);
-		else
-			cJSON_AddNumberToObject(ev, "op", v->io_op);
-	}
-	if (v->sock[0])
-		cJSON_AddStringToObject(ev, "socket", v->sock);
-	if (v->is_signal) {
-		cJSON_AddNumberToObject(ev, "target_pid", v->target);
-		if (v->sig >= 0)
-			cJSON_AddNumberToObject(ev, "signal", v->sig);
-	}
-	cJSON_AddStringToObject(ev, "access", v->access ? v->access : "?");
-	audit_add_str(ev, "rule", v->rule ? v->rule : "?", 1024);
-	cJSON_AddStringToObject(ev, "outcome", pr_outcome(v));
-	if (v->failed)
-		cJSON_AddNumberToObject(ev, "errno", v->err);
-	if (v->compat)
-		cJSON_AddTrueToObject(ev, "compat");
-	if (v->raced) {
-		cJSON_AddTrueToObject(ev, "raced");
-		audit_add_str(ev, "path_raced", v->path_raced, sizeof(v->path_raced));
-		if (v->raced_denied)
-			cJSON_AddStringToObject(ev, "sev", "critical");
-	}
-	if (v->count > 0) {                      /* records the ring could not take, counted in the kernel */
-		cJSON_AddNumberToObject(ev, "count", (double)v->count);
-		cJSON_AddStringToObject(ev, "summary", "ring overflow");
-	}
-	if (v->count > 0) {
-		/* a distinct sensor keeps the audit writer from coalescing a summary (which carries its
-		 * own count) with the individual lines of the same call */
-		char sn[96];
-		snprintf(sn, sizeof(sn), "%s (ring overflow)", v->sensor ? v->sensor : "?");
-		cJSON_AddStringToObject(ev, "sensor", sn);
-	} else {
-		cJSON_AddStringToObject(ev, "sensor", v->sensor);
-	}
-	return audit_emit(a, ev);
 }

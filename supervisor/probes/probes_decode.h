@@ -1,7 +1,7 @@
 /* probes_decode.h — one kernel probe record (bpf/probes.h) -> a policy decision -> kernel.violation.
  *
  * Promise: pure functions, no system calls except the optional /proc/<pid>/exe lookup in
- * pr_emit_violation. The record is bounds-checked before use (lengths, component counts, enums).
+ * kv_emit. The record is bounds-checked before use (lengths, component counts, enums).
  * Decisions use only the compiled policy's functions (pol_normalize, pol_path, pol_net_addr,
  * pol_net_mode, pol_rule_text): there is no second rule engine here.
  *   - path syscalls: the absolute path is assembled from the kernel's dentry walk (the file of a
@@ -57,8 +57,8 @@
 #include "audit.h"
 #include "policy.h"
 #include "bpf/probes.h"
+#include "kviolation.h"
 
-#define PR_RULE_ESCAPE "escape-class syscall"
 #define PR_RULE_SIGNAL "signal outside the run"
 #define PR_RULE_ABSTRACT "abstract unix socket"
 #define PR_RULE_DEEP "probes: path deeper than the walk bound (undecidable)"
@@ -71,42 +71,6 @@
 #define PR_RULE_LOST "probes: records lost when the ring and its overflow counters were full (undecidable)"
 #define PR_RULE_RACED "probes: the name changed while the kernel used it (raced)"
 
-struct pr_view {
-	bool violation;
-	bool is_net;
-	bool is_escape;
-	bool is_signal;             /* kill family / pidfd_open to a process outside the run */
-	bool is_unix;               /* AF_UNIX connect/sendto/sendmsg/bind: path = the socket name */
-	int target;                 /* signals: target pid as given (negative: a process group) */
-	int sig;                    /* signals: signal number, -1 none (pidfd_open) */
-	const char *syscall;        /* "openat", "connect", "io_uring_submit_req", ... */
-	const char *sensor;         /* "tp_btf:sys_exit", ... */
-	const char *access;         /* "read", "write", "exec", "connect", "bind", "escape" */
-	const char *rule;           /* pol_rule_text or a fixed text */
-	bool contained;             /* ret < 0 (and not EINPROGRESS for connect) */
-	bool failed;                /* the call failed (err is its errno) */
-	bool undecidable;           /* the probes could not decide: outcome "undecidable" */
-	const char *outcome;        /* NULL, or the outcome to write instead (a report-only sensor:
-				     * "attempted" — the call went on to the kernel, result unseen) */
-	int err;                    /* errno when contained */
-	char path[8192];            /* absolute (path syscalls): a cwd of up to PATH_MAX joined with a
-				     * requested string of up to PATH_MAX */
-	char requested[PR_REQ_MAX + 1];
-	char addr[64];              /* textual (network syscalls) */
-	uint16_t port;
-	int io_op;                  /* io_uring opcode, -1 otherwise */
-	char sock[96];              /* socket(): what the allowlist refuses ("AF_VSOCK", ...), else "" */
-	uint32_t pid, tid;
-	char comm[17];
-	char exe[PR_EXE_MAX + 1];   /* dentry name of the exe (kernel) */
-	const char *exe_path;       /* full exe path from the process records, or NULL */
-	bool compat;
-	uint64_t count;             /* > 0: a summary of this many identical records (ring overflow) */
-	bool raced;                 /* PR_EVF_RACED: path = what the kernel used, path_raced = the name
-				     * the buffer held when the call began */
-	bool raced_denied;          /* raced, and either name is denied (sev critical) */
-	char path_raced[8192];
-};
 
 const char *pr_sc_name(unsigned sc);
 const char *pr_sensor_name(unsigned sensor);
@@ -114,7 +78,7 @@ const char *pr_sensor_name(unsigned sensor);
  * malformed). Applies the /proc/<own pid> -> /proc/self rewrite. */
 int pr_event_path(const struct pr_event *ev, char *out, size_t outlen);
 /* Decide one record. Returns 1 violation, 0 allowed / not a candidate, -1 malformed record. */
-int pr_decide(const struct policy *p, const struct pr_event *ev, struct pr_view *v);
+int pr_decide(const struct policy *p, const struct pr_event *ev, struct kv_view *v);
 /* Whether the call follows a symlink in the final component of path argument argi (open without
  * O_NOFOLLOW, chmod, chown, truncate, utimes without AT_SYMLINK_NOFOLLOW, the xattr calls without
  * "l", inotify, exec...); intermediate components are always followed. */
@@ -123,10 +87,6 @@ bool pr_follows_final(const struct pr_event *ev);
  * kernel reaches through symlinks, found by the caller): 1 violation (v filled, requested = the
  * string as given), 0 allowed. Pure. */
 int pr_decide_resolved(const struct policy *p, const struct pr_event *ev, const char *resolved,
-		       struct pr_view *v);
-/* "breach", "contained" or "undecidable" (v->outcome when set). */
-const char *pr_outcome(const struct pr_view *v);
-/* Write the kernel.violation event. Returns audit_emit's result. */
-int pr_emit_violation(struct audit *a, const struct pr_view *v);
+		       struct kv_view *v);
 
 #endif

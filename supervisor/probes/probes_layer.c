@@ -63,7 +63,7 @@ struct sbx_probes {
 	bool audit_failed;
 	bool discard;                /* leftovers of a previous run of the slot: drop */
 	struct pr_event *evbuf;      /* one record, zero-padded (allocated once) */
-	struct pr_view *view;
+	struct kv_view *view;
 	struct pr_exe *exes;         /* PR_EXE_CACHE entries */
 	struct pr_ovf *ovf;          /* one overflow value (allocated once) */
 	struct exec_kills *kills;    /* the run's processes killed at their exec stop (exec_kills.h) */
@@ -411,7 +411,7 @@ static bool name_gone(const struct sbx_probes *pr, const char *abs)
  * — which the kernel never answers for a name that does not exist — and the name is gone by the
  * time it is decoded (a link made, used and removed at once), the object the kernel refused cannot
  * be known any more: reported as undecidable, never silently allowed. */
-static int second_look(struct sbx_probes *pr, const struct pr_event *ev, struct pr_view *v)
+static int second_look(struct sbx_probes *pr, const struct pr_event *ev, struct kv_view *v)
 {
 	if (ev->path_kind == PR_PK_FULL || !v->access || !v->path[0] || v->path[0] != '/' ||
 	    (ev->flags & PR_EVF_ABSTRACT))
@@ -430,9 +430,9 @@ static int second_look(struct sbx_probes *pr, const struct pr_event *ev, struct 
 	return 0;
 }
 
-static void count_outcome(struct sbx_probes *pr, const struct pr_view *v, uint64_t n)
+static void count_outcome(struct sbx_probes *pr, const struct kv_view *v, uint64_t n)
 {
-	const char *o = pr_outcome(v);
+	const char *o = kv_outcome(v);
 	if (!strcmp(o, "breach"))
 		pr->cnt.breach += n;
 	else if (!strcmp(o, "contained"))
@@ -443,7 +443,7 @@ static void count_outcome(struct sbx_probes *pr, const struct pr_view *v, uint64
 
 /* An exec the kernel finished on a process the exec pins killed at its stop, before its first
  * instruction (exec_kills.h): their event says so; this record's "succeeded" is not a breach. */
-static bool killed_at_exec(struct sbx_probes *pr, const struct pr_view *v)
+static bool killed_at_exec(struct sbx_probes *pr, const struct kv_view *v)
 {
 	return !v->contained && v->syscall && !strncmp(v->syscall, "execve", 6) &&
 	       exec_kills_take(pr->kills, (pid_t)v->pid);
@@ -463,7 +463,7 @@ static int on_event(void *ctx, void *data, size_t len)
 		struct pr_event *ev = pr->evbuf;
 		memset(ev, 0, sizeof(*ev));
 		memcpy(ev, data, len);
-		struct pr_view *v = pr->view;
+		struct kv_view *v = pr->view;
 		int d;
 		if (ev->path_len > len - head)
 			d = -1;                          /* claims more path than it carries */
@@ -484,7 +484,7 @@ static int on_event(void *ctx, void *data, size_t len)
 			pr->violations++;
 			count_outcome(pr, v, 1);
 			v->exe_path = exe_get(pr, ev->tgid);
-			if (pr_emit_violation(pr->a, v) != 0) {
+			if (kv_emit(pr->a, v) != 0) {
 				pr->audit_failed = true;
 				return -EIO;
 			}
@@ -516,7 +516,7 @@ static int finish(struct sbx_probes *pr, struct audit *a)
 			pr->malformed++;
 			continue;
 		}
-		struct pr_view *v = pr->view;
+		struct kv_view *v = pr->view;
 		int d = pr_decide(pr->pol, ev, v);
 		if (d == 0)
 			d = second_look(pr, ev, v);
@@ -528,7 +528,7 @@ static int finish(struct sbx_probes *pr, struct audit *a)
 		count_outcome(pr, v, c);
 		v->count = c;
 		v->exe_path = exe_get(pr, ev->tgid);
-		if (pr_emit_violation(a, v) != 0)
+		if (kv_emit(a, v) != 0)
 			rc = -1;
 	}
 	free(keys);
@@ -536,7 +536,7 @@ static int finish(struct sbx_probes *pr, struct audit *a)
 	uint64_t unk = all - pr->cnt.lost_unknown;       /* not summarised yet */
 	pr->cnt.lost_unknown = all;
 	if (rc == 0 && unk > 0) {
-		struct pr_view *v = pr->view;
+		struct kv_view *v = pr->view;
 		memset(v, 0, sizeof(*v));
 		v->violation = v->undecidable = true;
 		v->syscall = "*";
@@ -546,7 +546,7 @@ static int finish(struct sbx_probes *pr, struct audit *a)
 		v->io_op = -1;
 		v->count = unk;
 		pr->cnt.undecidable += unk;
-		if (pr_emit_violation(a, v) != 0)
+		if (kv_emit(a, v) != 0)
 			rc = -1;
 	}
 	return rc;
@@ -890,7 +890,7 @@ static int pr_start(const struct layer_ctx *c, void **st, char *level, size_t le
 	return 0;
 }
 
-static int pr_spawned(struct layer_ctx *c, void *st, char *why, size_t whylen)
+static int pr_spawned(const struct layer_ctx *c, void *st, char *why, size_t whylen)
 {
 	char level[300];
 	if (sbx_probes_prepare(st, level, sizeof level, why, whylen) < 0)
@@ -905,7 +905,7 @@ static int pr_replan(const struct layer_ctx *c, void *st)
 	return 0;
 }
 
-static void pr_on_ready(struct layer_ctx *c, void **st, const char *status, pid_t pid, int listener)
+static void pr_on_ready(const struct layer_ctx *c, void **st, const char *status, pid_t pid, int listener)
 {
 	if (*st && sbx_layer_on(c->L, layer_probes.id) && sbx_probes_arm(*st, pid) < 0)
 		sbx_layer_set_off(c->L, layer_probes.id, "arming the probes on pid %d failed", (int)pid);

@@ -165,7 +165,7 @@ int plan_attempt_env(const struct run_plan *p, const struct layer_ctx *c, int po
 		return 0;
 	char v[32];
 	int rc = 0;
-	if (!c->fixed_channel) { /* fixed: the preload's channel is /run/sbxsup, nothing of ours here */
+	if (!c->att->fixed_channel) { /* fixed: the preload's channel is /run/sbxsup, nothing of ours here */
 		snprintf(v, sizeof v, "%d", pol_fd);
 		rc |= env_set(out, SBX_ENV_POLICY_FD, pol_fd >= 0 ? v : LAYER_FD_PLACEHOLDER);
 		snprintf(v, sizeof v, "%d", rep_fd);
@@ -228,8 +228,8 @@ cJSON *plan_json(const struct layer_ctx *c, const struct manifest *m, const stru
 	cJSON_AddStringToObject(o, "sensor", sensor);
 
 	cJSON *env = cJSON_AddObjectToObject(o, "env");
-	for (size_t i = 0; c->env && i < c->env->n; i++) {
-		const char *e = c->env->v[i], *eq = strchr(e, '=');
+	for (size_t i = 0; c->att->env && i < c->att->env->n; i++) {
+		const char *e = c->att->env->v[i], *eq = strchr(e, '=');
 		if (!eq)
 			continue;
 		char name[256];

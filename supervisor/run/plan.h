@@ -41,6 +41,8 @@ struct run_plan {
 				    * sees the host's /proc): no builtin:proc-pidns, whatever tmp_ns says */
 	bool no_netns;             /* direct mode: no network namespace could be made after all: the
 				    * host's loopback is not the run's (plan_own_netns false) */
+	bool no_mntns;             /* direct mode: no mount namespace could be made after all: the
+				    * environment is the preload's channel (layer_attempt.fixed_channel) */
 	char repdir[80];           /* the report socket's private dir (0700) to create, "" when none */
 	char repsock[108];         /* repdir + "/report", "" when none */
 	char etclow[96];           /* bwrap + preload, the /etc view (etc_view.h): repdir + "/etclow",
@@ -82,10 +84,10 @@ int plan_env(struct run_plan *p, const struct manifest *m, char *const *caller_e
  * (fd < 0 and run NULL print placeholders), then each active layer's variables, then (pol_gateway)
  * HTTP_PROXY, HTTPS_PROXY, http_proxy, https_proxy = http://127.0.0.1:proxy_port and NO_PROXY,
  * no_proxy = localhost,127.0.0.1,::1. With
- * c->fixed_channel none of sbxsup's variables (the preload reads /run/sbxsup). 0 or -1. */
+ * c->att->fixed_channel none of sbxsup's variables (the preload reads /run/sbxsup). 0 or -1. */
 int plan_attempt_env(const struct run_plan *p, const struct layer_ctx *c, int pol_fd, int rep_fd,
 		     const char *run, bool disabled, struct strv *out);
-/* --dry-run: c->env must be the attempt environment (plan_attempt_env with placeholders). */
+/* --dry-run: c->att->env must be the attempt environment (plan_attempt_env with placeholders). */
 cJSON *plan_json(const struct layer_ctx *c, const struct manifest *m, const struct strv *dropped);
 void plan_free(struct run_plan *p);
 

@@ -82,40 +82,6 @@ static void detect_layers(struct run *r)
 	layers_disable(&r->L, "disabled via SBXSUP_SANDBOX");
 }
 
-/* The layers see the plan through r->lc: the one derivation of its plan-owned fields, after every
- * (re-)plan and after the set-up gave up a part of the plan (run_setup_dirs). */
-void run_ctx_from_plan(struct run *r)
-{
-	r->lc.pol = r->plan.pol;
-	r->lc.d = &r->d;
-	r->lc.L = &r->L;
-	r->lc.lim = &r->lim;
-	r->lc.plan_wrapped = &r->plan.wrapped; /* (read through; the plan owns it) */
-	r->lc.workspace = r->m->workspace;
-	r->lc.cmd = r->o.cmd;
-	r->lc.env = &r->plan.env;
-	r->lc.report_sock = r->plan.repsock[0] ? r->plan.repsock : NULL;
-	r->lc.etc_view = r->plan.etcview[0] ? r->plan.etcview : NULL;
-	r->lc.etc_lower = r->plan.etclow[0] ? r->plan.etclow : NULL;
-	/* The preload's fixed channel (/run/sbxsup + /etc/ld.so.preload): wherever the run has a mount
-	 * tree of its own (bwrap, or direct mode with a mount namespace) and a report socket. Without
-	 * any mount namespace the environment stays the channel. */
-	r->lc.fixed_channel = !r->o.disabled && r->lc.report_sock &&
-			      layers_want_report(&r->L) && (r->plan.wrapped || r->plan.tmp_ns);
-	sd_inside_ids(&r->sd, &r->lc.uid, &r->lc.gid);
-	r->lc.home_dir = r->sd.real_home || r->o.disabled ? NULL : "/tmp/" SD_HOME_NAME;
-	/* bwrap as root: its own user namespace, the write grants bound from their staged idmapped
-	 * mounts (sandbox_direct.h sd_bwrap_prepare / sd_bwrap_child) */
-	r->lc.own_userns = r->plan.wrapped && !r->o.disabled && r->sd.root;
-	r->lc.stage_dir = r->lc.own_userns && r->plan.stagedir[0] ? r->plan.stagedir : NULL;
-	for (size_t i = 0; i < r->sd.nwr; i++)
-		r->staged[i] = r->sd.wr[i];
-	r->lc.staged = r->staged;
-	r->lc.nstaged = r->lc.own_userns ? r->sd.nwr : 0;
-	r->lc.unreachable = r->lc.own_userns ? &r->unreach : NULL;
-	r->lc.links = &r->plan.links;
-}
-
 /* Root: the directories granted for writing (the workspace first), which get idmapped mounts
  * (sd_writable). Beyond SD_MAX_EXPOSE the rest stay as they are (direct mode refuses then). With
  * bwrap, also the granted paths its unprivileged identity cannot look up (sd_unreachable). */
@@ -173,6 +139,7 @@ static int replan(struct run *r, bool wrapped)
 	r->plan.tmp_ns = !wrapped && r->sd.mnt; /* "/tmp": the run's own, in its mount namespace */
 	r->plan.no_pidns = false;  /* (set by the attempt when no namespace could be made after all) */
 	r->plan.no_netns = false;
+	r->plan.no_mntns = false;
 	if (active && plan_wants_nft(r->m) && (wrapped || r->plan.tmp_ns) && !r->plan.nft) {
 		/* an unrestricted network gets a namespace of its own only where nftables can send every
 		 * TCP connection to the gateway (run_net.c), and a host granted without a port is
@@ -238,13 +205,16 @@ static int make_plan(struct run *r)
 static int print_plan(struct run *r)
 {
 	struct strv env = {0};
-	struct layer_ctx c = r->lc;
-	if (plan_attempt_env(&r->plan, &c, -1, -1, NULL, r->o.disabled, &env) < 0) {
+	if (plan_attempt_env(&r->plan, &r->lc, -1, -1, NULL, r->o.disabled, &env) < 0) {
 		sbx_msg("out of memory building the environment");
 		strv_free(&env);
 		return SBX_EXIT_INTERNAL;
 	}
-	c.env = &env;
+	/* the plan's view with the environment an attempt would give (placeholders) */
+	struct layer_attempt att = *r->lc.att;
+	att.env = &env;
+	struct layer_ctx c = r->lc;
+	c.att = &att;
 	cJSON *plan = plan_json(&c, r->m, &r->plan.dropped);
 	cJSON *shadow = plan ? run_shadow_plan_json(r) : NULL;
 	if (shadow)
@@ -568,18 +538,14 @@ int run_execute(struct run_opts *o, int parsed)
 		return SBX_EXIT_INTERNAL;
 	}
 	r->pol_fd = r->sfd = r->tfd = r->repsrv = r->result_fd = -1;
-	r->lc.cg.v2_fd = -1;
 	r->sd.userns_fd = -1;
 	for (size_t i = 0; i < RUN_WARM_NS; i++)
 		r->warm.ns[i] = -1;
-	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1, .userns = -1,
-				       .passwd = -1, .group = -1, .resolv = -1};
 	cg_init(&r->cg);
 	janitor_init(&r->jan);
 	r->o = *o;
 	pt_init(&r->pt, getenv("SBXSUP_TIMING"));
-	r->lc.pt = &r->pt;
-	r->lc.exec_kills = &r->exec_kills;
+	run_ctx_init(r);
 	int code = run_main(r, parsed);
 	fflush(stdout);
 	write_result(r, code);

@@ -279,15 +279,13 @@ enum attempt_result run_attempt(struct run *r)
 	io.ctl_c = ctlp[1];
 	io.rep_c = repp[1];
 	io.status_w = stp[1];
-	r->lc.report_sock = r->repsrv >= 0 ? r->plan.repsock : NULL;
-	if (!r->lc.report_sock)
-		r->lc.fixed_channel = false;
-	if (plan_attempt_env(&r->plan, &r->lc, r->pol_fd, repp[1], r->a.run, r->o.disabled, &io.env) < 0) {
-		sbx_msg("out of memory building the environment");
+	res = w->prepare ? w->prepare(r, &io) : ATT_DONE; /* the wrapper's descriptors */
+	if (res != ATT_DONE)
 		goto out;
-	}
-	r->lc.env = &io.env;
-	res = w->prepare(r, &io);
+	res = ATT_FAIL;
+	if (run_ctx_attempt(r, &io) < 0) /* what the layers see of this attempt, once */
+		goto out;
+	res = w->argv(r, &io);
 	if (res != ATT_DONE)
 		goto out;
 	res = ATT_FAIL;
@@ -361,9 +359,7 @@ out:
 	layers_stop(&r->lrt, true); /* what lived for this attempt only (seccomp's listener) */
 	if (w->done)
 		w->done(r);
-	r->lc.env = &r->plan.env;
-	r->lc.fds = (struct layer_fds){.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1, .userns = -1,
-				       .passwd = -1, .group = -1, .resolv = -1};
+	run_ctx_attempt_end(r);
 	close_fd(&io.passwd);
 	close_fd(&io.group);
 	close_fd(&io.resolv);

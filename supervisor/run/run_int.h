@@ -69,6 +69,7 @@ struct attempt {
 	size_t wrap_err_len;
 	struct report_rx rx;
 	struct run_net net;
+	struct layer_attempt lc;   /* what the layers see of this attempt (run_ctx.c run_ctx_attempt) */
 };
 
 #define RUN_WARM_NS 6 /* run_warm.c: the stage's mnt, net, user, ipc, uts; bwrap's launcher's mnt */
@@ -93,7 +94,8 @@ struct run {
 	struct detect d;           /* host facts the probes found */
 	struct run_limits lim;
 	struct run_plan plan;
-	struct layer_ctx lc;       /* what the layers see (points into this struct) */
+	struct layer_ctx lc;       /* what the layers see (points into this struct; run_ctx.c writes it) */
+	struct layer_attempt lc_plan; /* lc.att outside an attempt: the plan's (run_ctx.c) */
 	struct layer_rt lrt;       /* the started layers' state */
 	struct exec_kills exec_kills; /* lc.exec_kills: processes killed at their exec stop */
 	/* set-up */
@@ -141,9 +143,16 @@ void run_net_stop(struct run *r);
 /* run.start.level.network: which walls are up. */
 void run_net_level(struct run *r, cJSON *level);
 
-/* run.c: r->lc's plan-owned fields, derived from r->plan (its one writer of them; the attempt
- * and its wrapper set the attempt's: env, fds, report_sock, fixed_channel) */
+/* run_ctx.c: the one writer of what the layers see (r->lc, r->lc_plan, r->att.lc; its promise
+ * block). from_plan after every (re-)plan; cgroup after the cgroup set-up; attempt once per attempt
+ * after its wrapper's prepare (io's descriptors; builds io->env: 0, or -1 said); attempt_end when
+ * it is over. */
+struct attempt_io;
+void run_ctx_init(struct run *r);
 void run_ctx_from_plan(struct run *r);
+void run_ctx_cgroup(struct run *r);
+int run_ctx_attempt(struct run *r, struct attempt_io *io);
+void run_ctx_attempt_end(struct run *r);
 
 /* run_setup.c: set-up acts on the plan. Each returns 0, or -1 (said on stderr). */
 int run_setup_dirs(struct run *r);        /* report socket dir + socket, private tmp dir; what it

@@ -176,14 +176,7 @@ void run_setup_cgroups(struct run *r)
 			.cpu_pct = -1,
 		};
 		cg_setup(&r->cg, r->a.run, &cl, &r->jan);
-		r->lc.cg = (struct layer_cg){
-			.v2_fd = r->cg.v2_fd,
-			.v2_id = r->cg.v2_id,
-			.memory = r->cg.ctl_on[CG_MEMORY] ? (r->cg.ctl_v2[CG_MEMORY] ? 2 : 1) : 0,
-			.pids = r->cg.ctl_on[CG_PIDS] ? (r->cg.ctl_v2[CG_PIDS] ? 2 : 1) : 0,
-			.run_v2 = r->cg.v2[0] != 0,
-			.why = r->cg.why,
-		};
+		run_ctx_cgroup(r);
 		if (lim_on && r->cg.why[0] && ((r->lim.memory_mb > 0 && !r->cg.ctl_on[CG_MEMORY]) ||
 					       (r->lim.pids > 0 && !r->cg.ctl_on[CG_PIDS])))
 			sbx_msg("warning: limits partly unenforced: %s", r->cg.why);

@@ -112,7 +112,7 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct at
 	}
 	att_cloexec_all();
 	att_keep_fd(r->pol_fd);
-	if (r->lc.fixed_channel) {
+	if (r->lc.att->fixed_channel) {
 		/* bwrap copies the policy to /run/sbxsup/policy (--ro-bind-data) from the current
 		 * offset, and closes it; the report socket is reached at /run/sbxsup/report */
 		if (lseek(r->pol_fd, 0, SEEK_SET) < 0)
@@ -138,12 +138,10 @@ static __attribute__((noreturn)) void child_bwrap(struct run *r, const struct at
 	_exit(SBX_EXIT_INTERNAL);
 }
 
-/* The executor's identity for bwrap, ld.so.preload's text, its passwd/group/resolv.conf, and the
- * argv (layers_wrap). */
+/* The executor's identity for bwrap, ld.so.preload's text, its passwd/group/resolv.conf. */
 static enum attempt_result bw_prepare(struct run *r, struct attempt_io *io)
 {
 	struct attempt *t = &r->att;
-	char err[256];
 	int err_fd = r->o.stdio ? r->o.stdio[2] : 2; /* the executor's stderr, which the stage restores */
 	int errp[2];
 	if (pipe2(errp, O_CLOEXEC) < 0) {
@@ -183,10 +181,13 @@ static enum attempt_result bw_prepare(struct run *r, struct attempt_io *io)
 		sbx_msg("the executor's passwd and group entries: %s", strerror(errno));
 		return ATT_FAIL;
 	}
-	r->lc.fds = (struct layer_fds){.ctl = io->ctl_c, .stderr_copy = t->stderr_copy, .ldso = io->ldso,
-				       .policy = r->lc.fixed_channel ? r->pol_fd : -1,
-				       .userns = r->sd.userns_fd, .passwd = io->passwd, .group = io->group,
-				       .resolv = io->resolv};
+	return ATT_DONE;
+}
+
+/* The argv (layers_wrap: the wrapper layer builds it from the attempt's view, its descriptors). */
+static enum attempt_result bw_argv(struct run *r, struct attempt_io *io)
+{
+	char err[256];
 	if (layers_wrap(&r->lc, &io->argv, err, sizeof err) < 0) {
 		sbx_msg("%s", err);
 		return ATT_FAIL;
@@ -223,6 +224,7 @@ const struct run_wrapper run_wrap_bwrap = {
 	.retry_without = true,
 	.signal_as_128 = true,     /* bwrap reports a command killed by signal N as 128+N */
 	.prepare = bw_prepare,
+	.argv = bw_argv,
 	.spawn = bw_spawn,
 	.child = child_bwrap,
 	.on_ready = bw_on_ready,

@@ -90,7 +90,7 @@ static __attribute__((noreturn)) void child_direct(struct run *r, const struct a
 	if (att_child_stdio(r, true) < 0)
 		_exit(SBX_EXIT_INTERNAL);
 	att_cloexec_all();
-	if (!r->lc.fixed_channel) {
+	if (!r->lc.att->fixed_channel) {
 		att_keep_fd(r->pol_fd);
 		att_keep_fd(f->rep_c);
 	}
@@ -165,7 +165,7 @@ static int policy_without_pidns(struct run *r)
 	}
 	if (run_setup_policy_fd(r) < 0)
 		return -1;
-	r->lc.pol = r->plan.pol;
+	run_ctx_from_plan(r);
 	layers_replan(&r->lc, &r->lrt);
 	return run_require_missing(r) ? -1 : 0;
 }
@@ -220,7 +220,7 @@ static pid_t direct_spawn(struct run *r, struct strv *env)
 		sbx_msg("run setup: the executor's passwd and group entries: %s", strerror(errno));
 		return -1;
 	}
-	p->fixed = (struct sd_fixed){.on = r->lc.fixed_channel && p->mnt, .blob = r->plan.blob,
+	p->fixed = (struct sd_fixed){.on = r->lc.att->fixed_channel && p->mnt, .blob = r->plan.blob,
 				     .bloblen = r->plan.bloblen, .report_sock = r->plan.repsock,
 				     .preload_lib = r->d.preload};
 	sd_fixed_open_lib(&p->fixed); /* the library, reachable whatever its directories' modes */
@@ -234,7 +234,8 @@ static pid_t direct_spawn(struct run *r, struct strv *env)
 	return pid;
 }
 
-static enum attempt_result dr_prepare(struct run *r, struct attempt_io *io)
+/* The stage's layer flags (the stage runs in-process: no argv of a wrapper). */
+static enum attempt_result dr_argv(struct run *r, struct attempt_io *io)
 {
 	if (layers_stage_flags(&r->L, &io->flags) < 0) {
 		sbx_msg("out of memory");
@@ -254,25 +255,20 @@ static pid_t dr_spawn(struct run *r, struct attempt_io *io)
 		run_reason(r, SBX_REASON_SHADOW_UNAVAILABLE, "--shadow: no mount namespace for the overlay");
 		return -1;
 	}
-	bool was_gw = pol_gateway(r->plan.pol);
-	if (pid < 0 && !r->o.disabled && (pol_own_pidns(r->plan.pol) || pol_own_netns(r->plan.pol))) {
-		/* no namespace after all: the host's /proc and the host's loopback, no gateway
-		 * (the network is enforced by address only: run_net_level) */
-		r->plan.no_netns = true;
-		if (policy_without_pidns(r) < 0)
-			return -1;
-	}
-	if (pid < 0 && (r->lc.fixed_channel || was_gw)) {
-		/* no mount namespace after all: the environment is the preload's channel (and
-		 * names no gateway proxy) */
-		r->lc.fixed_channel = false;
-		strv_free(&io->env);
-		if (plan_attempt_env(&r->plan, &r->lc, r->pol_fd, io->rep_c, r->a.run, r->o.disabled,
-				     &io->env) < 0) {
-			sbx_msg("out of memory building the environment");
-			return -1;
+	if (pid < 0) {
+		/* No namespace after all, a re-plan of the run and of this attempt: the host's /proc
+		 * and the host's loopback, no gateway (the network is enforced by address only:
+		 * run_net_level), no mount namespace, so the environment is the preload's channel
+		 * (and names no gateway proxy). */
+		r->plan.no_mntns = true;
+		if (!r->o.disabled && (pol_own_pidns(r->plan.pol) || pol_own_netns(r->plan.pol))) {
+			r->plan.no_netns = true;
+			if (policy_without_pidns(r) < 0)
+				return -1;
 		}
-		r->lc.env = &io->env;
+		run_ctx_from_plan(r);
+		if (run_ctx_attempt(r, io) < 0)
+			return -1;
 	}
 	bool accepted = false;
 	if (pid < 0 && !r->o.disabled && sd_root_executor(&r->sd, &accepted) && !accepted) {
@@ -294,7 +290,7 @@ static pid_t dr_spawn(struct run *r, struct attempt_io *io)
 const struct run_wrapper run_wrap_direct = {
 	.name = "direct",
 	.init_status = true,
-	.prepare = dr_prepare,
+	.argv = dr_argv,
 	.spawn = dr_spawn,
 	.child = child_direct,
 };

@@ -38,9 +38,14 @@ struct run_wrapper {
 	bool init_status;          /* the run's init writes the stage's wait status on status_w: the
 				    * child's own status is not the command's */
 	bool signal_as_128;        /* a command killed by signal N ends the child with exit 128+N */
-	/* Parent, before the spawn: what the child needs. ATT_DONE: go on; ATT_SETUP_FAILED (t->wrap_err
+	/* Parent, before the spawn: the descriptors the child needs (NULL: none). ATT_DONE: go on;
+	 * ATT_SETUP_FAILED (t->wrap_err
 	 * says why); ATT_FAIL: said. */
 	enum attempt_result (*prepare)(struct run *r, struct attempt_io *io);
+	/* Parent, after the layers' view of the attempt was built from what prepare made (run_ctx.c
+	 * run_ctx_attempt): the argv the child execs (bwrap), the stage's flags (direct). ATT_DONE or
+	 * ATT_FAIL (said). */
+	enum attempt_result (*argv)(struct run *r, struct attempt_io *io);
 	/* Start the child: its pid in the parent, 0 in the child (which then runs `child`), -1 when
 	 * nothing started (said). */
 	pid_t (*spawn)(struct run *r, struct attempt_io *io);

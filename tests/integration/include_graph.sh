@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # include_graph.sh — the dependency rules of docs/ARCHITECTURE.md ("Which way dependencies point"),
 # read from the sources' #include lines: no two modules (a .c with its .h, X_int.h counted as X's)
-# include each other, directly or through others, but the two named there; no folder includes a
-# header of a folder above it (cli > serve, lib > run > shadow, layers, probes, net > manifest >
-# audit > policy > common).
+# include each other, directly or through others, but the two named there; no two folders include
+# each other's headers, directly or through others; no folder includes a header of a folder above
+# it (cli > serve, lib > run > shadow, layers, probes, net > manifest > audit > policy > common).
 . "$(dirname "$0")/../lib.sh"
 cd "$SBX_ROOT" || exit 1
 command -v python3 >/dev/null || { t_skip include_graph "no python3"; exit 0; }
@@ -25,6 +25,7 @@ def resolve(h):
     c = base.get(os.path.basename(h), [])
     return c[0] if len(c) == 1 else None
 g = collections.defaultdict(set)
+fg = collections.defaultdict(set)   # folder -> folders whose headers it includes
 order = {'supervisor/cli': 9, 'supervisor/serve': 8, 'supervisor/lib': 8, 'supervisor/run': 7,
          'supervisor/shadow': 6, 'supervisor/layers': 6, 'supervisor/probes': 6, 'supervisor/net': 6,
          'supervisor/manifest': 5, 'audit': 4, 'policy': 3, 'common': 2}
@@ -36,6 +37,8 @@ for p in paths:
         if mod(r) != mod(p):
             g[mod(p)].add(mod(r))
         a, b = os.path.dirname(p), os.path.dirname(r)
+        if a != b:
+            fg[a].add(b)
         if order.get(b, 0) > order.get(a, 99):
             print('up: %s includes %s' % (p, r))
 # strongly connected components (Tarjan), the known ones named in docs/ARCHITECTURE.md left out
@@ -60,12 +63,22 @@ def sc(v):
 for v in sorted(g):
     if v not in idx:
         sc(v)
+# folders of one floor may include each other's headers one way only (the layer entries' folders,
+# probes/ and net/, include layers/; layers/ includes neither)
+def freach(a, b, seen):
+    return a == b or any(freach(n, b, seen | {n}) for n in fg[a] if n not in seen)
+for a in sorted(fg):
+    for b in sorted(fg[a]):
+        if freach(b, a, {b}):
+            print('foldercircle: %s -> %s' % (a, b))
 PY
 )
 circles=$(grep '^circle:' <<<"$out")
 ups=$(grep '^up:' <<<"$out")
+fcircles=$(grep '^foldercircle:' <<<"$out")
 if [ -z "$circles" ]; then t_pass include_no_circles; else t_fail include_no_circles "$(tr '\n' ';' <<<"$circles")"; fi
 if [ -z "$ups" ]; then t_pass include_no_folder_above; else t_fail include_no_folder_above "$(tr '\n' ';' <<<"$ups")"; fi
+if [ -z "$fcircles" ]; then t_pass include_no_folder_circles; else t_fail include_no_folder_circles "$(tr '\n' ';' <<<"$fcircles")"; fi
 
 # Nothing outside the layer table's folders includes a layer entry's header (X_layer.h): the run,
 # its wrappers, the library and the command line reach a layer through layer.h's ops and walkers.
@@ -103,3 +116,10 @@ for a in files:
 PY
 )
 if [ -z "$calls" ]; then t_pass preload_no_call_circles; else t_fail preload_no_call_circles "$(tr '\n' ';' <<<"$calls")"; fi
+
+# What the layers see has one writer: run/run_ctx.c assigns r->lc, the plan's attempt view (lc_plan)
+# and each attempt's (att.lc); the layers get it const. An assignment anywhere else is a second owner.
+writers=$(grep -rnE '(->|\.)(lc|lc_plan)(\.[a-z_]+)*[[:space:]]*(=[^=]|\+\+|--)' supervisor --include='*.c' --include='*.h' \
+	| grep -v '^supervisor/run/run_ctx\.c:' || true)
+if [ -z "$writers" ]; then t_pass layer_ctx_one_writer
+else t_fail layer_ctx_one_writer "$(tr '\n' ';' <<<"$writers")"; fi

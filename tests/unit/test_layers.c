@@ -28,6 +28,10 @@
 #include "rlimits.h"
 #include "strv.h"
 
+/* the layers' attempt view before any attempt: no descriptor, no environment */
+static const struct layer_attempt no_att = {.fds = {.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1,
+						     .userns = -1, .passwd = -1, .group = -1, .resolv = -1}};
+
 /* The one table: every layer registered at its own index, named, probed, saying what is lost;
  * exactly one wrapper; the names parse back to their bits. */
 static void t_layer_table(void **state)
@@ -112,7 +116,7 @@ static void t_admit(void **state)
 	char *sh[] = {"/bin/sh", NULL};
 	struct detect d;
 	memset(&d, 0, sizeof d);
-	struct layer_ctx c = {.d = &d, .L = &L, .cmd = sh};
+	struct layer_ctx c = {.d = &d, .L = &L, .cmd = sh, .att = &no_att};
 	layers_admit(&c);
 	assert_true(sbx_layer_on(&L, SBX_L_PRELOAD));
 	const char *progs = getenv("SBX_PROGS");
@@ -262,9 +266,10 @@ static void t_wrap_plan_env(void **state)
 				 .fsize_mb = -1, .wall_ms = 300000};
 	static const bool wrapped = true;
 	struct layer_ctx c = {.pol = f.p, .d = &d, .L = &L, .lim = &lim, .plan_wrapped = &wrapped, .workspace = f.m->workspace,
-			      .cmd = cmd, .env = &env, .report_sock = "/tmp/r/report",
-			      .fds = {.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1, .userns = -1,
-				      .passwd = -1, .group = -1}};
+			      .cmd = cmd, .att = &(const struct layer_attempt){
+				      .env = &env, .report_sock = "/tmp/r/report",
+				      .fds = {.ctl = -1, .stderr_copy = -1, .ldso = -1, .policy = -1, .userns = -1,
+					      .passwd = -1, .group = -1, .resolv = -1}}};
 	c.cg.v2_fd = -1;
 	char err[256];
 	assert_int_equal(layers_wrap(&c, &argv, err, sizeof err), 0);
@@ -307,7 +312,7 @@ static void t_start_child_stop(void **state)
 	sbx_layer_set_on(&L, SBX_L_LIMITS, "rlimit");
 	struct run_limits lim = {.wall_s = 300, .nofile = 200, .cpu_s = -1, .memory_mb = -1, .pids = -1,
 				 .fsize_mb = -1, .wall_ms = 300000};
-	struct layer_ctx c = {.L = &L, .lim = &lim};
+	struct layer_ctx c = {.L = &L, .lim = &lim, .att = &no_att};
 	c.cg.v2_fd = -1;
 	struct layer_rt rt;
 	memset(&rt, 0, sizeof rt);
@@ -356,7 +361,7 @@ static void t_on_ready(void **state)
 	sbx_layer_set_on(&L, SBX_L_PRELOAD, "LD_PRELOAD");
 	struct detect d;
 	memset(&d, 0, sizeof d);
-	struct layer_ctx c = {.d = &d, .L = &L};
+	struct layer_ctx c = {.d = &d, .L = &L, .att = &no_att};
 	struct layer_rt rt;
 	memset(&rt, 0, sizeof rt);
 	const char *status = "landlock=on\nlandlock_level=abi 6\nseccomp=off\nseccomp_why=no notify\n"
@@ -437,7 +442,7 @@ static void t_run_questions(void **state)
 	snprintf(d.preload, sizeof d.preload, "/x/libsbxpreload.so");
 	struct pol_fixture f;
 	pol_setup(&f);
-	struct layer_ctx c = {.d = &d, .L = &L, .pol = f.p};
+	struct layer_ctx c = {.d = &d, .L = &L, .pol = f.p, .att = &no_att};
 	assert_false(layers_cgroup_limits(&L));
 	sbx_layer_set_on(&L, SBX_L_LIMITS, "x");
 	assert_true(layers_cgroup_limits(&L));
@@ -522,7 +527,7 @@ static void t_spawned_walk(void **state)
 		sbx_layer_set_on(&L, l, "x");
 	struct detect d;
 	memset(&d, 0, sizeof d);
-	struct layer_ctx c = {.d = &d, .L = &L};
+	struct layer_ctx c = {.d = &d, .L = &L, .att = &no_att};
 	struct layer_rt rt;
 	memset(&rt, 0, sizeof rt); /* nothing started */
 	assert_int_equal(layers_spawned(&c, &rt), 0);

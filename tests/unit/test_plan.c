@@ -32,7 +32,8 @@ static void t_attempt_env(void **state)
 	memset(&L, 0, sizeof L);
 	sbx_layer_set_on(&L, layer_preload.id, "LD_PRELOAD");
 	bool wrapped = false;
-	struct layer_ctx c = {.d = &d, .L = &L, .plan_wrapped = &wrapped, .report_sock = "/tmp/r/report"};
+	const struct layer_attempt att = {.report_sock = "/tmp/r/report"};
+	struct layer_ctx c = {.d = &d, .L = &L, .plan_wrapped = &wrapped, .att = &att};
 	struct strv e = {0};
 	assert_int_equal(plan_attempt_env(&p, &c, -1, -1, NULL, false, &e), 0);
 	assert_string_equal(strv_getenv(&e, "PATH"), "/usr/bin");

@@ -480,7 +480,7 @@ static void test_io_uring_escape(void **state)
 	char *a1[] = { p, "uring", NULL };
 	run_attack(E.pr, NULL, NULL, a1);
 	cJSON *v = new_violations();
-	const cJSON *o = must_find(v, "io_uring_setup", "rule", PR_RULE_ESCAPE);
+	const cJSON *o = must_find(v, "io_uring_setup", "rule", KV_RULE_ESCAPE);
 	assert_string_equal(sget(o, "access"), "escape");
 	cJSON_Delete(v);
 
@@ -516,7 +516,7 @@ static void test_io_uring_escape(void **state)
 	assert_string_equal(sget(o, "addr"), "127.0.0.2");
 	assert_int_equal((int)nget(o, "port"), 9);
 	assert_string_equal(sget(o, "access"), "connect");
-	assert_string_not_equal(sget(o, "rule"), PR_RULE_ESCAPE);
+	assert_string_not_equal(sget(o, "rule"), KV_RULE_ESCAPE);
 	cJSON_Delete(v);
 
 	/* an allowed file through the ring: still reported (escape class), with its path */
@@ -524,7 +524,7 @@ static void test_io_uring_escape(void **state)
 	run_attack(E.pr, NULL, NULL, a4);
 	v = new_violations();
 	o = must_find(v, "io_uring_submit_req", "op", "openat");
-	assert_string_equal(sget(o, "rule"), PR_RULE_ESCAPE);
+	assert_string_equal(sget(o, "rule"), KV_RULE_ESCAPE);
 	assert_string_equal(sget(o, "path"), "/etc/hostname");
 	cJSON_Delete(v);
 }
@@ -539,8 +539,8 @@ static void test_unshare_and_memfd_exec(void **state)
 	char *a2[] = { p, "memfd-exec", "/bin/true", NULL };
 	assert_int_equal(run_attack(E.pr, NULL, NULL, a2), 0);   /* /bin/true ran from the memfd */
 	cJSON *v = new_violations();
-	const cJSON *o = must_find(v, "unshare", "rule", PR_RULE_ESCAPE);
-	o = must_find(v, "execveat", "rule", PR_RULE_ESCAPE);
+	const cJSON *o = must_find(v, "unshare", "rule", KV_RULE_ESCAPE);
+	o = must_find(v, "execveat", "rule", KV_RULE_ESCAPE);
 	assert_non_null(strstr(sget(o, "path"), "/memfd:payload"));
 	assert_string_equal(sget(o, "outcome"), "breach");
 	cJSON_Delete(v);
@@ -611,9 +611,9 @@ static void test_denylist_and_unix(void **state)
 	char *a4[] = { p, "unix", "/run/sbxsup-unit-nonexistent.sock", NULL };
 	run_attack(E.pr, NULL, NULL, a4);
 	cJSON *v = new_violations();
-	const cJSON *o = must_find(v, "keyctl", "rule", PR_RULE_ESCAPE);
+	const cJSON *o = must_find(v, "keyctl", "rule", KV_RULE_ESCAPE);
 	assert_string_equal(sget(o, "access"), "escape");
-	o = find(v, "socket", "rule", PR_RULE_ESCAPE);
+	o = find(v, "socket", "rule", KV_RULE_ESCAPE);
 	assert_non_null(o);
 	o = must_find(v, "connect", "path", "@sbxsup-unit-abstract");
 	assert_string_equal(sget(o, "rule"), PR_RULE_ABSTRACT);
@@ -986,7 +986,7 @@ static void test_decode_decisions(void **state)
 {
 	(void)state;
 	struct pr_event *ev = calloc(1, sizeof(*ev));
-	struct pr_view *v = malloc(sizeof(*v));
+	struct kv_view *v = malloc(sizeof(*v));
 	ev->sc = PR_SC_OPENAT;
 	ev->sensor = PR_SENSOR_TP_BTF_SYS_EXIT;
 	ev->path_kind = PR_PK_NONE;
@@ -1020,7 +1020,7 @@ static void test_decode_decisions(void **state)
 	ev->ret = 0;
 	assert_int_equal(pr_decide(E.p, ev, v), 1);
 	assert_string_equal(v->rule, POL_PRIV_SETUID);
-	assert_string_equal(pr_outcome(v), "breach");
+	assert_string_equal(kv_outcome(v), "breach");
 	ev->aflags = (O_WRONLY | O_CREAT) | (0644ull << 32);
 	assert_int_equal(pr_decide(E.p, ev, v), 0);
 	ev->sc = PR_SC_MKNODAT;
@@ -1036,7 +1036,7 @@ static void test_decode_decisions(void **state)
 	put_comps(ev, (const char *const[]){ "memfd:x" }, 1);
 	ev->ret = 0;
 	assert_int_equal(pr_decide(E.p, ev, v), 1);
-	assert_string_equal(v->rule, PR_RULE_ESCAPE);
+	assert_string_equal(v->rule, KV_RULE_ESCAPE);
 
 	ev->sc = PR_SC_OPENAT;                        /* truncated walk: never silently allowed */
 	ev->aflags = O_RDONLY;
@@ -1045,7 +1045,7 @@ static void test_decode_decisions(void **state)
 	assert_int_equal(pr_decide(E.p, ev, v), 1);
 	assert_string_equal(v->rule, PR_RULE_DEEP);
 	assert_true(v->undecidable);
-	assert_string_equal(pr_outcome(v), "undecidable");   /* the open succeeded: never "breach" */
+	assert_string_equal(kv_outcome(v), "undecidable");   /* the open succeeded: never "breach" */
 	ev->flags = 0;
 	assert_int_equal(pr_decide(E.p, ev, v), 0);
 
@@ -1111,7 +1111,7 @@ static void test_decode_decisions(void **state)
 	ev->sc = PR_SC_SOCKET;
 	ev->ret = 3;
 	assert_int_equal(pr_decide(E.p, ev, v), 1);
-	assert_string_equal(v->rule, PR_RULE_ESCAPE);
+	assert_string_equal(v->rule, KV_RULE_ESCAPE);
 	assert_false(v->contained);
 
 	/* a path argument unreadable at enter and exit: EFAULT -> silent, else unverifiable; the
@@ -1175,7 +1175,7 @@ static void test_decode_decisions(void **state)
 	ev->ret = 0;
 	assert_int_equal(pr_decide(E.p, ev, v), 1);
 	assert_string_equal(v->rule, PR_RULE_NOBASE);
-	assert_string_equal(pr_outcome(v), "undecidable");
+	assert_string_equal(kv_outcome(v), "undecidable");
 	ev->path_kind = PR_PK_BASE;                   /* a directory outside the task's tree */
 	ev->flags = PR_EVF_DETACHED;
 	put_comps(ev, (const char *const[]){ "x" }, 1);
@@ -1195,7 +1195,7 @@ static void test_decode_decisions(void **state)
 	assert_true(v->raced && v->raced_denied);
 	assert_string_equal(v->path, "/etc/shadow");
 	assert_string_equal(v->path_raced, "/usr/lib/x");
-	assert_string_equal(pr_outcome(v), "contained");
+	assert_string_equal(kv_outcome(v), "contained");
 	assert_true(strstr(v->rule, "shadow") || strstr(v->rule, "secret"));
 	/* the other way round, and the open succeeded on the allowed file: outcome raced */
 	snprintf(ev->req, sizeof(ev->req), "/etc/shadow");
@@ -1207,7 +1207,7 @@ static void test_decode_decisions(void **state)
 	assert_true(v->raced && v->raced_denied);
 	assert_string_equal(v->path, "/usr/lib/x");
 	assert_string_equal(v->path_raced, "/etc/shadow");
-	assert_string_equal(pr_outcome(v), "raced");
+	assert_string_equal(kv_outcome(v), "raced");
 	/* ... and on the secret itself: a breach */
 	put_comps(ev, (const char *const[]){ "shadow", "etc" }, 2);
 	snprintf(ev->kname, sizeof(ev->kname), "/etc/shadow");
@@ -1215,7 +1215,7 @@ static void test_decode_decisions(void **state)
 	assert_int_equal(pr_decide(E.p, ev, v), 1);
 	assert_string_equal(v->path, "/etc/shadow");
 	assert_string_equal(v->path_raced, "/usr/lib/x");
-	assert_string_equal(pr_outcome(v), "breach");
+	assert_string_equal(kv_outcome(v), "breach");
 	/* two allowed names: still reported (never dropped), rule PR_RULE_RACED, not critical */
 	ev->path_kind = PR_PK_NONE;
 	ev->ret = -ENOENT;
@@ -1239,7 +1239,7 @@ static void test_decode_decisions(void **state)
 	assert_true(strstr(v->rule, "shadow") || strstr(v->rule, "secret"));
 	snprintf(ev->req, sizeof(ev->req), "/usr/lib/x");    /* allowed: the escape-class report, named */
 	assert_int_equal(pr_decide(E.p, ev, v), 1);
-	assert_string_equal(v->rule, PR_RULE_ESCAPE);
+	assert_string_equal(v->rule, KV_RULE_ESCAPE);
 	assert_string_equal(v->path, "/usr/lib/x");
 
 	ev->sc = 999;

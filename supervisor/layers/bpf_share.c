@@ -7,17 +7,39 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "bpf_share.h"
-#include "probes_bpf.h"
 
 #define BS_BPFFS "/sys/fs/bpf"
+#ifndef BPF_FS_MAGIC
+#define BPF_FS_MAGIC 0xcafe4a11
+#endif
+
+int bs_ensure_fs(char *why, size_t whylen)
+{
+	struct statfs sf;
+	if (statfs(BS_BPFFS, &sf) == 0 && (unsigned long)sf.f_type == BPF_FS_MAGIC)
+		return 0;
+	if (mkdir(BS_BPFFS, 0700) != 0 && errno != EEXIST) {
+		snprintf(why, whylen, "mkdir /sys/fs/bpf: %s", strerror(errno));
+		return -1;
+	}
+	if (mount("bpf", BS_BPFFS, "bpf", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0700") != 0) {
+		snprintf(why, whylen, "mount bpffs on /sys/fs/bpf: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 
 /* The gate: an exclusive flock on the bpffs root, held for each transition. -1 on error (why). */
 static int gate_lock_how(int how, char *why, size_t whylen)
 {
-	if (pr_bpf_ensure_fs(why, whylen) != 0)
+	if (bs_ensure_fs(why, whylen) != 0)
 		return -1;
 	int g = open(BS_BPFFS, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (g < 0) {

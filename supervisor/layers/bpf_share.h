@@ -64,4 +64,7 @@ int bs_holders(const struct bs_ops *o);
 /* Run fn under the gate (the exclusive flock on the bpffs root). 0, or -1 when it cannot lock. */
 int bs_locked(void (*fn)(void *), void *arg);
 
+/* /sys/fs/bpf is a bpffs (mounted there when missing). 0, or -1 with why. */
+int bs_ensure_fs(char *why, size_t whylen);
+
 #endif
