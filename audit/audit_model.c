@@ -17,7 +17,7 @@ int am_layer_of(const char *event)
 		{"preload.deny", AM_L_PRELOAD},   {"seccomp.deny", AM_L_SECCOMP}, {"landlock.deny", AM_L_LANDLOCK},
 		{"netfilter.deny", AM_L_NETFILTER}, {"kernel.violation", AM_L_PROBES}, {"limit.hit", AM_L_LIMITS},
 		{"env.drop", AM_L_ENV},           {"net.deny", AM_L_NETFILTER},   {"dns.deny", AM_L_NETFILTER},
-		{"net.flow", AM_L_NETFILTER},
+		{"net.flow", AM_L_NETFILTER},     {"dns.answer", AM_L_NETFILTER},
 	};
 	for (size_t i = 0; event && i < sizeof map / sizeof map[0]; i++)
 		if (strcmp(map[i].ev, event) == 0)
@@ -891,6 +891,8 @@ int am_add_line(struct am *m, const char *line, size_t len)
 		if (flow_add(r, line, len) < 0)
 			return -1;
 		C(flows);
+	} else if (strcmp(event, "dns.answer") == 0) {
+		C(names);
 	} else if (sbx_sev_is_security_event(event)) {
 		struct sec_ev ev;
 		if (sec_ev_read(&m->scratch, &m->scratch_cap, &al, len, &ev) < 0)

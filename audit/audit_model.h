@@ -31,6 +31,7 @@ struct am_counts {
 	uint64_t events, preload, seccomp, netfilter, landlock, contained, breach, limit, envdrop, lost, other;
 	uint64_t gateway;  /* net.deny + dns.deny: the network gateway's refusals */
 	uint64_t flows;    /* net.flow: connections the gateway let through (recorded, not attempts) */
+	uint64_t names;    /* dns.answer: granted names resolved on the host side for the run (recorded) */
 	uint64_t sev[SBX_SEV_CRITICAL + 1]; /* security events by severity ([SBX_SEV_NONE] unused) */
 };
 /* escape attempts = security events of severity low..critical (info is benign, not counted) */

@@ -116,6 +116,8 @@ static const struct entry table[] = {
 	 L("net.deny"), NULL, NULL, NULL, NULL, NULL, 0, NULL, 0},
 	{"flow", SBX_SEV_INFO, "a connection the manifest grants, through the gateway (recorded, not refused)",
 	 L("net.flow"), NULL, NULL, NULL, NULL, NULL, 0, NULL, 0},
+	{"dns-answer", SBX_SEV_INFO, "a lookup of a granted name, resolved on the host side for the run (recorded, not refused)",
+	 L("dns.answer"), NULL, NULL, NULL, NULL, NULL, 0, NULL, 0},
 	{"network", SBX_SEV_HIGH, "a network connection the manifest does not grant",
 	 L("netfilter.deny"), NULL, NULL, NULL, NULL, NULL, 0, NULL, 0},
 	{"network-peer", SBX_SEV_HIGH, "a network connection the manifest does not grant",
@@ -201,7 +203,7 @@ static int matches(const struct entry *e, const struct sbx_sev_fields *f)
 int sbx_sev_is_security_event(const char *event)
 {
 	static const char *const sec[] = {"preload.deny", "kernel.violation", "netfilter.deny", "seccomp.deny",
-					  "landlock.deny", "dns.deny", "net.deny", "net.flow"};
+					  "landlock.deny", "dns.deny", "dns.answer", "net.deny", "net.flow"};
 	for (size_t i = 0; event && i < sizeof sec / sizeof sec[0]; i++)
 		if (strcmp(event, sec[i]) == 0)
 			return 1;

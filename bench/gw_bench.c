@@ -229,7 +229,7 @@ int main(int argc, char **argv)
 	}
 out:
 	if (gw > 0)
-		sbx_gw_stop(gw, 2000);
+		sbx_gw_stop(gw, 2000, NULL);
 	kill(c, SIGKILL);
 	waitpid(c, NULL, 0);
 	unlink(hosts);

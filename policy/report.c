@@ -166,6 +166,7 @@ int sbx_net_decode(const void *buf, size_t len, struct sbx_net_rec *out)
 		return -1;
 	switch (h.kind) {
 	case SBX_NET_DNS_DENY:
+	case SBX_NET_DNS_ANSWER:
 		if (h.host_len == 0 || h.reason != 0)
 			return -1;
 		break;
@@ -195,6 +196,7 @@ static const char *const net_reasons[SBX_NR__MAX] = {
 	[SBX_NR_ADDR_NOT_GRANTED] = "addr-not-granted", [SBX_NR_HTTP_RULE] = "http-rule",
 	[SBX_NR_BAD_REQUEST] = "bad-request",           [SBX_NR_TIMEOUT] = "timeout",
 	[SBX_NR_UPSTREAM] = "upstream-failed",          [SBX_NR_UDP_NOT_RELAYED] = "udp-not-relayed",
+	[SBX_NR_CONN_LIMIT] = "too-many-connections",
 };
 
 const char *sbx_net_reason_name(unsigned reason)

@@ -79,7 +79,7 @@ const char *sbx_access_name(unsigned access);    /* "read", "write", "exec", "co
 #define SBX_NET_STR_MAX  1024u
 #define SBX_NET_REC_MAX  (64u + 2u * SBX_NET_STR_MAX)
 
-enum sbx_net_kind { SBX_NET_DNS_DENY = 1, SBX_NET_DENY = 2, SBX_NET_FLOW = 3 };
+enum sbx_net_kind { SBX_NET_DNS_DENY = 1, SBX_NET_DENY = 2, SBX_NET_FLOW = 3, SBX_NET_DNS_ANSWER = 4 };
 /* net.deny reasons. Keep in step with sbx_net_reason_name(). */
 enum sbx_net_reason {
 	SBX_NR_NONE = 0,
@@ -91,6 +91,7 @@ enum sbx_net_reason {
 	SBX_NR_TIMEOUT,           /* no name within the time allowed */
 	SBX_NR_UPSTREAM,          /* the granted host could not be reached (resolution or connect) */
 	SBX_NR_UDP_NOT_RELAYED,   /* UDP the gateway cannot carry (an unrestricted network's, not DNS) */
+	SBX_NR_CONN_LIMIT,        /* more connections open at once than the gateway carries */
 	SBX_NR__MAX
 };
 

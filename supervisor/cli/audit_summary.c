@@ -168,9 +168,9 @@ static void print_text(const struct am *m, FILE *f)
 		   "lost events %llu\n",
 		ULL(am_attempts(t)), ULL(t->preload), ULL(t->seccomp), ULL(t->landlock), ULL(t->netfilter),
 		ULL(t->contained), ULL(t->breach), ULL(t->limit), ULL(t->envdrop), ULL(t->lost));
-	if (t->flows || t->gateway)
-		fprintf(f, "network gateway: %llu connection(s) recorded (net.flow), %llu refusal(s) (net.deny, dns.deny)\n",
-			ULL(t->flows), ULL(t->gateway));
+	if (t->flows || t->gateway || t->names)
+		fprintf(f, "network gateway: %llu connection(s) recorded (net.flow), %llu name(s) resolved (dns.answer), "
+			   "%llu refusal(s) (net.deny, dns.deny)\n", ULL(t->flows), ULL(t->names), ULL(t->gateway));
 
 	fprintf(f, "\nEXECUTORS (worst first)\n");
 	fprintf(f, "EXECUTOR                          RUNS WORST     CRIT   HIGH    MED    LOW   INFO BREACH PRELOAD "
@@ -220,6 +220,7 @@ static cJSON *counts_json(const struct am_counts *c)
 	cJSON_AddNumberToObject(o, "netfilter_deny", (double)c->netfilter);
 	cJSON_AddNumberToObject(o, "gateway_deny", (double)c->gateway);
 	cJSON_AddNumberToObject(o, "net_flow", (double)c->flows);
+	cJSON_AddNumberToObject(o, "dns_answer", (double)c->names);
 	cJSON_AddNumberToObject(o, "limit_hit", (double)c->limit);
 	cJSON_AddNumberToObject(o, "env_drop", (double)c->envdrop);
 	cJSON_AddNumberToObject(o, "lost", (double)c->lost);

@@ -270,7 +270,7 @@ int sbx_gw_spawn(const struct sbx_gw_spec *spec, pid_t *pid, char *err, size_t e
 	ssize_t got = pr > 0 ? read(ready[0], &b, 1) : -1;
 	close(ready[0]);
 	if (got != 1 || b != 'R') {
-		int st = sbx_gw_stop(p, 100);
+		int st = sbx_gw_stop(p, 100, NULL);
 		snprintf(err, errlen, "gateway failed to start%s",
 			 st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 2 ? " (configuration refused)"
 			 : st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 126 ? " (could not lock itself down)"
@@ -289,7 +289,19 @@ static long now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-int sbx_gw_stop(pid_t pid, int timeout_ms)
+/* Everything the sink's socket holds now, into the stream. */
+static void sink_drain(struct sbx_gw_sink *s)
+{
+	if (!s || s->fd < 0 || s->failed)
+		return;
+	int got;
+	while ((got = sbx_gw_drain(s->fd, s->a, s->rejected)) > 0)
+		;
+	if (got < 0)
+		s->failed = true;
+}
+
+int sbx_gw_stop(pid_t pid, int timeout_ms, struct sbx_gw_sink *sink)
 {
 	if (pid <= 0)
 		return -1;
@@ -298,19 +310,30 @@ int sbx_gw_stop(pid_t pid, int timeout_ms)
 	long end = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
 	for (;;) {
 		pid_t r = waitpid(pid, &st, WNOHANG);
-		if (r == pid)
+		if (r == pid) {
+			sink_drain(sink);
 			return st;
+		}
 		if (r < 0 && errno != EINTR)
 			return -1;
-		if (now_ms() >= end)
+		long left = end - now_ms();
+		if (left <= 0)
 			break;
-		struct timespec ts = {0, 5 * 1000 * 1000};
-		nanosleep(&ts, NULL);
+		/* what it sends meanwhile is read as it comes: it may wait for room on its socket */
+		if (sink && sink->fd >= 0 && !sink->failed) {
+			struct pollfd p = {.fd = sink->fd, .events = POLLIN};
+			if (poll(&p, 1, left < 5 ? (int)left : 5) > 0)
+				sink_drain(sink);
+		} else {
+			struct timespec ts = {0, 5 * 1000 * 1000};
+			nanosleep(&ts, NULL);
+		}
 	}
 	kill(pid, SIGKILL);
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return -1;
+	sink_drain(sink);
 	return st;
 }
 
@@ -330,8 +353,9 @@ static void add_addr(cJSON *ev, const struct sbx_net_hdr *h)
 static int emit(struct audit *a, const struct sbx_net_rec *r)
 {
 	const struct sbx_net_hdr *h = &r->h;
-	const char *name = h->kind == SBX_NET_DNS_DENY ? "dns.deny" : h->kind == SBX_NET_DENY ? "net.deny"
-											       : "net.flow";
+	static const char *const names[] = {[SBX_NET_DNS_DENY] = "dns.deny", [SBX_NET_DENY] = "net.deny",
+					    [SBX_NET_FLOW] = "net.flow", [SBX_NET_DNS_ANSWER] = "dns.answer"};
+	const char *name = names[h->kind]; /* (sbx_net_decode accepts these kinds only) */
 	cJSON *ev = audit_event(a, name, "gateway");
 	if (!ev)
 		return -1;
@@ -339,6 +363,11 @@ static int emit(struct audit *a, const struct sbx_net_rec *r)
 	case SBX_NET_DNS_DENY:
 		audit_add_str(ev, "name", r->host, SBX_NET_STR_MAX);
 		cJSON_AddNumberToObject(ev, "qtype", h->qtype);
+		break;
+	case SBX_NET_DNS_ANSWER:
+		audit_add_str(ev, "name", r->host, SBX_NET_STR_MAX);
+		cJSON_AddNumberToObject(ev, "qtype", h->qtype);
+		add_addr(ev, h); /* the first address answered; none: the name has no address */
 		break;
 	case SBX_NET_DENY:
 		if (r->host[0])
@@ -363,11 +392,12 @@ static int emit(struct audit *a, const struct sbx_net_rec *r)
 
 int sbx_gw_drain(int fd, struct audit *a, uint64_t *rejected)
 {
-	for (int i = 0; i < 256; i++) {
+	int i;
+	for (i = 0; i < 256; i++) {
 		_Alignas(8) unsigned char buf[SBX_NET_REC_MAX + 64];
 		ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT | MSG_TRUNC);
 		if (n < 0)
-			return 0;
+			return i;
 		struct sbx_net_rec rec;
 		if ((size_t)n > sizeof buf || sbx_net_decode(buf, (size_t)n, &rec) < 0) {
 			if (rejected)
@@ -377,5 +407,5 @@ int sbx_gw_drain(int fd, struct audit *a, uint64_t *rejected)
 		if (emit(a, &rec) < 0)
 			return -1;
 	}
-	return 0;
+	return i;
 }

@@ -125,16 +125,25 @@ void sbx_gw_spec_free(struct sbx_gw_spec *spec);
 /* Fork + exec the gateway. 0 and *pid, or -1 with err (errno set). The spec's descriptors are
  * duplicated into the child; the caller closes its own. */
 int sbx_gw_spawn(const struct sbx_gw_spec *spec, pid_t *pid, char *err, size_t errlen);
+/* Where the records go while the gateway ends: the supervisor end of its report socket, drained
+ * into the stream as sbx_gw_drain does (failed: the stream failed). */
+struct sbx_gw_sink {
+	int fd;
+	struct audit *a;
+	uint64_t *rejected;
+	bool failed;
+};
 /* Ask the gateway to end (SIGTERM: it decides what is queued — a refusal is still reported —,
- * writes net.flow for open flows and exits), wait up to
- * timeout_ms, then SIGKILL; reaps it. Returns its exit status (waitpid form), or -1. Drain the
- * report socket (sbx_gw_drain) after it returns to collect the last records. */
-int sbx_gw_stop(pid_t pid, int timeout_ms);
+ * writes net.flow for open flows and exits), wait up to timeout_ms, then SIGKILL; reaps it. With a
+ * sink, its records are drained while it ends and after (a gateway ending with more records than
+ * the socket holds blocks on its send until they are read: none is dropped). Returns its exit
+ * status (waitpid form), or -1. */
+int sbx_gw_stop(pid_t pid, int timeout_ms, struct sbx_gw_sink *sink);
 
-/* Supervisor side: read every pending record on the supervisor end of the report socketpair
- * (non-blocking), decode each as hostile input and write dns.deny / net.deny / net.flow events.
- * At most 256 per call. *rejected (may be NULL) counts malformed records. -1 only when the audit
- * stream failed. */
+/* Supervisor side: read the pending records on the supervisor end of the report socketpair
+ * (non-blocking), decode each as hostile input and write dns.deny / dns.answer / net.deny /
+ * net.flow events. At most 256 per call: returns how many it read (call again while > 0).
+ * *rejected (may be NULL) counts malformed records. -1 only when the audit stream failed. */
 int sbx_gw_drain(int fd, struct audit *a, uint64_t *rejected);
 
 /* The gateway process itself (`sbxsup __gateway`, called by main; never by hand). */

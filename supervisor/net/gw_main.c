@@ -4,8 +4,8 @@
  * Promise: one single-threaded poll loop serves the DNS stub, every TCP connection the run
  * makes and the UDP flows to granted UDP ports (gw_udp.c); no connection leaves before its name is checked, and every allowed one is recorded when
  * it closes (or at SIGTERM, after that poll's events, the connections still queued and one more
- * read of each not yet named are decided: a refusal at the run's end is reported too). Bounded: at most GW_CONN_MAX connections at once (more are refused and
- * closed), GW_PEEK_MAX bytes and GW_PEEK_MS milliseconds to carry a name, GW_CONNECT_MS to reach
+ * read of each not yet named are decided: a refusal at the run's end is reported too). Bounded: at most GW_CONN_MAX connections at once (more are refused,
+ * reported and closed), GW_PEEK_MAX bytes and GW_PEEK_MS milliseconds to carry a name, GW_CONNECT_MS to reach
  * the host. Relaying moves bytes with splice(2) through a pipe per direction (no copy through this
  * process). After reading its configuration it sets no_new_privs, gives up root (nobody) when it
  * has it, makes itself not dumpable (no ptrace, no /proc/PID/mem for a process of the same uid) and
@@ -46,6 +46,7 @@
 #endif
 
 #define GW_CONN_MAX 512
+#define GW_STOP_ROUNDS 64  /* at the end, listen queues read in rounds of 64 per listener */
 #define GW_PEEK_MS 10000
 #define GW_CONNECT_MS 10000
 
@@ -212,11 +213,24 @@ bad:
 
 /* ---- records ------------------------------------------------------------------------------- */
 
+/* A record to the supervisor. A burst larger than the socket holds (refusals, the flows still open
+ * when the run ends) waits for room, GW_REC_WAIT_MS at most: the supervisor reads them as they come,
+ * also while the gateway ends (sbx_gw_stop's sink), so none is dropped for want of room. */
+#define GW_REC_WAIT_MS 2000
 static void rec_send(struct gw *g, struct sbx_net_hdr *h, const char *host, const char *peer)
 {
 	_Alignas(8) unsigned char buf[SBX_NET_REC_MAX];
 	size_t n = sbx_net_encode(buf, h, host, peer);
-	(void)send(g->c.report, buf, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+	int waited = 0;
+	while (send(g->c.report, buf, n, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+		if (errno == EINTR)
+			continue;
+		if ((errno != EAGAIN && errno != ENOBUFS) || waited >= GW_REC_WAIT_MS)
+			return;
+		struct pollfd p = {.fd = g->c.report, .events = POLLOUT};
+		(void)poll(&p, 1, 50);
+		waited += 50;
+	}
 }
 
 static void rec_deny(struct gw *g, const struct conn *c, enum sbx_net_reason why, const char *host,
@@ -855,6 +869,15 @@ static size_t dns_answer(struct gw *g, const uint8_t *q, size_t n, uint8_t *out,
 	struct gw_name_ent *e = gw_names_get(&g->names, dq.name);
 	if (!e)
 		return gw_dns_reply(q, &dq, GW_DNS_SERVFAIL, NULL, 0, 0, out, cap);
+	if (!e->answered) { /* resolved on the host side for the run: recorded once per name */
+		e->answered = true;
+		struct sbx_net_hdr ah = {.kind = SBX_NET_DNS_ANSWER, .qtype = dq.qtype};
+		if (e->ncur) {
+			ah.family = (uint8_t)e->cur[0].family;
+			memcpy(ah.addr, e->cur[0].addr, sizeof ah.addr);
+		}
+		rec_send(g, &ah, dq.text, NULL);
+	}
 	if (e->ncur == 0)
 		return gw_dns_reply(q, &dq, GW_DNS_NXDOMAIN, NULL, 0, 0, out, cap);
 	gw_names_served(e);
@@ -939,14 +962,42 @@ static int dns_tcp(struct gw *g, size_t i)
 
 /* ---- the loop ------------------------------------------------------------------------------ */
 
-static void accept_on(struct gw *g, int lfd, enum ckind kind, bool sockname)
+/* Where a transparent listener's connection was going: its own address (a `local` route) or the
+ * original destination of the REDIRECT. 0, or -1. */
+static int conn_dest(int fd, bool sockname, int *family, uint8_t addr[16], uint16_t *port)
 {
-	for (int k = 0; k < 64; k++) {
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+	memset(&ss, 0, sizeof ss);
+	int r;
+	if (sockname) {
+		r = getsockname(fd, (struct sockaddr *)&ss, &sl);
+	} else {
+		r = getsockopt(fd, SOL_IP, SO_ORIGINAL_DST, &ss, &sl);
+		if (r < 0) {
+			sl = sizeof ss;
+			r = getsockopt(fd, SOL_IPV6, IP6T_SO_ORIGINAL_DST, &ss, &sl);
+		}
+	}
+	return r < 0 ? -1 : sa_split(&ss, family, addr, port);
+}
+
+/* Accept what a listener has queued, 64 at most. Past GW_CONN_MAX open connections a new one is
+ * refused (RST) and reported (`too-many-connections`, its destination when known), never closed
+ * unreported. Returns how many were accepted. */
+static int accept_on(struct gw *g, int lfd, enum ckind kind, bool sockname)
+{
+	int k;
+	for (k = 0; k < 64; k++) {
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
-			return;
+			return k;
 		struct conn *c = g->nconns < GW_CONN_MAX ? calloc(1, sizeof *c) : NULL;
 		if (!c) {
+			struct conn full = {.kind = kind};
+			if (kind == K_TRANSPARENT)
+				(void)conn_dest(fd, sockname, &full.family, full.addr, &full.port);
+			rec_deny(g, &full, SBX_NR_CONN_LIMIT, NULL, NULL);
 			rst_close(fd);
 			close(fd);
 			continue;
@@ -961,20 +1012,7 @@ static void accept_on(struct gw *g, int lfd, enum ckind kind, bool sockname)
 		size_t i = g->nconns - 1;
 		if (kind != K_TRANSPARENT)
 			continue;
-		struct sockaddr_storage ss;
-		socklen_t sl = sizeof ss;
-		memset(&ss, 0, sizeof ss);
-		int r;
-		if (sockname) {
-			r = getsockname(fd, (struct sockaddr *)&ss, &sl);
-		} else {
-			r = getsockopt(fd, SOL_IP, SO_ORIGINAL_DST, &ss, &sl);
-			if (r < 0) {
-				sl = sizeof ss;
-				r = getsockopt(fd, SOL_IPV6, IP6T_SO_ORIGINAL_DST, &ss, &sl);
-			}
-		}
-		if (r < 0 || sa_split(&ss, &c->family, c->addr, &c->port) < 0) {
+		if (conn_dest(fd, sockname, &c->family, c->addr, &c->port) < 0) {
 			refuse(g, i, SBX_NR_ADDR_NOT_GRANTED, NULL, NULL, false);
 			continue;
 		}
@@ -983,6 +1021,7 @@ static void accept_on(struct gw *g, int lfd, enum ckind kind, bool sockname)
 		if ((ga && !ga->nmethods && !ga->npaths) || g->c.any)
 			allow_addr(g, i);
 	}
+	return k;
 }
 
 static volatile sig_atomic_t stop_now;
@@ -1229,12 +1268,17 @@ static int serve_loop(struct gw *g)
 	/* stopping: what the run's last moments left is still decided — the connections waiting in
 	 * the listen queues accepted, every one not yet named read once more (one closed before
 	 * naming a host is refused and reported, as at any time) — then every open flow is recorded */
-	for (size_t i = 0; i < nls; i++)
-		accept_on(g, ls[i].fd, ls[i].kind, ls[i].sockname);
-	long last = now_ms();
-	for (size_t k = g->nconns; k-- > 0;) /* (a freed slot takes the last one: seen) */
-		if (k < g->nconns && g->conns[k]->st == ST_PEEK)
-			serve_conn(g, k, POLLIN, 0, last);
+	for (int round = 0; round < GW_STOP_ROUNDS; round++) {
+		int got = 0;
+		for (size_t i = 0; i < nls; i++)
+			got += accept_on(g, ls[i].fd, ls[i].kind, ls[i].sockname);
+		long last = now_ms();
+		for (size_t k = g->nconns; k-- > 0;) /* (a freed slot takes the last one: seen) */
+			if (k < g->nconns && g->conns[k]->st == ST_PEEK)
+				serve_conn(g, k, POLLIN, 0, last);
+		if (!got)
+			break; /* the queues are empty (the run's processes are gone: no more come) */
+	}
 	gw_udp_close(&g->udp, now_ms());
 	while (g->nconns) {
 		struct conn *c = g->conns[g->nconns - 1];
@@ -1269,6 +1313,14 @@ int sbx_gw_main(int argc, char **argv)
 	g->parent_fd = pp > 1 ? (int)syscall(SYS_pidfd_open, pp, 0) : -1;
 	if (g->parent_fd < 0 || getppid() != pp)
 		return 1;
+	/* the stop request is read by the loop (signalfd): blocked before the spawner is told, so a
+	 * stop that comes at once still lets the gateway decide what is queued */
+	sigset_t ss;
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	sigaddset(&ss, SIGHUP);
+	sigprocmask(SIG_BLOCK, &ss, NULL);
 	lockdown();
 	/* tell the spawner the gateway is up (gateway.c waits for this byte) */
 	long rfd = argc > 2 ? strtol(argv[2], &end, 10) : -1;

@@ -167,28 +167,48 @@ static void refresh(struct gw_names *ns, struct gw_name_ent *e, time_t now)
 	e->expires = now + ttl;
 }
 
-struct gw_name_ent *gw_names_get(struct gw_names *ns, const char *name)
+/* A slot for a new name: a new one while under GW_NAMES_MAX, else the least recently asked. */
+static struct gw_name_ent *new_slot(struct gw_names *ns)
 {
-	time_t now = mono_now();
-	for (size_t i = 0; i < ns->n; i++)
-		if (strcmp(ns->v[i].name, name) == 0) {
-			if (now >= ns->v[i].expires)
-				refresh(ns, &ns->v[i], now);
-			return &ns->v[i];
-		}
-	if (strlen(name) >= GW_NAME_MAX)
-		return NULL;
+	if (ns->n == GW_NAMES_MAX) {
+		struct gw_name_ent *old = &ns->v[0];
+		for (size_t i = 1; i < ns->n; i++)
+			if (ns->v[i].used < old->used)
+				old = &ns->v[i];
+		return old;
+	}
 	if (ns->n == ns->cap) {
 		size_t nc = ns->cap ? ns->cap * 2 : 16;
+		if (nc > GW_NAMES_MAX)
+			nc = GW_NAMES_MAX;
 		struct gw_name_ent *v = realloc(ns->v, nc * sizeof *v);
 		if (!v)
 			return NULL;
 		ns->v = v;
 		ns->cap = nc;
 	}
-	struct gw_name_ent *e = &ns->v[ns->n++];
+	return &ns->v[ns->n++];
+}
+
+struct gw_name_ent *gw_names_get(struct gw_names *ns, const char *name)
+{
+	time_t now = mono_now();
+	ns->clock++;
+	for (size_t i = 0; i < ns->n; i++)
+		if (strcmp(ns->v[i].name, name) == 0) {
+			if (now >= ns->v[i].expires)
+				refresh(ns, &ns->v[i], now);
+			ns->v[i].used = ns->clock;
+			return &ns->v[i];
+		}
+	if (strlen(name) >= GW_NAME_MAX)
+		return NULL;
+	struct gw_name_ent *e = new_slot(ns);
+	if (!e)
+		return NULL;
 	memset(e, 0, sizeof *e);
 	strcpy(e->name, name);
+	e->used = ns->clock;
 	refresh(ns, e, now);
 	return e;
 }

@@ -7,11 +7,16 @@
  * recognised after the answer changed. Resolution is the host's resolver (res_nquery: A and AAAA,
  * with their TTL) after the host's /etc/hosts (a name there is answered from it, TTL 60 s, as libc
  * would), or — tests only — a hosts file "ADDRESS NAME [TTL]" re-read on every expiry.
- * A name that does not resolve is cached empty for GW_TTL_MIN (never an error). Owns its entries.
+ * A name that does not resolve is cached empty for GW_TTL_MIN (never an error). The cache holds at
+ * most GW_NAMES_MAX names: the names are the executor's (every name under a `*.` wildcard, every
+ * name of an unrestricted network), so past that the least recently asked one makes room (its
+ * addresses handed out earlier are then no longer recognised: a later connection to one is decided
+ * as to an address of no granted name). Owns its entries.
  */
 #ifndef SBX_GW_NAMES_H
 #define SBX_GW_NAMES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -22,6 +27,7 @@
 #define GW_SEEN_MAX 64
 #define GW_TTL_MIN 1
 #define GW_TTL_MAX 3600
+#define GW_NAMES_MAX 4096
 
 struct gw_name_ent {
 	char name[GW_NAME_MAX];
@@ -31,15 +37,19 @@ struct gw_name_ent {
 	time_t expires;                     /* CLOCK_MONOTONIC seconds */
 	struct gw_dns_addr seen[GW_SEEN_MAX];
 	size_t nseen;
+	uint64_t used;                      /* the cache's clock when last asked (least recent goes) */
+	bool answered;                      /* the DNS stub answered it (its dns.answer is recorded) */
 };
 
 struct gw_names {
 	struct gw_name_ent *v;
 	size_t n, cap;
+	uint64_t clock;                     /* counts gw_names_get calls */
 	const char *hosts_file;             /* tests only: SBXSUP_GW_HOSTS */
 };
 
-/* The current answer for name (resolving when absent or expired). NULL only when out of memory. */
+/* The current answer for name (resolving when absent or expired). NULL only when out of memory or
+ * name is too long. */
 struct gw_name_ent *gw_names_get(struct gw_names *ns, const char *name);
 /* Remember that the run was given these addresses for e (for gw_names_by_addr). */
 void gw_names_served(struct gw_name_ent *e);

@@ -33,11 +33,10 @@ int run_net_drain(struct run *r)
 	if (n->gw_rep < 0)
 		return 0;
 	for (int i = 0; i < 64; i++) {
-		uint64_t before = n->gw_rejected;
 		int got = sbx_gw_drain(n->gw_rep, &r->a, &n->gw_rejected);
 		if (got < 0)
 			return -1;
-		if (got == 0 && n->gw_rejected == before)
+		if (got == 0)
 			break;
 	}
 	return 0;
@@ -47,8 +46,12 @@ void run_net_stop(struct run *r)
 {
 	struct run_net *n = &r->att.net;
 	if (n->gw > 0) {
-		(void)sbx_gw_stop(n->gw, 1000);
+		/* its last records (open flows, what was queued) are read while it ends */
+		struct sbx_gw_sink sink = {.fd = n->gw_rep, .a = &r->a, .rejected = &n->gw_rejected};
+		(void)sbx_gw_stop(n->gw, 1000, &sink);
 		n->gw = -1;
+		if (sink.failed)
+			r->audit_failed = true;
 	}
 	if (run_net_drain(r) < 0)
 		r->audit_failed = true;

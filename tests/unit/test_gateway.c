@@ -41,6 +41,7 @@
 #include "gateway.h"
 #include "gw_ns.h"
 #include "gw_parse.h"
+#include "gw_names.h"
 #include "manifest.h"
 #include "tls_hello.h"
 
@@ -292,6 +293,16 @@ static void child_cmd(const char *cmd, char *ans, size_t cap)
 		size_t al = strlen(ans);
 		snprintf(ans + al, cap - al, "%s", rest);
 		close(fd);
+	} else if (sscanf(cmd, "touchn %63s %u %u", a, &port, &mb) == 3) { /* touch, mb times */
+		unsigned ok = 0;
+		for (unsigned k = 0; k < mb; k++) {
+			int fd = tcp_to(a, (uint16_t)port);
+			if (fd >= 0) {
+				ok++;
+				close(fd);
+			}
+		}
+		snprintf(ans, cap, "closed %u", ok);
 	} else if (sscanf(cmd, "touch %63s %u", a, &port) == 2) { /* connect, send nothing, close */
 		int fd = tcp_to(a, (uint16_t)port);
 		snprintf(ans, cap, fd < 0 ? "noconnect" : "closed");
@@ -611,8 +622,13 @@ static void ask(const char *cmd, char *ans, size_t cap)
 static void drain(void)
 {
 	usleep(100 * 1000);
-	assert_int_equal(sbx_gw_drain(gw_report, &au, NULL), 0);
+	int got;
+	while ((got = sbx_gw_drain(gw_report, &au, NULL)) > 0)
+		;
+	assert_int_equal(got, 0);
 }
+
+static size_t audit_count(const char *a, const char *b, const char *c);
 
 /* A line of the audit file holding every one of the NULL-terminated fragments. */
 static bool audit_has(const char *frag, ...)
@@ -753,7 +769,7 @@ static int teardown(void **st)
 {
 	(void)st;
 	if (gw_pid > 0)
-		sbx_gw_stop(gw_pid, 2000);
+		sbx_gw_stop(gw_pid, 2000, &(struct sbx_gw_sink){.fd = gw_report, .a = &au});
 	if (ns_pid > 0) {
 		close(ns_cmd);
 		kill(ns_pid, SIGKILL);
@@ -785,6 +801,10 @@ static void t_dns_granted(void **st)
 	assert_string_equal(a, "rcode=0 from=127.0.0.53 127.0.0.5");
 	ask("dns api.example.test 28", a, sizeof a); /* AAAA: no IPv6 answer, not an error */
 	assert_string_equal(a, "rcode=0 from=127.0.0.53");
+	/* a name resolved on the host side for the run is recorded, once (info) */
+	assert_true(audit_has("\"event\":\"dns.answer\"", "\"src\":\"gateway\"", "\"name\":\"api.example.test\"",
+			      "\"qtype\":1", "\"addr\":\"127.0.0.5\"", "\"sev\":\"info\"", NULL));
+	assert_int_equal(audit_count("\"event\":\"dns.answer\"", "\"name\":\"api.example.test\"", "\"qtype\""), 1);
 }
 
 static void t_dns_deny(void **st)
@@ -946,6 +966,8 @@ static void t_wildcard(void **st)
 	char sni[GW_NAME_MAX];
 	assert_int_equal(gw_tls_sni((const uint8_t *)s->first, s->len, sni), GW_OK);
 	assert_string_equal(sni, "a.wild.test");
+	/* a wildcard's names are the executor's: each one resolved on the host side is in the stream */
+	assert_true(audit_has("\"event\":\"dns.answer\"", "\"name\":\"a.wild.test\"", "\"addr\":\"127.0.0.7\"", NULL));
 }
 
 static void t_answer_changes(void **st)
@@ -1148,8 +1170,9 @@ static pid_t second_gateway(uint16_t port, bool net_any, int *report, uint16_t *
 /* Stop it (it must exit, not be killed) and write what it reported into the test's stream. */
 static void second_gateway_stop(pid_t pid, int report)
 {
-	assert_true(WIFEXITED(sbx_gw_stop(pid, 2000)));
-	assert_int_equal(sbx_gw_drain(report, &au, NULL), 0);
+	struct sbx_gw_sink sink = {.fd = report, .a = &au};
+	assert_true(WIFEXITED(sbx_gw_stop(pid, 2000, &sink)));
+	assert_false(sink.failed);
 	close(report);
 }
 
@@ -1206,6 +1229,31 @@ static void t_stop_decides_queued(void **st)
 	char port[32];
 	snprintf(port, sizeof port, "\"port\":%u", lport);
 	assert_true(audit_has("\"event\":\"net.deny\"", "\"addr\":\"127.0.0.6\"", port, "\"reason\":\"no-name\"", NULL));
+}
+
+/* More records than the report socket holds, all at the run's end (300 clients queued while the
+ * gateway is held stopped, each refused no-name when it is asked to stop): the gateway waits for
+ * room instead of dropping them, and the stop reads them as they come — every refusal is in the
+ * stream (the old gateway sent without waiting and the stop read only after its exit: about two
+ * hundred fit, the rest were lost unreported). */
+static void t_stop_records_burst(void **st)
+{
+	(void)st;
+	NEED_NS();
+	char cmd[128], a[4096];
+	uint16_t lport;
+	int rep;
+	pid_t pid = second_gateway(0, false, &rep, &lport);
+	assert_int_equal(kill(pid, SIGSTOP), 0);
+	snprintf(cmd, sizeof cmd, "touchn 127.0.0.8 %u 300", lport);
+	ask(cmd, a, sizeof a);
+	assert_string_equal(a, "closed 300");
+	assert_int_equal(kill(pid, SIGTERM), 0);
+	assert_int_equal(kill(pid, SIGCONT), 0);
+	second_gateway_stop(pid, rep);
+	char port[32];
+	snprintf(port, sizeof port, "\"port\":%u", lport);
+	assert_int_equal(audit_count("\"event\":\"net.deny\"", "\"addr\":\"127.0.0.8\"", port), 300);
 }
 
 /* ---- UDP ------------------------------------------------------------------------------------ */
@@ -1337,8 +1385,9 @@ static void t_udp(void **st)
 	assert_int_equal(other->got, 0); /* host-side evidence: nothing reached them */
 	assert_int_equal(e2->got, 0);
 
-	assert_true(WIFEXITED(sbx_gw_stop(pid, 2000)));
-	assert_int_equal(sbx_gw_drain(rp[0], &au, NULL), 0);
+	struct sbx_gw_sink sink = {.fd = rp[0], .a = &au};
+	assert_true(WIFEXITED(sbx_gw_stop(pid, 2000, &sink)));
+	assert_false(sink.failed);
 	close(rp[0]);
 	char port[32];
 	snprintf(port, sizeof port, "\"port\":%u", p1);
@@ -1351,6 +1400,43 @@ static void t_udp(void **st)
 	snprintf(port, sizeof port, "\"port\":%u", p2);
 	assert_true(audit_has("\"event\":\"net.deny\"", "\"host\":\"udp.example.test\"", "\"addr\":\"127.0.0.12\"",
 			      port, "\"proto\":\"udp\"", NULL));
+}
+
+/* The names the gateway resolves are the executor's (every name under a wildcard): the cache holds
+ * GW_NAMES_MAX of them and past that the least recently asked makes room, so a flood of distinct
+ * names cannot grow the gateway without bound (each entry is ~2 KiB). No namespace needed. */
+static void t_names_bounded(void **st)
+{
+	(void)st;
+	char hf[128];
+	snprintf(hf, sizeof hf, "%s/names-hosts", dir);
+	FILE *f = fopen(hf, "w");
+	assert_non_null(f);
+	fputs("127.0.0.5 keep.example.test 3600\n", f);
+	fclose(f);
+	struct gw_names ns = {.hosts_file = hf};
+	char name[64];
+	assert_non_null(gw_names_get(&ns, "keep.example.test"));
+	for (unsigned k = 0; k < GW_NAMES_MAX + 500; k++) {
+		snprintf(name, sizeof name, "x%u.wild.test", k);
+		assert_non_null(gw_names_get(&ns, name));
+		if (k % 64 == 0) /* asked all along: never the least recent */
+			assert_int_equal(gw_names_get(&ns, "keep.example.test")->ncur, 1);
+	}
+	assert_int_equal(ns.n, GW_NAMES_MAX);
+	assert_true(ns.cap <= GW_NAMES_MAX);
+	bool found_first = false, found_last = false, found_keep = false;
+	snprintf(name, sizeof name, "x%u.wild.test", GW_NAMES_MAX + 499);
+	for (size_t i = 0; i < ns.n; i++) {
+		found_first |= !strcmp(ns.v[i].name, "x0.wild.test");
+		found_last |= !strcmp(ns.v[i].name, name);
+		found_keep |= !strcmp(ns.v[i].name, "keep.example.test");
+	}
+	assert_false(found_first); /* the oldest made room */
+	assert_true(found_last);
+	assert_true(found_keep);
+	gw_names_free(&ns);
+	unlink(hf);
 }
 
 /* A configuration the gateway refuses makes the spawn fail (the run then refuses to start). */
@@ -1383,10 +1469,10 @@ static void t_spawn_fails(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(t_dns_granted), cmocka_unit_test(t_dns_deny),   cmocka_unit_test(t_tls_sni),
+		cmocka_unit_test(t_dns_granted), cmocka_unit_test(t_dns_deny), cmocka_unit_test(t_stop_records_burst),   cmocka_unit_test(t_tls_sni),
 		cmocka_unit_test(t_http_host),   cmocka_unit_test(t_http_keepalive), cmocka_unit_test(t_websocket), cmocka_unit_test(t_wildcard),   cmocka_unit_test(t_answer_changes),
 		cmocka_unit_test(t_raw_tcp),     cmocka_unit_test(t_proxy),      cmocka_unit_test(t_dns_tcp),
-		cmocka_unit_test(t_redirect),    cmocka_unit_test(t_ipv6),    cmocka_unit_test(t_net_any),    cmocka_unit_test(t_stop_decides_queued),    cmocka_unit_test(t_udp),    cmocka_unit_test(t_spawn_fails),
+		cmocka_unit_test(t_redirect),    cmocka_unit_test(t_ipv6),    cmocka_unit_test(t_net_any),    cmocka_unit_test(t_stop_decides_queued),    cmocka_unit_test(t_udp),    cmocka_unit_test(t_spawn_fails), cmocka_unit_test(t_names_bounded),
 		cmocka_unit_test(t_flows),
 	};
 	signal(SIGPIPE, SIG_IGN);

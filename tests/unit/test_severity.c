@@ -76,6 +76,7 @@ static const struct ex examples[] = {
 	{"signal-outside", SBX_SEV_HIGH, KV("\"syscall\":\"kill\",\"access\":\"signal\",\"rule\":\"signal outside the run\",\"outcome\":\"contained\"")},
 	{"exec", SBX_SEV_HIGH, PD("\"op\":\"exec\",\"path\":\"/usr/bin/true\",\"access\":\"exec\",\"rule\":\"no code:exec capability\"")},
 	{"name-lookup", SBX_SEV_MEDIUM, PD("\"op\":\"resolve\",\"host\":\"localhost\",\"access\":\"connect\",\"rule\":\"network: no capability\"")},
+	{"dns-answer", SBX_SEV_INFO, "{\"event\":\"dns.answer\",\"src\":\"gateway\",\"name\":\"a.example.com\",\"qtype\":1,\"addr\":\"192.0.2.1\"}"},
 	{"dns-deny", SBX_SEV_MEDIUM, "{\"event\":\"dns.deny\",\"src\":\"gateway\",\"name\":\"x.evil.example\",\"qtype\":1}"},
 	{"gateway-deny", SBX_SEV_HIGH, "{\"event\":\"net.deny\",\"src\":\"gateway\",\"host\":\"api.example.com\",\"addr\":\"127.0.0.5\",\"port\":443,\"proto\":\"tcp\",\"peer\":\"evil.example\",\"reason\":\"name-not-granted\"}"},
 	{"flow", SBX_SEV_INFO, "{\"event\":\"net.flow\",\"src\":\"gateway\",\"host\":\"api.example.com\",\"addr\":\"127.0.0.5\",\"port\":443,\"proto\":\"tcp\",\"bytes_out\":10,\"bytes_in\":20,\"duration_ms\":3}"},
