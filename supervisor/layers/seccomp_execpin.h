@@ -9,8 +9,10 @@
  * the supervisor (PTRACE_SEIZE with PTRACE_O_TRACEEXEC and PTRACE_O_EXITKILL: if the supervisor
  * dies, the tracee dies) before the call continues. When the exec succeeds, the kernel stops the
  * process before its first instruction (PTRACE_EVENT_EXEC) and execpin_reap() asks `decide` about
- * the binary it loaded (the caller reads /proc/PID/exe): a refusal kills the process there
- * (SIGKILL: no instruction of that binary runs), anything else is detached and runs on. A failed
+ * what it loaded (the caller reads /proc/PID/exe, and every descriptor the new image holds: a
+ * binfmt_misc handler with the `O` flag is handed the binary as AT_EXECFD, its interpreter being
+ * the exe): a refusal kills the process there (SIGKILL: no instruction of that image runs),
+ * anything else is detached and runs on. A failed
  * exec leaves the thread traced until its next exec, its next signal (detached with the signal
  * delivered; a stop stays a stop) or its end, whichever comes first. A script's binary is its
  * interpreter: the script itself is read by the interpreter's own open, which the open emulation

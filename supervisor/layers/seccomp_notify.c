@@ -8,6 +8,9 @@
 #include "smallfile.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
+#include <limits.h>
+#include <sys/auxv.h>
 #include <sys/fsuid.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -698,46 +701,139 @@ static int decide_path(const struct sbx_sn_ctx *c, pid_t pid, int dirfd, uint64_
 	return 1;
 }
 
-/* readlink of /proc/PID/exe into rep->path (sbx_retry_as: where a root supervisor may not look,
- * as the target's fs ids). */
-static long exe_link(pid_t pid, void *arg)
+/* What the new image holds, stopped at its exec (seccomp_execpin.h): its binary and its
+ * descriptors, read back from /proc/PID/exe and /proc/PID/fd/N (sbx_retry_as: where a root
+ * supervisor may not look, as the target's fs ids). */
+struct held {
+	char path[4096];           /* the object read back (exe; the descriptor found denied) */
+	int fd;                    /* that descriptor (the walk), -1 none */
+	long execfd;               /* AT_EXECFD of the new image (a binfmt_misc `O` handler), -1 none */
+	const struct policy *pol;
+	uint32_t rule;             /* the deny that matched */
+};
+
+/* One object the new image holds (its binary, or what a descriptor of it names), against the
+ * manifest's denies: only a hard deny (pol_rule_hard_deny) — what the policy merely does not grant
+ * stays Landlock's and bwrap's, as for the name. Not a file of a file system (pipe:, socket:,
+ * anon_inode:) or a memfd: nothing of the host. A deleted file is decided on its last name. */
+static bool held_denied(struct held *h, char *path, unsigned acc)
 {
-	struct sbx_sn_report *rep = arg;
-	char p[64];
-	snprintf(p, sizeof p, "/proc/%d/exe", (int)pid);
-	return readlink(p, rep->path, sizeof rep->path);
+	path_drop_deleted(path);
+	if (!h->pol || path[0] != '/' || !strncmp(path, "/memfd:", 7))
+		return false;
+	struct pol_decision d = {.verdict = POL_DENY, .rule = POL_RULE_DEFAULT};
+	pol_path(h->pol, path, acc, &d);
+	h->rule = d.rule;
+	return d.verdict != POL_ALLOW && pol_rule_hard_deny(h->pol, d.rule);
 }
 
-/* The binary the kernel loaded for `pid` (stopped at its exec, seccomp_execpin.h): a manifest deny
- * there is refused whatever the exec's name said. Only a hard deny (pol_rule_hard_deny): what the
- * policy merely does not grant stays Landlock's and bwrap's, as for the name. 1 refused (rep
- * filled: the deny's rule, or "undecidable" when the binary cannot be read back), 0 not. */
+static long exe_link(pid_t pid, void *arg)
+{
+	struct held *h = arg;
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/exe", (int)pid);
+	return readlink(p, h->path, sizeof h->path);
+}
+
+/* The new image's AT_EXECFD (/proc/PID/auxv) into h->execfd (-1 none): which descriptor a
+ * report names as the binary a binfmt_misc handler opened. 0, or -1 (errno). */
+static long held_execfd(pid_t pid, void *arg)
+{
+	struct held *h = arg;
+	char p[64];
+	unsigned long av[128];
+	snprintf(p, sizeof p, "/proc/%d/auxv", (int)pid);
+	ssize_t n = sbx_read_small(p, (char *)av, sizeof av);
+	if (n < 0)
+		return -1;
+	for (size_t i = 0; (i + 2) * sizeof av[0] <= (size_t)n && av[i] != AT_NULL; i += 2)
+		if (av[i] == AT_EXECFD)
+			h->execfd = (long)av[i + 1];
+	return 0;
+}
+
+/* Every descriptor of the new image, decided as held_denied says: 1 one is denied (h->fd, h->path,
+ * h->rule), 0 none, -1 the table cannot be read back (errno). The process is stopped at its exec and
+ * its table is its own (the exec unshared it): nothing changes under the walk. */
+static long held_fds(pid_t pid, void *arg)
+{
+	struct held *h = arg;
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/fd", (int)pid);
+	DIR *dir = opendir(p);
+	if (!dir)
+		return -1;
+	long rc = 0;
+	for (;;) {
+		errno = 0;
+		struct dirent *e = readdir(dir);
+		if (!e) {
+			rc = errno ? -1 : 0; /* the end, or a table not read to its end */
+			break;
+		}
+		char *end;
+		long n = strtol(e->d_name, &end, 10);
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || *end || n > INT_MAX)
+			continue;
+		snprintf(p, sizeof p, "/proc/%d/fd/%ld", (int)pid, n);
+		ssize_t k = readlink(p, h->path, sizeof h->path);
+		if (k <= 0 || (size_t)k >= sizeof h->path) {
+			if (k >= 0)
+				errno = ENAMETOOLONG;
+			rc = -1;
+			break;
+		}
+		h->path[k] = 0;
+		if (held_denied(h, h->path, POL_READ)) {
+			h->fd = (int)n;
+			rc = 1;
+			break;
+		}
+	}
+	int e2 = errno;
+	closedir(dir);
+	errno = e2;
+	return rc;
+}
+
+/* What the kernel loaded for `pid` (stopped at its exec, seccomp_execpin.h): a manifest deny there
+ * is refused whatever the exec's name said — on its binary (/proc/PID/exe), and on every
+ * descriptor the new image holds: a binfmt_misc handler with the `O` flag (qemu-user's) has the
+ * kernel open the binary and hand it to its interpreter as a descriptor (AT_EXECFD), and
+ * /proc/PID/exe is then the interpreter. No descriptor to a denied file can be had legitimately in
+ * the run (every open of one is refused), so any is refused. 1 refused (rep filled: the deny's
+ * rule, or "undecidable" when the binary or the descriptors cannot be read back), 0 not. */
 int sbx_sn_decide_exe(const struct sbx_sn_ctx *c, pid_t pid, struct sbx_sn_report *rep)
 {
+	struct held h = {.fd = -1, .execfd = -1, .pol = c->pol};
 	memset(rep, 0, sizeof *rep);
 	rep->port = -1;
-	long n = sbx_retry_as(pid, false, exe_link, rep);
-	if (n <= 0 || (size_t)n >= sizeof rep->path) {
+	long n = sbx_retry_as(pid, false, exe_link, &h);
+	if (n <= 0 || (size_t)n >= sizeof h.path) {
 		/* stopped at its exec, yet its binary cannot be read back: refused, said so */
 		int e = n < 0 ? errno : ENAMETOOLONG;
 		return sbx_sn_violation(rep, pid, "exec", EACCES, "?", NULL,
 					"undecidable: the binary loaded cannot be read back (%s)", strerror(e));
 	}
-	rep->path[n] = 0;
-	path_drop_deleted(rep->path);
-	struct pol_decision d = {.verdict = POL_DENY, .rule = POL_RULE_DEFAULT};
-	if (!c->pol || rep->path[0] != '/')
+	h.path[n] = 0;
+	if (!c->pol)
 		return 0;
-	pol_path(c->pol, rep->path, POL_EXEC, &d);
-	if (d.verdict == POL_ALLOW || !pol_rule_hard_deny(c->pol, d.rule))
+	if (held_denied(&h, h.path, POL_EXEC))
+		return sbx_sn_violation(rep, pid, "exec", EACCES, h.path, h.path, "%s", pol_rule_text(c->pol, h.rule));
+	char exe[sizeof h.path];
+	snprintf(exe, sizeof exe, "%s", h.path);
+	long f = sbx_retry_as(pid, false, held_fds, &h);
+	if (f < 0)
+		return sbx_sn_violation(rep, pid, "exec", EACCES, exe, NULL,
+					"undecidable: the descriptors of the image loaded cannot be read back (%s)",
+					strerror(errno));
+	if (f == 0)
 		return 0;
-	rep->violation = true;
-	rep->access = "exec";
-	rep->err = EACCES;
-	snprintf(rep->requested, sizeof rep->requested, "%s", rep->path);
-	rule_text(c->pol, d.rule, rep);
-	sbx_sn_fill_proc(pid, rep);
-	return 1;
+	char req[160];
+	(void)sbx_retry_as(pid, false, held_execfd, &h);
+	snprintf(req, sizeof req, "fd %d held by the new image%s", h.fd,
+		 h.execfd == h.fd ? " (AT_EXECFD: the binary a binfmt_misc handler opened for its interpreter)" : "");
+	return sbx_sn_violation(rep, pid, "read", EACCES, h.path, req, "%s", pol_rule_text(c->pol, h.rule));
 }
 
 /* ---- metadata changes (issue 13) ---------------------------------------------------------- */

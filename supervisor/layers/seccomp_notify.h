@@ -136,9 +136,11 @@ struct sockaddr_storage;
 int sbx_sn_decide_addr(const struct sbx_sn_ctx *c, pid_t pid, bool bind, const struct sockaddr_storage *ss,
 		       uint64_t len, struct sbx_sn_report *rep);
 
-/* The binary the kernel loaded for `pid`, stopped at its exec (/proc/PID/exe; seccomp_execpin.h):
- * 1 refused (rep filled: access exec, a deny's rule, or "undecidable" when /proc/PID/exe cannot be
- * read back), 0 not. */
+/* What the kernel loaded for `pid`, stopped at its exec (seccomp_execpin.h): its binary
+ * (/proc/PID/exe) and every descriptor the new image holds (/proc/PID/fd/N: a binfmt_misc `O`
+ * handler's AT_EXECFD), against the denies. 1 refused (rep filled: access exec and the binary, or
+ * access read, the descriptor's file and requested "fd N held by the new image"; a deny's rule, or
+ * "undecidable" when either cannot be read back), 0 not. */
 int sbx_sn_decide_exe(const struct sbx_sn_ctx *c, pid_t pid, struct sbx_sn_report *rep);
 
 /* comm and exe of `pid` into rep (a report of a call decided without sbx_sn_decide's refusal). */

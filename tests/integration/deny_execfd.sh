@@ -14,9 +14,10 @@
 # (`unshare --map-user=1000`), where the handler still applies. As root the whole case runs as
 # nobody. Host evidence: the canary never comes out; the event: a critical kernel.violation,
 # outcome contained, sensor ptrace-exec-stop, naming app/.env with the rule deny[0] and
-# `requested` "fd N held by the new image". Modes: full, no-bwrap, seccomp alone, and the
-# report-only sensor's filter (bwrap alone, landlock alone). A host where the handler cannot be
-# registered (no unprivileged user namespace, a kernel before 6.7) skips, never passes.
+# `requested` "fd N held by the new image (AT_EXECFD: ...)". Modes: full, no-bwrap, seccomp alone, the
+# report-only sensor's filter (bwrap, landlock, preload alone) and the privilege guard's (landlock
+# alone with --sensor off). A host where the handler cannot be registered (no unprivileged user
+# namespace, a kernel before 6.7) skips, never passes.
 . "$(dirname "$0")/../lib.sh"
 
 T=deny_execfd
@@ -38,8 +39,9 @@ cat > "$M" <<JSON
  "deny": ["**/.env"]}
 JSON
 chmod 644 "$M"
-# ns.sh LAYERS AUDIT [CMD...]: in the namespace (uid 0 of it), binfmt_misc mounted and the handler
-# registered; then CMD (probe: exec the probe file as it is) or sbxsup as uid 1000 below it
+# ns.sh LAYERS AUDIT [ARGS...]: in the namespace (uid 0 of it), binfmt_misc mounted and the handler
+# registered; then ARGS as a command (LAYERS probe: the probe file exec'd as it is), or sbxsup run
+# with ARGS added, as uid 1000 below it
 cat > "$OUT/ns.sh" <<SH
 set -u
 mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null || { echo "NOBINFMT: mount binfmt_misc refused"; exit 3; }
@@ -48,7 +50,7 @@ layers=\$1 aud=\$2; shift 2
 [ "\$layers" = probe ] && exec "\$@"
 la=(); [ -n "\$layers" ] && la=(--layers "\$layers")
 cd "$WS" && exec unshare --user --map-user=1000 --map-group=1000 -- env HOME="$OUT/home" \
-	timeout 60 "$SBXSUP" run -m "$M" -w "$WS" "\${la[@]+"\${la[@]}"}" -a "\$aud" -- \
+	timeout 60 "$SBXSUP" run -m "$M" -w "$WS" "\${la[@]+"\${la[@]}"}" "\$@" -a "\$aud" -- \
 	"$OUT/ef" race "$OUT/ef" "$WS/app/.env" 8
 SH
 chmod 644 "$OUT/ns.sh"
@@ -62,19 +64,20 @@ if ! grep -q '^PROBE-EXECFD' <<<"$probe"; then
 	exit 0
 fi
 
-# race NAME LAYERS
+# race NAME LAYERS [RUN ARGS...]
 race() {
-	local name="$T: $1" layers=$2 out why="" writer aud=$OUT/audit.$RANDOM canary="CANARY-EXECFD-$$-$RANDOM"
+	local name="$T: $1" layers=$2; shift 2
+	local out why="" writer aud=$OUT/audit.$RANDOM canary="CANARY-EXECFD-$$-$RANDOM"
 	rm -f "$WS/app/.env"
 	( sleep 1; umask 022; printf '%s\nTOKEN=%s\n' "$MAGIC" "$canary" > "$OUT/env.new"; chmod 755 "$OUT/env.new"
 	  mv "$OUT/env.new" "$WS/app/.env" ) & writer=$!
-	out=$(ns "$layers" "$aud" 2>"$T_TMP/err")
+	out=$(ns "$layers" "$aud" "$@" 2>"$T_TMP/err")
 	wait "$writer"
 	local got; got=$(grep -o 'tries=[0-9]* got=[0-9]* killed=[0-9]*' "$T_TMP/err")
 	[ -n "$got" ] || why="the attack did not run ($(grep -v warning "$T_TMP/err" | tail -2 | tr '\n' ' '))"
 	! grep -q "$canary" <<<"$out" || why="$why; the denied file's bytes came out through AT_EXECFD"
 	if [ -z "$why" ] && ! audit_has "$aud" kernel.violation "path=$WS/app/.env" "sensor=ptrace-exec-stop" \
-		"outcome=contained" "rule~deny[0]" "requested~held by the new image" "sev=critical" 2>/dev/null; then
+		"outcome=contained" "rule~deny[0]" "requested~held by the new image (AT_EXECFD" "sev=critical" 2>/dev/null; then
 		why="no critical kernel.violation (ptrace-exec-stop) names $WS/app/.env as a descriptor of the new image"
 		why="$why $(audit_explain "$aud" kernel.violation "sensor=ptrace-exec-stop" | head -2 | tr '\n' ' ')"
 	fi
@@ -87,4 +90,6 @@ race "no-bwrap" "preload,seccomp,landlock,limits"
 race "seccomp alone" "seccomp,limits"
 race "bwrap alone (the sensor's filter)" "bwrap,limits"
 race "landlock alone (the sensor's filter)" "landlock,limits"
+race "preload alone (the sensor's filter)" "preload,limits"
+race "landlock, sensor off (the guard's filter)" "landlock,limits" --sensor off
 exit 0

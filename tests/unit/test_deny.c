@@ -2,7 +2,8 @@
  * manifest's denies (pol_manifest_deny, pol_rule_hard_deny), the start-up walk that adds their
  * existing matches as masks (deny_expand.h, through pol_build's deny_walk) and its bounds, and
  * Landlock's entry-by-entry grant around them (landlock_deny.h), which gives a link among the
- * entries no rule on an object the policy does not grant. Real directories under /tmp. */
+ * entries no rule on an object the policy does not grant; and the exec stop's decision on the
+ * descriptors an image holds (sbx_sn_decide_exe). Real directories under /tmp. */
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <fcntl.h>
 
 #include "child_expect.h"
@@ -25,6 +27,7 @@
 #include "policy.h"
 #include "policy_build.h"
 #include "policy_write.h"
+#include "seccomp_notify.h"
 
 static char root[256];
 
@@ -277,6 +280,50 @@ static void test_landlock_carve_link(void **state)
 	assert_int_equal(rc, 0);
 }
 
+/* The exec stop's decision (sbx_sn_decide_exe, seccomp_execpin.h) on what the image holds: a
+ * descriptor of a denied file (a binfmt_misc `O` handler's AT_EXECFD, as here any descriptor) is
+ * refused with the deny's rule and named as one; pipes and files the policy does not deny are
+ * not. This process stands for the image (its exe is not denied). */
+static void test_exec_stop_descriptors(void **state)
+{
+	(void)state;
+	struct built b = build(false);
+	struct sbx_sn_ctx c = {.pol = b.p};
+	struct sbx_sn_report *rep = calloc(1, sizeof *rep);
+	assert_non_null(rep);
+	int pfd[2];
+	assert_int_equal(pipe(pfd), 0);
+	int ok = open(at("ws/x/y"), O_RDONLY);
+	assert_true(ok >= 0);
+	assert_int_equal(sbx_sn_decide_exe(&c, getpid(), rep), 0);
+	int fd = open(at("ws/app/.env"), O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(sbx_sn_decide_exe(&c, getpid(), rep), 1);
+	assert_string_equal(rep->path, at("ws/app/.env"));
+	assert_string_equal(rep->access, "read");
+	assert_int_equal(rep->err, EACCES);
+	assert_true(rep->violation);
+	assert_string_equal(rep->rule, "deny[0]: **/.env");
+	char want[64];
+	snprintf(want, sizeof want, "fd %d held by the new image", fd);
+	assert_string_equal(rep->requested, want);
+	close(fd);
+	/* deleted, it is decided on its last name */
+	fd = open(at("ws/app/.env"), O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(unlink(at("ws/app/.env")), 0);
+	assert_int_equal(sbx_sn_decide_exe(&c, getpid(), rep), 1);
+	assert_string_equal(rep->path, at("ws/app/.env"));
+	close(fd);
+	mk("ws/app/.env", false);
+	assert_int_equal(sbx_sn_decide_exe(&c, getpid(), rep), 0);
+	close(ok);
+	close(pfd[0]);
+	close(pfd[1]);
+	free(rep);
+	free(b.blob);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_walk_bounded),
 		cmocka_unit_test(test_landlock_carve),
 		cmocka_unit_test(test_landlock_carve_link),
+		cmocka_unit_test(test_exec_stop_descriptors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
