@@ -245,7 +245,8 @@ static void deny_layers(const struct policy *p, const char *abs, uint32_t rule)
 	printf("    preload   the deny's glob, at every libc call (dynamically linked programs)\n");
 	printf("    seccomp   the deny decision at each open, exec and write-class call, for files that "
 	       "exist at start and files created later (raw system calls, static binaries; opens performed "
-	       "by sbxsup on the object decided; an exec decided again on the binary it loads, its caller "
+	       "by sbxsup on the object decided; an exec decided again on the binary it loads and the "
+	       "descriptors the new image holds, its caller "
 	       "traced to the exec stop); io_uring is refused whole. Made in the seccomp layer's "
 	       "filter (full, no-bwrap, --layers seccomp)\n");
 	printf("    sensor    the same decision, with the seccomp layer off, in the report-only sensor's "
