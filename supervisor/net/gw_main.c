@@ -1159,14 +1159,20 @@ static void serve_conn(struct gw *g, size_t i, short crev, short urev, long now)
 	}
 }
 
+/* The signals that ask the gateway to stop, blocked: the loop reads them from a signalfd. */
+static void stop_signals(sigset_t *ss)
+{
+	sigemptyset(ss);
+	sigaddset(ss, SIGTERM);
+	sigaddset(ss, SIGINT);
+	sigaddset(ss, SIGHUP);
+	sigprocmask(SIG_BLOCK, ss, NULL);
+}
+
 static int serve_loop(struct gw *g)
 {
 	sigset_t ss;
-	sigemptyset(&ss);
-	sigaddset(&ss, SIGTERM);
-	sigaddset(&ss, SIGINT);
-	sigaddset(&ss, SIGHUP);
-	sigprocmask(SIG_BLOCK, &ss, NULL);
+	stop_signals(&ss);
 	signal(SIGPIPE, SIG_IGN);
 	int sfd = signalfd(-1, &ss, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0)
@@ -1316,11 +1322,7 @@ int sbx_gw_main(int argc, char **argv)
 	/* the stop request is read by the loop (signalfd): blocked before the spawner is told, so a
 	 * stop that comes at once still lets the gateway decide what is queued */
 	sigset_t ss;
-	sigemptyset(&ss);
-	sigaddset(&ss, SIGTERM);
-	sigaddset(&ss, SIGINT);
-	sigaddset(&ss, SIGHUP);
-	sigprocmask(SIG_BLOCK, &ss, NULL);
+	stop_signals(&ss);
 	lockdown();
 	/* tell the spawner the gateway is up (gateway.c waits for this byte) */
 	long rfd = argc > 2 ? strtol(argv[2], &end, 10) : -1;

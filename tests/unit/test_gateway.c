@@ -1207,6 +1207,19 @@ static void t_net_any(void **st)
  * the gateway decides them before it exits — accepted, read, refused and reported (no-name) — not
  * dropped unreported. The gateway is held stopped (SIGSTOP) while the client connects and leaves,
  * so its stop request and the client's arrive in one poll. */
+/* The child's `cmd` (its answer `want`) while the gateway is held stopped (SIGSTOP), then its stop
+ * request, so the clients and the request come in one poll; stopped and drained. */
+static void stop_after_queued(pid_t pid, int rep, const char *cmd, const char *want)
+{
+	char a[4096];
+	assert_int_equal(kill(pid, SIGSTOP), 0);
+	ask(cmd, a, sizeof a);
+	assert_string_equal(a, want);
+	assert_int_equal(kill(pid, SIGTERM), 0);
+	assert_int_equal(kill(pid, SIGCONT), 0);
+	second_gateway_stop(pid, rep);
+}
+
 static void t_stop_decides_queued(void **st)
 {
 	(void)st;
@@ -1219,13 +1232,8 @@ static void t_stop_decides_queued(void **st)
 	snprintf(cmd, sizeof cmd, "raw 127.0.0.5 %u", lport);
 	ask(cmd, a, sizeof a);
 	assert_true(!strcmp(a, "reset") || !strcmp(a, "eof"));
-	assert_int_equal(kill(pid, SIGSTOP), 0);
 	snprintf(cmd, sizeof cmd, "touch 127.0.0.6 %u", lport);
-	ask(cmd, a, sizeof a);
-	assert_string_equal(a, "closed");
-	assert_int_equal(kill(pid, SIGTERM), 0);
-	assert_int_equal(kill(pid, SIGCONT), 0);
-	second_gateway_stop(pid, rep);
+	stop_after_queued(pid, rep, cmd, "closed");
 	char port[32];
 	snprintf(port, sizeof port, "\"port\":%u", lport);
 	assert_true(audit_has("\"event\":\"net.deny\"", "\"addr\":\"127.0.0.6\"", port, "\"reason\":\"no-name\"", NULL));
@@ -1240,17 +1248,12 @@ static void t_stop_records_burst(void **st)
 {
 	(void)st;
 	NEED_NS();
-	char cmd[128], a[4096];
+	char cmd[128];
 	uint16_t lport;
 	int rep;
 	pid_t pid = second_gateway(0, false, &rep, &lport);
-	assert_int_equal(kill(pid, SIGSTOP), 0);
 	snprintf(cmd, sizeof cmd, "touchn 127.0.0.8 %u 300", lport);
-	ask(cmd, a, sizeof a);
-	assert_string_equal(a, "closed 300");
-	assert_int_equal(kill(pid, SIGTERM), 0);
-	assert_int_equal(kill(pid, SIGCONT), 0);
-	second_gateway_stop(pid, rep);
+	stop_after_queued(pid, rep, cmd, "closed 300");
 	char port[32];
 	snprintf(port, sizeof port, "\"port\":%u", lport);
 	assert_int_equal(audit_count("\"event\":\"net.deny\"", "\"addr\":\"127.0.0.8\"", port), 300);
