@@ -469,6 +469,14 @@ static void t_run_questions(void **state)
 	assert_null(layers_ld_library(&c));
 	sbx_layer_set_on(&L, SBX_L_PRELOAD, "LD_PRELOAD");
 	assert_string_equal(layers_ld_library(&c), d.preload);
+	/* the /etc view is bound only for the loader's library (its ld.so.preload), and only if made */
+	assert_null(layers_etc_view(&c));
+	struct layer_ctx cv = c;
+	cv.etc_view = "/run/x/etcview";
+	assert_string_equal(layers_etc_view(&cv), "/run/x/etcview");
+	sbx_layer_set_off(&L, SBX_L_PRELOAD, "off");
+	assert_null(layers_etc_view(&cv));
+	sbx_layer_set_on(&L, SBX_L_PRELOAD, "LD_PRELOAD");
 	/* the preload is refused if the stage turns it off; nothing lost: no refusal */
 	unsigned keep = layers_refuse_mask(&L);
 	assert_int_equal(keep, 1u << SBX_L_PRELOAD);
@@ -516,6 +524,23 @@ static void t_hold_walk(void **state)
 		assert_ptr_equal(rt.st[l], &rt);
 }
 
+/* `status`: every entry's functional probe, each saying either how it works here or why not. */
+static void t_probe_all(void **state)
+{
+	(void)state;
+	struct detect d;
+	memset(&d, 0, sizeof d);
+	struct layer_probe st[SBX_L__N];
+	layers_probe_all(&d, st);
+	for (int l = 0; l < SBX_L__N; l++) {
+		if (st[l].available)
+			assert_true(st[l].level[0] != 0);
+		else
+			assert_true(st[l].why[0] != 0);
+	}
+	assert_true(d.self[0] == '/'); /* the probes ran from this binary, found by its real path */
+}
+
 /* The set-up made right after the spawn (probes, netfilter): an entry with no started state, or
  * off, is not asked; nothing fails and no layer is turned off. */
 static void t_spawned_walk(void **state)
@@ -549,6 +574,7 @@ int main(void)
 		cmocka_unit_test(t_on_ready),       cmocka_unit_test(t_stage),
 		cmocka_unit_test(t_report_event_sensor), cmocka_unit_test(t_run_questions),
 		cmocka_unit_test(t_hold_walk),      cmocka_unit_test(t_spawned_walk),
+		cmocka_unit_test(t_probe_all),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
