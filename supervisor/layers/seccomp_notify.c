@@ -395,6 +395,21 @@ static int decide_unix(const struct sbx_sn_ctx *c, pid_t pid, bool bind, const s
 	return 1;
 }
 
+/* A peer (an address, a message header) the supervisor could not read: where the kernel cannot
+ * either (EFAULT, a short read over an unmapped page) the call fails there, 0; where the supervisor
+ * may not (EPERM, EACCES: a non-dumpable caller of another uid, no CAP_SYS_PTRACE) nothing else
+ * decides a unix peer — Landlock has no right for a connect or a send, and a socket under a
+ * read-only bind can still be connected — so the call is refused and reported undecidable, 1,
+ * never let through unseen. n: what the read returned (errno set when n < 0). */
+static int peer_unreadable(pid_t pid, ssize_t n, bool bind, struct sbx_sn_report *rep)
+{
+	int e = errno;
+	if (n >= 0 || e == EFAULT || e == ESRCH)
+		return 0;
+	return sbx_sn_violation(rep, pid, bind ? "bind" : "connect", EPERM, "?", "?",
+				"undecidable: the caller's memory cannot be read (%s)", strerror(e));
+}
+
 int sbx_sn_decide_sockaddr(const struct sbx_sn_ctx *c, pid_t pid, bool bind, uint64_t addr, uint64_t len,
 			   struct sbx_sn_report *rep)
 {
@@ -404,8 +419,9 @@ int sbx_sn_decide_sockaddr(const struct sbx_sn_ctx *c, pid_t pid, bool bind, uin
 		return 0;
 	if (len > sizeof ss)
 		len = sizeof ss;
-	if (read_mem(pid, addr, &ss, len) != (ssize_t)len)
-		return 0; /* unreadable: EFAULT from the kernel */
+	ssize_t n = read_mem(pid, addr, &ss, len);
+	if (n != (ssize_t)len)
+		return peer_unreadable(pid, n, bind, rep);
 	return sbx_sn_decide_addr(c, pid, bind, &ss, len, rep);
 }
 
@@ -1257,8 +1273,9 @@ int sbx_sn_decide_send(const struct sbx_sn_ctx *c, pid_t pid, const char *sys, c
 		return args[4] ? sbx_sn_decide_sockaddr(c, pid, false, args[4], (uint32_t)args[5], rep) : 0;
 	if (!strcmp(sys, "sendmsg")) {
 		struct msghdr m;
-		if (sbx_sn_read_mem(pid, args[1], &m, sizeof m) != (ssize_t)sizeof m)
-			return 0; /* unreadable: EFAULT from the kernel */
+		ssize_t n = read_mem(pid, args[1], &m, sizeof m);
+		if (n != (ssize_t)sizeof m)
+			return peer_unreadable(pid, n, false, rep);
 		return decide_msghdr(c, pid, &m, rep);
 	}
 	/* sendmmsg: every message the kernel would send, read in chunks */
@@ -1268,9 +1285,9 @@ int sbx_sn_decide_send(const struct sbx_sn_ctx *c, pid_t pid, const char *sys, c
 	struct mmsghdr v[32];
 	for (uint64_t i = 0; i < vlen;) {
 		size_t k = vlen - i < 32 ? (size_t)(vlen - i) : 32;
-		ssize_t got = sbx_sn_read_mem(pid, args[1] + i * sizeof v[0], v, k * sizeof v[0]);
-		if (got < (ssize_t)sizeof v[0])
-			return 0; /* the kernel stops at the first unreadable message (EFAULT) */
+		ssize_t got = read_mem(pid, args[1] + i * sizeof v[0], v, k * sizeof v[0]);
+		if (got < (ssize_t)sizeof v[0]) /* the kernel stops at the first unreadable message */
+			return peer_unreadable(pid, got, false, rep);
 		size_t have = (size_t)got / sizeof v[0];
 		for (size_t j = 0; j < have; j++)
 			if (decide_msghdr(c, pid, &v[j].msg_hdr, rep) == 1)

@@ -28,6 +28,11 @@
 #include "manifest.h"
 #include "policy_build.h"
 #include "child_expect.h"
+#include "seccomp_notify.h"
+#include <linux/capability.h>
+#include <netinet/in.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 
 #ifndef __NR_io_uring_setup
 #define __NR_io_uring_setup 425
@@ -699,6 +704,70 @@ static void test_plan(void **state)
 	cJSON_Delete(p);
 }
 
+/* A peer the supervisor may not read (a non-dumpable caller of another uid; a root supervisor
+ * without CAP_SYS_PTRACE, as in a container) is refused and reported undecidable, never let
+ * through unseen: a socket under a read-only bind can still be connected, and Landlock has no
+ * right for a connect or a send. One the kernel cannot read either (EFAULT) is left to it. */
+static struct sockaddr_in peer_in = {.sin_family = AF_INET, .sin_port = 0x5000};
+
+static void test_unreadable_peer(void **state)
+{
+	(void)state;
+	struct sbx_sn_ctx c = {.netfilter = true}; /* an AF_INET peer read is netfilter's: 0 */
+	struct sbx_sn_report *rep = calloc(1, sizeof *rep);
+	assert_non_null(rep);
+	/* readable (this process), and a bad address */
+	assert_int_equal(sbx_sn_decide_sockaddr(&c, getpid(), false, (uint64_t)(uintptr_t)&peer_in,
+						sizeof peer_in, rep), 0);
+	assert_int_equal(sbx_sn_decide_sockaddr(&c, getpid(), false, 0x1000, sizeof peer_in, rep), 0);
+	/* the target: not dumpable, and another uid as root */
+	int ready[2], res[2];
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(res), 0);
+	pid_t t = fork();
+	assert_true(t >= 0);
+	if (t == 0) {
+		if (geteuid() == 0 && (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0))
+			_exit(1);
+		if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+			_exit(1);
+		(void)!write(ready[1], "r", 1);
+		pause();
+		_exit(0);
+	}
+	char b;
+	assert_int_equal(read(ready[0], &b, 1), 1);
+	/* the deciding process: as root without CAP_SYS_PTRACE (a container's default) */
+	pid_t d = fork();
+	assert_true(d >= 0);
+	if (d == 0) {
+		if (geteuid() == 0) {
+			struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+			struct __user_cap_data_struct cd[2];
+			if (syscall(SYS_capget, &h, cd) < 0)
+				_exit(2);
+			cd[CAP_SYS_PTRACE / 32].effective &= ~(1u << (CAP_SYS_PTRACE % 32));
+			if (syscall(SYS_capset, &h, cd) < 0)
+				_exit(2);
+		}
+		struct sbx_sn_report r;
+		int rc = sbx_sn_decide_sockaddr(&c, t, false, (uint64_t)(uintptr_t)&peer_in, sizeof peer_in, &r);
+		(void)!write(res[1], r.rule, strlen(r.rule) + 1);
+		_exit(rc == 1 && r.violation && r.err == EPERM ? 0 : 3);
+	}
+	int st;
+	assert_int_equal(waitpid(d, &st, 0), d);
+	kill(t, SIGKILL);
+	waitpid(t, NULL, 0);
+	char rule[256] = "";
+	(void)!read(res[0], rule, sizeof rule - 1);
+	close(ready[0]), close(ready[1]), close(res[0]), close(res[1]);
+	free(rep);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_true(strncmp(rule, "undecidable: the caller's memory cannot be read", 47) == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -710,6 +779,7 @@ int main(void)
 		cmocka_unit_test(test_exec_gate),
 		cmocka_unit_test(test_report_only),
 		cmocka_unit_test(test_privguard),
+		cmocka_unit_test(test_unreadable_peer),
 		cmocka_unit_test(test_plan),
 	};
 	return cmocka_run_group_tests(tests, NULL, teardown);
