@@ -149,19 +149,23 @@ PY
 	for mode in "${MODES[@]}"; do
 		got=$(failed_mods "$T_TMP/regr-$mode.out"); extra=""
 		for m in $got; do [[ " $nat " == *" $m "* ]] || extra="$extra $m"; done
-		# a module failing under sbxsup only is run again alone, once: the timing tests (test_signal's
-		# itimers, the sensor's EINTR window above) can miss under a loaded CI host; what fails twice
-		# is a failure
-		if [ -n "$extra" ]; then
+		# a module failing under sbxsup only is run again alone, up to twice: the timing tests
+		# (test_signal's itimers, the sensor's EINTR window above) can miss under a loaded CI host
+		# (seen once in the ASan pass: test_signal failed under load and once alone, then passed in
+		# every later run); what fails every time is a failure, said with the cases that failed
+		tries=0
+		while [ -n "$extra" ] && [ $tries -lt 2 ]; do
+			tries=$((tries + 1))
 			ignore_for $mode
 			(cd "$T_TMP/regr-$mode" && timeout 900 "$SBXSUP" run --layers "$(mode_layers $mode)" \
 				-a "$T_TMP/regr-$mode-again.audit" -- $PY -m test -q "${REGR_IGNORE[@]}" "${MI[@]+"${MI[@]}"}" \
 				$extra) >"$T_TMP/regr-$mode-again.out" 2>&1
 			again=$(failed_mods "$T_TMP/regr-$mode-again.out")
-			[ -n "$again" ] || echo "# compat_python_regrtest_$mode: failed under load, passed alone:$extra"
+			[ -n "$again" ] || echo "# compat_python_regrtest_$mode: failed under load, passed alone (try $tries):$extra"
+			[ -z "$again" ] || echo "# compat_python_regrtest_$mode: try $tries alone:$again: $(grep -m5 -E '^(ERROR|FAIL):|crashed|altered|[Tt]imeout' "$T_TMP/regr-$mode-again.out" | tr '\n' ' ')"
 			extra=$again
-		fi
+		done
 		if [ -z "$extra" ]; then t_pass "compat_python_regrtest_$mode"
-		else t_fail "compat_python_regrtest_$mode" "fail under sbxsup only:$extra (native failures: ${nat:-none}); $(grep -m3 -E '^(ERROR|FAIL):' "$T_TMP/regr-$mode.out" | tr '\n' ' ')"; fi
+		else t_fail "compat_python_regrtest_$mode" "fail under sbxsup only:$extra (native failures: ${nat:-none}); $(grep -m3 -E '^(ERROR|FAIL):|crashed|altered' "$T_TMP/regr-$mode.out" "$T_TMP/regr-$mode-again.out" | tr '\n' ' ')"; fi
 	done
 fi
