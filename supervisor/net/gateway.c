@@ -289,15 +289,20 @@ static long now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
+int sbx_gw_drain_calls(int fd, struct audit *a, uint64_t *rejected, int calls)
+{
+	for (int i = 0; calls <= 0 || i < calls; i++) {
+		int got = sbx_gw_drain(fd, a, rejected);
+		if (got <= 0)
+			return got;
+	}
+	return 0;
+}
+
 /* Everything the sink's socket holds now, into the stream. */
 static void sink_drain(struct sbx_gw_sink *s)
 {
-	if (!s || s->fd < 0 || s->failed)
-		return;
-	int got;
-	while ((got = sbx_gw_drain(s->fd, s->a, s->rejected)) > 0)
-		;
-	if (got < 0)
+	if (s && s->fd >= 0 && !s->failed && sbx_gw_drain_calls(s->fd, s->a, s->rejected, 0) < 0)
 		s->failed = true;
 }
 

@@ -145,6 +145,9 @@ int sbx_gw_stop(pid_t pid, int timeout_ms, struct sbx_gw_sink *sink);
  * net.flow events. At most 256 per call: returns how many it read (call again while > 0).
  * *rejected (may be NULL) counts malformed records. -1 only when the audit stream failed. */
 int sbx_gw_drain(int fd, struct audit *a, uint64_t *rejected);
+/* sbx_gw_drain again while it reads something, `calls` times at most (<= 0: until the socket is
+ * empty). 0, or -1 (the audit stream failed). */
+int sbx_gw_drain_calls(int fd, struct audit *a, uint64_t *rejected, int calls);
 
 /* The gateway process itself (`sbxsup __gateway`, called by main; never by hand). */
 int sbx_gw_main(int argc, char **argv);
