@@ -83,7 +83,7 @@ FIGURES = [
     ("serve.b2b", "through sbxsup serve, a longer back-to-back stream", "ms", "serve.bare", None),
     ("serve.firejail@b2b", "  firejail against back-to-back calls", "ms", "serve.b2b", ("ratio", ">=", 10.0)),
     ("serve.cold", "through sbxsup serve --no-warm (cold sandbox)", "ms", "serve.bare", None),
-    ("serve.cli", "sbxsup run --server (client process start)", "ms", "serve.bare", None),
+    ("serve.cli", "sbxsup run --server, paced (client process start)", "ms", "serve.bare", None),
     ("section", "Network gateway (a client in its own network namespace; TLS name check; loopback)"),
     ("net.connect.direct", "connect to first byte back, direct", "ms", None, None),
     ("net.connect.gw", "connect to first byte back, via the gateway", "ms", "net.connect.direct", None),
