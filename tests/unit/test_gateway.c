@@ -160,15 +160,33 @@ static int listen_on(const char *addr, uint16_t port, uint16_t *got)
 	return fd;
 }
 
+/* The servers listen at once (their ports go into the namespace child) and are served by threads
+ * started only after that child is forked (start_servers): a child forked beside running threads
+ * may find a lock (the allocator's, ASan's) held by one of them and wait forever in libnftables'
+ * first malloc — seen under ASan as a setup that never ended. */
+#define MAX_SERVERS 16
+static struct server *pending[MAX_SERVERS];
+static size_t npending;
+
 static void start_server(const char *addr, uint16_t port, uint16_t *got)
 {
 	struct server *s = calloc(1, sizeof *s);
+	assert_non_null(s);
 	s->fd = listen_on(addr, port, got);
 	assert_true(s->fd >= 0);
 	snprintf(s->addr, sizeof s->addr, "%s", addr);
-	pthread_t t;
-	pthread_create(&t, NULL, serve, s);
-	pthread_detach(t);
+	assert_true(npending < MAX_SERVERS);
+	pending[npending++] = s;
+}
+
+static void start_servers(void)
+{
+	for (size_t i = 0; i < npending; i++) {
+		pthread_t t;
+		assert_int_equal(pthread_create(&t, NULL, serve, pending[i]), 0);
+		pthread_detach(t);
+	}
+	npending = 0;
 }
 
 /* What the server at addr saw last, or NULL. */
@@ -704,6 +722,7 @@ static int setup(void **st)
 			break;
 	}
 	close(sp[1]);
+	start_servers(); /* (after the fork: see start_server) */
 	if (nfds != NFDS) {
 		skip_why = "no network namespace can be made here (unshare CLONE_NEWNET, with or without a user namespace)";
 		return 0;
@@ -1181,6 +1200,7 @@ static void t_net_any(void **st)
 	NEED_NS();
 	uint16_t pany = 0, lport;
 	start_server("127.0.0.11", 0, &pany);
+	start_servers();
 	char cmd[128], a[4096];
 	int rep;
 	pid_t pid = second_gateway(pany, true, &rep, &lport);
